@@ -1,0 +1,52 @@
+#pragma once
+// The validated, immutable result of resolving one event string against the catalog:
+// everything AttrBuilder needs to fill a perf_event_attr, and nothing that needs a syscall.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vperf::events {
+
+// perf's event modifiers (":u", ":k", ":h", ":G", ":H", ":p".. ":ppp", ":S", ":D"),
+// recorded as written; AttrBuilder turns them into exclude_* bits the way perf does.
+struct Modifiers {
+  bool user = false;         // u
+  bool kernel = false;       // k
+  bool hypervisor = false;   // h
+  bool guest = false;        // G: count in guest only
+  bool host = false;         // H: count on host only
+  int precise = 0;           // number of 'p' (0..3)
+  bool sample_read = false;  // S: group leader samples read the group
+  bool pinned = false;       // D: pin the event (group) to the PMU
+  bool operator==(const Modifiers&) const = default;
+  bool empty() const { return *this == Modifiers{}; }
+};
+
+// Where an event's encoding came from.
+enum class EventOrigin { Builtin, Raw, SysfsPmu, Libpfm, Perfmon, Tracepoint };
+
+struct ResolvedEvent {
+  std::string name;           // canonical name: "cycles", "cpu/event=0x3c/", "ivb::INST_RETIRED:ANY_P", "sched:sched_switch"
+  std::string pmu;            // PMU that counts it: "cpu", "software", "tracepoint", "msr", "power", "uncore_imc_0" ...
+  uint32_t type = 0;          // perf_event_attr.type (PERF_TYPE_* or a sysfs PMU's dynamic type)
+  uint64_t config = 0;
+  uint64_t config1 = 0;       // extra MSR values: offcore_rsp, ldlat, frontend
+  uint64_t config2 = 0;
+  Modifiers modifiers;
+  EventOrigin origin = EventOrigin::Builtin;
+  // Privilege levels a libpfm4 string asked for itself (":u", ":k"); perf modifiers override.
+  bool exclude_user = false;
+  bool exclude_kernel = false;
+  bool exclude_hv = false;
+  std::optional<int> max_precise;  // precise levels the catalog allows (PEBS), when known
+};
+
+// Events resolved from one user string: a lone event is a group of one. "{cycles,instructions}:u"
+// is one group of two, whose leader is the first member.
+struct ResolvedGroup {
+  std::vector<ResolvedEvent> members;
+  bool is_group = false;  // written with braces: read together with PERF_FORMAT_GROUP
+};
+
+}  // namespace vperf::events

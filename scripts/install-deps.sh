@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs exactly what vperf's build and tests need, from Debian 12's archive. Idempotent:
+# packages already present are skipped, and apt-get update runs only when something is missing.
+set -euo pipefail
+
+packages=(
+  # build
+  cmake ninja-build g++ pkg-config
+  # libraries vperf links
+  libpfm4-dev libdw-dev libelf-dev libvirt-dev libboost-json1.81-dev libcli11-dev
+  # tests: GoogleTest, Linux perf as the reference peer, cpuid(1) for cross-checking leaves
+  googletest libgtest-dev linux-perf cpuid
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "vperf: error: missing packages ${missing[*]} (hint: run this script as root)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,98 @@
+#include "cli/app.h"
+
+#include <exception>
+
+#include "cli/command.h"
+#include "core/error.h"
+
+namespace vperf::cli {
+
+namespace {
+
+constexpr int kExitUsage = 2;
+constexpr int kExitFailure = 1;
+
+void print_error(std::ostream& err, const std::string& what, const std::string& hint) {
+  err << "vperf: error: " << what;
+  if (!hint.empty()) err << " (hint: " << hint << ")";
+  err << '\n';
+}
+
+// The first subcommand named on the command line, to point parse errors at its help.
+std::string subcommand_of(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) return sub->get_name();
+  return "";
+}
+
+void add_help_command(CLI::App& app, Invocation& inv) {
+  auto topic = std::make_shared<std::string>();
+  CLI::App* sub = app.add_subcommand("help", "Show help for vperf or for one command");
+  sub->add_option("command", *topic, "Command to describe");
+  sub->callback([&app, &inv, topic] {
+    inv.action = [&app, &inv, topic]() -> int {
+      if (topic->empty()) {
+        *inv.out << app.help();
+        return 0;
+      }
+      CLI::App* target = nullptr;
+      try {
+        target = app.get_subcommand(*topic);
+      } catch (const CLI::OptionNotFound&) {
+      }
+      if (target == nullptr || *topic == "help")
+        throw usage_error("no command named '" + *topic + "'", "run 'vperf --help' for the list of commands");
+      *inv.out << target->help();
+      return 0;
+    };
+  });
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"vperf: a profiler and PMC workbench for Linux that understands virtual machines", "vperf"};
+  app.set_version_flag("--version", std::string("vperf ") + VPERF_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  Invocation inv;
+  inv.out = &out;
+  add_list_command(app, inv);
+  add_encode_command(app, inv);
+  add_decode_command(app, inv);
+  add_check_command(app, inv);
+  add_help_command(app, inv);
+
+  try {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+      out << app.help();
+      return 0;
+    } catch (const CLI::CallForAllHelp&) {
+      out << app.help("", CLI::AppFormatMode::All);
+      return 0;
+    } catch (const CLI::CallForVersion& v) {
+      out << v.what() << '\n';
+      return 0;
+    } catch (const CLI::ParseError& e) {
+      // A subcommand's own --help arrives here too.
+      if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+        out << (app.get_subcommands().empty() ? app.help() : app.get_subcommands().front()->help());
+        return 0;
+      }
+      std::string sub = subcommand_of(app);
+      print_error(err, e.what(), sub.empty() ? "run 'vperf --help'" : "run 'vperf help " + sub + "'");
+      return kExitUsage;
+    }
+    return inv.action ? inv.action() : 0;
+  } catch (const UserError& e) {
+    print_error(err, e.what(), e.hint());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    print_error(err, e.what(), "this is a bug in vperf; please report it with the command line");
+    return kExitFailure;
+  }
+}
+
+}  // namespace vperf::cli

@@ -1,0 +1,27 @@
+#pragma once
+// How a command plugs into the CLI. Each cmd_NAME.cpp holds two things:
+//   run_NAME(options, out)      the command's logic, callable in-process from tests;
+//   add_NAME_command(app, inv)  its CLI11 wiring, which parses into the options and
+//                               leaves the call to run_NAME in inv.action.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <ostream>
+
+namespace vperf::cli {
+
+struct Invocation {
+  std::ostream* out = nullptr;
+  std::function<int()> action;  // set by the subcommand that was parsed
+};
+
+// Adds "--json" to a subcommand; every command of vperf has it.
+inline CLI::Option* add_json_flag(CLI::App& sub, bool& json) {
+  return sub.add_flag("--json", json, "Print the result as JSON");
+}
+
+void add_list_command(CLI::App& app, Invocation& inv);
+void add_encode_command(CLI::App& app, Invocation& inv);
+void add_decode_command(CLI::App& app, Invocation& inv);
+void add_check_command(CLI::App& app, Invocation& inv);
+
+}  // namespace vperf::cli

@@ -1,0 +1,65 @@
+#pragma once
+// Errors, the vperf way (see docs/design.md):
+//  - recoverable failures travel as Result<T>, which carries an Error (message + errno);
+//  - a failure that ends the program is a UserError, thrown and caught only in main(),
+//    printed as one line: "vperf: error: WHAT (hint: WHAT TO DO)".
+#include <cerrno>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace vperf {
+
+struct Error {
+  std::string message;
+  int errno_value = 0;  // 0 when the failure did not come from a syscall
+
+  static Error from_errno(std::string what, int err = errno) { return Error{std::move(what), err}; }
+  // "open /dev/cpu/0/msr: No such file or directory"
+  std::string describe() const;
+};
+
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}
+  Result(Error error) : v_(std::move(error)) {}
+
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  const T& value() const& { check(); return std::get<0>(v_); }
+  T& value() & { check(); return std::get<0>(v_); }
+  T&& value() && { check(); return std::get<0>(std::move(v_)); }
+  const T& operator*() const& { return value(); }
+  const T* operator->() const { return &value(); }
+  T* operator->() { return &value(); }
+  const Error& error() const { return std::get<1>(v_); }
+  T value_or(T fallback) const { return ok() ? std::get<0>(v_) : std::move(fallback); }
+
+ private:
+  void check() const {
+    if (!ok()) throw std::logic_error("Result::value() on error: " + std::get<1>(v_).describe());
+  }
+  std::variant<T, Error> v_;
+};
+
+// An error that ends the command. exit_code 1 = runtime failure, 2 = usage error.
+class UserError : public std::runtime_error {
+ public:
+  UserError(std::string what, std::string hint, int exit_code = 1)
+      : std::runtime_error(std::move(what)), hint_(std::move(hint)), exit_code_(exit_code) {}
+  const std::string& hint() const { return hint_; }
+  int exit_code() const { return exit_code_; }
+
+ private:
+  std::string hint_;
+  int exit_code_;
+};
+
+// A usage error: bad arguments, unknown event names, malformed input strings.
+inline UserError usage_error(std::string what, std::string hint) {
+  return UserError(std::move(what), std::move(hint), 2);
+}
+
+}  // namespace vperf

@@ -1,0 +1,18 @@
+#pragma once
+// Small file-system helpers shared by the sysfs, procfs and tracefs readers.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace vperf {
+
+// Whole file as a string. Works on procfs/sysfs files, whose stat size is 0.
+Result<std::string> read_file(const std::filesystem::path& path);
+// First line of a file without its newline ("2" from /proc/sys/kernel/perf_event_paranoid).
+Result<std::string> read_first_line(const std::filesystem::path& path);
+// Names of the entries of a directory, sorted; an error if it cannot be opened.
+Result<std::vector<std::string>> list_directory(const std::filesystem::path& dir);
+
+}  // namespace vperf

@@ -1,0 +1,34 @@
+#include "perf/event_fd.h"
+
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace vperf::perf {
+
+namespace {
+Result<bool> ioctl_call(int fd, unsigned long request, const char* what) {
+  if (::ioctl(fd, request, 0) != 0) return Error::from_errno(what);
+  return true;
+}
+}  // namespace
+
+Result<bool> EventFd::enable() const { return ioctl_call(get(), PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE"); }
+Result<bool> EventFd::disable() const { return ioctl_call(get(), PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE"); }
+Result<bool> EventFd::reset() const { return ioctl_call(get(), PERF_EVENT_IOC_RESET, "PERF_EVENT_IOC_RESET"); }
+
+Result<size_t> EventFd::read(void* buf, size_t size) const {
+  for (;;) {
+    ssize_t n = ::read(get(), buf, size);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno != EINTR) return Error::from_errno("read perf counter");
+  }
+}
+
+Result<EventFd> KernelPerfEventOpener::open(const perf_event_attr& attr, const OpenTarget& target) const {
+  long fd = ::syscall(SYS_perf_event_open, &attr, target.pid, target.cpu, target.group_fd, target.flags);
+  if (fd < 0) return Error::from_errno("perf_event_open");
+  return EventFd(ScopedFd(static_cast<int>(fd)));
+}
+
+}  // namespace vperf::perf

@@ -1,0 +1,53 @@
+#pragma once
+// The perf_event_open boundary. EventFd owns one counter's file descriptor; PerfEventOpener
+// is the interface in front of the syscall so that probes and counters can be unit-tested
+// with a fake that answers like a kernel without a PMU, or with one.
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <cstdint>
+
+#include "core/error.h"
+#include "core/scoped_fd.h"
+
+namespace vperf::perf {
+
+class EventFd {
+ public:
+  EventFd() = default;
+  explicit EventFd(ScopedFd fd) : fd_(std::move(fd)) {}
+  int get() const { return fd_.get(); }
+  bool valid() const { return fd_.valid(); }
+
+  Result<bool> enable() const;
+  Result<bool> disable() const;
+  Result<bool> reset() const;
+  // Reads the counter value with the attr's read_format; `buf` must hold it.
+  Result<size_t> read(void* buf, size_t size) const;
+
+ private:
+  ScopedFd fd_;
+};
+
+struct OpenTarget {
+  pid_t pid = 0;    // 0 = this thread, -1 = all tasks (needs cpu >= 0)
+  int cpu = -1;     // -1 = any CPU
+  int group_fd = -1;
+  unsigned long flags = PERF_FLAG_FD_CLOEXEC;
+};
+
+class PerfEventOpener {
+ public:
+  virtual ~PerfEventOpener() = default;
+  // On failure the Error carries the errno perf_event_open set (ENOENT: no such event,
+  // EOPNOTSUPP: no such feature, EACCES/EPERM: paranoid level, EINVAL: bad attr).
+  virtual Result<EventFd> open(const perf_event_attr& attr, const OpenTarget& target) const = 0;
+};
+
+// The real syscall.
+class KernelPerfEventOpener final : public PerfEventOpener {
+ public:
+  Result<EventFd> open(const perf_event_attr& attr, const OpenTarget& target) const override;
+};
+
+}  // namespace vperf::perf

@@ -1,0 +1,55 @@
+#include "support/capability.h"
+
+#include <linux/perf_event.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+namespace vperf::test {
+
+bool running_as_root() { return geteuid() == 0; }
+
+bool has_hardware_pmu() {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  attr.disabled = 1;
+  long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+  if (fd < 0) return false;
+  close(static_cast<int>(fd));
+  return true;
+}
+
+bool has_tracefs() {
+  namespace fs = std::filesystem;
+  if (fs::exists("/sys/kernel/tracing/events")) return true;
+  if (!running_as_root()) return false;
+  // Tests that need tracefs may mount it, as the README tells users to do.
+  ::mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr);
+  return fs::exists("/sys/kernel/tracing/events");
+}
+
+bool has_kprobes() { return has_tracefs() && std::filesystem::exists("/sys/kernel/tracing/kprobe_events"); }
+bool has_uprobes() { return has_tracefs() && std::filesystem::exists("/sys/kernel/tracing/uprobe_events"); }
+
+std::string find_program(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    std::filesystem::path candidate = std::filesystem::path(dir) / name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return "";
+}
+
+}  // namespace vperf::test
