@@ -1,0 +1,79 @@
+// The CLI contract every command shares: exit status 0 ok, 1 runtime failure, 2 usage error;
+// errors are one line "vperf: error: WHAT (hint: WHAT TO DO)".
+#include "cli/app.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace vperf::cli {
+namespace {
+
+struct Outcome {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+Outcome run_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "vperf");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  int status = run(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+bool is_one_error_line(const std::string& err) {
+  return err.rfind("vperf: error: ", 0) == 0 && err.find("(hint: ") != std::string::npos &&
+         err.find('\n') == err.size() - 1;
+}
+
+TEST(Cli, VersionPrintsProjectVersion) {
+  auto r = run_cli({"--version"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, std::string("vperf ") + VPERF_VERSION + "\n");
+}
+
+TEST(Cli, HelpListsEveryCommand) {
+  auto r = run_cli({"--help"});
+  EXPECT_EQ(r.status, 0);
+  for (const char* cmd : {"list", "encode", "decode", "check", "help"})
+    EXPECT_NE(r.out.find(cmd), std::string::npos) << cmd << " missing from:\n" << r.out;
+}
+
+TEST(Cli, HelpCommandShowsOneCommandsOptions) {
+  auto r = run_cli({"help", "list"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--json"), std::string::npos) << r.out;
+  auto same = run_cli({"list", "--help"});
+  EXPECT_EQ(same.status, 0);
+  EXPECT_EQ(same.out, r.out);
+}
+
+TEST(Cli, UnknownHelpTopicIsAUsageError) {
+  auto r = run_cli({"help", "frobnicate"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(is_one_error_line(r.err)) << r.err;
+}
+
+TEST(Cli, MissingOrUnknownCommandIsAUsageError) {
+  auto none = run_cli({});
+  EXPECT_EQ(none.status, 2);
+  EXPECT_TRUE(is_one_error_line(none.err)) << none.err;
+  auto unknown = run_cli({"frobnicate"});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_TRUE(is_one_error_line(unknown.err)) << unknown.err;
+}
+
+TEST(Cli, UnknownOptionNamesTheCommandsHelp) {
+  auto r = run_cli({"list", "--no-such-option"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(is_one_error_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("vperf help list"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace vperf::cli
