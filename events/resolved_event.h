@@ -23,6 +23,10 @@ struct Modifiers {
   bool empty() const { return *this == Modifiers{}; }
 };
 
+// An event's place in its group: "{a,b}" makes a the Leader and b a Member; a lone event
+// is Alone. AttrBuilder uses it for disabled/enable_on_exec/pinned and read_format.
+enum class GroupRole { Alone, Leader, Member };
+
 // Where an event's encoding came from.
 enum class EventOrigin { Builtin, Raw, SysfsPmu, Libpfm, Perfmon, Tracepoint };
 
@@ -33,7 +37,9 @@ struct ResolvedEvent {
   uint64_t config = 0;
   uint64_t config1 = 0;       // extra MSR values: offcore_rsp, ldlat, frontend
   uint64_t config2 = 0;
-  Modifiers modifiers;
+  Modifiers modifiers;        // the event's own ":mods" (or "/mods" after a PMU's terms)
+  Modifiers group_modifiers;  // the enclosing "{...}:mods", applied after the event's own
+  GroupRole group_role = GroupRole::Alone;
   EventOrigin origin = EventOrigin::Builtin;
   // Privilege levels a libpfm4 string asked for itself (":u", ":k"); perf modifiers override.
   bool exclude_user = false;

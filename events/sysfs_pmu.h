@@ -49,6 +49,22 @@ struct SysfsPmu {
   const PmuEventAlias* find_event(std::string_view alias) const;
 };
 
+// The three config words of perf_event_attr that format terms fill.
+struct PmuConfig {
+  uint64_t config = 0;
+  uint64_t config1 = 0;
+  uint64_t config2 = 0;
+  bool operator==(const PmuConfig&) const = default;
+};
+
+// Number of bits a term occupies (8 for "config:0-7").
+int term_width(const PmuFormatTerm& term);
+// Writes `value` into the term's bits of `config` (clearing what was there, so later terms
+// override earlier ones, as perf does); an error if the value has more bits than the term.
+Result<PmuConfig> place_term_value(const PmuFormatTerm& term, uint64_t value, PmuConfig config);
+// The inverse: the term's value as stored in `config`.
+uint64_t extract_term_value(const PmuFormatTerm& term, const PmuConfig& config);
+
 // Parses one format file's contents ("config:0-7,21"); the error names the bad token.
 Result<PmuFormatTerm> parse_format_term(const std::string& name, const std::string& spec);
 Result<SysfsPmu> load_sysfs_pmu(const std::filesystem::path& root, const std::string& name);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# vperf's benchmarks: each pairs a vperf command with the tool it replaces, doing the same job
+# on the same machine in the same run, and reports the time ratio (vperf / reference; below 1
+# means vperf is faster). Uses hyperfine (installed if missing) and build/vperf.
+#
+#   bench/run.sh [RUNS]        RUNS per command, default 20
+#
+# Later issues add record/report/flame-graph pairs (perf, and the FlameGraph scripts found
+# through $FLAMEGRAPH_DIR).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-20}
+vperf=build/vperf
+[ -x "$vperf" ] || { echo "vperf: error: $vperf not built (hint: run scripts/build.sh)" >&2; exit 1; }
+command -v hyperfine >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q hyperfine >/dev/null
+command -v perf >/dev/null || { echo "vperf: error: perf not found (hint: apt-get install linux-perf)" >&2; exit 1; }
+if [ ! -d /sys/kernel/tracing/events ] && [ "$(id -u)" -eq 0 ]; then mount -t tracefs nodev /sys/kernel/tracing || true; fi
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# name | vperf command | reference command
+pairs=(
+  "list all events|$vperf list|perf list"
+  "list tracepoints sched:*|$vperf list 'sched:*'|perf list 'sched:*'"
+  "list tracepoints syscalls:*|$vperf list 'syscalls:*'|perf list 'syscalls:*'"
+  "list software events|$vperf list sw|perf list sw"
+)
+
+printf '%-32s %12s %12s %8s\n' "benchmark" "vperf ms" "reference ms" "ratio"
+for pair in "${pairs[@]}"; do
+  IFS='|' read -r name mine theirs <<<"$pair"
+  hyperfine -N --warmup 3 --runs "$runs" --export-json "$out/r.json" "$mine" "$theirs" >/dev/null 2>&1 || \
+    hyperfine --warmup 3 --runs "$runs" --export-json "$out/r.json" "$mine" "$theirs" >/dev/null
+  python3 - "$out/r.json" "$name" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+a, b = r[0]["mean"] * 1000, r[1]["mean"] * 1000
+print(f"{sys.argv[2]:<32} {a:12.2f} {b:12.2f} {a / b:8.2f}")
+PY
+done

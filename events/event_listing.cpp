@@ -1,0 +1,190 @@
+#include "events/event_listing.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <optional>
+
+#include "core/strings.h"
+#include "events/builtin_events.h"
+
+namespace vperf::events {
+
+namespace {
+
+constexpr int kNameColumnWidth = 50;
+
+struct GroupKeyword {
+  std::string_view keyword;
+  ListGroup group;
+};
+
+constexpr std::array<GroupKeyword, 8> kGroupKeywords{{
+    {"hw", ListGroup::Hardware},
+    {"hardware", ListGroup::Hardware},
+    {"sw", ListGroup::Software},
+    {"software", ListGroup::Software},
+    {"cache", ListGroup::HardwareCache},
+    {"hwcache", ListGroup::HardwareCache},
+    {"pmu", ListGroup::KernelPmu},
+    {"tracepoint", ListGroup::Tracepoint},
+}};
+
+std::string encoding_of(uint32_t type, uint64_t config, uint64_t config1 = 0, uint64_t config2 = 0) {
+  std::string out = "type=" + std::to_string(type) + ",config=" + hex(config);
+  if (config1 != 0) out += ",config1=" + hex(config1);
+  if (config2 != 0) out += ",config2=" + hex(config2);
+  return out;
+}
+
+std::string describe_alias(const PmuEventAlias& alias) {
+  std::string out = alias.terms;
+  if (!alias.unit.empty()) out += " (unit: " + alias.unit + (alias.scale.empty() ? "" : ", scale: " + alias.scale) + ")";
+  return out;
+}
+
+void add_builtins(std::vector<ListedEvent>& out, const std::vector<BuiltinEvent>& events, ListGroup group,
+                  const std::string& pmu, const ListingOptions& options) {
+  std::vector<ListedEvent> listed;
+  for (const BuiltinEvent& event : events) {
+    if (group != ListGroup::Software && options.hardware_event_supported &&
+        !options.hardware_event_supported(event.type, event.config))
+      continue;
+    ListedEvent item;
+    item.name = event.name;
+    if (!event.alias.empty()) item.aliases.push_back(event.alias);
+    item.group = group;
+    item.pmu = pmu;
+    item.encoding = encoding_of(event.type, event.config);
+    item.description = std::string(list_group_label(group));
+    listed.push_back(std::move(item));
+  }
+  std::sort(listed.begin(), listed.end(), [](const ListedEvent& a, const ListedEvent& b) { return a.name < b.name; });
+  out.insert(out.end(), listed.begin(), listed.end());
+}
+
+std::vector<ListedEvent> everything(const EventCatalog& catalog, const ListingOptions& options) {
+  std::vector<ListedEvent> out;
+  add_builtins(out, hardware_events(), ListGroup::Hardware, catalog.core_pmu(), options);
+  add_builtins(out, software_events(), ListGroup::Software, "software", options);
+  add_builtins(out, hardware_cache_events(), ListGroup::HardwareCache, catalog.core_pmu(), options);
+
+  std::vector<ListedEvent> pmu_events;
+  for (const SysfsPmu& pmu : catalog.pmus())
+    for (const PmuEventAlias& alias : pmu.events) {
+      ListedEvent item;
+      item.name = pmu.name + "/" + alias.name + "/";
+      item.group = ListGroup::KernelPmu;
+      item.pmu = pmu.name;
+      item.description = describe_alias(alias);
+      // An alias whose terms do not apply (a format file vperf cannot read) is still listed.
+      try {
+        std::vector<ResolvedEvent> resolved = catalog.resolve_event(parse_event_list(item.name).front().members.front());
+        item.encoding = encoding_of(resolved.front().type, resolved.front().config, resolved.front().config1,
+                                    resolved.front().config2);
+      } catch (const UserError&) {
+      }
+      pmu_events.push_back(std::move(item));
+    }
+  std::sort(pmu_events.begin(), pmu_events.end(), [](const ListedEvent& a, const ListedEvent& b) { return a.name < b.name; });
+  out.insert(out.end(), pmu_events.begin(), pmu_events.end());
+
+  std::string core = catalog.core_pmu();
+  for (std::string name : {std::string("rNNN"), core + "/t1=v1[,t2=v2,t3 ...]/modifier"}) {
+    ListedEvent item;
+    item.name = std::move(name);
+    item.group = ListGroup::RawDescriptor;
+    item.pmu = core;
+    item.description = "raw encoding of a PMU event (see 'vperf encode')";
+    out.push_back(std::move(item));
+  }
+
+  if (catalog.tracepoints()) {
+    for (const Tracepoint& tp : catalog.tracepoints()->all()) {
+      ListedEvent item;
+      item.name = tp.name();
+      item.group = ListGroup::Tracepoint;
+      item.pmu = "tracepoint";
+      item.encoding = encoding_of(2 /* PERF_TYPE_TRACEPOINT */, tp.id);
+      item.description = tp.format_path.string();
+      out.push_back(std::move(item));
+    }
+  }
+  return out;
+}
+
+std::optional<ListGroup> keyword_group(std::string_view filter) {
+  for (const GroupKeyword& k : kGroupKeywords)
+    if (k.keyword == filter) return k.group;
+  return std::nullopt;
+}
+
+bool name_matches(const ListedEvent& event, std::string_view pattern) {
+  if (glob_match(pattern, event.name)) return true;
+  return std::any_of(event.aliases.begin(), event.aliases.end(),
+                     [&](const std::string& alias) { return glob_match(pattern, alias); });
+}
+
+}  // namespace
+
+std::string_view list_group_label(ListGroup group) {
+  switch (group) {
+    case ListGroup::Hardware: return "Hardware event";
+    case ListGroup::Software: return "Software event";
+    case ListGroup::HardwareCache: return "Hardware cache event";
+    case ListGroup::KernelPmu: return "Kernel PMU event";
+    case ListGroup::RawDescriptor: return "Raw hardware event descriptor";
+    case ListGroup::Tracepoint: return "Tracepoint event";
+  }
+  return "";
+}
+
+ListingResult list_events(const EventCatalog& catalog, std::string_view filter, const ListingOptions& options) {
+  std::vector<ListedEvent> all = everything(catalog, options);
+  filter = trim(filter);
+  ListingResult result;
+  if (filter.empty()) {
+    result.events = std::move(all);
+    return result;
+  }
+  if (auto group = keyword_group(filter)) {
+    std::copy_if(all.begin(), all.end(), std::back_inserter(result.events),
+                 [&](const ListedEvent& e) { return e.group == *group; });
+    return result;
+  }
+  // perf turns a plain word into "*word*"; the raw descriptors are templates, not names.
+  std::string pattern = has_glob(filter) ? std::string(filter) : "*" + std::string(filter) + "*";
+  std::copy_if(all.begin(), all.end(), std::back_inserter(result.events), [&](const ListedEvent& e) {
+    return e.group != ListGroup::RawDescriptor && name_matches(e, pattern);
+  });
+  return result;
+}
+
+void print_listing(std::ostream& out, const ListingResult& listing) {
+  for (const ListedEvent& event : listing.events) {
+    std::string names = event.name;
+    for (const std::string& alias : event.aliases) names += " OR " + alias;
+    out << "  " << names;
+    if (names.size() < static_cast<size_t>(kNameColumnWidth)) out << std::string(kNameColumnWidth - names.size(), ' ');
+    out << " [" << list_group_label(event.group) << "]\n";
+  }
+}
+
+boost::json::value listing_json(const ListingResult& listing) {
+  boost::json::array array;
+  for (const ListedEvent& event : listing.events) {
+    boost::json::array aliases;
+    for (const std::string& alias : event.aliases) aliases.emplace_back(alias);
+    array.push_back(boost::json::object{
+        {"name", event.name},
+        {"aliases", std::move(aliases)},
+        {"group", list_group_label(event.group)},
+        {"pmu", event.pmu},
+        {"encoding", event.encoding},
+        {"description", event.description},
+    });
+  }
+  return array;
+}
+
+}  // namespace vperf::events

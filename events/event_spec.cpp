@@ -1,0 +1,326 @@
+#include "events/event_spec.h"
+
+#include <cctype>
+
+#include "core/error.h"
+#include "core/strings.h"
+#include "events/builtin_events.h"
+
+namespace vperf::events {
+
+namespace {
+
+constexpr std::string_view kModifierHint =
+    "modifiers are u (user), k (kernel), h (hypervisor), G (guest), H (host), p/pp/ppp (precise), "
+    "S (sample read), D (pinned), e.g. 'cycles:uk'";
+constexpr int kMaxPrecise = 3;
+
+bool is_name_char(char c) {
+  // Letters, digits and the punctuation that names of builtins, tracepoints, sysfs aliases,
+  // libpfm4 events ("c=1") and perfmon events use; ':' separates parts.
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == ':' ||
+         c == '=' || c == '*' || c == '?';
+}
+
+bool is_pmu_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+}
+
+bool is_term_key_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+}
+
+bool is_raw_token(std::string_view s) {
+  if (s.size() < 2 || s[0] != 'r') return false;
+  for (char c : s.substr(1))
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+std::string quoted_char(char c) {
+  if (std::isprint(static_cast<unsigned char>(c))) return std::string("'") + c + "'";
+  return "byte " + hex(static_cast<unsigned char>(c));
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view input) : in_(input) {}
+
+  std::vector<GroupSpec> parse_list() {
+    std::vector<GroupSpec> groups;
+    skip_space();
+    if (pos_ == in_.size())
+      throw usage_error("empty event list", "name at least one event, e.g. 'cycles' or 'cs,faults'");
+    for (;;) {
+      groups.push_back(parse_item());
+      skip_space();
+      if (pos_ == in_.size()) return groups;
+      if (in_[pos_] != ',') fail_unexpected();
+      ++pos_;
+      skip_space();
+      if (pos_ == in_.size()) throw error_at(pos_, "trailing ',' at the end of '" + std::string(in_) + "'",
+                                             "remove the ',' or name another event after it");
+    }
+  }
+
+ private:
+  UserError error_at(size_t offset, std::string what, std::string hint) const {
+    return usage_error(std::move(what) + " (position " + std::to_string(offset + 1) + ")", std::move(hint));
+  }
+
+  [[noreturn]] void fail_unexpected() const {
+    throw error_at(pos_, "unexpected " + quoted_char(in_[pos_]) + " in '" + std::string(in_) + "'",
+                   "separate events with ',' and group them with '{...}', e.g. '{cycles,instructions}:u'");
+  }
+
+  void skip_space() {
+    while (pos_ < in_.size() && std::isspace(static_cast<unsigned char>(in_[pos_]))) ++pos_;
+  }
+
+  GroupSpec parse_item() {
+    size_t start = pos_;
+    GroupSpec group;
+    if (in_[pos_] != '{') {
+      group.members.push_back(parse_event());
+      group.text = group.members.back().text;
+      return group;
+    }
+    group.braced = true;
+    ++pos_;
+    for (;;) {
+      skip_space();
+      if (pos_ == in_.size())
+        throw error_at(start, "missing '}' for the group opened in '" + std::string(in_.substr(start)) + "'",
+                       "close the group, e.g. '{cycles,instructions}'");
+      if (in_[pos_] == '{')
+        throw error_at(pos_, "nested group in '" + std::string(in_.substr(start)) + "'",
+                       "groups cannot contain groups; list the events in one '{...}'");
+      if (in_[pos_] == '}') {
+        if (group.members.empty())
+          throw error_at(pos_, "empty group '{}'", "put at least one event in the group, e.g. '{cycles}'");
+        ++pos_;
+        break;
+      }
+      group.members.push_back(parse_event());
+      skip_space();
+      if (pos_ < in_.size() && in_[pos_] == ',') {
+        ++pos_;
+        skip_space();
+        if (pos_ < in_.size() && in_[pos_] == '}')
+          throw error_at(pos_, "',' before '}' in '" + std::string(in_.substr(start, pos_ + 1 - start)) + "'",
+                         "remove the ',' or name another event");
+      } else if (pos_ < in_.size() && in_[pos_] != '}') {
+        fail_unexpected();
+      }
+    }
+    if (pos_ < in_.size() && in_[pos_] == ':') {
+      ++pos_;
+      size_t mods_start = pos_;
+      while (pos_ < in_.size() && in_[pos_] != ',' && !std::isspace(static_cast<unsigned char>(in_[pos_]))) ++pos_;
+      group.text = std::string(in_.substr(start, pos_ - start));
+      group.modifiers = modifiers_or_throw(in_.substr(mods_start, pos_ - mods_start), mods_start, group.text);
+    } else {
+      group.text = std::string(in_.substr(start, pos_ - start));
+    }
+    return group;
+  }
+
+  // The extent of one event: up to a ',' or '}' that is not inside a PMU's '/.../'.
+  size_t event_end() const {
+    bool in_terms = false;
+    size_t i = pos_;
+    for (; i < in_.size(); ++i) {
+      char c = in_[i];
+      if (c == '/') in_terms = !in_terms;
+      if (in_terms) continue;
+      if (c == ',' || c == '}' || c == '{' || std::isspace(static_cast<unsigned char>(c))) break;
+    }
+    return i;
+  }
+
+  EventSpec parse_event() {
+    size_t start = pos_;
+    size_t end = event_end();
+    if (end == start) {
+      if (pos_ < in_.size() && in_[pos_] == ',')
+        throw error_at(pos_, "empty event before ',' in '" + std::string(in_) + "'", "remove the extra ','");
+      fail_unexpected();
+    }
+    pos_ = end;
+    std::string_view text = in_.substr(start, end - start);
+    EventSpec spec;
+    spec.text = std::string(text);
+    spec.position = start + 1;
+    if (text.find('/') != std::string_view::npos) {
+      parse_pmu_terms(text, start, spec);
+      return spec;
+    }
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (!is_name_char(text[i]))
+        throw error_at(start + i, "unexpected " + quoted_char(text[i]) + " in event '" + spec.text + "'",
+                       "event names use letters, digits and _ - . : = * ?; run 'vperf list' for the names");
+    }
+    size_t colon = text.find(':');
+    std::string_view base = text.substr(0, colon);
+    std::string_view after = colon == std::string_view::npos ? std::string_view{} : text.substr(colon + 1);
+    bool qualified = after.starts_with(":");  // "pmu::EVENT"
+    if (base.empty())
+      throw error_at(start, "missing event name before ':' in '" + spec.text + "'", "write NAME:MODIFIERS, e.g. 'cycles:u'");
+    if (!qualified && (is_raw_token(base) || find_builtin_event(base))) {
+      spec.kind = is_raw_token(base) && !find_builtin_event(base) ? SpecKind::Raw : SpecKind::Builtin;
+      spec.name = std::string(base);
+      if (spec.kind == SpecKind::Raw) {
+        auto value = parse_u64_base(base.substr(1), 16);
+        if (!value)
+          throw error_at(start, "raw event '" + std::string(base) + "' does not fit in 64 bits",
+                         "a raw event is 'r' and at most 16 hex digits, e.g. 'r13c'");
+        spec.raw_config = *value;
+      }
+      if (colon != std::string_view::npos) spec.modifiers = modifiers_or_throw(after, start + colon + 1, spec.text);
+      return spec;
+    }
+    spec.kind = SpecKind::Name;
+    spec.name = spec.text;
+    if (has_glob(text)) {
+      spec.shape = NameShape::Glob;
+    } else if (qualified) {
+      spec.shape = NameShape::Qualified;
+    } else if (base.find('.') != std::string_view::npos) {
+      spec.shape = NameShape::Dotted;
+    } else if (colon != std::string_view::npos) {
+      spec.shape = NameShape::Colon;
+    } else {
+      spec.shape = NameShape::Word;
+    }
+    for (size_t i = 0; i + 1 < text.size(); ++i) {
+      if (text[i] == ':' && text[i + 1] == ':' && i + 2 < text.size() && text[i + 2] == ':')
+        throw error_at(start + i, "':::' in event '" + spec.text + "'", "a libpfm4 name is PMU::EVENT:UMASK, e.g. 'ivb::INST_RETIRED:ANY_P'");
+    }
+    if (text.back() == ':')
+      throw error_at(start + text.size() - 1, "empty event modifier after ':' in '" + spec.text + "'",
+                     std::string(kModifierHint));
+    size_t last_colon = text.rfind(':');
+    if (last_colon != std::string_view::npos && last_colon > 0 && text[last_colon - 1] != ':') {
+      if (auto mods = parse_modifiers(text.substr(last_colon + 1)))
+        spec.modifier_suffix = ModifierSuffix{std::string(text.substr(0, last_colon)), *mods};
+    }
+    return spec;
+  }
+
+  void parse_pmu_terms(std::string_view text, size_t start, EventSpec& spec) {
+    spec.kind = SpecKind::PmuTerms;
+    size_t open = text.find('/');
+    std::string_view pmu = text.substr(0, open);
+    if (pmu.empty())
+      throw error_at(start, "missing PMU name before '/' in '" + spec.text + "'", "write PMU/TERMS/, e.g. 'cpu/event=0x3c/'");
+    for (size_t i = 0; i < pmu.size(); ++i)
+      if (!is_pmu_name_char(pmu[i]))
+        throw error_at(start + i, "unexpected " + quoted_char(pmu[i]) + " in PMU name '" + std::string(pmu) + "'",
+                       "PMU names are the directories of /sys/bus/event_source/devices");
+    size_t close = text.find('/', open + 1);
+    if (close == std::string_view::npos)
+      throw error_at(start + text.size(), "missing closing '/' in '" + spec.text + "'",
+                     "write PMU/TERMS/, e.g. 'cpu/event=0x3c/'");
+    spec.pmu = std::string(pmu);
+    std::string_view body = text.substr(open + 1, close - open - 1);
+    size_t offset = start + open + 1;
+    if (!body.empty()) {
+      for (std::string_view term : split(body, ',')) {
+        parse_term(term, offset, spec);
+        offset += term.size() + 1;
+      }
+    }
+    std::string_view mods = text.substr(close + 1);
+    if (mods.starts_with(":"))
+      throw error_at(start + close + 1, "unexpected ':' after '/' in '" + spec.text + "'",
+                     "PMU event modifiers follow the closing '/' directly, e.g. 'msr/tsc/u'");
+    if (!mods.empty()) spec.modifiers = modifiers_or_throw(mods, start + close + 1, spec.text);
+  }
+
+  void parse_term(std::string_view term, size_t offset, EventSpec& spec) {
+    if (term.empty())
+      throw error_at(offset, "empty term in '" + spec.text + "'", "separate terms with one ',', e.g. 'cpu/event=0x3c,umask=0x1/'");
+    size_t eq = term.find('=');
+    std::string_view key = term.substr(0, eq);
+    if (key.empty())
+      throw error_at(offset, "missing term name before '=' in '" + spec.text + "'", "write TERM=VALUE, e.g. 'event=0x3c'");
+    for (size_t i = 0; i < key.size(); ++i)
+      if (!is_term_key_char(key[i]))
+        throw error_at(offset + i, "unexpected " + quoted_char(key[i]) + " in term '" + std::string(term) + "' of '" + spec.text + "'",
+                       "write TERM=VALUE or a flag TERM, e.g. 'event=0x3c,inv'");
+    PmuTermSpec parsed{std::string(key), std::nullopt, offset + 1};
+    if (eq != std::string_view::npos) {
+      std::string_view value = term.substr(eq + 1);
+      if (value.empty())
+        throw error_at(offset + eq + 1, "missing value after '" + std::string(key) + "=' in '" + spec.text + "'",
+                       "write TERM=VALUE, e.g. 'umask=0x1'");
+      for (size_t i = 0; i < value.size(); ++i)
+        if (!std::isgraph(static_cast<unsigned char>(value[i])) || value[i] == '=')
+          throw error_at(offset + eq + 1 + i, "unexpected " + quoted_char(value[i]) + " in the value of term '" + std::string(key) + "' of '" + spec.text + "'",
+                         "values are numbers like 0x3c or 60, or a name for 'name='");
+      parsed.value = std::string(value);
+    }
+    spec.terms.push_back(std::move(parsed));
+  }
+
+  // `offset` is the 0-based offset of `letters` in the input; `event` is the item, for the message.
+  Modifiers modifiers_or_throw(std::string_view letters, size_t offset, const std::string& event) const {
+    if (letters.empty())
+      throw error_at(offset, "empty event modifier after ':' in '" + event + "'", std::string(kModifierHint));
+    Modifiers mods;
+    for (size_t i = 0; i < letters.size(); ++i) {
+      char c = letters[i];
+      if (!apply_modifier(c, mods))
+        throw error_at(offset + i, "bad event modifier " + quoted_char(c) + " in '" + event + "'", std::string(kModifierHint));
+      if (mods.precise > kMaxPrecise)
+        throw error_at(offset + i, "too many 'p' modifiers in '" + event + "'", "precise levels are p, pp and ppp (0..3)");
+    }
+    return mods;
+  }
+
+ public:
+  static bool apply_modifier(char c, Modifiers& mods) {
+    switch (c) {
+      case 'u': mods.user = true; return true;
+      case 'k': mods.kernel = true; return true;
+      case 'h': mods.hypervisor = true; return true;
+      case 'G': mods.guest = true; return true;
+      case 'H': mods.host = true; return true;
+      case 'p': ++mods.precise; return true;
+      case 'S': mods.sample_read = true; return true;
+      case 'D': mods.pinned = true; return true;
+      default: return false;
+    }
+  }
+
+ private:
+  std::string_view in_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::vector<GroupSpec> parse_event_list(std::string_view input) { return Parser(input).parse_list(); }
+
+std::optional<Modifiers> parse_modifiers(std::string_view letters) {
+  if (letters.empty()) return std::nullopt;
+  Modifiers mods;
+  for (char c : letters)
+    if (!Parser::apply_modifier(c, mods) || mods.precise > kMaxPrecise) return std::nullopt;
+  return mods;
+}
+
+std::string modifiers_text(const Modifiers& m) {
+  std::string out;
+  if (m.user) out += 'u';
+  if (m.kernel) out += 'k';
+  if (m.hypervisor) out += 'h';
+  if (m.guest) out += 'G';
+  if (m.host) out += 'H';
+  out.append(static_cast<size_t>(m.precise), 'p');
+  if (m.sample_read) out += 'S';
+  if (m.pinned) out += 'D';
+  return out;
+}
+
+}  // namespace vperf::events

@@ -1,0 +1,122 @@
+#include "events/perfmon_mapfile.h"
+
+#include <array>
+#include <regex>
+
+#include "core/files.h"
+#include "core/strings.h"
+
+namespace vperf::events {
+
+namespace {
+
+constexpr std::array kEventFileTypes{std::string_view{"core"}, std::string_view{"hybridcore"},
+                                     std::string_view{"uncore"}, std::string_view{"uncore experimental"}};
+
+// Experimental uncore files are often left out of partial checkouts; their absence is a note.
+bool is_optional_file_type(std::string_view event_type) { return event_type == "uncore experimental"; }
+
+}  // namespace
+
+Result<std::vector<MapfileEntry>> parse_mapfile(std::string_view text, const std::string& source) {
+  std::vector<MapfileEntry> out;
+  int line_no = 0;
+  bool header_seen = false;
+  for (std::string_view line : split(text, '\n')) {
+    ++line_no;
+    line = trim(line);
+    if (line.empty()) continue;
+    std::vector<std::string_view> cols = split(line, ',');
+    if (!header_seen) {
+      header_seen = true;
+      if (!cols.empty() && trim(cols[0]) == "Family-model") continue;  // the header row
+    }
+    if (cols.size() < 4)
+      return Error{source + ":" + std::to_string(line_no) + ": expected at least 4 columns, found " +
+                   std::to_string(cols.size())};
+    MapfileEntry e;
+    e.family_model = std::string(trim(cols[0]));
+    e.version = std::string(trim(cols[1]));
+    e.filename = std::string(trim(cols[2]));
+    e.event_type = std::string(trim(cols[3]));
+    if (cols.size() > 4) e.core_type = std::string(trim(cols[4]));
+    e.line = line_no;
+    if (e.family_model.empty() || e.filename.empty())
+      return Error{source + ":" + std::to_string(line_no) + ": empty Family-model or Filename"};
+    out.push_back(std::move(e));
+  }
+  if (out.empty()) return Error{source + ": no entries"};
+  return out;
+}
+
+bool mapfile_key_matches(std::string_view key, const CpuSignature& cpu) {
+  try {
+    std::regex re{std::string(key), std::regex::ECMAScript | std::regex::icase};
+    CpuSignature without_stepping = cpu;
+    without_stepping.stepping.reset();
+    if (std::regex_match(without_stepping.mapfile_key(), re)) return true;
+    return cpu.stepping.has_value() && std::regex_match(cpu.mapfile_key(), re);
+  } catch (const std::regex_error&) {
+    return false;
+  }
+}
+
+bool is_event_file_type(std::string_view event_type) {
+  for (std::string_view t : kEventFileTypes)
+    if (equals_nocase(t, event_type)) return true;
+  return false;
+}
+
+std::vector<MapfileEntry> select_event_files(const std::vector<MapfileEntry>& entries, const CpuSignature& cpu) {
+  std::vector<MapfileEntry> out;
+  for (const MapfileEntry& e : entries)
+    if (is_event_file_type(e.event_type) && mapfile_key_matches(e.family_model, cpu)) out.push_back(e);
+  return out;
+}
+
+PerfmonImport import_perfmon(const std::filesystem::path& path, const std::optional<CpuSignature>& cpu) {
+  PerfmonImport result;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) {
+    if (!std::filesystem::exists(path, ec))
+      throw UserError("--perfmon " + path.string() + ": no such file or directory",
+                      "give a perfmon JSON file or a perfmon checkout root that holds mapfile.csv", 2);
+    Result<PerfmonFile> file = load_perfmon_file(path);
+    if (!file) throw UserError(file.error().message, "fix or replace the file; it must be Intel perfmon JSON");
+    result.files.push_back(std::move(file).value());
+    return result;
+  }
+
+  std::filesystem::path mapfile = path / "mapfile.csv";
+  Result<std::string> text = read_file(mapfile);
+  if (!text)
+    throw UserError("--perfmon " + path.string() + ": " + text.error().describe(),
+                    "a perfmon directory must be a checkout root with mapfile.csv (github.com/intel/perfmon)", 2);
+  Result<std::vector<MapfileEntry>> entries = parse_mapfile(*text, mapfile.string());
+  if (!entries) throw UserError(entries.error().message, "mapfile.csv must be Intel perfmon's CSV");
+  if (!cpu)
+    throw usage_error("--perfmon " + path.string() + ": no CPU signature to choose files with",
+                      "pass a --model that vperf knows (e.g. ivb, skx, spr) or a single JSON file");
+  std::vector<MapfileEntry> chosen = select_event_files(*entries, *cpu);
+  if (chosen.empty())
+    throw UserError("mapfile.csv has no event files for " + cpu->mapfile_key(),
+                    "this perfmon checkout does not describe the CPU; pass --perfmon FILE.json instead");
+  for (const MapfileEntry& e : chosen) {
+    std::filesystem::path file_path = path / std::filesystem::path(e.filename).relative_path();
+    if (!std::filesystem::exists(file_path, ec)) {
+      if (is_optional_file_type(e.event_type)) {
+        result.notes.push_back("skipped " + e.filename + " (" + e.event_type +
+                               "): listed in mapfile.csv but not in this checkout");
+        continue;
+      }
+      throw UserError("mapfile.csv line " + std::to_string(e.line) + " names " + e.filename + ", which is missing",
+                      "use a complete perfmon checkout or pass the JSON file itself");
+    }
+    Result<PerfmonFile> file = load_perfmon_file(file_path);
+    if (!file) throw UserError(file.error().message, "fix or replace the file; it must be Intel perfmon JSON");
+    result.files.push_back(std::move(file).value());
+  }
+  return result;
+}
+
+}  // namespace vperf::events

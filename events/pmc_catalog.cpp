@@ -1,0 +1,542 @@
+#include "events/pmc_catalog.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <set>
+
+#include "core/files.h"
+#include "core/strings.h"
+#include "events/perfmon_encoding.h"
+#include "events/perfmon_mapfile.h"
+
+namespace vperf::events {
+
+namespace {
+
+namespace json = boost::json;
+
+PfmSession open_session(const std::optional<std::string>& forced_pmu) {
+  Result<PfmSession> s = PfmSession::open(forced_pmu);
+  if (!s) throw UserError(s.error().message, "check that libpfm4 is installed (libpfm4 package)");
+  return std::move(s).value();
+}
+
+bool is_candidate_core_pmu(const PfmPmu& p) { return p.kind == PfmPmuKind::Core && p.present; }
+
+PmcModel model_for_libpfm_pmu(const PfmPmu& pmu) {
+  if (std::optional<PmcModel> known = find_known_pmc_model(pmu.name)) return *known;
+  PmcModel m;
+  m.name = pmu.name;
+  m.libpfm_pmu = pmu.name;
+  m.description = pmu.description;
+  return m;
+}
+
+CoreLayout layout_for(const PmcModel& model) {
+  if (model.cpu) return model.cpu->vendor == "AuthenticAMD" ? CoreLayout::Amd : CoreLayout::Intel;
+  return starts_with_nocase(model.libpfm_pmu, "amd64") ? CoreLayout::Amd : CoreLayout::Intel;
+}
+
+// Fills the encodings of every event and umask; only valid while `pmu` is active in `session`.
+void encode_events(const PfmSession& session, PfmPmu& pmu) {
+  for (PfmEvent& e : pmu.events) {
+    std::string base = e.pmu + "::" + e.name;
+    Result<PfmEncoding> enc = session.encode(base);
+    if (enc)
+      e.encoding = *enc;
+    else
+      e.encoding_error = enc.error().message;
+    e.umask_encodings.clear();
+    for (const PfmUmask& u : e.umasks) {
+      Result<PfmEncoding> ue = session.encode(base + ":" + u.name);
+      e.umask_encodings.push_back(ue ? std::optional<PfmEncoding>(*ue) : std::nullopt);
+    }
+  }
+}
+
+std::string name_stem(const std::string& name) {
+  size_t end = name.size();
+  while (end > 0 && std::isdigit(static_cast<unsigned char>(name[end - 1]))) --end;
+  return name.substr(0, end);
+}
+
+// Uncore boxes come as many identical libpfm PMUs (skx_unc_cha0 .. skx_unc_cha27); list one.
+void fold_instances(std::vector<PmcPmuEntry>& entries) {
+  std::vector<PmcPmuEntry> folded;
+  for (PmcPmuEntry& e : entries) {
+    auto same = std::find_if(folded.begin(), folded.end(), [&](const PmcPmuEntry& f) {
+      return f.pmu.kind == PfmPmuKind::Uncore && e.pmu.kind == PfmPmuKind::Uncore &&
+             name_stem(f.pmu.name) == name_stem(e.pmu.name) && f.pmu.event_count == e.pmu.event_count &&
+             name_stem(f.pmu.name) != f.pmu.name;
+    });
+    if (same != folded.end()) {
+      same->instance_names.push_back(e.pmu.name);
+      continue;
+    }
+    e.instance_names = {e.pmu.name};
+    folded.push_back(std::move(e));
+  }
+  entries = std::move(folded);
+}
+
+std::set<std::string> sysfs_pmu_names(const std::filesystem::path& root) {
+  Result<std::vector<std::string>> names = list_directory(root);
+  if (!names) return {};
+  return {names->begin(), names->end()};
+}
+
+std::string kernel_status_for(const PmcPmuEntry& entry, const PmcCatalog& catalog, const std::set<std::string>& sysfs,
+                              const std::filesystem::path& root) {
+  if (!catalog.model.running_cpu)
+    return "not asked: --model " + catalog.model.name + " describes a CPU other than this machine's";
+  auto has = [&](std::string_view n) { return sysfs.count(std::string(n)) != 0; };
+  if (entry.pmu.kind == PfmPmuKind::Core) {
+    for (std::string_view n : {"cpu", "cpu_core", "cpu_atom"})
+      if (has(n)) return "the kernel exposes the '" + std::string(n) + "' PMU (" + (root / n).string() + ")";
+    return "no core PMU (cpu, cpu_core) under " + root.string() +
+           ": the kernel cannot count these events here (a VM without a virtual PMU?)";
+  }
+  if (entry.pmu.name == catalog.model.rapl_pmu || entry.pmu.name == "rapl" || entry.pmu.name == "amd64_rapl")
+    return has("power") ? "the kernel exposes the 'power' PMU (RAPL energy counters)"
+                        : "no 'power' PMU under " + root.string();
+  size_t uncore = std::count_if(sysfs.begin(), sysfs.end(), [](const std::string& n) { return n.rfind("uncore_", 0) == 0; });
+  if (uncore > 0) return "the kernel exposes " + std::to_string(uncore) + " uncore_* PMUs";
+  return "no uncore_* PMU under " + root.string() + ": the kernel cannot count these events here";
+}
+
+void add_pmu(PmcCatalog& cat, const PfmSession& session, PfmPmu pmu, bool encodable, std::string libpfm_status) {
+  pmu.events = session.load_events(pmu);
+  if (encodable) encode_events(session, pmu);
+  PmcPmuEntry entry;
+  entry.pmu = std::move(pmu);
+  entry.encoded = encodable;
+  entry.libpfm_status = std::move(libpfm_status);
+  cat.pmus.push_back(std::move(entry));
+}
+
+bool belongs_to_model(const PfmPmu& pmu, const PmcModel& model) {
+  if (!model.rapl_pmu.empty() && pmu.name == model.rapl_pmu) return true;
+  for (const std::string& prefix : model.uncore_pmu_prefixes)
+    if (pmu.name.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+int kind_rank(const PmcPmuEntry& e, const PmcModel& model) {
+  if (e.pmu.kind == PfmPmuKind::Core) return 0;
+  if (e.pmu.name == model.rapl_pmu) return 2;
+  return 1;
+}
+
+}  // namespace
+
+const PmcPmuEntry* PmcCatalog::core_pmu() const {
+  for (const PmcPmuEntry& e : pmus)
+    if (e.pmu.kind == PfmPmuKind::Core) return &e;
+  return nullptr;
+}
+
+size_t PmcCatalog::libpfm_event_count() const {
+  size_t n = 0;
+  for (const PmcPmuEntry& e : pmus) n += e.pmu.events.size();
+  return n;
+}
+
+size_t PmcCatalog::perfmon_event_count() const {
+  size_t n = 0;
+  for (const PerfmonFile& f : perfmon) n += f.events.size();
+  return n;
+}
+
+PmcModel resolve_pmc_model(std::string_view requested) {
+  if (requested.empty()) {
+    PfmSession session = open_session(std::nullopt);
+    std::vector<PfmPmu> pmus = session.list_pmus();
+    std::optional<CpuSignature> cpu = running_cpu_signature();
+    // By CPUID first: a PMU forced earlier in this process also reads as present (see
+    // pfm_session.h). ix86arch (architectural events only) is libpfm's last resort.
+    std::optional<PmcModel> by_cpu = cpu ? find_pmc_model_by_cpu(*cpu) : std::nullopt;
+    const PfmPmu* core = nullptr;
+    for (const PfmPmu& p : pmus)
+      if (is_candidate_core_pmu(p) && by_cpu && p.name == by_cpu->libpfm_pmu) core = &p;
+    for (const PfmPmu& p : pmus)
+      if (core == nullptr || core->name == "ix86arch")
+        if (is_candidate_core_pmu(p)) core = &p;
+    if (core == nullptr)
+      throw UserError("libpfm4 does not recognise this CPU (" + (cpu ? cpu->mapfile_key() : std::string("no CPUID")) + ")",
+                      "pass --model NAME to describe a CPU libpfm4 knows, e.g. --model skx");
+    PmcModel m = model_for_libpfm_pmu(*core);
+    if (cpu) m.cpu = cpu;
+    m.running_cpu = true;
+    return m;
+  }
+  if (std::optional<PmcModel> known = find_known_pmc_model(requested)) return *known;
+  PfmSession session = open_session(std::nullopt);
+  std::vector<std::string> candidates;
+  for (const PmcModel& m : known_pmc_models()) {
+    candidates.push_back(m.name);
+    for (const std::string& a : m.aliases) candidates.push_back(a);
+  }
+  size_t libpfm_core_pmus = 0;
+  for (const PfmPmu& p : session.list_pmus()) {
+    if (p.kind != PfmPmuKind::Core) continue;
+    if (equals_nocase(p.name, requested)) return model_for_libpfm_pmu(p);
+    candidates.push_back(p.name);
+    ++libpfm_core_pmus;
+  }
+  std::vector<std::string> names;
+  for (const PmcModel& m : known_pmc_models()) names.push_back(m.name);
+  std::vector<std::string> closest = closest_names(requested, candidates);
+  std::string hint = closest.empty() ? std::string() : "did you mean " + join_alternatives(closest) + "? ";
+  throw usage_error("unknown CPU model '" + std::string(requested) + "'",
+                    hint + "known models: " + join(names, ", ") + "; or any of the " + std::to_string(libpfm_core_pmus) +
+                        " libpfm4 core PMU names (vperf list --pmc --model NAME)");
+}
+
+PmcCatalog load_pmc_catalog(const PmcCatalogOptions& options) {
+  PmcCatalog cat;
+  cat.model = resolve_pmc_model(options.model);
+  cat.layout = layout_for(cat.model);
+
+  if (cat.model.running_cpu) {
+    PfmSession session = open_session(std::nullopt);
+    for (PfmPmu& p : session.list_pmus()) {
+      if (!p.present) continue;
+      // One core PMU: the model's. Others may read as present only because an earlier session
+      // in this process forced them (see pfm_session.h); ix86arch is a subset of the real one.
+      if (p.kind == PfmPmuKind::Core && p.name != cat.model.libpfm_pmu) continue;
+      if (p.kind != PfmPmuKind::Core && p.kind != PfmPmuKind::Uncore) continue;
+      add_pmu(cat, session, std::move(p), true, "present by CPU model (libpfm4 reads CPUID; it does not probe the PMU)");
+    }
+  } else {
+    {
+      PfmSession forced = open_session(cat.model.libpfm_pmu);
+      bool found = false;
+      for (PfmPmu& p : forced.list_pmus()) {
+        if (p.name != cat.model.libpfm_pmu) continue;
+        if (!p.present)
+          throw UserError("libpfm4 could not activate PMU '" + p.name + "' for --model " + cat.model.name,
+                          "this libpfm4 build may not support it; try another --model");
+        add_pmu(cat, forced, std::move(p), true, "forced for --model (LIBPFM_FORCE_PMU=" + cat.model.libpfm_pmu + ")");
+        found = true;
+      }
+      if (!found)
+        throw UserError("libpfm4 has no PMU named '" + cat.model.libpfm_pmu + "'", "try another --model");
+    }
+    if (!cat.model.uncore_pmu_prefixes.empty() || !cat.model.rapl_pmu.empty()) {
+      PfmSession tables = open_session(std::nullopt);
+      bool any_table_only = false;
+      for (PfmPmu& p : tables.list_pmus()) {
+        if (!belongs_to_model(p, cat.model)) continue;
+        any_table_only = true;
+        add_pmu(cat, tables, std::move(p), false, "table only (libpfm4 activates uncore and RAPL PMUs only on their own CPU)");
+      }
+      if (any_table_only)
+        cat.notes.push_back("uncore and RAPL events of --model " + cat.model.name +
+                            " are listed from libpfm4's tables without encodings: LIBPFM_FORCE_PMU activates one core "
+                            "PMU only");
+    }
+  }
+  std::stable_sort(cat.pmus.begin(), cat.pmus.end(), [&](const PmcPmuEntry& a, const PmcPmuEntry& b) {
+    return kind_rank(a, cat.model) < kind_rank(b, cat.model);
+  });
+  fold_instances(cat.pmus);
+
+  std::set<std::string> sysfs = sysfs_pmu_names(options.sysfs_pmu_root);
+  for (PmcPmuEntry& e : cat.pmus) e.kernel_status = kernel_status_for(e, cat, sysfs, options.sysfs_pmu_root);
+
+  if (options.perfmon) {
+    PerfmonImport imported = import_perfmon(*options.perfmon, cat.model.cpu);
+    cat.perfmon = std::move(imported.files);
+    for (std::string& n : imported.notes) cat.notes.push_back(std::move(n));
+  }
+  return cat;
+}
+
+bool pmc_filter_matches(std::string_view filter, std::string_view name) {
+  if (filter.empty()) return true;
+  if (has_glob(filter)) return glob_match(to_upper(filter), to_upper(name));
+  return to_upper(name).find(to_upper(filter)) != std::string::npos;
+}
+
+namespace {
+
+// Aligned columns without a header. events/ cannot link vperf_output (events sits below it in
+// the module order of events/CMakeLists.txt), so this is the small part of TextTable needed here.
+class Columns {
+ public:
+  void add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  void render(std::ostream& out, std::string_view indent) const {
+    std::vector<size_t> width;
+    for (const auto& row : rows_)
+      for (size_t i = 0; i < row.size(); ++i) {
+        if (width.size() <= i) width.push_back(0);
+        width[i] = std::max(width[i], row[i].size());
+      }
+    for (const auto& row : rows_) {
+      std::string line(indent);
+      for (size_t i = 0; i < row.size(); ++i) {
+        line += row[i];
+        if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << "\n";
+    }
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string encoding_cells(const std::optional<PfmEncoding>& enc, CoreLayout layout, bool core,
+                           std::string* pmu_syntax) {
+  if (!enc) return "-";
+  if (core) {
+    uint32_t code = static_cast<uint32_t>(enc->config & 0xff);
+    *pmu_syntax = perf_cpu_pmu_syntax(enc->config, enc->config1, config1_term_for_event_code(code), layout);
+    return perf_raw_syntax(enc->config);
+  }
+  *pmu_syntax = "type=" + std::to_string(enc->type) + ",config=" + hex(enc->config);
+  return hex(enc->config);
+}
+
+struct EventSelection {
+  bool event_matches = false;
+  std::vector<size_t> umasks;  // indexes of umasks to show
+};
+
+EventSelection select_event(const PfmEvent& e, std::string_view filter) {
+  EventSelection sel;
+  sel.event_matches = pmc_filter_matches(filter, e.name) || pmc_filter_matches(filter, e.pmu + "::" + e.name);
+  for (size_t i = 0; i < e.umasks.size(); ++i)
+    if (sel.event_matches || pmc_filter_matches(filter, e.name + ":" + e.umasks[i].name) ||
+        pmc_filter_matches(filter, e.name + "." + e.umasks[i].name))
+      sel.umasks.push_back(i);
+  return sel;
+}
+
+std::string modifier_list(const PfmEvent& e) {
+  std::vector<std::string> parts;
+  for (const PfmModifier& m : e.modifiers) parts.push_back(m.takes_value ? m.name + "=<n>" : m.name);
+  return join(parts, " ");
+}
+
+std::string counters_text(const PfmPmu& p) {
+  std::string s = std::to_string(p.generic_counters) + " generic";
+  if (p.fixed_counters > 0) s += " + " + std::to_string(p.fixed_counters) + " fixed";
+  return s + " counters";
+}
+
+std::string perfmon_flags(const PerfmonEvent& e) {
+  std::vector<std::string> f;
+  if (e.pebs > 0) f.push_back(e.precise_distribution ? "PEBS+PDIST" : "PEBS");
+  if (e.fixed_counter) f.push_back("fixed" + std::to_string(*e.fixed_counter));
+  if (e.deprecated) f.push_back("deprecated");
+  if (e.is_uncore()) f.push_back(e.unit);
+  return join(f, ",");
+}
+
+json::object encoding_json(const std::optional<PfmEncoding>& enc, CoreLayout layout, bool core) {
+  json::object o;
+  if (!enc) return o;
+  o["type"] = enc->type;
+  o["config"] = hex(enc->config);
+  o["config1"] = hex(enc->config1);
+  o["config2"] = hex(enc->config2);
+  std::string pmu_syntax;
+  o["raw"] = encoding_cells(enc, layout, core, &pmu_syntax);
+  o["perf"] = pmu_syntax;
+  o["libpfm"] = enc->fully_qualified;
+  return o;
+}
+
+}  // namespace
+
+void print_pmc_catalog(std::ostream& out, const PmcCatalog& cat, std::string_view filter) {
+  out << "PMC catalog for " << cat.model.name << " (" << cat.model.description << ")";
+  if (cat.model.running_cpu) out << ", the CPU of this machine";
+  if (cat.model.cpu) out << ", CPUID " << cat.model.cpu->mapfile_key();
+  out << "\nlibpfm4: " << cat.pmus.size() << " PMU tables, " << cat.libpfm_event_count() << " events";
+  if (!cat.perfmon.empty()) out << "; perfmon JSON: " << cat.perfmon.size() << " files, " << cat.perfmon_event_count() << " events";
+  out << "\n";
+  for (const std::string& n : cat.notes) out << "note: " << n << "\n";
+
+  for (const PmcPmuEntry& entry : cat.pmus) {
+    const PfmPmu& p = entry.pmu;
+    bool core = p.kind == PfmPmuKind::Core;
+    std::vector<std::pair<const PfmEvent*, EventSelection>> shown;
+    for (const PfmEvent& e : p.events) {
+      EventSelection sel = select_event(e, filter);
+      if (sel.event_matches || !sel.umasks.empty()) shown.emplace_back(&e, std::move(sel));
+    }
+    if (!filter.empty() && shown.empty()) continue;
+    out << "\n" << p.name << ": " << p.description << " [" << pfm_pmu_kind_name(p.kind) << " PMU, " << counters_text(p)
+        << ", " << p.events.size() << " events]\n";
+    if (entry.instance_names.size() > 1)
+      out << "  instances: " << entry.instance_names.front() << " .. " << entry.instance_names.back() << " ("
+          << entry.instance_names.size() << " with the same events)\n";
+    out << "  libpfm4: " << entry.libpfm_status << "\n  kernel:  " << entry.kernel_status << "\n";
+    for (const auto& [e, sel] : shown) {
+      out << "\n  " << e->name << "  code " << hex(e->code) << (e->is_precise ? "  PEBS" : "") << "  " << e->description
+          << "\n";
+      if (e->umasks.empty()) {
+        std::string pmu_syntax;
+        std::string raw = entry.encoded ? encoding_cells(e->encoding, cat.layout, core, &pmu_syntax) : "-";
+        out << "    encoding: " << raw << (pmu_syntax.empty() ? "" : "  " + pmu_syntax) << "\n";
+      } else {
+        std::vector<std::string> defaults;
+        for (const PfmUmask& u : e->umasks)
+          if (u.is_default) defaults.push_back(u.name);
+        out << "    default umask: " << (defaults.empty() ? std::string("none (a umask is required)") : join(defaults, ":"))
+            << "\n";
+        Columns table;
+        for (size_t i : sel.umasks) {
+          const PfmUmask& u = e->umasks[i];
+          std::string pmu_syntax;
+          std::string raw = entry.encoded && i < e->umask_encodings.size()
+                                ? encoding_cells(e->umask_encodings[i], cat.layout, core, &pmu_syntax)
+                                : "-";
+          std::vector<std::string> flags;
+          if (u.is_default) flags.push_back("default");
+          if (u.is_precise) flags.push_back("PEBS");
+          if (!u.alias_of.empty()) flags.push_back("=" + u.alias_of);
+          table.add_row({u.name, hex(u.code), join(flags, ","), raw, pmu_syntax, u.description});
+        }
+        table.render(out, "    ");
+      }
+      out << "    modifiers: " << modifier_list(*e) << "\n";
+    }
+  }
+
+  for (const PerfmonFile& f : cat.perfmon) {
+    Columns table;
+    size_t rows = 0;
+    for (const PerfmonEvent& e : f.events) {
+      if (!pmc_filter_matches(filter, e.name)) continue;
+      PerfmonEncoding enc = encode_perfmon_event(e, cat.layout);
+      table.add_row({e.name, enc.raw_syntax.empty() ? "-" : enc.raw_syntax, enc.pmu_syntax, perfmon_flags(e),
+                     e.brief_description});
+      ++rows;
+    }
+    if (rows == 0) continue;
+    out << "\nperfmon " << f.source << ": " << f.info << " [" << f.events.size() << " events";
+    if (!filter.empty()) out << ", " << rows << " match";
+    out << "]\n";
+    table.render(out, "  ");
+  }
+}
+
+json::value pmc_catalog_json(const PmcCatalog& cat, std::string_view filter) {
+  json::object root;
+  json::object model;
+  model["name"] = cat.model.name;
+  model["libpfm_pmu"] = cat.model.libpfm_pmu;
+  model["description"] = cat.model.description;
+  model["running_cpu"] = cat.model.running_cpu;
+  model["cpuid"] = cat.model.cpu ? json::value(cat.model.cpu->mapfile_key()) : json::value(nullptr);
+  root["model"] = std::move(model);
+
+  json::array pmus;
+  for (const PmcPmuEntry& entry : cat.pmus) {
+    const PfmPmu& p = entry.pmu;
+    bool core = p.kind == PfmPmuKind::Core;
+    json::array events;
+    for (const PfmEvent& e : p.events) {
+      EventSelection sel = select_event(e, filter);
+      if (!sel.event_matches && sel.umasks.empty()) continue;
+      json::object ev;
+      ev["name"] = e.name;
+      ev["code"] = hex(e.code);
+      ev["description"] = e.description;
+      ev["precise"] = e.is_precise;
+      ev["requires_umask"] = e.requires_umask();
+      json::array defaults, umasks, modifiers;
+      for (size_t i : sel.umasks) {
+        const PfmUmask& u = e.umasks[i];
+        json::object uo;
+        uo["name"] = u.name;
+        uo["code"] = hex(u.code);
+        uo["description"] = u.description;
+        uo["default"] = u.is_default;
+        uo["precise"] = u.is_precise;
+        if (!u.alias_of.empty()) uo["alias_of"] = u.alias_of;
+        if (entry.encoded && i < e.umask_encodings.size()) uo["encoding"] = encoding_json(e.umask_encodings[i], cat.layout, core);
+        umasks.push_back(std::move(uo));
+      }
+      for (const PfmUmask& u : e.umasks)
+        if (u.is_default) defaults.push_back(json::value(u.name));
+      for (const PfmModifier& m : e.modifiers)
+        modifiers.push_back(json::object{{"name", m.name}, {"takes_value", m.takes_value}, {"description", m.description}});
+      ev["default_umasks"] = std::move(defaults);
+      ev["umasks"] = std::move(umasks);
+      ev["modifiers"] = std::move(modifiers);
+      if (entry.encoded && e.encoding)
+        ev["encoding"] = encoding_json(e.encoding, cat.layout, core);
+      else
+        ev["encoding"] = nullptr;
+      events.push_back(std::move(ev));
+    }
+    if (!filter.empty() && events.empty()) continue;
+    json::object po;
+    po["name"] = p.name;
+    po["description"] = p.description;
+    po["kind"] = std::string(pfm_pmu_kind_name(p.kind));
+    po["libpfm_present"] = p.present;
+    po["libpfm_status"] = entry.libpfm_status;
+    po["kernel_status"] = entry.kernel_status;
+    po["generic_counters"] = p.generic_counters;
+    po["fixed_counters"] = p.fixed_counters;
+    json::array instances;
+    for (const std::string& n : entry.instance_names) instances.push_back(json::value(n));
+    po["instances"] = std::move(instances);
+    po["event_count"] = p.events.size();
+    po["events"] = std::move(events);
+    pmus.push_back(std::move(po));
+  }
+  root["pmus"] = std::move(pmus);
+
+  json::array files;
+  for (const PerfmonFile& f : cat.perfmon) {
+    json::array events;
+    for (const PerfmonEvent& e : f.events) {
+      if (!pmc_filter_matches(filter, e.name)) continue;
+      PerfmonEncoding enc = encode_perfmon_event(e, cat.layout);
+      json::object eo;
+      eo["name"] = e.name;
+      json::array codes;
+      for (uint32_t c : e.event_codes) codes.push_back(json::value(hex(c)));
+      eo["event_codes"] = std::move(codes);
+      eo["umask"] = hex(e.umask);
+      if (e.umask_ext != 0) eo["umask_ext"] = hex(e.umask_ext);
+      eo["cmask"] = e.counter_mask;
+      eo["inv"] = e.invert;
+      eo["edge"] = e.edge_detect;
+      eo["any"] = e.any_thread;
+      json::array msrs;
+      for (uint32_t m : e.msr_indexes) msrs.push_back(json::value(hex(m)));
+      eo["msr_index"] = std::move(msrs);
+      eo["msr_value"] = hex(e.msr_value);
+      eo["pebs"] = e.pebs;
+      eo["counter"] = e.counter;
+      eo["fixed_counter"] = e.fixed_counter ? json::value(*e.fixed_counter) : json::value(nullptr);
+      eo["sample_after_value"] = e.sample_after_value;
+      eo["deprecated"] = e.deprecated;
+      eo["unit"] = e.is_uncore() ? json::value(e.unit) : json::value(nullptr);
+      eo["description"] = e.brief_description;
+      eo["config"] = hex(enc.config);
+      eo["config1"] = hex(enc.config1);
+      eo["raw"] = enc.raw_syntax.empty() ? json::value(nullptr) : json::value(enc.raw_syntax);
+      eo["perf"] = enc.pmu_syntax;
+      eo["max_precise"] = enc.max_precise;
+      events.push_back(std::move(eo));
+    }
+    files.push_back(json::object{{"file", f.source}, {"info", f.info}, {"version", f.version},
+                                 {"event_count", f.events.size()}, {"events", std::move(events)}});
+  }
+  root["perfmon"] = std::move(files);
+  json::array notes;
+  for (const std::string& n : cat.notes) notes.push_back(json::value(n));
+  root["notes"] = std::move(notes);
+  return root;
+}
+
+}  // namespace vperf::events

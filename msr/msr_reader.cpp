@@ -1,0 +1,57 @@
+#include "msr/msr_reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "core/scoped_fd.h"
+#include "core/strings.h"
+#include "msr/msr_register.h"
+
+namespace vperf::msr {
+
+namespace {
+std::string register_label(uint32_t address) {
+  const MsrRegister* reg = find_register(address);
+  return reg ? hex(address) + " (" + std::string(reg->name) + ")" : hex(address);
+}
+}  // namespace
+
+std::filesystem::path DevCpuMsrReader::device_path(int cpu) const { return root_ / std::to_string(cpu) / "msr"; }
+
+Result<uint64_t> DevCpuMsrReader::read(int cpu, uint32_t address) const {
+  const std::filesystem::path path = device_path(cpu);
+  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return Error::from_errno("open " + path.string());
+  uint64_t value = 0;
+  ssize_t n;
+  do {
+    n = ::pread(fd.get(), &value, sizeof value, static_cast<off_t>(address));
+  } while (n < 0 && errno == EINTR);
+  const std::string what = "read MSR " + register_label(address) + " from " + path.string();
+  if (n < 0) return Error::from_errno(what);
+  // The driver returns all 8 bytes or fails; a short read only happens on a plain file (a
+  // test double) past its end, which is the same situation as a register that does not exist.
+  if (n != static_cast<ssize_t>(sizeof value)) return Error{what + ": short read (register not present)", EIO};
+  return value;
+}
+
+std::string msr_error_hint(int errno_value) {
+  switch (errno_value) {
+    case ENOENT:
+    case ENODEV:
+      return "load the msr driver: modprobe msr";
+    case EACCES:
+    case EPERM:
+      return "reading MSRs needs root with CAP_SYS_RAWIO";
+    case EIO:
+      return "the register is not implemented on this CPU, or the hypervisor hides it";
+    case ENXIO:
+      return "no such CPU";
+    default:
+      return "";
+  }
+}
+
+}  // namespace vperf::msr

@@ -1,0 +1,110 @@
+#include "msr/msr_reader.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
+#include "msr/msr_register.h"
+
+namespace vperf::msr {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fake /dev/cpu tree: <root>/<cpu>/msr is a sparse regular file holding 8-byte values at
+// offset = register address, exactly where the driver would answer a pread. Unlike the real
+// device, a file holds bytes, so registers closer than 8 apart (MPERF 0xE7, APERF 0xE8) cannot
+// both live in one fake.
+class FakeMsrDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("vperf-msr-test-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "0");
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::permissions(root_ / "0" / "msr", fs::perms::owner_all, ec);
+    fs::remove_all(root_, ec);
+  }
+  void write_register(uint32_t address, uint64_t value) {
+    int fd = ::open((root_ / "0" / "msr").c_str(), O_WRONLY | O_CREAT, 0600);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, &value, sizeof value, address), static_cast<ssize_t>(sizeof value));
+    ::close(fd);
+  }
+  fs::path root_;
+};
+
+TEST_F(FakeMsrDevice, ReadsValueAtRegisterOffset) {
+  write_register(address::kPlatformInfo, 0x0000080830012200ull);
+  write_register(address::kMperf, 0x1122334455667788ull);
+  write_register(address::kPerfCapabilities, 0x33c5);
+  DevCpuMsrReader reader(root_);
+  auto mperf = reader.read(0, address::kMperf);
+  ASSERT_TRUE(mperf.ok()) << mperf.error().describe();
+  EXPECT_EQ(*mperf, 0x1122334455667788ull);
+  EXPECT_EQ(reader.read(0, address::kPlatformInfo).value(), 0x0000080830012200ull);
+  EXPECT_EQ(reader.read(0, address::kPerfCapabilities).value(), 0x33c5u);
+}
+
+TEST_F(FakeMsrDevice, ReadsAperf) {
+  write_register(address::kAperf, 42);
+  DevCpuMsrReader reader(root_);
+  EXPECT_EQ(reader.read(0, address::kAperf).value(), 42u);
+}
+
+TEST_F(FakeMsrDevice, MissingDeviceIsEnoentWithModprobeHint) {
+  DevCpuMsrReader reader(root_);
+  auto r = reader.read(0, address::kMperf);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().errno_value, ENOENT);
+  EXPECT_NE(r.error().message.find((root_ / "0" / "msr").string()), std::string::npos);
+  EXPECT_EQ(msr_error_hint(r.error().errno_value), "load the msr driver: modprobe msr");
+  EXPECT_EQ(reader.read(7, address::kMperf).error().errno_value, ENOENT);
+}
+
+TEST_F(FakeMsrDevice, RegisterBeyondTheFileIsEioAndNamed) {
+  write_register(address::kMperf, 1);
+  DevCpuMsrReader reader(root_);
+  auto r = reader.read(0, address::kPerfCapabilities);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().errno_value, EIO);
+  EXPECT_NE(r.error().message.find("IA32_PERF_CAPABILITIES"), std::string::npos) << r.error().message;
+  EXPECT_NE(msr_error_hint(EIO).find("hypervisor"), std::string::npos);
+}
+
+TEST_F(FakeMsrDevice, UnreadableDeviceIsEacces) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root bypasses file permissions, so EACCES cannot be provoked";
+  write_register(address::kMperf, 1);
+  fs::permissions(root_ / "0" / "msr", fs::perms::none);
+  DevCpuMsrReader reader(root_);
+  auto r = reader.read(0, address::kMperf);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().errno_value, EACCES);
+}
+
+TEST(MsrErrorHint, NamesTheKnob) {
+  EXPECT_NE(msr_error_hint(EACCES).find("CAP_SYS_RAWIO"), std::string::npos);
+  EXPECT_NE(msr_error_hint(EPERM).find("root"), std::string::npos);
+  EXPECT_EQ(msr_error_hint(EINVAL), "");
+}
+
+TEST(DevCpuMsrReader, RealDeviceAnswersOrExplains) {
+  DevCpuMsrReader reader;
+  auto r = reader.read(0, address::kMperf);
+  if (r.ok()) SUCCEED() << "IA32_MPERF = " << *r;
+  else {
+    // Whatever the machine, the failure must be one the hint table explains.
+    EXPECT_FALSE(msr_error_hint(r.error().errno_value).empty()) << r.error().describe();
+    EXPECT_EQ(fs::exists("/dev/cpu/0/msr"), r.error().errno_value != ENOENT) << r.error().describe();
+  }
+}
+
+}  // namespace
+}  // namespace vperf::msr
