@@ -50,6 +50,10 @@ Result<std::vector<MapfileEntry>> parse_mapfile(std::string_view text, const std
 }
 
 bool mapfile_key_matches(std::string_view key, const CpuSignature& cpu) {
+  // Real keys are short ("GenuineIntel-6-55-[56789ABCDEF]"); std::regex recurses per
+  // character, so a long hostile key is refused instead of risking the stack.
+  constexpr size_t kLongestSaneKey = 128;
+  if (key.size() > kLongestSaneKey) return false;
   try {
     std::regex re{std::string(key), std::regex::ECMAScript | std::regex::icase};
     CpuSignature without_stepping = cpu;

@@ -117,10 +117,7 @@ void render_live(const LiveProbes& live, std::ostream& out) {
   table.add_row({"cpu-clock", outcome_cell(live.perf.software_control), "software control"});
   for (const auto& p : live.perf.hardware) table.add_row({p.name, outcome_cell(p.outcome), p.counter});
   table.render(out, "    ");
-  std::vector<std::string> levels;
-  for (size_t i = 0; i < live.perf.precise.size(); ++i)
-    levels.push_back(std::to_string(i) + " " + (live.perf.precise[i].opened ? "ok" : errno_text(live.perf.precise[i].errno_value)));
-  out << "  precise_ip on cycles: " << join(levels, ", ") << "\n";
+  out << "  precise_ip on cycles: " << precise_levels_text(live.perf) << "\n";
   out << "  branch stack (PERF_SAMPLE_BRANCH_STACK): "
       << (live.perf.branch_stack.opened ? "ok" : errno_text(live.perf.branch_stack.errno_value)) << "\n";
   out << "  MSRs on CPU 0:\n";
@@ -275,10 +272,28 @@ json::object live_json(const LiveProbes& live) {
 
 }  // namespace
 
+// The answer first, in one paragraph; the evidence follows.
+static void render_summary(const CheckResult& r, std::ostream& out) {
+  const HypervisorSignature* hv = r.cpuid.hypervisor.primary_signature();
+  out << "Summary: " << (hv ? "hypervisor " + hypervisor_label(*hv) : std::string("bare metal")) << ", ";
+  if (r.cpuid.amd)
+    out << r.cpuid.amd->core_counters() << " AMD core counters by CPUID";
+  else
+    out << r.cpuid.arch.gp_counters << " GP counters (CPUID leaf 0xA version " << r.cpuid.arch.version << ")";
+  if (r.live) out << ", hardware perf events " << (r.live->perf.any_hardware_opened() ? "open" : "do not open");
+  out << ".\n";
+  std::vector<std::string> yes, no;
+  for (const auto& v : r.verdicts) (v.available ? yes : no).push_back(v.name);
+  out << "  " << (r.live ? "measurable here: " : "predicted measurable: ") << (yes.empty() ? "nothing" : join(yes, ", "))
+      << "\n  " << (r.live ? "not measurable: " : "not measurable or unknown: ") << (no.empty() ? "nothing" : join(no, ", "))
+      << "\n\n";
+}
+
 void render_check_text(const CheckResult& r, std::ostream& out) {
   out << "vperf check: CPUID from " << r.cpuid.source << "; ";
-  out << (r.live ? "live probes on this machine\n\n"
-                 : "no live probes (they would describe this machine, not the dumped one)\n\n");
+  out << (r.live ? "live probes on this machine\n"
+                 : "no live probes (they would describe this machine, not the dumped one)\n");
+  render_summary(r, out);
   render_cpu(r, out);
   render_hypervisor(r, out);
   render_arch(r, out);

@@ -220,7 +220,7 @@ Result<CpuidDump> parse_cpuid_dump(std::string_view text, const std::string& sou
 Result<CpuidDump> load_cpuid_dump(const std::filesystem::path& path) {
   auto text = read_file(path);
   if (!text) return text.error();
-  return parse_cpuid_dump(*text, path.filename().string());
+  return parse_cpuid_dump(*text, path.string());
 }
 
 Result<size_t> select_dump_cpu(const CpuidDump& dump, std::optional<int> cpu_number) {

@@ -18,7 +18,7 @@ struct GuestPmuKnob {
 
 constexpr std::string_view kKvmPmuFix =
     "give the guest a virtual PMU: libvirt <cpu mode='host-passthrough'/> with <pmu state='on'/>, or QEMU "
-    "-cpu host,pmu=on (VMMs that zero CPUID leaf 0xA, such as this one, need their own PMU switch)";
+    "-cpu host,pmu=on";
 
 constexpr std::array kGuestPmuKnobs{
     GuestPmuKnob{"KVM", kKvmPmuFix},
@@ -229,10 +229,7 @@ Verdict decide_precise(const CpuidReport& cpuid, const LiveProbes* live) {
   v.basis = VerdictBasis::LiveProbe;
   const int max = live->perf.max_precise();
   v.available = max >= 1;
-  std::vector<std::string> levels;
-  for (size_t i = 0; i < live->perf.precise.size(); ++i)
-    levels.push_back(std::to_string(i) + ": " + (live->perf.precise[i].opened ? "ok" : errno_text(live->perf.precise[i].errno_value)));
-  v.reason = "cycles sampling with precise_ip " + join(levels, ", ") + "; branch stack: " +
+  v.reason = "cycles sampling with precise_ip " + precise_levels_text(live->perf) + "; branch stack: " +
              (live->perf.branch_stack.opened ? "ok" : errno_text(live->perf.branch_stack.errno_value));
   if (const PmuInfo* core = live->core_pmu())
     if (auto it = core->caps.find("max_precise"); it != core->caps.end())
@@ -362,6 +359,18 @@ constexpr std::array kRules{
 
 }  // namespace
 
+std::string precise_levels_text(const PerfProbeReport& perf) {
+  bool same = !perf.precise.empty();
+  for (const auto& o : perf.precise)
+    same = same && !o.opened && o.errno_value == perf.precise.front().errno_value;
+  if (same)
+    return "0.." + std::to_string(perf.precise.size() - 1) + ": all failed, " + errno_text(perf.precise.front().errno_value);
+  std::vector<std::string> levels;
+  for (size_t i = 0; i < perf.precise.size(); ++i)
+    levels.push_back(std::to_string(i) + ": " + (perf.precise[i].opened ? "ok" : errno_text(perf.precise[i].errno_value)));
+  return join(levels, ", ");
+}
+
 std::string errno_text(int errno_value) {
   if (errno_value == 0) return "no error code";
   const char* name = strerrorname_np(errno_value);
@@ -376,9 +385,14 @@ std::string guest_pmu_fix(const CpuidReport& cpuid) {
     return "the kernel has no PMU driver for this CPU: check `dmesg | grep -i 'performance events'` and use a "
            "kernel that supports this model";
   }
+  std::string fix(kGenericGuestFix);
   for (const auto& knob : kGuestPmuKnobs)
-    if (knob.hypervisor_vendor == hv->vendor) return std::string(knob.fix);
-  return std::string(kGenericGuestFix);
+    if (knob.hypervisor_vendor == hv->vendor) fix = std::string(knob.fix);
+  // A zeroed leaf 0xA is the VMM's decision, not the host CPU's: say where to look.
+  if (cpuid.cpu.is_intel() && cpuid.arch.version == 0)
+    fix += " (this guest's CPUID leaf 0xA is all zero: the VMM hides the PMU; a VMM without such a switch cannot "
+           "expose one)";
+  return fix;
 }
 
 std::span<const VerdictRule> verdict_rules() { return kRules; }

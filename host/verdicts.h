@@ -24,6 +24,8 @@ std::vector<Verdict> decide_verdicts(const CpuidReport& cpuid, const LiveProbes*
 
 // How to get a PMU into this guest, for the hypervisor CPUID names; generic text on bare metal.
 std::string guest_pmu_fix(const CpuidReport& cpuid);
+// "0..3: all failed, ENOENT (...)" or "0: ok, 1: ok, 2: EOPNOTSUPP (...), 3: ..."
+std::string precise_levels_text(const PerfProbeReport& perf);
 // "ENOENT (No such file or directory)"
 std::string errno_text(int errno_value);
 

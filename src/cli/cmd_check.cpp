@@ -23,8 +23,8 @@ host::CheckResult check_from_dump(const CheckOptions& options) {
   auto dump = host::load_cpuid_dump(options.cpuid_dump);
   if (!dump) {
     const Error& e = dump.error();
-    if (e.errno_value != 0) throw UserError("cannot read CPUID dump " + e.describe(), kDumpHint);
-    throw usage_error("malformed CPUID dump: " + e.message, kDumpHint);
+    if (e.errno_value != 0) throw UserError("cannot read the CPUID dump: " + e.describe(), kDumpHint);
+    throw usage_error("malformed CPUID dump " + e.message, kDumpHint);
   }
   auto index = host::select_dump_cpu(*dump, options.cpu);
   if (!index) throw usage_error(index.error().message, "pick one of those with --cpu");

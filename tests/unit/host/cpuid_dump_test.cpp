@@ -143,7 +143,7 @@ TEST(CpuidDumpParser, SelectingAMissingCpuListsTheOnesThere) {
   auto missing = select_dump_cpu(*dump, 3);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().message,
-            "intel-lunarlake-core-ultra-9-288v-hybrid-baremetal.txt has no CPU 3; it has CPU 0 or 4");
+            (kDumps / "intel-lunarlake-core-ultra-9-288v-hybrid-baremetal.txt").string() + " has no CPU 3; it has CPU 0 or 4");
 }
 
 TEST(CpuidDumpParser, MissingFileIsAnErrorWithErrno) {

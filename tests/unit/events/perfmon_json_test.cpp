@@ -1,0 +1,129 @@
+// The perfmon JSON importer, mapfile.csv selection and raw-encoding parser, on Intel's real
+// files (VPERF_TESTDATA) and on malformed input.
+#include <gtest/gtest.h>
+
+#include "events/perfmon_encoding.h"
+#include "events/perfmon_json.h"
+#include "events/perfmon_mapfile.h"
+#include "events/pmc_encoding.h"
+
+namespace vperf::events {
+namespace {
+
+const std::filesystem::path kPerfmonRoot = std::filesystem::path(VPERF_TESTDATA) / "perfmon";
+
+const PerfmonEvent& find(const PerfmonFile& f, const std::string& name) {
+  for (const PerfmonEvent& e : f.events)
+    if (e.name == name) return e;
+  throw std::runtime_error("no event " + name);
+}
+
+TEST(PerfmonJson, OldSchemaIvyBridge) {
+  Result<PerfmonFile> f = load_perfmon_file(kPerfmonRoot / "IVB/events/ivybridge_core.json");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(f->events.size(), 318u);
+  const PerfmonEvent& offcore = find(*f, "OFFCORE_RESPONSE.DEMAND_DATA_RD.ANY_RESPONSE");
+  EXPECT_EQ(offcore.event_codes, (std::vector<uint32_t>{0xb7, 0xbb}));
+  EXPECT_EQ(offcore.msr_indexes, (std::vector<uint32_t>{0x1a6, 0x1a7}));
+  EXPECT_EQ(offcore.msr_value, 0x10001u);
+  const PerfmonEvent& ref = find(*f, "CPU_CLK_UNHALTED.REF_TSC");
+  EXPECT_EQ(ref.fixed_counter, 2);
+  EXPECT_EQ(encode_perfmon_event(ref, CoreLayout::Intel).config, 0x300u);
+  const PerfmonEvent& inst = find(*f, "INST_RETIRED.ANY");
+  EXPECT_EQ(encode_perfmon_event(inst, CoreLayout::Intel).raw_syntax, "rc0");
+  const PerfmonEvent& any = find(*f, "CPU_CLK_UNHALTED.THREAD_P_ANY");
+  EXPECT_TRUE(any.any_thread);
+  EXPECT_EQ(encode_perfmon_event(any, CoreLayout::Intel).pmu_syntax, "cpu/event=0x3c,umask=0x00,any/");
+  EXPECT_EQ(find(*f, "MEM_UOPS_RETIRED.ALL_LOADS").pebs, 1);
+}
+
+TEST(PerfmonJson, NewSchemaSapphireRapids) {
+  Result<PerfmonFile> core = load_perfmon_file(kPerfmonRoot / "SPR/events/sapphirerapids_core.json");
+  ASSERT_TRUE(core.ok()) << core.error().message;
+  EXPECT_EQ(core->events.size(), 411u);
+  const PerfmonEvent& ocr = find(*core, "OCR.DEMAND_DATA_RD.ANY_RESPONSE");
+  EXPECT_EQ(ocr.event_codes, (std::vector<uint32_t>{0x2a, 0x2b}));
+  EXPECT_EQ(encode_perfmon_event(ocr, CoreLayout::Intel).config1_term, "offcore_rsp");
+  EXPECT_EQ(find(*core, "TOPDOWN.SLOTS").fixed_counter, 3);
+  EXPECT_EQ(find(*core, "MEM_LOAD_RETIRED.L3_MISS").pebs, 1);  // "Precise": "1"
+  const PerfmonEvent& prec = find(*core, "INST_RETIRED.PREC_DIST");
+  EXPECT_TRUE(prec.precise_distribution);
+  EXPECT_EQ(encode_perfmon_event(prec, CoreLayout::Intel).max_precise, 3);
+  Result<PerfmonFile> uncore = load_perfmon_file(kPerfmonRoot / "SPR/events/sapphirerapids_uncore.json");
+  ASSERT_TRUE(uncore.ok()) << uncore.error().message;
+  size_t with_ext = 0;
+  for (const PerfmonEvent& e : uncore->events) with_ext += e.umask_ext != 0;
+  EXPECT_GT(with_ext, 10u);
+  const PerfmonEvent& cha = uncore->events.front();
+  EXPECT_TRUE(cha.is_uncore());
+  EXPECT_TRUE(encode_perfmon_event(cha, CoreLayout::Intel).raw_syntax.empty());
+}
+
+TEST(PerfmonJson, MalformedInputNamesFileEventAndField) {
+  Result<PerfmonFile> bad_json = parse_perfmon_json("{\"Events\": [", "x.json");
+  ASSERT_FALSE(bad_json.ok());
+  EXPECT_NE(bad_json.error().message.find("x.json"), std::string::npos);
+
+  Result<PerfmonFile> bad_field =
+      parse_perfmon_json(R"([{"EventName": "A.B", "EventCode": "0x3c"}, {"EventName": "C.D", "EventCode": "0x3c", "UMask": "zz"}])", "y.json");
+  ASSERT_FALSE(bad_field.ok());
+  const std::string& m = bad_field.error().message;
+  EXPECT_NE(m.find("y.json"), std::string::npos) << m;
+  EXPECT_NE(m.find("#2"), std::string::npos) << m;
+  EXPECT_NE(m.find("C.D"), std::string::npos) << m;
+  EXPECT_NE(m.find("UMask"), std::string::npos) << m;
+
+  EXPECT_FALSE(parse_perfmon_json(R"({"Events": [{"EventCode": "0x3c"}]})", "z").ok());          // no name
+  EXPECT_FALSE(parse_perfmon_json(R"({"Events": [{"EventName": "A"}]})", "z").ok());             // no code
+  EXPECT_FALSE(parse_perfmon_json(R"({"Events": [{"EventName": "A", "EventCode": "0x3c", "CounterMask": "256"}]})", "z").ok());
+  EXPECT_FALSE(parse_perfmon_json(R"({"Events": [{"EventName": "A", "EventCode": "0x3c", "Invert": "2"}]})", "z").ok());
+  EXPECT_FALSE(parse_perfmon_json(R"({"Events": {}})", "z").ok());
+  EXPECT_FALSE(parse_perfmon_json("42", "z").ok());
+}
+
+TEST(PerfmonMapfile, SteppingSplitsSkylakeFromCascadeLake) {
+  CpuSignature skx{"GenuineIntel", 6, 0x55, 4};
+  CpuSignature clx{"GenuineIntel", 6, 0x55, 7};
+  EXPECT_TRUE(mapfile_key_matches("GenuineIntel-6-55-[01234]", skx));
+  EXPECT_FALSE(mapfile_key_matches("GenuineIntel-6-55-[01234]", clx));
+  EXPECT_TRUE(mapfile_key_matches("GenuineIntel-6-55-[56789ABCDEF]", clx));
+  EXPECT_TRUE(mapfile_key_matches("GenuineIntel-6-3A", CpuSignature{"GenuineIntel", 6, 0x3a, 9}));
+  EXPECT_FALSE(mapfile_key_matches("GenuineIntel-6-3A", CpuSignature{"GenuineIntel", 6, 0x3e, 4}));
+  EXPECT_FALSE(mapfile_key_matches("GenuineIntel-6-[", skx));  // invalid regex matches nothing
+}
+
+TEST(PerfmonMapfile, ImportChoosesCoreAndUncoreFilesOfTheModel) {
+  PerfmonImport skx = import_perfmon(kPerfmonRoot, CpuSignature{"GenuineIntel", 6, 0x55, 4});
+  ASSERT_EQ(skx.files.size(), 2u);
+  EXPECT_NE(skx.files[0].source.find("skylakex_core.json"), std::string::npos);
+  EXPECT_NE(skx.files[1].source.find("skylakex_uncore.json"), std::string::npos);
+  ASSERT_EQ(skx.notes.size(), 1u);  // skylakex_uncore_experimental.json is not in the test data
+  EXPECT_THROW(import_perfmon(kPerfmonRoot, CpuSignature{"GenuineIntel", 6, 0x55, 7}), UserError);  // CLX files absent
+  EXPECT_THROW(import_perfmon(kPerfmonRoot, CpuSignature{"GenuineIntel", 6, 0x01, 0}), UserError);
+}
+
+TEST(RawEncoding, ParsesPerfSyntaxes) {
+  Result<RawEncoding> r = parse_raw_encoding("r13c", CoreLayout::Intel);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->config, 0x13cu);
+  Result<RawEncoding> t = parse_raw_encoding("cpu/event=0xa3,umask=0x04,cmask=4,inv,edge,any/", CoreLayout::Intel);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->config, 0xa3u | 0x04u << 8 | 4u << 24 | 1u << 23 | 1u << 18 | 1u << 21);
+  Result<RawEncoding> o = parse_raw_encoding("cpu/event=0xb7,umask=0x1,offcore_rsp=0x10001/", CoreLayout::Intel);
+  ASSERT_TRUE(o.ok());
+  EXPECT_TRUE(o->has_config1);
+  EXPECT_EQ(o->config1, 0x10001u);
+  for (const char* bad : {"r", "rXYZ", "cpu/event=0x3c", "cpu/bogus=1/", "cpu/umask=0x100/", "uncore_cha/event=1/", "cycles"}) {
+    Result<RawEncoding> b = parse_raw_encoding(bad, CoreLayout::Intel);
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_NE(b.error().message.find(bad), std::string::npos) << b.error().message;
+  }
+  // AMD: event select bits 8-11 live in config:32-35.
+  Result<RawEncoding> amd = parse_raw_encoding("cpu/event=0x1c0,umask=0x00/", CoreLayout::Amd);
+  ASSERT_TRUE(amd.ok());
+  EXPECT_EQ(amd->config, 0x1000000c0u);
+  EXPECT_EQ(perf_cpu_pmu_syntax(amd->config, 0, "", CoreLayout::Amd), "cpu/event=0x1c0,umask=0x00/");
+}
+
+}  // namespace
+}  // namespace vperf::events
