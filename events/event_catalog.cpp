@@ -140,6 +140,7 @@ ResolvedEvent pmu_event(const SysfsPmu& pmu, const PmuConfig& config, std::strin
   event.config2 = config.config2;
   event.origin = EventOrigin::SysfsPmu;
   event.max_precise = max_precise_of(&pmu);
+  event.cpumask = pmu.cpumask;
   return event;
 }
 

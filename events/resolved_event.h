@@ -46,6 +46,10 @@ struct ResolvedEvent {
   bool exclude_kernel = false;
   bool exclude_hv = false;
   std::optional<int> max_precise;  // precise levels the catalog allows (PEBS), when known
+  // The PMU's cpumask ("0", "0,28"): non-empty means a per-CPU PMU (uncore, RAPL, msr on
+  // some kernels) whose events are opened on those CPUs, not per task; perf stat then counts
+  // system-wide and does not set enable_on_exec.
+  std::string cpumask;
 };
 
 // Events resolved from one user string: a lone event is a group of one. "{cycles,instructions}:u"

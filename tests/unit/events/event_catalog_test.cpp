@@ -104,6 +104,8 @@ TEST_F(EventCatalogTest, AliasesExpandTheirTerms) {
   ResolvedEvent psys = one("power/energy-psys/");
   EXPECT_EQ(psys.type, 9u);
   EXPECT_EQ(psys.config, 5u);
+  EXPECT_EQ(psys.cpumask, "0");
+  EXPECT_TRUE(tsc.cpumask.empty());
   ResolvedEvent loads = one("cpu/mem-loads/pp");
   EXPECT_EQ(loads.config, 0x1cdu);
   EXPECT_EQ(loads.config1, 3u);
