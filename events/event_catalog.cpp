@@ -291,9 +291,12 @@ std::vector<ResolvedEvent> EventCatalog::resolve_event(const EventSpec& spec) co
         std::vector<std::string> names;
         for (const SysfsPmu& pmu : pmus_) names.push_back(pmu.name);
         auto close = closest_names(spec.pmu, names);
-        throw usage_error("unknown PMU '" + spec.pmu + "' in '" + spec.text + "'",
-                          (close.empty() ? std::string() : "did you mean " + join_alternatives(close) + "? ") +
-                              "PMUs on this machine: " + join(names, ", "));
+        std::string hint = (close.empty() ? std::string() : "did you mean " + join_alternatives(close) + "? ") +
+                           "PMUs on this machine: " + join(names, ", ");
+        if (spec.pmu == core_pmu_)
+          hint = "this machine exposes no core PMU (usual in a VM without a virtual PMU); 'vperf check' says why. " +
+                 hint;
+        throw usage_error("unknown PMU '" + spec.pmu + "' in '" + spec.text + "'", hint);
       }
       std::vector<ResolvedEvent> out;
       std::string written = without_modifiers(spec);
@@ -321,7 +324,7 @@ std::vector<ResolvedEvent> EventCatalog::resolve_event(const EventSpec& spec) co
   if (spec.shape == NameShape::Glob) {
     if (!tracepoints_) throw usage_error("no tracepoint matches '" + spec.text + "'", tracefs_hint(tracepoints_.error()));
     throw usage_error("no tracepoint matches '" + spec.text + "'",
-                      "globs select tracepoints as subsystem:event, e.g. 'sched:*'; " + std::string(kListHint) + " 'tracepoint'");
+                      "globs select tracepoints as subsystem:event, e.g. 'sched:*'; run 'vperf list tracepoint' to see them");
   }
   std::string wanted = spec.modifier_suffix ? spec.modifier_suffix->base : spec.name;
   std::vector<std::string> suggestions = closest_names(wanted, known_names());

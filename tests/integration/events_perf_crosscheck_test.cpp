@@ -13,6 +13,7 @@
 #include "core/strings.h"
 #include "events/attr_builder.h"
 #include "events/event_catalog.h"
+#include "events/event_listing.h"
 #include "support/capability.h"
 #include "support/run_program.h"
 
@@ -164,6 +165,35 @@ TEST_F(PerfCrossCheck, SchedTracepointGlobMatchesPerf) {
   std::vector<std::string> ours;
   for (const ResolvedGroup& group : catalog_.resolve("sched:*")) ours.push_back(group.members.at(0).name);
   EXPECT_EQ(ours, perf_names);
+}
+
+// `perf list FILTER` lines tagged [label], exactly as printed.
+std::string perf_list_lines(const std::string& filter, const std::string& label) {
+  auto result = test::run_program({perf_path(), "list", filter}, {{"PAGER", "cat"}});
+  std::istringstream lines(result.out);
+  std::string line, out;
+  while (std::getline(lines, line))
+    if (line.ends_with("[" + label + "]")) out += line + "\n";
+  return out;
+}
+
+std::string vperf_list_text(const EventCatalog& catalog, const std::string& filter) {
+  std::ostringstream out;
+  print_listing(out, list_events(catalog, filter));
+  return out.str();
+}
+
+TEST_F(PerfCrossCheck, ListTextMatchesPerf) {
+  // perf 6.1 lists its own tool events (duration_time ...) under "sw"; vperf has none.
+  std::string perf_sw = perf_list_lines("sw", "Software event");
+  ASSERT_FALSE(perf_sw.empty());
+  EXPECT_EQ(vperf_list_text(catalog_, "sw"), perf_sw);
+  EXPECT_EQ(vperf_list_text(catalog_, "pmu"), perf_list_lines("pmu", "Kernel PMU event"));
+  if (test::has_tracefs()) {
+    std::string perf_sched = perf_list_lines("sched:*", "Tracepoint event");
+    ASSERT_FALSE(perf_sched.empty());
+    EXPECT_EQ(vperf_list_text(catalog_, "sched:*"), perf_sched);
+  }
 }
 
 TEST_F(PerfCrossCheck, AttrsMatchPerfStat) {

@@ -143,6 +143,14 @@ TEST_F(EventCatalogTest, PmuErrors) {
   std::string unknown_pmu = failure("mrs/tsc/");
   EXPECT_NE(unknown_pmu.find("unknown PMU 'mrs'"), std::string::npos);
   EXPECT_NE(unknown_pmu.find("did you mean msr?"), std::string::npos);
+  EventCatalog no_core({}, TracepointCatalog{}, {});
+  try {
+    no_core.resolve("cpu/event=0x3c/");
+    FAIL() << "resolved without a cpu PMU";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()), "unknown PMU 'cpu' in 'cpu/event=0x3c/'");
+    EXPECT_NE(e.hint().find("no core PMU"), std::string::npos);
+  }
 }
 
 TEST_F(EventCatalogTest, Tracepoints) {
@@ -166,7 +174,9 @@ TEST_F(EventCatalogTest, TracepointGlobsExpand) {
   EXPECT_EQ(in_group[0].members.size(), 3u);
   EXPECT_EQ(in_group[0].members[0].group_role, GroupRole::Leader);
   EXPECT_EQ(in_group[0].members[2].group_role, GroupRole::Member);
-  EXPECT_NE(failure("sched:nope*").find("no tracepoint matches 'sched:nope*'"), std::string::npos);
+  EXPECT_EQ(failure("sched:nope*"),
+            "no tracepoint matches 'sched:nope*' (hint: globs select tracepoints as subsystem:event, e.g. 'sched:*'; "
+            "run 'vperf list tracepoint' to see them)");
 }
 
 TEST_F(EventCatalogTest, MissingTracefsIsExplained) {
