@@ -18,15 +18,14 @@
 #include "events/pfm_session.h"
 #include "events/pmc_encoding.h"
 #include "events/pmc_models.h"
+#include "events/sysfs_pmu.h"
 
 namespace vperf::events {
-
-inline const std::filesystem::path kDefaultSysfsPmuRoot = "/sys/bus/event_source/devices";
 
 struct PmcCatalogOptions {
   std::string model;                             // --model; empty = the running CPU
   std::optional<std::filesystem::path> perfmon;  // --perfmon FILE|DIR
-  std::filesystem::path sysfs_pmu_root = kDefaultSysfsPmuRoot;
+  std::filesystem::path sysfs_pmu_root = kSysfsPmuRoot;
 };
 
 struct PmcPmuEntry {

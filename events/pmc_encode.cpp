@@ -3,8 +3,7 @@
 #include <boost/json.hpp>
 
 #include "core/strings.h"
-#include "events/perfmon_event_source.h"
-#include "events/pfm_event_source.h"
+#include "events/attr_builder.h"
 #include "events/pmc_notes.h"
 
 namespace vperf::events {
@@ -13,77 +12,82 @@ namespace {
 
 namespace json = boost::json;
 
-// perf's own modifier suffix for what the event asked for: "u", "k", "pp".
+std::string_view origin_label(EventOrigin origin) {
+  switch (origin) {
+    case EventOrigin::Builtin: return "perf builtin";
+    case EventOrigin::Raw: return "raw";
+    case EventOrigin::SysfsPmu: return "sysfs";
+    case EventOrigin::Libpfm: return "libpfm4";
+    case EventOrigin::Perfmon: return "perfmon";
+    case EventOrigin::Tracepoint: return "tracefs";
+  }
+  return "unknown";
+}
+
+// perf's own modifier suffix for the privilege levels and precision the event ends up with.
 std::string perf_modifier_suffix(const ResolvedEvent& e) {
+  PrivilegeBits bits = privilege_bits(e);
   std::string s;
-  if (e.exclude_kernel && !e.exclude_user) s += "u";
-  if (e.exclude_user && !e.exclude_kernel) s += "k";
+  if (bits.exclude_kernel && !bits.exclude_user) s += "u";
+  if (bits.exclude_user && !bits.exclude_kernel) s += "k";
   s += std::string(static_cast<size_t>(std::max(0, e.modifiers.precise)), 'p');
   return s;
 }
 
+// Core-PMU events (raw type) also get perf's rNNN and cpu/.../ spellings.
 void fill_syntax(EncodedEvent& out, const PmcCatalog& cat) {
   const ResolvedEvent& e = out.event;
-  if (e.type != kPerfTypeRaw) return;  // uncore/RAPL events from libpfm carry their own PMU type
+  if (e.type != kPerfTypeRaw) return;  // uncore/RAPL/software events carry their own PMU type
   std::string suffix = perf_modifier_suffix(e);
   out.raw_syntax = perf_raw_syntax(e.config) + (suffix.empty() ? "" : ":" + suffix);
   out.pmu_syntax = perf_cpu_pmu_syntax(e.config, e.config1, out.config1_term, cat.layout) + suffix;
 }
 
 std::string precise_levels_text(const ResolvedEvent& e) {
-  if (!e.max_precise || *e.max_precise == 0) return "0 only (not a PEBS event)";
+  if (!e.max_precise) return "not known for this event (vperf check probes what this machine allows)";
+  if (*e.max_precise == 0) return "0 only (not a PEBS event)";
   return "0-" + std::to_string(*e.max_precise) + " (PEBS)";
+}
+
+// What the catalog that resolved a named event knows about it beyond its encoding.
+void add_named_details(EncodedEvent& enc, const EventEnvironment& env) {
+  const ResolvedEvent& r = enc.event;
+  if (r.origin == EventOrigin::Perfmon && env.perfmon() != nullptr) {
+    if (const PerfmonEvent* pe = env.perfmon()->find(split(r.name, ':').front())) {
+      PerfmonEncoding pen = encode_perfmon_event(*pe, env.pmc().layout);
+      enc.description = pe->brief_description;
+      enc.config1_term = pen.config1_term;
+      if (!pen.fixed_counter_note.empty()) enc.notes.push_back("perfmon: " + pen.fixed_counter_note);
+    }
+  } else if (r.origin == EventOrigin::Libpfm) {
+    if (auto details = env.pfm().resolve_with_details(r.name); details && *details) {
+      enc.description = (*details)->second.description;
+      enc.libpfm_fully_qualified = (*details)->second.fully_qualified;
+    }
+    enc.config1_term = std::string(config1_term_for_event_code(static_cast<uint32_t>(r.config & 0xff)));
+  }
+  if (r.config1 == 0) enc.config1_term.clear();
 }
 
 }  // namespace
 
-std::vector<EncodedEvent> encode_pmc_events(const PmcCatalog& cat, const std::vector<std::string>& events) {
-  PfmEventSource pfm(cat);
-  std::optional<PerfmonEventSource> perfmon;
-  if (!cat.perfmon.empty()) perfmon.emplace(cat.perfmon, cat.layout);
-  std::string list_hint = "see 'vperf list --pmc --model " + cat.model.name + "'";
-
+std::vector<EncodedEvent> encode_events(const EventEnvironment& env, const std::vector<std::string>& events) {
   std::vector<EncodedEvent> out;
-  for (const std::string& name : events) {
-    EncodedEvent enc;
-    enc.input = name;
-    bool found = false;
-    if (perfmon) {
-      if (std::optional<Result<ResolvedEvent>> r = perfmon->resolve(name)) {
-        if (!*r) throw usage_error(r->error().message, list_hint);
-        enc.source = "perfmon";
-        enc.event = r->value();
-        const PerfmonEvent* pe = perfmon->find(split(trim(name), ':').front());
-        PerfmonEncoding pen = encode_perfmon_event(*pe, cat.layout);
-        enc.description = pe->brief_description;
-        enc.config1_term = pen.config1_term;
-        if (!pen.fixed_counter_note.empty()) enc.notes.push_back("perfmon: " + pen.fixed_counter_note);
-        found = true;
+  for (const std::string& input : events) {
+    for (const ResolvedGroup& group : env.catalog().resolve(input)) {
+      for (const ResolvedEvent& event : group.members) {
+        EncodedEvent enc;
+        enc.input = input;
+        enc.event = event;
+        enc.source = std::string(origin_label(event.origin));
+        enc.attr = build_attr(event, SampleSettings{});
+        add_named_details(enc, env);
+        fill_syntax(enc, env.pmc());
+        if (event.type == kPerfTypeRaw)
+          for (std::string& n : encoding_notes(env.pmc().model, event.config)) enc.notes.push_back(std::move(n));
+        out.push_back(std::move(enc));
       }
     }
-    if (!found) {
-      if (auto r = pfm.resolve_with_details(name)) {
-        if (!*r) throw usage_error(r->error().message, list_hint);
-        enc.source = "libpfm4";
-        enc.event = r->value().first;
-        enc.description = r->value().second.description;
-        enc.libpfm_fully_qualified = r->value().second.fully_qualified;
-        enc.config1_term = std::string(config1_term_for_event_code(static_cast<uint32_t>(enc.event.config & 0xff)));
-        found = true;
-      }
-    }
-    if (!found) {
-      std::vector<std::string> candidates = pfm.names();
-      if (perfmon)
-        for (std::string& n : perfmon->names()) candidates.push_back(std::move(n));
-      std::vector<std::string> close = closest_names(split(trim(name), ':').front(), candidates);
-      throw usage_error("unknown PMC event '" + name + "' for model " + cat.model.name,
-                        (close.empty() ? std::string() : "did you mean " + join_alternatives(close) + "? ") + list_hint);
-    }
-    if (enc.event.config1 == 0) enc.config1_term.clear();
-    fill_syntax(enc, cat);
-    for (std::string& n : encoding_notes(cat.model, enc.event.config)) enc.notes.push_back(std::move(n));
-    out.push_back(std::move(enc));
   }
   return out;
 }
@@ -106,11 +110,14 @@ void print_encoded_events(std::ostream& out, const PmcCatalog& cat, const std::v
                                      : (e.config1_term.empty() ? std::string("config1") : e.config1_term) + "=" +
                                            hex(r.config1) + " (config1)");
     line("precise levels", precise_levels_text(r));
-    line("perf_event_attr", "type=" + std::to_string(r.type) + (r.type == kPerfTypeRaw ? " (PERF_TYPE_RAW)" : "") +
-                                " config=" + hex(r.config) + " config1=" + hex(r.config1) + " config2=" +
-                                hex(r.config2));
-    line("", "exclude_user=" + std::to_string(r.exclude_user) + " exclude_kernel=" + std::to_string(r.exclude_kernel) +
-                 " exclude_hv=" + std::to_string(r.exclude_hv) + " precise_ip=" + std::to_string(r.modifiers.precise));
+    const perf_event_attr& a = e.attr;
+    line("perf_event_attr", "type=" + std::to_string(a.type) + (a.type == kPerfTypeRaw ? " (PERF_TYPE_RAW)" : "") +
+                                " config=" + hex(a.config) + " config1=" + hex(a.config1) + " config2=" +
+                                hex(a.config2));
+    line("", "exclude_user=" + std::to_string(a.exclude_user) + " exclude_kernel=" + std::to_string(a.exclude_kernel) +
+                 " exclude_hv=" + std::to_string(a.exclude_hv) + " exclude_guest=" + std::to_string(a.exclude_guest) +
+                 " exclude_host=" + std::to_string(a.exclude_host) + " precise_ip=" + std::to_string(a.precise_ip) +
+                 " pinned=" + std::to_string(a.pinned));
     if (!e.libpfm_fully_qualified.empty()) line("libpfm4", e.libpfm_fully_qualified);
     for (const std::string& n : e.notes) line("note", n);
   }
@@ -132,16 +139,20 @@ json::value encoded_events_json(const PmcCatalog& cat, const std::vector<Encoded
     o["config1_term"] = e.config1_term.empty() ? json::value(nullptr) : json::value(e.config1_term);
     json::array levels;
     for (int p = 0; p <= r.max_precise.value_or(0); ++p) levels.push_back(p);
-    o["precise_levels"] = std::move(levels);
+    o["precise_levels"] = r.max_precise ? json::value(std::move(levels)) : json::value(nullptr);
+    const perf_event_attr& a = e.attr;
     json::object attr;
-    attr["type"] = r.type;
-    attr["config"] = r.config;
-    attr["config1"] = r.config1;
-    attr["config2"] = r.config2;
-    attr["exclude_user"] = r.exclude_user;
-    attr["exclude_kernel"] = r.exclude_kernel;
-    attr["exclude_hv"] = r.exclude_hv;
-    attr["precise_ip"] = r.modifiers.precise;
+    attr["type"] = a.type;
+    attr["config"] = a.config;
+    attr["config1"] = a.config1;
+    attr["config2"] = a.config2;
+    attr["exclude_user"] = static_cast<bool>(a.exclude_user);
+    attr["exclude_kernel"] = static_cast<bool>(a.exclude_kernel);
+    attr["exclude_hv"] = static_cast<bool>(a.exclude_hv);
+    attr["exclude_guest"] = static_cast<bool>(a.exclude_guest);
+    attr["exclude_host"] = static_cast<bool>(a.exclude_host);
+    attr["precise_ip"] = a.precise_ip;
+    attr["pinned"] = static_cast<bool>(a.pinned);
     o["perf_event_attr"] = std::move(attr);
     o["config_hex"] = hex(r.config);
     if (!e.libpfm_fully_qualified.empty()) o["libpfm"] = e.libpfm_fully_qualified;

@@ -41,7 +41,7 @@ void add_help_command(CLI::App& app, Invocation& inv) {
       }
       if (target == nullptr || *topic == "help")
         throw usage_error("no command named '" + *topic + "'", "run 'vperf --help' for the list of commands");
-      *inv.out << target->help();
+      *inv.out << target->help(app.get_name());
       return 0;
     };
   });

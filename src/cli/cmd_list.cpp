@@ -1,8 +1,81 @@
-// Temporary wiring until the command lands in this session.
+// vperf list [FILTER] [--json]                           perf's events available here
+// vperf list --pmc [--model M] [--perfmon P] [FILTER]    the libpfm4 (+ perfmon) PMC catalog
+// The logic lives in events/event_listing.h and events/pmc_catalog.h; this file decides which
+// one runs and answers the listing's "does the kernel accept this hardware event" question.
+#include <cstring>
+#include <memory>
+
 #include "cli/command.h"
+#include "events/event_catalog.h"
+#include "events/event_listing.h"
+#include "events/pmc_catalog.h"
+#include "output/json.h"
+#include "perf/event_fd.h"
 
 namespace vperf::cli {
-void add_list_command(CLI::App& app, Invocation& inv) {
-  app.add_subcommand("list", "(in progress)")->callback([&inv] { inv.action = [] { return 1; }; });
+
+namespace {
+
+struct ListOptions {
+  std::string filter;
+  bool pmc = false;
+  std::string model;
+  std::string perfmon;
+  bool json = false;
+};
+
+// perf lists hardware and cache events only when the kernel opens them; so does vperf.
+bool kernel_opens(const perf::PerfEventOpener& opener, uint32_t type, uint64_t config) {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = type;
+  attr.config = config;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;  // allowed at every perf_event_paranoid level
+  attr.exclude_hv = 1;
+  return opener.open(attr, perf::OpenTarget{}).ok();
 }
+
+int run_list(const ListOptions& options, std::ostream& out) {
+  if (options.pmc || !options.model.empty() || !options.perfmon.empty()) {
+    events::PmcCatalogOptions catalog_options;
+    catalog_options.model = options.model;
+    if (!options.perfmon.empty()) catalog_options.perfmon = options.perfmon;
+    events::PmcCatalog catalog = events::load_pmc_catalog(catalog_options);
+    if (options.json)
+      output::print_json(out, events::pmc_catalog_json(catalog, options.filter));
+    else
+      events::print_pmc_catalog(out, catalog, options.filter);
+    return 0;
+  }
+  events::EventCatalog catalog = events::EventCatalog::load(events::EventCatalogConfig{});
+  perf::KernelPerfEventOpener opener;
+  events::ListingOptions listing_options;
+  listing_options.hardware_event_supported = [&opener](uint32_t type, uint64_t config) {
+    return kernel_opens(opener, type, config);
+  };
+  events::ListingResult listing = events::list_events(catalog, options.filter, listing_options);
+  if (options.json)
+    output::print_json(out, events::listing_json(listing));
+  else
+    events::print_listing(out, listing);
+  return 0;
+}
+
+}  // namespace
+
+void add_list_command(CLI::App& app, Invocation& inv) {
+  auto options = std::make_shared<ListOptions>();
+  CLI::App* sub = app.add_subcommand("list", "List events: perf's groups here, or the PMC catalog of any CPU model");
+  sub->add_option("filter", options->filter,
+                  "A group (hw, sw, cache, pmu, tracepoint), a glob ('sched:*') or a substring ('cache')");
+  sub->add_flag("--pmc", options->pmc, "List the libpfm4 PMC catalog: every core, uncore and RAPL event with its encoding");
+  sub->add_option("--model", options->model, "CPU model for --pmc (ivb, skx, icx, spr, zen3, ...); default: this CPU");
+  sub->add_option("--perfmon", options->perfmon,
+                  "Also import Intel perfmon JSON: a file, or a perfmon checkout root with mapfile.csv");
+  add_json_flag(*sub, options->json);
+  sub->callback([&inv, options] { inv.action = [&inv, options] { return run_list(*options, *inv.out); }; });
+}
+
 }  // namespace vperf::cli

@@ -7,6 +7,7 @@
 #include "events/pfm_event_source.h"
 #include "events/pmc_catalog.h"
 #include "events/pmc_decode.h"
+#include "events/event_environment.h"
 #include "events/pmc_encode.h"
 
 namespace vperf::events {
@@ -21,9 +22,17 @@ PmcCatalog catalog_for(const std::string& model, bool with_perfmon) {
   return load_pmc_catalog(o);
 }
 
+// encode goes through the whole resolver, as the CLI does.
+std::unique_ptr<EventEnvironment> env_for(const std::string& model, bool with_perfmon) {
+  EventEnvironmentOptions o;
+  o.model = model;
+  if (with_perfmon) o.perfmon = kPerfmonRoot;
+  return EventEnvironment::load(o);
+}
+
 TEST(PmcEncode, InstRetiredAnyPOnSkylakeX) {
-  PmcCatalog skx = catalog_for("skx", false);
-  std::vector<EncodedEvent> e = encode_pmc_events(skx, {"INST_RETIRED.ANY_P", "INST_RETIRED:ANY_P:u:c=1:i:e"});
+  auto skx = env_for("skx", false);
+  std::vector<EncodedEvent> e = encode_events(*skx, {"INST_RETIRED.ANY_P", "INST_RETIRED:ANY_P:u:c=1:i:e"});
   ASSERT_EQ(e.size(), 2u);
   EXPECT_EQ(e[0].source, "libpfm4");
   EXPECT_EQ(e[0].event.name, "skx::INST_RETIRED:ANY_P");
@@ -40,24 +49,24 @@ TEST(PmcEncode, InstRetiredAnyPOnSkylakeX) {
 }
 
 TEST(PmcEncode, PmuPrefixSelectsAnotherModel) {
-  PmcCatalog spr = catalog_for("spr", false);
-  std::vector<EncodedEvent> e = encode_pmc_events(spr, {"ivb::L2_STORE_LOCK_RQSTS:HIT_M"});
+  auto spr = env_for("spr", false);
+  std::vector<EncodedEvent> e = encode_events(*spr, {"ivb::L2_STORE_LOCK_RQSTS:HIT_M"});
   EXPECT_EQ(e[0].event.config, 0x827u);  // Intel IVB: EventCode 0x27, UMask 0x08
   EXPECT_EQ(e[0].event.type, kPerfTypeRaw);
   EXPECT_EQ(e[0].event.pmu, "cpu");
 }
 
 TEST(PmcEncode, DottedNameMapsToLibpfmWhenNoPerfmonIsLoaded) {
-  PmcCatalog ivb = catalog_for("ivb", false);
-  std::vector<EncodedEvent> e = encode_pmc_events(ivb, {"L2_STORE_LOCK_RQSTS.HIT_M"});
+  auto ivb = env_for("ivb", false);
+  std::vector<EncodedEvent> e = encode_events(*ivb, {"L2_STORE_LOCK_RQSTS.HIT_M"});
   EXPECT_EQ(e[0].source, "libpfm4");
   EXPECT_EQ(e[0].event.name, "ivb::L2_STORE_LOCK_RQSTS:HIT_M");
   EXPECT_EQ(e[0].event.config, 0x827u);
 }
 
 TEST(PmcEncode, PerfmonOffcoreEventCarriesConfig1) {
-  PmcCatalog ivb = catalog_for("ivb", true);
-  std::vector<EncodedEvent> e = encode_pmc_events(ivb, {"OFFCORE_RESPONSE.DEMAND_DATA_RD.ANY_RESPONSE"});
+  auto ivb = env_for("ivb", true);
+  std::vector<EncodedEvent> e = encode_events(*ivb, {"OFFCORE_RESPONSE.DEMAND_DATA_RD.ANY_RESPONSE"});
   EXPECT_EQ(e[0].source, "perfmon");
   EXPECT_EQ(e[0].event.config, 0x1b7u);
   EXPECT_EQ(e[0].event.config1, 0x10001u);  // MSRValue in ivybridge_core.json
@@ -65,16 +74,16 @@ TEST(PmcEncode, PerfmonOffcoreEventCarriesConfig1) {
 }
 
 TEST(PmcEncode, PerfmonPrecisePastPebsSupportIsAnError) {
-  PmcCatalog ivb = catalog_for("ivb", true);
-  EXPECT_THROW(encode_pmc_events(ivb, {"CPU_CLK_UNHALTED.THREAD_P:precise=1"}), UserError);
-  std::vector<EncodedEvent> e = encode_pmc_events(ivb, {"MEM_UOPS_RETIRED.ALL_LOADS:precise=2"});
+  auto ivb = env_for("ivb", true);
+  EXPECT_THROW(encode_events(*ivb, {"CPU_CLK_UNHALTED.THREAD_P:precise=1"}), UserError);
+  std::vector<EncodedEvent> e = encode_events(*ivb, {"MEM_UOPS_RETIRED.ALL_LOADS:precise=2"});
   EXPECT_EQ(e[0].event.modifiers.precise, 2);
 }
 
 TEST(PmcEncode, UnknownEventIsAUsageErrorWithSuggestions) {
-  PmcCatalog ivb = catalog_for("ivb", false);
+  auto ivb = env_for("ivb", false);
   try {
-    encode_pmc_events(ivb, {"INST_RETIRD:ANY_P"});
+    encode_events(*ivb, {"INST_RETIRD:ANY_P"});
     FAIL() << "no error";
   } catch (const UserError& e) {
     EXPECT_EQ(e.exit_code(), 2);
@@ -84,9 +93,9 @@ TEST(PmcEncode, UnknownEventIsAUsageErrorWithSuggestions) {
 }
 
 TEST(PmcEncode, BadUmaskNamesTheUmask) {
-  PmcCatalog ivb = catalog_for("ivb", false);
+  auto ivb = env_for("ivb", false);
   try {
-    encode_pmc_events(ivb, {"INST_RETIRED:ANY_Q"});
+    encode_events(*ivb, {"INST_RETIRED:ANY_Q"});
     FAIL() << "no error";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("ANY_Q"), std::string::npos) << e.what();
@@ -159,7 +168,8 @@ TEST(PmcDecode, UnparseableTokenIsAUsageErrorNamingIt) {
 class PmcRoundTrip : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PmcRoundTrip, EveryLibpfmUmaskDecodesBackToItself) {
-  PmcCatalog cat = catalog_for(GetParam(), false);
+  auto env = env_for(GetParam(), false);
+  const PmcCatalog& cat = env->pmc();
   const PmcPmuEntry* core = cat.core_pmu();
   ASSERT_NE(core, nullptr);
   size_t checked = 0;
@@ -168,7 +178,7 @@ TEST_P(PmcRoundTrip, EveryLibpfmUmaskDecodesBackToItself) {
       const std::optional<PfmEncoding>& enc = e.umask_encodings[i];
       if (!enc) continue;  // libpfm refuses some umasks alone (offcore needs a response type)
       std::string name = e.pmu + "::" + e.name + ":" + e.umasks[i].name;
-      std::vector<EncodedEvent> encoded = encode_pmc_events(cat, {name});
+      std::vector<EncodedEvent> encoded = encode_events(*env, {name});
       ASSERT_EQ(encoded[0].event.config, enc->config) << name;
       RawEncoding raw{enc->config, enc->config1, true, name};
       DecodedRaw d = decode_pmc_encoding(cat, raw);
