@@ -3,18 +3,14 @@
 namespace vperf::events {
 
 std::unique_ptr<EventEnvironment> EventEnvironment::load(const EventEnvironmentOptions& options) {
-  PmcCatalogOptions pmc_options;
-  pmc_options.model = options.model;
-  pmc_options.perfmon = options.perfmon;
-  pmc_options.sysfs_pmu_root = options.sysfs_pmu_root;
-  return std::unique_ptr<EventEnvironment>(new EventEnvironment(load_pmc_catalog(pmc_options), options));
+  return std::unique_ptr<EventEnvironment>(new EventEnvironment(load_pmc_catalog(options.pmc), options));
 }
 
 EventEnvironment::EventEnvironment(PmcCatalog pmc, const EventEnvironmentOptions& options)
     : pmc_(std::move(pmc)), pfm_(pmc_) {
   if (!pmc_.perfmon.empty()) perfmon_.emplace(pmc_.perfmon, pmc_.layout);
   EventCatalogConfig config;
-  config.sysfs_pmu_root = options.sysfs_pmu_root;
+  config.sysfs_pmu_root = options.pmc.sysfs_pmu_root;
   config.tracefs_root = options.tracefs_root;
   // Intel's perfmon tables are the reference where both know a name, so they are asked first.
   if (perfmon_) config.named_sources.push_back(&*perfmon_);

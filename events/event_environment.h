@@ -17,9 +17,7 @@
 namespace vperf::events {
 
 struct EventEnvironmentOptions {
-  std::string model;                             // --model; empty = the running CPU
-  std::optional<std::filesystem::path> perfmon;  // --perfmon FILE|DIR
-  std::filesystem::path sysfs_pmu_root = kSysfsPmuRoot;
+  PmcCatalogOptions pmc;                              // --model, --perfmon, sysfs root
   std::optional<std::filesystem::path> tracefs_root;  // nullopt: find the mount
 };
 

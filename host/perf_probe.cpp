@@ -29,18 +29,6 @@ constexpr std::array kHardwareProbes{
 constexpr uint64_t kSamplePeriod = 1000003;  // prime, as perf's default-ish periods, to avoid aliasing
 constexpr int kMaxPreciseIp = 3;
 
-perf_event_attr base_attr(uint32_t type, uint64_t config) {
-  perf_event_attr attr;
-  std::memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  attr.type = type;
-  attr.config = config;
-  // User space only: allowed at perf_event_paranoid 2, which is the common default.
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  return attr;
-}
-
 // Work for a counting probe to count; volatile so the compiler keeps it.
 void busy_loop() {
   volatile uint64_t sink = 0;
@@ -106,25 +94,25 @@ bool PerfProbeReport::any_hardware_opened() const {
 
 PerfProbeReport probe_perf(const perf::PerfEventOpener& opener) {
   PerfProbeReport report;
-  report.software_control = open_and_count(opener, base_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK));
+  report.software_control = open_and_count(opener, perf::user_space_probe_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK));
   for (const auto& spec : kHardwareProbes) {
     PerfEventProbe probe;
     probe.name = spec.name;
     probe.type = PERF_TYPE_HARDWARE;
     probe.config = spec.config;
     probe.counter = spec.counter;
-    probe.outcome = open_and_count(opener, base_attr(PERF_TYPE_HARDWARE, spec.config));
+    probe.outcome = open_and_count(opener, perf::user_space_probe_attr(PERF_TYPE_HARDWARE, spec.config));
     report.hardware.push_back(std::move(probe));
   }
   for (int level = 0; level <= kMaxPreciseIp; ++level) {
-    perf_event_attr attr = base_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+    perf_event_attr attr = perf::user_space_probe_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
     attr.disabled = 1;
     attr.sample_period = kSamplePeriod;
     attr.sample_type = PERF_SAMPLE_IP;
     attr.precise_ip = static_cast<uint64_t>(level) & 3u;
     report.precise.push_back(open_only(opener, attr));
   }
-  perf_event_attr branch = base_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+  perf_event_attr branch = perf::user_space_probe_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
   branch.disabled = 1;
   branch.sample_period = kSamplePeriod;
   branch.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK;

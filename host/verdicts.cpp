@@ -291,26 +291,28 @@ Verdict decide_tracepoints(const CpuidReport&, const LiveProbes* live) {
   return v;
 }
 
-Verdict decide_uprobes(const CpuidReport&, const LiveProbes* live) {
-  if (!live) return unknown_from_dump("uprobe support");
+// uprobes and kprobes: a tracefs control file and a PMU of the same name.
+Verdict decide_dynamic_probes(const LiveProbes* live, const std::string& kind, bool TracefsState::*control_file,
+                              const char* kernel_fix) {
+  if (!live) return unknown_from_dump(kind + " support");
   Verdict v;
   const TracefsState& t = live->kernel.tracefs;
-  v.available = t.uprobe_events;
-  v.reason = tracefs_where(t) + (t.mount_point ? (t.uprobe_events ? " has uprobe_events" : " has no uprobe_events") : "");
-  v.reason += live->find_pmu("uprobe") ? "; uprobe PMU in sysfs" : "; no uprobe PMU in sysfs";
-  if (!v.available) v.fix = tracefs_fix(t, "rebuild the kernel with CONFIG_UPROBES=y and CONFIG_UPROBE_EVENTS=y");
+  const std::string file = kind + "_events";
+  v.available = t.*control_file;
+  v.reason = tracefs_where(t) + (t.mount_point ? (v.available ? " has " : " has no ") + file : std::string());
+  v.reason += live->find_pmu(kind) ? "; " + kind + " PMU in sysfs" : "; no " + kind + " PMU in sysfs";
+  if (!v.available) v.fix = tracefs_fix(t, kernel_fix);
   return v;
 }
 
+Verdict decide_uprobes(const CpuidReport&, const LiveProbes* live) {
+  return decide_dynamic_probes(live, "uprobe", &TracefsState::uprobe_events,
+                               "rebuild the kernel with CONFIG_UPROBES=y and CONFIG_UPROBE_EVENTS=y");
+}
+
 Verdict decide_kprobes(const CpuidReport&, const LiveProbes* live) {
-  if (!live) return unknown_from_dump("kprobe support");
-  Verdict v;
-  const TracefsState& t = live->kernel.tracefs;
-  v.available = t.kprobe_events;
-  v.reason = tracefs_where(t) + (t.mount_point ? (t.kprobe_events ? " has kprobe_events" : " has no kprobe_events") : "");
-  v.reason += live->find_pmu("kprobe") ? "; kprobe PMU in sysfs" : "; no kprobe PMU in sysfs";
-  if (!v.available) v.fix = tracefs_fix(t, "rebuild the kernel with CONFIG_KPROBES=y and CONFIG_KPROBE_EVENTS=y");
-  return v;
+  return decide_dynamic_probes(live, "kprobe", &TracefsState::kprobe_events,
+                               "rebuild the kernel with CONFIG_KPROBES=y and CONFIG_KPROBE_EVENTS=y");
 }
 
 Verdict decide_guest_profiling(const CpuidReport& cpuid, const LiveProbes* live) {

@@ -11,17 +11,13 @@ namespace vperf::cli {
 namespace {
 
 struct DecodeOptions {
-  std::string model;
-  std::string perfmon;
+  ModelOptions model;
   bool json = false;
   std::vector<std::string> encodings;
 };
 
 int run_decode(const DecodeOptions& options, std::ostream& out) {
-  events::PmcCatalogOptions catalog_options;
-  catalog_options.model = options.model;
-  if (!options.perfmon.empty()) catalog_options.perfmon = options.perfmon;
-  events::PmcCatalog catalog = events::load_pmc_catalog(catalog_options);
+  events::PmcCatalog catalog = events::load_pmc_catalog(options.model.catalog_options());
   std::vector<events::DecodedRaw> decoded = events::decode_pmc_encodings(catalog, options.encodings);
   if (options.json)
     output::print_json(out, events::decoded_json(catalog, decoded));
@@ -35,8 +31,7 @@ int run_decode(const DecodeOptions& options, std::ostream& out) {
 void add_decode_command(CLI::App& app, Invocation& inv) {
   auto options = std::make_shared<DecodeOptions>();
   CLI::App* sub = app.add_subcommand("decode", "List the catalog events (libpfm4, perfmon JSON) with a raw encoding");
-  sub->add_option("--model", options->model, "CPU model to decode for (ivb, skx, icx, spr, zen3, ...); default: this CPU");
-  sub->add_option("--perfmon", options->perfmon, "Intel perfmon JSON file, or a perfmon checkout root with mapfile.csv");
+  add_model_options(*sub, options->model);
   add_json_flag(*sub, options->json);
   sub->add_option("raw", options->encodings, "Raw encodings: r13c, 0x13c, cpu/event=0x3c,umask=0x01/")->required();
   sub->callback([&inv, options] { inv.action = [&inv, options] { return run_decode(*options, *inv.out); }; });

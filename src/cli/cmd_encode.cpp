@@ -11,16 +11,14 @@ namespace vperf::cli {
 namespace {
 
 struct EncodeOptions {
-  std::string model;
-  std::string perfmon;
+  ModelOptions model;
   bool json = false;
   std::vector<std::string> events;
 };
 
 int run_encode(const EncodeOptions& options, std::ostream& out) {
   events::EventEnvironmentOptions env_options;
-  env_options.model = options.model;
-  if (!options.perfmon.empty()) env_options.perfmon = options.perfmon;
+  env_options.pmc = options.model.catalog_options();
   auto env = events::EventEnvironment::load(env_options);
   std::vector<events::EncodedEvent> encoded = events::encode_events(*env, options.events);
   if (options.json)
@@ -36,8 +34,7 @@ void add_encode_command(CLI::App& app, Invocation& inv) {
   auto options = std::make_shared<EncodeOptions>();
   CLI::App* sub = app.add_subcommand(
       "encode", "Encode events (libpfm4 and Intel perfmon names, raw, builtin, sysfs, tracepoints) as perf syntax and perf_event_attr");
-  sub->add_option("--model", options->model, "CPU model to encode for (ivb, skx, icx, spr, zen3, ...); default: this CPU");
-  sub->add_option("--perfmon", options->perfmon, "Intel perfmon JSON file, or a perfmon checkout root with mapfile.csv");
+  add_model_options(*sub, options->model);
   add_json_flag(*sub, options->json);
   sub->add_option("events", options->events, "Events: INST_RETIRED:ANY_P, ivb::L2_STORE_LOCK_RQSTS:HIT_M:u, INST_RETIRED.ANY_P, r13c:k, {cycles,instructions} ...")
       ->required();

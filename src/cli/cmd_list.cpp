@@ -2,7 +2,6 @@
 // vperf list --pmc [--model M] [--perfmon P] [FILTER]    the libpfm4 (+ perfmon) PMC catalog
 // The logic lives in events/event_listing.h and events/pmc_catalog.h; this file decides which
 // one runs and answers the listing's "does the kernel accept this hardware event" question.
-#include <cstring>
 #include <memory>
 
 #include "cli/command.h"
@@ -19,30 +18,20 @@ namespace {
 struct ListOptions {
   std::string filter;
   bool pmc = false;
-  std::string model;
-  std::string perfmon;
+  ModelOptions model;
   bool json = false;
 };
 
 // perf lists hardware and cache events only when the kernel opens them; so does vperf.
 bool kernel_opens(const perf::PerfEventOpener& opener, uint32_t type, uint64_t config) {
-  perf_event_attr attr;
-  std::memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  attr.type = type;
-  attr.config = config;
+  perf_event_attr attr = perf::user_space_probe_attr(type, config);
   attr.disabled = 1;
-  attr.exclude_kernel = 1;  // allowed at every perf_event_paranoid level
-  attr.exclude_hv = 1;
   return opener.open(attr, perf::OpenTarget{}).ok();
 }
 
 int run_list(const ListOptions& options, std::ostream& out) {
-  if (options.pmc || !options.model.empty() || !options.perfmon.empty()) {
-    events::PmcCatalogOptions catalog_options;
-    catalog_options.model = options.model;
-    if (!options.perfmon.empty()) catalog_options.perfmon = options.perfmon;
-    events::PmcCatalog catalog = events::load_pmc_catalog(catalog_options);
+  if (options.pmc || !options.model.model.empty() || !options.model.perfmon.empty()) {
+    events::PmcCatalog catalog = events::load_pmc_catalog(options.model.catalog_options());
     if (options.json)
       output::print_json(out, events::pmc_catalog_json(catalog, options.filter));
     else
@@ -71,9 +60,7 @@ void add_list_command(CLI::App& app, Invocation& inv) {
   sub->add_option("filter", options->filter,
                   "A group (hw, sw, cache, pmu, tracepoint), a glob ('sched:*') or a substring ('cache')");
   sub->add_flag("--pmc", options->pmc, "List the libpfm4 PMC catalog: every core, uncore and RAPL event with its encoding");
-  sub->add_option("--model", options->model, "CPU model for --pmc (ivb, skx, icx, spr, zen3, ...); default: this CPU");
-  sub->add_option("--perfmon", options->perfmon,
-                  "Also import Intel perfmon JSON: a file, or a perfmon checkout root with mapfile.csv");
+  add_model_options(*sub, options->model);
   add_json_flag(*sub, options->json);
   sub->callback([&inv, options] { inv.action = [&inv, options] { return run_list(*options, *inv.out); }; });
 }

@@ -6,6 +6,9 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <ostream>
+#include <string>
+
+#include "events/pmc_catalog.h"
 
 namespace vperf::cli {
 
@@ -18,6 +21,15 @@ struct Invocation {
 inline CLI::Option* add_json_flag(CLI::App& sub, bool& json) {
   return sub.add_flag("--json", json, "Print the result as JSON");
 }
+
+// --model and --perfmon: which CPU's PMC catalog list, encode and decode work from.
+struct ModelOptions {
+  std::string model;    // empty: this machine's CPU
+  std::string perfmon;  // empty: libpfm4 only
+
+  events::PmcCatalogOptions catalog_options() const;
+};
+void add_model_options(CLI::App& sub, ModelOptions& options);
 
 void add_list_command(CLI::App& app, Invocation& inv);
 void add_encode_command(CLI::App& app, Invocation& inv);

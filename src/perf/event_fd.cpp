@@ -4,6 +4,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstring>
+
 namespace vperf::perf {
 
 namespace {
@@ -23,6 +25,17 @@ Result<size_t> EventFd::read(void* buf, size_t size) const {
     if (n >= 0) return static_cast<size_t>(n);
     if (errno != EINTR) return Error::from_errno("read perf counter");
   }
+}
+
+perf_event_attr user_space_probe_attr(uint32_t type, uint64_t config) {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = type;
+  attr.config = config;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  return attr;
 }
 
 Result<EventFd> KernelPerfEventOpener::open(const perf_event_attr& attr, const OpenTarget& target) const {

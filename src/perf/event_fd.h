@@ -44,6 +44,10 @@ class PerfEventOpener {
   virtual Result<EventFd> open(const perf_event_attr& attr, const OpenTarget& target) const = 0;
 };
 
+// The attr of a capability probe: count `type`/`config` in user space only, which every
+// perf_event_paranoid level allows, so a failure means "no such event here", not "no permission".
+perf_event_attr user_space_probe_attr(uint32_t type, uint64_t config);
+
 // The real syscall.
 class KernelPerfEventOpener final : public PerfEventOpener {
  public:

@@ -1,5 +1,7 @@
 #include "support/capability.h"
 
+#include "perf/event_fd.h"
+
 #include <linux/perf_event.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
@@ -15,18 +17,9 @@ namespace vperf::test {
 bool running_as_root() { return geteuid() == 0; }
 
 bool has_hardware_pmu() {
-  perf_event_attr attr;
-  std::memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
+  perf_event_attr attr = perf::user_space_probe_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
   attr.disabled = 1;
-  long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-  if (fd < 0) return false;
-  close(static_cast<int>(fd));
-  return true;
+  return perf::KernelPerfEventOpener().open(attr, perf::OpenTarget{}).ok();
 }
 
 bool has_tracefs() {

@@ -25,8 +25,8 @@ PmcCatalog catalog_for(const std::string& model, bool with_perfmon) {
 // encode goes through the whole resolver, as the CLI does.
 std::unique_ptr<EventEnvironment> env_for(const std::string& model, bool with_perfmon) {
   EventEnvironmentOptions o;
-  o.model = model;
-  if (with_perfmon) o.perfmon = kPerfmonRoot;
+  o.pmc.model = model;
+  if (with_perfmon) o.pmc.perfmon = kPerfmonRoot;
   return EventEnvironment::load(o);
 }
 

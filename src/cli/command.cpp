@@ -1,0 +1,18 @@
+#include "cli/command.h"
+
+namespace vperf::cli {
+
+events::PmcCatalogOptions ModelOptions::catalog_options() const {
+  events::PmcCatalogOptions options;
+  options.model = model;
+  if (!perfmon.empty()) options.perfmon = perfmon;
+  return options;
+}
+
+void add_model_options(CLI::App& sub, ModelOptions& options) {
+  sub.add_option("--model", options.model, "CPU model whose PMC catalog to use (ivb, skx, icx, spr, zen3, ...); default: this CPU");
+  sub.add_option("--perfmon", options.perfmon,
+                 "Also use Intel perfmon JSON: a file, or a perfmon checkout root with mapfile.csv");
+}
+
+}  // namespace vperf::cli
