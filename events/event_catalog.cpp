@@ -170,8 +170,14 @@ EventCatalog EventCatalog::load(const EventCatalogConfig& config) {
   Result<std::filesystem::path> root =
       config.tracefs_root ? Result<std::filesystem::path>(*config.tracefs_root) : find_tracefs_root();
   tracepoints = root ? TracepointCatalog::load(*root) : Result<TracepointCatalog>(root.error());
-  return EventCatalog(load_sysfs_pmus(config.sysfs_pmu_root), std::move(tracepoints), config.named_sources,
-                      config.core_pmu);
+  std::vector<SysfsPmu> pmus = load_sysfs_pmus(config.sysfs_pmu_root);
+  if (config.core_pmu_override) {
+    std::erase_if(pmus, [&](const SysfsPmu& p) { return p.name == config.core_pmu; });
+    pmus.push_back(*config.core_pmu_override);
+    pmus.back().name = config.core_pmu;
+    std::sort(pmus.begin(), pmus.end(), [](const SysfsPmu& a, const SysfsPmu& b) { return a.name < b.name; });
+  }
+  return EventCatalog(std::move(pmus), std::move(tracepoints), config.named_sources, config.core_pmu);
 }
 
 const SysfsPmu* EventCatalog::find_pmu(std::string_view name) const {

@@ -40,6 +40,9 @@ struct EventCatalogConfig {
   std::vector<const NamedEventSource*> named_sources;
   // The PMU that counts builtin hardware events, raw events and "cpu/.../".
   std::string core_pmu = "cpu";
+  // Replaces this machine's core PMU (or stands in for a missing one) when encoding for
+  // another CPU model: its format terms are that model's, not this machine's.
+  std::optional<SysfsPmu> core_pmu_override;
 };
 
 class EventCatalog {

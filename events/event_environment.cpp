@@ -15,6 +15,8 @@ EventEnvironment::EventEnvironment(PmcCatalog pmc, const EventEnvironmentOptions
   // Intel's perfmon tables are the reference where both know a name, so they are asked first.
   if (perfmon_) config.named_sources.push_back(&*perfmon_);
   config.named_sources.push_back(&pfm_);
+  // "--model X" means: encode for X. Its core PMU's format replaces this machine's.
+  if (!options.pmc.model.empty()) config.core_pmu_override = core_pmu_for_layout(pmc_.layout);
   catalog_.emplace(EventCatalog::load(config));
 }
 

@@ -64,8 +64,10 @@ void add_named_details(EncodedEvent& enc, const EventEnvironment& env) {
       enc.description = (*details)->second.description;
       enc.libpfm_fully_qualified = (*details)->second.fully_qualified;
     }
-    enc.config1_term = std::string(config1_term_for_event_code(static_cast<uint32_t>(r.config & 0xff)));
   }
+  // Raw and cpu/.../ events say only config1=; name the MSR the event select programs.
+  if (enc.config1_term.empty() && r.type == kPerfTypeRaw)
+    enc.config1_term = std::string(config1_term_for_event_code(static_cast<uint32_t>(r.config & 0xff)));
   if (r.config1 == 0) enc.config1_term.clear();
 }
 

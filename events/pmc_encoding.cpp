@@ -1,6 +1,7 @@
 #include "events/pmc_encoding.h"
 
 #include <array>
+#include <utility>
 
 #include "core/strings.h"
 
@@ -216,6 +217,29 @@ Result<RawEncoding> parse_raw_encoding(std::string_view text, CoreLayout layout)
     return parsed;
   }
   return fail("expected rNNN (hex), 0xNNN or cpu/event=0x..,umask=0x../");
+}
+
+SysfsPmu core_pmu_for_layout(CoreLayout layout) {
+  // name, sysfs format spec: the kernel's arch/x86/events format attributes.
+  static constexpr std::pair<const char*, const char*> kIntel[] = {
+      {"event", "config:0-7"},      {"umask", "config:8-15"},      {"edge", "config:18"},
+      {"pc", "config:19"},          {"any", "config:21"},          {"inv", "config:23"},
+      {"cmask", "config:24-31"},    {"in_tx", "config:32"},        {"in_tx_cp", "config:33"},
+      {"offcore_rsp", "config1:0-63"}, {"ldlat", "config1:0-15"}, {"frontend", "config1:0-23"}};
+  static constexpr std::pair<const char*, const char*> kAmd[] = {
+      {"event", "config:0-7,32-35"}, {"umask", "config:8-15"}, {"edge", "config:18"},
+      {"inv", "config:23"},          {"cmask", "config:24-31"}};
+  SysfsPmu pmu;
+  pmu.name = "cpu";
+  pmu.type = kPerfTypeRaw;
+  auto add = [&pmu](const auto& table) {
+    for (const auto& [name, spec] : table) pmu.format.push_back(parse_format_term(name, spec).value());
+  };
+  if (layout == CoreLayout::Intel)
+    add(kIntel);
+  else
+    add(kAmd);
+  return pmu;
 }
 
 }  // namespace vperf::events

@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "events/sysfs_pmu.h"
 
 namespace vperf::events {
 
@@ -59,6 +60,11 @@ std::string perf_raw_syntax(uint64_t config);
 // kernel's cpu/format; zero-valued optional fields are left out, as perf list prints them.
 std::string perf_cpu_pmu_syntax(uint64_t config, uint64_t config1, std::string_view config1_term,
                                 CoreLayout layout, std::string_view pmu = "cpu");
+
+// The "cpu" PMU of a CPU with this layout, as its kernel would publish it in sysfs (type
+// PERF_TYPE_RAW, format terms as in the table above): lets `encode --model` resolve
+// "cpu/event=..,umask=../" for a CPU other than this machine's, or on a VM with no core PMU.
+SysfsPmu core_pmu_for_layout(CoreLayout layout);
 
 // A raw encoding given on the command line of `vperf decode`.
 struct RawEncoding {

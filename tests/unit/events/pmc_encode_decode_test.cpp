@@ -48,6 +48,24 @@ TEST(PmcEncode, InstRetiredAnyPOnSkylakeX) {
   EXPECT_EQ(e[1].pmu_syntax, "cpu/event=0xc0,umask=0x00,cmask=0x01,edge,inv/u");
 }
 
+// With --model, cpu/.../ terms are the model's core PMU format (SDM IA32_PERFEVTSELx, AMD APM
+// PERF_CTL), whatever PMU this machine has, or lacks.
+TEST(PmcEncode, CpuTermsUseTheModelsFormat) {
+  auto skx = env_for("skx", false);
+  std::vector<EncodedEvent> e =
+      encode_events(*skx, {"cpu/event=0x3c,umask=0x01,inv,cmask=0x02/k", "cpu/event=0xb7,umask=0x01,offcore_rsp=0x10001/"});
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].event.type, kPerfTypeRaw);
+  EXPECT_EQ(e[0].event.config, 0x13cu | (1u << 23) | (2u << 24));
+  EXPECT_EQ(e[0].raw_syntax, "r280013c:k");
+  EXPECT_TRUE(e[0].attr.exclude_user);
+  EXPECT_EQ(e[1].event.config1, 0x10001u);
+  EXPECT_EQ(e[1].pmu_syntax, "cpu/event=0xb7,umask=0x01,offcore_rsp=0x10001/");
+  auto zen3 = env_for("zen3", false);
+  // AMD event select 0x1c0: bits 7:0 in config[7:0], bits 11:8 in config[35:32].
+  EXPECT_EQ(encode_events(*zen3, {"cpu/event=0x1c0/"}).at(0).event.config, 0x1000000c0u);
+}
+
 TEST(PmcEncode, PmuPrefixSelectsAnotherModel) {
   auto spr = env_for("spr", false);
   std::vector<EncodedEvent> e = encode_events(*spr, {"ivb::L2_STORE_LOCK_RQSTS:HIT_M"});
