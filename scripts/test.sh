@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: installs dependencies, builds with warnings as errors, runs every
-# unit and integration test with CTest. Skipped tests (a feature this machine lacks) are
-# listed with their reason at the end of the run.
+# The whole test suite: installs dependencies, builds with warnings as errors, fuzzes each
+# parser of outside input for a few seconds (FUZZ_SECONDS, default 15; 0 skips it), then runs
+# every unit, integration and fuzz-replay test with CTest. Skipped tests (a feature this
+# machine lacks) are listed with their reason at the end of the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -9,5 +10,7 @@ scripts/build.sh
 if [ ! -d /sys/kernel/tracing/events ] && [ "$(id -u)" -eq 0 ]; then
   mount -t tracefs nodev /sys/kernel/tracing || true
 fi
+fuzz_seconds=${FUZZ_SECONDS:-15}
+if [ "$fuzz_seconds" -gt 0 ]; then scripts/fuzz.sh "$fuzz_seconds"; fi
 cd build
 ctest --output-on-failure -j"$(nproc)" "$@"
