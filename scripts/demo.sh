@@ -9,9 +9,13 @@ scripts/build.sh
 if [ ! -d /sys/kernel/tracing/events ] && [ "$(id -u)" -eq 0 ]; then
   mount -t tracefs nodev /sys/kernel/tracing || true
 fi
+# Intel's perfmon tables, where this checkout has them beside it, add the SDM names to decode.
+perfmon=()
+[ -f ../shared/testdata/perfmon/mapfile.csv ] && perfmon=(--perfmon ../shared/testdata/perfmon)
 set -x
 build/vperf check
-build/vperf list hw sw
-build/vperf list 'sched:*'
+build/vperf list sw
+build/vperf list pmu
+build/vperf list 'sched:sched_s*'
 build/vperf encode --model skx INST_RETIRED.ANY_P MEM_LOAD_RETIRED.L3_MISS:pp
-build/vperf decode --model ivb r13c
+build/vperf decode --model ivb "${perfmon[@]}" r13c
