@@ -225,7 +225,11 @@ struct NameLookup {
         event.name = tp->name();
         event.pmu = "tracepoint";
         event.type = PERF_TYPE_TRACEPOINT;
-        event.config = tp->id;
+        Result<uint64_t> id = tp->id();
+        if (!id)
+          throw UserError("cannot read the id of tracepoint " + tp->name() + ": " + id.error().describe(),
+                          "tracefs must be readable: run as root, or mount tracefs at /sys/kernel/tracing");
+        event.config = *id;
         event.modifiers = mods;
         event.origin = EventOrigin::Tracepoint;
         out.push_back(std::move(event));

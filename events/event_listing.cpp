@@ -105,8 +105,7 @@ std::vector<ListedEvent> everything(const EventCatalog& catalog, const ListingOp
       item.name = tp.name();
       item.group = ListGroup::Tracepoint;
       item.pmu = "tracepoint";
-      item.encoding = encoding_of(2 /* PERF_TYPE_TRACEPOINT */, tp.id);
-      item.description = tp.format_path.string();
+      item.description = tp.format_path().string();
       out.push_back(std::move(item));
     }
   }
@@ -139,24 +138,38 @@ std::string_view list_group_label(ListGroup group) {
   return "";
 }
 
-ListingResult list_events(const EventCatalog& catalog, std::string_view filter, const ListingOptions& options) {
-  std::vector<ListedEvent> all = everything(catalog, options);
+namespace {
+
+std::vector<ListedEvent> filtered(std::vector<ListedEvent> all, std::string_view filter) {
   filter = trim(filter);
-  ListingResult result;
-  if (filter.empty()) {
-    result.events = std::move(all);
-    return result;
-  }
+  if (filter.empty()) return all;
+  std::vector<ListedEvent> out;
   if (auto group = keyword_group(filter)) {
-    std::copy_if(all.begin(), all.end(), std::back_inserter(result.events),
-                 [&](const ListedEvent& e) { return e.group == *group; });
-    return result;
+    std::copy_if(all.begin(), all.end(), std::back_inserter(out), [&](const ListedEvent& e) { return e.group == *group; });
+    return out;
   }
   // perf turns a plain word into "*word*"; the raw descriptors are templates, not names.
   std::string pattern = has_glob(filter) ? std::string(filter) : "*" + std::string(filter) + "*";
-  std::copy_if(all.begin(), all.end(), std::back_inserter(result.events), [&](const ListedEvent& e) {
+  std::copy_if(all.begin(), all.end(), std::back_inserter(out), [&](const ListedEvent& e) {
     return e.group != ListGroup::RawDescriptor && name_matches(e, pattern);
   });
+  return out;
+}
+
+}  // namespace
+
+ListingResult list_events(const EventCatalog& catalog, std::string_view filter, const ListingOptions& options) {
+  ListingResult result;
+  result.events = filtered(everything(catalog, options), filter);
+  // Tracepoint ids are read only for the tracepoints listed, and only when asked for.
+  if (options.with_encodings && catalog.tracepoints()) {
+    for (ListedEvent& e : result.events) {
+      if (e.group != ListGroup::Tracepoint) continue;
+      const Tracepoint* tp = catalog.tracepoints()->find(e.name);
+      if (Result<uint64_t> id = tp ? tp->id() : Result<uint64_t>(Error{"gone"}); id)
+        e.encoding = encoding_of(2 /* PERF_TYPE_TRACEPOINT */, *id);
+    }
+  }
   return result;
 }
 

@@ -48,6 +48,9 @@ struct ListingOptions {
   // is asked for each (type, config) of those groups and false hides the event; the CLI
   // answers it with a real perf_event_open. Unset: every builtin is listed.
   std::function<bool(uint32_t type, uint64_t config)> hardware_event_supported;
+  // Fill ListedEvent::encoding for the listed tracepoints too: one id file read each, which
+  // the text listing does not need (perf reads none either).
+  bool with_encodings = true;
 };
 
 ListingResult list_events(const EventCatalog& catalog, std::string_view filter, const ListingOptions& options = {});

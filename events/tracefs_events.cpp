@@ -1,5 +1,7 @@
 #include "events/tracefs_events.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <sstream>
 
@@ -57,22 +59,40 @@ TracepointCatalog::TracepointCatalog(std::vector<Tracepoint> tracepoints) : trac
   });
 }
 
+Result<uint64_t> Tracepoint::id() const {
+  if (preset_id) return *preset_id;
+  auto text = read_first_line(std::filesystem::path(dir) / "id");
+  if (!text) return text.error();
+  auto id = parse_u64(trim(*text));
+  if (!id) return Error{"tracepoint " + name() + ": id file holds '" + *text + "', not a number"};
+  return *id;
+}
+
+namespace {
+
+// Names of the subdirectories of `dir`, from the directory entries' own type (no stat per entry).
+std::vector<std::string> subdirectories(const std::string& dir, std::error_code& ec) {
+  std::vector<std::string> names;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory(ec)) names.push_back(it->path().filename().string());
+  return names;
+}
+
+}  // namespace
+
 Result<TracepointCatalog> TracepointCatalog::load(const std::filesystem::path& root) {
-  const std::filesystem::path events_dir = root / "events";
-  auto subsystems = list_directory(events_dir);
-  if (!subsystems) return subsystems.error();
+  const std::string events_dir = (root / "events").string();
+  std::error_code ec;
+  std::vector<std::string> subsystems = subdirectories(events_dir, ec);
+  if (ec) return Error{"list " + events_dir, ec.value()};
   std::vector<Tracepoint> tracepoints;
-  for (const std::string& subsystem : *subsystems) {
-    auto events = list_directory(events_dir / subsystem);
-    if (!events) continue;  // a plain file such as events/enable
-    for (const std::string& event : *events) {
-      const std::filesystem::path dir = events_dir / subsystem / event;
-      auto id_text = read_first_line(dir / "id");
-      if (!id_text) continue;
-      auto id = parse_u64(trim(*id_text));
-      if (!id) continue;
-      tracepoints.push_back(Tracepoint{subsystem, event, *id, dir / "format"});
+  for (const std::string& subsystem : subsystems) {
+    const std::string subsystem_dir = events_dir + "/" + subsystem;
+    for (std::string& event : subdirectories(subsystem_dir, ec)) {
+      std::string dir = subsystem_dir + "/" + event;
+      tracepoints.push_back(Tracepoint{subsystem, std::move(event), std::move(dir), std::nullopt});
     }
+    ec.clear();  // an unreadable subsystem is skipped, as perf skips it
   }
   return TracepointCatalog(std::move(tracepoints));
 }

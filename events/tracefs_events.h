@@ -7,6 +7,7 @@
 // find_tracefs_root() finds the real one.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,12 +17,16 @@
 namespace vperf::events {
 
 struct Tracepoint {
-  std::string subsystem;  // "sched"
-  std::string event;      // "sched_switch"
-  uint64_t id = 0;        // contents of the id file
-  std::filesystem::path format_path;
+  std::string subsystem;       // "sched"
+  std::string event;           // "sched_switch"
+  std::string dir;             // <root>/events/<subsystem>/<event> (a string: cheaper to build 2,000 times than a path)
+  std::optional<uint64_t> preset_id;  // set for catalogs built in memory; else id() reads the file
 
   std::string name() const { return subsystem + ":" + event; }  // "sched:sched_switch"
+  // The perf_event_attr.config: contents of <dir>/id. Read on demand, because a catalog of
+  // 2,000+ tracepoints is loaded by every command but only the used ones need their ids.
+  Result<uint64_t> id() const;
+  std::filesystem::path format_path() const { return std::filesystem::path(dir) / "format"; }
 };
 
 // Where tracefs is: the first tracefs mount listed in `proc_mounts` (format of /proc/mounts:
@@ -36,8 +41,9 @@ class TracepointCatalog {
   // Sorted by subsystem, then event, in byte order (perf list's order).
   explicit TracepointCatalog(std::vector<Tracepoint> tracepoints);
 
-  // Reads every <root>/events/*/*/id. An error if <root>/events cannot be listed; single
-  // events whose id cannot be read are skipped.
+  // Walks <root>/events/*/*: every event directory (the plain files beside them, such as
+  // "enable" and "filter", are not events). An error if <root>/events cannot be listed.
+  // Ids are read later, by Tracepoint::id(); the walk itself stats nothing.
   static Result<TracepointCatalog> load(const std::filesystem::path& root);
 
   const std::vector<Tracepoint>& all() const { return tracepoints_; }

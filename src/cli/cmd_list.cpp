@@ -41,6 +41,7 @@ int run_list(const ListOptions& options, std::ostream& out) {
   events::EventCatalog catalog = events::EventCatalog::load(events::EventCatalogConfig{});
   perf::KernelPerfEventOpener opener;
   events::ListingOptions listing_options;
+  listing_options.with_encodings = options.json;  // only --json prints them
   listing_options.hardware_event_supported = [&opener](uint32_t type, uint64_t config) {
     return kernel_opens(opener, type, config);
   };

@@ -34,8 +34,8 @@ const EventCatalog& fuzz_catalog() {
                             {{"mem-loads", "event=0xcd,umask=0x1,ldlat=3", "", ""}}));
     pmus.push_back(fake_pmu("msr", 10, {{"event", "config:0-63"}}, {{"tsc", "event=0x00", "", ""}}));
     pmus.push_back(fake_pmu("uncore_imc_0", 20, {{"event", "config:0-7"}}, {{"cas", "event=0x4", "", ""}}));
-    TracepointCatalog tracepoints({{"sched", "sched_switch", 372, {}}, {"sched", "sched_wakeup", 374, {}},
-                                   {"syscalls", "sys_enter_read", 700, {}}});
+    TracepointCatalog tracepoints({{"sched", "sched_switch", {}, 372}, {"sched", "sched_wakeup", {}, 374},
+                                   {"syscalls", "sys_enter_read", {}, 700}});
     return EventCatalog(std::move(pmus), std::move(tracepoints), {});
   }();
   return catalog;
