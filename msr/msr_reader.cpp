@@ -46,7 +46,7 @@ std::string msr_error_hint(int errno_value) {
     case EPERM:
       return "reading MSRs needs root with CAP_SYS_RAWIO";
     case EIO:
-      return "the register is not implemented on this CPU, or the hypervisor hides it";
+      return "the register does not exist on this CPU, or the hypervisor hides it";
     case ENXIO:
       return "no such CPU";
     default:

@@ -4,7 +4,7 @@
 // at file offset = register address. The kernel answers:
 //   ENOENT  no /dev/cpu/N/msr: the msr module is not loaded (modprobe msr)
 //   EACCES / EPERM  the device needs root and CAP_SYS_RAWIO
-//   EIO     the rdmsr faulted: the register is not implemented, or a hypervisor hides it
+//   EIO     the rdmsr faulted: the register does not exist on this CPU, or a hypervisor hides it
 //   ENXIO   no such CPU
 // A failed read is an Error, never a made-up 0.
 #include <cstdint>
