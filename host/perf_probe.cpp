@@ -35,28 +35,29 @@ void busy_loop() {
   for (uint64_t i = 0; i < 200000; ++i) sink = sink + i * 3;
 }
 
-PerfOpenOutcome open_only(const perf::PerfEventOpener& opener, const perf_event_attr& attr) {
-  PerfOpenOutcome out;
+// Opens the event on this thread and records in `out` whether it opened, or why not.
+Result<perf::EventFd> open_recording(const perf::PerfEventOpener& opener, const perf_event_attr& attr,
+                                     PerfOpenOutcome& out) {
   auto fd = opener.open(attr, perf::OpenTarget{});
+  out.opened = fd.ok();
   if (!fd) {
     out.errno_value = fd.error().errno_value;
     out.error = fd.error().describe();
-    return out;
   }
-  out.opened = true;
+  return fd;
+}
+
+PerfOpenOutcome open_only(const perf::PerfEventOpener& opener, const perf_event_attr& attr) {
+  PerfOpenOutcome out;
+  (void)open_recording(opener, attr, out);
   return out;
 }
 
 PerfOpenOutcome open_and_count(const perf::PerfEventOpener& opener, perf_event_attr attr) {
   PerfOpenOutcome out;
   attr.disabled = 0;  // count from the open on, so no ioctl is needed
-  auto fd = opener.open(attr, perf::OpenTarget{});
-  if (!fd) {
-    out.errno_value = fd.error().errno_value;
-    out.error = fd.error().describe();
-    return out;
-  }
-  out.opened = true;
+  auto fd = open_recording(opener, attr, out);
+  if (!fd) return out;
   busy_loop();
   uint64_t value = 0;
   auto n = fd->read(&value, sizeof value);
