@@ -63,6 +63,9 @@ void add_builtins(std::vector<ListedEvent>& out, const std::vector<BuiltinEvent>
   out.insert(out.end(), listed.begin(), listed.end());
 }
 
+std::optional<ListGroup> keyword_group(std::string_view filter);
+
+// Every listed event but the tracepoints (tracepoints_for picks those).
 std::vector<ListedEvent> everything(const EventCatalog& catalog, const ListingOptions& options) {
   std::vector<ListedEvent> out;
   add_builtins(out, hardware_events(), ListGroup::Hardware, catalog.core_pmu(), options);
@@ -99,15 +102,19 @@ std::vector<ListedEvent> everything(const EventCatalog& catalog, const ListingOp
     out.push_back(std::move(item));
   }
 
-  if (catalog.tracepoints()) {
-    for (const Tracepoint& tp : catalog.tracepoints()->all()) {
-      ListedEvent item;
-      item.name = tp.name();
-      item.group = ListGroup::Tracepoint;
-      item.pmu = "tracepoint";
-      item.description = tp.format_path().string();
-      out.push_back(std::move(item));
-    }
+  return out;
+}
+
+// The tracepoints a filter can list, reading only the tracefs subsystems it can match.
+std::vector<const Tracepoint*> tracepoints_for(const EventCatalog& catalog, std::string_view filter) {
+  std::vector<const Tracepoint*> out;
+  if (!catalog.tracepoints()) return out;
+  const TracepointCatalog& tps = *catalog.tracepoints();
+  std::optional<ListGroup> group = keyword_group(filter);
+  if (filter.empty() || group == ListGroup::Tracepoint) {
+    for (const Tracepoint& tp : tps.all()) out.push_back(&tp);
+  } else if (!group) {
+    out = tps.match(has_glob(filter) ? std::string(filter) : "*" + std::string(filter) + "*");
   }
   return out;
 }
@@ -159,8 +166,18 @@ std::vector<ListedEvent> filtered(std::vector<ListedEvent> all, std::string_view
 }  // namespace
 
 ListingResult list_events(const EventCatalog& catalog, std::string_view filter, const ListingOptions& options) {
+  filter = trim(filter);
+  std::vector<ListedEvent> candidates = everything(catalog, options);
+  for (const Tracepoint* tp : tracepoints_for(catalog, filter)) {
+    ListedEvent item;
+    item.name = tp->name();
+    item.group = ListGroup::Tracepoint;
+    item.pmu = "tracepoint";
+    item.description = tp->format_path().string();
+    candidates.push_back(std::move(item));
+  }
   ListingResult result;
-  result.events = filtered(everything(catalog, options), filter);
+  result.events = filtered(std::move(candidates), filter);
   // Tracepoint ids are read only for the tracepoints listed, and only when asked for.
   if (options.with_encodings && catalog.tracepoints()) {
     for (ListedEvent& e : result.events) {

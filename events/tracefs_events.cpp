@@ -53,10 +53,12 @@ Result<std::filesystem::path> find_tracefs_root(const std::filesystem::path& pro
                ", no /sys/kernel/tracing/events or /sys/kernel/debug/tracing/events)"};
 }
 
-TracepointCatalog::TracepointCatalog(std::vector<Tracepoint> tracepoints) : tracepoints_(std::move(tracepoints)) {
-  std::sort(tracepoints_.begin(), tracepoints_.end(), [](const Tracepoint& a, const Tracepoint& b) {
-    return a.subsystem != b.subsystem ? a.subsystem < b.subsystem : a.event < b.event;
-  });
+TracepointCatalog::TracepointCatalog(std::vector<Tracepoint> tracepoints) {
+  for (Tracepoint& tp : tracepoints) loaded_[tp.subsystem].push_back(std::move(tp));
+  for (auto& [name, events] : loaded_) {
+    subsystems_.push_back(name);
+    std::sort(events.begin(), events.end(), [](const Tracepoint& x, const Tracepoint& y) { return x.event < y.event; });
+  }
 }
 
 Result<uint64_t> Tracepoint::id() const {
@@ -81,38 +83,63 @@ std::vector<std::string> subdirectories(const std::string& dir, std::error_code&
 }  // namespace
 
 Result<TracepointCatalog> TracepointCatalog::load(const std::filesystem::path& root) {
-  const std::string events_dir = (root / "events").string();
+  TracepointCatalog catalog;
+  catalog.events_dir_ = (root / "events").string();
   std::error_code ec;
-  std::vector<std::string> subsystems = subdirectories(events_dir, ec);
-  if (ec) return Error{"list " + events_dir, ec.value()};
-  std::vector<Tracepoint> tracepoints;
-  for (const std::string& subsystem : subsystems) {
-    const std::string subsystem_dir = events_dir + "/" + subsystem;
+  catalog.subsystems_ = subdirectories(*catalog.events_dir_, ec);
+  if (ec) return Error{"list " + *catalog.events_dir_, ec.value()};
+  std::sort(catalog.subsystems_.begin(), catalog.subsystems_.end());
+  return catalog;
+}
+
+const std::vector<Tracepoint>& TracepointCatalog::events_of(const std::string& subsystem) const {
+  auto it = loaded_.find(subsystem);
+  if (it != loaded_.end()) return it->second;
+  std::vector<Tracepoint> events;
+  if (events_dir_) {
+    const std::string subsystem_dir = *events_dir_ + "/" + subsystem;
+    std::error_code ec;  // an unreadable subsystem has no events, as perf skips it
     for (std::string& event : subdirectories(subsystem_dir, ec)) {
       std::string dir = subsystem_dir + "/" + event;
-      tracepoints.push_back(Tracepoint{subsystem, std::move(event), std::move(dir), std::nullopt});
+      if (::access((dir + "/id").c_str(), F_OK) != 0) continue;
+      events.push_back(Tracepoint{subsystem, std::move(event), std::move(dir), std::nullopt});
     }
-    ec.clear();  // an unreadable subsystem is skipped, as perf skips it
+    std::sort(events.begin(), events.end(), [](const Tracepoint& x, const Tracepoint& y) { return x.event < y.event; });
   }
-  return TracepointCatalog(std::move(tracepoints));
+  return loaded_.emplace(subsystem, std::move(events)).first->second;
+}
+
+const std::vector<Tracepoint>& TracepointCatalog::all() const {
+  if (!all_) {
+    all_.emplace();
+    for (const std::string& subsystem : subsystems_) {
+      const std::vector<Tracepoint>& events = events_of(subsystem);
+      all_->insert(all_->end(), events.begin(), events.end());
+    }
+  }
+  return *all_;
 }
 
 const Tracepoint* TracepointCatalog::find(std::string_view name) const {
   size_t colon = name.find(':');
   if (colon == std::string_view::npos) return nullptr;
   std::string_view subsystem = name.substr(0, colon), event = name.substr(colon + 1);
-  auto it = std::lower_bound(tracepoints_.begin(), tracepoints_.end(), std::pair{subsystem, event},
-                             [](const Tracepoint& t, const std::pair<std::string_view, std::string_view>& key) {
-                               return t.subsystem != key.first ? t.subsystem < key.first : t.event < key.second;
-                             });
-  if (it == tracepoints_.end() || it->subsystem != subsystem || it->event != event) return nullptr;
-  return &*it;
+  if (!std::binary_search(subsystems_.begin(), subsystems_.end(), subsystem)) return nullptr;
+  const std::vector<Tracepoint>& events = events_of(std::string(subsystem));
+  auto it = std::lower_bound(events.begin(), events.end(), event,
+                             [](const Tracepoint& t, std::string_view key) { return t.event < key; });
+  return it != events.end() && it->event == event ? &*it : nullptr;
 }
 
 std::vector<const Tracepoint*> TracepointCatalog::match(std::string_view pattern) const {
+  // "sub*:evt" can only match subsystems matching "sub*"; a pattern without ':' may span it.
+  size_t colon = pattern.find(':');
   std::vector<const Tracepoint*> out;
-  for (const Tracepoint& tp : tracepoints_)
-    if (glob_match(pattern, tp.name())) out.push_back(&tp);
+  for (const std::string& subsystem : subsystems_) {
+    if (colon != std::string_view::npos && !glob_match(pattern.substr(0, colon), subsystem)) continue;
+    for (const Tracepoint& tp : events_of(subsystem))
+      if (glob_match(pattern, tp.name())) out.push_back(&tp);
+  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 // find_tracefs_root() finds the real one.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,25 +36,36 @@ struct Tracepoint {
 // The error's hint-worthy message says tracefs is not mounted.
 Result<std::filesystem::path> find_tracefs_root(const std::filesystem::path& proc_mounts = "/proc/mounts");
 
+// Subsystems are listed when the catalog loads; a subsystem's events are read the first time
+// something asks for them (find, match, all). On tracefs every directory lookup costs, and a
+// command that uses "sched:sched_switch" should not walk 2,000 events to find it.
+// The caches make const methods write: a catalog is not for concurrent use.
 class TracepointCatalog {
  public:
   TracepointCatalog() = default;
-  // Sorted by subsystem, then event, in byte order (perf list's order).
+  // A catalog held in memory (tests, fuzzing): every subsystem already loaded.
   explicit TracepointCatalog(std::vector<Tracepoint> tracepoints);
 
-  // Walks <root>/events/*/*: every event directory (the plain files beside them, such as
-  // "enable" and "filter", are not events). An error if <root>/events cannot be listed.
-  // Ids are read later, by Tracepoint::id(); the walk itself stats nothing.
+  // Lists <root>/events/*: an error if that cannot be listed. A subsystem's events are the
+  // directories under it that have an id file (perf's rule: ftrace's internal events such as
+  // ftrace:function have none and cannot be opened); plain files such as "enable" are not events.
   static Result<TracepointCatalog> load(const std::filesystem::path& root);
 
-  const std::vector<Tracepoint>& all() const { return tracepoints_; }
+  // Every tracepoint, sorted by subsystem, then event, in byte order (perf list's order).
+  const std::vector<Tracepoint>& all() const;
   // "sched:sched_switch" exactly, or nullptr.
   const Tracepoint* find(std::string_view name) const;
   // Every tracepoint whose "subsystem:event" matches the glob ("sched:*", "syscalls:sys_enter_*").
+  // Only the subsystems the part before ':' can match are read.
   std::vector<const Tracepoint*> match(std::string_view pattern) const;
 
  private:
-  std::vector<Tracepoint> tracepoints_;
+  const std::vector<Tracepoint>& events_of(const std::string& subsystem) const;
+
+  std::optional<std::string> events_dir_;  // <root>/events; unset for in-memory catalogs
+  std::vector<std::string> subsystems_;     // sorted
+  mutable std::map<std::string, std::vector<Tracepoint>, std::less<>> loaded_;  // subsystem -> sorted events
+  mutable std::optional<std::vector<Tracepoint>> all_;
 };
 
 }  // namespace vperf::events
