@@ -116,6 +116,8 @@ const std::vector<Tracepoint>& TracepointCatalog::all() const {
       const std::vector<Tracepoint>& events = events_of(subsystem);
       all_->insert(all_->end(), events.begin(), events.end());
     }
+    // perf sorts whole names: "fib6:x" before "fib:x", since '6' < ':'.
+    std::sort(all_->begin(), all_->end(), [](const Tracepoint& x, const Tracepoint& y) { return x.name() < y.name(); });
   }
   return *all_;
 }
@@ -140,6 +142,7 @@ std::vector<const Tracepoint*> TracepointCatalog::match(std::string_view pattern
     for (const Tracepoint& tp : events_of(subsystem))
       if (glob_match(pattern, tp.name())) out.push_back(&tp);
   }
+  std::sort(out.begin(), out.end(), [](const Tracepoint* x, const Tracepoint* y) { return x->name() < y->name(); });
   return out;
 }
 

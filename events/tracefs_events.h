@@ -51,7 +51,7 @@ class TracepointCatalog {
   // ftrace:function have none and cannot be opened); plain files such as "enable" are not events.
   static Result<TracepointCatalog> load(const std::filesystem::path& root);
 
-  // Every tracepoint, sorted by subsystem, then event, in byte order (perf list's order).
+  // Every tracepoint, sorted by whole name in byte order (perf list's order).
   const std::vector<Tracepoint>& all() const;
   // "sched:sched_switch" exactly, or nullptr.
   const Tracepoint* find(std::string_view name) const;

@@ -193,6 +193,8 @@ TEST_F(PerfCrossCheck, ListTextMatchesPerf) {
     std::string perf_sched = perf_list_lines("sched:*", "Tracepoint event");
     ASSERT_FALSE(perf_sched.empty());
     EXPECT_EQ(vperf_list_text(catalog_, "sched:*"), perf_sched);
+    // Every tracepoint, including perf's rule that id-less directories (ftrace:function) are not.
+    EXPECT_EQ(vperf_list_text(catalog_, "tracepoint"), perf_list_lines("tracepoint", "Tracepoint event"));
   }
 }
 
