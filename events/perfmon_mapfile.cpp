@@ -84,7 +84,7 @@ PerfmonImport import_perfmon(const std::filesystem::path& path, const std::optio
   if (!std::filesystem::is_directory(path, ec)) {
     if (!std::filesystem::exists(path, ec))
       throw UserError("--perfmon " + path.string() + ": no such file or directory",
-                      "give a perfmon JSON file or a perfmon checkout root that holds mapfile.csv", 2);
+                      "give a perfmon JSON file or a perfmon checkout root that holds mapfile.csv");
     Result<PerfmonFile> file = load_perfmon_file(path);
     if (!file) throw UserError(file.error().message, "fix or replace the file; it must be Intel perfmon JSON");
     result.files.push_back(std::move(file).value());
@@ -95,7 +95,7 @@ PerfmonImport import_perfmon(const std::filesystem::path& path, const std::optio
   Result<std::string> text = read_file(mapfile);
   if (!text)
     throw UserError("--perfmon " + path.string() + ": " + text.error().describe(),
-                    "a perfmon directory must be a checkout root with mapfile.csv (github.com/intel/perfmon)", 2);
+                    "a perfmon directory must be a checkout root with mapfile.csv (github.com/intel/perfmon)");
   Result<std::vector<MapfileEntry>> entries = parse_mapfile(*text, mapfile.string());
   if (!entries) throw UserError(entries.error().message, "mapfile.csv must be Intel perfmon's CSV");
   if (!cpu)

@@ -1,9 +1,13 @@
 #include "cli/app.h"
 
+#include <algorithm>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "cli/command.h"
 #include "core/error.h"
+#include "core/strings.h"
 
 namespace vperf::cli {
 
@@ -39,7 +43,7 @@ void add_help_command(CLI::App& app, Invocation& inv) {
         target = app.get_subcommand(*topic);
       } catch (const CLI::OptionNotFound&) {
       }
-      if (target == nullptr || *topic == "help")
+      if (target == nullptr)
         throw usage_error("no command named '" + *topic + "'", "run 'vperf --help' for the list of commands");
       *inv.out << target->help(app.get_name());
       return 0;
@@ -64,6 +68,17 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   add_help_command(app, inv);
 
   try {
+    // CLI11 would only say "A subcommand is required" for "vperf frobnicate"; name the word.
+    if (argc > 1 && argv[1][0] != '-') {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+      if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+        std::vector<std::string> close = closest_names(argv[1], names);
+        throw usage_error(std::string("unknown command '") + argv[1] + "'",
+                          (close.empty() ? std::string() : "did you mean " + join_alternatives(close) + "? ") +
+                              "run 'vperf --help' for the list of commands");
+      }
+    }
     try {
       app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -85,7 +100,14 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       print_error(err, e.what(), sub.empty() ? "run 'vperf --help'" : "run 'vperf help " + sub + "'");
       return kExitUsage;
     }
-    return inv.action ? inv.action() : 0;
+    int status = inv.action ? inv.action() : 0;
+    // A full disk or a closed pipe must not pass for success.
+    out.flush();
+    if (!out) {
+      print_error(err, "could not write the output", "check the file system or the pipe that stdout goes to");
+      return kExitFailure;
+    }
+    return status;
   } catch (const UserError& e) {
     print_error(err, e.what(), e.hint());
     return e.exit_code();

@@ -24,7 +24,7 @@ host::CheckResult check_from_dump(const CheckOptions& options) {
   if (!dump) {
     const Error& e = dump.error();
     if (e.errno_value != 0) throw UserError("cannot read the CPUID dump: " + e.describe(), kDumpHint);
-    throw usage_error("malformed CPUID dump " + e.message, kDumpHint);
+    throw UserError("malformed CPUID dump " + e.message, kDumpHint);
   }
   auto index = host::select_dump_cpu(*dump, options.cpu);
   if (!index) throw usage_error(index.error().message, "pick one of those with --cpu");
@@ -78,7 +78,8 @@ void add_check_command(CLI::App& app, Invocation& inv) {
       "check", "Which PMCs does this machine (often a VM) expose, and what can be measured here?");
   auto* dump = sub->add_option("--cpuid-dump", options->cpuid_dump,
                                "Decode CPUID from a dump (`cpuid -r` or AIDA64/InstLatx64) instead of this CPU; "
-                               "skips the live probes");
+                               "skips the live probes")
+                  ->check(non_empty());
   sub->add_option("--cpu", options->cpu, "With --cpuid-dump: the CPU number in the dump (default: the first)")
       ->needs(dump);
   add_json_flag(*sub, options->json);

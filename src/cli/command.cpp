@@ -9,10 +9,17 @@ events::PmcCatalogOptions ModelOptions::catalog_options() const {
   return options;
 }
 
+CLI::Validator non_empty() {
+  return CLI::Validator([](const std::string& value) { return value.empty() ? std::string("must not be empty") : ""; },
+                        "", "non-empty");
+}
+
 void add_model_options(CLI::App& sub, ModelOptions& options) {
-  sub.add_option("--model", options.model, "CPU model whose PMC catalog to use (ivb, skx, icx, spr, zen3, ...); default: this CPU");
+  sub.add_option("--model", options.model, "CPU model whose PMC catalog to use (ivb, skx, icx, spr, zen3, ...); default: this CPU")
+      ->check(non_empty());
   sub.add_option("--perfmon", options.perfmon,
-                 "Also use Intel perfmon JSON: a file, or a perfmon checkout root with mapfile.csv");
+                 "Also use Intel perfmon JSON: a file, or a perfmon checkout root with mapfile.csv")
+      ->check(non_empty());
 }
 
 }  // namespace vperf::cli

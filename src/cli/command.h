@@ -17,6 +17,9 @@ struct Invocation {
   std::function<int()> action;  // set by the subcommand that was parsed
 };
 
+// For options whose empty value would silently mean "not given" (--model '', --perfmon '').
+CLI::Validator non_empty();
+
 // Adds "--json" to a subcommand; every command of vperf has it.
 inline CLI::Option* add_json_flag(CLI::App& sub, bool& json) {
   return sub.add_flag("--json", json, "Print the result as JSON");

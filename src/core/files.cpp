@@ -10,7 +10,7 @@
 
 namespace vperf {
 
-Result<std::string> read_file(const std::filesystem::path& path) {
+Result<std::string> read_file(const std::filesystem::path& path, size_t max_bytes) {
   ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return Error::from_errno("open " + path.string());
   std::string out;
@@ -22,6 +22,8 @@ Result<std::string> read_file(const std::filesystem::path& path) {
       return Error::from_errno("read " + path.string());
     }
     if (n == 0) break;
+    if (out.size() + static_cast<size_t>(n) > max_bytes)
+      return Error{"read " + path.string() + ": longer than " + std::to_string(max_bytes >> 20) + " MiB", EFBIG};
     out.append(buf, static_cast<size_t>(n));
   }
   return out;

@@ -121,21 +121,27 @@ std::vector<std::string> closest_names(std::string_view wanted, const std::vecto
     size_t score;
     const std::string* name;
   };
+  // Only suggest names that are plausibly a typo: distance at most ~40% of the wanted length.
+  // Names of one or two characters have no plausible typo; names longer than any event name
+  // are not typos either, and would cost an edit distance of their length against every name.
+  constexpr size_t kLongestPlausibleName = 256;
+  if (wanted.size() < 3 || wanted.size() > kLongestPlausibleName) return {};
+  size_t max_distance = std::max<size_t>(1, wanted.size() * 2 / 5);
   std::string wanted_lower = to_lower(wanted);
   std::vector<Scored> scored;
   scored.reserve(candidates.size());
   for (const auto& c : candidates) {
+    bool contains = to_lower(c).find(wanted_lower) != std::string::npos;
+    size_t length_gap = c.size() > wanted.size() ? c.size() - wanted.size() : wanted.size() - c.size();
+    if (!contains && length_gap > max_distance) continue;  // the distance is at least the gap
     size_t d = edit_distance(wanted, c);
     // A candidate containing the wanted text is a strong hint even when it is much longer.
-    if (wanted_lower.size() >= 3 && to_lower(c).find(wanted_lower) != std::string::npos)
-      d = std::min<size_t>(d, 1);
+    if (contains) d = std::min<size_t>(d, 1);
     scored.push_back({d, &c});
   }
   std::stable_sort(scored.begin(), scored.end(), [](const Scored& x, const Scored& y) {
     return x.score != y.score ? x.score < y.score : *x.name < *y.name;
   });
-  // Only suggest names that are plausibly a typo: distance at most ~40% of the wanted length.
-  size_t max_distance = std::max<size_t>(2, wanted.size() * 2 / 5);
   std::vector<std::string> out;
   for (const auto& s : scored) {
     if (out.size() == limit || s.score > max_distance) break;

@@ -68,6 +68,31 @@ TEST(Cli, MissingOrUnknownCommandIsAUsageError) {
   EXPECT_TRUE(is_one_error_line(unknown.err)) << unknown.err;
 }
 
+TEST(Cli, UnknownCommandIsNamedWithSuggestions) {
+  auto r = run_cli({"chek"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(is_one_error_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("'chek'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean check?"), std::string::npos) << r.err;
+}
+
+TEST(Cli, EmptyOptionValuesAreUsageErrors) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"encode", "--model", "", "cycles"}, {"list", "--perfmon", ""}, {"check", "--cpuid-dump", ""}}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.status, 2) << args[0] << " " << args[1];
+    EXPECT_TRUE(is_one_error_line(r.err)) << r.err;
+  }
+}
+
+TEST(Cli, FailedWriteIsARuntimeFailure) {
+  std::vector<const char*> argv{"vperf", "list", "sw"};
+  std::ostringstream out, err;
+  out.setstate(std::ios::badbit);  // what a write to a full disk leaves behind
+  EXPECT_EQ(run(static_cast<int>(argv.size()), argv.data(), out, err), 1);
+  EXPECT_TRUE(is_one_error_line(err.str())) << err.str();
+}
+
 TEST(Cli, UnknownOptionNamesTheCommandsHelp) {
   auto r = run_cli({"list", "--no-such-option"});
   EXPECT_EQ(r.status, 2);

@@ -37,6 +37,8 @@ TEST(ClosestNames, SuggestsTyposAndSubstrings) {
   EXPECT_EQ(hints[0], "cycles");
   EXPECT_EQ(closest_names("instruction", names).at(0), "instructions");
   EXPECT_TRUE(closest_names("zzzzzzzzzz", names).empty());
+  EXPECT_TRUE(closest_names("r", names).empty()) << "one letter has no plausible typo";
+  EXPECT_TRUE(closest_names(std::string(100000, 'a'), names).empty());
   EXPECT_EQ(join_alternatives({"a", "b", "c"}), "a, b or c");
 }
 
