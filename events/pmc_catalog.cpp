@@ -320,8 +320,10 @@ std::string modifier_list(const PfmEvent& e) {
   return join(parts, " ");
 }
 
+// libpfm4's own counts: per core with Hyper-Threading off on Intel (SPR: 16, though CPUID
+// leaf 0xA gives 8 per thread), so they are labelled as libpfm4's, not stated as facts.
 std::string counters_text(const PfmPmu& p) {
-  std::string s = std::to_string(p.generic_counters) + " generic";
+  std::string s = "libpfm4: " + std::to_string(p.generic_counters) + " generic";
   if (p.fixed_counters > 0) s += " + " + std::to_string(p.fixed_counters) + " fixed";
   return s + " counters";
 }

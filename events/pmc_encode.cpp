@@ -39,7 +39,13 @@ void fill_syntax(EncodedEvent& out, const PmcCatalog& cat) {
   const ResolvedEvent& e = out.event;
   if (e.type != kPerfTypeRaw) return;  // uncore/RAPL/software events carry their own PMU type
   std::string suffix = perf_modifier_suffix(e);
-  out.raw_syntax = perf_raw_syntax(e.config) + (suffix.empty() ? "" : ":" + suffix);
+  // rNNN carries config only: for an event that also programs an MSR it would count something else.
+  if (e.config1 == 0)
+    out.raw_syntax = perf_raw_syntax(e.config) + (suffix.empty() ? "" : ":" + suffix);
+  else
+    out.notes.push_back("no rNNN form: it cannot carry config1 (" +
+                        (out.config1_term.empty() ? std::string("config1") : out.config1_term) + "=" + hex(e.config1) +
+                        "); use the cpu/.../ form");
   out.pmu_syntax = perf_cpu_pmu_syntax(e.config, e.config1, out.config1_term, cat.layout) + suffix;
 }
 

@@ -28,6 +28,8 @@ host::CheckResult check_from_dump(const CheckOptions& options) {
   }
   auto index = host::select_dump_cpu(*dump, options.cpu);
   if (!index) throw usage_error(index.error().message, "pick one of those with --cpu");
+  if (auto complete = host::require_decodable_leaves(*dump, *index); !complete)
+    throw UserError("incomplete CPUID dump " + complete.error().message, kDumpHint);
   host::DumpCpuidSource source(*dump, *index);
   host::CheckInputs inputs;
   inputs.cpuid = host::decode_cpuid(source);

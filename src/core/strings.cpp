@@ -126,7 +126,7 @@ std::vector<std::string> closest_names(std::string_view wanted, const std::vecto
   // are not typos either, and would cost an edit distance of their length against every name.
   constexpr size_t kLongestPlausibleName = 256;
   if (wanted.size() < 3 || wanted.size() > kLongestPlausibleName) return {};
-  size_t max_distance = std::max<size_t>(1, wanted.size() * 2 / 5);
+  size_t max_distance = std::max<size_t>(2, wanted.size() * 2 / 5);
   std::string wanted_lower = to_lower(wanted);
   std::vector<Scored> scored;
   scored.reserve(candidates.size());

@@ -112,6 +112,15 @@ TEST(CheckDumpErrors, MalformedDumpNamesFileAndLine) {
   fs::remove(bad);
 }
 
+TEST(CheckDumpErrors, DumpWithoutLeafOneIsRefusedNotGuessed) {
+  const fs::path partial = fs::temp_directory_path() / "vperf-leaf0-only.txt";
+  std::ofstream(partial) << "CPU:\n   0x00000000 0x00: eax=0x0000000d ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69\n";
+  auto r = test::run_vperf({"check", "--cpuid-dump", partial.string()});
+  expect_one_line_error(r, "has no leaf 0x1");
+  EXPECT_EQ(r.exit_code, 1);
+  fs::remove(partial);
+}
+
 TEST(CheckDumpErrors, MissingDumpFile) {
   auto r = test::run_vperf({"check", "--cpuid-dump", "/nonexistent/dump.txt"});
   expect_one_line_error(r, "/nonexistent/dump.txt");

@@ -61,9 +61,14 @@ TEST(PmcPerfCrossCheck, PerfStatAcceptsRawSyntaxForEveryModel) {
     std::vector<std::string> args = {"--model", c.model};
     args.insert(args.end(), c.events.begin(), c.events.end());
     for (const boost::json::value& v : encode_json(args)) {
-      std::string raw(v.as_object().at("raw").as_string());
-      SCOPED_TRACE(c.model + " " + std::string(v.as_object().at("input").as_string()) + " -> " + raw);
-      expect_perf_accepts(raw);
+      const boost::json::object& o = v.as_object();
+      SCOPED_TRACE(c.model + " " + std::string(o.at("input").as_string()));
+      if (o.at("perf_event_attr").as_object().at("config1").to_number<uint64_t>() != 0) {
+        // rNNN cannot carry an offcore/ldlat MSR value: vperf must not offer one.
+        EXPECT_TRUE(o.at("raw").is_null()) << o.at("raw");
+      } else {
+        expect_perf_accepts(std::string(o.at("raw").as_string()));
+      }
       ++checked;
     }
   }
@@ -76,7 +81,8 @@ TEST(PmcPerfCrossCheck, PerfStatAcceptsPerfmonEncodings) {
                                            "OFFCORE_RESPONSE.DEMAND_DATA_RD.ANY_RESPONSE", "CPU_CLK_UNHALTED.REF_TSC",
                                            "UOPS_ISSUED.STALL_CYCLES"});
   ASSERT_EQ(events.size(), 3u);
-  for (const boost::json::value& v : events) expect_perf_accepts(std::string(v.as_object().at("raw").as_string()));
+  for (const boost::json::value& v : events)
+    if (!v.as_object().at("raw").is_null()) expect_perf_accepts(std::string(v.as_object().at("raw").as_string()));
 }
 
 TEST(PmcPerfCrossCheck, PerfStatAcceptsCpuPmuSyntax) {

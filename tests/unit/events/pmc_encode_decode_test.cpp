@@ -60,6 +60,7 @@ TEST(PmcEncode, CpuTermsUseTheModelsFormat) {
   EXPECT_EQ(e[0].raw_syntax, "r280013c:k");
   EXPECT_TRUE(e[0].attr.exclude_user);
   EXPECT_EQ(e[1].event.config1, 0x10001u);
+  EXPECT_TRUE(e[1].raw_syntax.empty()) << "rNNN cannot carry offcore_rsp: " << e[1].raw_syntax;
   EXPECT_EQ(e[1].pmu_syntax, "cpu/event=0xb7,umask=0x01,offcore_rsp=0x10001/");
   auto zen3 = env_for("zen3", false);
   // AMD event select 0x1c0: bits 7:0 in config[7:0], bits 11:8 in config[35:32].
