@@ -117,14 +117,18 @@ Verdict predicted_counting_verdict(const CpuidReport& cpuid, std::initializer_li
   Verdict v;
   v.basis = VerdictBasis::Cpuid;
   if (cpuid.amd) {
+    // AMD has no leaf 0xA: bare metal always has the legacy counters, but a guest's CPUID
+    // cannot say whether the VMM backs them (Firecracker T2A advertises PerfCtrExtCore and
+    // backs nothing), so a guest's verdict is unknown rather than a guess.
     const bool guest = cpuid.cpu.hypervisor_bit;
-    v.available = !guest || cpuid.amd->perf_ctr_ext_core || cpuid.amd->perfmon_v2;
+    v.available = !guest;
     v.reason = "predicted from CPUID: AMD, " + std::to_string(cpuid.amd->core_counters()) + " core counters (" +
                cpuid_pmu_summary(cpuid) + ")";
-    if (guest)
-      v.reason += v.available ? "; a hypervisor may advertise PerfCtrExtCore and still not back the counters "
-                                "(Firecracker T2A does): confirm with a live vperf check"
-                              : "; no CPUID bit says this guest has counters";
+    if (guest) {
+      v.basis = VerdictBasis::Unknown;
+      v.reason += "; an AMD guest's CPUID does not say whether the hypervisor backs the counters "
+                  "(Firecracker T2A advertises PerfCtrExtCore without them): confirm with a live vperf check";
+    }
   } else {
     const ArchPerfmon& a = cpuid.arch;
     v.available = a.version >= 1 && a.gp_counters >= 1;
