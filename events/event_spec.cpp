@@ -196,9 +196,15 @@ class Parser {
       if (text[i] == ':' && text[i + 1] == ':' && i + 2 < text.size() && text[i + 2] == ':')
         throw error_at(start + i, "':::' in event '" + spec.text + "'", "a libpfm4 name is PMU::EVENT:UMASK, e.g. 'ivb::INST_RETIRED:ANY_P'");
     }
-    if (text.back() == ':')
+    if (text.back() == ':') {
+      // "sched:", "ivb::", "INST_RETIRED:": a name that stops at its separator.
+      if (text.find(':') == text.size() - 1 || text.ends_with("::"))
+        throw error_at(start + text.size() - 1, "'" + spec.text + "' ends where a name should follow",
+                       "write SUBSYSTEM:EVENT ('sched:sched_switch'), PMU::EVENT ('ivb::INST_RETIRED:ANY_P') or "
+                       "EVENT:MODIFIERS ('cycles:u')");
       throw error_at(start + text.size() - 1, "empty event modifier after ':' in '" + spec.text + "'",
                      std::string(kModifierHint));
+    }
     size_t last_colon = text.rfind(':');
     if (last_colon != std::string_view::npos && last_colon > 0 && text[last_colon - 1] != ':') {
       if (auto mods = parse_modifiers(text.substr(last_colon + 1)))
@@ -248,6 +254,10 @@ class Parser {
       if (!is_term_key_char(key[i]))
         throw error_at(offset + i, "unexpected " + quoted_char(key[i]) + " in term '" + std::string(term) + "' of '" + spec.text + "'",
                        "write TERM=VALUE or a flag TERM, e.g. 'event=0x3c,inv'");
+    for (const PmuTermSpec& earlier : spec.terms)
+      if (earlier.key == key)
+        throw error_at(offset, "term '" + std::string(key) + "' given twice in '" + spec.text + "'",
+                       "give each term once");
     PmuTermSpec parsed{std::string(key), std::nullopt, offset + 1};
     if (eq != std::string_view::npos) {
       std::string_view value = term.substr(eq + 1);

@@ -108,6 +108,7 @@ TEST(EventSpec, PmuErrors) {
   EXPECT_NE(parse_error("cpu/event=/").find("missing value"), std::string::npos);
   EXPECT_NE(parse_error("/event=1/").find("missing PMU name"), std::string::npos);
   EXPECT_NE(parse_error("cpu/event=1/x").find("bad event modifier 'x'"), std::string::npos);
+  EXPECT_NE(parse_error("cpu/event=0x3c,event=0x3d/").find("term 'event' given twice"), std::string::npos);
 }
 
 TEST(EventSpec, GroupsCarryModifiersAndMembers) {
@@ -189,7 +190,9 @@ TEST(EventSpec, LibpfmAndPerfmonShapes) {
 TEST(EventSpec, NameErrors) {
   EXPECT_NE(parse_error(":u").find("missing event name"), std::string::npos);
   EXPECT_NE(parse_error("ivb:::X").find("':::'"), std::string::npos);
-  EXPECT_NE(parse_error("INST_RETIRED:").find("empty event modifier"), std::string::npos);
+  EXPECT_NE(parse_error("INST_RETIRED:").find("ends where a name should follow"), std::string::npos);
+  EXPECT_NE(parse_error("sched:").find("ends where a name should follow"), std::string::npos);
+  EXPECT_NE(parse_error("ivb::").find("ends where a name should follow"), std::string::npos);
 }
 
 TEST(EventSpec, WhitespaceAroundSeparators) {
