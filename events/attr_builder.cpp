@@ -128,4 +128,11 @@ perf_event_attr build_attr(const ResolvedEvent& event, const SampleSettings& set
   return attr;
 }
 
+SampleSettings perf_stat_settings() {
+  SampleSettings settings;
+  settings.sample_type = PERF_SAMPLE_IDENTIFIER;
+  settings.enable_on_exec = true;
+  return settings;
+}
+
 }  // namespace vperf::events

@@ -38,6 +38,9 @@ struct SampleSettings {
   bool sampling() const { return sample_period.has_value() || sample_frequency.has_value(); }
 };
 
+// What `perf stat COMMAND` counts with: IDENTIFIER samples, disabled until exec, inherited.
+SampleSettings perf_stat_settings();
+
 // The exclude_* bits after perf's modifier rules (see above); exposed for tests and `encode`.
 struct PrivilegeBits {
   bool exclude_user = false;

@@ -125,14 +125,6 @@ std::string describe(const AttrFields& fields) {
   return out;
 }
 
-// What `perf stat` asks for: counting, IDENTIFIER samples, disabled until exec, inherited.
-SampleSettings perf_stat_settings() {
-  SampleSettings settings;
-  settings.sample_type = PERF_SAMPLE_IDENTIFIER;
-  settings.enable_on_exec = true;
-  return settings;
-}
-
 class PerfCrossCheck : public ::testing::Test {
  protected:
   void SetUp() override {

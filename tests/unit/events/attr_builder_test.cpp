@@ -44,18 +44,12 @@ std::string excludes(const ResolvedEvent& e) {
   return out;
 }
 
-SampleSettings stat_settings() {
-  SampleSettings s;
-  s.sample_type = PERF_SAMPLE_IDENTIFIER;
-  s.enable_on_exec = true;
-  return s;
-}
 
 TEST(AttrBuilder, BasicFields) {
   ResolvedEvent e = software(PERF_COUNT_SW_CONTEXT_SWITCHES);
   e.config1 = 0x11;
   e.config2 = 0x22;
-  perf_event_attr attr = build_attr(e, stat_settings());
+  perf_event_attr attr = build_attr(e, perf_stat_settings());
   EXPECT_EQ(attr.size, sizeof(perf_event_attr));
   EXPECT_EQ(attr.type, uint32_t{PERF_TYPE_SOFTWARE});
   EXPECT_EQ(attr.config, uint64_t{PERF_COUNT_SW_CONTEXT_SWITCHES});
@@ -118,7 +112,7 @@ TEST(AttrBuilder, PreciseAddsGroupLevelsAndClamps) {
 }
 
 TEST(AttrBuilder, GroupRolesAndReadFormat) {
-  SampleSettings s = stat_settings();
+  SampleSettings s = perf_stat_settings();
   perf_event_attr leader = build_attr(software(3, {}, {}, GroupRole::Leader), s);
   perf_event_attr member = build_attr(software(2, {}, {}, GroupRole::Member), s);
   const uint64_t group_format =
