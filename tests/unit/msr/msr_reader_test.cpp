@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,13 +82,23 @@ TEST_F(FakeMsrDevice, RegisterBeyondTheFileIsEioAndNamed) {
 }
 
 TEST_F(FakeMsrDevice, UnreadableDeviceIsEacces) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root bypasses file permissions, so EACCES cannot be provoked";
   write_register(address::kMperf, 1);
+  // Only the device file refuses: its directories stay open to everyone.
+  const fs::perms open_dir = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec;
+  fs::permissions(root_, open_dir);
+  fs::permissions(root_ / "0", open_dir);
   fs::permissions(root_ / "0" / "msr", fs::perms::none);
   DevCpuMsrReader reader(root_);
-  auto r = reader.read(0, address::kMperf);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().errno_value, EACCES);
+  // Root bypasses file permissions, so the read runs in a child that has given root up
+  // (uid 65534, nobody); its exit code carries the verdict back.
+  EXPECT_EXIT(
+      {
+        if (::geteuid() == 0 && ::setresuid(65534, 65534, 65534) != 0) std::_Exit(3);
+        auto r = reader.read(0, address::kMperf);
+        std::_Exit(r.ok() ? 1 : r.error().errno_value == EACCES ? 0 : 2);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(MsrErrorHint, NamesTheKnob) {
