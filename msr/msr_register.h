@@ -1,8 +1,8 @@
 #pragma once
 // Model-specific registers that vperf reads, described as data: address, name, and the bit
 // fields a human wants to see. Layouts are from the Intel SDM vol. 4 ("Model-Specific
-// Registers") and vol. 3B ch. 20 (IA32_PERF_CAPABILITIES). A later issue extends the table;
-// decoding is generic, so adding a register is adding rows, not code.
+// Registers") and vol. 3B ch. 20 (IA32_PERF_CAPABILITIES). Decoding is generic, so adding a
+// register is adding rows, not code.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -34,6 +34,10 @@ inline constexpr uint32_t kPlatformInfo = 0xCE;
 inline constexpr uint32_t kMperf = 0xE7;
 inline constexpr uint32_t kAperf = 0xE8;
 inline constexpr uint32_t kPerfStatus = 0x198;
+inline constexpr uint32_t kThermStatus = 0x19C;
+inline constexpr uint32_t kTemperatureTarget = 0x1A2;
+inline constexpr uint32_t kTurboRatioLimit = 0x1AD;
+inline constexpr uint32_t kTurboRatioLimit1 = 0x1AE;
 inline constexpr uint32_t kPerfCapabilities = 0x345;
 }  // namespace address
 

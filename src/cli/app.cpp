@@ -65,6 +65,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   add_encode_command(app, inv);
   add_decode_command(app, inv);
   add_check_command(app, inv);
+  add_msr_command(app, inv);
   add_help_command(app, inv);
 
   try {

@@ -38,5 +38,6 @@ void add_list_command(CLI::App& app, Invocation& inv);
 void add_encode_command(CLI::App& app, Invocation& inv);
 void add_decode_command(CLI::App& app, Invocation& inv);
 void add_check_command(CLI::App& app, Invocation& inv);
+void add_msr_command(CLI::App& app, Invocation& inv);
 
 }  // namespace vperf::cli

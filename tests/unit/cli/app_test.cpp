@@ -40,7 +40,7 @@ TEST(Cli, VersionPrintsProjectVersion) {
 TEST(Cli, HelpListsEveryCommand) {
   auto r = run_cli({"--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* cmd : {"list", "encode", "decode", "check", "help"})
+  for (const char* cmd : {"list", "encode", "decode", "check", "msr", "help"})
     EXPECT_NE(r.out.find(cmd), std::string::npos) << cmd << " missing from:\n" << r.out;
 }
 

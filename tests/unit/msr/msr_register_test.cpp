@@ -69,6 +69,24 @@ TEST(MsrRegister, DecodeFieldsKeepsTableOrder) {
   EXPECT_TRUE(decode_fields(*find_register(address::kAperf), 12345).empty());
 }
 
+// Values as the SDM lays them out: a Skylake-SP part with TjMax 100 C, readout 47 C below it.
+TEST(MsrRegister, ThermalAndTurboFields) {
+  const MsrRegister& therm = *find_register(address::kThermStatus);
+  const uint64_t therm_value = (uint64_t{1} << 31) | (uint64_t{1} << 27) | (uint64_t{47} << 16) | 0x2;
+  EXPECT_EQ(field_value(therm, "digital_readout", therm_value), 47u);
+  EXPECT_EQ(field_value(therm, "reading_valid", therm_value), 1u);
+  EXPECT_EQ(field_value(therm, "resolution_c", therm_value), 1u);
+  EXPECT_EQ(field_value(therm, "thermal_status_log", therm_value), 1u);
+  EXPECT_EQ(field_value(*find_register(address::kTemperatureTarget), "temperature_target", 0x00640000), 100u);
+  // 1 core 3.7 GHz, 2 cores 3.7, 3-4 cores 3.5, 5-8 cores 3.3.
+  const MsrRegister& turbo = *find_register("MSR_TURBO_RATIO_LIMIT");
+  const uint64_t limits = 0x2121212123232525ull;
+  EXPECT_EQ(field_value(turbo, "max_ratio_group_1", limits), 0x25u);
+  EXPECT_EQ(field_value(turbo, "max_ratio_group_3", limits), 0x23u);
+  EXPECT_EQ(field_value(turbo, "max_ratio_group_8", limits), 0x21u);
+  EXPECT_EQ(find_register(0x1AE)->name, "MSR_TURBO_RATIO_LIMIT1");
+}
+
 TEST(MsrField, ExtractsFullWidth) {
   MsrField all{"all", 0, 63, ""};
   EXPECT_EQ(all.extract(~uint64_t{0}), ~uint64_t{0});
