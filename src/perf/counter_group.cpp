@@ -1,0 +1,147 @@
+#include "perf/counter_group.h"
+
+#include <sys/ioctl.h>
+
+#include <cstring>
+#include <string>
+
+namespace vperf::perf {
+
+namespace {
+
+constexpr uint64_t kTimes = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+
+// Reads u64 fields in order from a buffer, refusing to run past its end.
+class U64Reader {
+ public:
+  explicit U64Reader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
+  std::optional<uint64_t> next() {
+    if (bytes_.size() - offset_ < sizeof(uint64_t)) return std::nullopt;
+    uint64_t v;
+    std::memcpy(&v, bytes_.data() + offset_, sizeof v);
+    offset_ += sizeof v;
+    return v;
+  }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  size_t offset_ = 0;
+};
+
+Error short_read(const char* field, size_t size) {
+  return Error{"perf counter read: " + std::to_string(size) + " bytes end before " + field};
+}
+
+}  // namespace
+
+ScaledCount scale_count(const CounterReading& r) {
+  ScaledCount s;
+  if (r.time_running == 0) return s;  // never on a counter: perf's <not counted>
+  s.counted = true;
+  const double enabled = static_cast<double>(r.time_enabled);
+  const double running = static_cast<double>(r.time_running);
+  s.value = r.time_running < r.time_enabled ? static_cast<double>(r.value) * enabled / running
+                                            : static_cast<double>(r.value);
+  s.running_percent = r.time_running < r.time_enabled ? 100.0 * running / enabled : 100.0;
+  return s;
+}
+
+Result<std::vector<CounterReading>> parse_read_format(std::span<const uint8_t> bytes, uint64_t read_format) {
+  U64Reader in(bytes);
+  const bool enabled = read_format & PERF_FORMAT_TOTAL_TIME_ENABLED;
+  const bool running = read_format & PERF_FORMAT_TOTAL_TIME_RUNNING;
+  const bool ids = read_format & PERF_FORMAT_ID;
+  std::vector<CounterReading> out;
+  if (read_format & PERF_FORMAT_GROUP) {
+    auto nr = in.next();
+    if (!nr) return short_read("nr", bytes.size());
+    // Each member takes at least one u64: a count beyond the buffer is corrupt, not a reason to allocate.
+    if (*nr > bytes.size() / sizeof(uint64_t)) return Error{"perf counter read: nr " + std::to_string(*nr) + " is impossible"};
+    CounterReading times;
+    if (enabled) {
+      auto v = in.next();
+      if (!v) return short_read("time_enabled", bytes.size());
+      times.time_enabled = *v;
+    }
+    if (running) {
+      auto v = in.next();
+      if (!v) return short_read("time_running", bytes.size());
+      times.time_running = *v;
+    }
+    for (uint64_t i = 0; i < *nr; ++i) {
+      CounterReading r = times;
+      auto value = in.next();
+      if (!value) return short_read("a member's value", bytes.size());
+      r.value = *value;
+      if (ids) {
+        r.id = in.next();
+        if (!r.id) return short_read("a member's id", bytes.size());
+      }
+      out.push_back(r);
+    }
+    return out;
+  }
+  CounterReading r;
+  auto value = in.next();
+  if (!value) return short_read("value", bytes.size());
+  r.value = *value;
+  if (enabled) {
+    auto v = in.next();
+    if (!v) return short_read("time_enabled", bytes.size());
+    r.time_enabled = *v;
+  }
+  if (running) {
+    auto v = in.next();
+    if (!v) return short_read("time_running", bytes.size());
+    r.time_running = *v;
+  }
+  if (ids) {
+    r.id = in.next();
+    if (!r.id) return short_read("id", bytes.size());
+  }
+  out.push_back(r);
+  return out;
+}
+
+Result<CounterGroup> CounterGroup::open(const PerfEventOpener& opener, std::span<const perf_event_attr> attrs,
+                                        const OpenTarget& target) {
+  if (attrs.empty()) return Error{"a counter group needs at least one event"};
+  const uint64_t read_format = attrs[0].read_format;
+  if ((read_format & kTimes) != kTimes)
+    return Error{"counters are read with TOTAL_TIME_ENABLED and TOTAL_TIME_RUNNING, so that they can be scaled"};
+  if (attrs.size() > 1 && !(read_format & PERF_FORMAT_GROUP)) return Error{"a group of counters must be read with PERF_FORMAT_GROUP"};
+  std::vector<EventFd> fds;
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    OpenTarget member = target;
+    member.group_fd = i == 0 ? -1 : fds[0].get();
+    auto fd = opener.open(attrs[i], member);
+    if (!fd) return Error{"event " + std::to_string(i) + " of the group: " + fd.error().message, fd.error().errno_value};
+    fds.push_back(std::move(fd).value());
+  }
+  return CounterGroup(std::move(fds), read_format);
+}
+
+Result<bool> CounterGroup::enable() const {
+  if (::ioctl(fds_[0].get(), PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0) return Error::from_errno("enable counters");
+  return true;
+}
+
+Result<bool> CounterGroup::disable() const {
+  if (::ioctl(fds_[0].get(), PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) != 0) return Error::from_errno("disable counters");
+  return true;
+}
+
+Result<std::vector<CounterReading>> CounterGroup::read() const {
+  // The largest layout: nr, two times, and value+id per member.
+  // The leader reads for the whole group (PERF_FORMAT_GROUP), or for itself when alone.
+  std::vector<uint8_t> buf((3 + 2 * fds_.size()) * sizeof(uint64_t));
+  auto n = fds_[0].read(buf.data(), buf.size());
+  if (!n) return n.error();
+  auto readings = parse_read_format(std::span(buf.data(), *n), read_format_);
+  if (readings && readings->size() != fds_.size())
+    return Error{"perf counter read: " + std::to_string(readings->size()) + " values for " +
+                 std::to_string(fds_.size()) + " counters"};
+  return readings;
+}
+
+}  // namespace vperf::perf
