@@ -48,58 +48,52 @@ ScaledCount scale_count(const CounterReading& r) {
 
 Result<std::vector<CounterReading>> parse_read_format(std::span<const uint8_t> bytes, uint64_t read_format) {
   U64Reader in(bytes);
-  const bool enabled = read_format & PERF_FORMAT_TOTAL_TIME_ENABLED;
-  const bool running = read_format & PERF_FORMAT_TOTAL_TIME_RUNNING;
-  const bool ids = read_format & PERF_FORMAT_ID;
+  std::optional<Error> short_at;
+  // Reads the next u64 into `into`; remembers the first field the buffer ended before.
+  auto field = [&](const char* name, uint64_t& into) {
+    if (short_at) return false;
+    std::optional<uint64_t> v = in.next();
+    if (!v) short_at = short_read(name, bytes.size());
+    into = v.value_or(0);
+    return v.has_value();
+  };
+  auto times = [&](CounterReading& r) {
+    if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) field("time_enabled", r.time_enabled);
+    if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) field("time_running", r.time_running);
+  };
+  auto value_and_id = [&](CounterReading& r) {
+    field("value", r.value);
+    if (read_format & PERF_FORMAT_ID) {
+      uint64_t id = 0;
+      if (field("id", id)) r.id = id;
+    }
+  };
+
   std::vector<CounterReading> out;
   if (read_format & PERF_FORMAT_GROUP) {
-    auto nr = in.next();
-    if (!nr) return short_read("nr", bytes.size());
+    uint64_t nr = 0;
+    field("nr", nr);
     // Each member takes at least one u64: a count beyond the buffer is corrupt, not a reason to allocate.
-    if (*nr > bytes.size() / sizeof(uint64_t)) return Error{"perf counter read: nr " + std::to_string(*nr) + " is impossible"};
-    CounterReading times;
-    if (enabled) {
-      auto v = in.next();
-      if (!v) return short_read("time_enabled", bytes.size());
-      times.time_enabled = *v;
-    }
-    if (running) {
-      auto v = in.next();
-      if (!v) return short_read("time_running", bytes.size());
-      times.time_running = *v;
-    }
-    for (uint64_t i = 0; i < *nr; ++i) {
-      CounterReading r = times;
-      auto value = in.next();
-      if (!value) return short_read("a member's value", bytes.size());
-      r.value = *value;
-      if (ids) {
-        r.id = in.next();
-        if (!r.id) return short_read("a member's id", bytes.size());
-      }
+    if (!short_at && nr > bytes.size() / sizeof(uint64_t))
+      return Error{"perf counter read: nr " + std::to_string(nr) + " is impossible"};
+    CounterReading shared;
+    times(shared);
+    for (uint64_t i = 0; i < nr && !short_at; ++i) {
+      CounterReading r = shared;
+      value_and_id(r);
       out.push_back(r);
     }
-    return out;
+  } else {
+    CounterReading r;
+    field("value", r.value);
+    times(r);
+    if (read_format & PERF_FORMAT_ID) {
+      uint64_t id = 0;
+      if (field("id", id)) r.id = id;
+    }
+    out.push_back(r);
   }
-  CounterReading r;
-  auto value = in.next();
-  if (!value) return short_read("value", bytes.size());
-  r.value = *value;
-  if (enabled) {
-    auto v = in.next();
-    if (!v) return short_read("time_enabled", bytes.size());
-    r.time_enabled = *v;
-  }
-  if (running) {
-    auto v = in.next();
-    if (!v) return short_read("time_running", bytes.size());
-    r.time_running = *v;
-  }
-  if (ids) {
-    r.id = in.next();
-    if (!r.id) return short_read("id", bytes.size());
-  }
-  out.push_back(r);
+  if (short_at) return *short_at;
   return out;
 }
 
