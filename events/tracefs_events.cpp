@@ -36,16 +36,24 @@ bool has_events_dir(const std::filesystem::path& root) {
 
 }  // namespace
 
-Result<std::filesystem::path> find_tracefs_root(const std::filesystem::path& proc_mounts) {
-  if (auto mounts = read_file(proc_mounts)) {
-    std::istringstream lines(*mounts);
-    std::string device, mount_point, type;
-    std::string rest;
-    while (lines >> device >> mount_point >> type) {
-      std::getline(lines, rest);
-      if (type == "tracefs") return std::filesystem::path(unescape_mount_path(mount_point));
-    }
+std::optional<std::filesystem::path> tracefs_mount_in(std::string_view proc_mounts) {
+  std::optional<std::filesystem::path> debugfs_tracing;
+  std::istringstream lines{std::string(proc_mounts)};
+  std::string device, mount_point, type;
+  std::string rest;
+  while (lines >> device >> mount_point >> type) {
+    std::getline(lines, rest);
+    if (type == "tracefs") return std::filesystem::path(unescape_mount_path(mount_point));
+    if (type == "debugfs" && !debugfs_tracing)
+      debugfs_tracing = std::filesystem::path(unescape_mount_path(mount_point)) / "tracing";
   }
+  if (debugfs_tracing && has_events_dir(*debugfs_tracing)) return debugfs_tracing;
+  return std::nullopt;
+}
+
+Result<std::filesystem::path> find_tracefs_root(const std::filesystem::path& proc_mounts) {
+  if (auto mounts = read_file(proc_mounts))
+    if (auto mount = tracefs_mount_in(*mounts)) return *mount;
   for (const char* candidate : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}) {
     if (has_events_dir(candidate)) return std::filesystem::path(candidate);
   }

@@ -34,6 +34,10 @@ struct Tracepoint {
 // "DEVICE MOUNTPOINT TYPE OPTIONS 0 0", spaces in paths written as \040), else
 // /sys/kernel/tracing, else /sys/kernel/debug/tracing, whichever has an events/ directory.
 // The error's hint-worthy message says tracefs is not mounted.
+// The tracefs mount point in a /proc/mounts text: a tracefs mount, else <debugfs mount>/tracing
+// when it has events/ (kernels before 4.1). Mount paths are unescaped ("\040" is a space).
+std::optional<std::filesystem::path> tracefs_mount_in(std::string_view proc_mounts);
+
 Result<std::filesystem::path> find_tracefs_root(const std::filesystem::path& proc_mounts = "/proc/mounts");
 
 // Subsystems are listed when the catalog loads; a subsystem's events are read the first time

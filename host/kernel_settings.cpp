@@ -1,10 +1,10 @@
 #include "host/kernel_settings.h"
 
 #include <fstream>
-#include <sstream>
 
 #include "core/files.h"
 #include "core/strings.h"
+#include "events/tracefs_events.h"
 
 namespace vperf::host {
 
@@ -69,20 +69,6 @@ bool filesystem_supported(const fs::path& proc_filesystems, std::string_view nam
 
 }  // namespace
 
-std::optional<fs::path> find_tracefs_mount(const std::string& proc_mounts) {
-  std::optional<fs::path> debugfs_tracing;
-  std::istringstream in(proc_mounts);
-  std::string device, mount_point, type;
-  std::string rest;
-  while (in >> device >> mount_point >> type) {
-    std::getline(in, rest);
-    if (type == "tracefs") return fs::path(mount_point);
-    if (type == "debugfs" && !debugfs_tracing) debugfs_tracing = fs::path(mount_point) / "tracing";
-  }
-  if (debugfs_tracing && fs::exists(*debugfs_tracing / "events")) return debugfs_tracing;
-  return std::nullopt;
-}
-
 KernelSettings probe_kernel_settings(const HostPaths& paths) {
   KernelSettings s;
   read_int_setting(paths.proc / "sys/kernel/perf_event_paranoid", s.perf_event_paranoid, s.perf_event_paranoid_error);
@@ -90,7 +76,7 @@ KernelSettings probe_kernel_settings(const HostPaths& paths) {
   probe_kallsyms(paths.proc / "kallsyms", s);
 
   TracefsState& t = s.tracefs;
-  if (auto mounts = read_file(paths.proc / "mounts")) t.mount_point = find_tracefs_mount(*mounts);
+  if (auto mounts = read_file(paths.proc / "mounts")) t.mount_point = events::tracefs_mount_in(*mounts);
   if (t.mount_point) {
     const fs::path& m = *t.mount_point;
     std::error_code ec;

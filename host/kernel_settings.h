@@ -32,8 +32,4 @@ struct KernelSettings {
 
 KernelSettings probe_kernel_settings(const HostPaths& paths);
 
-// Mount point of tracefs in a /proc/mounts text; a debugfs mount counts through its tracing/
-// subdirectory, which is how kernels before 4.1 exposed it.
-std::optional<std::filesystem::path> find_tracefs_mount(const std::string& proc_mounts);
-
 }  // namespace vperf::host
