@@ -8,6 +8,7 @@
 #include "core/strings.h"
 #include "events/perfmon_encoding.h"
 #include "events/perfmon_mapfile.h"
+#include "output/table.h"
 
 namespace vperf::events {
 
@@ -260,32 +261,10 @@ bool pmc_filter_matches(std::string_view filter, std::string_view name) {
 
 namespace {
 
-// Aligned columns without a header. events/ cannot link vperf_output (events sits below it in
-// the module order of events/CMakeLists.txt), so this is the small part of TextTable needed here.
-class Columns {
- public:
-  void add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
-  void render(std::ostream& out, std::string_view indent) const {
-    std::vector<size_t> width;
-    for (const auto& row : rows_)
-      for (size_t i = 0; i < row.size(); ++i) {
-        if (width.size() <= i) width.push_back(0);
-        width[i] = std::max(width[i], row[i].size());
-      }
-    for (const auto& row : rows_) {
-      std::string line(indent);
-      for (size_t i = 0; i < row.size(); ++i) {
-        line += row[i];
-        if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out << line << "\n";
-    }
-  }
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-};
+// Aligned columns without a header line.
+output::TextTable unlabeled_columns(size_t count) {
+  return output::TextTable(std::vector<output::TextTable::Column>(count, {"", output::Align::Left}));
+}
 
 std::string encoding_cells(const std::optional<PfmEncoding>& enc, CoreLayout layout, bool core,
                            std::string* pmu_syntax) {
@@ -390,7 +369,7 @@ void print_pmc_catalog(std::ostream& out, const PmcCatalog& cat, std::string_vie
           if (u.is_default) defaults.push_back(u.name);
         out << "    default umask: " << (defaults.empty() ? std::string("none (a umask is required)") : join(defaults, ":"))
             << "\n";
-        Columns table;
+        output::TextTable table = unlabeled_columns(6);
         for (size_t i : sel.umasks) {
           const PfmUmask& u = e->umasks[i];
           std::string pmu_syntax;
@@ -410,7 +389,7 @@ void print_pmc_catalog(std::ostream& out, const PmcCatalog& cat, std::string_vie
   }
 
   for (const PerfmonFile& f : cat.perfmon) {
-    Columns table;
+    output::TextTable table = unlabeled_columns(5);
     size_t rows = 0;
     for (const PerfmonEvent& e : f.events) {
       if (!pmc_filter_matches(filter, e.name)) continue;
