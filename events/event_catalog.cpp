@@ -344,11 +344,27 @@ std::vector<ResolvedEvent> EventCatalog::resolve_event(const EventSpec& spec) co
   throw usage_error("unknown event '" + spec.name + "'", hint);
 }
 
+namespace {
+
+std::vector<ResolvedEvent> name_as_written(std::vector<ResolvedEvent> events, const EventSpec& spec) {
+  for (ResolvedEvent& event : events) {
+    if (events.size() == 1 && spec.shape != NameShape::Glob) {
+      event.written = spec.text;
+    } else {
+      std::string mods = modifiers_text(event.modifiers);
+      event.written = event.name + (mods.empty() ? "" : ":" + mods);
+    }
+  }
+  return events;
+}
+
+}  // namespace
+
 std::vector<ResolvedGroup> EventCatalog::resolve(const std::vector<GroupSpec>& groups) const {
   std::vector<ResolvedGroup> out;
   for (const GroupSpec& group : groups) {
     if (!group.braced) {
-      for (ResolvedEvent& event : resolve_event(group.members.front())) {
+      for (ResolvedEvent& event : name_as_written(resolve_event(group.members.front()), group.members.front())) {
         ResolvedGroup single;
         single.members.push_back(std::move(event));
         out.push_back(std::move(single));
@@ -358,7 +374,7 @@ std::vector<ResolvedGroup> EventCatalog::resolve(const std::vector<GroupSpec>& g
     ResolvedGroup resolved;
     resolved.is_group = true;
     for (const EventSpec& spec : group.members)
-      for (ResolvedEvent& event : resolve_event(spec)) {
+      for (ResolvedEvent& event : name_as_written(resolve_event(spec), spec)) {
         event.group_modifiers = group.modifiers;
         event.group_role = resolved.members.empty() ? GroupRole::Leader : GroupRole::Member;
         if (event.modifiers.precise + group.modifiers.precise > kMaxPrecise)

@@ -32,6 +32,10 @@ enum class EventOrigin { Builtin, Raw, SysfsPmu, Libpfm, Perfmon, Tracepoint };
 
 struct ResolvedEvent {
   std::string name;           // canonical name: "cycles", "cpu/event=0x3c/", "ivb::INST_RETIRED:ANY_P", "sched:sched_switch"
+  // How perf stat names it: the event as the user wrote it ("cycles:u", "INST_RETIRED.ANY_P"),
+  // or, when one spec stood for several events (a glob, an alias on several PMUs), the
+  // matched name with the written modifiers ("syscalls:sys_enter_read:u").
+  std::string written;
   std::string pmu;            // PMU that counts it: "cpu", "software", "tracepoint", "msr", "power", "uncore_imc_0" ...
   uint32_t type = 0;          // perf_event_attr.type (PERF_TYPE_* or a sysfs PMU's dynamic type)
   uint64_t config = 0;

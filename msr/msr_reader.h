@@ -19,6 +19,8 @@ class MsrReader {
  public:
   virtual ~MsrReader() = default;
   virtual Result<uint64_t> read(int cpu, uint32_t address) const = 0;
+  // Where `cpu`'s registers are read from, for messages ("/dev/cpu/0/msr").
+  virtual std::string device_name(int cpu) const { return "the MSRs of CPU " + std::to_string(cpu); }
 };
 
 class DevCpuMsrReader final : public MsrReader {
@@ -27,6 +29,7 @@ class DevCpuMsrReader final : public MsrReader {
   explicit DevCpuMsrReader(std::filesystem::path device_root = "/dev/cpu") : root_(std::move(device_root)) {}
   Result<uint64_t> read(int cpu, uint32_t address) const override;
   std::filesystem::path device_path(int cpu) const;
+  std::string device_name(int cpu) const override { return device_path(cpu).string(); }
 
  private:
   std::filesystem::path root_;

@@ -80,6 +80,8 @@ constexpr std::array kTurboRatioLimit1Fields{
 };
 
 constexpr std::array kRegisters{
+    MsrRegister{address::kTimeStampCounter, "IA32_TIME_STAMP_COUNTER",
+                "the TSC, as RDTSC reads it: counts at a fixed rate in every C-state", {}},
     MsrRegister{address::kPlatformInfo, "MSR_PLATFORM_INFO", "platform ratios (base and efficiency)",
                 kPlatformInfoFields},
     MsrRegister{address::kMperf, "IA32_MPERF", "counts at a fixed (TSC) rate while the core is in C0", {}},

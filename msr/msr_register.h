@@ -25,11 +25,12 @@ struct MsrRegister {
   uint32_t address = 0;
   std::string_view name;
   std::string_view description;
-  // Empty for registers that are one 64-bit counter (IA32_MPERF, IA32_APERF).
+  // Empty for registers that are one 64-bit counter (IA32_TIME_STAMP_COUNTER, IA32_MPERF, IA32_APERF).
   std::span<const MsrField> fields;
 };
 
 namespace address {
+inline constexpr uint32_t kTimeStampCounter = 0x10;
 inline constexpr uint32_t kPlatformInfo = 0xCE;
 inline constexpr uint32_t kMperf = 0xE7;
 inline constexpr uint32_t kAperf = 0xE8;

@@ -61,11 +61,14 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
   Invocation inv;
   inv.out = &out;
+  inv.err = &err;
   add_list_command(app, inv);
   add_encode_command(app, inv);
   add_decode_command(app, inv);
   add_check_command(app, inv);
+  add_stat_command(app, inv);
   add_msr_command(app, inv);
+  add_turbo_command(app, inv);
   add_help_command(app, inv);
 
   try {
@@ -80,8 +83,19 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
                               "run 'vperf --help' for the list of commands");
       }
     }
+    // "vperf stat [options] -- CMD ARGS": everything after the first "--" is the command,
+    // untouched by CLI11 (which would read the command's own options and "--" as its own).
+    int parsed_argc = argc;
+    bool runs_a_command = argc > 1 && std::string_view(argv[1]) == "stat";
+    for (int i = 2; runs_a_command && i < argc; ++i)
+      if (std::string_view(argv[i]) == "--") {
+        inv.command_after_separator.assign(argv + i + 1, argv + argc);
+        inv.has_separator = true;
+        parsed_argc = i;
+        break;
+      }
     try {
-      app.parse(argc, argv);
+      app.parse(parsed_argc, argv);
     } catch (const CLI::CallForHelp&) {
       out << app.help();
       return 0;

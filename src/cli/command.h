@@ -7,6 +7,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "events/pmc_catalog.h"
 
@@ -14,7 +15,11 @@ namespace vperf::cli {
 
 struct Invocation {
   std::ostream* out = nullptr;
+  std::ostream* err = nullptr;  // perf stat's counts go here, as perf prints them on stderr
   std::function<int()> action;  // set by the subcommand that was parsed
+  // "-- CMD ARGS" after a subcommand's options, kept out of option parsing (vperf stat -- CMD).
+  bool has_separator = false;
+  std::vector<std::string> command_after_separator;
 };
 
 // For options whose empty value would silently mean "not given" (--model '', --perfmon '').
@@ -39,5 +44,7 @@ void add_encode_command(CLI::App& app, Invocation& inv);
 void add_decode_command(CLI::App& app, Invocation& inv);
 void add_check_command(CLI::App& app, Invocation& inv);
 void add_msr_command(CLI::App& app, Invocation& inv);
+void add_stat_command(CLI::App& app, Invocation& inv);
+void add_turbo_command(CLI::App& app, Invocation& inv);
 
 }  // namespace vperf::cli

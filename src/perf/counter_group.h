@@ -46,6 +46,12 @@ class CounterGroup {
   static Result<CounterGroup> open(const PerfEventOpener& opener, std::span<const perf_event_attr> attrs,
                                    const OpenTarget& target);
 
+  // Owns its fds: movable (containers of groups move them), never copied.
+  CounterGroup(CounterGroup&&) noexcept = default;
+  CounterGroup& operator=(CounterGroup&&) noexcept = default;
+  CounterGroup(const CounterGroup&) = delete;
+  CounterGroup& operator=(const CounterGroup&) = delete;
+
   Result<bool> enable() const;   // the whole group, through the leader
   Result<bool> disable() const;
   // One reading per member, in attr order.

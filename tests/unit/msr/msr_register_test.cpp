@@ -27,7 +27,8 @@ TEST(MsrRegister, FindsByAddressAndName) {
   EXPECT_EQ(find_register("msr_platform_info")->address, 0xCEu);
   EXPECT_EQ(find_register("IA32_PERF_STATUS")->address, 0x198u);
   EXPECT_EQ(find_register("IA32_PERF_CAPABILITIES")->address, 0x345u);
-  EXPECT_EQ(find_register(0x10), nullptr);
+  EXPECT_EQ(find_register(0x10)->name, "IA32_TIME_STAMP_COUNTER");
+  EXPECT_EQ(find_register(0x11), nullptr);
   EXPECT_EQ(find_register("IA32_NOPE"), nullptr);
 }
 

@@ -1,0 +1,307 @@
+#include "cli/cmd_turbo.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "cli/command.h"
+#include "core/cpu_set.h"
+#include "core/files.h"
+#include "core/strings.h"
+#include "host/cpuid_decode.h"
+#include "host/cpuid_source.h"
+#include "msr/base_frequency.h"
+#include "msr/msr_register.h"
+#include "msr/turbo.h"
+#include "msr/turbo_ratio_limit.h"
+#include "output/json.h"
+
+namespace vperf::cli {
+
+namespace {
+
+namespace json = boost::json;
+using std::chrono::milliseconds;
+using std::chrono::nanoseconds;
+
+constexpr int kMinIntervalMs = 10;
+
+std::vector<int> select_cpus(const TurboOptions& options, const std::filesystem::path& sysfs) {
+  auto online = online_cpus(sysfs);
+  if (!online) throw UserError("cannot list the online CPUs: " + online.error().describe(), "");
+  if (options.cpus.empty()) return *online;
+  auto parsed = parse_cpu_list(options.cpus);
+  if (!parsed) throw usage_error("-C " + options.cpus + ": " + parsed.error().message, "give CPUs as 0-3,8");
+  for (int cpu : *parsed)
+    if (!std::binary_search(online->begin(), online->end(), cpu))
+      throw usage_error("CPU " + std::to_string(cpu) + " is not online", "online CPUs: " + format_cpu_list(*online));
+  return std::move(parsed).value();
+}
+
+struct TurboLimits {
+  std::vector<msr::TurboStep> steps;
+  std::string unreadable;  // why not, when steps are unknown
+};
+
+TurboLimits read_turbo_limits(const msr::MsrReader& device, int cpu, bool device_counts) {
+  TurboLimits limits;
+  auto limit = device.read(cpu, msr::address::kTurboRatioLimit);
+  if (!limit) {
+    limits.unreadable = limit.error().describe();
+    if (!device_counts) limits.unreadable += " (the perf msr PMU has no event for it; it needs /dev/cpu/N/msr)";
+    return limits;
+  }
+  std::optional<uint64_t> limit1;
+  if (auto v = device.read(cpu, msr::address::kTurboRatioLimit1)) limit1 = *v;
+  const msr::TurboLimitLayout layout = msr::infer_turbo_limit_layout(*limit, limit1);
+  limits.steps = msr::decode_turbo_ratio_limits(*limit, limit1, layout, msr::kBusClockMhz);
+  if (limits.steps.empty()) limits.unreadable = "MSR_TURBO_RATIO_LIMIT is 0 (no turbo, or turbo disabled)";
+  return limits;
+}
+
+std::vector<msr::ActivitySample> read_all(const msr::ActivityCounters& counters, const std::vector<int>& cpus) {
+  std::vector<msr::ActivitySample> samples;
+  samples.reserve(cpus.size());
+  for (int cpu : cpus) {
+    auto s = counters.read(cpu);
+    if (!s)
+      throw UserError("cannot read APERF/MPERF of CPU " + std::to_string(cpu) + ": " + s.error().describe(),
+                      s.error().errno_value == ENXIO ? "the CPU went offline" : "");
+    samples.push_back(*s);
+  }
+  return samples;
+}
+
+std::string hms(std::chrono::system_clock::time_point t) {
+  const time_t secs = std::chrono::system_clock::to_time_t(t);
+  struct tm tm {};
+  localtime_r(&secs, &tm);
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+  return buf;
+}
+
+std::string percent_or_dash(std::optional<double> v) {
+  return v ? std::to_string(std::llround(*v)) + "%" : "-";
+}
+
+std::string row_text(const std::string& time, const msr::TurboRow& row) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%-8s %14llu %14llu %6s %6s %6s", time.c_str(),
+                static_cast<unsigned long long>(row.c0_mcyc), static_cast<unsigned long long>(row.c0_acyc),
+                (std::to_string(std::llround(row.util_percent)) + "%").c_str(), percent_or_dash(row.ratio_percent).c_str(),
+                row.mhz ? std::to_string(std::llround(*row.mhz)).c_str() : "-");
+  return buf;
+}
+
+std::string header_text() {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%-8s %14s %14s %6s %6s %6s", "TIME", "C0_MCYC", "C0_ACYC", "UTIL", "RATIO", "MHz");
+  return buf;
+}
+
+std::string mhz_text(double mhz) {
+  if (mhz == std::floor(mhz)) return std::to_string(static_cast<long long>(mhz));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", mhz);
+  return buf;
+}
+
+json::value optional_number(std::optional<double> v) { return v ? json::value(*v) : json::value(nullptr); }
+
+}  // namespace
+
+int run_turbo(const TurboOptions& options, TurboMachine& machine, std::ostream& out) {
+  if (options.interval_ms < kMinIntervalMs)
+    throw usage_error("-I " + std::to_string(options.interval_ms) + " is too short",
+                      "give an interval of at least " + std::to_string(kMinIntervalMs) + " ms");
+  if (options.count && *options.count < 1)
+    throw usage_error("--count " + std::to_string(*options.count) + " must be at least 1", "");
+  const std::vector<int> cpus = select_cpus(options, machine.sysfs);
+
+  msr::ActivityCounterChoice choice =
+      msr::open_activity_counters({machine.msr, machine.opener, machine.pmu_root, machine.cpuid}, cpus);
+  if (!choice.counters) throw UserError(choice.missing, choice.hint);
+  const bool device_counts = dynamic_cast<const msr::MsrDeviceCounters*>(choice.counters.get()) != nullptr;
+
+  msr::BaseFrequencyInputs base_inputs;
+  if (auto platform_info = machine.msr.read(cpus.front(), msr::address::kPlatformInfo)) base_inputs.platform_info = *platform_info;
+  base_inputs.cpuid_16_eax = machine.cpuid_16_eax;
+  base_inputs.cpuinfo_mhz = machine.cpuinfo_mhz;
+  auto base = msr::choose_base_frequency(base_inputs);
+  if (!base)
+    throw UserError("cannot tell the base frequency that turbo is measured against: " + base.error().message,
+                    "none of MSR_PLATFORM_INFO, CPUID leaf 0x16 or /proc/cpuinfo gives it on this machine");
+  const TurboLimits limits = read_turbo_limits(machine.msr, cpus.front(), device_counts);
+
+  if (!options.json) {
+    out << "Base MHz : " << mhz_text(base->mhz) << " (" << base->derivation << ")\n";
+    if (limits.steps.empty()) {
+      out << "Turbo    : turbo ratio limits unreadable: " << limits.unreadable << '\n';
+    } else {
+      for (size_t i = 0; i < limits.steps.size(); ++i)
+        out << (i == 0 ? "Turbo    : " : "           ") << msr::describe(limits.steps[i]) << '\n';
+    }
+    out << "CPUs     : " << format_cpu_list(cpus) << (cpus.size() > 1 ? ", summed" : "") << " (counters: "
+        << choice.counters->describe() << ", every " << options.interval_ms << " ms)\n\n"
+        << header_text() << '\n';
+    out.flush();
+  }
+
+  json::array rows;
+  std::vector<msr::ActivitySample> before = read_all(*choice.counters, cpus);
+  nanoseconds previous = machine.clock.monotonic();
+  const nanoseconds start = previous;
+  for (int i = 0; !options.count || i < *options.count; ++i) {
+    const nanoseconds deadline = start + milliseconds(int64_t{options.interval_ms} * (i + 1));
+    const nanoseconds now = machine.clock.monotonic();
+    const milliseconds wait = std::chrono::ceil<milliseconds>(std::max(nanoseconds(0), deadline - now));
+    if (!machine.clock.sleep(wait)) break;
+    std::vector<msr::ActivitySample> after = read_all(*choice.counters, cpus);
+    const nanoseconds end = machine.clock.monotonic();
+    const double seconds = std::chrono::duration<double>(end - previous).count();
+    std::vector<msr::ActivityDelta> deltas;
+    for (size_t c = 0; c < cpus.size(); ++c) deltas.push_back(msr::activity_delta(before[c], after[c]));
+    const msr::ActivityDelta sum = msr::sum_deltas(deltas);
+    const msr::TurboRow row = msr::turbo_row(sum, base->mhz, seconds);
+    const std::string time = hms(machine.clock.wall());
+    if (options.json) {
+      json::object o;
+      o["time"] = time;
+      o["seconds"] = seconds;
+      o["c0_mcyc"] = row.c0_mcyc;
+      o["c0_acyc"] = row.c0_acyc;
+      o["tsc"] = sum.tsc;
+      o["util_percent"] = row.util_percent;
+      o["ratio_percent"] = optional_number(row.ratio_percent);
+      o["mhz"] = optional_number(row.mhz);
+      rows.push_back(std::move(o));
+    } else {
+      out << row_text(time, row) << '\n';
+      out.flush();
+    }
+    before = std::move(after);
+    previous = end;
+  }
+
+  if (options.json) {
+    json::object o;
+    o["base_mhz"] = base->mhz;
+    o["base_source"] = msr::source_key(base->source);
+    o["base_derivation"] = base->derivation;
+    if (limits.steps.empty()) {
+      o["turbo_steps"] = nullptr;
+      o["turbo_steps_error"] = limits.unreadable;
+    } else {
+      json::array steps;
+      for (const msr::TurboStep& s : limits.steps)
+        steps.push_back(json::object{{"active_cores", s.active_cores}, {"ratio", s.ratio}, {"mhz", s.mhz}});
+      o["turbo_steps"] = std::move(steps);
+      o["turbo_steps_error"] = nullptr;
+    }
+    o["counters"] = choice.counters->describe();
+    o["cpus"] = format_cpu_list(cpus);
+    o["interval_ms"] = options.interval_ms;
+    o["intervals"] = std::move(rows);
+    output::print_json(out, o);
+  }
+  return 0;
+}
+
+namespace {
+// SIGINT ends `vperf turbo` cleanly: the handler only sets this flag, which the sleep checks.
+volatile std::sig_atomic_t g_sigint = 0;
+extern "C" void note_sigint(int) { g_sigint = 1; }
+constexpr nanoseconds kSleepSlice = milliseconds(100);
+}  // namespace
+
+struct SigintScope::Saved {
+  struct sigaction previous {};
+  bool installed = false;
+};
+
+SigintScope::SigintScope() : saved_(std::make_unique<Saved>()) {
+  g_sigint = 0;
+  struct sigaction sa {};
+  sa.sa_handler = note_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a sleep must wake up
+  saved_->installed = ::sigaction(SIGINT, &sa, &saved_->previous) == 0;
+}
+
+SigintScope::~SigintScope() {
+  if (saved_->installed) ::sigaction(SIGINT, &saved_->previous, nullptr);
+}
+
+nanoseconds SystemTurboClock::monotonic() const { return std::chrono::steady_clock::now().time_since_epoch(); }
+
+std::chrono::system_clock::time_point SystemTurboClock::wall() const { return std::chrono::system_clock::now(); }
+
+bool SystemTurboClock::sleep(milliseconds duration) {
+  const auto deadline = std::chrono::steady_clock::now() + duration;
+  for (;;) {
+    if (g_sigint) return false;
+    const nanoseconds left = deadline - std::chrono::steady_clock::now();
+    if (left <= nanoseconds(0)) return true;
+    const int64_t ns = std::min(left, kSleepSlice).count();
+    struct timespec ts {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    ::nanosleep(&ts, nullptr);  // EINTR: look at the flag again
+  }
+}
+
+namespace {
+
+msr::CpuidFacts live_cpuid_facts(const host::CpuidSource& cpuid) {
+  const host::CpuidReport report = host::decode_cpuid(cpuid);
+  msr::CpuidFacts facts;
+  facts.hypervisor = report.cpu.hypervisor_bit;
+  if (report.cpu.max_basic_leaf >= 6) facts.aperf_mperf = report.cpu.aperf_mperf;
+  return facts;
+}
+
+std::optional<uint32_t> live_cpuid_16_eax(const host::CpuidSource& cpuid) {
+  auto leaf0 = cpuid.query(0, 0);
+  if (!leaf0 || leaf0->eax < 0x16) return std::nullopt;
+  auto leaf16 = cpuid.query(0x16, 0);
+  if (!leaf16) return std::nullopt;
+  return leaf16->eax;
+}
+
+int run_turbo_here(const TurboOptions& options, std::ostream& out) {
+  host::LiveCpuid cpuid;
+  msr::DevCpuMsrReader reader;
+  perf::KernelPerfEventOpener opener;
+  SystemTurboClock clock;
+  TurboMachine machine{reader, opener, clock};
+  machine.cpuid = live_cpuid_facts(cpuid);
+  machine.cpuid_16_eax = live_cpuid_16_eax(cpuid);
+  if (auto cpuinfo = read_file("/proc/cpuinfo")) machine.cpuinfo_mhz = msr::parse_cpuinfo_mhz(*cpuinfo);
+  SigintScope sigint;
+  return run_turbo(options, machine, out);
+}
+
+}  // namespace
+
+void add_turbo_command(CLI::App& app, Invocation& inv) {
+  auto options = std::make_shared<TurboOptions>();
+  auto count = std::make_shared<int>(0);
+  CLI::App* sub = app.add_subcommand(
+      "turbo", "Turbo boost per interval from APERF/MPERF: C0 cycles, utilisation, ratio and MHz (like showboost)");
+  sub->add_option("-C,--cpu", options->cpus, "CPUs to sum, e.g. 0-3,8 (default: all online CPUs)")->check(non_empty());
+  sub->add_option("-I,--interval", options->interval_ms, "Interval in milliseconds (default: 1000)");
+  CLI::Option* count_option =
+      sub->add_option("--count", *count, "Stop after N intervals (default: run until Ctrl-C)");
+  add_json_flag(*sub, options->json);
+  sub->callback([&inv, options, count, count_option] {
+    if (count_option->count() > 0) options->count = *count;
+    inv.action = [&inv, options] { return run_turbo_here(*options, *inv.out); };
+  });
+}
+
+}  // namespace vperf::cli

@@ -1,0 +1,185 @@
+#include "stat/stat_session.h"
+
+#include <cerrno>
+#include <string>
+
+#include "core/cpu_set.h"
+#include "events/attr_builder.h"
+
+namespace vperf::stat {
+
+namespace {
+
+// Errors perf stat 6.1 takes to mean "this kernel or machine has no such event".
+bool means_not_supported(int errno_value) {
+  switch (errno_value) {
+    case ENOENT:
+    case EOPNOTSUPP:
+    case ENODEV:
+    case ENXIO:
+    case EINVAL:
+    case ENOSYS:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool means_no_permission(int errno_value) { return errno_value == EACCES || errno_value == EPERM; }
+
+bool has_privilege_modifiers(const events::ResolvedEvent& e) {
+  return e.modifiers.user || e.modifiers.kernel || e.modifiers.hypervisor || e.group_modifiers.user ||
+         e.group_modifiers.kernel || e.group_modifiers.hypervisor;
+}
+
+std::string place_text(int cpu, pid_t thread) {
+  if (thread > 0) return "task " + std::to_string(thread);
+  return "CPU " + std::to_string(cpu);
+}
+
+std::string open_hint(int errno_value) {
+  switch (errno_value) {
+    case EACCES:
+    case EPERM:
+      return "counting kernel events or other users' tasks needs root, CAP_PERFMON, or a lower "
+             "kernel.perf_event_paranoid (sysctl -w kernel.perf_event_paranoid=-1); 'vperf check' shows the setting";
+    case EMFILE:
+    case ENFILE:
+      return "one counter per event per CPU or task: raise the open-file limit (ulimit -n) or count fewer events";
+    case ESRCH:
+      return "the task ended before its counters were opened; check the PID with ps";
+    case EBUSY:
+      return "another tool holds the PMU exclusively; stop it and retry";
+    default:
+      return "run 'vperf check' to see what this machine can count";
+  }
+}
+
+// Where one group is opened: (cpu, thread) pairs.
+struct Place {
+  int cpu;
+  pid_t thread;
+};
+
+std::vector<Place> places_for(const events::ResolvedGroup& group, const CountTarget& target) {
+  std::vector<Place> places;
+  const std::string& cpumask = group.members.front().cpumask;
+  if (!cpumask.empty()) {
+    Result<std::vector<int>> cpus = parse_cpu_list(cpumask);
+    if (!cpus)
+      throw UserError("PMU " + group.members.front().pmu + " has an unreadable cpumask '" + cpumask + "'",
+                      "check /sys/bus/event_source/devices/" + group.members.front().pmu + "/cpumask");
+    for (int cpu : *cpus) places.push_back({cpu, -1});
+    return places;
+  }
+  if (!target.threads.empty()) {
+    for (pid_t tid : target.threads) places.push_back({-1, tid});
+  } else {
+    for (int cpu : target.cpus) places.push_back({cpu, -1});
+  }
+  return places;
+}
+
+}  // namespace
+
+StatSession StatSession::open(const perf::PerfEventOpener& opener, const std::vector<events::ResolvedGroup>& groups,
+                              const CountTarget& target) {
+  StatSession session;
+  for (const events::ResolvedGroup& group : groups) {
+    std::vector<size_t> indices;
+    for (const events::ResolvedEvent& event : group.members) {
+      indices.push_back(session.events_.size());
+      StatEvent stat_event;
+      stat_event.name = event.written.empty() ? event.name : event.written;
+      stat_event.event = event;
+      stat_event.group_leader = group.is_group ? static_cast<int>(indices.front()) : -1;
+      session.events_.push_back(std::move(stat_event));
+      session.status_.push_back(OpenStatus::Opened);
+    }
+
+    bool per_cpu_pmu = !group.members.front().cpumask.empty();
+    bool system_wide = per_cpu_pmu || target.threads.empty();
+    events::SampleSettings settings = events::perf_stat_settings();
+    settings.enable_on_exec = target.enable_on_exec && !system_wide;
+    settings.inherit = target.inherit && !system_wide;
+
+    auto build_attrs = [&] {
+      std::vector<perf_event_attr> attrs;
+      for (size_t index : indices) attrs.push_back(events::build_attr(session.events_[index].event, settings));
+      return attrs;
+    };
+    std::vector<perf_event_attr> attrs = build_attrs();
+
+    for (const Place& place : places_for(group, target)) {
+      perf::OpenTarget where;
+      where.cpu = place.cpu;
+      where.pid = place.thread;
+      if (place.thread < 0 && target.cgroup_fd >= 0 && !per_cpu_pmu) {
+        where.pid = target.cgroup_fd;
+        where.flags |= PERF_FLAG_PID_CGROUP;
+      }
+      Result<perf::CounterGroup> counters = perf::CounterGroup::open(opener, attrs, where);
+      int err = counters ? 0 : counters.error().errno_value;
+
+      // perf's fallback: without privilege modifiers, count user space only and say so.
+      if (!counters && means_no_permission(err) && !system_wide && group.members.size() == 1 &&
+          !has_privilege_modifiers(group.members.front())) {
+        StatEvent& only = session.events_[indices.front()];
+        only.event.modifiers.user = true;
+        only.name += ":u";
+        attrs = build_attrs();
+        counters = perf::CounterGroup::open(opener, attrs, where);
+        err = counters ? 0 : counters.error().errno_value;
+      }
+      if (counters) {
+        session.opened_.push_back(OpenedGroup{indices, place.cpu, place.thread, settings.enable_on_exec,
+                                              std::move(counters).value()});
+        continue;
+      }
+      if (means_not_supported(err) && !group.is_group) {
+        // Not on this machine: the event is printed as "<not supported>" and nothing of it stays open.
+        session.status_[indices.front()] = OpenStatus::NotSupported;
+        break;
+      }
+      std::string names;
+      for (size_t index : indices) names += (names.empty() ? "" : ",") + session.events_[index].name;
+      if (means_not_supported(err))
+        throw UserError("the group {" + names + "} cannot be counted: " + counters.error().describe(),
+                        "a group is counted all together or not at all; count the unsupported member alone to see "
+                        "'<not supported>', or run 'vperf check'");
+      throw UserError("cannot count " + (group.is_group ? "{" + names + "}" : names) + " on " +
+                          place_text(place.cpu, place.thread) + ": " + counters.error().describe(),
+                      open_hint(err));
+    }
+  }
+  return session;
+}
+
+Result<bool> StatSession::enable() const {
+  for (const OpenedGroup& group : opened_)
+    if (!group.starts_on_exec)
+      if (auto ok = group.counters.enable(); !ok) return ok;
+  return true;
+}
+
+Result<bool> StatSession::disable() const {
+  for (const OpenedGroup& group : opened_)
+    if (auto ok = group.counters.disable(); !ok) return ok;
+  return true;
+}
+
+Result<StatSnapshot> StatSession::read(uint64_t elapsed_ns) const {
+  StatSnapshot snapshot;
+  snapshot.elapsed_ns = elapsed_ns;
+  snapshot.counts.resize(events_.size());
+  for (size_t i = 0; i < events_.size(); ++i) snapshot.counts[i].status = status_[i];
+  for (const OpenedGroup& group : opened_) {
+    Result<std::vector<perf::CounterReading>> readings = group.counters.read();
+    if (!readings) return readings.error();
+    for (size_t m = 0; m < group.events.size() && m < readings->size(); ++m)
+      snapshot.counts[group.events[m]].samples.push_back(CounterSample{group.cpu, group.thread, (*readings)[m]});
+  }
+  return snapshot;
+}
+
+}  // namespace vperf::stat

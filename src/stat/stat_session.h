@@ -1,0 +1,69 @@
+#pragma once
+// Counting for `vperf stat`: every resolved group opened on every place the target asks for
+// (each CPU for system-wide counting, each task otherwise), enabled together, read together.
+//
+// Where counters are opened, as perf stat does:
+//   tasks (a workload, -p, -t)  one counter group per task, cpu = -1, inherited by children;
+//                               with enable_on_exec the counters start when the workload execs
+//   system-wide (-a, -C, -G)    one counter group per CPU, pid = -1 (or the cgroup's fd)
+//   per-CPU PMUs (uncore, RAPL) their cpumask's CPUs, pid = -1, whatever the target
+//
+// Failures follow perf stat 6.1:
+//   - a lone event the kernel does not have (ENOENT, EOPNOTSUPP, ENODEV, ENXIO, EINVAL, ENOSYS)
+//     is kept and printed as "<not supported>";
+//   - a member of a {group} that fails ends the command ("The cycles event is not supported.");
+//   - EACCES/EPERM on an event without privilege modifiers, counted per task, retries in user
+//     space only and renames it "NAME:u" (perf's fallback at perf_event_paranoid >= 2);
+//   - anything else (EMFILE, ESRCH, permission with no fallback) is a UserError naming the
+//     event, the place and the fix.
+#include <sys/types.h>
+
+#include <memory>
+#include <vector>
+
+#include "core/error.h"
+#include "events/resolved_event.h"
+#include "perf/counter_group.h"
+#include "perf/event_fd.h"
+#include "stat/stat_counts.h"
+
+namespace vperf::stat {
+
+struct CountTarget {
+  std::vector<pid_t> threads;   // tasks to follow; empty: system-wide on `cpus`
+  std::vector<int> cpus;        // system-wide: the CPUs to count on (ignored when threads are given)
+  int cgroup_fd = -1;           // system-wide only: count just the tasks of this cgroup (-G)
+  bool enable_on_exec = false;  // the task is a workload that has not exec'd yet
+  bool inherit = true;          // follow children the tasks create
+};
+
+class StatSession {
+ public:
+  // Opens everything; throws UserError for failures perf treats as fatal (see above).
+  static StatSession open(const perf::PerfEventOpener& opener, const std::vector<events::ResolvedGroup>& groups,
+                          const CountTarget& target);
+
+  // The events in print order, named as perf names them.
+  const std::vector<StatEvent>& events() const { return events_; }
+
+  // Starts and stops every counter that does not start by itself on exec.
+  Result<bool> enable() const;
+  Result<bool> disable() const;
+  // Reads every counter once. `elapsed_ns` is the caller's wall-clock time since enabling.
+  Result<StatSnapshot> read(uint64_t elapsed_ns) const;
+
+ private:
+  struct OpenedGroup {
+    std::vector<size_t> events;  // indices into events_, one per member
+    int cpu = -1;
+    pid_t thread = -1;
+    bool starts_on_exec = false;
+    perf::CounterGroup counters;
+  };
+
+  std::vector<StatEvent> events_;
+  std::vector<OpenStatus> status_;  // parallel to events_
+  std::vector<OpenedGroup> opened_;
+};
+
+}  // namespace vperf::stat

@@ -1,0 +1,79 @@
+// vperf-workload SUBCOMMAND ARG [--verbose]: see workloads.h and usage() below.
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "workloads.h"
+
+namespace {
+
+void usage(std::FILE* to) {
+  std::fputs(
+      "usage: vperf-workload [--verbose] [--run-to-hlt] SUBCOMMAND ARG\n"
+      "  getppid N       exactly N getppid system calls\n"
+      "  page-faults N   touch N fresh pages (N minor page faults)\n"
+      "  spin MS         burn MS milliseconds of CPU time in a fixed call chain\n"
+      "  sleep MS        sleep MS milliseconds\n"
+      "  kvm-pio N       run a tiny KVM guest that does N port writes (needs /dev/kvm);\n"
+      "                  exactly N KVM_RUN calls, N + 1 with --run-to-hlt\n"
+      "  exit CODE       exit with status CODE\n",
+      to);
+}
+
+bool parse_count(const char* text, uint64_t& out) {
+  if (text == nullptr || *text < '0' || *text > '9') return false;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace vperf::workloads;
+  Options options;
+  std::vector<const char*> args;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--verbose") == 0 || std::strcmp(argv[i], "-v") == 0) {
+      options.verbose = true;
+    } else if (std::strcmp(argv[i], "--run-to-hlt") == 0) {
+      options.run_to_hlt = true;
+    } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  if (args.size() != 2) {
+    usage(stderr);
+    return 2;
+  }
+  const std::string command = args[0];
+  uint64_t n = 0;
+  if (!parse_count(args[1], n)) {
+    std::fprintf(stderr, "vperf-workload: %s: '%s' is not a non-negative integer\n", command.c_str(), args[1]);
+    return 2;
+  }
+  if (command == "getppid") return run_getppid(n, options);
+  if (command == "page-faults") return run_page_faults(n, options);
+  if (command == "spin") return run_spin(n, options);
+  if (command == "sleep") return run_sleep(n, options);
+  if (command == "kvm-pio") return run_kvm_pio(n, options);
+  if (command == "exit") {
+    if (n > 255) {
+      std::fprintf(stderr, "vperf-workload: exit: status %s is not in 0..255\n", args[1]);
+      return 2;
+    }
+    return static_cast<int>(n);
+  }
+  std::fprintf(stderr, "vperf-workload: unknown subcommand '%s'\n", command.c_str());
+  usage(stderr);
+  return 2;
+}

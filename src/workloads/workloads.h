@@ -1,0 +1,43 @@
+#pragma once
+// The subcommands of vperf-workload. Each returns the process exit status (0 on success) and
+// prints one "vperf-workload: ..." line on stderr when it fails; with `verbose` it also says
+// what it did on stdout. Counts are exact where the kernel allows (see each function).
+#include <cstdint>
+
+namespace vperf::workloads {
+
+struct Options {
+  bool verbose = false;
+  // kvm-pio only: after the n-th `out`, enter the guest once more and require KVM_EXIT_HLT,
+  // which proves the guest loop ends where it should; kvm_userspace_exit is then n + 1.
+  bool run_to_hlt = false;
+};
+
+// Exactly `n` getppid system calls through syscall(2), so libc cannot cache or elide them:
+// syscalls:sys_enter_getppid counts exactly n for the process.
+int run_getppid(uint64_t n, const Options& options);
+
+// Writes one byte to each of `n` fresh pages of an anonymous private mapping (transparent huge
+// pages disabled for it): exactly n minor page faults in the loop. The process as a whole adds
+// a fixed start-up cost (loader, libc), measured in tests/integration/workloads_test.cpp.
+int run_page_faults(uint64_t n, const Options& options);
+
+// Burns `ms` milliseconds of CPU time (its own, so a busy machine stretches only the wall
+// time) in a fixed call chain of non-inlined functions:
+//   run_spin -> spin_phase_outer -> { spin_phase_hash (2/3 of the rounds) -> spin_leaf_hash,
+//                                     spin_phase_math (1/3)               -> spin_leaf_math }
+int run_spin(uint64_t ms, const Options& options);
+
+// Sleeps `ms` milliseconds (nanosleep, resumed after interruptions).
+int run_sleep(uint64_t ms, const Options& options);
+
+// A minimal KVM VMM: one vCPU in 16-bit real mode runs
+//     mov ecx, n ; test ecx, ecx ; jz done ; l: out 0x10, al ; dec ecx ; jnz l ; done: hlt
+// and the VMM handles each KVM_EXIT_IO. It stops after the n-th `out` exit without entering
+// the guest again, so the process makes exactly n KVM_RUN calls: kvm:kvm_pio and
+// kvm:kvm_userspace_exit both count exactly n (running on into the final hlt would add one
+// more userspace exit, KVM_EXIT_HLT: see Options::run_to_hlt). Exits non-zero if any exit
+// is not the expected `out`, or the guest halts early.
+int run_kvm_pio(uint64_t n, const Options& options);
+
+}  // namespace vperf::workloads
