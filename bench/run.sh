@@ -5,13 +5,17 @@
 #
 #   bench/run.sh [RUNS]        RUNS per command, default 20
 #
+# "stat 1 s workload vs bare" is vperf's overhead on a CPU-bound second (spin counts CPU time).
 # Later issues add record/report/flame-graph pairs (perf, and the FlameGraph scripts found
 # through $FLAMEGRAPH_DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-20}
 vperf=build/vperf
-[ -x "$vperf" ] || { echo "vperf: error: $vperf not built (hint: run scripts/build.sh)" >&2; exit 1; }
+workload=build/src/workloads/vperf-workload
+for built in "$vperf" "$workload"; do
+  [ -x "$built" ] || { echo "vperf: error: $built not built (hint: run scripts/build.sh)" >&2; exit 1; }
+done
 command -v hyperfine >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q hyperfine >/dev/null
 command -v perf >/dev/null || { echo "vperf: error: perf not found (hint: apt-get install linux-perf)" >&2; exit 1; }
 if [ ! -d /sys/kernel/tracing/events ] && [ "$(id -u)" -eq 0 ]; then mount -t tracefs nodev /sys/kernel/tracing || true; fi
@@ -25,6 +29,10 @@ pairs=(
   "list tracepoints sched:*|$vperf list 'sched:*'|perf list 'sched:*'"
   "list tracepoints syscalls:*|$vperf list 'syscalls:*'|perf list 'syscalls:*'"
   "list software events|$vperf list sw|perf list sw"
+  "stat -e task-clock -- true|$vperf stat -e task-clock -- true|perf stat -e task-clock -- true"
+  "stat default set -- true|$vperf stat -- true|perf stat -- true"
+  "stat 1 s workload vs perf|$vperf stat -e task-clock -- $workload spin 1000|perf stat -e task-clock -- $workload spin 1000"
+  "stat 1 s workload vs bare|$vperf stat -e task-clock -- $workload spin 1000|$workload spin 1000"
 )
 
 printf '%-32s %12s %12s %8s\n' "benchmark" "vperf ms" "reference ms" "ratio"

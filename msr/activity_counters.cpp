@@ -21,7 +21,8 @@ Result<uint64_t> encode_alias(const events::SysfsPmu& pmu, const events::PmuEven
     if (part.empty()) continue;
     const size_t eq = part.find('=');
     const std::string_view key = part.substr(0, eq);
-    std::optional<uint64_t> value = eq == std::string_view::npos ? std::optional<uint64_t>(1) : parse_u64(part.substr(eq + 1));
+    std::optional<uint64_t> value =
+        eq == std::string_view::npos ? std::optional<uint64_t>(1) : parse_u64(part.substr(eq + 1));
     const events::PmuFormatTerm* term = pmu.find_term(key);
     if (!value || term == nullptr)
       return Error{"cannot encode " + pmu.name + "/" + alias.name + "/ ('" + alias.terms + "'): " +
@@ -85,7 +86,9 @@ struct PmuProbe {
 
 PmuProbe probe_pmu(const ActivityCounterSources& sources, std::span<const int> cpus) {
   auto pmu = events::load_sysfs_pmu(sources.pmu_root, "msr");
-  if (!pmu) return {nullptr, pmu.error().errno_value, true, "there is no msr PMU (" + (sources.pmu_root / "msr").string() + ")"};
+  if (!pmu)
+    return {nullptr, pmu.error().errno_value, true,
+            "there is no msr PMU (" + (sources.pmu_root / "msr").string() + ")"};
   auto encoding = msr_pmu_encoding(*pmu);
   if (!encoding) return {nullptr, 0, true, encoding.error().message};
   auto counters = MsrPmuCounters::open(sources.opener, *encoding, cpus);
@@ -109,8 +112,8 @@ std::string hint_for(const DeviceProbe& device, const PmuProbe& pmu, const Cpuid
   if (cpuid.hypervisor.value_or(false)) {
     if (no_cpuid_bit || !cpuid.aperf_mperf)
       parts.push_back(std::string("this VM's hypervisor does not pass APERF/MPERF through") +
-                      (no_cpuid_bit ? " (CPUID.6:ECX[0]=0)" : "") + ", so loading the msr module cannot help: " +
-                      kVmHowTo);
+                      (no_cpuid_bit ? " (CPUID.6:ECX[0]=0)" : "") +
+                      ", so loading the msr module cannot help: " + kVmHowTo);
     else if (device.errno_value == ENOENT || device.errno_value == ENODEV)
       parts.push_back("load the msr driver: modprobe msr");
   } else if (cpuid.hypervisor.has_value()) {  // bare metal
@@ -120,7 +123,8 @@ std::string hint_for(const DeviceProbe& device, const PmuProbe& pmu, const Cpuid
       parts.push_back("load the msr driver: modprobe msr");
   } else {
     parts.push_back(std::string("on bare metal: modprobe msr; in a VM the hypervisor must pass APERF/MPERF "
-                                "through, so ") + kVmHowTo);
+                                "through, so ") +
+                    kVmHowTo);
   }
   if (parts.empty()) {
     std::string generic = msr_error_hint(device.errno_value);
@@ -155,8 +159,8 @@ Result<MsrPmuEncoding> msr_pmu_encoding(const events::SysfsPmu& pmu) {
   }
   MsrPmuEncoding encoding;
   encoding.type = pmu.type;
-  for (auto [alias, out] : {std::pair{aperf, &encoding.aperf}, std::pair{mperf, &encoding.mperf},
-                            std::pair{tsc, &encoding.tsc}}) {
+  for (auto [alias, out] :
+       {std::pair{aperf, &encoding.aperf}, std::pair{mperf, &encoding.mperf}, std::pair{tsc, &encoding.tsc}}) {
     auto config = encode_alias(pmu, *alias);
     if (!config) return config.error();
     *out = *config;
@@ -189,8 +193,9 @@ Result<ActivitySample> MsrPmuCounters::read(int cpu) const {
   auto it = groups_.find(cpu);
   if (it == groups_.end()) return Error{"the msr PMU counters were not opened on CPU " + std::to_string(cpu)};
   auto values = it->second.read();
-  if (!values) return Error{"read msr PMU counters on CPU " + std::to_string(cpu) + ": " + values.error().describe(),
-                            values.error().errno_value};
+  if (!values)
+    return Error{"read msr PMU counters on CPU " + std::to_string(cpu) + ": " + values.error().describe(),
+                 values.error().errno_value};
   const std::vector<perf::CounterReading>& v = *values;
   // The msr PMU never multiplexes; a counter that did not run has no value to show.
   for (const perf::CounterReading& r : v)

@@ -25,9 +25,9 @@ Result<BaseFrequency> choose_base_frequency(const BaseFrequencyInputs& inputs) {
     const MsrRegister& reg = *find_register(address::kPlatformInfo);
     const uint64_t ratio = field_value(reg, "max_non_turbo_ratio", *inputs.platform_info).value_or(0);
     if (ratio != 0)
-      return BaseFrequency{static_cast<double>(ratio) * kBusClockMhz, BaseFrequencySource::PlatformInfo,
-                           "MSR_PLATFORM_INFO[15:8] = " + std::to_string(ratio) + " x " + mhz_text(kBusClockMhz) +
-                               " MHz"};
+      return BaseFrequency{
+          static_cast<double>(ratio) * kBusClockMhz, BaseFrequencySource::PlatformInfo,
+          "MSR_PLATFORM_INFO[15:8] = " + std::to_string(ratio) + " x " + mhz_text(kBusClockMhz) + " MHz"};
     tried.push_back("MSR_PLATFORM_INFO[15:8] is 0");
   } else {
     tried.push_back("MSR_PLATFORM_INFO unreadable");
@@ -47,9 +47,12 @@ Result<BaseFrequency> choose_base_frequency(const BaseFrequencyInputs& inputs) {
 
 std::string_view source_key(BaseFrequencySource source) {
   switch (source) {
-    case BaseFrequencySource::PlatformInfo: return "msr_platform_info";
-    case BaseFrequencySource::CpuidLeaf16: return "cpuid_0x16";
-    case BaseFrequencySource::ProcCpuinfo: return "proc_cpuinfo";
+    case BaseFrequencySource::PlatformInfo:
+      return "msr_platform_info";
+    case BaseFrequencySource::CpuidLeaf16:
+      return "cpuid_0x16";
+    case BaseFrequencySource::ProcCpuinfo:
+      return "proc_cpuinfo";
   }
   return "unknown";
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds vperf and runs its main job on this machine: what PMCs and
-# tracing features it really exposes, and the events you can use here.
+# tracing features it really exposes, the events you can use here, and counting them on the
+# bundled workload (vperf-workload), with IPC and turbo ratio where the machine exposes them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -19,3 +20,15 @@ build/vperf list pmu
 build/vperf list 'sched:sched_s*'
 build/vperf encode --model skx INST_RETIRED.ANY_P MEM_LOAD_RETIRED.L3_MISS:pp
 build/vperf decode --model ivb "${perfmon[@]}" r13c
+workload=build/src/workloads/vperf-workload
+# perf stat's default set (IPC and branch lines where there is a PMU, <not supported> where not)
+build/vperf stat -- "$workload" spin 300
+# exact counts: 100000 getppid calls, 2000 fresh pages
+build/vperf stat -e syscalls:sys_enter_getppid,page-faults -- "$workload" getppid 100000
+build/vperf stat -e page-faults -r 3 -- "$workload" page-faults 2000
+# a tiny KVM guest doing 1000 port writes: 1000 kvm_pio, 1000 exits to user space
+if [ -c /dev/kvm ]; then
+  build/vperf stat -e kvm:kvm_pio,kvm:kvm_userspace_exit -- "$workload" kvm-pio 1000
+fi
+# turbo ratio from APERF/MPERF; on a VM that hides them it says so, and what to do
+build/vperf turbo -I 500 --count 2 || true

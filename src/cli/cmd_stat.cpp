@@ -21,7 +21,8 @@
 #include "core/files.h"
 #include "core/scoped_fd.h"
 #include "core/strings.h"
-#include "events/event_environment.h"
+#include "events/deferred_pmc_source.h"
+#include "events/event_catalog.h"
 #include "events/sysfs_pmu.h"
 #include "perf/stop_signals.h"
 #include "perf/workload.h"
@@ -308,10 +309,13 @@ std::string stat_event_list(const StatOptions& options, bool have_stalled_cycles
 int run_stat(const StatOptions& options, std::ostream& err) {
   validate(options);
 
-  std::unique_ptr<events::EventEnvironment> env = events::EventEnvironment::load({});
-  const events::SysfsPmu* core = env->catalog().find_pmu(env->catalog().core_pmu());
+  events::DeferredPmcSource pmc_names{events::PmcCatalogOptions{}};
+  events::EventCatalogConfig catalog_config;
+  catalog_config.named_sources = {&pmc_names};
+  events::EventCatalog catalog = events::EventCatalog::load(catalog_config);
+  const events::SysfsPmu* core = catalog.find_pmu(catalog.core_pmu());
   bool stalled = core && core->find_event("stalled-cycles-frontend") && core->find_event("stalled-cycles-backend");
-  std::vector<events::ResolvedGroup> groups = env->catalog().resolve(stat_event_list(options, stalled));
+  std::vector<events::ResolvedGroup> groups = catalog.resolve(stat_event_list(options, stalled));
 
   stat::CountTarget target;
   target.inherit = !options.no_inherit;

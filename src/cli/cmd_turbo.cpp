@@ -1,11 +1,12 @@
 #include "cli/cmd_turbo.h"
 
+#include <poll.h>
 #include <time.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -87,16 +88,14 @@ std::string hms(std::chrono::system_clock::time_point t) {
   return buf;
 }
 
-std::string percent_or_dash(std::optional<double> v) {
-  return v ? std::to_string(std::llround(*v)) + "%" : "-";
-}
+std::string percent_or_dash(std::optional<double> v) { return v ? std::to_string(std::llround(*v)) + "%" : "-"; }
 
 std::string row_text(const std::string& time, const msr::TurboRow& row) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%-8s %14llu %14llu %6s %6s %6s", time.c_str(),
-                static_cast<unsigned long long>(row.c0_mcyc), static_cast<unsigned long long>(row.c0_acyc),
-                (std::to_string(std::llround(row.util_percent)) + "%").c_str(), percent_or_dash(row.ratio_percent).c_str(),
-                row.mhz ? std::to_string(std::llround(*row.mhz)).c_str() : "-");
+  std::snprintf(
+      buf, sizeof buf, "%-8s %14llu %14llu %6s %6s %6s", time.c_str(), static_cast<unsigned long long>(row.c0_mcyc),
+      static_cast<unsigned long long>(row.c0_acyc), (std::to_string(std::llround(row.util_percent)) + "%").c_str(),
+      percent_or_dash(row.ratio_percent).c_str(), row.mhz ? std::to_string(std::llround(*row.mhz)).c_str() : "-");
   return buf;
 }
 
@@ -131,7 +130,8 @@ int run_turbo(const TurboOptions& options, TurboMachine& machine, std::ostream& 
   const bool device_counts = dynamic_cast<const msr::MsrDeviceCounters*>(choice.counters.get()) != nullptr;
 
   msr::BaseFrequencyInputs base_inputs;
-  if (auto platform_info = machine.msr.read(cpus.front(), msr::address::kPlatformInfo)) base_inputs.platform_info = *platform_info;
+  if (auto platform_info = machine.msr.read(cpus.front(), msr::address::kPlatformInfo))
+    base_inputs.platform_info = *platform_info;
   base_inputs.cpuid_16_eax = machine.cpuid_16_eax;
   base_inputs.cpuinfo_mhz = machine.cpuinfo_mhz;
   auto base = msr::choose_base_frequency(base_inputs);
@@ -148,8 +148,8 @@ int run_turbo(const TurboOptions& options, TurboMachine& machine, std::ostream& 
       for (size_t i = 0; i < limits.steps.size(); ++i)
         out << (i == 0 ? "Turbo    : " : "           ") << msr::describe(limits.steps[i]) << '\n';
     }
-    out << "CPUs     : " << format_cpu_list(cpus) << (cpus.size() > 1 ? ", summed" : "") << " (counters: "
-        << choice.counters->describe() << ", every " << options.interval_ms << " ms)\n\n"
+    out << "CPUs     : " << format_cpu_list(cpus) << (cpus.size() > 1 ? ", summed" : "")
+        << " (counters: " << choice.counters->describe() << ", every " << options.interval_ms << " ms)\n\n"
         << header_text() << '\n';
     out.flush();
   }
@@ -214,31 +214,6 @@ int run_turbo(const TurboOptions& options, TurboMachine& machine, std::ostream& 
   return 0;
 }
 
-namespace {
-// SIGINT ends `vperf turbo` cleanly: the handler only sets this flag, which the sleep checks.
-volatile std::sig_atomic_t g_sigint = 0;
-extern "C" void note_sigint(int) { g_sigint = 1; }
-constexpr nanoseconds kSleepSlice = milliseconds(100);
-}  // namespace
-
-struct SigintScope::Saved {
-  struct sigaction previous {};
-  bool installed = false;
-};
-
-SigintScope::SigintScope() : saved_(std::make_unique<Saved>()) {
-  g_sigint = 0;
-  struct sigaction sa {};
-  sa.sa_handler = note_sigint;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: a sleep must wake up
-  saved_->installed = ::sigaction(SIGINT, &sa, &saved_->previous) == 0;
-}
-
-SigintScope::~SigintScope() {
-  if (saved_->installed) ::sigaction(SIGINT, &saved_->previous, nullptr);
-}
-
 nanoseconds SystemTurboClock::monotonic() const { return std::chrono::steady_clock::now().time_since_epoch(); }
 
 std::chrono::system_clock::time_point SystemTurboClock::wall() const { return std::chrono::system_clock::now(); }
@@ -246,12 +221,12 @@ std::chrono::system_clock::time_point SystemTurboClock::wall() const { return st
 bool SystemTurboClock::sleep(milliseconds duration) {
   const auto deadline = std::chrono::steady_clock::now() + duration;
   for (;;) {
-    if (g_sigint) return false;
-    const nanoseconds left = deadline - std::chrono::steady_clock::now();
-    if (left <= nanoseconds(0)) return true;
-    const int64_t ns = std::min(left, kSleepSlice).count();
-    struct timespec ts {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-    ::nanosleep(&ts, nullptr);  // EINTR: look at the flag again
+    if (stop_.received()) return false;
+    const auto left = std::chrono::ceil<milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left <= milliseconds(0)) return true;
+    struct pollfd pfd {stop_.fd(), POLLIN, 0};
+    // Readable once a stop signal arrived; EINTR or a timeout: look again.
+    ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), INT32_MAX)));
   }
 }
 
@@ -277,12 +252,13 @@ int run_turbo_here(const TurboOptions& options, std::ostream& out) {
   host::LiveCpuid cpuid;
   msr::DevCpuMsrReader reader;
   perf::KernelPerfEventOpener opener;
-  SystemTurboClock clock;
+  Result<perf::StopSignals> signals = perf::StopSignals::install();
+  if (!signals) throw UserError("cannot handle Ctrl-C: " + signals.error().describe(), "this is a bug in vperf");
+  SystemTurboClock clock(*signals);
   TurboMachine machine{reader, opener, clock};
   machine.cpuid = live_cpuid_facts(cpuid);
   machine.cpuid_16_eax = live_cpuid_16_eax(cpuid);
   if (auto cpuinfo = read_file("/proc/cpuinfo")) machine.cpuinfo_mhz = msr::parse_cpuinfo_mhz(*cpuinfo);
-  SigintScope sigint;
   return run_turbo(options, machine, out);
 }
 
@@ -295,8 +271,7 @@ void add_turbo_command(CLI::App& app, Invocation& inv) {
       "turbo", "Turbo boost per interval from APERF/MPERF: C0 cycles, utilisation, ratio and MHz (like showboost)");
   sub->add_option("-C,--cpu", options->cpus, "CPUs to sum, e.g. 0-3,8 (default: all online CPUs)")->check(non_empty());
   sub->add_option("-I,--interval", options->interval_ms, "Interval in milliseconds (default: 1000)");
-  CLI::Option* count_option =
-      sub->add_option("--count", *count, "Stop after N intervals (default: run until Ctrl-C)");
+  CLI::Option* count_option = sub->add_option("--count", *count, "Stop after N intervals (default: run until Ctrl-C)");
   add_json_flag(*sub, options->json);
   sub->callback([&inv, options, count, count_option] {
     if (count_option->count() > 0) options->count = *count;

@@ -6,7 +6,6 @@
 // -C (default: all online) are summed into one row. See docs/turbo.md.
 #include <chrono>
 #include <filesystem>
-#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -15,13 +14,14 @@
 #include "msr/activity_counters.h"
 #include "msr/msr_reader.h"
 #include "perf/event_fd.h"
+#include "perf/stop_signals.h"
 
 namespace vperf::cli {
 
 struct TurboOptions {
-  std::string cpus;             // -C, sysfs cpulist format; empty = all online CPUs
-  int interval_ms = 1000;       // -I
-  std::optional<int> count;     // --count; nullopt = until SIGINT
+  std::string cpus;          // -C, sysfs cpulist format; empty = all online CPUs
+  int interval_ms = 1000;    // -I
+  std::optional<int> count;  // --count; nullopt = until SIGINT
   bool json = false;
 };
 
@@ -37,28 +37,17 @@ class TurboClock {
 };
 
 // The real clock: steady_clock for intervals, system_clock for TIME, and a sleep that returns
-// false soon after SIGINT arrives while a SigintScope is alive (it sleeps in slices of at most
-// 100 ms, so the signal is seen even when another thread received it).
+// false as soon as a stop signal (SIGINT, SIGTERM, SIGHUP) has arrived since `stop` was
+// installed: it waits in poll() on the self-pipe of perf::StopSignals.
 class SystemTurboClock final : public TurboClock {
  public:
+  explicit SystemTurboClock(const perf::StopSignals& stop) : stop_(stop) {}
   std::chrono::nanoseconds monotonic() const override;
   std::chrono::system_clock::time_point wall() const override;
   bool sleep(std::chrono::milliseconds duration) override;
-};
-
-// While alive, SIGINT does not kill the process but asks SystemTurboClock::sleep to stop; the
-// previous disposition is restored on destruction. One at a time (the flag is process-wide, as
-// signal handlers need).
-class SigintScope {
- public:
-  SigintScope();
-  ~SigintScope();
-  SigintScope(const SigintScope&) = delete;
-  SigintScope& operator=(const SigintScope&) = delete;
 
  private:
-  struct Saved;
-  std::unique_ptr<Saved> saved_;
+  const perf::StopSignals& stop_;
 };
 
 // Everything run_turbo reads from the machine; the CLI passes the real ones, tests fakes.
@@ -66,8 +55,8 @@ struct TurboMachine {
   TurboMachine(const msr::MsrReader& device, const perf::PerfEventOpener& perf_opener, TurboClock& turbo_clock)
       : msr(device), opener(perf_opener), clock(turbo_clock) {}
 
-  const msr::MsrReader& msr;             // /dev/cpu/N/msr
-  const perf::PerfEventOpener& opener;   // for the perf msr PMU
+  const msr::MsrReader& msr;            // /dev/cpu/N/msr
+  const perf::PerfEventOpener& opener;  // for the perf msr PMU
   TurboClock& clock;
   std::filesystem::path pmu_root = events::kSysfsPmuRoot;
   std::filesystem::path sysfs = "/sys";  // devices/system/cpu/online

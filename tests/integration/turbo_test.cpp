@@ -1,11 +1,10 @@
 // vperf turbo on this machine: where APERF/MPERF are hidden (KVM guests without pass-through,
 // the development VMs), one error line naming what is missing; where they are readable, a
 // real run. The msr PMU's attrs are also opened on the real kernel with the events it has.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <boost/json.hpp>

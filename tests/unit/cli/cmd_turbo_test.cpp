@@ -35,7 +35,8 @@ class FakeMsrs final : public msr::MsrReader {
   std::map<std::pair<int, uint32_t>, uint64_t> values;
   Result<uint64_t> read(int cpu, uint32_t reg) const override {
     auto it = values.find({cpu, reg});
-    if (it == values.end()) return Error{"read MSR " + hex(reg) + " from /fake/cpu/" + std::to_string(cpu) + "/msr", EIO};
+    if (it == values.end())
+      return Error{"read MSR " + hex(reg) + " from /fake/cpu/" + std::to_string(cpu) + "/msr", EIO};
     return it->second;
   }
   std::string device_name(int cpu) const override { return "/fake/cpu/" + std::to_string(cpu) + "/msr"; }
@@ -219,8 +220,10 @@ TEST_F(TurboCommand, PmuBackendWithCpuidBaseAndNoRatioLimits) {
   FakeMsrs device;  // no registers at all: every read faults, as in a guest with the driver
   add_msr_pmu({{"aperf", "event=0x01"}, {"mperf", "event=0x02"}, {"smi", "event=0x04"}, {"tsc", "event=0x00"}});
   ScriptedPmuOpener opener;
-  opener.script[0] = {{0, 0, 0}, {2'900'000'000, 2'500'000'000, 2'500'000'000}, {2'900'000'000, 2'500'000'000, 5'000'000'000}};
-  opener.script[1] = {{0, 0, 0}, {1'250'000'000, 1'250'000'000, 2'500'000'000}, {2'250'000'000, 2'500'000'000, 5'000'000'000}};
+  opener.script[0] = {
+      {0, 0, 0}, {2'900'000'000, 2'500'000'000, 2'500'000'000}, {2'900'000'000, 2'500'000'000, 5'000'000'000}};
+  opener.script[1] = {
+      {0, 0, 0}, {1'250'000'000, 1'250'000'000, 2'500'000'000}, {2'250'000'000, 2'500'000'000, 5'000'000'000}};
   clock_.on_sleep = [&](int) { opener.next_reading(); };
   TurboMachine m = machine(device, opener);
   m.cpuid_16_eax = 2500;
@@ -346,10 +349,11 @@ TEST_F(TurboCommand, ACounterThatStopsReadingEndsTheRunWithAnError) {
 }
 
 // The real clock and SIGINT: a 10 s sleep ends soon after the signal, which does not kill the
-// test process while the scope is alive; without a signal the sleep lasts its time.
+// test process while perf::StopSignals is installed; without a signal the sleep lasts its time.
 TEST(SystemTurboClock, SigintCutsTheSleepShort) {
-  SystemTurboClock clock;
-  SigintScope scope;
+  auto stop = perf::StopSignals::install();
+  ASSERT_TRUE(stop.ok()) << stop.error().describe();
+  SystemTurboClock clock(*stop);
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_TRUE(clock.sleep(milliseconds(30)));
   EXPECT_GE(std::chrono::steady_clock::now() - t0, milliseconds(30));

@@ -70,9 +70,11 @@ class PipeOpener final : public perf::PerfEventOpener {
 void add_msr_pmu(const test::TempTree& tree, std::vector<std::pair<std::string, std::string>> events) {
   test::add_fake_pmu(tree, {"msr", 14, {{"event", "config:0-63"}}, std::move(events), {}, ""});
 }
-const std::vector<std::pair<std::string, std::string>> kHostEvents{
-    {"aperf", "event=0x01"}, {"mperf", "event=0x02"}, {"pperf", "event=0x03"}, {"smi", "event=0x04"},
-    {"tsc", "event=0x00"}};
+const std::vector<std::pair<std::string, std::string>> kHostEvents{{"aperf", "event=0x01"},
+                                                                   {"mperf", "event=0x02"},
+                                                                   {"pperf", "event=0x03"},
+                                                                   {"smi", "event=0x04"},
+                                                                   {"tsc", "event=0x00"}};
 const std::vector<std::pair<std::string, std::string>> kGuestEvents{{"smi", "event=0x04"}, {"tsc", "event=0x00"}};
 
 const std::vector<int> kCpus{0, 1};
@@ -116,8 +118,7 @@ TEST(ActivityCounters, PmuWhenTheDeviceIsMissing) {
     EXPECT_EQ(o.target.pid, -1);
     EXPECT_EQ(o.target.cpu, kCpus[i / 3]);
     EXPECT_EQ(o.attr.config, (std::array<uint64_t, 3>{1, 2, 0}[i % 3]));
-    EXPECT_EQ(o.attr.read_format,
-              PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
+    EXPECT_EQ(o.attr.read_format, PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
     EXPECT_EQ(o.attr.exclude_kernel, 0u) << "the msr PMU rejects exclude bits";
     if (i % 3 == 0)
       EXPECT_EQ(o.target.group_fd, -1);
