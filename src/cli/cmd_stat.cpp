@@ -392,12 +392,13 @@ int run_stat(const StatOptions& options, std::ostream& err) {
     last_exit = result.exit;
     if (signals->received() && options.command.empty()) break;
   }
+  // perf's psignal line comes before the counts.
+  if (last_exit && last_exit->signaled)
+    err << options.command.front() << ": " << ::strsignal(last_exit->code) << '\n';
   printer->print_summary(stat::describe_target(described));
   out->flush();
   if (!*out) throw UserError("could not write the counts", "check the file system");
 
-  if (last_exit && last_exit->signaled)
-    err << options.command.front() << ": " << ::strsignal(last_exit->code) << '\n';
   return last_exit ? last_exit->shell_status() : 0;
 }
 

@@ -1,5 +1,6 @@
 #include "stat/stat_session.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <string>
 
@@ -120,6 +121,16 @@ StatSession StatSession::open(const perf::PerfEventOpener& opener, const std::ve
       }
       Result<perf::CounterGroup> counters = perf::CounterGroup::open(opener, attrs, where);
       int err = counters ? 0 : counters.error().errno_value;
+
+      // perf's fallback for PMUs that take no guest/host filter (msr, some uncore): EINVAL
+      // with exclude_guest set is retried without it, and the group keeps that from then on.
+      if (!counters && err == EINVAL && std::any_of(attrs.begin(), attrs.end(), [](const perf_event_attr& a) {
+            return a.exclude_guest || a.exclude_host;
+          })) {
+        for (perf_event_attr& a : attrs) a.exclude_guest = a.exclude_host = 0;
+        counters = perf::CounterGroup::open(opener, attrs, where);
+        err = counters ? 0 : counters.error().errno_value;
+      }
 
       // perf's fallback: without privilege modifiers, count user space only and say so.
       if (!counters && means_no_permission(err) && !system_wide && group.members.size() == 1 &&

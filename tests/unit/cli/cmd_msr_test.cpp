@@ -58,11 +58,11 @@ TEST_F(FakeDevCpu, ReadsAndDecodesOnEachCpu) {
 }
 
 TEST_F(FakeDevCpu, UnknownAddressIsPrintedRaw) {
-  write_register(0, 0x10, 0x1234);
+  write_register(0, 0x11, 0x1234);
   msr::DevCpuMsrReader reader(root_);
   std::ostringstream out;
-  EXPECT_EQ(run_msr_read({"", false, {"0x10"}}, reader, out), 0);
-  EXPECT_EQ(out.str(), "CPU 0  0x10 (0x10)  0x0000000000001234\n");
+  EXPECT_EQ(run_msr_read({"", false, {"0x11"}}, reader, out), 0);
+  EXPECT_EQ(out.str(), "CPU 0  0x11 (0x11)  0x0000000000001234\n");
 }
 
 TEST_F(FakeDevCpu, NoDeviceIsOneErrorNamingTheFix) {

@@ -227,6 +227,25 @@ TEST(StatSession, NoPermissionWithExplicitModifiersOrSystemWideIsAnErrorWithTheF
   EXPECT_THROW(StatSession::open(kernel, {alone(kernel_only)}, task), UserError);
 }
 
+TEST(StatSession, APmuWithoutGuestFilteringIsRetriedWithoutExcludeGuest) {
+  // The msr PMU answers EINVAL to exclude_guest, which perf sets by default; perf retries.
+  ScriptedKernel kernel([](const perf_event_attr& attr, const perf::OpenTarget&) -> Result<std::vector<uint64_t>> {
+    if (attr.exclude_guest) return refused(EINVAL);
+    return std::vector<uint64_t>{5, 10, 10};
+  });
+  events::ResolvedEvent tsc = event("msr/tsc/", 10, 0);
+  tsc.pmu = "msr";
+  CountTarget target;
+  target.cpus = {0, 1};
+  StatSession session = StatSession::open(kernel, {alone(tsc)}, target);
+  ASSERT_EQ(kernel.opened.size(), 2u);
+  EXPECT_FALSE(kernel.opened[1].attr.exclude_guest);
+  Result<StatSnapshot> snapshot = session.read(1);
+  ASSERT_TRUE(snapshot.ok());
+  EXPECT_EQ(snapshot->counts[0].status, OpenStatus::Opened);
+  EXPECT_EQ(snapshot->counts[0].samples.size(), 2u);
+}
+
 TEST(StatSession, TooManyOpenFilesNamesTheLimit) {
   ScriptedKernel kernel([](const perf_event_attr&, const perf::OpenTarget&) -> Result<std::vector<uint64_t>> {
     return refused(EMFILE);
