@@ -178,8 +178,9 @@ class StatRun {
     uint64_t elapsed = ns_since(start_);
     Result<stat::StatSnapshot> totals = session.read(elapsed);
     check(totals, "read the counters");
-    if (options_.interval_ms) {
-      // The partial interval since the last tick, as perf prints it when counting ends.
+    if (options_.interval_ms && !interval_count_reached_) {
+      // The partial interval since the last tick, as perf prints it when counting ends
+      // (not after --interval-count: the user asked for exactly N).
       stat::StatSnapshot delta = stat::snapshot_delta(*totals, previous_);
       if (delta.elapsed_ns > 0) printer_->print_interval(elapsed, delta);
     }
@@ -369,7 +370,8 @@ int run_stat(const StatOptions& options, std::ostream& err) {
   print.interval_ns = uint64_t{options.interval_ms} * 1000000;
   print.interval_summary = options.summary;
   print.runs = options.repeat;
-  print.show_rusage = !options.command.empty() && options.repeat == 1;
+  // perf shows the command's user/sys times only when it counted just the command.
+  print.show_rusage = !options.command.empty() && options.repeat == 1 && target.cpus.empty();
   print.thousands_grouping = options.big_num || locale_groups_thousands();
 
   Result<perf::StopSignals> signals = perf::StopSignals::install();

@@ -53,6 +53,8 @@ std::optional<double> parse_number(std::string_view field) {
 }
 
 std::optional<TextRow> parse_text_row(const std::string& line) {
+  for (const char* footer : {" seconds time elapsed", " seconds user", " seconds sys"})
+    if (line.find(footer) != std::string::npos) return std::nullopt;
   std::istringstream words(line);
   std::vector<std::string> w;
   std::string word;
@@ -87,7 +89,6 @@ std::optional<TextRow> parse_text_row(const std::string& line) {
   if (i < w.size() && (w[i] == "msec" || w[i] == "ns" || w[i] == "Joules")) row.unit = w[i++];
   if (i >= w.size()) return std::nullopt;
   row.event = w[i];
-  if (row.event == "seconds") return std::nullopt;  // the footer
   row.has_noise = line.find("( +-") != std::string::npos;
   return row;
 }

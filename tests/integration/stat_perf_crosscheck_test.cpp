@@ -1,0 +1,321 @@
+// `vperf stat` against Linux perf 6.1 on this machine, in the same test run, on the same
+// deterministic workload: the same events in the same order, the same units and metric units,
+// the same `<not supported>` rows byte for byte, the same layout line by line, and counts that
+// agree (page faults within a few, task-clock within a stated tolerance).
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/capability.h"
+#include "support/run_program.h"
+#include "support/stat_output.h"
+
+namespace vperf {
+namespace {
+
+bool has_perf() { return !test::find_program("perf").empty(); }
+bool can_count_tracepoints() { return test::has_tracefs() && test::running_as_root(); }
+
+// Both programs get the same arguments and the C locale (no thousands grouping).
+struct Pair {
+  test::ProgramResult vperf, perf;
+};
+Pair run_both(const std::vector<std::string>& args) {
+  std::vector<std::string> perf_argv{"perf", "stat"};
+  perf_argv.insert(perf_argv.end(), args.begin(), args.end());
+  std::vector<std::string> vperf_args{"stat"};
+  vperf_args.insert(vperf_args.end(), args.begin(), args.end());
+  Pair p;
+  p.vperf = test::run_vperf(vperf_args, {{"LC_ALL", "C"}});
+  p.perf = test::run_program(perf_argv, {{"LC_ALL", "C"}});
+  return p;
+}
+
+std::string describe(const Pair& p) {
+  return "--- vperf (exit " + std::to_string(p.vperf.exit_code) + "):\n" + p.vperf.err + "--- perf (exit " +
+         std::to_string(p.perf.exit_code) + "):\n" + p.perf.err;
+}
+
+// Interval cases end their command half-way between two ticks (sleep, not spin: its wall time
+// does not stretch when other builds load the CPUs), so both tools print the same number of
+// intervals.
+//
+// A line with what varies from run to run taken out: each number becomes "N", each run of
+// spaces one space, and a rate's scale prefix ("K/sec", "M/sec") goes (0 or 1 context switch
+// in a short run moves it). What is left is the layout: which lines, which words, in which order.
+std::string shape(const std::string& line) {
+  static const std::regex number("[0-9]+(\\.[0-9]+)?");
+  static const std::regex spaces(" +");
+  static const std::regex rate("\\b[KMG]/sec");  // text " K/sec", CSV ",K/sec", JSON "\"K/sec"
+  std::string s = std::regex_replace(line, number, "N");
+  s = std::regex_replace(s, rate, "/sec");
+  s = std::regex_replace(s, spaces, " ");
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// A rate's metric unit without its scale: "K/sec" -> "/sec". Which scale perf picks depends on
+// the count (0 context switches: "0.000 /sec"; 1 in a millisecond: "1.000 K/sec"), and a
+// preemption under load changes that count; with equal counts the units must be equal as is.
+std::string unscaled(const std::string& metric_unit) {
+  if (metric_unit.size() == 5 && metric_unit.ends_with("/sec") && std::string_view("KMG").find(metric_unit[0]) != std::string_view::npos)
+    return metric_unit.substr(1);
+  return metric_unit;
+}
+
+std::vector<std::string> all_lines(const std::string& text) {
+  std::vector<std::string> lines = test::split_fields(text, "\n");
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TEST(StatPerfCrosscheck, DefaultSetTextMatchesPerf) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  Pair p = run_both({"--", VPERF_WORKLOAD, "getppid", "10"});
+  ASSERT_EQ(p.perf.exit_code, 0) << describe(p);
+  ASSERT_EQ(p.vperf.exit_code, 0) << describe(p);
+  std::vector<test::TextRow> v = test::parse_text_rows(p.vperf.err), f = test::parse_text_rows(p.perf.err);
+  std::vector<std::string> v_names, f_names;
+  for (const auto& r : v) v_names.push_back(r.event);
+  for (const auto& r : f) f_names.push_back(r.event);
+  EXPECT_EQ(v_names, f_names) << describe(p);
+  ASSERT_FALSE(f_names.empty()) << describe(p);
+  // `<not supported>` rows carry no number: they must be the same bytes.
+  std::vector<std::string> v_unsupported, f_unsupported;
+  for (const auto& r : v)
+    if (r.value == "<not supported>") v_unsupported.push_back(r.line);
+  for (const auto& r : f)
+    if (r.value == "<not supported>") f_unsupported.push_back(r.line);
+  EXPECT_EQ(v_unsupported, f_unsupported) << describe(p);
+  for (size_t i = 0; i < std::min(v.size(), f.size()); ++i) EXPECT_EQ(v[i].unit, f[i].unit) << v[i].line;
+}
+
+// The whole text output, line by line, with the numbers taken out (see shape()).
+struct LayoutCase {
+  const char* name;
+  std::vector<std::string> args;
+  bool needs_tracepoints = false;
+};
+
+void PrintTo(const LayoutCase& c, std::ostream* os) {
+  *os << "stat";
+  for (const std::string& a : c.args) *os << ' ' << a;
+}
+
+class StatPerfLayout : public ::testing::TestWithParam<LayoutCase> {};
+
+TEST_P(StatPerfLayout, SameLinesAsPerf) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  if (GetParam().needs_tracepoints) VPERF_REQUIRE(can_count_tracepoints(), "tracefs and root (tracepoint counters)");
+  Pair p = run_both(GetParam().args);
+  ASSERT_EQ(p.vperf.exit_code, p.perf.exit_code) << describe(p);
+  std::vector<std::string> v = all_lines(p.vperf.err), f = all_lines(p.perf.err);
+  std::vector<std::string> v_shapes, f_shapes;
+  for (const auto& l : v) v_shapes.push_back(shape(l));
+  for (const auto& l : f) f_shapes.push_back(shape(l));
+  EXPECT_EQ(v_shapes, f_shapes) << describe(p);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    StatPerfCrosscheck, StatPerfLayout,
+    ::testing::Values(
+        LayoutCase{"Default", {"--", VPERF_WORKLOAD, "getppid", "10"}},
+        LayoutCase{"Detailed", {"-ddd", "--", VPERF_WORKLOAD, "getppid", "10"}},
+        LayoutCase{"Tracepoint", {"-e", "syscalls:sys_enter_getppid", "--", VPERF_WORKLOAD, "getppid", "10"}, true},
+        LayoutCase{"Repeat", {"-r", "3", "-e", "task-clock", "--", VPERF_WORKLOAD, "spin", "20"}},
+        LayoutCase{"SystemWideCommand", {"-a", "-e", "cpu-clock", "--", "sleep", "0.1"}},
+        LayoutCase{"CpuListCommand", {"-C", "0", "-e", "cpu-clock", "--", "sleep", "0.1"}},
+        LayoutCase{"NoAggr", {"-a", "-A", "-e", "cpu-clock", "--", "sleep", "0.1"}},
+        LayoutCase{"IntervalCount", {"-I", "100", "--interval-count", "3", "-a", "-e", "cpu-clock"}},
+        LayoutCase{"IntervalCommand", {"-I", "100", "-e", "task-clock", "--", VPERF_WORKLOAD, "sleep", "150"}},
+        LayoutCase{"CsvDefault", {"-x,", "--", VPERF_WORKLOAD, "getppid", "10"}},
+        LayoutCase{"CsvRepeat", {"-x,", "-r", "3", "-e", "task-clock", "--", VPERF_WORKLOAD, "spin", "20"}},
+        LayoutCase{"CsvNoAggr", {"-x,", "-a", "-A", "-e", "cpu-clock", "--", "sleep", "0.1"}},
+        LayoutCase{"CsvIntervalNoAggr", {"-x,", "-I", "100", "-a", "-A", "-e", "cpu-clock", "--", "sleep", "0.25"}},
+        LayoutCase{"CsvPerCore", {"-x,", "--per-core", "-a", "-e", "cpu-clock", "--", "sleep", "0.1"}},
+        LayoutCase{"CsvPerSocket", {"-x,", "--per-socket", "-a", "-e", "cpu-clock", "--", "sleep", "0.1"}},
+        LayoutCase{"CsvIntervalSummary", {"-x,", "-I", "100", "--summary", "-e", "task-clock", "--", VPERF_WORKLOAD, "sleep", "150"}},
+        LayoutCase{"JsonRepeat", {"--json", "-r", "2", "-e", "task-clock", "--", VPERF_WORKLOAD, "spin", "20"}},
+        LayoutCase{"JsonInterval", {"--json", "-I", "100", "-e", "task-clock", "--", VPERF_WORKLOAD, "sleep", "150"}},
+        LayoutCase{"JsonNoAggr", {"--json", "-a", "-A", "-e", "cpu-clock", "--", "sleep", "0.1"}}),
+    [](const ::testing::TestParamInfo<LayoutCase>& param_info) { return std::string(param_info.param.name); });
+
+TEST(StatPerfCrosscheck, CsvPageFaultsFieldByField) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  Pair p = run_both({"-x,", "--", VPERF_WORKLOAD, "page-faults", "10000"});
+  ASSERT_EQ(p.perf.exit_code, 0) << describe(p);
+  ASSERT_EQ(p.vperf.exit_code, 0) << describe(p);
+  std::vector<test::CsvLine> v = test::parse_csv(p.vperf.err), f = test::parse_csv(p.perf.err);
+  ASSERT_EQ(v.size(), f.size()) << describe(p);
+  ASSERT_FALSE(f.empty());
+  std::optional<double> v_faults, f_faults;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto& vf = v[i].fields;
+    const auto& ff = f[i].fields;
+    SCOPED_TRACE("vperf: " + v[i].line + "\nperf:  " + f[i].line);
+    ASSERT_EQ(vf.size(), ff.size());
+    ASSERT_GE(ff.size(), 7u);
+    EXPECT_EQ(vf[2], ff[2]) << "event name";
+    EXPECT_EQ(vf[1], ff[1]) << "unit";
+    if (ff[0] == "<not supported>" || ff[0] == "<not counted>") {
+      EXPECT_EQ(v[i].line, f[i].line) << "rows without a count are identical";
+      continue;
+    }
+    EXPECT_TRUE(test::parse_number(vf[0])) << "count";
+    EXPECT_TRUE(test::parse_number(vf[3])) << "run time (ns)";
+    EXPECT_EQ(vf[4], "100.00") << "software events are never multiplexed";
+    EXPECT_EQ(vf[4], ff[4]);
+    EXPECT_EQ(unscaled(vf[6]), unscaled(ff[6])) << "metric unit";
+    if (vf[0] == ff[0]) {
+      EXPECT_EQ(vf[6], ff[6]) << "the same count has the same metric unit";
+    }
+    EXPECT_EQ(vf[5].empty(), ff[5].empty()) << "metric value present in both or neither";
+    if (vf[2] == "page-faults") {
+      v_faults = test::parse_number(vf[0]);
+      f_faults = test::parse_number(ff[0]);
+    }
+  }
+  ASSERT_TRUE(v_faults && f_faults) << describe(p);
+  EXPECT_GE(*v_faults, 10000) << "the workload touches 10000 fresh pages";
+  EXPECT_NEAR(*v_faults, *f_faults, 5) << "start-up faults vary by +-1 (ASLR); the rest is exact\n" << describe(p);
+  std::printf("[ measured ] page-faults on 'page-faults 10000': vperf %.0f, perf %.0f\n", *v_faults, *f_faults);
+}
+
+// `spin 300` stops once its own CPU time (CLOCK_PROCESS_CPUTIME_ID) reaches 300 ms, so
+// task-clock is 300 ms plus start-up and exit (~1 ms) whatever the load: time the task waits
+// for a CPU is not task-clock. Both tools measure the same thing with the same kernel counter;
+// what separates them is start-up (dynamic loading, ~0.3-1 ms) and where they stop waiting.
+// 5% (15 ms) covers that and a descheduled spinner overshooting its last check, and would
+// still catch a unit error (usec/msec), a missed inherit or a wall-clock count under load.
+TEST(StatPerfCrosscheck, TaskClockOnSpinAgreesWithPerf) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  Pair p = run_both({"-x,", "-e", "task-clock", "--", VPERF_WORKLOAD, "spin", "300"});
+  ASSERT_EQ(p.perf.exit_code, 0) << describe(p);
+  ASSERT_EQ(p.vperf.exit_code, 0) << describe(p);
+  auto v = test::find_csv_event(test::parse_csv(p.vperf.err), "task-clock");
+  auto f = test::find_csv_event(test::parse_csv(p.perf.err), "task-clock");
+  ASSERT_TRUE(v && f) << describe(p);
+  std::optional<double> vms = test::parse_number(v->fields[0]), fms = test::parse_number(f->fields[0]);
+  ASSERT_TRUE(vms && fms) << describe(p);
+  EXPECT_EQ(v->fields[1], "msec");
+  EXPECT_GE(*vms, 300.0);
+  EXPECT_LT(*vms, 400.0);
+  EXPECT_NEAR(*vms, *fms, 0.05 * 300) << describe(p);
+  // The run time column is task-clock in ns: the same figure as the count.
+  std::optional<double> run_ns = test::parse_number(v->fields[3]);
+  ASSERT_TRUE(run_ns);
+  EXPECT_NEAR(*run_ns / 1e6, *vms, 0.01) << v->line;
+  std::printf("[ measured ] task-clock on 'spin 300': vperf %.2f msec, perf %.2f msec\n", *vms, *fms);
+}
+
+TEST(StatPerfCrosscheck, JsonKeysMatchPerf) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  Pair p = run_both({"--json", "--", VPERF_WORKLOAD, "getppid", "10"});
+  ASSERT_EQ(p.perf.exit_code, 0) << describe(p);
+  ASSERT_EQ(p.vperf.exit_code, 0) << describe(p);
+  std::vector<boost::json::value> v = test::parse_json_lines(p.vperf.err), f = test::parse_json_lines(p.perf.err);
+  ASSERT_EQ(v.size(), f.size()) << describe(p);
+  auto keys = [](const boost::json::value& line) {
+    std::vector<std::string> k;  // in order: perf's lines are hand-written, order is part of the format
+    if (line.is_object())
+      for (const auto& kv : line.as_object()) k.push_back(std::string(kv.key()));
+    return k;
+  };
+  for (size_t i = 0; i < v.size(); ++i) {
+    ASSERT_TRUE(v[i].is_object()) << "vperf line " << i << " is not a JSON object\n" << describe(p);
+    EXPECT_EQ(keys(v[i]), keys(f[i])) << boost::json::serialize(v[i]) << "\n" << boost::json::serialize(f[i]);
+    EXPECT_EQ(v[i].at("event"), f[i].at("event"));
+    EXPECT_EQ(v[i].at("unit"), f[i].at("unit"));
+    ASSERT_TRUE(v[i].at("metric-unit").is_string() && f[i].at("metric-unit").is_string());
+    const std::string v_unit(v[i].at("metric-unit").as_string()), f_unit(f[i].at("metric-unit").as_string());
+    EXPECT_EQ(unscaled(v_unit), unscaled(f_unit)) << boost::json::serialize(v[i]);
+    if (v[i].at("counter-value") == f[i].at("counter-value")) {
+      EXPECT_EQ(v_unit, f_unit) << "the same count has the same metric unit";
+    }
+    if (f[i].at("counter-value") == boost::json::value("<not supported>")) {
+      EXPECT_EQ(boost::json::serialize(v[i]), boost::json::serialize(f[i]));
+    }
+  }
+}
+
+TEST(StatPerfCrosscheck, GlobExpandsToPerfsNames) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  VPERF_REQUIRE(can_count_tracepoints(), "tracefs and root (tracepoint counters)");
+  for (const char* glob : {"syscalls:sys_enter_getpp*", "syscalls:sys_enter_getp*"}) {
+    Pair p = run_both({"-x,", "-e", glob, "--", VPERF_WORKLOAD, "getppid", "50"});
+    ASSERT_EQ(p.perf.exit_code, 0) << describe(p);
+    ASSERT_EQ(p.vperf.exit_code, 0) << describe(p);
+    std::multiset<std::string> v, f;  // perf's order is tracefs readdir order: compare the sets
+    std::map<std::string, std::string> v_counts, f_counts;
+    for (const auto& l : test::parse_csv(p.vperf.err)) v.insert(l.fields.at(2)), v_counts[l.fields.at(2)] = l.fields[0];
+    for (const auto& l : test::parse_csv(p.perf.err)) f.insert(l.fields.at(2)), f_counts[l.fields.at(2)] = l.fields[0];
+    EXPECT_EQ(v, f) << glob << "\n" << describe(p);
+    EXPECT_EQ(v_counts["syscalls:sys_enter_getppid"], "50") << describe(p);
+    EXPECT_EQ(f_counts["syscalls:sys_enter_getppid"], "50") << describe(p);
+  }
+}
+
+TEST(StatPerfCrosscheck, DetailedEventNamesMatchPerf) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  for (const char* level : {"-d", "-dd", "-ddd"}) {
+    Pair p = run_both({"-x,", level, "--", VPERF_WORKLOAD, "getppid", "10"});
+    ASSERT_EQ(p.perf.exit_code, 0) << describe(p);
+    ASSERT_EQ(p.vperf.exit_code, 0) << describe(p);
+    std::vector<std::string> v, f;
+    for (const auto& l : test::parse_csv(p.vperf.err)) v.push_back(l.fields.at(2));
+    for (const auto& l : test::parse_csv(p.perf.err)) f.push_back(l.fields.at(2));
+    EXPECT_EQ(v, f) << level << "\n" << describe(p);
+  }
+}
+
+TEST(StatPerfCrosscheck, ExactCountsAgreeWithPerf) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  VPERF_REQUIRE(can_count_tracepoints(), "tracefs and root (tracepoint counters)");
+  Pair p = run_both({"-x,", "-e", "{syscalls:sys_enter_getppid,page-faults}", "--", VPERF_WORKLOAD, "getppid", "12345"});
+  ASSERT_EQ(p.perf.exit_code, 0) << describe(p);
+  ASSERT_EQ(p.vperf.exit_code, 0) << describe(p);
+  auto v = test::find_csv_event(test::parse_csv(p.vperf.err), "syscalls:sys_enter_getppid");
+  auto f = test::find_csv_event(test::parse_csv(p.perf.err), "syscalls:sys_enter_getppid");
+  ASSERT_TRUE(v && f) << describe(p);
+  EXPECT_EQ(v->fields[0], "12345");
+  EXPECT_EQ(v->fields[0], f->fields[0]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hardware paths: need a PMU.
+
+TEST(StatPerfCrosscheck, HardwareModifierNamesMatchPerf) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  VPERF_REQUIRE(test::has_hardware_pmu(), "a hardware PMU (cycles, instructions)");
+  Pair p = run_both({"-x,", "-e", "cycles:u,instructions:u,{cycles,instructions}", "--", VPERF_WORKLOAD, "spin", "50"});
+  ASSERT_EQ(p.perf.exit_code, 0) << describe(p);
+  ASSERT_EQ(p.vperf.exit_code, 0) << describe(p);
+  std::vector<std::string> v, f;
+  for (const auto& l : test::parse_csv(p.vperf.err)) v.push_back(l.fields.at(2));
+  for (const auto& l : test::parse_csv(p.perf.err)) f.push_back(l.fields.at(2));
+  EXPECT_EQ(v, f) << describe(p);
+}
+
+TEST(StatPerfCrosscheck, IpcLineMatchesPerf) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  VPERF_REQUIRE(test::has_hardware_pmu(), "a hardware PMU (cycles, instructions)");
+  Pair p = run_both({"-e", "cycles,instructions", "--", VPERF_WORKLOAD, "spin", "100"});
+  ASSERT_EQ(p.vperf.exit_code, 0) << describe(p);
+  std::vector<std::string> v_shapes, f_shapes;
+  for (const auto& l : all_lines(p.vperf.err)) v_shapes.push_back(shape(l));
+  for (const auto& l : all_lines(p.perf.err)) f_shapes.push_back(shape(l));
+  EXPECT_EQ(v_shapes, f_shapes) << describe(p);
+  EXPECT_NE(p.vperf.err.find("insn per cycle"), std::string::npos) << describe(p);
+}
+
+}  // namespace
+}  // namespace vperf
