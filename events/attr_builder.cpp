@@ -79,12 +79,17 @@ PrivilegeBits privilege_bits(const ResolvedEvent& event) {
   return state.bits;
 }
 
-perf_event_attr build_attr(const ResolvedEvent& event, const SampleSettings& settings) {
+perf_event_attr blank_attr(uint32_t type, uint64_t config) {
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof attr);
   attr.size = sizeof attr;
-  attr.type = event.type;
-  attr.config = event.config;
+  attr.type = type;
+  attr.config = config;
+  return attr;
+}
+
+perf_event_attr build_attr(const ResolvedEvent& event, const SampleSettings& settings) {
+  perf_event_attr attr = blank_attr(event.type, event.config);
   attr.config1 = event.config1;
   attr.config2 = event.config2;
 

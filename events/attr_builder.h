@@ -54,4 +54,8 @@ PrivilegeBits privilege_bits(const ResolvedEvent& event);
 
 perf_event_attr build_attr(const ResolvedEvent& event, const SampleSettings& settings);
 
+// A zeroed attr of this kernel's size for `type`/`config`: the start of every attr vperf
+// builds by hand (capability probes, the msr PMU's counters) as well as build_attr's.
+perf_event_attr blank_attr(uint32_t type, uint64_t config);
+
 }  // namespace vperf::events

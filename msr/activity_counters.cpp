@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/strings.h"
+#include "events/attr_builder.h"
 #include "msr/msr_register.h"
 
 namespace vperf::msr {
@@ -37,11 +38,7 @@ Result<uint64_t> encode_alias(const events::SysfsPmu& pmu, const events::PmuEven
 }
 
 perf_event_attr counting_attr(uint32_t type, uint64_t config) {
-  perf_event_attr attr;
-  std::memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  attr.type = type;
-  attr.config = config;
+  perf_event_attr attr = events::blank_attr(type, config);
   attr.read_format = kGroupReadFormat;
   // The msr PMU refuses exclude_* bits (PERF_PMU_CAP_NO_EXCLUDE): the counters are the CPU's.
   return attr;

@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "events/attr_builder.h"
+
 namespace vperf::perf {
 
 namespace {
@@ -28,11 +30,7 @@ Result<size_t> EventFd::read(void* buf, size_t size) const {
 }
 
 perf_event_attr user_space_probe_attr(uint32_t type, uint64_t config) {
-  perf_event_attr attr;
-  std::memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  attr.type = type;
-  attr.config = config;
+  perf_event_attr attr = events::blank_attr(type, config);
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
   return attr;
