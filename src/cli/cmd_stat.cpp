@@ -432,7 +432,7 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   // The command is everything after "--" (app.cpp keeps it out of option parsing), or, as
   // with perf, everything from the first word that is not an option.
   sub->prefix_command();
-  sub->footer("COMMAND: the program to count and its arguments, e.g. vperf stat -e task-clock -- sleep 1");
+  sub->footer("COMMAND: the program to count and its arguments, e.g. vperf stat -e task-clock -- sleep 1\n");
   sub->callback([sub, options, &inv] {
     options->command = sub->remaining();
     if (inv.has_separator) {
