@@ -1,0 +1,97 @@
+#include "perf/ring_buffer.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <string>
+
+namespace vperf::perf {
+
+uint64_t RingBufferView::pending() const {
+  uint64_t head = __atomic_load_n(&meta_->data_head, __ATOMIC_ACQUIRE);
+  return head - meta_->data_tail;
+}
+
+Result<size_t> RingBufferView::drain(const std::function<void(std::span<const uint8_t>)>& on_record) {
+  uint64_t head = __atomic_load_n(&meta_->data_head, __ATOMIC_ACQUIRE);
+  uint64_t tail = meta_->data_tail;
+  size_t records = 0;
+  std::optional<Error> corrupt;
+  while (tail < head) {
+    uint64_t available = head - tail;
+    if (available < sizeof(perf_event_header)) {
+      corrupt = Error{"ring buffer: " + std::to_string(available) + " bytes left, less than a record header"};
+      break;
+    }
+    size_t offset = static_cast<size_t>(tail & (size_ - 1));
+    perf_event_header header;
+    // The header itself may straddle the end.
+    size_t first = std::min(sizeof header, size_ - offset);
+    std::memcpy(&header, data_ + offset, first);
+    if (first < sizeof header) std::memcpy(reinterpret_cast<uint8_t*>(&header) + first, data_, sizeof header - first);
+    if (header.size < sizeof header || header.size > available || header.size > size_) {
+      corrupt = Error{"ring buffer: record of type " + std::to_string(header.type) + " claims " +
+                      std::to_string(header.size) + " bytes with " + std::to_string(available) + " written"};
+      break;
+    }
+    if (offset + header.size <= size_) {
+      on_record(std::span<const uint8_t>(data_ + offset, header.size));
+    } else {
+      size_t to_end = size_ - offset;
+      wrapped_.resize(header.size);
+      std::memcpy(wrapped_.data(), data_ + offset, to_end);
+      std::memcpy(wrapped_.data() + to_end, data_, header.size - to_end);
+      on_record(std::span<const uint8_t>(wrapped_.data(), wrapped_.size()));
+    }
+    tail += header.size;
+    ++records;
+  }
+  // On corruption the rest is skipped too: its boundaries cannot be trusted.
+  __atomic_store_n(&meta_->data_tail, corrupt ? head : tail, __ATOMIC_RELEASE);
+  if (corrupt) return *corrupt;
+  return records;
+}
+
+Result<RingBuffer> RingBuffer::map(int fd, size_t data_pages) {
+  if (data_pages == 0 || (data_pages & (data_pages - 1)) != 0)
+    return Error{"ring buffer needs a power of two data pages, not " + std::to_string(data_pages), EINVAL};
+  size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  size_t length = (data_pages + 1) * page;
+  void* base = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) return Error::from_errno("mmap " + std::to_string(data_pages) + " pages of a perf ring buffer");
+  auto* meta = static_cast<perf_event_mmap_page*>(base);
+  // Kernels since 4.1 say where the data area is; older ones put it right after the page.
+  size_t data_offset = meta->data_offset ? static_cast<size_t>(meta->data_offset) : page;
+  size_t data_size = meta->data_size ? static_cast<size_t>(meta->data_size) : data_pages * page;
+  return RingBuffer(base, length, RingBufferView(meta, static_cast<uint8_t*>(base) + data_offset, data_size));
+}
+
+RingBuffer::RingBuffer(RingBuffer&& other) noexcept
+    : base_(other.base_), length_(other.length_), view_(std::move(other.view_)) {
+  other.base_ = nullptr;
+  other.length_ = 0;
+}
+
+RingBuffer& RingBuffer::operator=(RingBuffer&& other) noexcept {
+  if (this != &other) {
+    unmap();
+    base_ = other.base_;
+    length_ = other.length_;
+    view_ = std::move(other.view_);
+    other.base_ = nullptr;
+    other.length_ = 0;
+  }
+  return *this;
+}
+
+RingBuffer::~RingBuffer() { unmap(); }
+
+void RingBuffer::unmap() {
+  if (base_) ::munmap(base_, length_);
+  base_ = nullptr;
+}
+
+}  // namespace vperf::perf
