@@ -1,0 +1,101 @@
+#include "perf/sampling_session.h"
+
+#include <sys/ioctl.h>
+
+#include <cerrno>
+
+namespace vperf::perf {
+
+namespace {
+
+std::string place_text(int cpu, pid_t thread) {
+  return thread > 0 ? "task " + std::to_string(thread) : "CPU " + std::to_string(cpu);
+}
+
+}  // namespace
+
+Result<SamplingSession> SamplingSession::open(const PerfEventOpener& opener, std::vector<SamplingEvent> events,
+                                              const SamplingTarget& target, size_t data_pages) {
+  SamplingSession session;
+  session.events_ = std::move(events);
+  session.ids_.resize(session.events_.size());
+
+  std::vector<std::pair<int, pid_t>> where;
+  if (!target.threads.empty()) {
+    for (pid_t tid : target.threads) where.emplace_back(-1, tid);
+  } else {
+    for (int cpu : target.cpus) where.emplace_back(cpu, -1);
+  }
+
+  for (auto [cpu, thread] : where) {
+    Place place;
+    place.cpu = cpu;
+    place.thread = thread;
+    for (size_t e = 0; e < session.events_.size(); ++e) {
+      OpenTarget at;
+      at.cpu = cpu;
+      at.pid = thread;
+      Result<EventFd> fd = opener.open(session.events_[e].attr, at);
+      if (!fd)
+        return Error{"cannot sample " + session.events_[e].name + " on " + place_text(cpu, thread) + ": " +
+                         fd.error().message,
+                     fd.error().errno_value};
+      uint64_t id = 0;
+      if (::ioctl(fd->get(), PERF_EVENT_IOC_ID, &id) != 0) return Error::from_errno("read a counter's id");
+      session.ids_[e].push_back(id);
+      if (e == 0) {
+        Result<RingBuffer> ring = RingBuffer::map(fd->get(), data_pages);
+        if (!ring) return ring.error();
+        place.ring.emplace(std::move(ring).value());
+      } else if (::ioctl(fd->get(), PERF_EVENT_IOC_SET_OUTPUT, place.fds[0].get()) != 0) {
+        return Error::from_errno("share the ring of " + place_text(cpu, thread));
+      }
+      place.fds.push_back(std::move(fd).value());
+    }
+    session.places_.push_back(std::move(place));
+  }
+  return session;
+}
+
+Result<bool> SamplingSession::enable() const {
+  for (const Place& place : places_)
+    for (size_t e = 0; e < place.fds.size(); ++e)
+      if (!events_[e].attr.enable_on_exec)
+        if (auto ok = place.fds[e].enable(); !ok) return ok;
+  return true;
+}
+
+Result<bool> SamplingSession::disable() const {
+  for (const Place& place : places_)
+    for (const EventFd& fd : place.fds)
+      if (auto ok = fd.disable(); !ok) return ok;
+  return true;
+}
+
+Result<bool> SamplingSession::wait(std::optional<std::chrono::milliseconds> timeout, int stop_fd) const {
+  std::vector<pollfd> fds;
+  for (const Place& place : places_) fds.push_back({place.fds[0].get(), POLLIN, 0});
+  if (stop_fd >= 0) fds.push_back({stop_fd, POLLIN, 0});
+  int ms = timeout ? static_cast<int>(timeout->count()) : -1;
+  for (;;) {
+    int ready = ::poll(fds.data(), fds.size(), ms);
+    if (ready >= 0) {
+      for (size_t i = 0; i < places_.size(); ++i)
+        if (fds[i].revents & POLLIN) return true;
+      return false;
+    }
+    if (errno != EINTR) return Error::from_errno("poll the ring buffers");
+  }
+}
+
+Result<size_t> SamplingSession::drain(const std::function<void(std::span<const uint8_t>)>& on_record) {
+  size_t total = 0;
+  for (Place& place : places_) {
+    Result<size_t> n = place.ring->drain(on_record);
+    if (!n) return Error{"ring of " + place_text(place.cpu, place.thread) + ": " + n.error().message};
+    total += *n;
+  }
+  return total;
+}
+
+}  // namespace vperf::perf

@@ -1,0 +1,75 @@
+#pragma once
+// Sampling for `vperf record`: every event opened on every place the target asks for (each
+// task, or each CPU), one RingBuffer per place shared by the events there
+// (PERF_EVENT_IOC_SET_OUTPUT), each counter's kernel id known (PERF_EVENT_IOC_ID) so the
+// perf.data attr section can map sample ids back to events.
+//
+// Places follow perf record: a command or -p/-t opens per task with cpu = -1 (one ring per
+// task); -a/-C open per CPU with pid = -1 (one ring per CPU). perf itself opens per task and
+// per CPU for a command; per task is enough for counting the task's own samples, and keeps
+// the ring count at one per task on machines with many CPUs.
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "perf/event_fd.h"
+#include "perf/ring_buffer.h"
+
+namespace vperf::perf {
+
+struct SamplingTarget {
+  std::vector<pid_t> threads;  // tasks to sample; empty: system-wide on `cpus`
+  std::vector<int> cpus;       // system-wide: the CPUs (ignored when threads are given)
+};
+
+struct SamplingEvent {
+  std::string name;      // as perf names it ("cycles", "cpu-clock", "sched:sched_switch")
+  perf_event_attr attr;  // complete: sample_type, period/freq, tracking bits on the first
+};
+
+class SamplingSession {
+ public:
+  // Opens everything and maps one ring of `data_pages` (a power of two) per place. The Error
+  // names the event and the place; its errno is perf_event_open's (or mmap's).
+  static Result<SamplingSession> open(const PerfEventOpener& opener, std::vector<SamplingEvent> events,
+                                      const SamplingTarget& target, size_t data_pages);
+
+  const std::vector<SamplingEvent>& events() const { return events_; }
+  // Kernel ids of each event's counters, in events() order (for the attr section).
+  const std::vector<std::vector<uint64_t>>& ids() const { return ids_; }
+
+  // Starts and stops the counters that do not start on exec.
+  Result<bool> enable() const;
+  Result<bool> disable() const;
+
+  // Waits until a ring has data past its wakeup mark, `stop_fd` is readable, or `timeout`
+  // passes (nullopt: no limit). Returns true when a ring woke up; rings whose task exited
+  // report POLLHUP and are still drained.
+  Result<bool> wait(std::optional<std::chrono::milliseconds> timeout, int stop_fd) const;
+
+  // Hands every record now in the rings to `on_record`, ring by ring. Returns the count.
+  Result<size_t> drain(const std::function<void(std::span<const uint8_t>)>& on_record);
+
+ private:
+  struct Place {
+    int cpu = -1;
+    pid_t thread = -1;
+    std::vector<EventFd> fds;  // one per event; fds[0] owns the ring
+    std::optional<RingBuffer> ring;
+  };
+
+  std::vector<SamplingEvent> events_;
+  std::vector<std::vector<uint64_t>> ids_;
+  std::vector<Place> places_;
+};
+
+}  // namespace vperf::perf
