@@ -1,0 +1,58 @@
+#pragma once
+// Records the kernel never sends for what existed before recording started, built the way
+// perf record synthesizes them, so a report can name the tasks and map their addresses:
+//   COMM   for every thread of an existing process (-p, -a)
+//   MMAP2  for every executable mapping in /proc/PID/maps
+//   MMAP   for the kernel ("[kernel.kallsyms]_text" at _text, pgoff = _text, as perf) and for
+//          each module in /proc/modules ("[name]" or its path under /lib/modules)
+//
+// Layouts (linux/perf_event.h), all followed by the sample_id trailer when the events were
+// opened with sample_id_all: `id_trailer_size` zero bytes, as perf writes for synthesized
+// records (no time, no id: a reader attributes them to the first event).
+//   COMM:  u32 pid, tid; char comm[] (NUL-padded to 8)
+//   MMAP:  u32 pid, tid; u64 addr, len, pgoff; char filename[]
+//   MMAP2: u32 pid, tid; u64 addr, len, pgoff; u32 maj, min; u64 ino, ino_generation;
+//          u32 prot, flags; char filename[]
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+
+namespace vperf::perf {
+
+using RecordBytes = std::vector<uint8_t>;
+
+RecordBytes comm_record(pid_t pid, pid_t tid, std::string_view comm, bool exec, size_t id_trailer_size);
+
+struct MappingLine {
+  uint64_t start = 0, end = 0, pgoff = 0;
+  uint32_t major = 0, minor = 0;
+  uint64_t inode = 0;
+  std::string perms;  // "r-xp"
+  std::string path;   // may be empty or "[vdso]"
+};
+// One line of /proc/PID/maps; nullopt for a malformed line.
+std::optional<MappingLine> parse_maps_line(std::string_view line);
+
+RecordBytes mmap2_record(pid_t pid, pid_t tid, const MappingLine& mapping, uint16_t misc, size_t id_trailer_size);
+RecordBytes mmap_record(pid_t pid, pid_t tid, uint64_t start, uint64_t length, uint64_t pgoff, std::string_view filename,
+                        uint16_t misc, size_t id_trailer_size);
+
+struct ProcRoot {
+  std::filesystem::path proc = "/proc";
+};
+
+// COMM for each thread and MMAP2 for each executable mapping of process `pid`. Threads that
+// end meanwhile are skipped; a process that ended is an Error (ESRCH).
+Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, size_t id_trailer_size, const ProcRoot& root = {});
+
+// The kernel and module maps of the host, as perf record writes them first.
+Result<std::vector<RecordBytes>> synthesize_kernel_maps(size_t id_trailer_size, const ProcRoot& root = {});
+
+}  // namespace vperf::perf

@@ -1,0 +1,110 @@
+#include "perf/synthesize.h"
+
+#include <gtest/gtest.h>
+#include <linux/perf_event.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "core/files.h"
+#include "support/fake_event_fs.h"
+
+namespace vperf::perf {
+namespace {
+
+perf_event_header header_of(const RecordBytes& r) {
+  perf_event_header h;
+  std::memcpy(&h, r.data(), sizeof h);
+  return h;
+}
+
+std::string string_at(const RecordBytes& r, size_t offset) { return std::string(reinterpret_cast<const char*>(r.data() + offset)); }
+
+uint64_t u64_at(const RecordBytes& r, size_t offset) {
+  uint64_t v;
+  std::memcpy(&v, r.data() + offset, 8);
+  return v;
+}
+
+TEST(Synthesize, CommRecordIsPaddedAndCarriesTheTrailer) {
+  RecordBytes r = comm_record(10, 11, "spin", false, 16);
+  perf_event_header h = header_of(r);
+  EXPECT_EQ(h.type, uint32_t{PERF_RECORD_COMM});
+  EXPECT_EQ(h.size, 8u + 8u + 8u + 16u) << "header, pid/tid, \"spin\\0\" padded to 8, trailer";
+  EXPECT_EQ(h.size, r.size());
+  EXPECT_EQ(string_at(r, 16), "spin");
+  EXPECT_EQ(header_of(comm_record(1, 1, "12345678", true, 0)).size, 8u + 8u + 16u) << "8 chars need a 9th NUL";
+  EXPECT_EQ(header_of(comm_record(1, 1, "x", true, 0)).misc, uint16_t{PERF_RECORD_MISC_COMM_EXEC});
+}
+
+TEST(Synthesize, ParsesMapsLinesWithSpacesAndAnonymousMappings) {
+  auto m = parse_maps_line("55820cb7c000-55820cb80000 r-xp 00002000 fe:00 248139                     /usr/bin/my prog");
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->start, 0x55820cb7c000u);
+  EXPECT_EQ(m->end, 0x55820cb80000u);
+  EXPECT_EQ(m->pgoff, 0x2000u);
+  EXPECT_EQ(m->major, 0xfeu);
+  EXPECT_EQ(m->inode, 248139u);
+  EXPECT_EQ(m->path, "/usr/bin/my prog");
+  auto anon = parse_maps_line("7f562e3f6000-7f562e3fa000 rw-p 00000000 00:00 0 ");
+  ASSERT_TRUE(anon.has_value());
+  EXPECT_EQ(anon->path, "");
+  EXPECT_FALSE(parse_maps_line("garbage").has_value());
+  EXPECT_FALSE(parse_maps_line("20-10 r-xp 0 00:00 0").has_value()) << "end before start";
+}
+
+TEST(Synthesize, Mmap2RecordLayoutMatchesTheKernels) {
+  MappingLine m{0x1000, 0x3000, 0x200, 8, 1, 77, "r-xp", "/bin/x"};
+  RecordBytes r = mmap2_record(5, 6, m, PERF_RECORD_MISC_USER, 0);
+  EXPECT_EQ(header_of(r).type, uint32_t{PERF_RECORD_MMAP2});
+  EXPECT_EQ(u64_at(r, 16), 0x1000u);
+  EXPECT_EQ(u64_at(r, 24), 0x2000u) << "length";
+  EXPECT_EQ(u64_at(r, 32), 0x200u);
+  EXPECT_EQ(u64_at(r, 48), 77u) << "inode after maj/min";
+  uint32_t prot;
+  std::memcpy(&prot, r.data() + 64, 4);
+  EXPECT_EQ(prot, 5u) << "PROT_READ|PROT_EXEC";
+  EXPECT_EQ(string_at(r, 72), "/bin/x");
+}
+
+TEST(Synthesize, ThisProcessHasItsThreadsAndItsExecutable) {
+  Result<std::vector<RecordBytes>> records = synthesize_process(::getpid(), 0);
+  ASSERT_TRUE(records.ok()) << records.error().describe();
+  size_t comms = 0;
+  bool found_self = false;
+  std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  for (const RecordBytes& r : *records) {
+    perf_event_header h = header_of(r);
+    if (h.type == PERF_RECORD_COMM) ++comms;
+    if (h.type == PERF_RECORD_MMAP2 && string_at(r, 72) == self) found_self = true;
+  }
+  EXPECT_GE(comms, 1u);
+  EXPECT_TRUE(found_self) << "the test binary's code mapping";
+  Result<std::vector<RecordBytes>> gone = synthesize_process(0x3ffffff0, 0);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().errno_value, ESRCH);
+}
+
+TEST(Synthesize, KernelMapSpansTextToEtextAsPerf) {
+  test::TempTree proc;
+  proc.write("kallsyms", "ffffffff81000000 T _stext\nffffffff81000000 T _text\nffffffff82206448 T _etext\n");
+  proc.write("modules", "kvm 1118208 1 kvm_intel, Live 0xffffffffc0a00000\n");
+  Result<std::vector<RecordBytes>> records = synthesize_kernel_maps(0, ProcRoot{proc.root()});
+  ASSERT_TRUE(records.ok()) << records.error().describe();
+  ASSERT_EQ(records->size(), 2u);
+  const RecordBytes& kernel = (*records)[0];
+  EXPECT_EQ(u64_at(kernel, 16), 0xffffffff81000000u);
+  EXPECT_EQ(u64_at(kernel, 24), 0x1206448u) << "perf: [0xffffffff81000000(0x1206448) @ 0xffffffff81000000]";
+  EXPECT_EQ(u64_at(kernel, 32), 0xffffffff81000000u);
+  EXPECT_EQ(string_at(kernel, 40), "[kernel.kallsyms]_text");
+  EXPECT_EQ(string_at((*records)[1], 40), "[kvm]");
+  test::TempTree restricted;
+  restricted.write("kallsyms", "0000000000000000 T _text\n0000000000000000 T _etext\n");
+  Result<std::vector<RecordBytes>> none = synthesize_kernel_maps(0, ProcRoot{restricted.root()});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty()) << "zeroed addresses give no kernel map";
+}
+
+}  // namespace
+}  // namespace vperf::perf
