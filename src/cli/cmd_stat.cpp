@@ -16,13 +16,12 @@
 #include <optional>
 
 #include "cli/command.h"
+#include "cli/command_events.h"
 #include "core/cpu_set.h"
 #include "core/cpu_topology.h"
 #include "core/files.h"
 #include "core/scoped_fd.h"
 #include "core/strings.h"
-#include "events/deferred_pmc_source.h"
-#include "events/event_catalog.h"
 #include "events/sysfs_pmu.h"
 #include "perf/stop_signals.h"
 #include "perf/workload.h"
@@ -310,13 +309,9 @@ std::string stat_event_list(const StatOptions& options, bool have_stalled_cycles
 int run_stat(const StatOptions& options, std::ostream& err) {
   validate(options);
 
-  events::DeferredPmcSource pmc_names{events::PmcCatalogOptions{}};
-  events::EventCatalogConfig catalog_config;
-  catalog_config.named_sources = {&pmc_names};
-  events::EventCatalog catalog = events::EventCatalog::load(catalog_config);
-  const events::SysfsPmu* core = catalog.find_pmu(catalog.core_pmu());
-  bool stalled = core && core->find_event("stalled-cycles-frontend") && core->find_event("stalled-cycles-backend");
-  std::vector<events::ResolvedGroup> groups = catalog.resolve(stat_event_list(options, stalled));
+  CommandEvents event_resolver;
+  bool stalled = event_resolver.core_pmu_has("stalled-cycles-frontend") && event_resolver.core_pmu_has("stalled-cycles-backend");
+  std::vector<events::ResolvedGroup> groups = event_resolver.resolve(stat_event_list(options, stalled));
 
   stat::CountTarget target;
   target.inherit = !options.no_inherit;
