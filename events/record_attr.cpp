@@ -1,0 +1,54 @@
+#include "events/record_attr.h"
+
+#include "events/attr_builder.h"
+
+namespace vperf::events {
+
+perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOptions& options) {
+  SampleSettings settings;
+  const bool tracepoint = event.type == PERF_TYPE_TRACEPOINT;
+  if (tracepoint) {
+    settings.sample_period = 1;  // every hit, as perf does whatever -F says
+  } else if (options.period) {
+    settings.sample_period = *options.period;
+  } else {
+    settings.sample_frequency = options.frequency.value_or(4000);
+  }
+  uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  if (options.system_wide || tracepoint) type |= PERF_SAMPLE_CPU;
+  if (tracepoint) type |= PERF_SAMPLE_RAW;
+  if (options.several_events) type |= PERF_SAMPLE_IDENTIFIER;
+  if (options.call_graph != CallGraph::None) type |= PERF_SAMPLE_CALLCHAIN;
+  if (options.call_graph == CallGraph::Dwarf) type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+  settings.sample_type = type;
+  settings.start_disabled = true;
+  settings.enable_on_exec = options.enable_on_exec;
+  settings.inherit = options.inherit;
+
+  perf_event_attr attr = build_attr(event, settings);
+  attr.read_format = PERF_FORMAT_ID;
+  attr.sample_id_all = 1;
+  if (options.tracking) {
+    attr.mmap = 1;
+    attr.mmap2 = 1;
+    attr.comm = 1;
+    attr.comm_exec = 1;
+    attr.task = 1;
+  }
+  if (options.call_graph == CallGraph::Dwarf) {
+    attr.sample_regs_user = kDwarfUserRegisters;
+    attr.sample_stack_user = options.dwarf_stack_size;
+    attr.exclude_callchain_user = 1;
+  }
+  return attr;
+}
+
+size_t sample_id_trailer_size(uint64_t sample_type) {
+  size_t size = 0;
+  for (uint64_t bit : {PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+                       PERF_SAMPLE_IDENTIFIER})
+    if (sample_type & bit) size += 8;
+  return size;
+}
+
+}  // namespace vperf::events

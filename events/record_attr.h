@@ -1,0 +1,48 @@
+#pragma once
+// ResolvedEvent + record options -> the perf_event_attr `perf record` 6.1 opens (checked
+// against `perf record -vv`):
+//   sample_type  IP|TID|TIME|PERIOD, + CPU when sampling CPUs (-a/-C) or a tracepoint,
+//                + RAW for tracepoints, + IDENTIFIER when there are several events,
+//                + CALLCHAIN (-g / --call-graph fp), + CALLCHAIN|REGS_USER|STACK_USER with
+//                exclude_callchain_user for --call-graph dwarf[,SIZE] (user stack copied for
+//                offline unwinding; the kernel part of the chain still comes from the kernel)
+//   period       -F HZ (attr.freq, default 4000) or -c PERIOD; tracepoints sample every hit
+//   read_format  ID
+//   tracking     the first event also asks for MMAP/MMAP2/COMM(+exec)/FORK/EXIT records
+//                (mmap, mmap2, comm, comm_exec, task); every event has sample_id_all so
+//                those records carry the sample fields that order them
+// Privilege and guest/host bits follow the same modifier rules as AttrBuilder.
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "events/resolved_event.h"
+
+namespace vperf::events {
+
+enum class CallGraph { None, FramePointer, Dwarf };
+
+struct RecordAttrOptions {
+  std::optional<uint64_t> frequency;  // -F (default 4000 when neither is given)
+  std::optional<uint64_t> period;     // -c
+  CallGraph call_graph = CallGraph::None;
+  uint32_t dwarf_stack_size = 8192;   // --call-graph dwarf,SIZE (perf's default)
+  bool system_wide = false;           // -a / -C: samples carry the CPU
+  bool several_events = false;        // samples carry IDENTIFIER
+  bool tracking = false;              // this is the first event: task and map records
+  bool enable_on_exec = false;        // a workload not exec'd yet
+  bool inherit = true;
+};
+
+// The x86-64 user registers perf copies for DWARF unwinding (AX..R15 without segment and
+// flags registers: perf's 0xff0fff mask).
+constexpr uint64_t kDwarfUserRegisters = 0xff0fff;
+
+perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOptions& options);
+
+// Bytes of the sample_id trailer sample_id_all appends to non-sample records for this
+// sample_type (TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER: 8 bytes each).
+size_t sample_id_trailer_size(uint64_t sample_type);
+
+}  // namespace vperf::events

@@ -1,0 +1,75 @@
+#include "events/record_attr.h"
+
+#include <gtest/gtest.h>
+
+namespace vperf::events {
+namespace {
+
+ResolvedEvent software(uint64_t config) {
+  ResolvedEvent e;
+  e.name = "cpu-clock";
+  e.type = PERF_TYPE_SOFTWARE;
+  e.config = config;
+  return e;
+}
+
+// Expected values: `perf record -vv -e cpu-clock -g -- true` (perf 6.1).
+TEST(RecordAttr, CommandWithFramePointerCallGraphIsPerfs) {
+  RecordAttrOptions o;
+  o.call_graph = CallGraph::FramePointer;
+  o.tracking = true;
+  o.enable_on_exec = true;
+  perf_event_attr a = build_record_attr(software(PERF_COUNT_SW_CPU_CLOCK), o);
+  EXPECT_EQ(a.sample_type,
+            uint64_t{PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD});
+  EXPECT_EQ(a.freq, 1u);
+  EXPECT_EQ(a.sample_freq, 4000u);
+  EXPECT_EQ(a.read_format, uint64_t{PERF_FORMAT_ID});
+  EXPECT_TRUE(a.disabled && a.inherit && a.enable_on_exec && a.exclude_guest);
+  EXPECT_TRUE(a.mmap && a.mmap2 && a.comm && a.comm_exec && a.task && a.sample_id_all);
+}
+
+// `perf record -vv -e sched:sched_switch -a`: period 1, CPU and RAW whatever -F says.
+TEST(RecordAttr, TracepointsSampleEveryHitWithRawData) {
+  ResolvedEvent tp;
+  tp.name = "sched:sched_switch";
+  tp.type = PERF_TYPE_TRACEPOINT;
+  tp.config = 0x174;
+  RecordAttrOptions o;
+  o.frequency = 99;
+  o.system_wide = true;
+  o.several_events = true;
+  perf_event_attr a = build_record_attr(tp, o);
+  EXPECT_EQ(a.freq, 0u);
+  EXPECT_EQ(a.sample_period, 1u);
+  EXPECT_EQ(a.sample_type, uint64_t{PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                                    PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW | PERF_SAMPLE_IDENTIFIER});
+  EXPECT_FALSE(a.mmap) << "only the first event tracks tasks";
+  EXPECT_TRUE(a.sample_id_all);
+}
+
+// `perf record -vv --call-graph dwarf,4096`: registers and 4096 bytes of stack, user chain excluded.
+TEST(RecordAttr, DwarfCallGraphCopiesRegistersAndStack) {
+  RecordAttrOptions o;
+  o.call_graph = CallGraph::Dwarf;
+  o.dwarf_stack_size = 4096;
+  o.period = 10007;
+  perf_event_attr a = build_record_attr(software(PERF_COUNT_SW_CPU_CLOCK), o);
+  EXPECT_TRUE(a.sample_type & PERF_SAMPLE_REGS_USER);
+  EXPECT_TRUE(a.sample_type & PERF_SAMPLE_STACK_USER);
+  EXPECT_TRUE(a.sample_type & PERF_SAMPLE_CALLCHAIN);
+  EXPECT_EQ(a.sample_regs_user, 0xff0fffu);
+  EXPECT_EQ(a.sample_stack_user, 4096u);
+  EXPECT_EQ(a.exclude_callchain_user, 1u);
+  EXPECT_EQ(a.freq, 0u);
+  EXPECT_EQ(a.sample_period, 10007u);
+}
+
+TEST(RecordAttr, SampleIdTrailerCountsTheIdFields) {
+  EXPECT_EQ(sample_id_trailer_size(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD), 16u);
+  EXPECT_EQ(sample_id_trailer_size(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER), 32u);
+  EXPECT_EQ(sample_id_trailer_size(PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN), 0u);
+}
+
+}  // namespace
+}  // namespace vperf::events
