@@ -17,6 +17,7 @@
 
 #include "cli/command.h"
 #include "cli/command_events.h"
+#include "cli/target_options.h"
 #include "core/cpu_set.h"
 #include "core/cpu_topology.h"
 #include "core/files.h"
@@ -72,31 +73,6 @@ void validate(const StatOptions& o) {
   if (!o.csv_separator.empty() && o.json) throw usage_error("-x and --json cannot be combined", "choose one output format");
   if (o.detail > 3) throw usage_error("-d goes up to -ddd", "");
 }
-
-std::vector<pid_t> parse_pid_list(const std::string& text, const char* option) {
-  std::vector<pid_t> pids;
-  for (std::string_view part : split(text, ',')) {
-    std::optional<uint64_t> value = parse_u64(trim(part));
-    if (!value || *value == 0 || *value > 0x3fffffff)
-      throw usage_error(std::string("bad ") + option + " value '" + std::string(part) + "'", "give process or thread IDs: 1234,5678");
-    pids.push_back(static_cast<pid_t>(*value));
-  }
-  return pids;
-}
-
-// -p follows every thread of each process (perf counts them all and sums them).
-std::vector<pid_t> threads_of(const std::vector<pid_t>& pids) {
-  std::vector<pid_t> threads;
-  for (pid_t pid : pids) {
-    Result<std::vector<std::string>> tasks = list_directory("/proc/" + std::to_string(pid) + "/task");
-    if (!tasks) throw UserError("no process with PID " + std::to_string(pid), "check the PID with ps; it may have ended");
-    for (const std::string& tid : *tasks)
-      if (auto value = parse_u64(tid)) threads.push_back(static_cast<pid_t>(*value));
-  }
-  return threads;
-}
-
-bool task_alive(pid_t tid) { return std::filesystem::exists("/proc/" + std::to_string(tid)); }
 
 // The cgroup's directory, opened for PERF_FLAG_PID_CGROUP.
 ScopedFd open_cgroup(const std::string& name) {
@@ -321,25 +297,9 @@ int run_stat(const StatOptions& options, std::ostream& err) {
   described.cpu_list = options.cpus;
   described.pid = options.pids;
   described.tid = options.tids;
-  if (!options.cpus.empty()) {
-    Result<std::vector<int>> cpus = parse_cpu_list(options.cpus);
-    if (!cpus) throw usage_error("bad -C value '" + options.cpus + "': " + cpus.error().message, "give CPUs as 0-3,8");
-    Result<std::vector<int>> online = online_cpus();
-    for (int cpu : *cpus)
-      if (online && std::find(online->begin(), online->end(), cpu) == online->end())
-        throw usage_error("CPU " + std::to_string(cpu) + " is not online", "online CPUs: " + format_cpu_list(*online));
-    target.cpus = *cpus;
-  } else if (options.system_wide) {
-    Result<std::vector<int>> online = online_cpus();
-    if (!online) throw UserError("cannot list the online CPUs: " + online.error().describe(), "is /sys mounted?");
-    target.cpus = *online;
-  }
-  if (!options.pids.empty()) target.threads = threads_of(parse_pid_list(options.pids, "-p"));
-  if (!options.tids.empty()) {
-    target.threads = parse_pid_list(options.tids, "-t");
-    for (pid_t tid : target.threads)
-      if (!task_alive(tid)) throw UserError("no thread with TID " + std::to_string(tid), "check the TID with ps -L");
-  }
+  TaskTargets tasks = resolve_targets(options.system_wide, options.cpus, options.pids, options.tids);
+  target.cpus = tasks.cpus;
+  target.threads = tasks.threads;
   ScopedFd cgroup;
   if (!options.cgroup.empty()) {
     cgroup = open_cgroup(options.cgroup);

@@ -1,0 +1,49 @@
+#pragma once
+// vperf record [-e EVENTS] [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]
+//              [-a | -C CPUS | -p PIDS | -t TIDS] [--filter EXPR] [-o FILE|-] [-m PAGES]
+//              [-i|--no-inherit] [-q] [--] [COMMAND [ARGS...]]
+//
+// Samples into perf's own perf.data format (file, or pipe mode with -o -), which perf 6.1's
+// report and script read. The flow, as perf record:
+//   1. the events are opened (per task for a COMMAND/-p/-t, per CPU for -a/-C), one ring per
+//      place; `cycles` falls back to `cpu-clock` where the kernel has no hardware cycles,
+//      saying so (perf does the same);
+//   2. perf.data gets the attrs with their kernel ids, then the kernel/module maps and, for
+//      tasks that already exist (-a, -p, -t), their COMM and MMAP2 records;
+//   3. the rings are drained whenever they wake up (and every 100 ms), each batch followed by
+//      FINISHED_ROUND, after which the file is readable up to there even if vperf is killed;
+//   4. on the command's exit, SIGINT/SIGTERM/SIGHUP (forwarded to the command) or the end of
+//      -p/-t tasks, the rest is drained and the feature sections are written.
+// An existing FILE is renamed FILE.old first. The closing line is perf's:
+//   [ vperf record: Captured and wrote 0.015 MB perf.data (280 samples) ]
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace vperf::cli {
+
+struct RecordOptions {
+  std::vector<std::string> events;  // -e; empty: cycles (or its cpu-clock fallback)
+  std::optional<uint64_t> frequency;
+  std::optional<uint64_t> period;
+  bool call_graph_fp = false;   // -g
+  std::string call_graph;       // --call-graph fp | dwarf[,SIZE]
+  bool system_wide = false;     // -a
+  std::string cpus;             // -C
+  std::string pids;             // -p
+  std::string tids;             // -t
+  std::string filter;           // --filter, for the tracepoint given just before (perf applies it to the last -e)
+  std::string output = "perf.data";
+  unsigned mmap_pages = 128;    // -m, a power of two
+  bool no_inherit = false;
+  bool quiet = false;
+  std::vector<std::string> command;
+};
+
+// Runs the recording; returns the command's exit status (128 + signal when one ended it),
+// else 0. Messages (the closing line, the fallback note) go to `err`.
+int run_record(const RecordOptions& options, std::ostream& err);
+
+}  // namespace vperf::cli
