@@ -10,6 +10,7 @@ declare -A seeds=(
   [event_parser_fuzz]="$PWD/tests/fuzz/corpus/event_parser"
   [perfmon_json_fuzz]="$testdata/perfmon/IVB/events $testdata/perfmon/SPR/events"
   [cpuid_dump_fuzz]="$testdata/cpuid"
+  [perf_data_fuzz]="$PWD/tests/fuzz/corpus/perf_data"
 )
 for target in "${!seeds[@]}"; do
   cmake --build build-fuzz --target "$target"

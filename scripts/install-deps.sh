@@ -11,6 +11,7 @@ packages=(
   # tests: GoogleTest, Linux perf as the reference peer, cpuid(1) for cross-checking leaves,
   # clang with libFuzzer and the sanitizer runtimes for the fuzz targets
   googletest libgtest-dev linux-perf cpuid clang libclang-rt-14-dev
+  chromium  # headless: runs the flame graph SVG script (tests/integration/flamegraph_test.cpp), ~30 s to install
 )
 
 missing=()

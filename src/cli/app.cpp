@@ -67,6 +67,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   add_decode_command(app, inv);
   add_check_command(app, inv);
   add_stat_command(app, inv);
+  add_record_command(app, inv);
   add_msr_command(app, inv);
   add_turbo_command(app, inv);
   add_help_command(app, inv);
@@ -86,7 +87,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     // "vperf stat [options] -- CMD ARGS": everything after the first "--" is the command,
     // untouched by CLI11 (which would read the command's own options and "--" as its own).
     int parsed_argc = argc;
-    bool runs_a_command = argc > 1 && std::string_view(argv[1]) == "stat";
+    bool runs_a_command = argc > 1 && (std::string_view(argv[1]) == "stat" || std::string_view(argv[1]) == "record");
     for (int i = 2; runs_a_command && i < argc; ++i)
       if (std::string_view(argv[i]) == "--") {
         inv.command_after_separator.assign(argv + i + 1, argv + argc);

@@ -389,14 +389,7 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   sub->prefix_command();
   sub->footer("COMMAND: the program to count and its arguments, e.g. vperf stat -e task-clock -- sleep 1\n");
   sub->callback([sub, options, &inv] {
-    options->command = sub->remaining();
-    if (inv.has_separator) {
-      // "vperf stat CMD x -- y": the "--" is the command's own.
-      if (!options->command.empty()) options->command.push_back("--");
-      options->command.insert(options->command.end(), inv.command_after_separator.begin(),
-                              inv.command_after_separator.end());
-      if (options->command.empty()) throw usage_error("'--' is not followed by a command", "vperf stat -- COMMAND ARGS");
-    }
+    options->command = command_words(*sub, inv);
     inv.action = [options, &inv] { return run_stat(*options, *inv.err); };
   });
 }

@@ -1,5 +1,7 @@
 #include "cli/command.h"
 
+#include "core/error.h"
+
 namespace vperf::cli {
 
 events::PmcCatalogOptions ModelOptions::catalog_options() const {
@@ -20,6 +22,17 @@ void add_model_options(CLI::App& sub, ModelOptions& options) {
   sub.add_option("--perfmon", options.perfmon,
                  "Also use Intel perfmon JSON: a file, or a perfmon checkout root with mapfile.csv")
       ->check(non_empty());
+}
+
+std::vector<std::string> command_words(const CLI::App& sub, const Invocation& inv) {
+  std::vector<std::string> words = sub.remaining();
+  if (!inv.has_separator) return words;
+  // "vperf stat CMD x -- y": the "--" is the command's own.
+  if (!words.empty()) words.push_back("--");
+  words.insert(words.end(), inv.command_after_separator.begin(), inv.command_after_separator.end());
+  if (words.empty())
+    throw usage_error("'--' is not followed by a command", "vperf " + sub.get_name() + " -- COMMAND ARGS");
+  return words;
 }
 
 }  // namespace vperf::cli

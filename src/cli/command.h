@@ -39,12 +39,18 @@ struct ModelOptions {
 };
 void add_model_options(CLI::App& sub, ModelOptions& options);
 
+// The command a subcommand runs ("vperf stat [opts] [--] CMD ARGS"): the words CLI11 left
+// after the options (prefix_command) and, after a "--", the words app.cpp kept aside; a "--"
+// inside the command's own arguments stays there. Throws usage_error for a bare "--".
+std::vector<std::string> command_words(const CLI::App& sub, const Invocation& inv);
+
 void add_list_command(CLI::App& app, Invocation& inv);
 void add_encode_command(CLI::App& app, Invocation& inv);
 void add_decode_command(CLI::App& app, Invocation& inv);
 void add_check_command(CLI::App& app, Invocation& inv);
 void add_msr_command(CLI::App& app, Invocation& inv);
 void add_stat_command(CLI::App& app, Invocation& inv);
+void add_record_command(CLI::App& app, Invocation& inv);
 void add_turbo_command(CLI::App& app, Invocation& inv);
 
 }  // namespace vperf::cli

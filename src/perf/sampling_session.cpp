@@ -9,7 +9,8 @@ namespace vperf::perf {
 namespace {
 
 std::string place_text(int cpu, pid_t thread) {
-  return thread > 0 ? "task " + std::to_string(thread) : "CPU " + std::to_string(cpu);
+  if (thread > 0) return "task " + std::to_string(thread) + (cpu >= 0 ? " on CPU " + std::to_string(cpu) : "");
+  return "CPU " + std::to_string(cpu);
 }
 
 }  // namespace
@@ -22,7 +23,10 @@ Result<SamplingSession> SamplingSession::open(const PerfEventOpener& opener, std
 
   std::vector<std::pair<int, pid_t>> where;
   if (!target.threads.empty()) {
-    for (pid_t tid : target.threads) where.emplace_back(-1, tid);
+    for (pid_t tid : target.threads) {
+      if (target.cpus.empty()) where.emplace_back(-1, tid);
+      for (int cpu : target.cpus) where.emplace_back(cpu, tid);
+    }
   } else {
     for (int cpu : target.cpus) where.emplace_back(cpu, -1);
   }
@@ -55,6 +59,13 @@ Result<SamplingSession> SamplingSession::open(const PerfEventOpener& opener, std
     session.places_.push_back(std::move(place));
   }
   return session;
+}
+
+Result<bool> SamplingSession::set_filter(size_t index, const std::string& filter) const {
+  for (const Place& place : places_)
+    if (index < place.fds.size() && ::ioctl(place.fds[index].get(), PERF_EVENT_IOC_SET_FILTER, filter.c_str()) != 0)
+      return Error::from_errno("set the filter '" + filter + "' on " + events_[index].name);
+  return true;
 }
 
 Result<bool> SamplingSession::enable() const {

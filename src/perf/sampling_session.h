@@ -4,10 +4,10 @@
 // (PERF_EVENT_IOC_SET_OUTPUT), each counter's kernel id known (PERF_EVENT_IOC_ID) so the
 // perf.data attr section can map sample ids back to events.
 //
-// Places follow perf record: a command or -p/-t opens per task with cpu = -1 (one ring per
-// task); -a/-C open per CPU with pid = -1 (one ring per CPU). perf itself opens per task and
-// per CPU for a command; per task is enough for counting the task's own samples, and keeps
-// the ring count at one per task on machines with many CPUs.
+// Places follow perf record: -a/-C open per CPU with pid = -1 (one ring per CPU); tasks that
+// are followed into their children (inherit) are opened per task and per CPU, because the
+// kernel refuses to map a ring for an inherited counter that is not bound to a CPU; tasks
+// without inherit are opened once each with cpu = -1.
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <sys/types.h>
@@ -28,7 +28,10 @@ namespace vperf::perf {
 
 struct SamplingTarget {
   std::vector<pid_t> threads;  // tasks to sample; empty: system-wide on `cpus`
-  std::vector<int> cpus;       // system-wide: the CPUs (ignored when threads are given)
+  // System-wide: the CPUs. With threads: each thread is opened once per CPU listed (the
+  // kernel maps no ring for an inherited per-task counter with cpu = -1, so inheriting
+  // tasks are sampled per CPU, as perf does); empty: once per thread, cpu = -1.
+  std::vector<int> cpus;
 };
 
 struct SamplingEvent {
@@ -46,6 +49,9 @@ class SamplingSession {
   const std::vector<SamplingEvent>& events() const { return events_; }
   // Kernel ids of each event's counters, in events() order (for the attr section).
   const std::vector<std::vector<uint64_t>>& ids() const { return ids_; }
+
+  // A tracepoint filter ("prev_pid == 0") on every counter of event `index`.
+  Result<bool> set_filter(size_t index, const std::string& filter) const;
 
   // Starts and stops the counters that do not start on exec.
   Result<bool> enable() const;

@@ -1,0 +1,537 @@
+#include "data/perf_data_reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <optional>
+
+#include "core/byte_reader.h"
+#include "core/scoped_fd.h"
+#include "core/strings.h"
+#include "data/byte_writer.h"
+#include "data/feature_sections.h"
+#include "data/perf_data_format.h"
+
+namespace vperf::data {
+namespace {
+
+constexpr size_t kNoAttr = std::numeric_limits<size_t>::max();
+
+// One record's bytes: a view into the mapped input, or a copy read from a pipe.
+struct Chunk {
+  std::vector<uint8_t> owned;
+  std::span<const uint8_t> bytes;
+  uint64_t offset = 0;
+
+  Chunk() = default;
+  Chunk(Chunk&&) noexcept = default;
+  Chunk& operator=(Chunk&&) noexcept = default;
+  Chunk(const Chunk&) = delete;
+  Chunk& operator=(const Chunk&) = delete;
+};
+
+uint32_t record_type(std::span<const uint8_t> bytes) {
+  uint32_t type = 0;
+  std::memcpy(&type, bytes.data(), sizeof(type));
+  return type;
+}
+
+struct Mapping {
+  void* addr = nullptr;
+  size_t size = 0;
+  Mapping() = default;
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  ~Mapping() {
+    if (addr) ::munmap(addr, size);
+  }
+};
+
+// Reads up to n bytes; fewer only at EOF.
+Result<size_t> read_up_to(int fd, uint8_t* buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::read(fd, buf + got, n - got);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return Error::from_errno("read perf data from the pipe");
+    }
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return got;
+}
+
+}  // namespace
+
+struct PerfDataReader::Impl {
+  std::string name = "perf.data";
+  // Input: a mapping (file), a vector (from_bytes) or a pipe fd.
+  std::unique_ptr<Mapping> mapping;
+  std::vector<uint8_t> owned;
+  std::span<const uint8_t> input;
+  int fd = -1;
+  bool pipe = false;
+  bool consumed = false;   // pipe read() ran
+  bool stream_end = false; // no more records (end or a stop condition)
+
+  uint64_t data_offset = 0, data_end = 0, data_size_field = 0;
+  uint64_t pos = 0;  // next record's offset
+  uint64_t applied_to = 0;  // user records before this offset were applied to attrs/features
+  std::vector<EventAttrEntry> attrs;
+  std::map<uint64_t, size_t> id_to_attr;
+  HeaderFeatures features;
+  std::vector<int> present;
+  std::vector<std::string> warnings;
+  std::deque<Chunk> pending;  // pipe: leading records read by open
+
+  bool warned_bad = false, warned_compressed = false, warned_unknown_id = false;
+
+  void warn(std::string line) {
+    line = name + ": " + line;
+    if (std::find(warnings.begin(), warnings.end(), line) == warnings.end()) warnings.push_back(std::move(line));
+  }
+
+  void index_attr(size_t i) {
+    for (uint64_t id : attrs[i].ids) id_to_attr.emplace(id, i);
+  }
+
+  // Next record of the data, or nullopt at the end. A record that does not fit stops the
+  // stream with one warning.
+  std::optional<Chunk> next_chunk(ReadStats* stats) {
+    if (stream_end) return std::nullopt;
+    Chunk c;
+    c.offset = pos;
+    if (fd >= 0) {
+      c.owned.resize(8);
+      auto got = read_up_to(fd, c.owned.data(), 8);
+      if (!got) return stop(stats, got.error().describe());
+      if (*got == 0) return end();
+      if (*got < 8) return stop(stats, "stream truncated at offset " + hex(pos) + " inside a record header");
+      uint16_t size;
+      std::memcpy(&size, c.owned.data() + 6, sizeof(size));
+      if (size < 8) return stop(stats, "corrupt record at offset " + hex(pos) + ": size " + std::to_string(size));
+      if (!read_more(c, size, stats)) return std::nullopt;
+      auto total = record_stream_size(c.owned);
+      if (!total) return stop(stats, "corrupt record at offset " + hex(pos) + ": " + total.error().describe());
+      if (*total > size && !read_more(c, *total, stats)) return std::nullopt;
+      c.bytes = c.owned;
+    } else {
+      if (pos >= data_end) return end();
+      auto rest = input.subspan(static_cast<size_t>(pos), static_cast<size_t>(data_end - pos));
+      auto total = record_stream_size(rest);
+      if (!total) {
+        if (rest.size() < 8)
+          return stop(stats, "data truncated at offset " + hex(pos) + " inside a record header (" +
+                                 std::to_string(rest.size()) + " bytes left)");
+        return stop(stats, "corrupt record at offset " + hex(pos) + ": " + total.error().describe());
+      }
+      if (*total > rest.size())
+        return stop(stats, "data truncated at offset " + hex(pos) + ": " + record_type_name(record_type(rest)) +
+                               " record of " + std::to_string(*total) + " bytes, " + std::to_string(rest.size()) +
+                               " left");
+      c.bytes = rest.first(static_cast<size_t>(*total));
+    }
+    pos += c.bytes.size();
+    return c;
+  }
+
+  bool read_more(Chunk& c, uint64_t total, ReadStats* stats) {
+    size_t have = c.owned.size();
+    c.owned.resize(static_cast<size_t>(total));
+    auto got = read_up_to(fd, c.owned.data() + have, static_cast<size_t>(total) - have);
+    if (!got) {
+      stop(stats, got.error().describe());
+      return false;
+    }
+    if (*got < total - have) {
+      stop(stats, "stream truncated at offset " + hex(pos) + ": " + record_type_name(record_type(c.owned)) +
+                      " record of " + std::to_string(total) + " bytes, " + std::to_string(have + *got) + " read");
+      return false;
+    }
+    return true;
+  }
+
+  std::optional<Chunk> end() {
+    stream_end = true;
+    return std::nullopt;
+  }
+  std::optional<Chunk> stop(ReadStats* stats, std::string why) {
+    stream_end = true;
+    if (stats) stats->truncated = true;
+    warn(std::move(why) + "; the records before it were read");
+    return std::nullopt;
+  }
+
+  // Applies a user record to attrs/features (pipe mode, and build ids / names in any mode).
+  void apply_user(const Chunk& c) {
+    uint32_t type = record_type(c.bytes);
+    if (type != kRecordHeaderAttr && type != kRecordHeaderFeature && type != kRecordEventUpdate &&
+        type != kRecordHeaderBuildId)
+      return;
+    auto rec = parse_record(c.bytes, nullptr);
+    if (!rec) {
+      warn("bad " + record_type_name(type) + " record at offset " + hex(c.offset) + ": " + rec.error().describe());
+      return;
+    }
+    if (const auto* a = std::get_if<AttrRecord>(&rec->body)) {
+      if (!pipe) return;  // file mode has the attr section
+      attrs.push_back({a->attr, "", a->ids});
+      index_attr(attrs.size() - 1);
+    } else if (const auto* f = std::get_if<FeatureRecord>(&rec->body)) {
+      if (f->feature == 0 || f->feature >= kFeatLast) return;
+      int feat = static_cast<int>(f->feature);
+      if (std::find(present.begin(), present.end(), feat) == present.end()) present.push_back(feat);
+      auto ok = decode_feature(feat, f->data, features);
+      if (!ok) warn("bad " + feature_name(feat) + " feature record: " + ok.error().describe());
+      if (feat == kFeatEventDesc) apply_event_desc();
+    } else if (const auto* u = std::get_if<EventUpdateRecord>(&rec->body)) {
+      if (u->type != 2) return;  // PERF_EVENT_UPDATE__NAME
+      auto it = id_to_attr.find(u->id);
+      if (it == id_to_attr.end()) return;
+      auto nul = std::find(u->data.begin(), u->data.end(), uint8_t{0});
+      attrs[it->second].name.assign(u->data.begin(), nul);
+    } else if (const auto* b = std::get_if<BuildIdRecord>(&rec->body)) {
+      BuildIdEntry e;
+      e.pid = b->pid;
+      e.misc = static_cast<uint16_t>(rec->misc & ~kMiscBuildIdSize);
+      e.build_id = b->build_id;
+      e.filename = b->filename;
+      features.build_ids.push_back(std::move(e));
+    }
+  }
+
+  // Names from EVENT_DESC: by position when the counts agree, else by a shared id.
+  void apply_event_desc() {
+    const auto& desc = features.event_desc;
+    if (desc.size() == attrs.size()) {
+      for (size_t i = 0; i < attrs.size(); ++i)
+        if (attrs[i].name.empty()) attrs[i].name = desc[i].name;
+      return;
+    }
+    for (const auto& d : desc)
+      for (uint64_t id : d.ids)
+        if (auto it = id_to_attr.find(id); it != id_to_attr.end() && attrs[it->second].name.empty())
+          attrs[it->second].name = d.name;
+  }
+
+  size_t attr_index_of(std::span<const uint8_t> bytes, bool& unknown) const {
+    unknown = false;
+    if (attrs.empty()) return kNoAttr;
+    if (attrs.size() == 1) return 0;
+    auto id = peek_sample_id(bytes, SampleFormat::from_attr(attrs[0].attr));
+    if (id) {
+      if (auto it = id_to_attr.find(*id); it != id_to_attr.end()) return it->second;
+      unknown = true;
+    }
+    return 0;
+  }
+
+  Result<bool> parse_file_header();
+  void read_features(const uint64_t (&bits)[4]);
+  void scan_pipe_start();
+};
+
+Result<bool> PerfDataReader::Impl::parse_file_header() {
+  ByteReader r(input);
+  VPERF_TRY(uint64_t magic, r.u64("perf.data magic"));
+  if (magic == kPerfMagic2Swapped) return Error{name + " was written on a machine of the other byte order; not supported"};
+  if (magic == kPerfMagic1) return Error{name + " is in perf's old version 1 format (PERFFILE); not supported"};
+  if (magic != kPerfMagic2) return Error{name + " is not a perf.data file (no PERFILE2 magic)"};
+  VPERF_TRY(uint64_t header_size, r.u64("perf.data header size"));
+  if (header_size == kPipeHeaderSize) {
+    pipe = true;
+    data_offset = pos = kPipeHeaderSize;
+    data_end = input.size();
+    scan_pipe_start();
+    return true;
+  }
+  if (header_size != kFileHeaderSize && header_size != kHeaderFeaturesOffset)
+    return Error{name + ": unknown perf.data header size " + std::to_string(header_size)};
+  VPERF_TRY(uint64_t attr_size, r.u64("attr_size"));
+  VPERF_TRY(uint64_t attrs_offset, r.u64("attrs section"));
+  VPERF_TRY(uint64_t attrs_size, r.u64("attrs section"));
+  VPERF_TRY(uint64_t data_off, r.u64("data section"));
+  VPERF_TRY(uint64_t data_sz, r.u64("data section"));
+  VPERF_TRY(auto event_types, r.bytes(16, "event_types section"));
+  (void)event_types;
+  uint64_t bits[4] = {};
+  if (header_size == kFileHeaderSize)
+    for (auto& b : bits) { VPERF_TRY(b, r.u64("feature bitmap")); }
+
+  if (attrs_size != 0) {
+    if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096)
+      return Error{name + ": implausible attr size " + std::to_string(attr_size)};
+    VPERF_TRY(ByteReader attrs_r, ByteReader(input).sub_at(attrs_offset, attrs_size / attr_size * attr_size, "attrs section"));
+    while (!attrs_r.at_end()) {
+      VPERF_TRY(auto attr_bytes, attrs_r.bytes(attr_size - 16, "attr"));
+      EventAttrEntry e;
+      VPERF_TRY(e.attr, attr_from_bytes(attr_bytes));
+      VPERF_TRY(uint64_t ids_offset, attrs_r.u64("attr ids section"));
+      VPERF_TRY(uint64_t ids_size, attrs_r.u64("attr ids section"));
+      auto ids_r = ByteReader(input).sub_at(ids_offset, ids_size / 8 * 8, "attr ids");
+      if (!ids_r) {
+        warn("ids of event " + std::to_string(attrs.size()) + " lie outside the file");
+      } else {
+        while (!ids_r->at_end()) e.ids.push_back(*ids_r->u64());
+      }
+      attrs.push_back(std::move(e));
+      index_attr(attrs.size() - 1);
+    }
+  }
+
+  data_size_field = data_sz;
+  data_offset = std::min<uint64_t>(data_off, input.size());
+  pos = data_offset;
+  if (data_sz == 0) {
+    data_end = input.size();
+    warn("the header's data size is 0 (was perf record killed?); reading records to the end of the file");
+  } else if (data_off > input.size() || data_sz > input.size() - data_off) {
+    data_end = input.size();
+    warn("the file is shorter than its header says (data ends at " + hex(data_off + data_sz) + ", file has " +
+         hex(input.size()) + " bytes): truncated");
+  } else {
+    data_end = data_off + data_sz;
+    read_features(bits);
+  }
+  apply_event_desc();
+  return true;
+}
+
+void PerfDataReader::Impl::read_features(const uint64_t (&bits)[4]) {
+  std::vector<int> set;
+  for (int f = 1; f < static_cast<int>(kFeatureBits); ++f)
+    if (bits[f / 64] & (uint64_t{1} << (f % 64))) set.push_back(f);
+  if (set.empty()) return;
+  auto table = ByteReader(input).sub_at(data_end, set.size() * 16, "feature table");
+  if (!table) {
+    warn("feature sections missing (file truncated after the data): " + table.error().describe());
+    return;
+  }
+  for (int f : set) {
+    uint64_t off = *table->u64(), size = *table->u64();
+    present.push_back(f);
+    auto section = ByteReader(input).sub_at(off, size, feature_name(f) + " section");
+    if (!section) {
+      warn(section.error().describe());
+      continue;
+    }
+    auto ok = decode_feature(f, section->bytes(), features);
+    if (!ok) warn("bad " + feature_name(f) + " section: " + ok.error().describe());
+  }
+}
+
+void PerfDataReader::Impl::scan_pipe_start() {
+  // perf writes attrs and features first; read user records up to the first kernel record so
+  // attrs() is complete after open. They are delivered by read() like the rest.
+  while (auto c = next_chunk(nullptr)) {
+    bool user = record_type(c->bytes) >= kRecordHeaderAttr;
+    if (user) {
+      apply_user(*c);
+      applied_to = c->offset + c->bytes.size();
+    }
+    uint32_t type = record_type(c->bytes);
+    pending.push_back(std::move(*c));
+    if (!user || type == kRecordFinishedRound) break;
+  }
+}
+
+PerfDataReader::PerfDataReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PerfDataReader::PerfDataReader(PerfDataReader&&) noexcept = default;
+PerfDataReader& PerfDataReader::operator=(PerfDataReader&&) noexcept = default;
+PerfDataReader::~PerfDataReader() = default;
+
+Result<PerfDataReader> PerfDataReader::open_file(const std::filesystem::path& path) {
+  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return Error::from_errno("open " + path.string());
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return Error::from_errno("stat " + path.string());
+  auto impl = std::make_unique<Impl>();
+  impl->name = path.string();
+  if (S_ISFIFO(st.st_mode)) {  // a named pipe holds pipe-mode data
+    return Error{path.string() + " is a FIFO: open it and use PerfDataReader::open_pipe"};
+  }
+  impl->mapping = std::make_unique<Mapping>();
+  if (st.st_size > 0) {
+    void* addr = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd.get(), 0);
+    if (addr == MAP_FAILED) return Error::from_errno("mmap " + path.string());
+    impl->mapping->addr = addr;
+    impl->mapping->size = static_cast<size_t>(st.st_size);
+    impl->input = std::span(static_cast<const uint8_t*>(addr), impl->mapping->size);
+  }
+  VPERF_TRY(auto ok, impl->parse_file_header());
+  (void)ok;
+  return PerfDataReader(std::move(impl));
+}
+
+Result<PerfDataReader> PerfDataReader::from_bytes(std::vector<uint8_t> bytes) {
+  auto impl = std::make_unique<Impl>();
+  impl->name = "input";
+  impl->owned = std::move(bytes);
+  impl->input = impl->owned;
+  VPERF_TRY(auto ok, impl->parse_file_header());
+  (void)ok;
+  return PerfDataReader(std::move(impl));
+}
+
+Result<PerfDataReader> PerfDataReader::open_pipe(int fd) {
+  auto impl = std::make_unique<Impl>();
+  impl->name = "pipe";
+  uint8_t header[16];
+  VPERF_TRY(size_t got, read_up_to(fd, header, sizeof(header)));
+  ByteReader r(std::span<const uint8_t>(header, got));
+  VPERF_TRY(uint64_t magic, r.u64("pipe header magic"));
+  if (magic != kPerfMagic2) return Error{"the pipe does not carry perf data (no PERFILE2 magic)"};
+  VPERF_TRY(uint64_t size, r.u64("pipe header size"));
+  if (size != kPipeHeaderSize)
+    return Error{"the pipe carries a perf.data file header (size " + std::to_string(size) +
+                 "), not pipe-mode data: read the file instead"};
+  impl->fd = fd;
+  impl->pipe = true;
+  impl->data_offset = impl->pos = kPipeHeaderSize;
+  impl->scan_pipe_start();
+  return PerfDataReader(std::move(impl));
+}
+
+bool PerfDataReader::is_pipe() const { return impl_->pipe; }
+const std::vector<EventAttrEntry>& PerfDataReader::attrs() const { return impl_->attrs; }
+const HeaderFeatures& PerfDataReader::features() const { return impl_->features; }
+std::vector<int> PerfDataReader::features_present() const { return impl_->present; }
+const std::vector<std::string>& PerfDataReader::warnings() const { return impl_->warnings; }
+uint64_t PerfDataReader::data_offset() const { return impl_->data_offset; }
+uint64_t PerfDataReader::data_size() const { return impl_->data_end - impl_->data_offset; }
+
+const EventAttrEntry* PerfDataReader::attr_for_id(uint64_t id) const {
+  if (impl_->attrs.size() == 1) return &impl_->attrs[0];
+  auto it = impl_->id_to_attr.find(id);
+  return it == impl_->id_to_attr.end() ? nullptr : &impl_->attrs[it->second];
+}
+
+std::vector<std::string> PerfDataReader::skipped_features() const {
+  std::vector<std::string> names;
+  for (const auto& raw : impl_->features.other) names.push_back(feature_name(raw.feature));
+  return names;
+}
+
+Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptions options) {
+  Impl& d = *impl_;
+  if (d.fd >= 0) {
+    if (d.consumed) return Error{"the pipe was already read"};
+    d.consumed = true;
+  } else {
+    d.pos = d.data_offset;  // memory: every read() starts over
+    d.stream_end = false;
+  }
+  ReadStats stats;
+  bool stopped = false;
+
+  struct Queued {
+    Chunk chunk;
+    size_t attr;
+  };
+  std::multimap<uint64_t, Queued> queue;
+  uint64_t next_flush = 0, max_time = 0, last_flushed = 0;
+
+  auto deliver = [&](const Chunk& c, size_t attr_index) {
+    if (stopped) return;
+    const EventAttrEntry* attr = attr_index == kNoAttr ? nullptr : &d.attrs[attr_index];
+    SampleFormat format;
+    if (attr) format = SampleFormat::from_attr(attr->attr);
+    uint32_t type = record_type(c.bytes);
+    auto rec = parse_record(c.bytes, attr ? &format : nullptr);
+    if (!rec) {
+      ++stats.bad_records;
+      if (!d.warned_bad) {
+        d.warned_bad = true;
+        d.warn("skipped a " + record_type_name(type) + " record at offset " + hex(c.offset) +
+               " that does not match its event: " + rec.error().describe());
+      }
+      return;
+    }
+    ++stats.records;
+    ++stats.by_type[type];
+    if (type == PERF_RECORD_SAMPLE) ++stats.samples;
+    if (const auto* lost = std::get_if<LostRecord>(&rec->body)) stats.lost += lost->lost;
+    if (!callback(RecordView{*rec, c.bytes, attr, c.offset})) stopped = true;
+  };
+  auto flush = [&](uint64_t limit) {
+    while (!queue.empty() && queue.begin()->first <= limit && !stopped) {
+      auto node = queue.extract(queue.begin());
+      last_flushed = node.key();
+      deliver(node.mapped().chunk, node.mapped().attr);
+    }
+  };
+
+  auto handle = [&](Chunk c) {
+    uint32_t type = record_type(c.bytes);
+    if (type >= kRecordHeaderAttr) {
+      if (type == kRecordCompressed) {
+        ++stats.compressed;
+        if (!d.warned_compressed) {
+          d.warned_compressed = true;
+          d.warn("compressed data (perf record -z) not supported: its records were skipped "
+                 "(decompress with `perf inject -i IN -o OUT`)");
+        }
+        return;
+      }
+      if (c.offset >= d.applied_to) {
+        d.apply_user(c);
+        d.applied_to = c.offset + c.bytes.size();
+      }
+      if (type == kRecordFinishedRound) {
+        ++stats.rounds;
+        if (options.ordered) {
+          flush(next_flush);
+          next_flush = max_time;
+        }
+      }
+      deliver(c, kNoAttr);
+      return;
+    }
+    bool unknown = false;
+    size_t attr_index = d.attr_index_of(c.bytes, unknown);
+    if (unknown && type == PERF_RECORD_SAMPLE) {  // perf drops these too (nr_unknown_id)
+      ++stats.bad_records;
+      if (!d.warned_unknown_id) {
+        d.warned_unknown_id = true;
+        d.warn("skipped a SAMPLE at offset " + hex(c.offset) + " whose id matches no event");
+      }
+      return;
+    }
+    if (options.ordered && attr_index != kNoAttr) {
+      auto time = peek_time(c.bytes, SampleFormat::from_attr(d.attrs[attr_index].attr));
+      if (time && *time != 0 && *time != ~uint64_t{0}) {
+        if (*time < last_flushed) ++stats.unordered;
+        max_time = std::max(max_time, *time);
+        queue.emplace(*time, Queued{std::move(c), attr_index});
+        return;
+      }
+    }
+    deliver(c, attr_index);
+  };
+
+  if (d.fd < 0 && d.pipe) {
+    // Memory pipe data: the open scan's records are re-read from the start.
+    d.pending.clear();
+  }
+  while (!d.pending.empty() && !stopped) {
+    Chunk c = std::move(d.pending.front());
+    d.pending.pop_front();
+    handle(std::move(c));
+  }
+  while (!stopped) {
+    auto c = d.next_chunk(&stats);
+    if (!c) break;
+    handle(std::move(*c));
+  }
+  flush(std::numeric_limits<uint64_t>::max());
+  return stats;
+}
+
+}  // namespace vperf::data

@@ -1,0 +1,98 @@
+#pragma once
+// PerfDataReader: reads perf.data written by Linux perf (6.1 and older PERFILE2 writers) or by
+// PerfDataWriter, in file mode or pipe mode (`-i -`). Layout: data/perf_data_format.h.
+//
+// What it does with imperfect input (never a crash, never a read out of bounds):
+//  - not a perf.data (bad magic, v1, other endianness, header too short): open fails;
+//  - data.size == 0 (perf record killed before it finished): reads to the end of the file,
+//    with a warning;
+//  - a record cut short or a size that does not fit (truncated or corrupt file): stops there,
+//    delivers what was read before it, one warning;
+//  - a record whose body does not match its attr, or COMPRESSED data: skipped and counted, one
+//    warning per kind;
+//  - a malformed feature section: that section is ignored, one warning.
+// warnings() holds those lines (each one line, no trailing newline).
+//
+// Order: like perf's ordered_events, records with a timestamp are queued and released at each
+// FINISHED_ROUND up to the largest timestamp seen before the previous FINISHED_ROUND, the rest
+// at the end; records without a timestamp and perf's user records are delivered when read.
+// ReadOptions::ordered = false delivers everything in file order.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "data/perf_data_writer.h"
+#include "data/perf_record.h"
+
+namespace vperf::data {
+
+// One record as delivered: parsed, with its bytes as in the input (including the payload of
+// HEADER_TRACING_DATA / AUXTRACE) and its event. Valid only during the callback.
+struct RecordView {
+  const Record& record;
+  std::span<const uint8_t> bytes;
+  const EventAttrEntry* attr;  // nullptr for perf's user records, or if the input has no attrs
+  uint64_t offset;             // byte offset in the file or stream
+};
+// Return false to stop reading.
+using RecordCallback = std::function<bool(const RecordView&)>;
+
+struct ReadOptions {
+  bool ordered = true;  // FINISHED_ROUND time ordering, as perf report / perf script
+};
+
+struct ReadStats {
+  uint64_t records = 0;  // delivered
+  uint64_t samples = 0;
+  uint64_t rounds = 0;     // FINISHED_ROUND records
+  uint64_t lost = 0;       // sum of LOST records' counts
+  uint64_t unordered = 0;  // queued records older than what was already released
+  uint64_t bad_records = 0;  // skipped: body did not parse for its attr
+  uint64_t compressed = 0;   // skipped COMPRESSED records
+  bool truncated = false;    // stopped early at a record that did not fit
+  std::map<uint32_t, uint64_t> by_type;
+};
+
+class PerfDataReader {
+ public:
+  static Result<PerfDataReader> open_file(const std::filesystem::path& path);
+  // Pipe mode from `fd` (not owned): reads the pipe header and the leading user records (attrs,
+  // features) now; the rest as read() goes. read() can be called once.
+  static Result<PerfDataReader> open_pipe(int fd);
+  // Either format, from memory (tests, fuzzing).
+  static Result<PerfDataReader> from_bytes(std::vector<uint8_t> bytes);
+
+  PerfDataReader(PerfDataReader&&) noexcept;
+  PerfDataReader& operator=(PerfDataReader&&) noexcept;
+  ~PerfDataReader();
+
+  bool is_pipe() const;
+  // The events, with ids and names (EVENT_DESC or EVENT_UPDATE). In pipe mode it grows as
+  // HEADER_ATTR records are read (perf writes them all first, so open_pipe() has them).
+  const std::vector<EventAttrEntry>& attrs() const;
+  // The event of sample id `id`; with a single attr, that attr whatever the id; else nullptr.
+  const EventAttrEntry* attr_for_id(uint64_t id) const;
+  const HeaderFeatures& features() const;
+  // Feature bits present in the file header (file mode) or seen as records (pipe mode).
+  std::vector<int> features_present() const;
+  // Names of present features kept only as bytes (in features().other).
+  std::vector<std::string> skipped_features() const;
+  uint64_t data_offset() const;
+  uint64_t data_size() const;  // as the reader will read it (to EOF when the header said 0)
+
+  Result<ReadStats> read(const RecordCallback& callback, ReadOptions options = {});
+  const std::vector<std::string>& warnings() const;
+
+ private:
+  struct Impl;
+  explicit PerfDataReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vperf::data

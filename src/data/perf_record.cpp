@@ -1,0 +1,815 @@
+#include "data/perf_record.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "core/strings.h"
+#include "data/byte_writer.h"
+
+namespace vperf::data {
+namespace {
+
+constexpr size_t kHeaderBytes = sizeof(perf_event_header);
+
+bool has(uint64_t bits, uint64_t flag) { return (bits & flag) != 0; }
+
+std::string record_name(uint32_t type) { return record_type_name(type); }
+
+// A string in a field that need not be NUL-terminated (comm[16], name[64]).
+Result<std::string> fixed_string(ByteReader& r, size_t n, std::string_view what) {
+  VPERF_TRY(auto field, r.bytes(n, what));
+  auto nul = std::find(field.begin(), field.end(), uint8_t{0});
+  return std::string(field.begin(), nul);
+}
+
+// A NUL-terminated string that fills the rest of the body (padding after the NUL ignored).
+Result<std::string> tail_string(ByteReader& r, std::string_view what) {
+  VPERF_TRY(auto s, r.c_string(what));
+  (void)r.skip(r.remaining());
+  return s;
+}
+
+// s + NUL, padded with zeros to a multiple of `alignment`.
+void put_string_aligned(ByteWriter& w, std::string_view s, size_t alignment) {
+  size_t field = (s.size() + 1 + alignment - 1) / alignment * alignment;
+  w.padded_string(s, field);
+}
+
+Result<std::vector<uint64_t>> u64_array(ByteReader& r, uint64_t nr, std::string_view what) {
+  if (nr > r.remaining() / 8) return r.truncated(what, static_cast<size_t>(std::min<uint64_t>(nr, SIZE_MAX / 8) * 8));
+  std::vector<uint64_t> out(static_cast<size_t>(nr));
+  for (auto& v : out) {
+    VPERF_TRY(v, r.u64(what));
+  }
+  return out;
+}
+
+Result<std::vector<uint8_t>> byte_vector(ByteReader& r, uint64_t n, std::string_view what) {
+  if (n > r.remaining()) return r.truncated(what, static_cast<size_t>(std::min<uint64_t>(n, SIZE_MAX)));
+  VPERF_TRY(auto span, r.bytes(static_cast<size_t>(n), what));
+  return std::vector<uint8_t>(span.begin(), span.end());
+}
+
+// Size in u64 of one read_format block for `nr` group members.
+uint64_t read_format_words(uint64_t read_format, uint64_t nr) {
+  uint64_t common = (has(read_format, PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) +
+                    (has(read_format, PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
+  uint64_t per_value = 1 + (has(read_format, PERF_FORMAT_ID) ? 1 : 0) + (has(read_format, PERF_FORMAT_LOST) ? 1 : 0);
+  if (has(read_format, PERF_FORMAT_GROUP)) return 1 + common + nr * per_value;
+  return common + per_value;
+}
+
+Result<std::vector<uint8_t>> read_block(ByteReader& r, uint64_t read_format) {
+  uint64_t words = 0;
+  if (has(read_format, PERF_FORMAT_GROUP)) {
+    auto peek = r;
+    VPERF_TRY(uint64_t nr, peek.u64("read_format nr"));
+    if (nr > r.remaining() / 8) return r.truncated("read_format values", r.remaining() + 1);
+    words = read_format_words(read_format, nr);
+  } else {
+    words = read_format_words(read_format, 1);
+  }
+  if (words > r.remaining() / 8) return r.truncated("read_format values", r.remaining() + 1);
+  return byte_vector(r, words * 8, "read_format values");
+}
+
+Result<bool> parse_regs(ByteReader& r, uint64_t mask, uint64_t& abi, std::vector<uint64_t>& regs, std::string_view what) {
+  VPERF_TRY(abi, r.u64(what));
+  regs.clear();
+  if (abi != 0) {
+    VPERF_TRY(regs, u64_array(r, static_cast<uint64_t>(std::popcount(mask)), what));
+  }
+  return true;
+}
+
+void put_regs(ByteWriter& w, uint64_t mask, uint64_t abi, const std::vector<uint64_t>& regs) {
+  w.u64(abi);
+  if (abi == 0) return;
+  size_t n = static_cast<size_t>(std::popcount(mask));
+  for (size_t i = 0; i < n; ++i) w.u64(i < regs.size() ? regs[i] : 0);
+}
+
+Result<Sample> parse_sample(ByteReader& r, const SampleFormat& f, SampleId& sid) {
+  Sample s;
+  uint64_t t = f.sample_type;
+  if (has(t, PERF_SAMPLE_IDENTIFIER)) { VPERF_TRY(sid.id, r.u64("sample identifier")); }
+  if (has(t, PERF_SAMPLE_IP)) { VPERF_TRY(s.ip, r.u64("sample ip")); }
+  if (has(t, PERF_SAMPLE_TID)) {
+    VPERF_TRY(sid.pid, r.u32("sample pid"));
+    VPERF_TRY(sid.tid, r.u32("sample tid"));
+  }
+  if (has(t, PERF_SAMPLE_TIME)) { VPERF_TRY(sid.time, r.u64("sample time")); }
+  if (has(t, PERF_SAMPLE_ADDR)) { VPERF_TRY(s.addr, r.u64("sample addr")); }
+  if (has(t, PERF_SAMPLE_ID)) { VPERF_TRY(sid.id, r.u64("sample id")); }
+  if (has(t, PERF_SAMPLE_STREAM_ID)) { VPERF_TRY(sid.stream_id, r.u64("sample stream_id")); }
+  if (has(t, PERF_SAMPLE_CPU)) {
+    VPERF_TRY(sid.cpu, r.u32("sample cpu"));
+    VPERF_TRY(sid.cpu_res, r.u32("sample cpu"));
+  }
+  if (has(t, PERF_SAMPLE_PERIOD)) { VPERF_TRY(s.period, r.u64("sample period")); }
+  if (has(t, PERF_SAMPLE_READ)) { VPERF_TRY(s.read, read_block(r, f.read_format)); }
+  if (has(t, PERF_SAMPLE_CALLCHAIN)) {
+    VPERF_TRY(uint64_t nr, r.u64("callchain nr"));
+    VPERF_TRY(s.callchain, u64_array(r, nr, "callchain"));
+  }
+  if (has(t, PERF_SAMPLE_RAW)) {
+    VPERF_TRY(uint32_t size, r.u32("raw size"));
+    VPERF_TRY(s.raw, byte_vector(r, size, "raw data"));
+  }
+  if (has(t, PERF_SAMPLE_BRANCH_STACK)) {
+    auto peek = r;
+    VPERF_TRY(uint64_t nr, peek.u64("branch stack nr"));
+    uint64_t fixed = has(f.branch_sample_type, PERF_SAMPLE_BRANCH_HW_INDEX) ? 16 : 8;
+    if (nr > r.remaining() / 24) return r.truncated("branch stack", r.remaining() + 1);
+    VPERF_TRY(s.branch_stack, byte_vector(r, fixed + nr * 24, "branch stack"));
+  }
+  if (has(t, PERF_SAMPLE_REGS_USER)) {
+    VPERF_TRY(auto ok, parse_regs(r, f.regs_user_mask, s.regs_user_abi, s.regs_user, "user regs"));
+    (void)ok;
+  }
+  if (has(t, PERF_SAMPLE_STACK_USER)) {
+    VPERF_TRY(uint64_t size, r.u64("user stack size"));
+    VPERF_TRY(s.stack_user, byte_vector(r, size, "user stack"));
+    if (size != 0) { VPERF_TRY(s.stack_user_dyn_size, r.u64("user stack dyn_size")); }
+  }
+  if (has(t, PERF_SAMPLE_WEIGHT_TYPE)) { VPERF_TRY(s.weight, r.u64("sample weight")); }
+  if (has(t, PERF_SAMPLE_DATA_SRC)) { VPERF_TRY(s.data_src, r.u64("sample data_src")); }
+  if (has(t, PERF_SAMPLE_TRANSACTION)) { VPERF_TRY(s.transaction, r.u64("sample transaction")); }
+  if (has(t, PERF_SAMPLE_REGS_INTR)) {
+    VPERF_TRY(auto ok, parse_regs(r, f.regs_intr_mask, s.regs_intr_abi, s.regs_intr, "intr regs"));
+    (void)ok;
+  }
+  if (has(t, PERF_SAMPLE_PHYS_ADDR)) { VPERF_TRY(s.phys_addr, r.u64("sample phys_addr")); }
+  if (has(t, PERF_SAMPLE_CGROUP)) { VPERF_TRY(s.cgroup, r.u64("sample cgroup")); }
+  if (has(t, PERF_SAMPLE_DATA_PAGE_SIZE)) { VPERF_TRY(s.data_page_size, r.u64("sample data_page_size")); }
+  if (has(t, PERF_SAMPLE_CODE_PAGE_SIZE)) { VPERF_TRY(s.code_page_size, r.u64("sample code_page_size")); }
+  if (has(t, PERF_SAMPLE_AUX)) {
+    VPERF_TRY(uint64_t size, r.u64("aux size"));
+    VPERF_TRY(s.aux, byte_vector(r, size, "aux data"));
+  }
+  return s;
+}
+
+void put_sample(ByteWriter& w, const Sample& s, const SampleFormat& f, const SampleId& sid) {
+  uint64_t t = f.sample_type;
+  if (has(t, PERF_SAMPLE_IDENTIFIER)) w.u64(sid.id);
+  if (has(t, PERF_SAMPLE_IP)) w.u64(s.ip);
+  if (has(t, PERF_SAMPLE_TID)) { w.u32(sid.pid); w.u32(sid.tid); }
+  if (has(t, PERF_SAMPLE_TIME)) w.u64(sid.time);
+  if (has(t, PERF_SAMPLE_ADDR)) w.u64(s.addr);
+  if (has(t, PERF_SAMPLE_ID)) w.u64(sid.id);
+  if (has(t, PERF_SAMPLE_STREAM_ID)) w.u64(sid.stream_id);
+  if (has(t, PERF_SAMPLE_CPU)) { w.u32(sid.cpu); w.u32(sid.cpu_res); }
+  if (has(t, PERF_SAMPLE_PERIOD)) w.u64(s.period);
+  if (has(t, PERF_SAMPLE_READ)) {
+    if (s.read.empty()) w.zeros(read_format_words(f.read_format, 0) * 8);  // a group of 0
+    else w.bytes(s.read);
+  }
+  if (has(t, PERF_SAMPLE_CALLCHAIN)) {
+    w.u64(s.callchain.size());
+    for (uint64_t ip : s.callchain) w.u64(ip);
+  }
+  if (has(t, PERF_SAMPLE_RAW)) {
+    w.u32(static_cast<uint32_t>(s.raw.size()));
+    w.bytes(s.raw);
+  }
+  if (has(t, PERF_SAMPLE_BRANCH_STACK)) {
+    if (s.branch_stack.empty()) w.zeros(has(f.branch_sample_type, PERF_SAMPLE_BRANCH_HW_INDEX) ? 16 : 8);
+    else w.bytes(s.branch_stack);
+  }
+  if (has(t, PERF_SAMPLE_REGS_USER)) put_regs(w, f.regs_user_mask, s.regs_user_abi, s.regs_user);
+  if (has(t, PERF_SAMPLE_STACK_USER)) {
+    w.u64(s.stack_user.size());
+    w.bytes(s.stack_user);
+    if (!s.stack_user.empty()) w.u64(s.stack_user_dyn_size);
+  }
+  if (has(t, PERF_SAMPLE_WEIGHT_TYPE)) w.u64(s.weight);
+  if (has(t, PERF_SAMPLE_DATA_SRC)) w.u64(s.data_src);
+  if (has(t, PERF_SAMPLE_TRANSACTION)) w.u64(s.transaction);
+  if (has(t, PERF_SAMPLE_REGS_INTR)) put_regs(w, f.regs_intr_mask, s.regs_intr_abi, s.regs_intr);
+  if (has(t, PERF_SAMPLE_PHYS_ADDR)) w.u64(s.phys_addr);
+  if (has(t, PERF_SAMPLE_CGROUP)) w.u64(s.cgroup);
+  if (has(t, PERF_SAMPLE_DATA_PAGE_SIZE)) w.u64(s.data_page_size);
+  if (has(t, PERF_SAMPLE_CODE_PAGE_SIZE)) w.u64(s.code_page_size);
+  if (has(t, PERF_SAMPLE_AUX)) {
+    w.u64(s.aux.size());
+    w.bytes(s.aux);
+  }
+}
+
+Result<bool> parse_trailer(ByteReader& r, const SampleFormat& f, SampleId& sid) {
+  uint64_t t = f.sample_type;
+  if (has(t, PERF_SAMPLE_TID)) {
+    VPERF_TRY(sid.pid, r.u32("sample_id pid"));
+    VPERF_TRY(sid.tid, r.u32("sample_id tid"));
+  }
+  if (has(t, PERF_SAMPLE_TIME)) { VPERF_TRY(sid.time, r.u64("sample_id time")); }
+  if (has(t, PERF_SAMPLE_ID)) { VPERF_TRY(sid.id, r.u64("sample_id id")); }
+  if (has(t, PERF_SAMPLE_STREAM_ID)) { VPERF_TRY(sid.stream_id, r.u64("sample_id stream_id")); }
+  if (has(t, PERF_SAMPLE_CPU)) {
+    VPERF_TRY(sid.cpu, r.u32("sample_id cpu"));
+    VPERF_TRY(sid.cpu_res, r.u32("sample_id cpu"));
+  }
+  if (has(t, PERF_SAMPLE_IDENTIFIER)) { VPERF_TRY(sid.id, r.u64("sample_id identifier")); }
+  return true;
+}
+
+void put_trailer(ByteWriter& w, const SampleFormat& f, const SampleId& sid) {
+  uint64_t t = f.sample_type;
+  if (has(t, PERF_SAMPLE_TID)) { w.u32(sid.pid); w.u32(sid.tid); }
+  if (has(t, PERF_SAMPLE_TIME)) w.u64(sid.time);
+  if (has(t, PERF_SAMPLE_ID)) w.u64(sid.id);
+  if (has(t, PERF_SAMPLE_STREAM_ID)) w.u64(sid.stream_id);
+  if (has(t, PERF_SAMPLE_CPU)) { w.u32(sid.cpu); w.u32(sid.cpu_res); }
+  if (has(t, PERF_SAMPLE_IDENTIFIER)) w.u64(sid.id);
+}
+
+bool is_kernel_type(uint32_t type) { return type < kRecordHeaderAttr; }
+
+// Kernel record bodies (after the header, before the trailer).
+Result<RecordBody> parse_kernel_body(uint32_t type, uint16_t misc, ByteReader& r) {
+  switch (type) {
+    case PERF_RECORD_MMAP: {
+      MmapRecord m;
+      VPERF_TRY(m.pid, r.u32("mmap pid"));
+      VPERF_TRY(m.tid, r.u32("mmap tid"));
+      VPERF_TRY(m.addr, r.u64("mmap addr"));
+      VPERF_TRY(m.len, r.u64("mmap len"));
+      VPERF_TRY(m.pgoff, r.u64("mmap pgoff"));
+      VPERF_TRY(m.filename, tail_string(r, "mmap filename"));
+      return RecordBody(std::move(m));
+    }
+    case PERF_RECORD_MMAP2: {
+      Mmap2Record m;
+      VPERF_TRY(m.pid, r.u32("mmap2 pid"));
+      VPERF_TRY(m.tid, r.u32("mmap2 tid"));
+      VPERF_TRY(m.addr, r.u64("mmap2 addr"));
+      VPERF_TRY(m.len, r.u64("mmap2 len"));
+      VPERF_TRY(m.pgoff, r.u64("mmap2 pgoff"));
+      if (has(misc, PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+        VPERF_TRY(uint8_t size, r.u8("mmap2 build_id_size"));
+        VPERF_TRY(auto reserved, r.bytes(3, "mmap2 reserved"));
+        (void)reserved;
+        VPERF_TRY(auto id, r.bytes(20, "mmap2 build_id"));
+        m.build_id.assign(id.begin(), id.begin() + std::min<size_t>(size, 20));
+      } else {
+        VPERF_TRY(m.maj, r.u32("mmap2 maj"));
+        VPERF_TRY(m.min, r.u32("mmap2 min"));
+        VPERF_TRY(m.ino, r.u64("mmap2 ino"));
+        VPERF_TRY(m.ino_generation, r.u64("mmap2 ino_generation"));
+      }
+      VPERF_TRY(m.prot, r.u32("mmap2 prot"));
+      VPERF_TRY(m.flags, r.u32("mmap2 flags"));
+      VPERF_TRY(m.filename, tail_string(r, "mmap2 filename"));
+      return RecordBody(std::move(m));
+    }
+    case PERF_RECORD_COMM: {
+      CommRecord c;
+      VPERF_TRY(c.pid, r.u32("comm pid"));
+      VPERF_TRY(c.tid, r.u32("comm tid"));
+      VPERF_TRY(c.comm, tail_string(r, "comm"));
+      return RecordBody(std::move(c));
+    }
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT: {
+      TaskRecord t;
+      VPERF_TRY(t.pid, r.u32("task pid"));
+      VPERF_TRY(t.ppid, r.u32("task ppid"));
+      VPERF_TRY(t.tid, r.u32("task tid"));
+      VPERF_TRY(t.ptid, r.u32("task ptid"));
+      VPERF_TRY(t.time, r.u64("task time"));
+      return RecordBody(t);
+    }
+    case PERF_RECORD_LOST: {
+      LostRecord l;
+      VPERF_TRY(l.id, r.u64("lost id"));
+      VPERF_TRY(l.lost, r.u64("lost count"));
+      return RecordBody(l);
+    }
+    case PERF_RECORD_LOST_SAMPLES: {
+      LostSamplesRecord l;
+      VPERF_TRY(l.lost, r.u64("lost samples"));
+      return RecordBody(l);
+    }
+    case PERF_RECORD_THROTTLE:
+    case PERF_RECORD_UNTHROTTLE: {
+      ThrottleRecord t;
+      VPERF_TRY(t.time, r.u64("throttle time"));
+      VPERF_TRY(t.id, r.u64("throttle id"));
+      VPERF_TRY(t.stream_id, r.u64("throttle stream_id"));
+      return RecordBody(t);
+    }
+    case PERF_RECORD_KSYMBOL: {
+      KsymbolRecord k;
+      VPERF_TRY(k.addr, r.u64("ksymbol addr"));
+      VPERF_TRY(k.len, r.u32("ksymbol len"));
+      VPERF_TRY(k.ksym_type, r.u16("ksymbol type"));
+      VPERF_TRY(k.flags, r.u16("ksymbol flags"));
+      VPERF_TRY(k.name, tail_string(r, "ksymbol name"));
+      return RecordBody(std::move(k));
+    }
+    case PERF_RECORD_BPF_EVENT: {
+      BpfEventRecord b;
+      VPERF_TRY(b.type, r.u16("bpf_event type"));
+      VPERF_TRY(b.flags, r.u16("bpf_event flags"));
+      VPERF_TRY(b.id, r.u32("bpf_event id"));
+      VPERF_TRY(auto tag, r.bytes(8, "bpf_event tag"));
+      std::copy(tag.begin(), tag.end(), b.tag.begin());
+      return RecordBody(b);
+    }
+    case PERF_RECORD_TEXT_POKE: {
+      TextPokeRecord p;
+      VPERF_TRY(p.addr, r.u64("text_poke addr"));
+      VPERF_TRY(uint16_t old_len, r.u16("text_poke old_len"));
+      VPERF_TRY(uint16_t new_len, r.u16("text_poke new_len"));
+      VPERF_TRY(p.old_bytes, byte_vector(r, old_len, "text_poke old bytes"));
+      VPERF_TRY(p.new_bytes, byte_vector(r, new_len, "text_poke new bytes"));
+      (void)r.skip(r.remaining());  // alignment padding
+      return RecordBody(std::move(p));
+    }
+    case PERF_RECORD_CGROUP: {
+      CgroupRecord c;
+      VPERF_TRY(c.id, r.u64("cgroup id"));
+      VPERF_TRY(c.path, tail_string(r, "cgroup path"));
+      return RecordBody(std::move(c));
+    }
+    case PERF_RECORD_SWITCH:
+      return RecordBody(SwitchRecord{});
+    case PERF_RECORD_SWITCH_CPU_WIDE: {
+      SwitchRecord s;
+      VPERF_TRY(s.next_prev_pid, r.u32("switch next_prev_pid"));
+      VPERF_TRY(s.next_prev_tid, r.u32("switch next_prev_tid"));
+      return RecordBody(s);
+    }
+    default: {
+      VPERF_TRY(auto body, byte_vector(r, r.remaining(), "record body"));
+      return RecordBody(UnparsedRecord{std::move(body)});
+    }
+  }
+}
+
+Result<RecordBody> parse_user_body(uint32_t type, uint16_t misc, ByteReader& r, std::span<const uint8_t> payload) {
+  switch (type) {
+    case kRecordHeaderAttr: {
+      AttrRecord a;
+      auto peek = r;
+      VPERF_TRY(auto ignored_type, peek.u32("attr type"));
+      (void)ignored_type;
+      VPERF_TRY(uint32_t size, peek.u32("attr size"));
+      if (size == 0) size = PERF_ATTR_SIZE_VER0;
+      VPERF_TRY(auto attr_bytes, r.bytes(size, "attr"));
+      VPERF_TRY(a.attr, attr_from_bytes(attr_bytes));
+      a.attr_bytes = size;
+      VPERF_TRY(a.ids, u64_array(r, r.remaining() / 8, "attr ids"));
+      return RecordBody(std::move(a));
+    }
+    case kRecordHeaderEventType: {
+      EventTypeRecord e;
+      VPERF_TRY(e.event_id, r.u64("event_type id"));
+      VPERF_TRY(e.name, fixed_string(r, 64, "event_type name"));
+      return RecordBody(std::move(e));
+    }
+    case kRecordHeaderTracingData: {
+      TracingDataRecord t;
+      VPERF_TRY(t.size, r.u32("tracing_data size"));
+      (void)r.skip(r.remaining());
+      t.data.assign(payload.begin(), payload.end());
+      return RecordBody(std::move(t));
+    }
+    case kRecordHeaderBuildId: {
+      BuildIdRecord b;
+      VPERF_TRY(b.pid, r.read_struct<int32_t>("build_id pid"));
+      VPERF_TRY(auto id, r.bytes(24, "build_id"));
+      size_t n = has(misc, kMiscBuildIdSize) ? std::min<size_t>(id[20], 20) : 20;
+      b.build_id.assign(id.begin(), id.begin() + static_cast<std::ptrdiff_t>(n));
+      b.filename_field = static_cast<uint32_t>(r.remaining());
+      VPERF_TRY(b.filename, tail_string(r, "build_id filename"));
+      return RecordBody(std::move(b));
+    }
+    case kRecordFinishedRound:
+    case kRecordFinishedInit:
+      return RecordBody(FinishedRoundRecord{});
+    case kRecordIdIndex: {
+      IdIndexRecord x;
+      VPERF_TRY(uint64_t nr, r.u64("id_index nr"));
+      if (nr > r.remaining() / 32) return r.truncated("id_index entries", r.remaining() + 1);
+      x.entries.resize(static_cast<size_t>(nr));
+      for (auto& e : x.entries) {
+        VPERF_TRY(e.id, r.u64("id_index id"));
+        VPERF_TRY(e.idx, r.u64("id_index idx"));
+        VPERF_TRY(e.cpu, r.u64("id_index cpu"));
+        VPERF_TRY(e.tid, r.u64("id_index tid"));
+      }
+      return RecordBody(std::move(x));
+    }
+    case kRecordAuxtraceInfo: {
+      AuxtraceInfoRecord a;
+      VPERF_TRY(a.type, r.u32("auxtrace_info type"));
+      VPERF_TRY(auto reserved, r.u32("auxtrace_info reserved"));
+      (void)reserved;
+      VPERF_TRY(a.priv, u64_array(r, r.remaining() / 8, "auxtrace_info priv"));
+      return RecordBody(std::move(a));
+    }
+    case kRecordAuxtrace: {
+      AuxtraceRecord a;
+      VPERF_TRY(auto size, r.u64("auxtrace size"));
+      (void)size;
+      VPERF_TRY(a.offset, r.u64("auxtrace offset"));
+      VPERF_TRY(a.reference, r.u64("auxtrace reference"));
+      VPERF_TRY(a.idx, r.u32("auxtrace idx"));
+      VPERF_TRY(a.tid, r.u32("auxtrace tid"));
+      VPERF_TRY(a.cpu, r.u32("auxtrace cpu"));
+      VPERF_TRY(auto reserved, r.u32("auxtrace reserved"));
+      (void)reserved;
+      a.data.assign(payload.begin(), payload.end());
+      return RecordBody(std::move(a));
+    }
+    case kRecordThreadMap: {
+      ThreadMapRecord t;
+      VPERF_TRY(uint64_t nr, r.u64("thread_map nr"));
+      if (nr > r.remaining() / 24) return r.truncated("thread_map entries", r.remaining() + 1);
+      t.entries.resize(static_cast<size_t>(nr));
+      for (auto& e : t.entries) {
+        VPERF_TRY(e.pid, r.u64("thread_map pid"));
+        VPERF_TRY(e.comm, fixed_string(r, 16, "thread_map comm"));
+      }
+      return RecordBody(std::move(t));
+    }
+    case kRecordStatConfig: {
+      StatConfigRecord s;
+      VPERF_TRY(uint64_t nr, r.u64("stat_config nr"));
+      if (nr > r.remaining() / 16) return r.truncated("stat_config entries", r.remaining() + 1);
+      s.entries.resize(static_cast<size_t>(nr));
+      for (auto& [tag, val] : s.entries) {
+        VPERF_TRY(tag, r.u64("stat_config tag"));
+        VPERF_TRY(val, r.u64("stat_config val"));
+      }
+      return RecordBody(std::move(s));
+    }
+    case kRecordStat: {
+      StatRecord s;
+      VPERF_TRY(s.id, r.u64("stat id"));
+      VPERF_TRY(s.cpu, r.u32("stat cpu"));
+      VPERF_TRY(s.thread, r.u32("stat thread"));
+      VPERF_TRY(s.val, r.u64("stat val"));
+      VPERF_TRY(s.ena, r.u64("stat ena"));
+      VPERF_TRY(s.run, r.u64("stat run"));
+      return RecordBody(s);
+    }
+    case kRecordStatRound: {
+      StatRoundRecord s;
+      VPERF_TRY(s.type, r.u64("stat_round type"));
+      VPERF_TRY(s.time, r.u64("stat_round time"));
+      return RecordBody(s);
+    }
+    case kRecordEventUpdate: {
+      EventUpdateRecord e;
+      VPERF_TRY(e.type, r.u64("event_update type"));
+      VPERF_TRY(e.id, r.u64("event_update id"));
+      VPERF_TRY(e.data, byte_vector(r, r.remaining(), "event_update data"));
+      return RecordBody(std::move(e));
+    }
+    case kRecordTimeConv: {
+      TimeConvRecord t;
+      VPERF_TRY(t.time_shift, r.u64("time_conv time_shift"));
+      VPERF_TRY(t.time_mult, r.u64("time_conv time_mult"));
+      VPERF_TRY(t.time_zero, r.u64("time_conv time_zero"));
+      if (r.remaining() >= 24) {
+        VPERF_TRY(t.time_cycles, r.u64("time_conv time_cycles"));
+        VPERF_TRY(t.time_mask, r.u64("time_conv time_mask"));
+        VPERF_TRY(t.cap_user_time_zero, r.u8("time_conv cap_user_time_zero"));
+        VPERF_TRY(t.cap_user_time_short, r.u8("time_conv cap_user_time_short"));
+        VPERF_TRY(auto reserved, r.bytes(6, "time_conv reserved"));
+        (void)reserved;
+      }
+      return RecordBody(std::move(t));
+    }
+    case kRecordHeaderFeature: {
+      FeatureRecord f;
+      VPERF_TRY(f.feature, r.u64("feature id"));
+      VPERF_TRY(f.data, byte_vector(r, r.remaining(), "feature data"));
+      return RecordBody(std::move(f));
+    }
+    case kRecordCompressed:
+      return Error{"compressed data (perf record -z) not supported: decompress it with `perf inject -i IN -o OUT`"};
+    default: {
+      VPERF_TRY(auto body, byte_vector(r, r.remaining(), "record body"));
+      return RecordBody(UnparsedRecord{std::move(body)});
+    }
+  }
+}
+
+struct BodyBuilder {
+  ByteWriter& w;
+  const Record& rec;
+  const SampleFormat* format;
+
+  void operator()(const UnparsedRecord& u) { w.bytes(u.body); }
+  void operator()(const Sample& s) {
+    SampleFormat none;
+    put_sample(w, s, format ? *format : none, rec.sample_id);
+  }
+  void operator()(const MmapRecord& m) {
+    w.u32(m.pid); w.u32(m.tid); w.u64(m.addr); w.u64(m.len); w.u64(m.pgoff);
+    put_string_aligned(w, m.filename, 8);
+  }
+  void operator()(const Mmap2Record& m) {
+    w.u32(m.pid); w.u32(m.tid); w.u64(m.addr); w.u64(m.len); w.u64(m.pgoff);
+    if (has(rec.misc, PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+      size_t n = std::min<size_t>(m.build_id.size(), 20);
+      w.u8(static_cast<uint8_t>(n));
+      w.zeros(3);
+      w.bytes(std::span(m.build_id).first(n));
+      w.zeros(20 - n);
+    } else {
+      w.u32(m.maj); w.u32(m.min); w.u64(m.ino); w.u64(m.ino_generation);
+    }
+    w.u32(m.prot); w.u32(m.flags);
+    put_string_aligned(w, m.filename, 8);
+  }
+  void operator()(const CommRecord& c) {
+    w.u32(c.pid); w.u32(c.tid);
+    put_string_aligned(w, c.comm, 8);
+  }
+  void operator()(const TaskRecord& t) { w.u32(t.pid); w.u32(t.ppid); w.u32(t.tid); w.u32(t.ptid); w.u64(t.time); }
+  void operator()(const LostRecord& l) { w.u64(l.id); w.u64(l.lost); }
+  void operator()(const LostSamplesRecord& l) { w.u64(l.lost); }
+  void operator()(const ThrottleRecord& t) { w.u64(t.time); w.u64(t.id); w.u64(t.stream_id); }
+  void operator()(const KsymbolRecord& k) {
+    w.u64(k.addr); w.u32(k.len); w.u16(k.ksym_type); w.u16(k.flags);
+    put_string_aligned(w, k.name, 8);
+  }
+  void operator()(const BpfEventRecord& b) {
+    w.u16(b.type); w.u16(b.flags); w.u32(b.id); w.bytes(b.tag);
+  }
+  void operator()(const TextPokeRecord& p) {
+    w.u64(p.addr); w.u16(static_cast<uint16_t>(p.old_bytes.size())); w.u16(static_cast<uint16_t>(p.new_bytes.size()));
+    w.bytes(p.old_bytes); w.bytes(p.new_bytes);
+    w.align(8);  // the 8-byte header keeps the alignment
+  }
+  void operator()(const CgroupRecord& c) { w.u64(c.id); put_string_aligned(w, c.path, 8); }
+  void operator()(const SwitchRecord& s) {
+    if (rec.type == PERF_RECORD_SWITCH_CPU_WIDE) { w.u32(s.next_prev_pid); w.u32(s.next_prev_tid); }
+  }
+  void operator()(const FinishedRoundRecord&) {}
+  void operator()(const AttrRecord& a) {
+    size_t n = a.attr_bytes ? a.attr_bytes : sizeof(perf_event_attr);
+    size_t copy = std::min(n, sizeof(perf_event_attr));
+    w.bytes(std::span(reinterpret_cast<const uint8_t*>(&a.attr), copy));
+    w.zeros(n - copy);
+    for (uint64_t id : a.ids) w.u64(id);
+  }
+  void operator()(const EventTypeRecord& e) { w.u64(e.event_id); w.padded_string(e.name.substr(0, 63), 64); }
+  void operator()(const TracingDataRecord& t) { w.u32(t.size); w.u32(0); }
+  void operator()(const BuildIdRecord& b) {
+    w.put<int32_t>(b.pid);
+    size_t n = std::min<size_t>(b.build_id.size(), 20);
+    w.bytes(std::span(b.build_id).first(n));
+    w.zeros(20 - n);
+    if (has(rec.misc, kMiscBuildIdSize)) { w.u8(static_cast<uint8_t>(n)); w.zeros(3); }
+    else w.zeros(4);
+    size_t need = b.filename.size() + 1;
+    size_t field = b.filename_field >= need ? b.filename_field : (need + kNameAlign - 1) / kNameAlign * kNameAlign;
+    w.padded_string(b.filename, field);
+  }
+  void operator()(const IdIndexRecord& x) {
+    w.u64(x.entries.size());
+    for (const auto& e : x.entries) { w.u64(e.id); w.u64(e.idx); w.u64(e.cpu); w.u64(e.tid); }
+  }
+  void operator()(const ThreadMapRecord& t) {
+    w.u64(t.entries.size());
+    for (const auto& e : t.entries) { w.u64(e.pid); w.padded_string(e.comm.substr(0, 15), 16); }
+  }
+  void operator()(const StatConfigRecord& s) {
+    w.u64(s.entries.size());
+    for (const auto& [tag, val] : s.entries) { w.u64(tag); w.u64(val); }
+  }
+  void operator()(const StatRecord& s) { w.u64(s.id); w.u32(s.cpu); w.u32(s.thread); w.u64(s.val); w.u64(s.ena); w.u64(s.run); }
+  void operator()(const StatRoundRecord& s) { w.u64(s.type); w.u64(s.time); }
+  void operator()(const EventUpdateRecord& e) { w.u64(e.type); w.u64(e.id); w.bytes(e.data); }
+  void operator()(const TimeConvRecord& t) {
+    w.u64(t.time_shift); w.u64(t.time_mult); w.u64(t.time_zero);
+    if (t.time_cycles || t.time_mask) {
+      w.u64(t.time_cycles.value_or(0)); w.u64(t.time_mask.value_or(0));
+      w.u8(t.cap_user_time_zero); w.u8(t.cap_user_time_short); w.zeros(6);
+    }
+  }
+  void operator()(const FeatureRecord& f) { w.u64(f.feature); w.bytes(f.data); }
+  void operator()(const AuxtraceInfoRecord& a) {
+    w.u32(a.type); w.u32(0);
+    for (uint64_t p : a.priv) w.u64(p);
+  }
+  void operator()(const AuxtraceRecord& a) {
+    w.u64(a.data.size()); w.u64(a.offset); w.u64(a.reference);
+    w.u32(a.idx); w.u32(a.tid); w.u32(a.cpu); w.u32(0);
+  }
+};
+
+}  // namespace
+
+std::string feature_name(int feature) {
+  static constexpr const char* kNames[] = {
+      "RESERVED", "TRACING_DATA", "BUILD_ID", "HOSTNAME", "OSRELEASE", "VERSION", "ARCH", "NRCPUS",
+      "CPUDESC", "CPUID", "TOTAL_MEM", "CMDLINE", "EVENT_DESC", "CPU_TOPOLOGY", "NUMA_TOPOLOGY",
+      "BRANCH_STACK", "PMU_MAPPINGS", "GROUP_DESC", "AUXTRACE", "STAT", "CACHE", "SAMPLE_TIME",
+      "MEM_TOPOLOGY", "CLOCKID", "DIR_FORMAT", "BPF_PROG_INFO", "BPF_BTF", "COMPRESSED", "CPU_PMU_CAPS",
+      "CLOCK_DATA", "HYBRID_TOPOLOGY", "PMU_CAPS"};
+  if (feature >= 0 && feature < static_cast<int>(std::size(kNames))) return kNames[feature];
+  return "feature " + std::to_string(feature);
+}
+
+std::string record_type_name(uint32_t type) {
+  static constexpr const char* kKernel[] = {
+      "type 0", "MMAP", "LOST", "COMM", "EXIT", "THROTTLE", "UNTHROTTLE", "FORK", "READ", "SAMPLE", "MMAP2", "AUX",
+      "ITRACE_START", "LOST_SAMPLES", "SWITCH", "SWITCH_CPU_WIDE", "NAMESPACES", "KSYMBOL", "BPF_EVENT", "CGROUP",
+      "TEXT_POKE", "AUX_OUTPUT_HW_ID"};
+  static constexpr const char* kUser[] = {
+      "HEADER_ATTR", "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA", "HEADER_BUILD_ID", "FINISHED_ROUND", "ID_INDEX",
+      "AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP", "CPU_MAP", "STAT_CONFIG", "STAT", "STAT_ROUND",
+      "EVENT_UPDATE", "TIME_CONV", "HEADER_FEATURE", "COMPRESSED", "FINISHED_INIT"};
+  if (type < std::size(kKernel)) return kKernel[type];
+  if (type >= kRecordHeaderAttr && type - kRecordHeaderAttr < std::size(kUser)) return kUser[type - kRecordHeaderAttr];
+  return "type " + std::to_string(type);
+}
+
+SampleFormat SampleFormat::from_attr(const perf_event_attr& attr) {
+  SampleFormat f;
+  f.sample_type = attr.sample_type;
+  f.read_format = attr.read_format;
+  f.regs_user_mask = attr.sample_regs_user;
+  f.regs_intr_mask = attr.sample_regs_intr;
+  f.branch_sample_type = attr.branch_sample_type;
+  f.sample_id_all = attr.sample_id_all != 0;
+  return f;
+}
+
+size_t SampleFormat::trailer_size() const {
+  if (!sample_id_all) return 0;
+  size_t n = 0;
+  for (uint64_t bit : {PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+                       PERF_SAMPLE_IDENTIFIER})
+    if (has(sample_type, bit)) n += 8;
+  return n;
+}
+
+int SampleFormat::id_pos() const {
+  if (has(sample_type, PERF_SAMPLE_IDENTIFIER)) return 0;
+  if (!has(sample_type, PERF_SAMPLE_ID)) return -1;
+  int idx = 0;
+  for (uint64_t bit : {PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ADDR})
+    if (has(sample_type, bit)) ++idx;
+  return idx;
+}
+
+int SampleFormat::is_pos() const {
+  if (has(sample_type, PERF_SAMPLE_IDENTIFIER)) return 1;
+  if (!has(sample_type, PERF_SAMPLE_ID)) return -1;
+  int idx = 1;
+  if (has(sample_type, PERF_SAMPLE_CPU)) ++idx;
+  if (has(sample_type, PERF_SAMPLE_STREAM_ID)) ++idx;
+  return idx;
+}
+
+bool AttrRecord::operator==(const AttrRecord& o) const {
+  return std::memcmp(&attr, &o.attr, sizeof(attr)) == 0 && attr_bytes == o.attr_bytes && ids == o.ids;
+}
+
+Result<perf_event_attr> attr_from_bytes(std::span<const uint8_t> bytes) {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof(attr));
+  size_t copy = std::min(bytes.size(), sizeof(attr));
+  std::memcpy(&attr, bytes.data(), copy);
+  if (bytes.size() > sizeof(attr)) {
+    auto tail = bytes.subspan(sizeof(attr));
+    if (std::any_of(tail.begin(), tail.end(), [](uint8_t b) { return b != 0; }))
+      return Error{"perf_event_attr of " + std::to_string(bytes.size()) + " bytes uses fields this vperf (" +
+                   std::to_string(sizeof(attr)) + "-byte attr) does not know"};
+  }
+  return attr;
+}
+
+Result<uint64_t> record_stream_size(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  VPERF_TRY(uint32_t type, r.u32("record header"));
+  VPERF_TRY(uint16_t misc, r.u16("record header"));
+  (void)misc;
+  VPERF_TRY(uint16_t size, r.u16("record header"));
+  if (size < kHeaderBytes) return Error{"record of type " + record_name(type) + " has size " + std::to_string(size) + " (< 8)"};
+  uint64_t total = size;
+  if (type == kRecordHeaderTracingData) {
+    VPERF_TRY(uint32_t payload, r.u32("tracing_data size"));
+    if (size < 12) return Error{"HEADER_TRACING_DATA record of size " + std::to_string(size)};
+    total += payload;
+  } else if (type == kRecordAuxtrace) {
+    VPERF_TRY(uint64_t payload, r.u64("auxtrace size"));
+    if (size < 16 || payload > (uint64_t{1} << 40)) return Error{"AUXTRACE record with payload " + hex(payload)};
+    total += payload;
+  }
+  return total;
+}
+
+Result<Record> parse_record(std::span<const uint8_t> bytes, const SampleFormat* format) {
+  ByteReader whole(bytes);
+  Record rec;
+  VPERF_TRY(rec.type, whole.u32("record header"));
+  VPERF_TRY(rec.misc, whole.u16("record header"));
+  VPERF_TRY(uint16_t size, whole.u16("record header"));
+  if (size < kHeaderBytes || size > bytes.size())
+    return Error{record_name(rec.type) + " record: size " + std::to_string(size) + " does not fit in " +
+                 std::to_string(bytes.size()) + " bytes"};
+  std::span<const uint8_t> payload = bytes.subspan(size);
+  VPERF_TRY(ByteReader body, whole.sub(size - kHeaderBytes, "record body"));
+
+  if (rec.type == PERF_RECORD_SAMPLE) {
+    if (!format) return Error{"SAMPLE record in a stream without attrs"};
+    VPERF_TRY(Sample s, parse_sample(body, *format, rec.sample_id));
+    rec.has_sample_id = true;
+    rec.body = std::move(s);
+    return rec;
+  }
+  if (is_kernel_type(rec.type)) {
+    size_t trailer = format ? format->trailer_size() : 0;
+    if (trailer > body.size())
+      return Error{record_name(rec.type) + " record of " + std::to_string(size) + " bytes is shorter than its " +
+                   std::to_string(trailer) + "-byte sample_id trailer"};
+    VPERF_TRY(ByteReader fields, body.sub(body.size() - trailer, "record body"));
+    if (trailer) {
+      VPERF_TRY(auto ok, parse_trailer(body, *format, rec.sample_id));
+      (void)ok;
+      rec.has_sample_id = true;
+    }
+    VPERF_TRY(rec.body, parse_kernel_body(rec.type, rec.misc, fields));
+    if (!fields.at_end()) {  // more than the type has: keep it all, so nothing is lost
+      std::vector<uint8_t> all(bytes.begin() + kHeaderBytes, bytes.begin() + static_cast<std::ptrdiff_t>(size - trailer));
+      rec.body = UnparsedRecord{std::move(all)};
+    }
+    return rec;
+  }
+  VPERF_TRY(rec.body, parse_user_body(rec.type, rec.misc, body, payload));
+  return rec;
+}
+
+std::vector<uint8_t> build_record(const Record& record, const SampleFormat* format) {
+  ByteWriter w;
+  w.u32(record.type);
+  w.u16(record.misc);
+  w.u16(0);  // size, patched below
+  std::visit(BodyBuilder{w, record, format}, record.body);
+  if (is_kernel_type(record.type) && record.type != PERF_RECORD_SAMPLE && format && format->sample_id_all)
+    put_trailer(w, *format, record.sample_id);
+  size_t size = w.size();
+  w.patch<uint16_t>(6, static_cast<uint16_t>(std::min<size_t>(size, 0xffff)));
+  if (const auto* t = std::get_if<TracingDataRecord>(&record.body)) w.bytes(t->data);
+  if (const auto* a = std::get_if<AuxtraceRecord>(&record.body)) w.bytes(a->data);
+  return w.take();
+}
+
+std::optional<uint64_t> peek_sample_id(std::span<const uint8_t> record, const SampleFormat& layout) {
+  ByteReader r(record);
+  auto type = r.u32();
+  (void)r.u16();
+  auto size = r.u16();
+  if (!type || !size || *size > record.size()) return std::nullopt;
+  uint64_t at = 0;
+  if (*type == PERF_RECORD_SAMPLE) {
+    int pos = layout.id_pos();
+    if (pos < 0) return std::nullopt;
+    at = kHeaderBytes + 8 * static_cast<uint64_t>(pos);
+  } else {
+    if (!is_kernel_type(*type) || !layout.sample_id_all) return std::nullopt;
+    int pos = layout.is_pos();
+    if (pos < 0 || *size < kHeaderBytes + 8 * static_cast<uint64_t>(pos)) return std::nullopt;
+    at = *size - 8 * static_cast<uint64_t>(pos);
+  }
+  if (at + 8 > *size) return std::nullopt;
+  ByteReader id(record.subspan(static_cast<size_t>(at), 8));
+  auto v = id.u64();
+  return v ? std::optional<uint64_t>(*v) : std::nullopt;
+}
+
+std::optional<uint64_t> peek_time(std::span<const uint8_t> record, const SampleFormat& format) {
+  if (!has(format.sample_type, PERF_SAMPLE_TIME)) return std::nullopt;
+  ByteReader r(record);
+  auto type = r.u32();
+  (void)r.u16();
+  auto size = r.u16();
+  if (!type || !size || *size > record.size()) return std::nullopt;
+  uint64_t at = 0;
+  if (*type == PERF_RECORD_SAMPLE) {
+    at = kHeaderBytes;
+    for (uint64_t bit : {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID})
+      if (has(format.sample_type, bit)) at += 8;
+  } else {
+    if (!is_kernel_type(*type) || !format.sample_id_all) return std::nullopt;
+    size_t trailer = format.trailer_size();
+    if (*size < kHeaderBytes + trailer) return std::nullopt;
+    at = *size - trailer + (has(format.sample_type, PERF_SAMPLE_TID) ? 8 : 0);
+  }
+  if (at + 8 > *size) return std::nullopt;
+  ByteReader t(record.subspan(static_cast<size_t>(at), 8));
+  auto v = t.u64();
+  return v ? std::optional<uint64_t>(*v) : std::nullopt;
+}
+
+}  // namespace vperf::data

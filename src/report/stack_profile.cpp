@@ -1,0 +1,207 @@
+#include "report/stack_profile.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace vperf::report {
+
+std::string_view frame_kind_name(FrameKind kind) {
+  switch (kind) {
+    case FrameKind::Process: return "process";
+    case FrameKind::User: return "user";
+    case FrameKind::Kernel: return "kernel";
+    case FrameKind::GuestUser: return "guest-user";
+    case FrameKind::GuestKernel: return "guest-kernel";
+    case FrameKind::Jit: return "jit";
+    case FrameKind::Inlined: return "inlined";
+    case FrameKind::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+bool is_kernel(FrameKind kind) { return kind == FrameKind::Kernel || kind == FrameKind::GuestKernel; }
+
+std::string process_label(std::string_view comm, ProcessLabel label, int pid, int tid) {
+  std::string out(comm);
+  switch (label) {
+    case ProcessLabel::Comm: break;
+    case ProcessLabel::CommPid: out += "-" + std::to_string(pid); break;
+    case ProcessLabel::CommPidTid: out += "-" + std::to_string(pid) + "/" + std::to_string(tid); break;
+  }
+  std::replace(out.begin(), out.end(), ' ', '_');
+  return out;
+}
+
+Frame process_frame(std::string_view comm, ProcessLabel label, int pid, int tid) {
+  return Frame{process_label(comm, label, pid, tid), FrameKind::Process};
+}
+
+void StackProfile::add(const Stack& stack, uint64_t count) {
+  if (count == 0) return;
+  stacks_[stack] += count;
+  total_ += count;
+}
+
+void StackProfile::add(Stack&& stack, uint64_t count) {
+  if (count == 0) return;
+  auto it = stacks_.find(stack);
+  if (it == stacks_.end()) {
+    stacks_.emplace(std::move(stack), count);
+  } else {
+    it->second += count;
+  }
+  total_ += count;
+}
+
+void StackProfile::merge(const StackProfile& other) {
+  for (const auto& [stack, count] : other.stacks_) add(stack, count);
+}
+
+uint64_t StackProfile::count(const Stack& stack) const {
+  auto it = stacks_.find(stack);
+  return it == stacks_.end() ? 0 : it->second;
+}
+
+namespace {
+
+constexpr std::string_view kKernelSuffix = "_[k]";
+constexpr std::string_view kJitSuffix = "_[j]";
+constexpr std::string_view kInlinedSuffix = "_[i]";
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+std::string frame_label(const Frame& frame, Annotations annotations) {
+  if (annotations.kernel && is_kernel(frame.kind)) return frame.name + std::string(kKernelSuffix);
+  if (annotations.jit && frame.kind == FrameKind::Jit && !ends_with(frame.name, kJitSuffix)) {
+    return frame.name + std::string(kJitSuffix);
+  }
+  if (annotations.inlined && frame.kind == FrameKind::Inlined && !ends_with(frame.name, kInlinedSuffix)) {
+    return frame.name + std::string(kInlinedSuffix);
+  }
+  return frame.name;
+}
+
+Frame frame_from_label(std::string_view label) {
+  auto strip = [&](std::string_view suffix, FrameKind kind) {
+    return Frame{std::string(label.substr(0, label.size() - suffix.size())), kind};
+  };
+  if (ends_with(label, kKernelSuffix)) return strip(kKernelSuffix, FrameKind::Kernel);
+  if (ends_with(label, kJitSuffix)) return strip(kJitSuffix, FrameKind::Jit);
+  if (ends_with(label, kInlinedSuffix)) return strip(kInlinedSuffix, FrameKind::Inlined);
+  return Frame{std::string(label), FrameKind::User};
+}
+
+size_t FlameNode::node_count() const {
+  size_t n = 1;
+  for (const auto& child : children) n += child.node_count();
+  return n;
+}
+
+int FlameNode::depth() const {
+  int d = 0;
+  for (const auto& child : children) d = std::max(d, child.depth() + 1);
+  return d;
+}
+
+namespace {
+
+// One folded line as flamegraph.pl sees it.
+struct Line {
+  std::string key;                    // the line itself: "a;b;c 12" (or "a;b;c 10 12")
+  std::vector<const Frame*> frames;   // root first (leaf first with --reverse)
+  uint64_t width = 0;                 // the count that takes space (after's, for diffs)
+  int64_t delta = 0;
+};
+
+Line make_line(const Stack& stack, const FlameTreeOptions& options) {
+  Line line;
+  line.frames.reserve(stack.size());
+  for (const auto& frame : stack) line.frames.push_back(&frame);
+  if (options.reversed) std::reverse(line.frames.begin(), line.frames.end());
+  for (size_t i = 0; i < line.frames.size(); ++i) {
+    if (i) line.key += ';';
+    line.key += frame_label(*line.frames[i], options.annotations);
+  }
+  return line;
+}
+
+bool line_less(const Line& a, const Line& b) {
+  if (a.key != b.key) return a.key < b.key;  // std::string compares bytes as unsigned char
+  return std::lexicographical_compare(a.frames.begin(), a.frames.end(), b.frames.begin(), b.frames.end(),
+                                      [](const Frame* x, const Frame* y) { return x->kind < y->kind; });
+}
+
+void drop_empty(FlameNode& node) {
+  std::erase_if(node.children, [](const FlameNode& child) { return child.total == 0; });
+  for (auto& child : node.children) drop_empty(child);
+}
+
+// flamegraph.pl's flow(): each line shares the frames it has in common with the previous
+// line's path and opens new boxes for the rest.
+FlameTree merge_lines(std::vector<Line> lines) {
+  std::sort(lines.begin(), lines.end(), line_less);
+  FlameTree tree;
+  tree.root.name = "all";
+  std::vector<FlameNode*> path{&tree.root};
+  for (const auto& line : lines) {
+    size_t same = 0;
+    while (same < line.frames.size() && same + 1 < path.size() &&
+           path[same + 1]->name == line.frames[same]->name && path[same + 1]->kind == line.frames[same]->kind) {
+      ++same;
+    }
+    path.resize(same + 1);
+    for (size_t i = same; i < line.frames.size(); ++i) {
+      FlameNode& parent = *path.back();
+      parent.children.push_back(FlameNode{line.frames[i]->name, line.frames[i]->kind, 0, 0, 0, {}});
+      path.push_back(&parent.children.back());
+    }
+    for (FlameNode* node : path) node->total += line.width;
+    path.back()->self += line.width;
+    path.back()->delta += line.delta;
+  }
+  drop_empty(tree.root);
+  return tree;
+}
+
+}  // namespace
+
+FlameTree build_flame_tree(const StackProfile& profile, const FlameTreeOptions& options) {
+  std::vector<Line> lines;
+  lines.reserve(profile.size());
+  for (const auto& [stack, count] : profile.stacks()) {
+    Line line = make_line(stack, options);
+    line.key += ' ';
+    line.key += std::to_string(count);
+    line.width = count;
+    lines.push_back(std::move(line));
+  }
+  return merge_lines(std::move(lines));
+}
+
+FlameTree build_diff_flame_tree(const StackProfile& before, const StackProfile& after,
+                                const FlameTreeOptions& options) {
+  std::map<Stack, std::pair<uint64_t, uint64_t>> both;
+  for (const auto& [stack, count] : before.stacks()) both[stack].first = count;
+  for (const auto& [stack, count] : after.stacks()) both[stack].second = count;
+  std::vector<Line> lines;
+  lines.reserve(both.size());
+  int64_t max_delta = 1;
+  for (const auto& [stack, counts] : both) {
+    Line line = make_line(stack, options);
+    line.key += ' ' + std::to_string(counts.first) + ' ' + std::to_string(counts.second);
+    line.width = counts.second;
+    line.delta = static_cast<int64_t>(counts.second) - static_cast<int64_t>(counts.first);
+    max_delta = std::max(max_delta, std::abs(line.delta));
+    lines.push_back(std::move(line));
+  }
+  FlameTree tree = merge_lines(std::move(lines));
+  tree.differential = true;
+  tree.max_delta = max_delta;
+  return tree;
+}
+
+}  // namespace vperf::report

@@ -1,0 +1,193 @@
+#include "symbols/dso.h"
+
+#include <iterator>
+
+#include "symbols/debuginfo.h"
+#include "symbols/demangle.h"
+
+namespace vperf::symbols {
+namespace {
+
+// Functions of `elf`, plus the PLT entries of `runtime` (the mapped file: a debug file's
+// .plt is empty).
+SymbolTable table_from(const ElfFile& elf, const ElfFile* runtime, bool demangle_names) {
+  std::vector<SymbolSource> sources = elf.function_symbols();
+  if (runtime != nullptr) {
+    auto plt = runtime->plt_symbols();
+    sources.insert(sources.end(), std::make_move_iterator(plt.begin()), std::make_move_iterator(plt.end()));
+  }
+  if (demangle_names)
+    for (auto& s : sources) s.name = demangle(s.name);
+  return SymbolTable::build(std::move(sources), SizeInference::Elf);
+}
+
+std::filesystem::path under_symfs(const SymbolConfig& config, const std::string& path) {
+  if (config.symfs.empty()) return path;
+  return config.symfs / std::filesystem::path(path).relative_path();
+}
+
+}  // namespace
+
+std::string_view dso_kind_name(DsoKind kind) {
+  switch (kind) {
+    case DsoKind::Kernel: return "kernel";
+    case DsoKind::GuestKernel: return "guest kernel";
+    case DsoKind::Module: return "module";
+    case DsoKind::User: return "user";
+    case DsoKind::Vdso: return "vdso";
+    case DsoKind::Jit: return "jit";
+    case DsoKind::Unknown: break;
+  }
+  return "unknown";
+}
+
+Dso::Dso(DsoKind kind, std::string name, Loader loader) : kind_(kind), name_(std::move(name)), loader_(std::move(loader)) {}
+
+std::string Dso::short_name() const {
+  if (name_.starts_with("[")) return name_;
+  size_t slash = name_.rfind('/');
+  return slash == std::string::npos ? name_ : name_.substr(slash + 1);
+}
+
+void Dso::load() const {
+  std::call_once(loaded_, [this] {
+    if (!loader_) {
+      error_ = Error{name_ + ": no symbols for this kind of object"};
+      return;
+    }
+    auto result = loader_();
+    if (result) contents_ = std::move(result).value();
+    else error_ = result.error();
+  });
+}
+
+const SymbolTable& Dso::symbols() const {
+  load();
+  return contents_.symbols;
+}
+
+const std::optional<Error>& Dso::load_error() const {
+  load();
+  return error_;
+}
+
+const std::optional<BuildId>& Dso::build_id() const {
+  load();
+  return contents_.build_id;
+}
+
+const DsoContents& Dso::contents() const {
+  load();
+  return contents_;
+}
+
+std::optional<uint64_t> Dso::symbol_address(uint64_t map_relative) const {
+  load();
+  if (contents_.segments.empty()) return map_relative;
+  return file_offset_to_vaddr(contents_.segments, map_relative);
+}
+
+const Symbol* Dso::find_symbol(uint64_t map_relative) const {
+  auto addr = symbol_address(map_relative);
+  if (!addr) return nullptr;
+  return contents_.symbols.find(*addr);
+}
+
+const DwarfInfo* Dso::dwarf() const {
+  load();
+  std::call_once(dwarf_loaded_, [this] {
+    if (contents_.dwarf_file.empty()) {
+      dwarf_error_ = Error{name_ + ": no DWARF (install its debug package, or build with -g)"};
+      return;
+    }
+    auto info = DwarfInfo::open(contents_.dwarf_file);
+    if (info) dwarf_.emplace(std::move(info).value());
+    else dwarf_error_ = info.error();
+  });
+  return dwarf_ ? &*dwarf_ : nullptr;
+}
+
+Result<std::vector<InlineFrame>> Dso::inline_frames(uint64_t symbol_address) const {
+  const DwarfInfo* info = dwarf();
+  if (info == nullptr) return *dwarf_error_;
+  return info->frames_at(symbol_address);
+}
+
+std::optional<SourceLocation> Dso::source_line(uint64_t symbol_address) const {
+  const DwarfInfo* info = dwarf();
+  if (info == nullptr) return std::nullopt;
+  return info->line_at(symbol_address);
+}
+
+Dso::Loader Dso::elf_loader(SymbolConfig config, std::string recorded_path, std::optional<BuildId> expected) {
+  return [config = std::move(config), recorded_path = std::move(recorded_path),
+          expected = std::move(expected)]() -> Result<DsoContents> {
+    DsoContents out;
+    std::filesystem::path binary_path = under_symfs(config, recorded_path);
+    auto binary = ElfFile::open(binary_path);
+    std::optional<Error> binary_error;
+    if (binary) {
+      auto id = binary->build_id();
+      if (expected && !expected->empty() && id && *id != *expected) {
+        binary_error = Error{binary_path.string() + ": build-id " + id->hex() + " differs from the recorded " +
+                             expected->hex() + " (the file changed since the recording)"};
+      }
+    } else {
+      binary_error = binary.error();
+    }
+    bool binary_usable = !binary_error.has_value();
+    std::optional<BuildId> wanted = expected;
+    std::optional<std::string> debuglink;
+    if (binary_usable) {
+      if (!wanted || wanted->empty()) wanted = binary->build_id();
+      debuglink = binary->debuglink();
+    }
+
+    // Separate debuginfo: the first with a .symtab gives the symbols, the first with
+    // .debug_info gives DWARF. A candidate with another build-id is stale.
+    std::optional<ElfFile> symbol_source;
+    for (const auto& candidate : debuginfo_candidates(config, binary_path, wanted, debuglink)) {
+      auto elf = ElfFile::open(candidate);
+      if (!elf) continue;
+      auto id = elf->build_id();
+      if (wanted && !wanted->empty() && id && *id != *wanted) continue;
+      if (out.dwarf_file.empty() && elf->has_debug_info()) out.dwarf_file = candidate;
+      if (!symbol_source && elf->has_symtab()) {
+        if (!binary_usable) out.segments = elf->load_segments();
+        if (!out.build_id) out.build_id = id;
+        symbol_source.emplace(std::move(elf).value());
+        out.symbol_file = candidate;
+      }
+    }
+    if (binary_usable) {
+      out.segments = binary->load_segments();
+      out.build_id = binary->build_id();
+      if (out.dwarf_file.empty() && binary->has_debug_info()) out.dwarf_file = binary_path;
+      if (!symbol_source) {
+        out.symbols = table_from(*binary, &*binary, config.demangle);
+        out.symbol_file = binary_path;
+        return out;
+      }
+    }
+    if (!symbol_source) return *binary_error;
+    out.symbols = table_from(*symbol_source, binary_usable ? &*binary : nullptr, config.demangle);
+    return out;
+  };
+}
+
+Dso::Loader Dso::image_loader(std::function<Result<std::vector<char>>()> read_image, std::string name, bool demangle_names) {
+  return [read_image = std::move(read_image), name = std::move(name), demangle_names]() -> Result<DsoContents> {
+    auto image = read_image();
+    if (!image) return image.error();
+    auto elf = ElfFile::from_image(std::move(image).value(), name);
+    if (!elf) return elf.error();
+    DsoContents out;
+    out.segments = elf->load_segments();
+    out.build_id = elf->build_id();
+    out.symbols = table_from(*elf, &*elf, demangle_names);
+    out.symbol_file = name;
+    return out;
+  };
+}
+
+}  // namespace vperf::symbols

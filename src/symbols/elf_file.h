@@ -1,0 +1,80 @@
+#pragma once
+// An ELF file opened with libelf: its type, build-id note, PT_LOAD segments and function
+// symbols. Opened from a path or from a memory image (the [vdso]).
+//
+// Function symbols are chosen as perf 6.1 does (symbol-elf.c, dso__load_sym): .symtab if the
+// file has one, else .dynsym; STT_FUNC and STT_GNU_IFUNC symbols that have a name and are
+// defined, plus size-0 STT_NOTYPE labels in executable sections (assembly entry points).
+// Values stay ELF virtual addresses; names stay mangled (the Dso demangles).
+#include <gelf.h>
+#include <libelf.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "core/scoped_fd.h"
+#include "symbols/build_id.h"
+#include "symbols/symbol.h"
+
+namespace vperf::symbols {
+
+struct LoadSegment {
+  uint64_t vaddr = 0;
+  uint64_t offset = 0;
+  uint64_t filesz = 0;
+  uint64_t memsz = 0;
+  bool executable = false;
+};
+
+// The ELF virtual address of a file offset: through the PT_LOAD segment that holds it, an
+// executable one first (perf converts with p_vaddr - p_offset of the executable segment).
+std::optional<uint64_t> file_offset_to_vaddr(const std::vector<LoadSegment>& segments, uint64_t offset);
+
+class ElfFile {
+ public:
+  static Result<ElfFile> open(const std::filesystem::path& path);
+  // `name` is for messages ("[vdso]").
+  static Result<ElfFile> from_image(std::vector<char> image, std::string name);
+
+  ElfFile(ElfFile&& other) noexcept;
+  ElfFile& operator=(ElfFile&& other) noexcept;
+  ElfFile(const ElfFile&) = delete;
+  ElfFile& operator=(const ElfFile&) = delete;
+  ~ElfFile();
+
+  const std::string& name() const { return name_; }
+  int fd() const { return fd_.get(); }  // -1 for an image
+  Elf* handle() const { return elf_; }
+  uint16_t type() const;  // ET_EXEC, ET_DYN, ET_REL ...
+
+  std::optional<BuildId> build_id() const;
+  std::vector<LoadSegment> load_segments() const;
+  // A section that exists and has contents in this file (not SHT_NOBITS, as in stripped files).
+  bool has_section_data(std::string_view section) const;
+  bool has_symtab() const { return has_section_data(".symtab"); }
+  bool has_debug_info() const { return has_section_data(".debug_info") || has_section_data(".zdebug_info"); }
+  // The file name in .gnu_debuglink, if any.
+  std::optional<std::string> debuglink() const;
+  // Function symbols with mangled names and ELF sizes (see the top of this file).
+  std::vector<SymbolSource> function_symbols() const;
+  // Symbols perf synthesizes for PLT entries (dso__synthesize_plt_symbols): "NAME@plt" per
+  // .rela.plt/.rel.plt relocation, in relocation order, one entry each (x86: 16 bytes) after
+  // the .plt header, or from the start of .plt.sec when there is one; plus ".plt" for the
+  // header (the whole .plt with .plt.sec). NAME stays mangled. Empty without a PLT.
+  std::vector<SymbolSource> plt_symbols() const;
+
+ private:
+  ElfFile() = default;
+  std::string name_;
+  ScopedFd fd_;
+  std::shared_ptr<std::vector<char>> image_;  // keeps an in-memory image alive while elf_ uses it
+  Elf* elf_ = nullptr;
+};
+
+}  // namespace vperf::symbols

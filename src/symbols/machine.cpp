@@ -1,0 +1,292 @@
+#include "symbols/machine.h"
+
+#include <limits>
+
+#include "symbols/jit_map.h"
+#include "symbols/vdso.h"
+
+namespace vperf::symbols {
+namespace {
+
+// perf's is_anon_memory / is_no_dso_memory (util/map.c).
+bool is_anon_memory(std::string_view name) {
+  return name == "//anon" || name.starts_with("/dev/zero") || name.starts_with("/anon_hugepage");
+}
+bool is_no_dso_memory(std::string_view name) {
+  return name.starts_with("[stack") || name.starts_with("/SYSV") || name == "[heap]";
+}
+
+bool is_kernel_image_name(std::string_view name) {
+  return name.starts_with("[kernel.kallsyms]") || name.starts_with("[guest.kernel.kallsyms");
+}
+
+uint64_t saturating_end(uint64_t start, uint64_t len) {
+  return len > std::numeric_limits<uint64_t>::max() - start ? std::numeric_limits<uint64_t>::max() : start + len;
+}
+
+DsoContents contents_with(SymbolTable table) {
+  DsoContents c;
+  c.symbols = std::move(table);
+  return c;
+}
+
+}  // namespace
+
+Machine::Machine(SymbolConfig config, pid_t pid)
+    : pid_(pid),
+      config_(std::move(config)),
+      kernel_name_(pid == kHostPid ? "[kernel.kallsyms]" : "[guest.kernel.kallsyms]"),
+      kallsyms_(std::make_shared<KallsymsCache>()) {}
+
+Result<const Kallsyms*> Machine::cached_kallsyms(KallsymsCache& cache, const std::filesystem::path& path) {
+  std::call_once(cache.once, [&] { cache.result.emplace(Kallsyms::load(path)); });
+  const Result<Kallsyms>& r = *cache.result;
+  if (!r) return r.error();
+  return &r.value();
+}
+
+Result<const Kallsyms*> Machine::kallsyms() const { return cached_kallsyms(*kallsyms_, config_.kallsyms); }
+
+std::shared_ptr<Dso> Machine::remember(std::string key, std::shared_ptr<Dso> dso) {
+  auto [it, inserted] = dsos_.emplace(std::move(key), std::move(dso));
+  return it->second;
+}
+
+std::shared_ptr<Dso> Machine::kernel_dso() {
+  if (auto it = dsos_.find(kernel_name_); it != dsos_.end()) return it->second;
+  // Loaders hold the cache, not the Machine: a Dso may outlive it.
+  auto loader = [cache = kallsyms_, path = config_.kallsyms]() -> Result<DsoContents> {
+    auto k = cached_kallsyms(*cache, path);
+    if (!k) return k.error();
+    return contents_with(k.value()->kernel());
+  };
+  return remember(kernel_name_, std::make_shared<Dso>(is_host() ? DsoKind::Kernel : DsoKind::GuestKernel, kernel_name_, loader));
+}
+
+std::shared_ptr<Dso> Machine::module_dso(const std::string& name) {
+  if (auto it = dsos_.find(name); it != dsos_.end()) return it->second;
+  std::string bare = name.substr(1, name.size() - 2);
+  auto loader = [cache = kallsyms_, path = config_.kallsyms, bare]() -> Result<DsoContents> {
+    auto k = cached_kallsyms(*cache, path);
+    if (!k) return k.error();
+    const SymbolTable* table = k.value()->module(bare);
+    if (table == nullptr) return Error{path.string() + " has no symbols of module " + bare};
+    return contents_with(*table);
+  };
+  return remember(name, std::make_shared<Dso>(DsoKind::Module, name, loader));
+}
+
+int64_t Machine::kernel_delta(uint64_t recorded_reference) const {
+  if (recorded_reference == 0) return 0;
+  auto k = kallsyms();
+  if (!k || !k.value()->relocation_reference()) return 0;
+  return static_cast<int64_t>(k.value()->relocation_reference()->address - recorded_reference);
+}
+
+uint64_t Machine::kernel_start() const {
+  auto maps = kernel_maps_.maps();
+  return maps.empty() ? (1ULL << 63) : maps.front()->start;
+}
+
+Result<bool> Machine::create_kernel_maps() {
+  auto k = kallsyms();
+  if (!k) return k.error();
+  const Kallsyms& ks = *k.value();
+  uint64_t start = 0, end = 0;
+  if (auto ref = ks.relocation_reference()) start = ref->address;
+  else if (!ks.kernel().empty()) start = ks.kernel().symbols().front().start;
+  if (auto etext = ks.address_of("_etext")) end = *etext;
+  else if (!ks.kernel().empty()) end = ks.kernel().symbols().back().end;
+  if (end <= start) return Error{config_.kallsyms.string() + ": no kernel text symbols"};
+  kernel_maps_.insert(Map{start, end, start, PROT_READ | PROT_EXEC, MapAddressing::Absolute, 0, kernel_dso()});
+
+  auto modules = load_kernel_modules(config_.modules);
+  if (!modules) {
+    if (modules.error().errno_value == ENOENT) return true;  // a kernel without module support
+    return modules.error();
+  }
+  for (const auto& m : modules.value()) {
+    std::string name = module_dso_name(m.name);
+    kernel_maps_.insert(Map{m.base, m.base + m.size, 0, PROT_READ | PROT_EXEC, MapAddressing::Absolute, 0, module_dso(name)});
+  }
+  return true;
+}
+
+void Machine::process_kernel_mmap(const MmapEvent& event) {
+  uint64_t end = saturating_end(event.start, event.len);
+  if (is_kernel_image_name(event.filename)) {
+    // pgoff is the address of the relocation reference (_text) in the recorded kernel.
+    int64_t delta = kernel_delta(event.pgoff);
+    kernel_maps_.insert(Map{event.start, end, event.pgoff, event.prot, MapAddressing::Absolute, delta, kernel_dso()});
+    return;
+  }
+  std::string name;
+  std::shared_ptr<Dso> dso;
+  if (event.filename.starts_with("/") || event.filename.ends_with(".ko") || event.filename.find(".ko.") != std::string::npos) {
+    dso = module_dso(module_dso_name(event.filename));
+  } else {
+    // [bpf_prog], ftrace trampolines and other kernel text without symbols here.
+    name = event.filename;
+    if (auto it = dsos_.find(name); it != dsos_.end()) dso = it->second;
+    else dso = remember(name, std::make_shared<Dso>(DsoKind::Unknown, name, nullptr));
+  }
+  kernel_maps_.insert(Map{event.start, end, event.pgoff, event.prot, MapAddressing::Absolute, 0, dso});
+}
+
+std::shared_ptr<Dso> Machine::user_dso(const MmapEvent& event, MapAddressing& addressing) {
+  const std::string& file = event.filename;
+  bool exec = (event.prot & PROT_EXEC) != 0;
+  addressing = MapAddressing::FileOffset;
+  if (is_anon_memory(file) || is_no_dso_memory(file)) {
+    addressing = MapAddressing::Absolute;
+    if (exec) {  // JIT code: symbols from perf-PID.map
+      std::filesystem::path path = jit_map_path(config_.jit_map_dir, event.pid);
+      std::string name = path.string();
+      if (auto it = dsos_.find(name); it != dsos_.end()) return it->second;
+      auto loader = [path]() -> Result<DsoContents> {
+        auto table = load_jit_map(path);
+        if (!table) return table.error();
+        return contents_with(std::move(table).value());
+      };
+      return remember(name, std::make_shared<Dso>(DsoKind::Jit, name, loader));
+    }
+    if (auto it = dsos_.find(file); it != dsos_.end()) return it->second;
+    return remember(file, std::make_shared<Dso>(DsoKind::Unknown, file, nullptr));
+  }
+  if (file == "[vdso]") {
+    if (auto it = dsos_.find(file); it != dsos_.end()) return it->second;
+    Dso::Loader loader;
+    if (config_.vdso == VdsoSource::ThisProcess)
+      loader = Dso::image_loader(read_own_vdso, "[vdso]", config_.demangle);
+    else
+      loader = []() -> Result<DsoContents> { return Error{"[vdso] symbols skipped (SymbolConfig::vdso is Skip)"}; };
+    return remember(file, std::make_shared<Dso>(DsoKind::Vdso, file, loader));
+  }
+  if (file.starts_with("[")) {  // [vsyscall], [uprobes], [vectors]...
+    if (auto it = dsos_.find(file); it != dsos_.end()) return it->second;
+    return remember(file, std::make_shared<Dso>(DsoKind::Unknown, file, nullptr));
+  }
+  std::string key = file;
+  if (event.build_id) key += "\n" + event.build_id->hex();
+  if (auto it = dsos_.find(key); it != dsos_.end()) return it->second;
+  return remember(key, std::make_shared<Dso>(DsoKind::User, file, Dso::elf_loader(config_, file, event.build_id)));
+}
+
+void Machine::process_mmap(const MmapEvent& event) {
+  uint8_t mode = event.cpumode & PERF_RECORD_MISC_CPUMODE_MASK;
+  if (mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL) {
+    process_kernel_mmap(event);
+    return;
+  }
+  Thread& thread = findnew_thread(event.pid, event.tid);
+  MapAddressing addressing = MapAddressing::FileOffset;
+  std::shared_ptr<Dso> dso = user_dso(event, addressing);
+  thread.maps->insert(Map{event.start, saturating_end(event.start, event.len), event.pgoff, event.prot, addressing, 0, dso});
+}
+
+Thread& Machine::findnew_thread(pid_t pid, pid_t tid) {
+  if (auto it = threads_.find(tid); it != threads_.end()) {
+    Thread& t = *it->second;
+    if (t.pid == -1 && pid != -1) t.pid = pid;  // learned the process of a thread seen by tid only
+    return t;
+  }
+  auto thread = std::make_unique<Thread>();
+  thread->pid = pid;
+  thread->tid = tid;
+  thread->comm = ":" + std::to_string(tid);
+  if (pid != -1 && pid != tid) {
+    Thread& leader = findnew_thread(pid, pid);
+    thread->maps = leader.maps;
+  } else {
+    thread->maps = std::make_shared<MapSet>();
+  }
+  Thread& ref = *thread;
+  threads_[tid] = std::move(thread);
+  return ref;
+}
+
+void Machine::process_comm(pid_t pid, pid_t tid, std::string_view comm, bool exec) {
+  Thread& t = findnew_thread(pid, tid);
+  t.comm = std::string(comm);
+  if (exec) {
+    // The old address space is gone; the new program's MMAP events follow this COMM.
+    auto fresh = std::make_shared<MapSet>();
+    for (auto& [other_tid, other] : threads_)
+      if (other->pid == t.pid && other.get() != &t && other->maps == t.maps) other->exited = true;
+    t.maps = fresh;
+    t.pid = pid;
+  }
+}
+
+void Machine::process_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid) {
+  Thread& parent = findnew_thread(ppid, ptid);
+  std::string comm = parent.comm;
+  std::shared_ptr<MapSet> parent_maps = parent.maps;
+  threads_.erase(tid);  // a reused tid: the old thread is gone (perf removes it too)
+  auto child = std::make_unique<Thread>();
+  child->pid = pid;
+  child->tid = tid;
+  child->comm = comm;
+  if (pid == ppid) child->maps = parent_maps;                        // a new thread of the same process
+  else child->maps = std::make_shared<MapSet>(*parent_maps);         // a new process: a copy
+  threads_[tid] = std::move(child);
+}
+
+void Machine::process_exit(pid_t /*pid*/, pid_t tid) {
+  if (auto it = threads_.find(tid); it != threads_.end()) it->second->exited = true;
+}
+
+const Thread* Machine::find_thread(pid_t tid) const {
+  auto it = threads_.find(tid);
+  return it == threads_.end() ? nullptr : it->second.get();
+}
+
+std::vector<const Thread*> Machine::threads() const {
+  std::vector<const Thread*> out;
+  for (const auto& [tid, t] : threads_) out.push_back(t.get());
+  return out;
+}
+
+ResolvedAddress Machine::resolve(pid_t pid, pid_t tid, uint8_t cpumode, uint64_t ip) const {
+  ResolvedAddress r;
+  r.ip = ip;
+  uint8_t mode = cpumode & PERF_RECORD_MISC_CPUMODE_MASK;
+  r.level = level_for_cpumode(mode);
+  const MapSet* maps = nullptr;
+  bool kernel_mode = mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
+  bool user_mode = mode == PERF_RECORD_MISC_USER || mode == PERF_RECORD_MISC_GUEST_USER;
+  if (kernel_mode) {
+    maps = &kernel_maps_;
+  } else if (user_mode) {
+    const Thread* t = find_thread(tid);
+    if (t == nullptr && pid != -1) t = find_thread(pid);  // the process's maps are the leader's
+    if (t != nullptr) maps = t->maps.get();
+  } else {
+    return r;  // hypervisor or unknown mode: perf resolves nothing
+  }
+  if (maps != nullptr) r.map = maps->find_shared(ip);
+  if (!r.map && user_mode && ip >= kernel_start()) r.map = kernel_maps_.find_shared(ip);
+  if (!r.map) return r;
+  r.map_relative = r.map->map_ip(ip);
+  auto addr = r.map->dso->symbol_address(r.map_relative);
+  if (!addr) return r;
+  r.symbol_address = *addr;
+  r.symbol = r.map->dso->symbols().find(*addr);
+  if (r.symbol != nullptr) r.symbol_offset = *addr - r.symbol->start;
+  return r;
+}
+
+std::shared_ptr<const Dso> Machine::find_dso(std::string_view name) const {
+  if (auto it = dsos_.find(name); it != dsos_.end()) return it->second;
+  for (const auto& [key, dso] : dsos_)
+    if (dso->name() == name) return dso;
+  return nullptr;
+}
+
+std::vector<std::shared_ptr<const Dso>> Machine::dsos() const {
+  std::vector<std::shared_ptr<const Dso>> out;
+  for (const auto& [key, dso] : dsos_) out.push_back(dso);
+  return out;
+}
+
+}  // namespace vperf::symbols

@@ -1,0 +1,116 @@
+#pragma once
+// One machine's view of symbols, after Linux perf's struct machine: its kernel maps (kernel
+// image + modules), its threads by tid and the DSOs they map. Fed with the events perf.data
+// carries (MMAP/MMAP2, COMM, FORK, EXIT) in time order, then asked to resolve sample addresses.
+//
+// Nothing here reads perf.data; a reader turns records into these calls. Nothing reads a path
+// that is not in the SymbolConfig. Symbols load lazily, at the first address that needs them.
+// Not thread-safe for concurrent event processing; resolve() may run concurrently with itself.
+#include <sys/mman.h>
+#include <sys/types.h>
+
+#include <linux/perf_event.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "symbols/build_id.h"
+#include "symbols/dso.h"
+#include "symbols/kallsyms.h"
+#include "symbols/kernel_modules.h"
+#include "symbols/map.h"
+#include "symbols/resolved_address.h"
+#include "symbols/symbol_config.h"
+#include "symbols/thread.h"
+
+namespace vperf::symbols {
+
+// A PERF_RECORD_MMAP or PERF_RECORD_MMAP2, as far as symbols care.
+struct MmapEvent {
+  pid_t pid = -1;
+  pid_t tid = -1;
+  uint64_t start = 0;
+  uint64_t len = 0;
+  uint64_t pgoff = 0;
+  uint32_t prot = PROT_READ | PROT_EXEC;  // MMAP (v1) has no prot: perf records only exec maps by default
+  std::string filename;
+  // header.misc & PERF_RECORD_MISC_CPUMODE_MASK: KERNEL (or GUEST_KERNEL) for the kernel's and
+  // modules' maps perf synthesizes, USER for a process's.
+  uint8_t cpumode = PERF_RECORD_MISC_USER;
+  // From an MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID or perf.data's build-id table.
+  std::optional<BuildId> build_id;
+};
+
+class Machine {
+ public:
+  static constexpr pid_t kHostPid = -1;
+
+  // No I/O here: kallsyms, modules and ELF files are read when first needed.
+  explicit Machine(SymbolConfig config, pid_t pid = kHostPid);
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
+
+  pid_t pid() const { return pid_; }
+  bool is_host() const { return pid_ == kHostPid; }
+  const SymbolConfig& config() const { return config_; }
+  // "[kernel.kallsyms]" for the host, "[guest.kernel.kallsyms]" for a guest (perf's names).
+  const std::string& kernel_dso_name() const { return kernel_name_; }
+
+  // The kernel's maps from config.kallsyms and config.modules, as perf builds them when there
+  // are no kernel MMAP events (machine__create_kernel_maps): the kernel from _text (or _stext)
+  // to _etext, a map per module from /proc/modules. A missing modules file means no modules.
+  Result<bool> create_kernel_maps();
+  const MapSet& kernel_maps() const { return kernel_maps_; }
+  // config.kallsyms, loaded once; the Error says how to fix hidden addresses.
+  Result<const Kallsyms*> kallsyms() const;
+
+  void process_mmap(const MmapEvent& event);
+  // `exec`: PERF_RECORD_MISC_COMM_EXEC. An exec replaces the process's maps with an empty set.
+  void process_comm(pid_t pid, pid_t tid, std::string_view comm, bool exec);
+  void process_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
+  void process_exit(pid_t pid, pid_t tid);
+
+  const Thread* find_thread(pid_t tid) const;
+  // The thread, created if unknown; a new thread of a known process shares its leader's maps.
+  Thread& findnew_thread(pid_t pid, pid_t tid);
+  std::vector<const Thread*> threads() const;
+
+  // perf's thread__find_map + map__find_symbol. cpumode = header.misc & CPUMODE_MASK of the
+  // sample (or the context of a callchain entry). A user-mode address outside every map of the
+  // thread is looked up in the kernel maps, as perf does (vsyscall, entry trampolines).
+  ResolvedAddress resolve(pid_t pid, pid_t tid, uint8_t cpumode, uint64_t ip) const;
+
+  std::shared_ptr<const Dso> find_dso(std::string_view name) const;
+  std::vector<std::shared_ptr<const Dso>> dsos() const;
+
+ private:
+  struct KallsymsCache {
+    std::once_flag once;
+    std::optional<Result<Kallsyms>> result;
+  };
+
+  static Result<const Kallsyms*> cached_kallsyms(KallsymsCache& cache, const std::filesystem::path& path);
+  void process_kernel_mmap(const MmapEvent& event);
+  std::shared_ptr<Dso> kernel_dso();
+  std::shared_ptr<Dso> module_dso(const std::string& name);
+  std::shared_ptr<Dso> user_dso(const MmapEvent& event, MapAddressing& addressing);
+  std::shared_ptr<Dso> remember(std::string key, std::shared_ptr<Dso> dso);
+  int64_t kernel_delta(uint64_t recorded_reference) const;
+  uint64_t kernel_start() const;
+
+  pid_t pid_;
+  SymbolConfig config_;
+  std::string kernel_name_;
+  std::shared_ptr<KallsymsCache> kallsyms_;
+  MapSet kernel_maps_;
+  std::map<pid_t, std::unique_ptr<Thread>> threads_;  // by tid
+  std::map<std::string, std::shared_ptr<Dso>, std::less<>> dsos_;
+};
+
+}  // namespace vperf::symbols

@@ -1,0 +1,52 @@
+#include "symbols/machines.h"
+
+namespace vperf::symbols {
+
+Machines::Machines(SymbolConfig host_config) : host_(std::move(host_config), Machine::kHostPid) {}
+
+Machine& Machines::add_guest(pid_t pid, SymbolConfig config) {
+  auto& slot = guests_[pid];
+  slot = std::make_unique<Machine>(std::move(config), pid);
+  return *slot;
+}
+
+Machine* Machines::find_guest(pid_t pid) {
+  auto it = guests_.find(pid);
+  return it == guests_.end() ? nullptr : it->second.get();
+}
+
+const Machine* Machines::find_guest(pid_t pid) const {
+  auto it = guests_.find(pid);
+  return it == guests_.end() ? nullptr : it->second.get();
+}
+
+std::vector<const Machine*> Machines::guests() const {
+  std::vector<const Machine*> out;
+  for (const auto& [pid, m] : guests_) out.push_back(m.get());
+  return out;
+}
+
+namespace {
+bool is_guest_mode(uint8_t cpumode) {
+  uint8_t mode = cpumode & PERF_RECORD_MISC_CPUMODE_MASK;
+  return mode == PERF_RECORD_MISC_GUEST_KERNEL || mode == PERF_RECORD_MISC_GUEST_USER;
+}
+}  // namespace
+
+Machine* Machines::find_for_cpumode(uint8_t cpumode, pid_t pid) {
+  return is_guest_mode(cpumode) ? find_guest(pid) : &host_;
+}
+
+const Machine* Machines::find_for_cpumode(uint8_t cpumode, pid_t pid) const {
+  return is_guest_mode(cpumode) ? find_guest(pid) : &host_;
+}
+
+ResolvedAddress Machines::resolve(pid_t pid, pid_t tid, uint8_t cpumode, uint64_t ip) const {
+  if (const Machine* m = find_for_cpumode(cpumode, pid)) return m->resolve(pid, tid, cpumode, ip);
+  ResolvedAddress r;
+  r.ip = ip;
+  r.level = level_for_cpumode(cpumode);
+  return r;
+}
+
+}  // namespace vperf::symbols

@@ -1,0 +1,41 @@
+#pragma once
+// All machines of a session, after Linux perf's struct machines: the host, and guests by the
+// pid of their VMM process (QEMU). A sample's cpumode routes it: KERNEL/USER to the host,
+// GUEST_KERNEL/GUEST_USER to the guest of the sample's pid. Unlike perf, a guest sample with no
+// guest machine set up resolves to nothing (level 'g'/'u', "[unknown]") instead of against the
+// host's kernel, whose symbols would be wrong for it.
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+
+#include "symbols/machine.h"
+
+namespace vperf::symbols {
+
+class Machines {
+ public:
+  explicit Machines(SymbolConfig host_config);
+
+  Machine& host() { return host_; }
+  const Machine& host() const { return host_; }
+  // The guest of VMM process `pid`, created with its own config (a guest's copied kallsyms and
+  // modules, its root as symfs, usually VdsoSource::Skip). Replaces an existing one.
+  Machine& add_guest(pid_t pid, SymbolConfig config);
+  Machine* find_guest(pid_t pid);
+  const Machine* find_guest(pid_t pid) const;
+  std::vector<const Machine*> guests() const;
+
+  // The machine an event or sample with this cpumode and pid belongs to; nullptr for a guest
+  // mode without a guest machine.
+  Machine* find_for_cpumode(uint8_t cpumode, pid_t pid);
+  const Machine* find_for_cpumode(uint8_t cpumode, pid_t pid) const;
+
+  ResolvedAddress resolve(pid_t pid, pid_t tid, uint8_t cpumode, uint64_t ip) const;
+
+ private:
+  Machine host_;
+  std::map<pid_t, std::unique_ptr<Machine>> guests_;
+};
+
+}  // namespace vperf::symbols

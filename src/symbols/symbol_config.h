@@ -1,0 +1,32 @@
+#pragma once
+// Where a Machine finds its symbols. Passed by value to each Machine; nothing in
+// src/symbols reads a path that is not in here, so tests point it at fixtures and a guest's
+// Machine points it at files copied out of the guest.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace vperf::symbols {
+
+enum class VdsoSource {
+  // The [vdso] image of this process (the same kernel's vdso as every process on this machine
+  // has; perf does the same). For a guest or for data from another machine it is wrong: use Skip.
+  ThisProcess,
+  // No vdso symbols: samples in [vdso] show the dso and "[unknown]".
+  Skip,
+};
+
+struct SymbolConfig {
+  // Prefix for every user-space file path from the trace (perf --symfs). Empty = as recorded.
+  std::filesystem::path symfs;
+  std::filesystem::path kallsyms = "/proc/kallsyms";
+  std::filesystem::path modules = "/proc/modules";
+  // Roots of separate debuginfo: ROOT/.build-id/xx/yyyy.debug and ROOT/PATH.debug, in order.
+  std::vector<std::filesystem::path> debug_dirs = {"/usr/lib/debug"};
+  // Where JIT symbol maps perf-PID.map are (perf: /tmp).
+  std::filesystem::path jit_map_dir = "/tmp";
+  VdsoSource vdso = VdsoSource::ThisProcess;
+  bool demangle = true;
+};
+
+}  // namespace vperf::symbols

@@ -1,0 +1,22 @@
+#pragma once
+// A thread as perf's machine model knows it: pid, tid, comm, and the MapSet of its process.
+// Threads of one process share one MapSet (the leader's); fork of a new process copies the
+// parent's; exec starts an empty one.
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+
+#include "symbols/map.h"
+
+namespace vperf::symbols {
+
+struct Thread {
+  pid_t pid = -1;
+  pid_t tid = -1;
+  std::string comm;  // perf shows ":TID" until a COMM event names the thread
+  std::shared_ptr<MapSet> maps;
+  bool exited = false;
+};
+
+}  // namespace vperf::symbols

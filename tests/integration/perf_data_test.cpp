@@ -1,0 +1,395 @@
+// perf.data both ways against Linux perf 6.1 on this machine, on the bundled workload:
+//  (a) vperf reads perf's files (file mode and `-o -` pipe mode): the same samples, in the same
+//      order, with the same pid/tid/ip/callchain as `perf report -D` and `perf script` show;
+//  (b) perf reads vperf's: every record of perf's file re-written by PerfDataWriter (same attrs
+//      and features) gives the same `perf report --stdio --sort comm,dso,sym` and `perf script`;
+//      likewise a pipe-mode re-write through `perf script -i -`;
+//  (c) a writer that dies before finish() leaves a file perf report reads up to the last round.
+// VPERF_PERF_DATA_KEEP=DIR keeps the files made here (the fuzz seeds come from it).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "data/perf_data_format.h"
+#include "data/perf_data_reader.h"
+#include "data/perf_data_writer.h"
+#include "support/capability.h"
+#include "support/run_program.h"
+
+namespace vperf {
+namespace {
+
+namespace fs = std::filesystem;
+using data::PerfDataReader;
+using data::PerfDataWriter;
+
+bool has_perf() { return !test::find_program("perf").empty(); }
+
+class PerfDataTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    VPERF_REQUIRE(has_perf(), "Linux perf on PATH");
+    VPERF_REQUIRE(test::running_as_root(), "root (perf record of cpu-clock with kernel callchains)");
+    dir_ = fs::path(testing::TempDir()) / ("vperf_perf_data_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (dir_.empty()) return;
+    if (const char* keep = std::getenv("VPERF_PERF_DATA_KEEP")) {
+      fs::create_directories(keep);
+      for (const auto& e : fs::directory_iterator(dir_))
+        fs::copy_file(e.path(), fs::path(keep) / e.path().filename(), fs::copy_options::overwrite_existing);
+    }
+    fs::remove_all(dir_);
+  }
+  fs::path path(const std::string& name) const { return dir_ / name; }
+
+  // perf record of the workload's spin into `out` ("-" style pipe output goes to a file).
+  void record(const std::vector<std::string>& events_and_options, const fs::path& out, bool pipe,
+              const std::vector<std::string>& command) {
+    std::string cmd = "perf record -q";
+    for (const auto& a : events_and_options) cmd += " " + a;
+    cmd += pipe ? " -o - " : " -o '" + out.string() + "' ";
+    cmd += "--";
+    for (const auto& a : command) cmd += " '" + a + "'";
+    if (pipe) cmd += " > '" + out.string() + "'";
+    auto r = test::run_program({"sh", "-c", cmd});
+    ASSERT_EQ(r.exit_code, 0) << cmd << "\n" << r.err;
+  }
+
+  fs::path dir_;
+};
+
+// "perf ARGS < file" (pipe mode input) or "perf ARGS -i file".
+test::ProgramResult perf_on(const fs::path& file, bool pipe, const std::string& args) {
+  std::string cmd = pipe ? "perf " + args + " -i - < '" + file.string() + "'" : "perf " + args + " -i '" + file.string() + "'";
+  return test::run_program({"sh", "-c", cmd}, {{"LC_ALL", "C"}});
+}
+
+struct SampleKey {
+  uint32_t pid = 0, tid = 0;
+  uint64_t ip = 0;
+  std::vector<uint64_t> chain;
+  bool operator==(const SampleKey&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const SampleKey& k) {
+  os << k.pid << "/" << k.tid << " ip " << std::hex << k.ip << " chain";
+  for (uint64_t c : k.chain) os << " " << c;
+  return os << std::dec;
+}
+
+// Samples as `perf report -D` prints them when it delivers them (in perf's sorted order).
+std::vector<SampleKey> parse_dump(const std::string& text) {
+  static const std::regex sample_re(R"(PERF_RECORD_SAMPLE\([^)]*\): (-?\d+)/(-?\d+): 0x([0-9a-f]+) )");
+  static const std::regex chain_re(R"(^\.\.\.\.\.\s+\d+: ([0-9a-f]+)$)");
+  std::vector<SampleKey> out;
+  std::istringstream in(text);
+  std::string line;
+  bool in_chain = false;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, sample_re)) {
+      SampleKey k;
+      k.pid = static_cast<uint32_t>(std::stol(m[1]));
+      k.tid = static_cast<uint32_t>(std::stol(m[2]));
+      k.ip = std::stoull(m[3], nullptr, 16);
+      out.push_back(k);
+      in_chain = true;
+    } else if (in_chain && std::regex_match(line, m, chain_re)) {
+      out.back().chain.push_back(std::stoull(m[1], nullptr, 16));
+    } else if (line.rfind("... FP chain", 0) != 0) {
+      in_chain = false;
+    }
+  }
+  return out;
+}
+
+// `perf script -F pid,tid,ip` with callchains: "pid/tid" then one ip per line (map-relative;
+// in pipe mode perf adds the symbol after it).
+struct ScriptSample {
+  uint32_t pid = 0, tid = 0;
+  std::vector<uint64_t> ips;
+};
+std::vector<ScriptSample> parse_script(const std::string& text) {
+  static const std::regex head_re(R"(^\s*(\d+)/(\d+)\s*$)");
+  static const std::regex ip_re(R"(^\s+([0-9a-f]+)(\s.*)?$)");  // pipe mode adds symbols
+  std::vector<ScriptSample> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_match(line, m, head_re)) {
+      out.push_back({static_cast<uint32_t>(std::stoul(m[1])), static_cast<uint32_t>(std::stoul(m[2])), {}});
+    } else if (!out.empty() && std::regex_match(line, m, ip_re)) {
+      out.back().ips.push_back(std::stoull(m[1], nullptr, 16));
+    }
+  }
+  return out;
+}
+
+std::vector<SampleKey> our_samples(PerfDataReader& reader, data::ReadStats* stats_out = nullptr) {
+  std::vector<SampleKey> out;
+  auto stats = reader.read([&](const data::RecordView& v) {
+    if (v.record.type != PERF_RECORD_SAMPLE) return true;
+    const auto& s = std::get<data::Sample>(v.record.body);
+    out.push_back({v.record.sample_id.pid, v.record.sample_id.tid, s.ip, s.callchain});
+    return true;
+  });
+  EXPECT_TRUE(stats.ok());
+  if (stats.ok() && stats_out) *stats_out = *stats;
+  return out;
+}
+
+// Callchain entries perf prints: all but the PERF_CONTEXT_* markers.
+std::vector<uint64_t> printed_chain(const SampleKey& k) {
+  std::vector<uint64_t> ips;
+  for (uint64_t ip : k.chain)
+    if (ip < static_cast<uint64_t>(-4095)) ips.push_back(ip);
+  return ips;
+}
+
+void expect_same_as_perf(const fs::path& file, bool pipe, std::vector<SampleKey> ours) {
+  auto dump = perf_on(file, pipe, "report -D");
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  std::vector<SampleKey> perfs = parse_dump(dump.out);
+  ASSERT_GT(perfs.size(), 100u);
+  ASSERT_EQ(ours.size(), perfs.size());
+  for (size_t i = 0; i < ours.size(); ++i) ASSERT_EQ(ours[i], perfs[i]) << "sample " << i;
+
+  auto script = perf_on(file, pipe, "script -F pid,tid,ip");
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  auto printed = parse_script(script.out);
+  ASSERT_EQ(printed.size(), ours.size());
+  for (size_t i = 0; i < ours.size(); ++i) {
+    EXPECT_EQ(printed[i].pid, ours[i].pid) << i;
+    EXPECT_EQ(printed[i].tid, ours[i].tid) << i;
+    auto chain = printed_chain(ours[i]);
+    ASSERT_EQ(printed[i].ips.size(), chain.size()) << "sample " << i << ": " << ours[i];
+    // perf script prints user addresses relative to their mapping (page offsets agree).
+    for (size_t j = 0; j < chain.size(); ++j) EXPECT_EQ(printed[i].ips[j] & 0xfff, chain[j] & 0xfff) << i << "/" << j;
+  }
+}
+
+const std::vector<std::string> kCpuClock = {"-e", "cpu-clock", "-F", "999", "-g"};
+const std::vector<std::string> kSpin = {VPERF_WORKLOAD, "spin", "300"};
+
+TEST_F(PerfDataTest, ReadsPerfsFile) {
+  fs::path file = path("perf-cpu-clock.data");
+  record(kCpuClock, file, false, kSpin);
+  auto reader = PerfDataReader::open_file(file);
+  ASSERT_TRUE(reader.ok()) << reader.error().describe();
+  ASSERT_EQ(reader->attrs().size(), 1u);
+  EXPECT_EQ(reader->attrs()[0].name, "cpu-clock");
+  EXPECT_FALSE(reader->features().hostname.empty());
+  EXPECT_FALSE(reader->features().cmdline.empty());
+  EXPECT_FALSE(reader->features().build_ids.empty());
+  EXPECT_TRUE(reader->warnings().empty()) << reader->warnings()[0];
+  data::ReadStats stats;
+  auto ours = our_samples(reader.value(), &stats);
+  EXPECT_EQ(stats.bad_records, 0u);
+  EXPECT_GT(stats.rounds, 0u);
+  expect_same_as_perf(file, false, ours);
+}
+
+TEST_F(PerfDataTest, ReadsPerfsPipe) {
+  fs::path file = path("perf-cpu-clock.pipe");
+  record(kCpuClock, file, true, kSpin);
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  auto reader = PerfDataReader::open_pipe(fd);
+  ASSERT_TRUE(reader.ok()) << reader.error().describe();
+  ASSERT_EQ(reader->attrs().size(), 1u);
+  auto ours = our_samples(reader.value());
+  ::close(fd);
+  EXPECT_EQ(reader->features().hostname.empty(), false);  // HEADER_FEATURE records
+  EXPECT_TRUE(reader->warnings().empty()) << reader->warnings()[0];
+  expect_same_as_perf(file, true, ours);
+}
+
+// How a re-writing child dies: after `samples` samples (flush_round() after every 50), with one
+// more record written but not flushed; it reports the samples flushed so far on `report_fd`.
+struct DieAfter {
+  uint64_t samples = 0;
+  int report_fd = -1;
+};
+
+// Every record of `in`, re-written by PerfDataWriter with the same attrs and features.
+void rewrite(const fs::path& in, bool in_pipe, const fs::path& out, bool out_pipe,
+             std::optional<DieAfter> die = std::nullopt) {
+  auto reader = [&]() -> Result<PerfDataReader> {
+    if (!in_pipe) return PerfDataReader::open_file(in);
+    return PerfDataReader::from_bytes([&] {
+      std::vector<uint8_t> bytes(fs::file_size(in));
+      int fd = ::open(in.c_str(), O_RDONLY | O_CLOEXEC);
+      EXPECT_EQ(::read(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+      ::close(fd);
+      return bytes;
+    }());
+  }();
+  ASSERT_TRUE(reader.ok()) << reader.error().describe();
+  int out_fd = -1;
+  auto writer = [&]() -> Result<PerfDataWriter> {
+    if (!out_pipe) return PerfDataWriter::create_file(out, reader->attrs());
+    out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    return PerfDataWriter::create_pipe(out_fd, reader->attrs());
+  }();
+  ASSERT_TRUE(writer.ok()) << writer.error().describe();
+  bool ok = true;
+  uint64_t samples = 0, flushed = 0;
+  auto stats = reader->read(
+      [&](const data::RecordView& v) {
+        switch (v.record.type) {
+          case data::kRecordHeaderAttr:      // the writer writes its own
+          case data::kRecordHeaderFeature:   // finish() writes them from the features
+          case data::kRecordHeaderBuildId:   // likewise
+            return true;
+          case data::kRecordFinishedRound:
+            ok = ok && writer->flush_round().ok();
+            flushed = samples;
+            return true;
+          default:
+            if (die && samples == die->samples) {
+              (void)writer->write(v.bytes);  // a record that never reaches the file
+              ssize_t n = ::write(die->report_fd, &flushed, sizeof(flushed));
+              ::_exit(n == sizeof(flushed) ? 0 : 2);
+            }
+            ok = ok && writer->write(v.bytes).ok();
+            if (v.record.type == PERF_RECORD_SAMPLE && ++samples % 50 == 0 && die) {
+              ok = ok && writer->flush_round().ok();
+              flushed = samples;
+            }
+            return true;
+        }
+      },
+      data::ReadOptions{.ordered = false});
+  ASSERT_TRUE(stats.ok());
+  ASSERT_TRUE(ok);
+  ASSERT_TRUE(writer->finish(reader->features()));
+  if (out_fd >= 0) ::close(out_fd);
+}
+
+// --no-children: perf report turns "children" on only when it sees callchains in the attrs
+// before it starts, which a pipe (attrs as records) never lets it; say it so both agree.
+std::string report(const fs::path& file, bool pipe) {
+  auto r = perf_on(file, pipe, "report --stdio --no-children --sort comm,dso,sym");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.out;
+}
+
+TEST_F(PerfDataTest, PerfReadsWhatVperfWrites) {
+  fs::path orig = path("perf-cpu-clock.data");
+  fs::path copy = path("vperf-rewrite.data");
+  record(kCpuClock, orig, false, kSpin);
+  rewrite(orig, false, copy, false);
+  std::string want = report(orig, false);
+  EXPECT_NE(want.find("# Samples:"), std::string::npos);
+  EXPECT_NE(want.find("spin"), std::string::npos);  // the workload's functions resolve
+  EXPECT_EQ(report(copy, false), want);
+  auto script_orig = perf_on(orig, false, "script");
+  auto script_copy = perf_on(copy, false, "script");
+  EXPECT_EQ(script_copy.exit_code, 0) << script_copy.err;
+  EXPECT_EQ(script_copy.out, script_orig.out);
+  auto header = perf_on(copy, false, "report --header-only");
+  EXPECT_NE(header.out.find("# hostname :"), std::string::npos) << header.out;
+  EXPECT_NE(header.out.find("# event : name = cpu-clock"), std::string::npos) << header.out;
+  EXPECT_EQ(header.err.find("WARNING"), std::string::npos) << header.err;
+  auto ids = perf_on(copy, false, "buildid-list");
+  EXPECT_EQ(ids.out, perf_on(orig, false, "buildid-list").out);
+}
+
+TEST_F(PerfDataTest, PerfReadsVperfsPipe) {
+  fs::path orig = path("perf-cpu-clock.data");
+  fs::path copy = path("vperf-rewrite.pipe");
+  record(kCpuClock, orig, false, kSpin);
+  rewrite(orig, false, copy, true);
+  auto script_orig = perf_on(orig, false, "script");
+  auto script_copy = perf_on(copy, true, "script");
+  EXPECT_EQ(script_copy.exit_code, 0) << script_copy.err;
+  EXPECT_EQ(script_copy.err.find("unexpected end"), std::string::npos) << script_copy.err;
+  EXPECT_EQ(script_copy.out, script_orig.out);
+  EXPECT_EQ(report(copy, true), report(orig, false));
+}
+
+TEST_F(PerfDataTest, TracepointPipeRewriteKeepsTracingData) {
+  VPERF_REQUIRE(test::has_tracefs(), "tracefs");
+  fs::path orig = path("perf-sched-switch.pipe");
+  fs::path copy = path("vperf-sched-switch-rewrite.pipe");
+  record({"-e", "sched:sched_switch"}, orig, true, {VPERF_WORKLOAD, "sleep", "20"});
+  rewrite(orig, true, copy, true);
+  auto want = perf_on(orig, true, "script");
+  ASSERT_EQ(want.exit_code, 0) << want.err;
+  EXPECT_NE(want.out.find("sched_switch"), std::string::npos);
+  EXPECT_EQ(perf_on(copy, true, "script").out, want.out);
+}
+
+TEST_F(PerfDataTest, KilledWriterLeavesAFilePerfReads) {
+  fs::path orig = path("perf-cpu-clock.data");
+  fs::path killed = path("vperf-killed.data");
+  record(kCpuClock, orig, false, kSpin);
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(report[0]);
+    rewrite(orig, false, killed, false, DieAfter{175, report[1]});
+    ::_exit(1);  // fewer than 175 samples: not the test's premise
+  }
+  ::close(report[1]);
+  uint64_t flushed = 0;
+  ssize_t got = ::read(report[0], &flushed, sizeof(flushed));
+  ::close(report[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "perf's file has fewer than 175 samples";
+  ASSERT_EQ(got, static_cast<ssize_t>(sizeof(flushed)));
+  EXPECT_GE(flushed, 150u);
+
+  auto reader = PerfDataReader::open_file(killed);
+  ASSERT_TRUE(reader.ok()) << reader.error().describe();
+  data::ReadStats stats;
+  auto ours = our_samples(reader.value(), &stats);
+  EXPECT_EQ(ours.size(), flushed);
+  EXPECT_TRUE(reader->warnings().empty()) << reader->warnings()[0];
+
+  auto r = perf_on(killed, false, "report --stdio --sort comm,dso,sym");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(# Samples: (\d+) +of event 'cpu-clock')"))) << r.out;
+  EXPECT_EQ(std::stoul(m[1]), ours.size());
+  auto script = perf_on(killed, false, "script -F pid,tid,ip");
+  EXPECT_EQ(parse_script(script.out).size(), ours.size());
+}
+
+// A `perf record` killed with SIGKILL leaves data.size = 0 in the header. perf 6.1 warns and
+// reads no samples from it; vperf reads every whole record to the end of the file, with one
+// warning saying why.
+TEST_F(PerfDataTest, ReadsAKilledPerfRecordToTheEnd) {
+  fs::path file = path("perf-killed.data");
+  std::string cmd = "perf record -q -m 1 -e cpu-clock -F 999 -g -o '" + file.string() + "' -- '" + VPERF_WORKLOAD +
+                    "' spin 3000 & sleep 1; kill -9 $!; wait";
+  test::run_program({"sh", "-c", cmd});
+  auto reader = PerfDataReader::open_file(file);
+  ASSERT_TRUE(reader.ok()) << reader.error().describe();
+  data::ReadStats stats;
+  auto ours = our_samples(reader.value(), &stats);
+  EXPECT_GT(ours.size(), 50u);
+  EXPECT_EQ(stats.bad_records, 0u);
+  ASSERT_GE(reader->warnings().size(), 1u);
+  EXPECT_NE(reader->warnings()[0].find("data size is 0"), std::string::npos) << reader->warnings()[0];
+  auto perf = perf_on(file, false, "report --stdio");
+  EXPECT_NE(perf.err.find("data size field is 0"), std::string::npos) << perf.err;
+}
+
+}  // namespace
+}  // namespace vperf

@@ -1,0 +1,493 @@
+// PerfDataWriter -> bytes -> PerfDataReader, in file and pipe mode, and the reader's behaviour on
+// truncated, corrupt and unfinished input.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "data/byte_writer.h"
+#include "data/perf_data_format.h"
+#include "data/perf_data_reader.h"
+#include "data/perf_data_writer.h"
+
+namespace vperf::data {
+namespace {
+
+constexpr uint64_t kSampleType =
+    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+
+std::filesystem::path temp_path(const std::string& name) {
+  return std::filesystem::path(testing::TempDir()) / ("vperf_data_" + std::to_string(::getpid()) + "_" + name);
+}
+
+// VPERF_PERF_DATA_KEEP=DIR keeps a copy of a file written here as DIR/name (fuzz seeds).
+void keep(const std::filesystem::path& p, const std::string& name) {
+  if (const char* dir = std::getenv("VPERF_PERF_DATA_KEEP"))
+    std::filesystem::copy_file(p, std::filesystem::path(dir) / name, std::filesystem::copy_options::overwrite_existing);
+}
+
+std::vector<uint8_t> slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::vector<EventAttrEntry> two_events() {
+  std::vector<EventAttrEntry> attrs(2);
+  for (size_t i = 0; i < 2; ++i) {
+    perf_event_attr& a = attrs[i].attr;
+    std::memset(&a, 0, sizeof(a));
+    a.size = sizeof(a);
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = i == 0 ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_type = kSampleType;
+    a.sample_id_all = 1;
+    a.sample_period = 1000;
+  }
+  attrs[0].name = "cpu-clock";
+  attrs[0].ids = {100, 101};
+  attrs[1].name = "task-clock";
+  attrs[1].ids = {200};
+  return attrs;
+}
+
+std::vector<uint8_t> sample(uint64_t id, uint64_t time, uint64_t ip, uint32_t tid = 42) {
+  Record r;
+  r.type = PERF_RECORD_SAMPLE;
+  r.misc = PERF_RECORD_MISC_USER;
+  Sample s;
+  s.ip = ip;
+  s.period = 1000;
+  s.callchain = {0xfffffffffffffe00ull, ip, ip + 0x10};
+  r.body = s;
+  r.sample_id.id = id;
+  r.sample_id.time = time;
+  r.sample_id.pid = 42;
+  r.sample_id.tid = tid;
+  SampleFormat f;
+  f.sample_type = kSampleType;
+  f.sample_id_all = true;
+  return build_record(r, &f);
+}
+
+std::vector<uint8_t> comm(uint64_t id, uint64_t time) {
+  Record r;
+  r.type = PERF_RECORD_COMM;
+  r.body = CommRecord{42, 42, "worker"};
+  r.sample_id.id = id;
+  r.sample_id.time = time;
+  r.sample_id.pid = r.sample_id.tid = 42;
+  SampleFormat f;
+  f.sample_type = kSampleType;
+  f.sample_id_all = true;
+  return build_record(r, &f);
+}
+
+HeaderFeatures some_features() {
+  HeaderFeatures f;
+  f.hostname = "testhost";
+  f.osrelease = "6.1.0-test";
+  f.version = "0.1.0 (vperf)";
+  f.arch = "x86_64";
+  f.cpudesc = "Test CPU";
+  f.cpuid = "GenuineIntel,6,143,8";
+  f.nr_cpus_online = 2;
+  f.nr_cpus_available = 4;
+  f.total_mem_kb = 1024;
+  f.cmdline = {"/usr/bin/vperf", "record", "--", "true"};
+  f.build_ids = {{-1, PERF_RECORD_MISC_USER, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, "/bin/true"},
+                 {-1, PERF_RECORD_MISC_KERNEL, {0xaa, 0xbb}, "[kernel.kallsyms]"}};
+  f.clockid_res_ns = 1;
+  f.other = {{kFeatCpuTopology, {1, 2, 3, 4}}};
+  return f;
+}
+
+// Two rounds: the second round has a record older than the first round's newest.
+void write_records(PerfDataWriter& w) {
+  ASSERT_TRUE(w.write(comm(100, 5)));
+  ASSERT_TRUE(w.write(sample(100, 10, 0x1000)));
+  ASSERT_TRUE(w.write(sample(200, 30, 0x2000)));
+  ASSERT_TRUE(w.write(sample(101, 20, 0x3000)));
+  ASSERT_TRUE(w.flush_round());
+  ASSERT_TRUE(w.write(sample(100, 25, 0x4000)));
+  ASSERT_TRUE(w.write(sample(200, 40, 0x5000)));
+  ASSERT_TRUE(w.flush_round());
+}
+
+struct Seen {
+  std::vector<uint64_t> times;  // samples' times in delivery order
+  std::vector<std::string> events;
+  std::vector<uint32_t> types;
+  uint64_t samples = 0;
+};
+
+Seen read_all(PerfDataReader& r, ReadOptions options = {}, ReadStats* stats_out = nullptr) {
+  Seen seen;
+  auto stats = r.read(
+      [&](const RecordView& v) {
+        seen.types.push_back(v.record.type);
+        if (v.record.type == PERF_RECORD_SAMPLE) {
+          ++seen.samples;
+          seen.times.push_back(v.record.sample_id.time);
+          seen.events.push_back(v.attr ? v.attr->name : "?");
+        }
+        return true;
+      },
+      options);
+  EXPECT_TRUE(stats.ok());
+  if (stats_out && stats.ok()) *stats_out = *stats;
+  return seen;
+}
+
+TEST(PerfData, FileRoundTripKeepsAttrsFeaturesAndRecords) {
+  auto path = temp_path("round_trip.data");
+  {
+    auto w = PerfDataWriter::create_file(path, two_events());
+    ASSERT_TRUE(w.ok()) << w.error().describe();
+    write_records(w.value());
+    ASSERT_TRUE(w->finish(some_features()));
+  }
+  auto r = PerfDataReader::open_file(path);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_FALSE(r->is_pipe());
+  ASSERT_EQ(r->attrs().size(), 2u);
+  EXPECT_EQ(r->attrs()[0].name, "cpu-clock");
+  EXPECT_EQ(r->attrs()[1].name, "task-clock");
+  EXPECT_EQ(r->attrs()[0].ids, (std::vector<uint64_t>{100, 101}));
+  EXPECT_EQ(r->attrs()[1].attr.config, static_cast<uint64_t>(PERF_COUNT_SW_TASK_CLOCK));
+  EXPECT_EQ(r->attr_for_id(200), &r->attrs()[1]);
+  EXPECT_EQ(r->attr_for_id(999), nullptr);
+
+  const HeaderFeatures& f = r->features();
+  HeaderFeatures want = some_features();
+  EXPECT_EQ(f.hostname, want.hostname);
+  EXPECT_EQ(f.osrelease, want.osrelease);
+  EXPECT_EQ(f.version, want.version);
+  EXPECT_EQ(f.arch, want.arch);
+  EXPECT_EQ(f.cpudesc, want.cpudesc);
+  EXPECT_EQ(f.cpuid, want.cpuid);
+  EXPECT_EQ(f.nr_cpus_online, 2u);
+  EXPECT_EQ(f.nr_cpus_available, 4u);
+  EXPECT_EQ(f.total_mem_kb, 1024u);
+  EXPECT_EQ(f.cmdline, want.cmdline);
+  EXPECT_EQ(f.build_ids, want.build_ids);
+  EXPECT_EQ(f.clockid_res_ns, std::optional<uint64_t>(1));
+  EXPECT_EQ(f.first_sample_time, std::optional<uint64_t>(10));  // tracked by the writer
+  EXPECT_EQ(f.last_sample_time, std::optional<uint64_t>(40));
+  ASSERT_EQ(f.event_desc.size(), 2u);
+  EXPECT_EQ(f.event_desc[1].ids, (std::vector<uint64_t>{200}));
+  EXPECT_EQ(f.other, want.other);
+  EXPECT_EQ(r->skipped_features(), std::vector<std::string>{"CPU_TOPOLOGY"});
+  EXPECT_TRUE(r->warnings().empty());
+
+  ReadStats stats;
+  Seen seen = read_all(r.value(), {}, &stats);
+  EXPECT_EQ(seen.samples, 5u);
+  EXPECT_EQ(stats.rounds, 2u);
+  EXPECT_EQ(stats.samples, 5u);
+  EXPECT_EQ(seen.events, (std::vector<std::string>{"cpu-clock", "cpu-clock", "cpu-clock", "task-clock", "task-clock"}));
+  std::filesystem::remove(path);
+}
+
+// perf's rule: at FINISHED_ROUND n, release what is not newer than the newest record before
+// FINISHED_ROUND n-1; the rest at the end.
+TEST(PerfData, FinishedRoundOrdersLikePerf) {
+  auto path = temp_path("order.data");
+  {
+    auto w = PerfDataWriter::create_file(path, two_events());
+    ASSERT_TRUE(w.ok());
+    write_records(w.value());
+    ASSERT_TRUE(w->finish({}));
+  }
+  auto r = PerfDataReader::open_file(path);
+  ASSERT_TRUE(r.ok());
+  Seen ordered = read_all(r.value());
+  EXPECT_EQ(ordered.times, (std::vector<uint64_t>{10, 20, 25, 30, 40}));
+  Seen raw = read_all(r.value(), ReadOptions{.ordered = false});
+  EXPECT_EQ(raw.times, (std::vector<uint64_t>{10, 30, 20, 25, 40}));
+  std::filesystem::remove(path);
+}
+
+TEST(PerfData, PipeModeDeliversTheSameAsFileMode) {
+  auto path = temp_path("file.data");
+  auto pipe_path = temp_path("pipe.data");
+  {
+    auto w = PerfDataWriter::create_file(path, two_events());
+    ASSERT_TRUE(w.ok());
+    write_records(w.value());
+    ASSERT_TRUE(w->finish(some_features()));
+  }
+  {
+    int fd = ::open(pipe_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ASSERT_GE(fd, 0);
+    auto w = PerfDataWriter::create_pipe(fd, two_events());
+    ASSERT_TRUE(w.ok());
+    write_records(w.value());
+    ASSERT_TRUE(w->finish(some_features()));
+    ::close(fd);
+  }
+  keep(path, "vperf-writer.data");
+  keep(pipe_path, "vperf-writer.pipe");
+  auto file = PerfDataReader::open_file(path);
+  ASSERT_TRUE(file.ok());
+  Seen from_file = read_all(file.value());
+
+  // Through a real fd (streaming) and from memory.
+  int fd = ::open(pipe_path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  auto pipe = PerfDataReader::open_pipe(fd);
+  ASSERT_TRUE(pipe.ok()) << pipe.error().describe();
+  EXPECT_TRUE(pipe->is_pipe());
+  ASSERT_EQ(pipe->attrs().size(), 2u);  // known right after open
+  Seen from_pipe = read_all(pipe.value());
+  ::close(fd);
+  EXPECT_EQ(from_pipe.times, from_file.times);
+  EXPECT_EQ(from_pipe.samples, from_file.samples);
+  EXPECT_EQ(pipe->features().hostname, "testhost");
+  EXPECT_EQ(pipe->features().build_ids, some_features().build_ids);
+  EXPECT_EQ(pipe->features().cmdline, some_features().cmdline);
+  EXPECT_EQ(pipe->attrs()[1].name, "task-clock");  // from the EVENT_DESC record
+  EXPECT_FALSE(pipe->read([](const RecordView&) { return true; }).ok());  // a pipe is read once
+
+  auto memory = PerfDataReader::from_bytes(slurp(pipe_path));
+  ASSERT_TRUE(memory.ok());
+  EXPECT_TRUE(memory->is_pipe());
+  EXPECT_EQ(read_all(memory.value()).times, from_file.times);
+  EXPECT_EQ(read_all(memory.value()).times, from_file.times);  // memory input can be read again
+  EXPECT_EQ(memory->features().build_ids.size(), 2u);
+  std::filesystem::remove(path);
+  std::filesystem::remove(pipe_path);
+}
+
+// A recorder killed after flush_round(): everything up to that round is readable.
+TEST(PerfData, DroppedWriterLeavesAReadableFile) {
+  auto path = temp_path("killed.data");
+  {
+    auto w = PerfDataWriter::create_file(path, two_events());
+    ASSERT_TRUE(w.ok());
+    auto empty = PerfDataReader::open_file(path);  // readable from the start
+    ASSERT_TRUE(empty.ok());
+    EXPECT_EQ(read_all(empty.value()).samples, 0u);
+    write_records(w.value());
+    ASSERT_TRUE(w->write(sample(100, 50, 0x6000)));  // buffered, never flushed
+  }
+  auto r = PerfDataReader::open_file(path);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(read_all(r.value()).samples, 5u);
+  EXPECT_TRUE(r->warnings().empty());
+  std::filesystem::remove(path);
+}
+
+std::vector<uint8_t> small_file() {
+  auto path = temp_path("small.data");
+  {
+    auto w = PerfDataWriter::create_file(path, two_events());
+    EXPECT_TRUE(w.ok());
+    write_records(w.value());
+    EXPECT_TRUE(w->finish(some_features()));
+  }
+  auto bytes = slurp(path);
+  std::filesystem::remove(path);
+  return bytes;
+}
+
+TEST(PerfData, TruncationAtEveryByteNeverCrashes) {
+  auto full = small_file();
+  auto complete = PerfDataReader::from_bytes(full);
+  ASSERT_TRUE(complete.ok());
+  uint64_t data_end = complete->data_offset() + complete->data_size();
+  size_t opened = 0;
+  for (size_t n = 0; n < full.size(); ++n) {
+    std::vector<uint8_t> part(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(n));
+    auto r = PerfDataReader::from_bytes(part);
+    if (!r.ok()) continue;
+    ++opened;
+    ReadStats stats;
+    Seen seen = read_all(r.value(), {}, &stats);
+    EXPECT_LE(seen.samples, 5u);
+    if (n < data_end) {
+      EXPECT_FALSE(r->warnings().empty()) << n;  // says the file is short
+    }
+    if (n >= data_end) {
+      EXPECT_EQ(seen.samples, 5u) << n;  // only feature sections are missing
+    }
+  }
+  EXPECT_GT(opened, full.size() / 2);
+}
+
+TEST(PerfData, TruncatedPipeReadsWhatIsThere) {
+  auto pipe_path = temp_path("cut.pipe");
+  int fd = ::open(pipe_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_GE(fd, 0);
+  {
+    auto w = PerfDataWriter::create_pipe(fd, two_events());
+    ASSERT_TRUE(w.ok());
+    write_records(w.value());
+    ASSERT_TRUE(w->finish({}));
+  }
+  ::close(fd);
+  auto full = slurp(pipe_path);
+  std::filesystem::remove(pipe_path);
+  for (size_t n = 0; n < full.size(); ++n) {
+    auto r = PerfDataReader::from_bytes(std::vector<uint8_t>(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(n)));
+    if (!r.ok()) continue;
+    Seen seen = read_all(r.value());
+    EXPECT_LE(seen.samples, 5u);
+  }
+}
+
+TEST(PerfData, DataSizeZeroIsReadToTheEndWithAWarning) {
+  auto full = small_file();
+  // Drop the features and zero data.size, as a `perf record` killed before it finished leaves.
+  auto complete = PerfDataReader::from_bytes(full);
+  ASSERT_TRUE(complete.ok());
+  full.resize(complete->data_offset() + complete->data_size());
+  std::memset(full.data() + 48, 0, 8);
+  std::memset(full.data() + kHeaderFeaturesOffset, 0, 32);
+  auto r = PerfDataReader::from_bytes(full);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(read_all(r.value()).samples, 5u);
+  ASSERT_EQ(r->warnings().size(), 1u);
+  EXPECT_NE(r->warnings()[0].find("data size is 0"), std::string::npos) << r->warnings()[0];
+}
+
+TEST(PerfData, CorruptRecordStopsWithOneWarning) {
+  auto full = small_file();
+  auto complete = PerfDataReader::from_bytes(full);
+  ASSERT_TRUE(complete.ok());
+  // The third record's size field (comm is 48+... bytes): find it by walking.
+  size_t at = complete->data_offset();
+  for (int i = 0; i < 2; ++i) {
+    uint16_t size;
+    std::memcpy(&size, full.data() + at + 6, 2);
+    at += size;
+  }
+  uint16_t bad = 3;
+  std::memcpy(full.data() + at + 6, &bad, 2);
+  auto r = PerfDataReader::from_bytes(full);
+  ASSERT_TRUE(r.ok());
+  ReadStats stats;
+  Seen seen = read_all(r.value(), {}, &stats);
+  EXPECT_TRUE(stats.truncated);
+  EXPECT_EQ(seen.samples, 1u);
+  ASSERT_EQ(r->warnings().size(), 1u);
+  EXPECT_NE(r->warnings()[0].find("corrupt record"), std::string::npos) << r->warnings()[0];
+}
+
+TEST(PerfData, UnknownIdsAndCompressedRecordsAreSkippedWithAWarningEach) {
+  auto path = temp_path("odd.data");
+  {
+    auto w = PerfDataWriter::create_file(path, two_events());
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(w->write(sample(100, 10, 0x1000)));
+    ASSERT_TRUE(w->write(sample(555, 11, 0x1000)));  // no such id
+    ASSERT_TRUE(w->write(sample(556, 12, 0x1000)));
+    perf_event_header compressed{kRecordCompressed, 0, 16};
+    std::vector<uint8_t> rec(16, 0);
+    std::memcpy(rec.data(), &compressed, sizeof(compressed));
+    ASSERT_TRUE(w->write(rec));
+    ASSERT_TRUE(w->write(rec));
+    std::vector<uint8_t> unknown(24, 0);
+    perf_event_header unknown_header{4000, 0, 24};
+    std::memcpy(unknown.data(), &unknown_header, sizeof(unknown_header));
+    ASSERT_TRUE(w->write(unknown));
+    ASSERT_TRUE(w->write(sample(200, 13, 0x1000)));
+    ASSERT_TRUE(w->finish({}));
+  }
+  auto r = PerfDataReader::open_file(path);
+  ASSERT_TRUE(r.ok());
+  ReadStats stats;
+  Seen seen = read_all(r.value(), {}, &stats);
+  EXPECT_EQ(seen.samples, 2u);
+  EXPECT_EQ(stats.compressed, 2u);
+  EXPECT_EQ(stats.bad_records, 2u);
+  EXPECT_EQ(stats.by_type[4000], 1u);  // unknown type delivered, skipped by size
+  ASSERT_EQ(r->warnings().size(), 2u);
+  EXPECT_NE(r->warnings()[0].find("matches no event"), std::string::npos);
+  EXPECT_NE(r->warnings()[1].find("compressed data (perf record -z) not supported"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+// A file whose attrs are smaller (an older perf) or bigger (a newer perf) than ours.
+std::vector<uint8_t> file_with_attr_size(size_t attr_bytes) {
+  std::vector<EventAttrEntry> attrs = two_events();
+  ByteWriter out;
+  out.zeros(kFileHeaderSize);
+  uint64_t ids_offset = out.size();
+  out.u64(100);
+  out.u64(101);
+  out.u64(200);
+  uint64_t attrs_offset = out.size();
+  for (size_t i = 0; i < 2; ++i) {
+    perf_event_attr a = attrs[i].attr;
+    a.size = static_cast<uint32_t>(attr_bytes);
+    std::vector<uint8_t> raw(attr_bytes, 0);
+    std::memcpy(raw.data(), &a, std::min(attr_bytes, sizeof(a)));
+    out.bytes(raw);
+    out.u64(i == 0 ? ids_offset : ids_offset + 16);
+    out.u64(i == 0 ? 16 : 8);
+  }
+  uint64_t data_offset = out.size();
+  auto s1 = sample(100, 10, 0x1000);
+  auto s2 = sample(200, 11, 0x2000);
+  out.bytes(s1);
+  out.bytes(s2);
+  ByteWriter header;
+  header.u64(kPerfMagic2);
+  header.u64(kFileHeaderSize);
+  header.u64(attr_bytes + 16);
+  header.u64(attrs_offset);
+  header.u64(2 * (attr_bytes + 16));
+  header.u64(data_offset);
+  header.u64(s1.size() + s2.size());
+  header.zeros(16 + 32);
+  std::memcpy(out.data().data(), header.data().data(), kFileHeaderSize);
+  return out.take();
+}
+
+TEST(PerfData, AttrSizeSkew) {
+  for (size_t attr_bytes : {size_t{PERF_ATTR_SIZE_VER5}, sizeof(perf_event_attr), sizeof(perf_event_attr) + 8}) {
+    auto r = PerfDataReader::from_bytes(file_with_attr_size(attr_bytes));
+    ASSERT_TRUE(r.ok()) << attr_bytes << ": " << r.error().describe();
+    ASSERT_EQ(r->attrs().size(), 2u);
+    EXPECT_EQ(r->attrs()[0].ids, (std::vector<uint64_t>{100, 101}));
+    EXPECT_EQ(r->attrs()[1].ids, (std::vector<uint64_t>{200}));
+    EXPECT_EQ(r->attrs()[1].attr.sample_type, kSampleType);
+    std::vector<uint64_t> configs;
+    auto stats = r->read([&](const RecordView& v) {
+      if (v.attr) configs.push_back(v.attr->attr.config);
+      return true;
+    });
+    ASSERT_TRUE(stats.ok());
+    EXPECT_EQ(configs, (std::vector<uint64_t>{PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_TASK_CLOCK})) << attr_bytes;
+  }
+}
+
+TEST(PerfData, NotPerfDataIsAnError) {
+  EXPECT_FALSE(PerfDataReader::from_bytes({}).ok());
+  EXPECT_FALSE(PerfDataReader::from_bytes(std::vector<uint8_t>(200, 0)).ok());
+  std::vector<uint8_t> swapped(104, 0);
+  uint64_t magic = kPerfMagic2Swapped;
+  std::memcpy(swapped.data(), &magic, 8);
+  auto r = PerfDataReader::from_bytes(swapped);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("byte order"), std::string::npos);
+}
+
+TEST(PerfData, ThisMachineFeatures) {
+  HeaderFeatures f = this_machine_features({"vperf", "record"});
+  EXPECT_FALSE(f.hostname.empty());
+  EXPECT_FALSE(f.osrelease.empty());
+  EXPECT_FALSE(f.arch.empty());
+  EXPECT_GT(f.nr_cpus_online, 0u);
+  EXPECT_GE(f.nr_cpus_available, f.nr_cpus_online);
+  EXPECT_GT(f.total_mem_kb, 0u);
+  EXPECT_EQ(f.cmdline, (std::vector<std::string>{"vperf", "record"}));
+}
+
+}  // namespace
+}  // namespace vperf::data
