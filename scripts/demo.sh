@@ -32,3 +32,7 @@ if [ -c /dev/kvm ]; then
 fi
 # turbo ratio from APERF/MPERF; on a VM that hides them it says so, and what to do
 build/vperf turbo -I 500 --count 2 || true
+# a CPU profile of the workload with call chains, in perf's own perf.data, drawn as a flame graph
+build/vperf record -g -o build/demo.perf.data -- "$workload" spin 500
+build/vperf flamegraph -i build/demo.perf.data -o build/demo-flamegraph.svg
+echo "flame graph: open $PWD/build/demo-flamegraph.svg in a browser (perf report -i build/demo.perf.data reads the same file)"

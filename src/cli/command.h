@@ -51,6 +51,7 @@ void add_check_command(CLI::App& app, Invocation& inv);
 void add_msr_command(CLI::App& app, Invocation& inv);
 void add_stat_command(CLI::App& app, Invocation& inv);
 void add_record_command(CLI::App& app, Invocation& inv);
+void add_flamegraph_command(CLI::App& app, Invocation& inv);
 void add_turbo_command(CLI::App& app, Invocation& inv);
 
 }  // namespace vperf::cli

@@ -1,0 +1,96 @@
+#include "cli/cmd_flamegraph.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <memory>
+
+#include "cli/command.h"
+#include "core/error.h"
+#include "data/perf_data_reader.h"
+#include "report/flame_graph_svg.h"
+#include "report/folded_stacks.h"
+#include "report/sample_stacks.h"
+#include "symbols/machines.h"
+
+namespace vperf::cli {
+
+namespace {
+
+// stackcollapse-perf.pl --kernel: tidied names, "_[k]" on kernel frames.
+constexpr report::Annotations kKernelAnnotated{true, false, false};
+
+data::PerfDataReader open_input(const std::string& input) {
+  Result<data::PerfDataReader> reader =
+      input == "-" ? data::PerfDataReader::open_pipe(STDIN_FILENO) : data::PerfDataReader::open_file(input);
+  if (!reader)
+    throw UserError("cannot read " + (input == "-" ? std::string("the pipe") : input) + ": " + reader.error().describe(),
+                    "record one first: vperf record -g -- COMMAND (or give -i FILE)");
+  return std::move(reader).value();
+}
+
+}  // namespace
+
+int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& err) {
+  std::optional<report::Palette> palette = report::parse_palette(o.colors);
+  if (!palette) throw usage_error("unknown palette '" + o.colors + "'", "hot, mem, io, java, js, perl, red, green, blue, aqua, yellow, purple, orange");
+  if (o.width < 10) throw usage_error("--width " + std::to_string(o.width) + " is too narrow", "e.g. --width 1200");
+  if (o.min_width < 0) throw usage_error("--min-width cannot be negative", "e.g. --min-width 0.1");
+
+  data::PerfDataReader reader = open_input(o.input);
+  symbols::Machines machines{symbols::SymbolConfig{}};
+  Result<report::SampleStacks> stacks = report::sample_stacks(reader, machines);
+  if (!stacks) throw UserError("cannot read the samples of " + o.input + ": " + stacks.error().describe(), "");
+  for (const std::string& warning : stacks->warnings) err << "vperf: warning: " << warning << '\n';
+  if (stacks->samples == 0)
+    throw UserError(o.input + " has no samples", "record some: vperf record -g -- COMMAND");
+
+  std::string folded = report::folded_text(stacks->profile, {kKernelAnnotated, true});
+  std::string text;
+  if (o.folded) {
+    text = folded;
+  } else {
+    Result<report::StackProfile> tidied = report::parse_folded(folded);
+    if (!tidied) throw UserError("internal folded stacks did not parse: " + tidied.error().describe(), "");
+    report::FlameGraphOptions svg;
+    svg.title = o.title;
+    svg.subtitle = o.subtitle;
+    svg.width = o.width;
+    svg.min_width = o.min_width;
+    svg.palette = *palette;
+    svg.inverted = o.inverted;
+    svg.reversed = o.reversed;
+    svg.annotations = kKernelAnnotated;
+    text = report::flame_graph_svg(*tidied, svg);
+  }
+
+  if (o.output == "-") {
+    out << text;
+  } else {
+    std::ofstream file(o.output, std::ios::out | std::ios::trunc);
+    file << text;
+    file.flush();
+    if (!file) throw UserError("cannot write " + o.output, "check the directory exists and is writable");
+    err << "vperf flamegraph: " << stacks->samples << " samples, " << stacks->profile.stacks().size() << " stacks -> "
+        << o.output << '\n';
+  }
+  return 0;
+}
+
+void add_flamegraph_command(CLI::App& app, Invocation& inv) {
+  auto options = std::make_shared<FlamegraphOptions>();
+  CLI::App* sub = app.add_subcommand("flamegraph", "Draw an interactive SVG flame graph from perf.data");
+  sub->add_option("-i,--input", options->input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
+  sub->add_option("-o,--output", options->output, "SVG to write (default flamegraph.svg; - for stdout)")->check(non_empty());
+  sub->add_flag("--folded", options->folded, "Write folded stacks (stackcollapse-perf.pl --kernel format) instead");
+  sub->add_option("--title", options->title, "Title (default \"Flame Graph\")");
+  sub->add_option("--subtitle", options->subtitle, "Second title line");
+  sub->add_option("--width", options->width, "Width in pixels (default 1200)");
+  sub->add_option("--min-width", options->min_width, "Omit frames narrower than this many pixels (default 0.1)");
+  sub->add_option("--colors", options->colors, "Palette: java (default: kernel orange, C++ yellow, C red), hot, ...");
+  sub->add_flag("--inverted", options->inverted, "Icicle graph: roots at the top");
+  sub->add_flag("--reverse", options->reversed, "Merge stacks from the leaves");
+  sub->callback([options, &inv] { inv.action = [options, &inv] { return run_flamegraph(*options, *inv.out, *inv.err); }; });
+}
+
+}  // namespace vperf::cli
