@@ -33,7 +33,17 @@ pairs=(
   "stat default set -- true|$vperf stat -- true|perf stat -- true"
   "stat 1 s workload vs perf|$vperf stat -e task-clock -- $workload spin 1000|perf stat -e task-clock -- $workload spin 1000"
   "stat 1 s workload vs bare|$vperf stat -e task-clock -- $workload spin 1000|$workload spin 1000"
+  "record -F 20000 -g, 1 s workload|$vperf record -q -F 20000 -g -e cpu-clock -o $out/v.data -- $workload spin 1000|perf record -q -F 20000 -g -e cpu-clock -o $out/p.data -- $workload spin 1000"
 )
+# Flame graphs need a call-graph profile of >= 300,000 samples and the FlameGraph scripts
+# ($FLAMEGRAPH_DIR, never committed): vperf flamegraph against the Perl pipeline on one file.
+if [ -n "${FLAMEGRAPH_DIR:-}" ] && [ -x "$FLAMEGRAPH_DIR/flamegraph.pl" ]; then
+  big=$out/big.data
+  "$vperf" record -q -F 20000 -g -e cpu-clock -o "$big" -- "$workload" spin 16000
+  pairs+=("flamegraph of $(perf script -i "$big" 2>/dev/null | grep -c cpu-clock) samples|$vperf flamegraph -i $big -o $out/v.svg|sh -c 'perf script -i $big 2>/dev/null | $FLAMEGRAPH_DIR/stackcollapse-perf.pl --kernel | $FLAMEGRAPH_DIR/flamegraph.pl --colors=java > $out/p.svg'")
+else
+  echo "(flame graph benchmark skipped: set FLAMEGRAPH_DIR to a FlameGraph checkout)"
+fi
 
 printf '%-32s %12s %12s %8s\n' "benchmark" "vperf ms" "reference ms" "ratio"
 for pair in "${pairs[@]}"; do
