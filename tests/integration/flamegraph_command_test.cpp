@@ -13,6 +13,7 @@
 #include <string>
 
 #include "support/capability.h"
+#include "support/fake_event_fs.h"
 #include "support/run_program.h"
 
 namespace vperf {
@@ -22,16 +23,7 @@ namespace fs = std::filesystem;
 
 class FlamegraphCommand : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("vperf-flamegraph-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+  std::string file(const std::string& name) const { return (scratch_.root() / name).string(); }
   static std::string flamegraph_dir() {
     const char* d = std::getenv("FLAMEGRAPH_DIR");
     return d ? d : "";
@@ -47,7 +39,7 @@ class FlamegraphCommand : public ::testing::Test {
     return r.out;
   }
 
-  fs::path dir_;
+  test::TempTree scratch_;  // removed with everything in it
 };
 
 TEST_F(FlamegraphCommand, FoldsVperfsRecordingExactlyAsStackcollapsePerf) {

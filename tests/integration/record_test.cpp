@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "support/capability.h"
+#include "support/fake_event_fs.h"
 #include "support/run_program.h"
 
 namespace vperf {
@@ -28,17 +29,10 @@ class Record : public ::testing::Test {
  protected:
   void SetUp() override {
     VPERF_REQUIRE(!test::find_program("perf").empty(), "needs Linux perf (apt-get install linux-perf) as the reference reader");
-    dir_ = fs::temp_directory_path() / ("vperf-record-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
   }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+  std::string file(const std::string& name) const { return (scratch_.root() / name).string(); }
 
-  fs::path dir_;
+  test::TempTree scratch_;  // removed with everything in it
 };
 
 size_t count_lines(const std::string& text, const std::string& needle) {
