@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "events/attr_builder.h"
@@ -40,6 +41,15 @@ Result<EventFd> KernelPerfEventOpener::open(const perf_event_attr& attr, const O
   long fd = ::syscall(SYS_perf_event_open, &attr, target.pid, target.cpu, target.group_fd, target.flags);
   if (fd < 0) return Error::from_errno("perf_event_open");
   return EventFd(ScopedFd(static_cast<int>(fd)));
+}
+
+Result<EventFd> GuestFilterFallbackOpener::open(const perf_event_attr& attr, const OpenTarget& target) const {
+  Result<EventFd> fd = inner_.open(attr, target);
+  if (fd || fd.error().errno_value != EINVAL || !(attr.exclude_guest || attr.exclude_host)) return fd;
+  perf_event_attr unfiltered = attr;
+  unfiltered.exclude_guest = 0;
+  unfiltered.exclude_host = 0;
+  return inner_.open(unfiltered, target);
 }
 
 }  // namespace vperf::perf

@@ -48,6 +48,18 @@ class PerfEventOpener {
 // perf_event_paranoid level allows, so a failure means "no such event here", not "no permission".
 perf_event_attr user_space_probe_attr(uint32_t type, uint64_t config);
 
+// perf's "missing feature" fallback for PMUs that take no guest/host filter (the msr PMU, some
+// uncore PMUs): EINVAL for an attr with exclude_guest or exclude_host is retried once without
+// them. Counting (stat) and sampling (record) both open through it.
+class GuestFilterFallbackOpener final : public PerfEventOpener {
+ public:
+  explicit GuestFilterFallbackOpener(const PerfEventOpener& inner) : inner_(inner) {}
+  Result<EventFd> open(const perf_event_attr& attr, const OpenTarget& target) const override;
+
+ private:
+  const PerfEventOpener& inner_;
+};
+
 // The real syscall.
 class KernelPerfEventOpener final : public PerfEventOpener {
  public:

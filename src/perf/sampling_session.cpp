@@ -15,8 +15,9 @@ std::string place_text(int cpu, pid_t thread) {
 
 }  // namespace
 
-Result<SamplingSession> SamplingSession::open(const PerfEventOpener& opener, std::vector<SamplingEvent> events,
+Result<SamplingSession> SamplingSession::open(const PerfEventOpener& kernel, std::vector<SamplingEvent> events,
                                               const SamplingTarget& target, size_t data_pages) {
+  GuestFilterFallbackOpener opener(kernel);
   SamplingSession session;
   session.events_ = std::move(events);
   session.ids_.resize(session.events_.size());

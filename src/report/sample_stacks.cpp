@@ -69,26 +69,9 @@ class Replay {
   void on_record(const data::Record& record) {
     uint8_t cpumode = record.misc & PERF_RECORD_MISC_CPUMODE_MASK;
     if (const auto* m = std::get_if<data::MmapRecord>(&record.body)) {
-      symbols::MmapEvent e;
-      e.pid = static_cast<pid_t>(m->pid);
-      e.tid = static_cast<pid_t>(m->tid);
-      e.start = m->addr;
-      e.len = m->len;
-      e.pgoff = m->pgoff;
-      e.filename = m->filename;
-      e.cpumode = cpumode;
-      machine_for(cpumode, e.pid).process_mmap(e);
+      process_mmap(*m, cpumode, std::nullopt);
     } else if (const auto* m2 = std::get_if<data::Mmap2Record>(&record.body)) {
-      symbols::MmapEvent e;
-      e.pid = static_cast<pid_t>(m2->pid);
-      e.tid = static_cast<pid_t>(m2->tid);
-      e.start = m2->addr;
-      e.len = m2->len;
-      e.pgoff = m2->pgoff;
-      e.prot = m2->prot;
-      e.filename = m2->filename;
-      e.cpumode = cpumode;
-      machine_for(cpumode, e.pid).process_mmap(e);
+      process_mmap(*m2, cpumode, m2->prot);
     } else if (const auto* c = std::get_if<data::CommRecord>(&record.body)) {
       machine_for(cpumode, static_cast<pid_t>(c->pid))
           .process_comm(static_cast<pid_t>(c->pid), static_cast<pid_t>(c->tid), c->comm,
@@ -108,6 +91,21 @@ class Replay {
   SampleStacks result;
 
  private:
+  // MMAP and MMAP2 share these fields; MMAP has no prot (perf records only code maps then).
+  template <typename MmapLike>
+  void process_mmap(const MmapLike& m, uint8_t cpumode, std::optional<uint32_t> prot) {
+    symbols::MmapEvent e;
+    e.pid = static_cast<pid_t>(m.pid);
+    e.tid = static_cast<pid_t>(m.tid);
+    e.start = m.addr;
+    e.len = m.len;
+    e.pgoff = m.pgoff;
+    if (prot) e.prot = *prot;
+    e.filename = m.filename;
+    e.cpumode = cpumode;
+    machine_for(cpumode, e.pid).process_mmap(e);
+  }
+
   symbols::Machine& machine_for(uint8_t cpumode, pid_t pid) {
     if (symbols::Machine* m = machines_.find_for_cpumode(cpumode, pid)) return *m;
     return machines_.host();

@@ -1,6 +1,5 @@
 #include "stat/stat_session.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <string>
 
@@ -83,8 +82,9 @@ std::vector<Place> places_for(const events::ResolvedGroup& group, const CountTar
 
 }  // namespace
 
-StatSession StatSession::open(const perf::PerfEventOpener& opener, const std::vector<events::ResolvedGroup>& groups,
+StatSession StatSession::open(const perf::PerfEventOpener& kernel, const std::vector<events::ResolvedGroup>& groups,
                               const CountTarget& target) {
+  perf::GuestFilterFallbackOpener opener(kernel);
   StatSession session;
   for (const events::ResolvedGroup& group : groups) {
     std::vector<size_t> indices;
@@ -121,16 +121,6 @@ StatSession StatSession::open(const perf::PerfEventOpener& opener, const std::ve
       }
       Result<perf::CounterGroup> counters = perf::CounterGroup::open(opener, attrs, where);
       int err = counters ? 0 : counters.error().errno_value;
-
-      // perf's fallback for PMUs that take no guest/host filter (msr, some uncore): EINVAL
-      // with exclude_guest set is retried without it, and the group keeps that from then on.
-      if (!counters && err == EINVAL && std::any_of(attrs.begin(), attrs.end(), [](const perf_event_attr& a) {
-            return a.exclude_guest || a.exclude_host;
-          })) {
-        for (perf_event_attr& a : attrs) a.exclude_guest = a.exclude_host = 0;
-        counters = perf::CounterGroup::open(opener, attrs, where);
-        err = counters ? 0 : counters.error().errno_value;
-      }
 
       // perf's fallback: without privilege modifiers, count user space only and say so.
       if (!counters && means_no_permission(err) && !system_wide && group.members.size() == 1 &&

@@ -12,6 +12,8 @@
 //   - a lone event the kernel does not have (ENOENT, EOPNOTSUPP, ENODEV, ENXIO, EINVAL, ENOSYS)
 //     is kept and printed as "<not supported>";
 //   - a member of a {group} that fails ends the command ("The cycles event is not supported.");
+//   - EINVAL from a PMU without guest/host filtering is retried without exclude_guest
+//     (perf::GuestFilterFallbackOpener);
 //   - EACCES/EPERM on an event without privilege modifiers, counted per task, retries in user
 //     space only and renames it "NAME:u" (perf's fallback at perf_event_paranoid >= 2);
 //   - anything else (EMFILE, ESRCH, permission with no fallback) is a UserError naming the
