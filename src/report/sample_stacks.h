@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "data/perf_data_reader.h"
+#include "report/sample_replay.h"
 #include "report/stack_profile.h"
 #include "symbols/machines.h"
 
@@ -23,6 +24,9 @@ struct SampleStacks {
   std::vector<std::string> warnings;  // from the reader (truncation, unknown ids, ...)
 };
 
-Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machines& machines);
+// `unwinder`: recovers user frames of --call-graph dwarf samples (nullptr: their user stack
+// copies are ignored).
+Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machines& machines,
+                                   UserStackUnwinder* unwinder = nullptr);
 
 }  // namespace vperf::report

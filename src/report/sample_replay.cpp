@@ -1,0 +1,130 @@
+#include "report/sample_replay.h"
+
+#include <linux/perf_event.h>
+
+#include <variant>
+
+namespace vperf::report {
+
+SampleReplay::SampleReplay(symbols::Machines& machines, ReplayOptions options)
+    : machines_(machines), options_(options) {}
+
+std::optional<uint8_t> SampleReplay::context_mode(uint64_t entry) {
+  switch (entry) {
+    case PERF_CONTEXT_HV:
+      return PERF_RECORD_MISC_HYPERVISOR;
+    case PERF_CONTEXT_KERNEL:
+      return PERF_RECORD_MISC_KERNEL;
+    case PERF_CONTEXT_USER:
+      return PERF_RECORD_MISC_USER;
+    case PERF_CONTEXT_GUEST_KERNEL:
+      return PERF_RECORD_MISC_GUEST_KERNEL;
+    case PERF_CONTEXT_GUEST_USER:
+      return PERF_RECORD_MISC_GUEST_USER;
+    default:
+      return std::nullopt;
+  }
+}
+
+symbols::Machine& SampleReplay::machine_for(uint8_t cpumode, pid_t pid) {
+  if (symbols::Machine* m = machines_.find_for_cpumode(cpumode, pid)) return *m;
+  return machines_.host();
+}
+
+namespace {
+
+// MMAP and MMAP2 share these fields; MMAP has no prot (perf records only code maps then).
+template <typename MmapLike>
+symbols::MmapEvent mmap_event(const MmapLike& m, uint8_t cpumode, std::optional<uint32_t> prot) {
+  symbols::MmapEvent e;
+  e.pid = static_cast<pid_t>(m.pid);
+  e.tid = static_cast<pid_t>(m.tid);
+  e.start = m.addr;
+  e.len = m.len;
+  e.pgoff = m.pgoff;
+  if (prot) e.prot = *prot;
+  e.filename = m.filename;
+  e.cpumode = cpumode;
+  return e;
+}
+
+}  // namespace
+
+void SampleReplay::on_record(const data::RecordView& view, const SampleCallback& on_sample, bool& keep_going) {
+  if (observer_) observer_(view);
+  const data::Record& record = view.record;
+  uint8_t cpumode = record.misc & PERF_RECORD_MISC_CPUMODE_MASK;
+  if (const auto* m = std::get_if<data::MmapRecord>(&record.body)) {
+    symbols::MmapEvent e = mmap_event(*m, cpumode, std::nullopt);
+    machine_for(cpumode, e.pid).process_mmap(e);
+  } else if (const auto* m2 = std::get_if<data::Mmap2Record>(&record.body)) {
+    symbols::MmapEvent e = mmap_event(*m2, cpumode, m2->prot);
+    machine_for(cpumode, e.pid).process_mmap(e);
+  } else if (const auto* c = std::get_if<data::CommRecord>(&record.body)) {
+    machine_for(cpumode, static_cast<pid_t>(c->pid))
+        .process_comm(static_cast<pid_t>(c->pid), static_cast<pid_t>(c->tid), c->comm,
+                      (record.misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
+  } else if (const auto* t = std::get_if<data::TaskRecord>(&record.body)) {
+    symbols::Machine& machine = machine_for(cpumode, static_cast<pid_t>(t->pid));
+    if (record.type == PERF_RECORD_FORK)
+      machine.process_fork(static_cast<pid_t>(t->pid), static_cast<pid_t>(t->ppid), static_cast<pid_t>(t->tid),
+                           static_cast<pid_t>(t->ptid));
+    else
+      machine.process_exit(static_cast<pid_t>(t->pid), static_cast<pid_t>(t->tid));
+  } else if (const auto* s = std::get_if<data::Sample>(&record.body)) {
+    ResolvedSample out{.view = view, .sample = *s, .pid = static_cast<pid_t>(record.sample_id.pid)};
+    out.tid = static_cast<pid_t>(record.sample_id.tid);
+    out.cpu = record.sample_id.cpu;
+    out.time = record.sample_id.time;
+    out.cpumode = cpumode;
+    if (const symbols::Machine* machine = machines_.find_for_cpumode(cpumode, out.pid))
+      out.thread = machine->find_thread(out.tid);
+    if (out.thread && !out.thread->comm.empty()) {
+      out.comm = out.thread->comm;
+    } else {
+      unnamed_comm_ = ":" + std::to_string(out.tid);
+      out.comm = unnamed_comm_;
+    }
+    out.at = machines_.resolve(out.pid, out.tid, cpumode, s->ip);
+    if (options_.resolve_chain) resolve_chain(view, *s, out);
+    keep_going = on_sample(out);
+  }
+}
+
+void SampleReplay::resolve_chain(const data::RecordView& view, const data::Sample& sample, ResolvedSample& out) {
+  auto push = [&](uint8_t mode, uint64_t ip) {
+    out.chain.push_back(ChainFrame{ip, mode, machines_.resolve(out.pid, out.tid, mode, ip), {}});
+  };
+  if (sample.callchain.empty()) {
+    out.chain.push_back(ChainFrame{sample.ip, out.cpumode, out.at, {}});
+  } else {
+    uint8_t mode = out.cpumode;
+    for (uint64_t entry : sample.callchain) {
+      if (std::optional<uint8_t> switched = context_mode(entry)) {
+        mode = *switched;
+        continue;
+      }
+      if (entry >= PERF_CONTEXT_MAX) continue;  // another marker
+      push(mode, entry);
+    }
+  }
+  if (options_.unwinder && view.attr && !sample.stack_user.empty() && !sample.regs_user.empty() && out.thread) {
+    // A user-mode sample's recorded callchain (kernel part only, under exclude_callchain_user)
+    // is empty: the unwound frames start at the sample ip themselves, so drop the lone ip frame.
+    if (sample.callchain.empty()) out.chain.clear();
+    if (const symbols::Machine* machine = machines_.find_for_cpumode(PERF_RECORD_MISC_USER, out.pid))
+      options_.unwinder->unwind(*machine, *out.thread, sample, view.attr->attr, out.chain);
+  }
+}
+
+Result<data::ReadStats> SampleReplay::run(data::PerfDataReader& reader, const SampleCallback& on_sample) {
+  bool keep_going = true;
+  return reader.read(
+      [&](const data::RecordView& view) {
+        on_record(view, on_sample, keep_going);
+        return keep_going;
+      },
+      data::ReadOptions{options_.ordered});
+}
+
+}  // namespace vperf::report
