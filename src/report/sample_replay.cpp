@@ -112,8 +112,10 @@ void SampleReplay::resolve_chain(const data::RecordView& view, const data::Sampl
     // A user-mode sample's recorded callchain (kernel part only, under exclude_callchain_user)
     // is empty: the unwound frames start at the sample ip themselves, so drop the lone ip frame.
     if (sample.callchain.empty()) out.chain.clear();
-    if (const symbols::Machine* machine = machines_.find_for_cpumode(PERF_RECORD_MISC_USER, out.pid))
-      options_.unwinder->unwind(*machine, *out.thread, sample, view.attr->attr, out.chain);
+    const symbols::Machine* machine = machines_.find_for_cpumode(PERF_RECORD_MISC_USER, out.pid);
+    std::vector<uint64_t> ips;
+    if (machine) options_.unwinder->unwind(*machine, *out.thread, sample, view.attr->attr, ips);
+    for (uint64_t ip : ips) push(PERF_RECORD_MISC_USER, ip);
   }
 }
 

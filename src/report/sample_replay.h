@@ -6,7 +6,7 @@
 //
 // Callchain frames are what perf's callchain cursor holds: the recorded callchain with its
 // PERF_CONTEXT_* markers turned into cpumodes, then, for a sample with a user stack copy
-// (--call-graph dwarf), the user frames a UserStackUnwinder recovers from it. Without a
+// (--call-graph dwarf), the user frames an unwind::UserStackUnwinder recovers from it. Without a
 // callchain, the ip alone is the one frame.
 #include <sys/types.h>
 
@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "data/perf_data_reader.h"
 #include "symbols/machines.h"
+#include "unwind/user_stack_unwinder.h"
 
 namespace vperf::report {
 
@@ -27,8 +28,8 @@ struct ChainFrame {
   uint64_t ip = 0;  // as recorded (or unwound)
   uint8_t cpumode = PERF_RECORD_MISC_USER;
   symbols::ResolvedAddress at;
-  // Non-empty for a frame an unwinder added for an inlined call site: the inlined function's
-  // name (at then holds the enclosing real frame's address and symbol), as perf's inline_list.
+  // Non-empty for a frame added for an inlined call site: the inlined function's name (at then
+  // holds the enclosing real frame's address and symbol), as perf's inline_list.
   std::string inlined_name;
 };
 
@@ -46,20 +47,10 @@ struct ResolvedSample {
   std::vector<ChainFrame> chain{};  // leaf first; {ip} alone without a callchain
 };
 
-// Recovers user frames from a sample's copied registers and stack (PERF_SAMPLE_REGS_USER +
-// PERF_SAMPLE_STACK_USER). Appends frames, leaf first, starting with the frame of the user
-// instruction pointer in the registers.
-class UserStackUnwinder {
- public:
-  virtual ~UserStackUnwinder() = default;
-  virtual void unwind(const symbols::Machine& machine, const symbols::Thread& thread, const data::Sample& sample,
-                      const perf_event_attr& attr, std::vector<ChainFrame>& frames) = 0;
-};
-
 struct ReplayOptions {
   bool ordered = true;                       // perf's FINISHED_ROUND ordering
   bool resolve_chain = true;                 // false: ResolvedSample::chain stays empty (cheaper)
-  UserStackUnwinder* unwinder = nullptr;     // nullptr: user stack copies are ignored
+  unwind::UserStackUnwinder* unwinder = nullptr;  // nullptr: user stack copies are ignored
 };
 
 // Return false to stop.

@@ -47,7 +47,7 @@ Frame frame_of(const ChainFrame& frame) {
 }  // namespace
 
 Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machines& machines,
-                                   UserStackUnwinder* unwinder) {
+                                   unwind::UserStackUnwinder* unwinder) {
   SampleStacks result;
   SampleReplay replay(machines, ReplayOptions{.unwinder = unwinder});
   Result<data::ReadStats> stats = replay.run(reader, [&](const ResolvedSample& sample) {

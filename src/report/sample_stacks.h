@@ -27,6 +27,6 @@ struct SampleStacks {
 // `unwinder`: recovers user frames of --call-graph dwarf samples (nullptr: their user stack
 // copies are ignored).
 Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machines& machines,
-                                   UserStackUnwinder* unwinder = nullptr);
+                                   unwind::UserStackUnwinder* unwinder = nullptr);
 
 }  // namespace vperf::report
