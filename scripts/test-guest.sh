@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# A real Debian guest for vperf's guest-profiling tests, built only from Debian's packages:
+# Debian 12's own 6.1 kernel, busybox-static as the whole userland, and qemu-guest-agent with
+# the libraries it links, packed into an initramfs. Booted by QEMU with KVM where /dev/kvm
+# works, TCG otherwise (TCG reaches the shell in 10-25 s here).
+#
+#   scripts/test-guest.sh build DIR   download and assemble DIR/vmlinuz, DIR/initramfs.cpio.gz,
+#                                     DIR/modules/ (the kernel's .ko files, for symbols)
+#   scripts/test-guest.sh boot DIR    boot it in the background; waits until the guest has
+#                                     written its /proc/kallsyms and /proc/modules (to
+#                                     DIR/guest-kallsyms and DIR/guest-modules) and its agent runs.
+#                                     DIR/qmp.sock is QEMU's QMP monitor, DIR/qga.sock the agent,
+#                                     DIR/serial.log the console (CRLF line endings), DIR/qemu.pid.
+#   scripts/test-guest.sh stop DIR    quit QEMU (through QMP, then SIGKILL if it lingers)
+#
+# Why a second serial port for kallsyms: the emulated 16550 console moves ~100 KB/s under TCG,
+# and kallsyms is ~8 MB; a virtio-serial port backed by a host file takes a second.
+set -euo pipefail
+
+die() { echo "test-guest: error: $*" >&2; exit 1; }
+[ $# -eq 2 ] || die "usage: $0 build|boot|stop DIR"
+action=$1
+dir=$(realpath -m "$2")
+
+# The guest-side init: devices, the virtio console modules in dependency order (no udev, no
+# modprobe), the symbol dumps, then the agent on the first virtio-serial port.
+write_init() {
+  cat >"$1" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /tmp /run /var/run
+for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_console; do
+  insmod /lib/vperf-modules/$m.ko || echo "vperf-guest: insmod $m failed"
+done
+# Without udev the ports have only their numbered names; wait for both to appear.
+for i in $(seq 50); do [ -e /dev/vport0p2 ] && break; sleep 0.1; done
+echo 0 >/proc/sys/kernel/kptr_restrict
+{ cat /proc/kallsyms; echo "vperf-guest: end of kallsyms"; } >/dev/vport0p2
+cat /proc/modules >/dev/vport0p3
+echo "vperf-guest: symbols written"
+qemu-ga --method=virtio-serial --path=/dev/vport0p1 --daemonize --pidfile=/run/qemu-ga.pid
+echo "vperf-guest: agent started"
+exec sh </dev/ttyS0 >/dev/ttyS0 2>&1
+EOF
+  chmod +x "$1"
+}
+
+build() {
+  mkdir -p "$dir/debs" "$dir/root"
+  cd "$dir/debs"
+  local kernel
+  kernel=$(apt-cache search '^linux-image-6\.1\.0-[0-9]+-amd64$' | awk '{print $1}' | sort -V | tail -1)
+  [ -n "$kernel" ] || die "no linux-image-6.1.0-*-amd64 in the apt lists (hint: apt-get update)"
+  # qemu-ga's libraries, and theirs, as Debian 12 packages them.
+  local libs=(libglib2.0-0 libnuma1 libudev1 liburing2 libffi8 libpcre2-8-0 libmount1 libselinux1 libblkid1 zlib1g)
+  # apt-get download writes as _apt when it can; a root-owned directory makes it warn, not fail.
+  apt-get download -q "$kernel" busybox-static qemu-guest-agent "${libs[@]}" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true
+  local root="$dir/root"
+  rm -rf "$root" "$dir/kernel"
+  mkdir -p "$root" "$dir/kernel"
+  dpkg-deb -x "$kernel"_*.deb "$dir/kernel"
+  for p in busybox-static qemu-guest-agent "${libs[@]}"; do dpkg-deb -x "$p"_*.deb "$root"; done
+  # glibc comes from this machine (the same Debian 12 release): the loader and the C library.
+  local lib
+  for lib in $(ldd "$root/usr/sbin/qemu-ga" | awk '/=>/ {print $3} /ld-linux/ {print $1}'); do
+    [ -e "$root$lib" ] || install -D -m 0755 "$lib" "$root$lib"
+  done
+  LD_LIBRARY_PATH="$root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu" ldd "$root/usr/sbin/qemu-ga" | grep -q 'not found' &&
+    die "qemu-ga has unresolved libraries: $(ldd "$root/usr/sbin/qemu-ga" | grep 'not found' | tr -d '\t')"
+  mkdir -p "$root/bin" "$root/lib/vperf-modules" "$root/etc" "$root/proc" "$root/sys" "$root/dev"
+  cp "$root/usr/bin/busybox" "$root/bin/busybox" 2>/dev/null || cp "$root/bin/busybox" "$root/bin/busybox" 2>/dev/null || true
+  [ -x "$root/bin/busybox" ] || die "busybox-static did not unpack a busybox binary"
+  local release
+  release=$(ls "$dir/kernel/lib/modules")
+  for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_console; do
+    cp "$(find "$dir/kernel/lib/modules/$release" -name "$m.ko" | head -1)" "$root/lib/vperf-modules/"
+  done
+  echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
+  write_init "$root/init"
+  (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$dir/initramfs.cpio.gz"
+  cp "$dir/kernel/boot/vmlinuz-$release" "$dir/vmlinuz"
+  rm -rf "$dir/modules"
+  cp -r "$dir/kernel/lib/modules/$release/kernel" "$dir/modules"
+  cp "$dir/kernel/boot/System.map-$release" "$dir/System.map"
+  echo "$release" >"$dir/release"
+  echo "test-guest: built $dir (kernel $release)"
+}
+
+kvm_works() {
+  [ -w /dev/kvm ] && qemu-system-x86_64 -accel kvm -machine none -display none -S -monitor none \
+    -serial none -parallel none </dev/null >/dev/null 2>&1 &
+  local pid=$!
+  sleep 1
+  if kill -0 "$pid" 2>/dev/null; then kill "$pid"; wait "$pid" 2>/dev/null || true; return 0; fi
+  wait "$pid" 2>/dev/null && return 0 || return 1
+}
+
+start_qemu() {
+  rm -f "$dir"/{qmp.sock,qga.sock,serial.log,guest-kallsyms,guest-modules,qemu.pid}
+  echo "$1" >"$dir/accel"
+  qemu-system-x86_64 -accel "$1" -m 512 -smp 2 -nodefaults -display none -no-reboot \
+    -name vperf-test-guest,debug-threads=on \
+    -kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio.gz" \
+    -append "console=ttyS0 panic=-1 quiet nokaslr" \
+    -chardev file,id=console,path="$dir/serial.log" -serial chardev:console \
+    -device virtio-serial-pci \
+    -chardev socket,id=qga,path="$dir/qga.sock",server=on,wait=off \
+    -device virtserialport,chardev=qga,name=org.qemu.guest_agent.0,nr=1 \
+    -chardev file,id=kallsyms,path="$dir/guest-kallsyms" -device virtserialport,chardev=kallsyms,nr=2 \
+    -chardev file,id=modules,path="$dir/guest-modules" -device virtserialport,chardev=modules,nr=3 \
+    -qmp unix:"$dir/qmp.sock",server=on,wait=off \
+    -pidfile "$dir/qemu.pid" -daemonize 2> >(grep -v "host doesn't support requested feature" >&2)
+}
+
+# Waits up to $1 seconds for the guest's "agent started" line; 0 when it came.
+wait_for_guest() {
+  local waited=0
+  until grep -q 'vperf-guest: agent started' "$dir/serial.log" 2>/dev/null; do
+    kill -0 "$(cat "$dir/qemu.pid" 2>/dev/null)" 2>/dev/null || die "QEMU exited while booting (see $dir/serial.log)"
+    [ $waited -lt "$1" ] || return 1
+    sleep 1
+    waited=$((waited + 1))
+  done
+  booted_after=$waited
+}
+
+boot() {
+  [ -f "$dir/vmlinuz" ] && [ -f "$dir/initramfs.cpio.gz" ] || die "no guest in $dir (hint: $0 build $dir)"
+  [ -f "$dir/qemu.pid" ] && kill -0 "$(cat "$dir/qemu.pid")" 2>/dev/null && die "a guest already runs from $dir (pid $(cat "$dir/qemu.pid"))"
+  local accel=${VPERF_GUEST_ACCEL:-}
+  if [ -z "$accel" ] && [ -f "$dir/kvm-silent" ]; then accel=tcg; fi
+  if [ -z "$accel" ] && kvm_works; then
+    # Nested KVM can start a VM that never runs a Linux kernel; a silent console after 30 s
+    # sends the guest to TCG, and DIR/kvm-silent keeps later boots from waiting again.
+    start_qemu kvm
+    if ! wait_for_guest 30; then
+      stop
+      touch "$dir/kvm-silent"
+      echo "test-guest: KVM opened but the guest stayed silent for 30 s; booting under TCG" >&2
+      accel=tcg
+    fi
+  fi
+  if [ "$accel" != "" ] || [ ! -f "$dir/qemu.pid" ]; then
+    start_qemu "${accel:-tcg}"
+    wait_for_guest 240 || { stop; die "the guest did not come up in 240 s (see $dir/serial.log)"; }
+  fi
+  grep -q 'vperf-guest: end of kallsyms' "$dir/guest-kallsyms" || die "the guest's kallsyms dump is incomplete"
+  grep -q ' _text$' "$dir/guest-kallsyms" || die "the guest's kallsyms has no _text (see $dir/serial.log)"
+  sed -i '/^vperf-guest: end of kallsyms$/d' "$dir/guest-kallsyms"
+  echo "test-guest: up after ${booted_after} s under $(cat "$dir/accel"); $(wc -l <"$dir/guest-kallsyms") kallsyms lines, $(wc -l <"$dir/guest-modules") modules"
+}
+
+stop() {
+  [ -f "$dir/qemu.pid" ] || return 0
+  local pid
+  pid=$(cat "$dir/qemu.pid")
+  if kill -0 "$pid" 2>/dev/null; then
+    printf '{"execute":"qmp_capabilities"}\n{"execute":"quit"}\n' | timeout 5 socat - UNIX-CONNECT:"$dir/qmp.sock" >/dev/null 2>&1 ||
+      python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"{\"execute\":\"qmp_capabilities\"}\n{\"execute\":\"quit\"}\n"); s.recv(4096)' "$dir/qmp.sock" 2>/dev/null || true
+    for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$dir/qemu.pid"
+}
+
+case "$action" in
+  build) build ;;
+  boot) boot ;;
+  stop) stop ;;
+  *) die "unknown action '$action' (build, boot or stop)" ;;
+esac
