@@ -45,6 +45,16 @@ else
   echo "(flame graph benchmark skipped: set FLAMEGRAPH_DIR to a FlameGraph checkout)"
 fi
 
+# What a perf.data lost: the kernel's LOST records ("chunks") and the samples they dropped, and
+# the LOST_SAMPLES total perf 6.1 adds at the end from read_format LOST (the same drops, counted
+# by the kernel per event; vperf's attrs do not ask for it).
+lost_in() {
+  perf report -D -i "$1" 2>/dev/null | awk '
+    /PERF_RECORD_LOST: /         { n++; sub(/.*lost:/, ""); s += $1 }
+    /PERF_RECORD_LOST_SAMPLES: / { sub(/.*lost samples :/, ""); ls += $1 }
+    END { printf "%d chunks, %d samples (LOST_SAMPLES %d)", n, s, ls }'
+}
+
 printf '%-32s %12s %12s %8s\n' "benchmark" "vperf ms" "reference ms" "ratio"
 for pair in "${pairs[@]}"; do
   IFS='|' read -r name mine theirs <<<"$pair"
@@ -56,4 +66,9 @@ r = json.load(open(sys.argv[1]))["results"]
 a, b = r[0]["mean"] * 1000, r[1]["mean"] * 1000
 print(f"{sys.argv[2]:<32} {a:12.2f} {b:12.2f} {a / b:8.2f}")
 PY
+  if [[ $name == record* ]]; then
+    # The files of the last run of each: samples lost at this rate, vperf's against perf's.
+    echo "  lost: vperf $(lost_in "$out/v.data"); perf $(lost_in "$out/p.data")"
+  fi
 done
+bench/report.sh build 5  # vperf report vs perf report on a >= 300,000-sample call-graph profile

@@ -19,7 +19,11 @@ perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOp
   if (tracepoint) type |= PERF_SAMPLE_RAW;
   if (options.several_events) type |= PERF_SAMPLE_IDENTIFIER;
   if (options.call_graph != CallGraph::None) type |= PERF_SAMPLE_CALLCHAIN;
-  if (options.call_graph == CallGraph::Dwarf) type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+  // perf's dwarf mode also samples data addresses, which turns on data mmaps: its libunwind
+  // finds each file's .eh_frame_hdr through the read-only mappings, so a file without them
+  // cannot be unwound by perf script.
+  if (options.call_graph == CallGraph::Dwarf)
+    type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
   settings.sample_type = type;
   settings.start_disabled = true;
   settings.enable_on_exec = options.enable_on_exec;
@@ -39,6 +43,7 @@ perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOp
     attr.sample_regs_user = kDwarfUserRegisters;
     attr.sample_stack_user = options.dwarf_stack_size;
     attr.exclude_callchain_user = 1;
+    if (options.tracking) attr.mmap_data = 1;
   }
   return attr;
 }

@@ -69,6 +69,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   add_stat_command(app, inv);
   add_record_command(app, inv);
   add_flamegraph_command(app, inv);
+  add_report_command(app, inv);
+  add_script_command(app, inv);
+  add_annotate_command(app, inv);
   add_msr_command(app, inv);
   add_turbo_command(app, inv);
   add_help_command(app, inv);

@@ -12,6 +12,7 @@
 #include "report/folded_stacks.h"
 #include "report/sample_stacks.h"
 #include "symbols/machines.h"
+#include "unwind/dwarf_unwinder.h"
 
 namespace vperf::cli {
 
@@ -29,6 +30,43 @@ data::PerfDataReader open_input(const std::string& input) {
   return std::move(reader).value();
 }
 
+// One recording folded as stackcollapse-perf.pl --kernel folds it, and read back as
+// flamegraph.pl reads those lines (names tidied, annotations turned into frame kinds).
+struct FoldedRecording {
+  std::string folded;
+  report::StackProfile profile;
+  uint64_t samples = 0;
+};
+
+FoldedRecording fold_recording(const std::string& input, std::ostream& err) {
+  data::PerfDataReader reader = open_input(input);
+  symbols::Machines machines{symbols::SymbolConfig{}};
+  std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
+  Result<report::SampleStacks> stacks = report::sample_stacks(reader, machines, unwinder.get());
+  if (!stacks) throw UserError("cannot read the samples of " + input + ": " + stacks.error().describe(), "");
+  for (const std::string& warning : stacks->warnings) err << "vperf: warning: " << warning << '\n';
+  if (stacks->samples == 0)
+    throw UserError(input + " has no samples", "record some: vperf record -g -- COMMAND");
+  FoldedRecording out;
+  out.folded = report::folded_text(stacks->profile, {kKernelAnnotated, true});
+  Result<report::StackProfile> tidied = report::parse_folded(out.folded);
+  if (!tidied) throw UserError("internal folded stacks did not parse: " + tidied.error().describe(), "");
+  out.profile = std::move(tidied).value();
+  out.samples = stacks->samples;
+  return out;
+}
+
+void write_output(const FlamegraphOptions& o, const std::string& text, std::ostream& out) {
+  if (o.output == "-") {
+    out << text;
+    return;
+  }
+  std::ofstream file(o.output, std::ios::out | std::ios::trunc);
+  file << text;
+  file.flush();
+  if (!file) throw UserError("cannot write " + o.output, "check the directory exists and is writable");
+}
+
 }  // namespace
 
 int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& err) {
@@ -36,44 +74,38 @@ int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& 
   if (!palette) throw usage_error("unknown palette '" + o.colors + "'", "hot, mem, io, java, js, perl, red, green, blue, aqua, yellow, purple, orange");
   if (o.width < 10) throw usage_error("--width " + std::to_string(o.width) + " is too narrow", "e.g. --width 1200");
   if (o.min_width < 0) throw usage_error("--min-width cannot be negative", "e.g. --min-width 0.1");
+  if (!o.diff.empty() && o.diff.size() != 2)
+    throw usage_error("--diff needs two recordings", "vperf flamegraph --diff before.data after.data");
+  if (o.negate && o.diff.empty()) throw usage_error("--negate applies to a differential graph", "add --diff BEFORE AFTER");
 
-  data::PerfDataReader reader = open_input(o.input);
-  symbols::Machines machines{symbols::SymbolConfig{}};
-  Result<report::SampleStacks> stacks = report::sample_stacks(reader, machines);
-  if (!stacks) throw UserError("cannot read the samples of " + o.input + ": " + stacks.error().describe(), "");
-  for (const std::string& warning : stacks->warnings) err << "vperf: warning: " << warning << '\n';
-  if (stacks->samples == 0)
-    throw UserError(o.input + " has no samples", "record some: vperf record -g -- COMMAND");
+  report::FlameGraphOptions svg;
+  svg.title = o.title;
+  svg.subtitle = o.subtitle;
+  svg.width = o.width;
+  svg.min_width = o.min_width;
+  svg.palette = *palette;
+  svg.inverted = o.inverted;
+  svg.reversed = o.reversed;
+  svg.negate = o.negate;
+  svg.annotations = kKernelAnnotated;
 
-  std::string folded = report::folded_text(stacks->profile, {kKernelAnnotated, true});
-  std::string text;
-  if (o.folded) {
-    text = folded;
-  } else {
-    Result<report::StackProfile> tidied = report::parse_folded(folded);
-    if (!tidied) throw UserError("internal folded stacks did not parse: " + tidied.error().describe(), "");
-    report::FlameGraphOptions svg;
-    svg.title = o.title;
-    svg.subtitle = o.subtitle;
-    svg.width = o.width;
-    svg.min_width = o.min_width;
-    svg.palette = *palette;
-    svg.inverted = o.inverted;
-    svg.reversed = o.reversed;
-    svg.annotations = kKernelAnnotated;
-    text = report::flame_graph_svg(*tidied, svg);
+  if (!o.diff.empty()) {
+    FoldedRecording before = fold_recording(o.diff[0], err);
+    FoldedRecording after = fold_recording(o.diff[1], err);
+    write_output(o, o.folded ? report::diff_folded_text(before.profile, after.profile, {kKernelAnnotated, false})
+                             : report::diff_flame_graph_svg(before.profile, after.profile, svg),
+                 out);
+    if (o.output != "-")
+      err << "vperf flamegraph: " << before.samples << " -> " << after.samples << " samples, "
+          << before.profile.stacks().size() << " -> " << after.profile.stacks().size() << " stacks -> " << o.output << '\n';
+    return 0;
   }
 
-  if (o.output == "-") {
-    out << text;
-  } else {
-    std::ofstream file(o.output, std::ios::out | std::ios::trunc);
-    file << text;
-    file.flush();
-    if (!file) throw UserError("cannot write " + o.output, "check the directory exists and is writable");
-    err << "vperf flamegraph: " << stacks->samples << " samples, " << stacks->profile.stacks().size() << " stacks -> "
+  FoldedRecording recording = fold_recording(o.input, err);
+  write_output(o, o.folded ? recording.folded : report::flame_graph_svg(recording.profile, svg), out);
+  if (o.output != "-")
+    err << "vperf flamegraph: " << recording.samples << " samples, " << recording.profile.stacks().size() << " stacks -> "
         << o.output << '\n';
-  }
   return 0;
 }
 
@@ -90,6 +122,12 @@ void add_flamegraph_command(CLI::App& app, Invocation& inv) {
   sub->add_option("--colors", options->colors, "Palette: java (default: kernel orange, C++ yellow, C red), hot, ...");
   sub->add_flag("--inverted", options->inverted, "Icicle graph: roots at the top");
   sub->add_flag("--reverse", options->reversed, "Merge stacks from the leaves");
+  CLI::Option* diff = sub->add_option("--diff", options->diff,
+                                      "Differential graph of two recordings, BEFORE AFTER (difffolded.pl + flamegraph.pl)")
+                          ->expected(2)
+                          ->type_name("BEFORE AFTER");
+  sub->get_option("-i")->excludes(diff);
+  sub->add_flag("--negate", options->negate, "With --diff: blue for growth, red for shrinkage (flamegraph.pl --negate)");
   sub->callback([options, &inv] { inv.action = [options, &inv] { return run_flamegraph(*options, *inv.out, *inv.err); }; });
 }
 

@@ -11,14 +11,17 @@
 
 #include "cli/command.h"
 #include "cli/command_events.h"
+#include "cli/record_build_ids.h"
 #include "cli/target_options.h"
 #include "core/cpu_set.h"
 #include "core/files.h"
 #include "core/strings.h"
+#include "data/perf_data_reader.h"
 #include "data/perf_data_writer.h"
 #include "data/tracing_data.h"
 #include "events/tracefs_events.h"
 #include "events/record_attr.h"
+#include "perf/permission_fallback.h"
 #include "perf/sampling_session.h"
 #include "perf/stop_signals.h"
 #include "perf/synthesize.h"
@@ -133,9 +136,11 @@ std::vector<pid_t> all_processes() {
 }
 
 struct Tally {
+  uint64_t records = 0;
   uint64_t samples = 0;
-  uint64_t lost = 0;
-  uint64_t wakeups = 0;
+  uint64_t lost_chunks = 0;  // PERF_RECORD_LOST records: the kernel found the ring full
+  uint64_t lost = 0;         // the records they say were dropped
+  uint64_t wakeups = 0;  // a ring reached its wakeup mark (half full) or its task ended
 };
 
 class Recorder {
@@ -147,10 +152,12 @@ class Recorder {
     Result<size_t> n = session_.drain([&](std::span<const uint8_t> record) {
       perf_event_header header;
       std::memcpy(&header, record.data(), sizeof header);
+      ++tally.records;
       if (header.type == PERF_RECORD_SAMPLE) ++tally.samples;
       if (header.type == PERF_RECORD_LOST && record.size() >= sizeof header + 16) {
         uint64_t lost;
         std::memcpy(&lost, record.data() + sizeof header + 8, sizeof lost);
+        ++tally.lost_chunks;
         tally.lost += lost;
       }
       if (!write_error)
@@ -159,7 +166,6 @@ class Recorder {
     if (!n) throw UserError("cannot read the samples: " + n.error().describe(), "run 'vperf check'");
     if (write_error) throw UserError("cannot write the samples: " + write_error->describe(), "check the disk space");
     if (*n > 0) {
-      ++tally.wakeups;
       if (Result<bool> ok = writer_.flush_round(); !ok)
         throw UserError("cannot write the samples: " + ok.error().describe(), "check the disk space");
     }
@@ -171,6 +177,26 @@ class Recorder {
   perf::SamplingSession& session_;
   data::PerfDataWriter& writer_;
 };
+
+// perf's evsel__fallback for an event the kernel refused for privilege: user space only.
+// The messages are kept for the caller to print.
+perf::OpenRetry permission_retry(std::vector<std::string>& messages) {
+  return [&messages](perf::SamplingEvent& event, const Error& error) {
+    std::optional<std::string> message =
+        perf::fall_back_to_user_space(event.attr, event.name, error.errno_value, [] { return perf::read_perf_event_paranoid(); });
+    if (message) messages.push_back(*message);
+    return message.has_value();
+  };
+}
+
+// The BUILD_ID feature, from the recording read back as perf's process_buildids reads it.
+std::optional<RecordedBuildIds> read_back_build_ids(const std::string& path, std::ostream& err, bool quiet) {
+  Result<data::PerfDataReader> reader = data::PerfDataReader::open_file(path);
+  Result<RecordedBuildIds> ids = reader ? recorded_build_ids(reader.value()) : Result<RecordedBuildIds>(reader.error());
+  if (ids) return std::move(ids).value();
+  if (!quiet) err << "vperf: warning: " << path << " has no build-id list: " << ids.error().describe() << '\n';
+  return std::nullopt;
+}
 
 void write_all(data::PerfDataWriter& writer, const std::vector<perf::RecordBytes>& records) {
   for (const perf::RecordBytes& r : records)
@@ -207,17 +233,21 @@ int run_record(const RecordOptions& o, std::ostream& err) {
   const bool on_exec = workload && !system_wide;
 
   perf::KernelPerfEventOpener opener;
+  std::vector<std::string> fallback_messages;
+  perf::OpenRetry retry = permission_retry(fallback_messages);
   Result<perf::SamplingSession> session =
-      perf::SamplingSession::open(opener, sampling_events(chosen, o, cg, system_wide, on_exec), target, o.mmap_pages);
+      perf::SamplingSession::open(opener, sampling_events(chosen, o, cg, system_wide, on_exec), target, o.mmap_pages, retry);
   if (!session && o.events.empty() && refused_as_missing(session.error().errno_value)) {
     // perf's fallback: no hardware cycles (a VM without a virtual PMU) -> cpu-clock.
     RecordOptions fallback = o;
     fallback.events = {"cpu-clock"};
     chosen = sampled_events(fallback, resolver);
     if (!o.quiet) err << "vperf: cycles is not supported here (no hardware PMU); sampling cpu-clock instead, as perf does\n";
-    session = perf::SamplingSession::open(opener, sampling_events(chosen, o, cg, system_wide, on_exec), target, o.mmap_pages);
+    session = perf::SamplingSession::open(opener, sampling_events(chosen, o, cg, system_wide, on_exec), target, o.mmap_pages, retry);
   }
   if (!session) throw UserError(session.error().describe(), open_hint(session.error().errno_value));
+  if (!o.quiet)
+    for (const std::string& message : fallback_messages) err << "vperf: warning: " << message << '\n';
   if (!o.filter.empty()) {
     // perf applies --filter to the event named just before it; vperf's single --filter goes
     // to the last event, which must be a tracepoint.
@@ -278,6 +308,7 @@ int run_record(const RecordOptions& o, std::ostream& err) {
   for (;;) {
     Result<bool> woke = session->wait(milliseconds(100), signals->fd());
     if (!woke) throw UserError(woke.error().describe(), "");
+    if (*woke) ++recorder.tally.wakeups;  // perf counts the times a ring woke it
     recorder.drain();
     if (workload) {
       auto done = workload->wait_for(milliseconds(0), &*signals);
@@ -293,17 +324,30 @@ int run_record(const RecordOptions& o, std::ostream& err) {
   }
   (void)session->disable();
   recorder.drain();
+  if (Result<bool> ok = writer->flush_round(); !ok)
+    throw UserError("cannot write the samples: " + ok.error().describe(), "check the disk space");
 
   std::vector<std::string> cmdline = {"vperf", "record"};
   cmdline.insert(cmdline.end(), o.command.begin(), o.command.end());
   data::HeaderFeatures features = data::this_machine_features(cmdline);
+  // perf counts what it processed while listing build-ids; a pipe is not read back, so there
+  // the count is of the records vperf drained.
+  uint64_t processed = recorder.tally.records;
+  if (!to_pipe)
+    if (std::optional<RecordedBuildIds> ids = read_back_build_ids(o.output, err, o.quiet)) {
+      features.build_ids = std::move(ids->entries);
+      processed = ids->stats.records;
+    }
   if (tracing && !to_pipe) features.other.push_back({kFeatureTracingData, *tracing});
   if (Result<bool> ok = writer->finish(features); !ok)
     throw UserError("cannot finish " + o.output + ": " + ok.error().describe(), "check the disk space");
 
   if (!o.quiet) {
-    if (recorder.tally.lost)
-      err << "vperf: warning: lost " << recorder.tally.lost << " samples (hint: use a larger -m or a lower -F)\n";
+    err << "[ vperf record: Woken up " << recorder.tally.wakeups << " times to write data ]\n";
+    if (recorder.tally.lost_chunks)
+      err << "vperf: warning: Processed " << processed << " events and lost " << recorder.tally.lost_chunks
+          << " chunks! Check IO/CPU overload: " << recorder.tally.lost
+          << " records were dropped (hint: use a larger -m or a lower -F)\n";
     char line[256];
     std::snprintf(line, sizeof line, "[ vperf record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
                   static_cast<double>(writer->data_bytes()) / (1024.0 * 1024.0), to_pipe ? "(pipe)" : o.output.c_str(),

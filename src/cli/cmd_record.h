@@ -13,8 +13,14 @@
 //   3. the rings are drained whenever they wake up (and every 100 ms), each batch followed by
 //      FINISHED_ROUND, after which the file is readable up to there even if vperf is killed;
 //   4. on the command's exit, SIGINT/SIGTERM/SIGHUP (forwarded to the command) or the end of
-//      -p/-t tasks, the rest is drained and the feature sections are written.
-// An existing FILE is renamed FILE.old first. The closing line is perf's:
+//      -p/-t tasks, the rest is drained, the file is read back for the build-ids of the DSOs
+//      samples hit (cli/record_build_ids.h; not in pipe mode, as perf) and the feature
+//      sections are written.
+// An event the kernel refuses with EACCES at perf_event_paranoid >= 2 is sampled in user space
+// only, as perf does (perf/permission_fallback.h). An existing FILE is renamed FILE.old first.
+// The closing lines are perf's (with its "Processed N events and lost M chunks!" warning
+// between them when the kernel dropped records):
+//   [ vperf record: Woken up 1 times to write data ]
 //   [ vperf record: Captured and wrote 0.015 MB perf.data (280 samples) ]
 #include <cstdint>
 #include <optional>

@@ -52,6 +52,9 @@ void add_msr_command(CLI::App& app, Invocation& inv);
 void add_stat_command(CLI::App& app, Invocation& inv);
 void add_record_command(CLI::App& app, Invocation& inv);
 void add_flamegraph_command(CLI::App& app, Invocation& inv);
+void add_report_command(CLI::App& app, Invocation& inv);
+void add_script_command(CLI::App& app, Invocation& inv);
+void add_annotate_command(CLI::App& app, Invocation& inv);
 void add_turbo_command(CLI::App& app, Invocation& inv);
 
 }  // namespace vperf::cli

@@ -16,7 +16,18 @@ std::string place_text(int cpu, pid_t thread) {
 }  // namespace
 
 Result<SamplingSession> SamplingSession::open(const PerfEventOpener& kernel, std::vector<SamplingEvent> events,
-                                              const SamplingTarget& target, size_t data_pages) {
+                                              const SamplingTarget& target, size_t data_pages, const OpenRetry& retry) {
+  for (;;) {
+    size_t failed_event = events.size();
+    Result<SamplingSession> session = open_once(kernel, events, target, data_pages, failed_event);
+    if (session || !retry || failed_event >= events.size() || !retry(events[failed_event], session.error()))
+      return session;
+  }
+}
+
+Result<SamplingSession> SamplingSession::open_once(const PerfEventOpener& kernel, std::vector<SamplingEvent> events,
+                                                   const SamplingTarget& target, size_t data_pages,
+                                                   size_t& failed_event) {
   GuestFilterFallbackOpener opener(kernel);
   SamplingSession session;
   session.events_ = std::move(events);
@@ -41,10 +52,12 @@ Result<SamplingSession> SamplingSession::open(const PerfEventOpener& kernel, std
       at.cpu = cpu;
       at.pid = thread;
       Result<EventFd> fd = opener.open(session.events_[e].attr, at);
-      if (!fd)
+      if (!fd) {
+        failed_event = e;
         return Error{"cannot sample " + session.events_[e].name + " on " + place_text(cpu, thread) + ": " +
                          fd.error().message,
                      fd.error().errno_value};
+      }
       uint64_t id = 0;
       if (::ioctl(fd->get(), PERF_EVENT_IOC_ID, &id) != 0) return Error::from_errno("read a counter's id");
       session.ids_[e].push_back(id);
@@ -84,17 +97,21 @@ Result<bool> SamplingSession::disable() const {
   return true;
 }
 
-Result<bool> SamplingSession::wait(std::optional<std::chrono::milliseconds> timeout, int stop_fd) const {
+Result<bool> SamplingSession::wait(std::optional<std::chrono::milliseconds> timeout, int stop_fd) {
   std::vector<pollfd> fds;
-  for (const Place& place : places_) fds.push_back({place.fds[0].get(), POLLIN, 0});
+  // poll() skips negative fds: hung-up rings stay in the array so indices match places_.
+  for (const Place& place : places_) fds.push_back({place.hung_up ? -1 : place.fds[0].get(), POLLIN, 0});
   if (stop_fd >= 0) fds.push_back({stop_fd, POLLIN, 0});
   int ms = timeout ? static_cast<int>(timeout->count()) : -1;
   for (;;) {
     int ready = ::poll(fds.data(), fds.size(), ms);
     if (ready >= 0) {
-      for (size_t i = 0; i < places_.size(); ++i)
-        if (fds[i].revents & POLLIN) return true;
-      return false;
+      bool woke = false;
+      for (size_t i = 0; i < places_.size(); ++i) {
+        if (fds[i].revents & (POLLHUP | POLLERR)) places_[i].hung_up = true;
+        if (fds[i].revents & (POLLIN | POLLHUP)) woke = true;
+      }
+      return woke;
     }
     if (errno != EINTR) return Error::from_errno("poll the ring buffers");
   }

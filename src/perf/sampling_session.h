@@ -39,12 +39,18 @@ struct SamplingEvent {
   perf_event_attr attr;  // complete: sample_type, period/freq, tracking bits on the first
 };
 
+// Asked when `event` cannot be opened somewhere (`error` carries perf_event_open's errno). It
+// may change the event (perf's fallbacks: cycles -> cpu-clock, user space only at
+// perf_event_paranoid >= 2) and return true: everything is then opened again with the changed
+// event, so that all its counters agree. It must return false once it has nothing left to try.
+using OpenRetry = std::function<bool(SamplingEvent& event, const Error& error)>;
+
 class SamplingSession {
  public:
   // Opens everything and maps one ring of `data_pages` (a power of two) per place. The Error
   // names the event and the place; its errno is perf_event_open's (or mmap's).
   static Result<SamplingSession> open(const PerfEventOpener& opener, std::vector<SamplingEvent> events,
-                                      const SamplingTarget& target, size_t data_pages);
+                                      const SamplingTarget& target, size_t data_pages, const OpenRetry& retry = {});
 
   const std::vector<SamplingEvent>& events() const { return events_; }
   // Kernel ids of each event's counters, in events() order (for the attr section).
@@ -58,9 +64,10 @@ class SamplingSession {
   Result<bool> disable() const;
 
   // Waits until a ring has data past its wakeup mark, `stop_fd` is readable, or `timeout`
-  // passes (nullopt: no limit). Returns true when a ring woke up; rings whose task exited
-  // report POLLHUP and are still drained.
-  Result<bool> wait(std::optional<std::chrono::milliseconds> timeout, int stop_fd) const;
+  // passes (nullopt: no limit). Returns true when a ring woke up: past its mark, or hung up
+  // because its task exited (once: as perf does, a hung-up ring is not polled again, or every
+  // later poll would return at once; it is still drained).
+  Result<bool> wait(std::optional<std::chrono::milliseconds> timeout, int stop_fd);
 
   // Hands every record now in the rings to `on_record`, ring by ring. Returns the count.
   Result<size_t> drain(const std::function<void(std::span<const uint8_t>)>& on_record);
@@ -71,7 +78,12 @@ class SamplingSession {
     pid_t thread = -1;
     std::vector<EventFd> fds;  // one per event; fds[0] owns the ring
     std::optional<RingBuffer> ring;
+    bool hung_up = false;  // its task exited: no more poll
   };
+
+  // One attempt; on failure `failed_event` is the index of the event that was refused.
+  static Result<SamplingSession> open_once(const PerfEventOpener& opener, std::vector<SamplingEvent> events,
+                                           const SamplingTarget& target, size_t data_pages, size_t& failed_event);
 
   std::vector<SamplingEvent> events_;
   std::vector<std::vector<uint64_t>> ids_;

@@ -7,7 +7,12 @@
 namespace vperf::report {
 
 SampleReplay::SampleReplay(symbols::Machines& machines, ReplayOptions options)
-    : machines_(machines), options_(options) {}
+    : machines_(machines), options_(options) {
+  // perf registers the host's idle thread before reading (perf_session__register_idle_thread):
+  // pid 0 is "swapper" until a COMM record says otherwise.
+  symbols::Thread& idle = machines_.host().findnew_thread(0, 0);
+  if (idle.comm == ":0") idle.comm = "swapper";
+}
 
 std::optional<uint8_t> SampleReplay::context_mode(uint64_t entry) {
   switch (entry) {

@@ -265,6 +265,13 @@ ResolvedAddress Machine::resolve(pid_t pid, pid_t tid, uint8_t cpumode, uint64_t
     return r;  // hypervisor or unknown mode: perf resolves nothing
   }
   if (maps != nullptr) r.map = maps->find_shared(ip);
+  if (!r.map && kernel_mode) {
+    // The kernel's MMAP covers _text.._etext, but perf stretches the kernel map to the next
+    // kernel map (a module) or the end of the address space, so .init.text (start_kernel at
+    // the root of the boot CPU's idle stack) resolves through kallsyms too.
+    std::shared_ptr<const Map> before = kernel_maps_.find_preceding(ip);
+    if (before && before->dso && before->dso->name() == kernel_name_) r.map = std::move(before);
+  }
   if (!r.map && user_mode && ip >= kernel_start()) r.map = kernel_maps_.find_shared(ip);
   if (!r.map) return r;
   r.map_relative = r.map->map_ip(ip);

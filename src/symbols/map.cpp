@@ -45,6 +45,12 @@ std::shared_ptr<const Map> MapSet::find_shared(uint64_t ip) const {
 
 const Map* MapSet::find(uint64_t ip) const { return find_shared(ip).get(); }
 
+std::shared_ptr<const Map> MapSet::find_preceding(uint64_t ip) const {
+  auto it = maps_.upper_bound(ip);
+  if (it == maps_.begin()) return nullptr;
+  return std::prev(it)->second;
+}
+
 std::vector<std::shared_ptr<const Map>> MapSet::maps() const {
   std::vector<std::shared_ptr<const Map>> out;
   out.reserve(maps_.size());

@@ -48,6 +48,8 @@ class MapSet {
   // The map containing ip, or nullptr.
   const Map* find(uint64_t ip) const;
   std::shared_ptr<const Map> find_shared(uint64_t ip) const;
+  // The map starting last at or below ip, whether or not it reaches ip; nullptr if none.
+  std::shared_ptr<const Map> find_preceding(uint64_t ip) const;
   // Maps in address order.
   std::vector<std::shared_ptr<const Map>> maps() const;
   size_t size() const { return maps_.size(); }

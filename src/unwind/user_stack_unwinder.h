@@ -17,8 +17,9 @@ class UserStackUnwinder {
  public:
   virtual ~UserStackUnwinder() = default;
   // Appends the user frames' instruction addresses to `ips`, leaf first, starting with the
-  // instruction pointer in the copied registers; callers' entries are return addresses, as in a
-  // kernel callchain. `machine` and `thread` give the maps the addresses fall into.
+  // instruction pointer in the copied registers; each caller's entry is its return address
+  // minus one (inside the call instruction), as perf's unwinders give them. `machine` and
+  // `thread` give the maps the addresses fall into.
   virtual void unwind(const symbols::Machine& machine, const symbols::Thread& thread, const data::Sample& sample,
                       const perf_event_attr& attr, std::vector<uint64_t>& ips) = 0;
 };

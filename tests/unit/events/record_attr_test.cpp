@@ -48,16 +48,21 @@ TEST(RecordAttr, TracepointsSampleEveryHitWithRawData) {
   EXPECT_TRUE(a.sample_id_all);
 }
 
-// `perf record -vv --call-graph dwarf,4096`: registers and 4096 bytes of stack, user chain excluded.
+// `perf record -vv --call-graph dwarf,4096`: registers and 4096 bytes of stack, user chain
+// excluded, data addresses and data mmaps (perf script's unwinder needs those maps).
 TEST(RecordAttr, DwarfCallGraphCopiesRegistersAndStack) {
   RecordAttrOptions o;
   o.call_graph = CallGraph::Dwarf;
+  o.tracking = true;
   o.dwarf_stack_size = 4096;
   o.period = 10007;
   perf_event_attr a = build_record_attr(software(PERF_COUNT_SW_CPU_CLOCK), o);
   EXPECT_TRUE(a.sample_type & PERF_SAMPLE_REGS_USER);
   EXPECT_TRUE(a.sample_type & PERF_SAMPLE_STACK_USER);
   EXPECT_TRUE(a.sample_type & PERF_SAMPLE_CALLCHAIN);
+  EXPECT_TRUE(a.sample_type & PERF_SAMPLE_ADDR);
+  EXPECT_TRUE(a.sample_type & PERF_SAMPLE_DATA_SRC);
+  EXPECT_EQ(a.mmap_data, 1u);
   EXPECT_EQ(a.sample_regs_user, 0xff0fffu);
   EXPECT_EQ(a.sample_stack_user, 4096u);
   EXPECT_EQ(a.exclude_callchain_user, 1u);

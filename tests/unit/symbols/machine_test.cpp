@@ -131,9 +131,12 @@ TEST(Machine, KernelMapsFromKallsymsAndModules) {
   EXPECT_EQ(mod.symbol_name(), "kvm_vcpu_ioctl");
   EXPECT_EQ(mod.dso_name(), "[kvm]");
   EXPECT_EQ(mod.dso()->kind(), DsoKind::Module);
-  auto outside = m.resolve(-1, 0, kKernel, 0xffffffff90000000);
-  EXPECT_EQ(outside.symbol_name(), "[unknown]");
-  EXPECT_EQ(outside.dso_name(), "[unknown]");
+  // Past _etext (.init.text) the kernel map reaches up to the first module, as perf's does.
+  auto init_text = m.resolve(-1, 0, kKernel, 0xffffffff90000000);
+  EXPECT_EQ(init_text.dso_name(), "[kernel.kallsyms]");
+  auto past_modules = m.resolve(-1, 0, kKernel, 0xfffffffff0000000);
+  EXPECT_EQ(past_modules.symbol_name(), "[unknown]");
+  EXPECT_EQ(past_modules.dso_name(), "[unknown]");
   // A user-mode sample at a kernel address (entry code) is looked up in the kernel maps.
   auto user_in_kernel = m.resolve(5, 5, kUser, 0xffffffff81000201);
   EXPECT_EQ(user_in_kernel.symbol_name(), "entry_SYSCALL_64");
@@ -147,7 +150,9 @@ TEST(Machine, MissingModulesFileMeansNoModules) {
   Machine m(c);
   ASSERT_TRUE(m.create_kernel_maps().ok());
   EXPECT_EQ(m.kernel_maps().size(), 1u);
-  EXPECT_EQ(m.resolve(-1, 0, kKernel, 0xffffffffc0a00104).dso_name(), "[unknown]");
+  // Without modules the kernel map reaches the end of the address space (perf's ~0 end).
+  EXPECT_EQ(m.resolve(-1, 0, kKernel, 0xffffffffc0a00104).dso_name(), "[kernel.kallsyms]");
+  EXPECT_EQ(m.resolve(-1, 0, kKernel, 0xffffffffc0a00104).symbol_name(), "[unknown]");
 }
 
 TEST(Machine, HiddenKallsymsIsAnErrorWithTheFix) {

@@ -1,0 +1,28 @@
+#pragma once
+// vperf annotate [--stdio] [-i perf.data|-] [-M att|intel] [--json] [SYMBOL]
+//
+// Disassembly of the sampled symbols with the share of each symbol's samples per instruction
+// and the source lines from the DSO's DWARF, as `perf annotate --stdio` prints it (perf 6.1):
+// every symbol with samples, hottest first, or only SYMBOL. Code comes from the DSO's file, the
+// [vdso] image, or /proc/kcore for the kernel (see report/annotate_code.h); a symbol whose code
+// cannot be read is reported on stderr with the reason, one line each. docs/annotate.md.
+#include <ostream>
+#include <string>
+
+#include "report/annotate_code.h"
+
+namespace vperf::cli {
+
+struct AnnotateOptions {
+  std::string input = "perf.data";
+  std::string symbol;  // empty: every symbol with samples
+  std::string disassembler_style = "att";
+  bool json = false;
+  bool stdio = false;  // perf's --stdio: accepted, text on stdout is the only interface
+  report::CodeSources code_sources;  // tests point kcore and symfs elsewhere
+};
+
+// Returns 0 when at least one symbol was annotated.
+int run_annotate(const AnnotateOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace vperf::cli

@@ -1,0 +1,180 @@
+#include "cli/cmd_report.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "cli/command.h"
+#include "unwind/dwarf_unwinder.h"
+#include "core/error.h"
+#include "data/perf_data_reader.h"
+#include "output/json.h"
+#include "report/report_header.h"
+#include "report/report_json.h"
+#include "report/report_session.h"
+#include "report/report_stdio.h"
+#include "symbols/machines.h"
+
+namespace vperf::cli {
+
+namespace {
+
+data::PerfDataReader open_input(const std::string& input) {
+  Result<data::PerfDataReader> reader =
+      input == "-" ? data::PerfDataReader::open_pipe(STDIN_FILENO) : data::PerfDataReader::open_file(input);
+  if (!reader)
+    throw UserError("cannot read " + (input == "-" ? std::string("the pipe") : input) + ": " + reader.error().describe(),
+                    "record one first: vperf record -g -- COMMAND (or give -i FILE)");
+  return std::move(reader).value();
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> words;
+  std::string word;
+  std::istringstream in(text);
+  while (std::getline(in, word, ','))
+    if (!word.empty()) words.push_back(word);
+  return words;
+}
+
+std::set<pid_t> parse_ids(const std::string& text, const char* option) {
+  std::set<pid_t> ids;
+  for (const std::string& word : split_list(text)) {
+    char* end = nullptr;
+    long id = std::strtol(word.c_str(), &end, 10);
+    if (end == word.c_str() || *end != '\0' || id < 0)
+      throw usage_error(std::string(option) + " takes a comma list of numbers, not '" + word + "'",
+                        std::string("e.g. ") + option + " 1234,1235");
+    ids.insert(static_cast<pid_t>(id));
+  }
+  return ids;
+}
+
+// The time perf's "# captured on" shows: when the file (or the pipe) last changed.
+std::optional<int64_t> captured_on(const std::string& input) {
+  struct stat st {};
+  int rc = input == "-" ? ::fstat(STDIN_FILENO, &st) : ::stat(input.c_str(), &st);
+  if (rc != 0) return std::nullopt;
+  return static_cast<int64_t>(st.st_mtime);
+}
+
+void write(std::ostream& out, const std::string& text) { out.write(text.data(), static_cast<std::streamsize>(text.size())); }
+
+}  // namespace
+
+report::CallGraphOptions parse_call_graph(const std::string& spec) {
+  report::CallGraphOptions options;
+  for (const std::string& word : split_list(spec)) {
+    if (word == "graph") options.mode = report::CallGraphMode::Graph;
+    else if (word == "fractal") options.mode = report::CallGraphMode::Fractal;
+    else if (word == "none") options.mode = report::CallGraphMode::None;
+    else if (word == "caller") options.order = report::CallGraphOrder::Caller;
+    else if (word == "callee") options.order = report::CallGraphOrder::Callee;
+    else if (word == "function" || word == "percent") continue;
+    else {
+      char* end = nullptr;
+      double threshold = std::strtod(word.c_str(), &end);
+      if (end == word.c_str() || *end != '\0' || threshold < 0 || threshold > 100)
+        throw usage_error("unknown call-graph setting '" + word + "'",
+                          "use graph|fractal|none, a threshold percentage, caller|callee (e.g. -g graph,0.5,caller)");
+      options.min_percent = threshold;
+    }
+  }
+  return options;
+}
+
+int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& err, unwind::UserStackUnwinder* unwinder) {
+  data::PerfDataReader reader = open_input(o.input);
+  report::HeaderInfo info{o.input, captured_on(o.input)};
+  // A pipe's features may come last (vperf record writes them at the end): read it first.
+  if (o.header_only) {
+    if (reader.is_pipe()) (void)reader.read([](const data::RecordView&) { return true; });
+    write(out, report::render_header(reader, info));
+    return 0;
+  }
+  if (o.header && !reader.is_pipe()) write(out, report::render_header(reader, info));
+
+  symbols::Machines machines{symbols::SymbolConfig{}};
+  Result<report::ReportData> data = report::build_report(reader, machines, o.report, unwinder);
+  if (!data) throw UserError("cannot read the samples of " + o.input + ": " + data.error().describe(), "");
+  // What went wrong with the input, on one line: the report below is what could be read.
+  if (!data->warnings.empty()) {
+    err << "vperf: warning: ";
+    for (size_t i = 0; i < data->warnings.size(); ++i) err << (i ? "; " : "") << data->warnings[i];
+    err << '\n';
+  }
+  if (data->stats.samples == 0)
+    throw UserError((o.input == "-" ? std::string("the pipe") : o.input) + " has no samples",
+                    "record some: vperf record -g -- COMMAND");
+
+  if (o.json) {
+    output::print_json(out, report::report_json(*data, o.report));
+    return 0;
+  }
+  if (o.header && reader.is_pipe()) write(out, report::render_header(reader, info));
+  write(out, report::render_stdio(*data, o.report, o.header));
+  return 0;
+}
+
+void add_report_command(CLI::App& app, Invocation& inv) {
+  struct Raw {
+    ReportCommandOptions options;
+    std::string sort;
+    std::string call_graph;
+    std::string percentage = "absolute";
+    std::string comms, pids, tids, dsos, symbols;
+    bool children = false, no_children = false, stdio = false;
+  };
+  auto raw = std::make_shared<Raw>();
+  ReportCommandOptions& o = raw->options;
+  CLI::App* sub = app.add_subcommand("report", "Summarise a perf.data as perf report --stdio does");
+  sub->add_option("-i,--input", o.input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
+  sub->add_flag("--stdio", raw->stdio, "Text output (the only interface; accepted for perf's command lines)");
+  sub->add_option("-s,--sort", raw->sort, "Sort keys: comm,pid,tid,dso,sym,cpu,trace (default comm,dso,sym; trace for tracepoints)");
+  auto* children = sub->add_flag("--children", raw->children, "Children column: time in each function and its callees");
+  sub->add_flag("--no-children", raw->no_children, "Self time only")->excludes(children);
+  sub->add_option("-g,--call-graph", raw->call_graph,
+                  "Call graph: graph|fractal|none[,THRESHOLD][,caller|callee] (default graph,0.5, caller with children)");
+  sub->add_flag("-n,--show-nr-samples", o.report.show_samples, "Samples column");
+  sub->add_option("--percent-limit", o.report.percent_limit, "Hide entries and call-graph branches below this percentage");
+  sub->add_option("--percentage", raw->percentage, "Percentages of filtered output: absolute (default) or relative")
+      ->check(CLI::IsMember({"absolute", "relative"}));
+  sub->add_option("--comm", raw->comms, "Only these comms (comma list)");
+  sub->add_option("--pid", raw->pids, "Only these process ids (comma list)");
+  sub->add_option("--tid", raw->tids, "Only these thread ids (comma list)");
+  sub->add_option("-d,--dsos", raw->dsos, "Only these shared objects (comma list)");
+  sub->add_option("-S,--symbols", raw->symbols, "Only these symbols (comma list)");
+  auto* header = sub->add_flag("--header", o.header, "Print the perf.data header before the report");
+  sub->add_flag("--header-only", o.header_only, "Print the perf.data header only")->excludes(header);
+  add_json_flag(*sub, o.json);
+  sub->callback([raw, &inv] {
+    ReportCommandOptions& opt = raw->options;
+    if (!raw->sort.empty()) {
+      Result<std::vector<report::SortKey>> keys = report::parse_sort_keys(raw->sort);
+      if (!keys) throw usage_error(keys.error().message, "sort keys: comm, pid, tid, dso, sym, cpu, trace");
+      opt.report.sort_keys = *keys;
+      opt.report.sort_starts_with_sym = raw->sort.rfind("sym", 0) == 0;
+    }
+    if (raw->children) opt.report.children = true;
+    if (raw->no_children) opt.report.children = false;
+    if (!raw->call_graph.empty()) opt.report.call_graph = parse_call_graph(raw->call_graph);
+    if (opt.report.percent_limit < 0 || opt.report.percent_limit > 100)
+      throw usage_error("--percent-limit must be between 0 and 100", "e.g. --percent-limit 1");
+    opt.report.relative_percentage = raw->percentage == "relative";
+    for (const std::string& c : split_list(raw->comms)) opt.report.filters.comms.insert(c);
+    for (const std::string& d : split_list(raw->dsos)) opt.report.filters.dsos.insert(d);
+    for (const std::string& s : split_list(raw->symbols)) opt.report.filters.symbols.insert(s);
+    opt.report.filters.pids = parse_ids(raw->pids, "--pid");
+    opt.report.filters.tids = parse_ids(raw->tids, "--tid");
+    inv.action = [raw, &inv] {
+      std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
+      return run_report(raw->options, *inv.out, *inv.err, unwinder.get());
+    };
+  });
+}
+
+}  // namespace vperf::cli

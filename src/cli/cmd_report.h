@@ -1,0 +1,35 @@
+#pragma once
+// vperf report [-i perf.data|-] [--stdio] [--sort KEYS] [--children|--no-children] [-g SPEC] [-n]
+//              [--percent-limit PCT] [--percentage relative|absolute] [--comm L] [--pid L] [--tid L]
+//              [--dsos L] [--symbols L] [--header | --header-only] [--json]
+//
+// perf report --stdio for perf.data written by perf 6.1 or by vperf record: the same header,
+// entries, percentages and call-graph text (docs/report.md lists the differences). --json
+// prints the same histogram as a JSON document.
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "report/report_options.h"
+#include "unwind/user_stack_unwinder.h"
+
+namespace vperf::cli {
+
+struct ReportCommandOptions {
+  std::string input = "perf.data";
+  report::ReportOptions report;
+  bool header = false;       // the feature header, then the report
+  bool header_only = false;  // the feature header alone
+  bool json = false;
+};
+
+// Parses perf report's -g/--call-graph value: "graph|fractal|none[,THRESHOLD[,caller|callee]]"
+// (any order; perf's print_limit and sort key fields are accepted as "function").
+report::CallGraphOptions parse_call_graph(const std::string& spec);
+
+// Returns 0. Reader warnings (a truncated file) go to `err`, one line each; bad input throws
+// UserError. `unwinder` recovers the user frames of --call-graph dwarf samples (may be nullptr).
+int run_report(const ReportCommandOptions& options, std::ostream& out, std::ostream& err,
+               unwind::UserStackUnwinder* unwinder = nullptr);
+
+}  // namespace vperf::cli

@@ -1,0 +1,219 @@
+#include "cli/cmd_script.h"
+
+#include <unistd.h>
+
+#include <memory>
+#include <optional>
+#include <variant>
+
+#include "cli/command.h"
+#include "core/error.h"
+#include "data/perf_data_format.h"
+#include "data/perf_data_reader.h"
+#include "events/builtin_events.h"
+#include "report/sample_replay.h"
+#include "report/script_fields.h"
+#include "report/script_line.h"
+#include "report/tracepoint_decoder.h"
+#include "symbols/machines.h"
+#include "unwind/dwarf_unwinder.h"
+
+namespace vperf::cli {
+
+namespace {
+
+// Output is written in blocks: perf script's output is usually piped on (stackcollapse-perf.pl),
+// and a flush per line would cost more than the formatting.
+constexpr size_t kOutputBlock = 1 << 18;
+
+data::PerfDataReader open_input(const std::string& input) {
+  Result<data::PerfDataReader> reader =
+      input == "-" ? data::PerfDataReader::open_pipe(STDIN_FILENO) : data::PerfDataReader::open_file(input);
+  if (!reader)
+    throw UserError("cannot read " + (input == "-" ? std::string("the pipe") : input) + ": " + reader.error().describe(),
+                    "record one first: vperf record -- COMMAND (or give -i FILE)");
+  return std::move(reader).value();
+}
+
+// perf's name for an event the file does not name: the builtin name of a hardware, software
+// or cache event, "system:event" for a tracepoint.
+std::string fallback_event_name(const perf_event_attr& attr, const report::TracepointDecoder* decoder) {
+  if (attr.type == PERF_TYPE_TRACEPOINT && decoder) {
+    if (std::optional<std::string> name = decoder->event_name(attr.config)) return *name;
+  }
+  auto find = [&](const std::vector<events::BuiltinEvent>& table) -> std::optional<std::string> {
+    for (const events::BuiltinEvent& e : table)
+      if (e.type == attr.type && e.config == attr.config) return e.alias.empty() || attr.type != PERF_TYPE_HARDWARE ? e.name : e.alias;
+    return std::nullopt;
+  };
+  std::optional<std::string> name;
+  if (attr.type == PERF_TYPE_HARDWARE) name = find(events::hardware_events());
+  else if (attr.type == PERF_TYPE_SOFTWARE) name = find(events::software_events());
+  else if (attr.type == PERF_TYPE_HW_CACHE) name = find(events::hardware_cache_events());
+  return name.value_or("[unknown]");
+}
+
+class ScriptRun {
+ public:
+  ScriptRun(const ScriptOptions& options, std::ostream& out, std::ostream& err, unwind::UserStackUnwinder* unwinder)
+      : options_(options), out_(out), err_(err), unwinder_(unwinder) {}
+
+  int run() {
+    report::ScriptFieldSelection selection;
+    for (const std::string& argument : options_.fields) {
+      Result<std::vector<std::string>> warnings = selection.apply(argument);
+      if (!warnings)
+        throw usage_error(warnings.error().message + " in -F " + argument,
+                          "fields: " + report::script_field_names() + "; prefix hw:, sw:, trace:, raw: or break: for one event type; +field/-field change the defaults");
+      for (const std::string& w : *warnings) err_ << "vperf: warning: " << w << '\n';
+    }
+
+    data::PerfDataReader reader = open_input(options_.input);
+    load_file_tracing_data(reader);
+
+    std::vector<report::ScriptEvent> events;
+    for (const data::EventAttrEntry& entry : reader.attrs()) events.push_back({&entry.attr, entry.name});
+    Result<report::ScriptFieldLayout> layout =
+        selection.resolve(events, {.pipe = reader.is_pipe(), .hide_callchain = options_.hide_callchain});
+    if (!layout) throw UserError(layout.error().message, "choose other fields with -F, or record the event with what they need");
+    layout_ = *layout;
+    line_options_.use_callchain = layout_.use_callchain;
+    line_options_.max_stack = options_.max_stack;
+    line_options_.user_stacks_unwound = unwinder_ != nullptr;
+
+    bool any_ip = false;
+    for (report::ScriptFieldSet fields : layout_.fields) any_ip = any_ip || (fields & report::kFieldIp);
+    symbols::Machines machines{symbols::SymbolConfig{}};
+    report::SampleReplay replay(machines, report::ReplayOptions{.ordered = true,
+                                                                .resolve_chain = any_ip && layout_.use_callchain,
+                                                                .unwinder = unwinder_});
+    replay.set_record_observer([&](const data::RecordView& view) {
+      if (const auto* tracing = std::get_if<data::TracingDataRecord>(&view.record.body)) load_tracing_data(tracing->data);
+    });
+    symbols::Machine& host = machines.host();
+    kernel_resolver_ = [&host](uint64_t address) -> std::optional<report::KernelSymbol> {
+      symbols::ResolvedAddress at = host.resolve(-1, -1, PERF_RECORD_MISC_KERNEL, address);
+      if (!at.symbol) return std::nullopt;
+      report::KernelSymbol symbol{std::string(at.symbol_name()), address - at.symbol_offset, {}};
+      if (at.dso() && at.dso()->kind() == symbols::DsoKind::Module) symbol.module = at.dso()->name();
+      return symbol;
+    };
+    if (decoder_) decoder_->set_kernel_symbol_resolver(kernel_resolver_);
+
+    buffer_.reserve(kOutputBlock + 4096);
+    Result<data::ReadStats> stats = replay.run(reader, [&](const report::ResolvedSample& sample) {
+      print(reader, sample);
+      return true;
+    });
+    flush();
+    out_.flush();
+    if (!stats) throw UserError("cannot read the samples of " + options_.input + ": " + stats.error().describe(), "");
+    if (stats->truncated && !reader.warnings().empty()) {
+      // The reader may say it twice (a header that promises more, a record cut short); a
+      // truncated file is one event, so one line.
+      err_ << "vperf: warning: ";
+      for (size_t i = 0; i < reader.warnings().size(); ++i) err_ << (i ? "; " : "") << reader.warnings()[i];
+      err_ << '\n';
+    } else {
+      for (const std::string& warning : reader.warnings()) err_ << "vperf: warning: " << warning << '\n';
+    }
+    if (decoder_)
+      for (const std::string& warning : decoder_->warnings()) err_ << "vperf: warning: " << warning << '\n';
+    if (tracepoints_without_formats_)
+      err_ << "vperf: warning: " << tracepoints_without_formats_
+           << " tracepoint samples printed without their fields: the file has no usable tracing data\n";
+    return 0;
+  }
+
+ private:
+  void load_file_tracing_data(const data::PerfDataReader& reader) {
+    for (const data::RawFeature& feature : reader.features().other)
+      if (feature.feature == data::kFeatTracingData) load_tracing_data(feature.bytes);
+  }
+
+  void load_tracing_data(std::span<const uint8_t> bytes) {
+    Result<report::TracepointDecoder> decoder = report::TracepointDecoder::parse(bytes);
+    if (!decoder) {
+      err_ << "vperf: warning: tracing data ignored: " << decoder.error().describe() << '\n';
+      return;
+    }
+    decoder_.emplace(std::move(decoder).value());
+    if (kernel_resolver_) decoder_->set_kernel_symbol_resolver(kernel_resolver_);
+    names_.clear();  // tracepoint names may come from it
+  }
+
+  // Names and their width, computed at the first sample as perf does (in pipe mode the
+  // tracepoints are only named once the tracing data has arrived).
+  const std::string& event_name(const data::PerfDataReader& reader, const data::EventAttrEntry& entry) {
+    const std::vector<data::EventAttrEntry>& attrs = reader.attrs();
+    if (names_.size() != attrs.size()) {
+      names_.clear();
+      width_ = 0;
+      for (const data::EventAttrEntry& e : attrs) {
+        names_.push_back(e.name.empty() ? fallback_event_name(e.attr, decoder_ ? &*decoder_ : nullptr) : e.name);
+        width_ = std::max(width_, static_cast<int>(names_.back().size()));
+      }
+      line_options_.event_name_width = width_;
+    }
+    size_t index = static_cast<size_t>(&entry - attrs.data());
+    return index < names_.size() ? names_[index] : unknown_;
+  }
+
+  void print(const data::PerfDataReader& reader, const report::ResolvedSample& sample) {
+    const data::EventAttrEntry* entry = sample.view.attr;
+    if (!entry) return;
+    report::ScriptFieldSet fields = layout_.fields_for(entry->attr.type);
+    if (fields == 0) return;
+    const std::string& name = event_name(reader, *entry);
+    if (entry->attr.type == PERF_TYPE_TRACEPOINT && (fields & report::kFieldTrace) &&
+        (!decoder_ || !decoder_->has_event(entry->attr.config)))
+      ++tracepoints_without_formats_;
+    report::append_script_sample(buffer_, sample, fields, name, line_options_, decoder_ ? &*decoder_ : nullptr);
+    if (buffer_.size() >= kOutputBlock) flush();
+  }
+
+  void flush() {
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    buffer_.clear();
+  }
+
+  const ScriptOptions& options_;
+  std::ostream& out_;
+  std::ostream& err_;
+  unwind::UserStackUnwinder* unwinder_;
+  report::ScriptFieldLayout layout_;
+  report::ScriptLineOptions line_options_;
+  std::optional<report::TracepointDecoder> decoder_;
+  report::KernelSymbolResolver kernel_resolver_;
+  std::vector<std::string> names_;
+  int width_ = 0;
+  std::string unknown_ = "[unknown]";
+  std::string buffer_;
+  uint64_t tracepoints_without_formats_ = 0;
+};
+
+}  // namespace
+
+int run_script(const ScriptOptions& options, std::ostream& out, std::ostream& err, unwind::UserStackUnwinder* unwinder) {
+  return ScriptRun(options, out, err, unwinder).run();
+}
+
+void add_script_command(CLI::App& app, Invocation& inv) {
+  auto options = std::make_shared<ScriptOptions>();
+  CLI::App* sub = app.add_subcommand("script", "Print the samples of a perf.data as perf script does");
+  sub->add_option("-i,--input", options->input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
+  sub->add_option("-F,--fields", options->fields,
+                  "Fields to print: comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period; "
+                  "hw:/sw:/trace: for one event type; +field/-field change the defaults")
+      ->allow_extra_args(false);
+  sub->add_flag("-G,--hide-call-graph", options->hide_callchain, "Print the sample ip alone, without its callchain");
+  sub->add_option("--max-stack", options->max_stack, "At most this many callchain frames per sample (default 127)");
+  sub->callback([options, &inv] {
+    inv.action = [options, &inv] {
+      std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
+      return run_script(*options, *inv.out, *inv.err, unwinder.get());
+    };
+  });
+}
+
+}  // namespace vperf::cli

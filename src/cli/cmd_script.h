@@ -1,0 +1,31 @@
+#pragma once
+// vperf script [-i perf.data|-] [-F FIELDS]... [-G] [--max-stack N]
+//
+// Every sample of a perf.data (vperf's or perf's, file or pipe mode) as a line of text,
+// character for character as perf 6.1's `perf script` prints it: the default fields per event
+// type, -F selections (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period, with type
+// prefixes and +/- modifiers), callchains one frame per line, tracepoint fields through the
+// event's print fmt (libtraceevent). FlameGraph's stackcollapse-perf.pl folds the output exactly
+// as it folds perf script's. docs/script.md has the details.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "unwind/user_stack_unwinder.h"
+
+namespace vperf::cli {
+
+struct ScriptOptions {
+  std::string input = "perf.data";
+  std::vector<std::string> fields;  // each -F argument, applied in order
+  bool hide_callchain = false;      // -G
+  unsigned max_stack = 127;
+};
+
+// Writes the samples to `out` (buffered, not flushed per line); warnings go to `err`.
+// `unwinder` (may be nullptr) recovers user frames of --call-graph dwarf samples.
+// Throws UserError / usage_error for bad options or an unreadable input.
+int run_script(const ScriptOptions& options, std::ostream& out, std::ostream& err,
+               unwind::UserStackUnwinder* unwinder = nullptr);
+
+}  // namespace vperf::cli

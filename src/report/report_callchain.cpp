@@ -1,0 +1,195 @@
+#include "report/report_callchain.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+
+namespace vperf::report {
+
+uint32_t FrameTable::intern(const ChainFrame& frame) {
+  if (!frame.inlined_name.empty()) {
+    auto [it, added] = by_inlined_name_.try_emplace(frame.inlined_name, static_cast<uint32_t>(frames_.size()));
+    if (added) frames_.push_back(Frame{frame.at.symbol, frame.at.dso(), frame.ip, frame.ip, frame.at.level, frame.inlined_name});
+    return it->second;
+  }
+  const symbols::Symbol* symbol = frame.at.symbol;
+  Key key = symbol ? Key{symbol, 0} : Key{frame.at.dso(), frame.ip};
+  auto [it, added] = by_key_.try_emplace(key, static_cast<uint32_t>(frames_.size()));
+  if (added) frames_.push_back(Frame{symbol, frame.at.dso(), frame.ip, symbol ? symbol->start : frame.ip, frame.at.level, {}});
+  return it->second;
+}
+
+std::string FrameTable::name(uint32_t id) const {
+  const Frame& f = frames_[id];
+  if (!f.inlined_name.empty()) return f.inlined_name + " (inlined)";
+  if (f.symbol) return f.symbol->name;
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%#" PRIx64, f.ip);
+  return buf;
+}
+
+uint32_t CallchainForest::new_tree() {
+  nodes_.push_back(Node{});
+  return static_cast<uint32_t>(nodes_.size() - 1);
+}
+
+void CallchainForest::add(uint32_t tree, std::span<const uint32_t> frames, uint64_t period) {
+  uint32_t at = tree;
+  nodes_[at].cumul += period;
+  for (uint32_t frame : frames) {
+    uint32_t child = nodes_[at].first_child;
+    while (child != kNone && nodes_[child].frame != frame) child = nodes_[child].next_sibling;
+    if (child == kNone) {
+      child = static_cast<uint32_t>(nodes_.size());
+      Node n;
+      n.frame = frame;
+      n.next_sibling = nodes_[at].first_child;
+      nodes_.push_back(n);
+      nodes_[at].first_child = child;
+    }
+    nodes_[child].cumul += period;
+    at = child;
+  }
+  nodes_[at].hit += period;
+}
+
+std::vector<uint32_t> CallchainForest::sorted_children(uint32_t index, uint64_t min_hit, const FrameTable& frames) const {
+  std::vector<uint32_t> kids;
+  for (uint32_t c = nodes_[index].first_child; c != kNone; c = nodes_[c].next_sibling)
+    if (nodes_[c].cumul >= min_hit) kids.push_back(c);
+  // perf inserts equal weights after each other in its input tree's order, which runs from
+  // the highest address down.
+  std::sort(kids.begin(), kids.end(), [&](uint32_t a, uint32_t b) {
+    if (nodes_[a].cumul != nodes_[b].cumul) return nodes_[a].cumul > nodes_[b].cumul;
+    return frames.order_key(nodes_[a].frame) > frames.order_key(nodes_[b].frame);
+  });
+  return kids;
+}
+
+std::vector<uint32_t> CallchainForest::run(uint32_t index) const {
+  std::vector<uint32_t> run{index};
+  uint32_t at = index;
+  while (nodes_[at].hit == 0 && nodes_[at].first_child != kNone && nodes_[nodes_[at].first_child].next_sibling == kNone) {
+    at = nodes_[at].first_child;
+    run.push_back(at);
+  }
+  return run;
+}
+
+namespace {
+
+constexpr const char* kMargin = "            ";  // perf's callchain left margin: 12 spaces
+
+class GraphPrinter {
+ public:
+  GraphPrinter(std::string& out, const CallchainForest& forest, const FrameTable& frames, const CallGraphPrint& how)
+      : out_(out), forest_(forest), frames_(frames), how_(how) {}
+
+  uint64_t min_hit_under(uint32_t node) const {
+    if (how_.mode == CallGraphMode::Fractal) {
+      const auto& n = forest_.node(node);
+      return static_cast<uint64_t>(std::ceil(static_cast<double>(n.cumul - n.hit) * how_.min_percent / 100.0));
+    }
+    return static_cast<uint64_t>(static_cast<double>(how_.threshold_total) * (how_.min_percent / 100.0));
+  }
+  std::vector<uint32_t> children(uint32_t node) const { return forest_.sorted_children(node, min_hit_under(node), frames_); }
+
+  void margin(int left) {
+    out_ += kMargin;
+    out_.append(static_cast<size_t>(left), ' ');
+  }
+  void graph_line(int depth, uint64_t mask, int left) {
+    margin(left);
+    for (int i = 0; i < depth; ++i) out_ += (mask & (1ULL << i)) ? "|          " : "           ";
+    out_ += '\n';
+  }
+  void percent(uint64_t hits, uint64_t total) {
+    char buf[32];
+    double pct = total ? static_cast<double>(hits) * 100.0 / static_cast<double>(total) : 0.0;
+    std::snprintf(buf, sizeof buf, "%.2f%%", pct);
+    out_ += buf;
+  }
+  void frame_line(uint64_t cumul, const std::string& name, int depth, uint64_t mask, bool first, uint64_t total, int left) {
+    margin(left);
+    for (int i = 0; i < depth; ++i) {
+      out_ += (mask & (1ULL << i)) ? '|' : ' ';
+      if (first && i == depth - 1) {
+        out_ += "--";
+        percent(cumul, total);
+        out_ += "--";
+      } else {
+        out_ += "          ";
+      }
+    }
+    out_ += name;
+    out_ += '\n';
+  }
+
+  // perf's __callchain__fprintf_graph.
+  void level(const std::vector<uint32_t>& kids, uint64_t total, int depth, uint64_t mask, int left) {
+    uint64_t remaining = total;
+    uint64_t new_mask = mask;
+    for (size_t k = 0; k < kids.size(); ++k) {
+      const auto& child = forest_.node(kids[k]);
+      remaining -= child.cumul;
+      if (k + 1 == kids.size() && (how_.mode != CallGraphMode::Fractal || remaining == 0))
+        new_mask &= ~(1ULL << (depth - 1));
+      graph_line(depth, mask, left);
+      std::vector<uint32_t> run = forest_.run(kids[k]);
+      for (size_t i = 0; i < run.size(); ++i)
+        frame_line(child.cumul, frames_.name(forest_.node(run[i]).frame), depth, new_mask, i == 0, total, left);
+      const auto& last = forest_.node(run.back());
+      uint64_t new_total = how_.mode == CallGraphMode::Fractal ? last.cumul - last.hit : total;
+      level(children(run.back()), new_total, depth + 1, new_mask | (1ULL << depth), left);
+    }
+    if (how_.mode == CallGraphMode::Fractal && remaining != 0 && remaining != total) {
+      new_mask &= ~(1ULL << (depth - 1));
+      frame_line(remaining, "[...]", depth, new_mask, true, total, left);
+    }
+  }
+
+ private:
+  std::string& out_;
+  const CallchainForest& forest_;
+  const FrameTable& frames_;
+  const CallGraphPrint& how_;
+};
+
+}  // namespace
+
+void print_call_graph(std::string& out, const CallchainForest& forest, uint32_t tree, uint64_t parent_period,
+                      const FrameTable& frames, const CallGraphPrint& how) {
+  if (how.mode == CallGraphMode::None) return;
+  size_t start = out.size();
+  GraphPrinter printer(out, forest, frames, how);
+  int left = 0;
+  std::vector<uint32_t> roots = printer.children(tree);
+  // One root carrying the whole entry: printed without a percentage, one column less.
+  if (roots.size() == 1 && forest.node(roots[0]).cumul == parent_period) {
+    std::vector<uint32_t> run = forest.run(roots[0]);
+    bool printed = false;
+    for (size_t i = 0; i < run.size(); ++i) {
+      if (i == 0 && how.skip_entry_symbol) continue;
+      if (!printed) {
+        out += kMargin;
+        out += "|\n";
+        out += kMargin;
+        out += "---";
+        left += 3;
+        printed = true;
+      } else {
+        printer.margin(left);
+      }
+      out += frames.name(forest.node(run[i]).frame);
+      out += '\n';
+    }
+    roots = printer.children(run.back());
+  }
+  uint64_t total = how.total_period;
+  if (how.mode == CallGraphMode::Fractal) total = parent_period;
+  printer.level(roots, total, 1, 1, left);
+  if (out.size() != start) out += '\n';
+}
+
+}  // namespace vperf::report

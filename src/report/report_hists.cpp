@@ -1,0 +1,222 @@
+#include "report/report_hists.h"
+
+#include <linux/perf_event.h>
+
+#include <algorithm>
+
+namespace vperf::report {
+
+size_t EntryKeyHash::operator()(const EntryKey& k) const {
+  uint64_t h = k.comm;
+  h = h * 0x9e3779b97f4a7c15ULL + static_cast<uint32_t>(k.tid);
+  h = h * 0x9e3779b97f4a7c15ULL + static_cast<uint32_t>(k.cpu);
+  h = h * 0x9e3779b97f4a7c15ULL + reinterpret_cast<uintptr_t>(k.dso);
+  h = h * 0x9e3779b97f4a7c15ULL + reinterpret_cast<uintptr_t>(k.symbol);
+  h = h * 0x9e3779b97f4a7c15ULL + k.address;
+  h = h * 0x9e3779b97f4a7c15ULL + k.trace;
+  return static_cast<size_t>(h ^ (h >> 29));
+}
+
+uint32_t Interner::intern(std::string_view text) {
+  auto it = ids_.find(text);
+  if (it != ids_.end()) return it->second;
+  uint32_t id = static_cast<uint32_t>(texts_.size());
+  texts_.emplace_back(text);
+  ids_.emplace(std::string(text), id);
+  return id;
+}
+
+HistBuilder::HistBuilder(HistSettings settings) : settings_(std::move(settings)) {
+  for (SortKey key : settings_.sort_keys) {
+    switch (key) {
+      case SortKey::Comm: key_comm_ = true; break;
+      case SortKey::Pid:
+      case SortKey::Tid: key_tid_ = true; break;
+      case SortKey::Cpu: key_cpu_ = true; break;
+      case SortKey::Trace: key_trace_ = true; break;
+      case SortKey::Dso: key_dso_ = true; break;
+      // perf compares a symbol's dso before the symbol itself.
+      case SortKey::Sym: key_sym_ = key_dso_ = true; break;
+    }
+  }
+}
+
+EntryKey HistBuilder::key_for(uint32_t comm, uint32_t trace, pid_t tid, int32_t cpu, const symbols::Dso* dso,
+                              const symbols::Symbol* symbol, uint64_t address) const {
+  EntryKey key;
+  if (key_trace_) key.trace = trace;
+  if (key_comm_) key.comm = comm;
+  if (key_tid_) key.tid = tid;
+  if (key_cpu_) key.cpu = cpu;
+  if (key_dso_) key.dso = dso;
+  if (key_sym_) {
+    key.symbol = symbol;
+    if (!symbol) key.address = address;
+  }
+  return key;
+}
+
+size_t HistBuilder::ChainKeyHash::operator()(const std::vector<uint64_t>& key) const {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (uint64_t v : key) h = (h ^ v) * 0x100000001b3ULL;
+  return static_cast<size_t>(h ^ (h >> 32));
+}
+
+uint32_t HistBuilder::entry_for(EventHists& hists, std::unordered_map<EntryKey, uint32_t, EntryKeyHash>& index,
+                                const EntryKey& key, bool& created) {
+  auto [it, added] = index.try_emplace(key, static_cast<uint32_t>(hists.entries.size()));
+  created = added;
+  if (added) {
+    hists.entries.emplace_back();
+    hists.entries.back().key = key;
+  }
+  return it->second;
+}
+
+bool HistBuilder::passes_filters(const ResolvedSample& sample) const {
+  const SampleFilters& f = settings_.filters;
+  if (!f.comms.empty() && !f.comms.contains(std::string(sample.comm))) return false;
+  if (!f.pids.empty() && !f.pids.contains(sample.pid)) return false;
+  if (!f.tids.empty() && !f.tids.contains(sample.tid)) return false;
+  if (!f.dsos.empty()) {
+    const symbols::Dso* dso = sample.at.dso();
+    if (!dso || (!f.dsos.contains(dso->short_name()) && !f.dsos.contains(dso->name()))) return false;
+  }
+  if (!f.symbols.empty() && (!sample.at.symbol || !f.symbols.contains(sample.at.symbol->name))) return false;
+  return true;
+}
+
+void HistBuilder::add(size_t event, const ResolvedSample& sample, std::span<const uint32_t> chain, uint32_t trace) {
+  if (events_.size() <= event) {
+    events_.resize(event + 1);
+    index_.resize(event + 1);
+  }
+  EventHists& hists = events_[event];
+  const perf_event_attr* attr = sample.view.attr ? &sample.view.attr->attr : nullptr;
+  // As perf's evsel__parse_sample: without PERF_SAMPLE_PERIOD a sample weighs the attr's
+  // sample_period (the frequency's bits under freq, as perf reads the union).
+  uint64_t period = sample.sample.period;
+  if (attr && !(attr->sample_type & PERF_SAMPLE_PERIOD)) period = attr->sample_period;
+  int32_t cpu = attr && (attr->sample_type & PERF_SAMPLE_CPU) ? static_cast<int32_t>(sample.cpu) : -1;
+  bool has_chain = attr && (attr->sample_type & PERF_SAMPLE_CALLCHAIN) && !chain.empty();
+  if (has_chain) hists.has_callchains = true;
+  bool shown = passes_filters(sample);
+
+  ++hists.samples;
+  hists.total_period += period;
+  if (shown) {
+    ++hists.shown_samples;
+    hists.shown_period += period;
+  }
+
+  uint32_t comm = comms_.intern(sample.comm);
+  if (key_tid_) latest_comm_[sample.tid] = comm;
+  uint64_t self_address = sample.at.map ? sample.at.map_relative : sample.at.ip;
+  bool created = false;
+  uint32_t self = entry_for(hists, index_[event],
+                            key_for(comm, trace, sample.tid, cpu, sample.at.dso(), sample.at.symbol, self_address), created);
+  HistEntry& e = hists.entries[self];
+  if (created) {
+    e.pid = sample.pid;
+    e.tid = sample.tid;
+    e.cpu = cpu;
+    e.level = sample.at.level;
+    e.dso = sample.at.dso();
+    e.symbol = sample.at.symbol;
+    e.address = self_address;
+    e.filtered = !shown;
+  }
+  e.comm = comm;
+  e.self_period += period;
+  ++e.self_samples;
+  if (settings_.children) {
+    e.children_period += period;
+    ++e.children_samples;
+  }
+  if (!has_chain || (!settings_.children && !settings_.callchains)) return;
+
+  // The chain in display order (root first for caller graphs), counted per distinct chain.
+  bool caller = settings_.order == CallGraphOrder::Caller;
+  size_t n = chain.size();
+  chain_key_.assign({event, self, comm, static_cast<uint64_t>(static_cast<uint32_t>(sample.tid)),
+                     static_cast<uint64_t>(static_cast<uint32_t>(sample.pid)), static_cast<uint64_t>(static_cast<uint32_t>(cpu)),
+                     trace, shown ? 1u : 0u, static_cast<uint64_t>(static_cast<unsigned char>(sample.at.level))});
+  for (size_t i = 0; i < n; ++i) chain_key_.push_back(chain[caller ? n - 1 - i : i]);
+  auto [it, added] = chain_index_.try_emplace(chain_key_, static_cast<uint32_t>(chains_.size()));
+  if (added) chains_.emplace_back(chain_key_, ChainCount{});
+  ChainCount& count = chains_[it->second].second;
+  count.period += period;
+  ++count.samples;
+}
+
+void HistBuilder::finish() {
+  for (const auto& [key, count] : chains_) apply_chain(key, count.period, count.samples);
+  chains_.clear();
+  chain_index_.clear();
+  // perf's pid column shows the thread's comm as it is at the end (after an exec, the new one).
+  if (key_tid_)
+    for (EventHists& hists : events_)
+      for (HistEntry& e : hists.entries)
+        if (auto it = latest_comm_.find(e.tid); it != latest_comm_.end()) e.comm = it->second;
+}
+
+// One distinct chain with its samples: the graph of its own entry, and (children) every other
+// frame's entry and graph.
+void HistBuilder::apply_chain(const std::vector<uint64_t>& key, uint64_t period, uint64_t samples) {
+  constexpr size_t kFramesAt = 9;
+  size_t event = key[0];
+  uint32_t self = static_cast<uint32_t>(key[1]);
+  uint32_t comm = static_cast<uint32_t>(key[2]);
+  pid_t tid = static_cast<pid_t>(static_cast<uint32_t>(key[3]));
+  pid_t pid = static_cast<pid_t>(static_cast<uint32_t>(key[4]));
+  int32_t cpu = static_cast<int32_t>(static_cast<uint32_t>(key[5]));
+  uint32_t trace = static_cast<uint32_t>(key[6]);
+  bool shown = key[7] != 0;
+  char level = static_cast<char>(key[8]);
+  EventHists& hists = events_[event];
+  chain_frames_.assign(key.begin() + kFramesAt, key.end());
+  size_t n = chain_frames_.size();
+
+  if (settings_.callchains) {
+    HistEntry& e = hists.entries[self];
+    if (e.chain_tree == CallchainForest::kNone) e.chain_tree = hists.chains.new_tree();
+    hists.chains.add(e.chain_tree, chain_frames_, period);
+    e.max_depth = std::max(e.max_depth, static_cast<uint32_t>(n));
+  }
+  if (!settings_.children) return;
+
+  reached_.clear();
+  reached_.push_back(self);
+  for (size_t i = 0; i < n; ++i) {
+    const FrameTable::Frame& frame = frames_.frame(chain_frames_[i]);
+    // perf reuses the sample's location for each frame: a frame outside every map keeps the
+    // level of the frame before it.
+    if (frame.dso)
+      level = frame.dso->kind() == symbols::DsoKind::GuestKernel ? 'g' : frame.dso->is_kernel() ? 'k' : frame.level;
+    bool created = false;
+    uint32_t entry = entry_for(hists, index_[event], key_for(comm, trace, tid, cpu, frame.dso, frame.symbol, frame.ip), created);
+    HistEntry& e = hists.entries[entry];
+    if (created) {
+      e.pid = pid;
+      e.tid = tid;
+      e.cpu = cpu;
+      e.level = level;
+      e.dso = frame.dso;
+      e.symbol = frame.symbol;
+      e.address = frame.ip;
+      e.filtered = !shown;
+      e.comm = comm;
+    }
+    if (std::find(reached_.begin(), reached_.end(), entry) != reached_.end()) continue;
+    reached_.push_back(entry);
+    e.children_period += period;
+    e.children_samples += samples;
+    if (settings_.callchains) {
+      if (e.chain_tree == CallchainForest::kNone) e.chain_tree = hists.chains.new_tree();
+      hists.chains.add(e.chain_tree, std::span<const uint32_t>(chain_frames_).subspan(i), period);
+      e.max_depth = std::max(e.max_depth, static_cast<uint32_t>(n - i));
+    }
+  }
+}
+
+}  // namespace vperf::report

@@ -1,0 +1,155 @@
+#pragma once
+// perf report's histogram: samples grouped into entries by the sort keys, each with its Self
+// period (samples whose ip is in it) and, with --children, its Children period (samples with it
+// anywhere on the call chain, counted once per sample), sample counts, and the call chains
+// below it. One EventHists per event of the file.
+//
+// Children, as perf's cumulative mode: a sample adds its period to the entry of its ip (Self and
+// Children, with the whole chain as call graph) and to the entry of every other frame of its
+// chain (Children, with the chain from that frame on as call graph); a frame whose entry the
+// sample already reached (recursion) is skipped.
+//
+// Filters (--comm, --pid, ...) judge a sample by its thread and ip. A filtered sample still
+// counts in the total; an entry is hidden when the sample that created it was filtered (perf
+// marks entries, not samples).
+//
+// Speed: keys are small integers and pointers (comm interned, Dso and Symbol by address), so
+// grouping a sample allocates nothing once its entries exist. The call-chain work (Children of
+// every frame, graph trees) is done once per distinct chain, not per sample: add() counts
+// samples per (entry, thread, chain) and finish() spreads them over the entries and trees.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "report/report_callchain.h"
+#include "report/report_options.h"
+#include "report/sample_replay.h"
+
+namespace vperf::report {
+
+// What distinguishes entries; fields of keys not sorted on stay zero.
+struct EntryKey {
+  uint32_t comm = 0;
+  int32_t tid = 0;
+  int32_t cpu = 0;
+  const symbols::Dso* dso = nullptr;
+  const symbols::Symbol* symbol = nullptr;
+  uint64_t address = 0;  // unresolved symbol: the address perf shows
+  uint32_t trace = 0;    // interned trace output
+  bool operator==(const EntryKey&) const = default;
+};
+
+struct EntryKeyHash {
+  size_t operator()(const EntryKey& k) const;
+};
+
+struct HistEntry {
+  EntryKey key;
+  uint32_t comm = 0;    // the comm shown (pid/tid columns): the thread's latest (after finish())
+  pid_t pid = -1;
+  pid_t tid = -1;
+  int32_t cpu = -1;
+  char level = '.';
+  const symbols::Dso* dso = nullptr;
+  const symbols::Symbol* symbol = nullptr;
+  uint64_t address = 0;
+  uint64_t self_period = 0;
+  uint64_t children_period = 0;
+  uint64_t self_samples = 0;
+  uint64_t children_samples = 0;
+  bool filtered = false;
+  uint32_t chain_tree = CallchainForest::kNone;
+  uint32_t max_depth = 0;  // longest chain added to the call graph (perf's callchain max_depth)
+};
+
+struct EventHists {
+  std::vector<HistEntry> entries;
+  uint64_t samples = 0;              // all samples of the event
+  uint64_t total_period = 0;
+  uint64_t shown_samples = 0;        // samples passing the filters
+  uint64_t shown_period = 0;
+  bool has_callchains = false;       // the event's samples carry PERF_SAMPLE_CALLCHAIN
+  CallchainForest chains;
+};
+
+class Interner {
+ public:
+  Interner() { intern(""); }  // id 0 is the empty string
+  uint32_t intern(std::string_view text);
+  const std::string& text(uint32_t id) const { return texts_[id]; }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::vector<std::string> texts_;
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids_;
+};
+
+struct HistSettings {
+  std::vector<SortKey> sort_keys;
+  bool children = false;
+  bool callchains = false;   // build call-graph trees
+  CallGraphOrder order = CallGraphOrder::Caller;
+  SampleFilters filters;
+};
+
+// Groups samples of any number of events.
+class HistBuilder {
+ public:
+  explicit HistBuilder(HistSettings settings);
+
+  // `chain`: the sample's call-chain frames (frames() ids, leaf first; see report_chain_frames.h).
+  // `trace`: the sample's trace output, interned in traces() (0, "", when not sorting by it).
+  void add(size_t event, const ResolvedSample& sample, std::span<const uint32_t> chain, uint32_t trace = 0);
+  // Applies the chains counted by add(); call once, after the last sample.
+  void finish();
+
+  std::vector<EventHists>& events() { return events_; }
+  const std::vector<EventHists>& events() const { return events_; }
+  const Interner& comms() const { return comms_; }
+  Interner& traces() { return traces_; }
+  const Interner& traces() const { return traces_; }
+  const FrameTable& frames() const { return frames_; }
+  FrameTable& frames() { return frames_; }
+  const HistSettings& settings() const { return settings_; }
+
+ private:
+  EntryKey key_for(uint32_t comm, uint32_t trace, pid_t tid, int32_t cpu, const symbols::Dso* dso,
+                   const symbols::Symbol* symbol, uint64_t address) const;
+  void apply_chain(const std::vector<uint64_t>& key, uint64_t period, uint64_t samples);
+  uint32_t entry_for(EventHists& hists, std::unordered_map<EntryKey, uint32_t, EntryKeyHash>& index, const EntryKey& key,
+                     bool& created);
+  bool passes_filters(const ResolvedSample& sample) const;
+
+  HistSettings settings_;
+  bool key_trace_ = false;
+  bool key_comm_ = false, key_tid_ = false, key_cpu_ = false, key_dso_ = false, key_sym_ = false;
+  std::vector<EventHists> events_;
+  std::vector<std::unordered_map<EntryKey, uint32_t, EntryKeyHash>> index_;
+  Interner comms_;
+  Interner traces_;
+  FrameTable frames_;
+  // Samples by (event, self entry, comm, tid, pid, cpu, trace, shown, level, chain frames...).
+  struct ChainKeyHash {
+    size_t operator()(const std::vector<uint64_t>& key) const;
+  };
+  struct ChainCount {
+    uint64_t period = 0;
+    uint64_t samples = 0;
+  };
+  std::unordered_map<std::vector<uint64_t>, uint32_t, ChainKeyHash> chain_index_;
+  std::vector<std::pair<std::vector<uint64_t>, ChainCount>> chains_;  // in first-seen order
+  // Per-sample scratch, kept to avoid allocations.
+  std::vector<uint64_t> chain_key_;
+  std::vector<uint32_t> chain_frames_;
+  std::vector<uint32_t> reached_;
+  std::unordered_map<pid_t, uint32_t> latest_comm_;  // by tid, for the pid/tid columns
+};
+
+}  // namespace vperf::report

@@ -1,0 +1,49 @@
+#pragma once
+// What `vperf report` is asked to show: perf report's sort keys, children/self columns,
+// call-graph parameters, filters and percentage mode. Plain data; the command line fills it
+// (src/cli/cmd_report.cpp) and tests build it by hand.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "report/report_sort_keys.h"
+
+namespace vperf::report {
+
+// perf report -g's print type: graph (percent of the total), fractal (percent of the parent),
+// none (no call graph, callchains still feed the Children column).
+enum class CallGraphMode : uint8_t { Graph, Fractal, None };
+// caller: root first (perf's default with --children); callee: leaf first (with --no-children).
+enum class CallGraphOrder : uint8_t { Caller, Callee };
+
+struct CallGraphOptions {
+  CallGraphMode mode = CallGraphMode::Graph;
+  double min_percent = 0.5;               // perf's threshold: prune branches below this
+  std::optional<CallGraphOrder> order;    // nullopt: caller with children, callee without
+};
+
+// Sample filters, as perf report's --comm/--pid/--tid/--dsos/--symbols: a sample is counted in
+// the total either way; it is shown only if it passes every list that is set.
+struct SampleFilters {
+  std::set<std::string> comms, dsos, symbols;
+  std::set<pid_t> pids, tids;
+  bool empty() const { return comms.empty() && dsos.empty() && symbols.empty() && pids.empty() && tids.empty(); }
+};
+
+struct ReportOptions {
+  // nullopt: perf's default, comm,dso,sym (trace when every event is a tracepoint).
+  std::optional<std::vector<SortKey>> sort_keys;
+  bool sort_starts_with_sym = false;   // the user's --sort began with "sym" (perf drops that frame)
+  std::optional<bool> children;        // nullopt: perf's default (on when the file has callchains)
+  CallGraphOptions call_graph;
+  bool show_samples = false;           // -n: the Samples column
+  double percent_limit = 0;            // --percent-limit: hide entries (and branches) below it
+  bool relative_percentage = false;    // --percentage relative: of the filtered total
+  SampleFilters filters;
+};
+
+}  // namespace vperf::report

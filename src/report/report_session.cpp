@@ -1,0 +1,177 @@
+#include "report/report_session.h"
+
+#include <linux/perf_event.h>
+
+#include <cstdio>
+#include <iterator>
+#include <optional>
+#include <variant>
+
+#include "data/perf_data_format.h"
+#include "report/report_chain_frames.h"
+#include "report/tracepoint_decoder.h"
+
+namespace vperf::report {
+
+const EventHists* ReportData::event_hists(size_t event) const {
+  if (!hists || event >= hists->events().size()) return nullptr;
+  return &hists->events()[event];
+}
+
+ReportLayout resolve_layout(const ReportOptions& options, const std::vector<perf_event_attr>& attrs, bool pipe) {
+  bool callchains = false;
+  bool all_tracepoints = !attrs.empty();
+  for (const perf_event_attr& attr : attrs) {
+    callchains |= (attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
+    all_tracepoints &= attr.type == PERF_TYPE_TRACEPOINT;
+  }
+  ReportLayout layout;
+  // perf picks "trace" before it has read a pipe's events: never for a pipe.
+  bool by_trace = all_tracepoints && !pipe;
+  layout.sort_keys = options.sort_keys.value_or(by_trace ? std::vector<SortKey>{SortKey::Trace} : default_sort_keys());
+  // perf report: --children is the default, silently off without callchains.
+  bool children_wanted = options.children.value_or(true);
+  layout.children = callchains && children_wanted && !pipe;
+  layout.call_graph = callchains && options.call_graph.mode != CallGraphMode::None;
+  layout.order = options.call_graph.order.value_or(children_wanted && (pipe || callchains) ? CallGraphOrder::Caller
+                                                                                           : CallGraphOrder::Callee);
+  return layout;
+}
+
+namespace {
+
+// perf's name for an event a file does not name (a pipe whose EVENT_DESC never came).
+std::string fallback_event_name(const perf_event_attr& attr) {
+  static constexpr const char* kHardware[] = {"cycles", "instructions", "cache-references", "cache-misses", "branches",
+                                              "branch-misses", "bus-cycles", "stalled-cycles-frontend",
+                                              "stalled-cycles-backend", "ref-cycles"};
+  static constexpr const char* kSoftware[] = {"cpu-clock", "task-clock", "page-faults", "context-switches",
+                                              "cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
+                                              "emulation-faults", "dummy", "bpf-output", "cgroup-switches"};
+  if (attr.type == PERF_TYPE_HARDWARE && attr.config < std::size(kHardware)) return kHardware[attr.config];
+  if (attr.type == PERF_TYPE_SOFTWARE && attr.config < std::size(kSoftware)) return kSoftware[attr.config];
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "unknown attr type: %u", attr.type);
+  return buf;
+}
+
+// Tracepoint samples' "Trace output", from the file's tracing data (a feature section, or a
+// record in a pipe).
+class TraceText {
+ public:
+  explicit TraceText(symbols::Machines& machines) : machines_(machines) {}
+
+  void load(std::span<const uint8_t> tracing_data, std::vector<std::string>& warnings) {
+    Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data);
+    if (!decoder) {
+      warnings.push_back("tracing data ignored: " + decoder.error().describe());
+      return;
+    }
+    decoder_.emplace(std::move(decoder).value());
+    symbols::Machine& host = machines_.host();
+    decoder_->set_kernel_symbol_resolver([&host](uint64_t address) -> std::optional<KernelSymbol> {
+      symbols::ResolvedAddress at = host.resolve(-1, -1, PERF_RECORD_MISC_KERNEL, address);
+      if (!at.symbol) return std::nullopt;
+      KernelSymbol symbol{std::string(at.symbol_name()), address - at.symbol_offset, {}};
+      if (at.dso() && at.dso()->kind() == symbols::DsoKind::Module) symbol.module = at.dso()->name();
+      return symbol;
+    });
+  }
+
+  std::optional<std::string> event_name(const perf_event_attr& attr) const {
+    if (!decoder_ || attr.type != PERF_TYPE_TRACEPOINT) return std::nullopt;
+    return decoder_->event_name(attr.config);
+  }
+
+  uint32_t intern(const ResolvedSample& sample, Interner& traces) {
+    const data::EventAttrEntry* attr = sample.view.attr;
+    if (!decoder_ || !attr || attr->attr.type != PERF_TYPE_TRACEPOINT) return 0;
+    buffer_.clear();
+    decoder_->format(attr->attr.config, sample.sample.raw, sample.cpu, buffer_);
+    return traces.intern(buffer_);
+  }
+
+ private:
+  symbols::Machines& machines_;
+  std::optional<TracepointDecoder> decoder_;
+  std::string buffer_;
+};
+
+}  // namespace
+
+Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines& machines, const ReportOptions& options,
+                                unwind::UserStackUnwinder* unwinder) {
+  ReportData report;
+  std::vector<perf_event_attr> attrs;
+  for (const data::EventAttrEntry& attr : reader.attrs()) {
+    report.events.push_back(ReportEvent{attr.name, attr.attr.sample_type});
+    attrs.push_back(attr.attr);
+  }
+  report.layout = resolve_layout(options, attrs, reader.is_pipe());
+  HistSettings settings;
+  settings.sort_keys = report.layout.sort_keys;
+  settings.children = report.layout.children;
+  settings.callchains = report.layout.call_graph;
+  settings.order = report.layout.order;
+  settings.filters = options.filters;
+  report.hists = std::make_unique<HistBuilder>(std::move(settings));
+
+  bool by_trace = false;
+  for (SortKey key : report.layout.sort_keys) by_trace |= key == SortKey::Trace;
+  std::vector<std::string> trace_warnings;
+  TraceText trace_text(machines);
+  if (by_trace)
+    for (const data::RawFeature& feature : reader.features().other)
+      if (feature.feature == data::kFeatTracingData) trace_text.load(feature.bytes, trace_warnings);
+
+  // Chains are needed for the Children column as well as for the graphs. Recorded chains are
+  // resolved (and remembered) by ChainFrames; SampleReplay resolves them only when an unwinder
+  // adds user frames.
+  bool chains = report.layout.children || report.layout.call_graph;
+  SampleReplay replay(machines, ReplayOptions{.ordered = true, .resolve_chain = chains && unwinder, .unwinder = unwinder});
+  ChainFrames chain_frames(machines, report.hists->frames());
+  replay.set_record_observer([&](const data::RecordView& view) {
+    switch (view.record.type) {
+      case PERF_RECORD_MMAP:
+      case PERF_RECORD_MMAP2:
+      case PERF_RECORD_COMM:
+      case PERF_RECORD_FORK:
+      case PERF_RECORD_EXIT:
+        chain_frames.forget();
+        break;
+      default:
+        break;
+    }
+    if (const auto* lost = std::get_if<data::LostSamplesRecord>(&view.record.body)) report.lost_samples += lost->lost;
+    else if (const auto* dropped = std::get_if<data::LostRecord>(&view.record.body)) report.lost_events += dropped->lost;
+    else if (const auto* tracing = std::get_if<data::TracingDataRecord>(&view.record.body); tracing && by_trace)
+      trace_text.load(tracing->data, trace_warnings);
+  });
+  Result<data::ReadStats> stats = replay.run(reader, [&](const ResolvedSample& sample) {
+    const std::vector<data::EventAttrEntry>& now = reader.attrs();
+    size_t event = 0;
+    if (sample.view.attr && !now.empty() && sample.view.attr >= now.data() && sample.view.attr < now.data() + now.size())
+      event = static_cast<size_t>(sample.view.attr - now.data());
+    uint32_t trace = by_trace ? trace_text.intern(sample, report.hists->traces()) : 0;
+    std::span<const uint32_t> chain;
+    if (chains) chain = unwinder ? chain_frames.from_resolved(sample) : chain_frames.from_callchain(sample);
+    report.hists->add(event, sample, chain, trace);
+    return true;
+  });
+  if (!stats) return stats.error();
+  report.hists->finish();
+  report.stats = *stats;
+  report.warnings = reader.warnings();
+  report.warnings.insert(report.warnings.end(), trace_warnings.begin(), trace_warnings.end());
+  // Pipe mode learns attrs, and their names, while reading.
+  for (size_t i = report.events.size(); i < reader.attrs().size(); ++i)
+    report.events.push_back(ReportEvent{reader.attrs()[i].name, reader.attrs()[i].attr.sample_type});
+  for (size_t i = 0; i < report.events.size(); ++i) {
+    if (report.events[i].name.empty() && i < reader.attrs().size()) report.events[i].name = reader.attrs()[i].name;
+    if (report.events[i].name.empty() && i < reader.attrs().size())
+      report.events[i].name = trace_text.event_name(reader.attrs()[i].attr).value_or(fallback_event_name(reader.attrs()[i].attr));
+  }
+  return report;
+}
+
+}  // namespace vperf::report

@@ -1,0 +1,53 @@
+#pragma once
+// One `vperf report` pass over a perf.data: SampleReplay's samples grouped into perf report's
+// histograms (report_hists.h), per event, with the counts perf prints above them (lost samples,
+// samples and event count per event) and the reader's warnings.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "data/perf_data_reader.h"
+#include "report/report_hists.h"
+#include "report/report_options.h"
+#include "symbols/machines.h"
+#include "unwind/user_stack_unwinder.h"
+
+namespace vperf::report {
+
+struct ReportEvent {
+  std::string name;  // as perf report names it ("cpu-clock", "sched:sched_switch")
+  uint64_t sample_type = 0;
+};
+
+// How the options resolved against the file (perf's defaults depend on what it holds).
+struct ReportLayout {
+  std::vector<SortKey> sort_keys;
+  bool children = false;    // Children + Self columns
+  bool call_graph = false;  // graphs printed under entries
+  CallGraphOrder order = CallGraphOrder::Caller;
+};
+
+struct ReportData {
+  std::vector<ReportEvent> events;  // one per attr of the file, in file order
+  ReportLayout layout;
+  std::unique_ptr<HistBuilder> hists;  // hists->events()[i] belongs to events[i] (may be shorter)
+  uint64_t lost_samples = 0;           // PERF_RECORD_LOST_SAMPLES (perf's "Total Lost Samples")
+  uint64_t lost_events = 0;            // PERF_RECORD_LOST: events the kernel dropped
+  data::ReadStats stats;
+  std::vector<std::string> warnings;   // the reader's (truncation, ...)
+
+  const EventHists* event_hists(size_t event) const;
+};
+
+// The layout perf report uses for these options on a file with these events. From a pipe,
+// perf 6.1 never shows Children (it decides before the events are known), but a graph it
+// would have shown with children keeps the caller order, and the default sort keys are never
+// "trace".
+ReportLayout resolve_layout(const ReportOptions& options, const std::vector<perf_event_attr>& attrs, bool pipe);
+
+Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines& machines, const ReportOptions& options,
+                                unwind::UserStackUnwinder* unwinder = nullptr);
+
+}  // namespace vperf::report

@@ -1,0 +1,287 @@
+#include "report/report_stdio.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <string_view>
+
+namespace vperf::report {
+
+namespace {
+
+constexpr size_t kOverheadWidth = 8;
+constexpr size_t kSamplesWidth = 12;
+constexpr size_t kUnresolvedWidth = 16;  // perf: BITS_PER_LONG / 4
+
+// One column of the table, as perf's hpp formats.
+enum class Column : uint8_t { Children, Self, Overhead, Samples, Key };
+
+struct ColumnSpec {
+  Column column;
+  SortKey key = SortKey::Comm;
+  size_t width = 0;
+  std::string_view header;
+};
+
+// perf's strcmp-style comparisons of two entries by a key: <0 when a sorts first.
+int compare_key(const ReportData& report, SortKey key, const HistEntry& a, const HistEntry& b) {
+  auto cmp = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
+  switch (key) {
+    case SortKey::Comm:
+      return report.hists->comms().text(a.key.comm).compare(report.hists->comms().text(b.key.comm));
+    case SortKey::Pid:
+    case SortKey::Tid:
+      return cmp(a.key.tid, b.key.tid);
+    case SortKey::Cpu:
+      return cmp(a.key.cpu, b.key.cpu);
+    case SortKey::Trace:
+      return report.hists->traces().text(a.key.trace).compare(report.hists->traces().text(b.key.trace));
+    case SortKey::Dso: {
+      if (!a.dso || !b.dso) return cmp(a.dso == nullptr, b.dso == nullptr);  // unknown last
+      return a.dso->short_name().compare(b.dso->short_name());
+    }
+    case SortKey::Sym: {
+      if (!a.symbol && !b.symbol) return cmp(a.address, b.address);
+      if (!a.symbol || !b.symbol) return cmp(a.symbol == nullptr, b.symbol == nullptr);
+      return a.symbol->name.compare(b.symbol->name);
+    }
+  }
+  return 0;
+}
+
+std::string percent_text(uint64_t period, uint64_t total, size_t width) {
+  char buf[32];
+  double pct = total ? static_cast<double>(period) * 100.0 / static_cast<double>(total) : 0.0;
+  std::snprintf(buf, sizeof buf, "%*.2f%%", static_cast<int>(width - 1), pct);
+  return buf;
+}
+
+void pad_to(std::string& s, size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+}
+
+// The list of a filter that has exactly one value elides its column, as perf does.
+bool elided(const ReportOptions& o, SortKey key) {
+  switch (key) {
+    case SortKey::Comm: return o.filters.comms.size() == 1;
+    case SortKey::Dso: return o.filters.dsos.size() == 1;
+    case SortKey::Sym: return o.filters.symbols.size() == 1;
+    default: return false;
+  }
+}
+
+std::string key_text(const ReportData& report, SortKey key, const HistEntry& e, size_t width) {
+  char buf[64];
+  std::string text;
+  switch (key) {
+    case SortKey::Comm:
+      text = report.hists->comms().text(e.key.comm);
+      break;
+    case SortKey::Pid:
+    case SortKey::Tid:
+      std::snprintf(buf, sizeof buf, "%7d:", e.tid);
+      text = buf;
+      text += report.hists->comms().text(e.comm);
+      break;
+    case SortKey::Cpu:
+      std::snprintf(buf, sizeof buf, "%*.*d", static_cast<int>(width), static_cast<int>(width), e.cpu);
+      text = buf;
+      break;
+    case SortKey::Dso:
+      text = dso_text(e);
+      break;
+    case SortKey::Sym:
+      text = symbol_text(e);
+      break;
+    case SortKey::Trace:
+      // Cut to the column, which can be narrower than the text (see columns_for).
+      text = report.hists->traces().text(e.key.trace).substr(0, width);
+      break;
+  }
+  return text;
+}
+
+std::vector<ColumnSpec> columns_for(const ReportData& report, const ReportOptions& options, const EventHists& hists,
+                                    const std::vector<const HistEntry*>& all) {
+  std::vector<ColumnSpec> columns;
+  if (report.layout.children) {
+    columns.push_back({Column::Children, SortKey::Comm, kOverheadWidth, "Children"});
+    columns.push_back({Column::Self, SortKey::Comm, kOverheadWidth, "Self"});
+  } else {
+    columns.push_back({Column::Overhead, SortKey::Comm, kOverheadWidth, "Overhead"});
+  }
+  if (options.show_samples) columns.push_back({Column::Samples, SortKey::Comm, kSamplesWidth, "Samples"});
+  for (SortKey key : report.layout.sort_keys) {
+    if (elided(options, key)) continue;
+    ColumnSpec spec{Column::Key, key, sort_key_header(key).size(), sort_key_header(key)};
+    for (const HistEntry* e : all) {
+      size_t len = 0;
+      switch (key) {
+        case SortKey::Comm: len = report.hists->comms().text(e->key.comm).size(); break;
+        case SortKey::Pid:
+        case SortKey::Tid: len = report.hists->comms().text(e->comm).size() + 8; break;
+        case SortKey::Cpu: len = 0; break;
+        case SortKey::Dso:
+          len = dso_text(*e).size();
+          // perf widens the column for unresolved addresses (unless --dsos is given).
+          if (!e->symbol && options.filters.dsos.empty()) len = std::max(len, kUnresolvedWidth);
+          break;
+        case SortKey::Sym: len = e->symbol ? e->symbol->name.size() + 4 : kUnresolvedWidth + 6; break;
+        case SortKey::Trace:
+          // perf formats an entry's trace text when it first compares it with another; an
+          // event with one sample and no children never does, and its column keeps the
+          // header's width (the text is cut to it).
+          if (!report.layout.children && hists.samples == 1) break;
+          len = report.hists->traces().text(e->key.trace).size();
+          break;
+      }
+      spec.width = std::max(spec.width, len);
+    }
+    columns.push_back(spec);
+  }
+  return columns;
+}
+
+}  // namespace
+
+std::string symbol_text(const HistEntry& entry) {
+  std::string text = "[";
+  text += entry.level;
+  text += "] ";
+  if (entry.symbol && entry.dso) {
+    text += entry.symbol->name;
+  } else {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%-#.*" PRIx64, static_cast<int>(kUnresolvedWidth), entry.address);
+    text += buf;
+  }
+  return text;
+}
+
+std::string dso_text(const HistEntry& entry) { return entry.dso ? entry.dso->short_name() : "[unknown]"; }
+
+std::string samples_with_unit(uint64_t samples) {
+  char unit = ' ';
+  for (char next : {'K', 'M', 'G'}) {
+    if (samples <= 1000) break;
+    samples /= 1000;
+    unit = next;
+  }
+  return std::to_string(samples) + unit;
+}
+
+void sort_entries(const ReportData& report, std::vector<const HistEntry*>& entries) {
+  const std::vector<SortKey>& keys = report.hists->settings().sort_keys;
+  bool children = report.layout.children;
+  bool by_symbol = std::find(keys.begin(), keys.end(), SortKey::Sym) != keys.end();
+  bool caller = report.layout.order == CallGraphOrder::Caller;
+  std::stable_sort(entries.begin(), entries.end(), [&](const HistEntry* a, const HistEntry* b) {
+    if (children) {
+      if (a->children_period != b->children_period) return a->children_period > b->children_period;
+      // perf puts a caller above its callee when their Children tie (same thread, sorted by
+      // symbol): the caller's graph is the deeper one in caller order. perf's comparison is
+      // not transitive across threads; grouping ties by thread first makes it an order.
+      if (by_symbol) {
+        if (a->tid != b->tid) return a->tid < b->tid;
+        if (a->max_depth != b->max_depth) return caller ? a->max_depth > b->max_depth : a->max_depth < b->max_depth;
+      }
+    }
+    if (a->self_period != b->self_period) return a->self_period > b->self_period;
+    for (SortKey key : keys)
+      if (int c = compare_key(report, key, *a, *b)) return c < 0;
+    return false;
+  });
+}
+
+std::vector<const HistEntry*> shown_entries(const ReportData& report, const EventHists& hists, const ReportOptions& options) {
+  uint64_t total = options.relative_percentage ? hists.shown_period : hists.total_period;
+  std::vector<const HistEntry*> shown;
+  for (const HistEntry& e : hists.entries) {
+    if (e.filtered) continue;
+    uint64_t period = report.layout.children ? e.children_period : e.self_period;
+    double pct = total ? static_cast<double>(period) * 100.0 / static_cast<double>(total) : 0.0;
+    if (options.percent_limit > 0 && pct < options.percent_limit) continue;
+    shown.push_back(&e);
+  }
+  sort_entries(report, shown);
+  return shown;
+}
+
+std::string render_stdio(const ReportData& report, const ReportOptions& options, bool after_header) {
+  std::string out = after_header ? "" : "# To display the perf.data header info, please use --header/--header-only options.\n#\n";
+  for (SortKey key : report.layout.sort_keys) {
+    if (!elided(options, key)) continue;
+    const std::set<std::string>& list = key == SortKey::Comm ? options.filters.comms
+                                        : key == SortKey::Dso ? options.filters.dsos
+                                                              : options.filters.symbols;
+    out += "# " + std::string(key == SortKey::Sym ? "symbol" : sort_key_name(key)) + ": " + *list.begin() + "\n";
+  }
+  out += "#\n# Total Lost Samples: " + std::to_string(report.lost_samples) + "\n#\n";
+
+  for (size_t ev = 0; ev < report.events.size(); ++ev) {
+    const EventHists* hists = report.event_hists(ev);
+    if (!hists || hists->samples == 0) continue;  // perf's --skip-empty default
+    uint64_t nr_samples = options.relative_percentage ? hists->shown_samples : hists->samples;
+    uint64_t nr_period = options.relative_percentage ? hists->shown_period : hists->total_period;
+    out += "# Samples: " + samples_with_unit(nr_samples) + " of event '" + report.events[ev].name + "'\n";
+    out += "# Event count (approx.): " + std::to_string(nr_period) + "\n#\n";
+
+    std::vector<const HistEntry*> unfiltered;
+    for (const HistEntry& e : hists->entries)
+      if (!e.filtered) unfiltered.push_back(&e);
+    std::vector<ColumnSpec> columns = columns_for(report, options, *hists, unfiltered);
+    std::string header = "#", dots = "#";
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const ColumnSpec& col = columns[c];
+      header += c == 0 ? " " : "  ";
+      dots += c == 0 ? " " : "  ";
+      std::string h(col.header);
+      // Numbers are right-aligned, and so are their headers.
+      if (col.column != Column::Key) h.insert(0, col.width > h.size() ? col.width - h.size() : 0, ' ');
+      pad_to(h, col.width);
+      header += h;
+      dots.append(col.width, '.');
+    }
+    out += header + "\n" + dots + "\n#\n";
+
+    uint64_t total = options.relative_percentage ? hists->shown_period : hists->total_period;
+    CallGraphPrint graph;
+    graph.mode = options.call_graph.mode;
+    graph.min_percent = options.percent_limit > 0 ? options.percent_limit : options.call_graph.min_percent;
+    graph.total_period = hists->total_period;
+    graph.threshold_total = total;
+    graph.skip_entry_symbol = options.sort_starts_with_sym;
+
+    for (const HistEntry* e : shown_entries(report, *hists, options)) {
+      std::string line;
+      for (size_t c = 0; c < columns.size(); ++c) {
+        const ColumnSpec& col = columns[c];
+        line += "  ";
+        std::string cell;
+        switch (col.column) {
+          case Column::Children: cell = percent_text(e->children_period, total, col.width); break;
+          case Column::Self:
+          case Column::Overhead: cell = percent_text(e->self_period, total, col.width); break;
+          case Column::Samples: {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%*" PRIu64, static_cast<int>(col.width), e->self_samples);
+            cell = buf;
+            break;
+          }
+          case Column::Key: cell = key_text(report, col.key, *e, col.width); break;
+        }
+        bool unpadded_last = c + 1 == columns.size() && col.column == Column::Key && (col.key == SortKey::Sym || col.key == SortKey::Trace);
+        if (!unpadded_last) pad_to(cell, col.width);
+        line += cell;
+      }
+      out += line + "\n";
+      if (report.layout.call_graph && e->chain_tree != CallchainForest::kNone)
+        print_call_graph(out, hists->chains, e->chain_tree, report.layout.children ? e->children_period : e->self_period,
+                         report.hists->frames(), graph);
+    }
+    out += "\n\n";
+  }
+  return out;
+}
+
+}  // namespace vperf::report

@@ -1,0 +1,199 @@
+#include "report/script_line.h"
+
+#include <linux/perf_event.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace vperf::report {
+
+namespace {
+
+// Text padding as printf's "%*s" (right-aligned) and "%-*s" (left-aligned).
+void append_right_aligned(std::string& out, std::string_view text, size_t width) {
+  if (text.size() < width) out.append(width - text.size(), ' ');
+  out.append(text);
+}
+
+void append_left_aligned(std::string& out, std::string_view text, size_t width) {
+  out.append(text);
+  if (text.size() < width) out.append(width - text.size(), ' ');
+}
+
+std::string_view decimal(char (&buffer)[24], int64_t value) {
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return {buffer, static_cast<size_t>(end - buffer)};
+}
+
+std::string_view unsigned_decimal(char (&buffer)[24], uint64_t value) {
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return {buffer, static_cast<size_t>(end - buffer)};
+}
+
+std::string_view hex(char (&buffer)[24], uint64_t value) {
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value, 16);
+  return {buffer, static_cast<size_t>(end - buffer)};
+}
+
+// perf's __symbol__fprintf_symname_offs: "name+0xoff", or "[unknown]".
+void append_symbol(std::string& out, const symbols::ResolvedAddress& at, std::string_view inlined_name, bool with_offset) {
+  char buffer[24];
+  if (!inlined_name.empty()) {
+    out.append(inlined_name);
+  } else if (at.symbol) {
+    out.append(at.symbol_name());
+  } else {
+    out.append("[unknown]");
+    return;
+  }
+  if (with_offset && at.symbol) {
+    out.append("+0x");
+    out.append(hex(buffer, at.symbol_offset));
+  }
+}
+
+void append_dso(std::string& out, const symbols::ResolvedAddress& at) {
+  out.append(" (");
+  out.append(at.dso_name());
+  out.push_back(')');
+}
+
+// The address perf prints for a callchain entry: a user-space dso's frames as offsets in the
+// dso (map_ip), kernel and unmapped ones as they are.
+uint64_t shown_frame_address(const ChainFrame& frame) {
+  const symbols::Dso* dso = frame.at.dso();
+  return dso && !dso->is_kernel() ? frame.at.map_relative : frame.ip;
+}
+
+void append_frame(std::string& out, const ChainFrame& frame, ScriptFieldSet fields) {
+  char buffer[24];
+  out.push_back('\t');
+  if (fields & kFieldIp) append_right_aligned(out, hex(buffer, shown_frame_address(frame)), 16);
+  if (fields & kFieldSym) {
+    out.push_back(' ');
+    append_symbol(out, frame.at, frame.inlined_name, (fields & kFieldSymOff) != 0);
+  }
+  bool inlined = !frame.inlined_name.empty();
+  if ((fields & kFieldDso) && !inlined) append_dso(out, frame.at);
+  if (inlined) out.append(" (inlined)");
+  out.push_back('\n');
+}
+
+// The frames perf's callchain cursor holds for this sample, with --max-stack applied to the
+// recorded part and to the unwound part separately (as perf's thread__resolve_callchain).
+void append_callchain(std::string& out, const ResolvedSample& sample, ScriptFieldSet fields, const ScriptLineOptions& options) {
+  size_t recorded = 0;
+  // perf's add_callchain_ip knows only the HV, KERNEL and USER markers; any other one (the
+  // kernel ends some tracepoint callchains with -1) makes it discard the recorded chain.
+  bool discarded = false;
+  for (uint64_t entry : sample.sample.callchain) {
+    if (entry < PERF_CONTEXT_MAX) {
+      ++recorded;
+    } else if (entry != PERF_CONTEXT_HV && entry != PERF_CONTEXT_KERNEL && entry != PERF_CONTEXT_USER &&
+               recorded < options.max_stack) {
+      discarded = true;
+    }
+  }
+  size_t available = sample.chain.size();
+  // SampleReplay shows an empty recorded callchain as the lone sample ip; perf's cursor holds
+  // nothing then, unless user frames were unwound.
+  bool unwound = options.user_stacks_unwound && !sample.sample.stack_user.empty() && !sample.sample.regs_user.empty() &&
+                 sample.thread != nullptr;
+  if (sample.sample.callchain.empty() && !unwound) available = 0;
+  recorded = std::min(recorded, available);
+  size_t shown_recorded = discarded ? 0 : std::min<size_t>(recorded, options.max_stack);
+  for (size_t i = 0; i < shown_recorded; ++i) append_frame(out, sample.chain[i], fields);
+  size_t unwound_frames = available - recorded;
+  size_t shown_unwound = std::min<size_t>(unwound_frames, options.max_stack);
+  for (size_t i = 0; i < shown_unwound; ++i) append_frame(out, sample.chain[recorded + i], fields);
+}
+
+uint64_t shown_period(const ResolvedSample& sample) {
+  // perf starts from the attr's sample_period (a union with sample_freq) and overwrites it
+  // only when the sample carries PERF_SAMPLE_PERIOD.
+  const perf_event_attr* attr = sample.view.attr ? &sample.view.attr->attr : nullptr;
+  if (attr && !(attr->sample_type & PERF_SAMPLE_PERIOD)) return attr->sample_period;
+  return sample.sample.period;
+}
+
+
+}  // namespace
+
+std::string script_timestamp(uint64_t nanoseconds) {
+  char buffer[24];
+  std::string text(unsigned_decimal(buffer, nanoseconds / 1000000000));
+  text.push_back('.');
+  std::string_view micros = unsigned_decimal(buffer, (nanoseconds % 1000000000) / 1000);
+  text.append(6 - micros.size(), '0');
+  text.append(micros);
+  return text;
+}
+
+void append_script_sample(std::string& out, const ResolvedSample& sample, ScriptFieldSet fields,
+                          std::string_view event_name, const ScriptLineOptions& options,
+                          const TracepointDecoder* decoder) {
+  char buffer[24];
+  const perf_event_attr* attr = sample.view.attr ? &sample.view.attr->attr : nullptr;
+  bool event_has_callchain = attr && (attr->sample_type & PERF_SAMPLE_CALLCHAIN);
+  bool with_callchain = (fields & kFieldIp) && event_has_callchain && options.use_callchain;
+
+  if (fields & kFieldComm) {
+    std::string_view comm = sample.comm;
+    if (with_callchain)
+      out.append(comm);
+    else
+      append_right_aligned(out, comm, 16);
+    out.push_back(' ');
+  }
+  if ((fields & kFieldPid) && (fields & kFieldTid)) {
+    append_right_aligned(out, decimal(buffer, sample.pid), 5);
+    out.push_back('/');
+    append_left_aligned(out, decimal(buffer, sample.tid), 5);
+    out.push_back(' ');
+  } else if (fields & (kFieldPid | kFieldTid)) {
+    append_right_aligned(out, decimal(buffer, (fields & kFieldPid) ? sample.pid : sample.tid), 5);
+    out.push_back(' ');
+  }
+  if (fields & kFieldCpu) {
+    out.push_back('[');
+    std::string_view cpu = unsigned_decimal(buffer, sample.cpu);
+    if (cpu.size() < 3) out.append(3 - cpu.size(), '0');
+    out.append(cpu);
+    out.append("] ");
+  }
+  if (fields & kFieldTime) {
+    append_right_aligned(out, script_timestamp(sample.time), 12);
+    out.append(": ");
+  }
+  if (fields & kFieldPeriod) {
+    append_right_aligned(out, unsigned_decimal(buffer, shown_period(sample)), 10);
+    out.push_back(' ');
+  }
+  if (fields & kFieldEvent) {
+    append_right_aligned(out, event_name.empty() ? std::string_view("[unknown]") : event_name,
+                         static_cast<size_t>(std::max(options.event_name_width, 0)));
+    out.append(": ");
+  }
+  if ((fields & kFieldTrace) && decoder && attr && attr->type == PERF_TYPE_TRACEPOINT && !sample.sample.raw.empty()) {
+    // perf passes -1 when the sample has no cpu.
+    uint32_t cpu = (attr->sample_type & PERF_SAMPLE_CPU) ? sample.cpu : UINT32_MAX;
+    decoder->format(attr->config, sample.sample.raw, cpu, out);
+  }
+  if (fields & kFieldIp) {
+    if (with_callchain) {
+      out.push_back('\n');
+      append_callchain(out, sample, fields, options);
+    } else {
+      out.push_back(' ');
+      append_right_aligned(out, hex(buffer, sample.sample.ip), 16);
+      if (fields & kFieldSym) {
+        out.push_back(' ');
+        append_symbol(out, sample.at, {}, (fields & kFieldSymOff) != 0);
+      }
+      if (fields & kFieldDso) append_dso(out, sample.at);
+    }
+  }
+  out.push_back('\n');
+}
+
+}  // namespace vperf::report

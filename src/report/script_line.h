@@ -1,0 +1,50 @@
+#pragma once
+// One sample as perf 6.1's `perf script` prints it (builtin-script.c process_event and
+// evsel_fprintf.c), field by field, in this order and with these widths:
+//
+//   comm    "%16s " ("%s " when ip is shown with a callchain); pid 0 without a COMM record
+//           is perf's idle thread, "swapper"
+//   pid/tid "%5d/%-5d " with both, else "%5d "
+//   cpu     "[%03d] "
+//   time    "%12s: " of "SECONDS.MICROSECONDS" (truncated, not rounded)
+//   period  "%10lu " (the attr's sample_period when the sample has none)
+//   event   "%*s: " right-aligned to the longest event name of the file
+//   trace   the tracepoint's print fmt output (TracepointDecoder)
+//   ip      without a callchain: " %16lx" then " sym[+0xoff]" and " (dso)";
+//           with one: a newline, then per frame "\t%16lx sym[+0xoff] (dso)\n" (a user-space
+//           frame's address is its offset in the dso, perf's map_ip; an inlined frame ends in
+//           " (inlined)" instead of the dso), and an empty line after the sample.
+//           A recorded callchain with a marker perf does not know (anything but the HV,
+//           KERNEL and USER contexts) is discarded whole, as perf's add_callchain_ip does.
+// Unresolved symbols and dsos print as "[unknown]". Each sample ends with "\n".
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "report/sample_replay.h"
+#include "report/script_fields.h"
+#include "report/tracepoint_decoder.h"
+
+namespace vperf::report {
+
+struct ScriptLineOptions {
+  int event_name_width = 0;  // longest event name of the file
+  bool use_callchain = true;  // ScriptFieldLayout::use_callchain
+  // perf script's --max-stack (perf's default, the kernel's perf_event_max_stack default):
+  // at most this many recorded callchain addresses, and as many unwound user frames.
+  unsigned max_stack = 127;
+  // The chain's user frames were unwound from a stack copy (ReplayOptions::unwinder was set):
+  // a sample whose recorded callchain is empty then still has frames to show.
+  bool user_stacks_unwound = false;
+};
+
+// Appends `sample`'s text to `out`. `decoder` may be nullptr (no trace text then).
+void append_script_sample(std::string& out, const ResolvedSample& sample, ScriptFieldSet fields,
+                          std::string_view event_name, const ScriptLineOptions& options,
+                          const TracepointDecoder* decoder);
+
+// "16430.309497": seconds and microseconds of a perf timestamp, as perf's
+// timestamp__scnprintf_usec.
+std::string script_timestamp(uint64_t nanoseconds);
+
+}  // namespace vperf::report

@@ -1,0 +1,319 @@
+#include "unwind/dwarf_unwinder.h"
+
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/scoped_fd.h"
+#include "symbols/elf_file.h"
+#include "symbols/vdso.h"
+#include "unwind/perf_regs_x86.h"
+
+namespace vperf::unwind {
+
+namespace {
+
+// The sample being unwound, as the Dwfl callbacks see it.
+struct SampleState {
+  const DwarfRegisters* regs = nullptr;
+  uint64_t stack_start = 0;  // the sampled sp: the first byte of the copy
+  std::span<const uint8_t> stack;
+  std::vector<uint64_t>* ips = nullptr;
+  size_t first_ip = 0;  // ips->size() before this sample
+  size_t max_frames = 0;
+};
+
+// Reads `width` bytes (4 or 8) at `addr` from `bytes`, which hold the memory at `start`.
+bool read_span(std::span<const uint8_t> bytes, uint64_t start, uint64_t addr, size_t width, Dwarf_Word& out) {
+  if (addr < start) return false;
+  const uint64_t offset = addr - start;
+  if (offset > bytes.size() || bytes.size() - offset < width) return false;
+  uint64_t value = 0;
+  std::memcpy(&value, bytes.data() + offset, width);  // x86 is little-endian: a short read zero-extends
+  out = value;
+  return true;
+}
+
+// `addr` read from the file image of the module that covers it, inside the file bytes of one
+// of its PT_LOAD segments (never .bss, never past the end of the file).
+bool read_module_file(Dwfl* dwfl, Dwarf_Addr addr, size_t width, Dwarf_Word& out) {
+  Dwfl_Module* module = dwfl_addrmodule(dwfl, addr);
+  if (module == nullptr) return false;
+  Dwarf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(module, &bias);
+  if (elf == nullptr || addr < bias) return false;
+  size_t file_size = 0;
+  const char* raw = elf_rawfile(elf, &file_size);
+  size_t phnum = 0;
+  if (raw == nullptr || elf_getphdrnum(elf, &phnum) != 0) return false;
+  const uint64_t vaddr = addr - bias;
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr phdr;
+    if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD) continue;
+    if (vaddr < phdr.p_vaddr || vaddr - phdr.p_vaddr >= phdr.p_filesz) continue;
+    const uint64_t in_segment = vaddr - phdr.p_vaddr;
+    if (phdr.p_filesz - in_segment < width || phdr.p_offset > file_size) return false;
+    const std::span<const uint8_t> file(reinterpret_cast<const uint8_t*>(raw), file_size);
+    return read_span(file.subspan(phdr.p_offset), 0, in_segment, width, out);
+  }
+  return false;
+}
+
+// This machine's [vdso] as a file libdwfl can open: a memfd holding the image read once.
+class VdsoFile {
+ public:
+  // A new descriptor of the image for dwfl_report_elf (which takes it over), or -1.
+  int dup_fd() {
+    if (!tried_) {
+      tried_ = true;
+      if (Result<std::vector<char>> image = symbols::read_own_vdso()) {
+        ScopedFd fd(::memfd_create("vperf-vdso", MFD_CLOEXEC));
+        if (fd.get() >= 0 && ::write(fd.get(), image->data(), image->size()) == static_cast<ssize_t>(image->size()))
+          fd_ = std::move(fd);
+      }
+    }
+    return fd_.get() < 0 ? -1 : ::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0);
+  }
+
+ private:
+  bool tried_ = false;
+  ScopedFd fd_;
+};
+
+// A mapped ELF file as libdwfl gets it: the file and its load bias (where its virtual address
+// 0 is in the process).
+struct ModuleSpec {
+  std::shared_ptr<const symbols::Dso> dso;  // kept alive: its address identifies the file
+  uint64_t bias = 0;
+  bool operator==(const ModuleSpec& other) const { return dso == other.dso && bias == other.bias; }
+};
+
+// The modules a process's maps call for, in address order, each file once per bias.
+std::vector<ModuleSpec> modules_of(const symbols::Machine& machine, const symbols::MapSet& maps) {
+  std::vector<ModuleSpec> modules;
+  for (const std::shared_ptr<const symbols::Map>& map : maps.maps()) {
+    const symbols::Dso* dso = map->dso.get();
+    if (dso == nullptr || map->addressing != symbols::MapAddressing::FileOffset) continue;
+    const bool is_vdso = dso->kind() == symbols::DsoKind::Vdso;
+    if (dso->kind() != symbols::DsoKind::User && !is_vdso) continue;
+    if (is_vdso && machine.config().vdso != symbols::VdsoSource::ThisProcess) continue;
+    // Code maps only (prot 0: an MMAP without prot, which perf records for code alone).
+    // A data map's page-aligned pgoff can fall into the segment before its own (the read-only
+    // data of a PIE ends in the page the relro data starts in), which would give a wrong bias
+    // and a second, overlapping module for the file.
+    if (map->prot != 0 && (map->prot & PROT_EXEC) == 0) continue;
+    std::optional<uint64_t> vaddr = symbols::file_offset_to_vaddr(dso->contents().segments, map->pgoff);
+    if (!vaddr || *vaddr > map->start) continue;
+    ModuleSpec module{map->dso, map->start - *vaddr};
+    if (std::find(modules.begin(), modules.end(), module) == modules.end()) modules.push_back(std::move(module));
+  }
+  return modules;
+}
+
+// One process's Dwfl: a module per mapped ELF file, attached to the callbacks below.
+class ProcessDwfl {
+ public:
+  ProcessDwfl(const symbols::Machine& machine, pid_t pid, std::vector<ModuleSpec> modules, VdsoFile& vdso)
+      : modules_(std::move(modules)) {
+    debuginfo_path_ = ":.debug";
+    for (const std::filesystem::path& dir : machine.config().debug_dirs) debuginfo_path_ += ":" + dir.string();
+    debuginfo_path_ptr_ = debuginfo_path_.data();
+    callbacks_.find_elf = dwfl_build_id_find_elf;
+    callbacks_.find_debuginfo = dwfl_standard_find_debuginfo;
+    callbacks_.section_address = dwfl_offline_section_address;
+    callbacks_.debuginfo_path = &debuginfo_path_ptr_;
+    dwfl_ = dwfl_begin(&callbacks_);
+    if (dwfl_ == nullptr) return;
+    dwfl_report_begin(dwfl_);
+    report_modules(machine, vdso);
+    dwfl_report_end(dwfl_, nullptr, nullptr);
+    attached_ = dwfl_attach_state(dwfl_, nullptr, pid, &kThreadCallbacks, this);
+  }
+  ProcessDwfl(const ProcessDwfl&) = delete;
+  ProcessDwfl& operator=(const ProcessDwfl&) = delete;
+  ~ProcessDwfl() {
+    if (dwfl_ != nullptr) dwfl_end(dwfl_);
+  }
+
+  bool built_from(const std::vector<ModuleSpec>& modules) const { return modules == modules_; }
+
+  // Appends the sample's frames; false if libdwfl could not start (then nothing was added).
+  bool unwind(SampleState& sample, pid_t tid) {
+    if (!attached_) return false;
+    current_ = &sample;
+    dwfl_getthread_frames(dwfl_, tid, on_frame, &sample);  // stops at the first frame it cannot unwind
+    current_ = nullptr;
+    return sample.ips->size() > sample.first_ip;
+  }
+
+ private:
+  void report_modules(const symbols::Machine& machine, VdsoFile& vdso) {
+    for (const ModuleSpec& module : modules_) {
+      const std::string& name = module.dso->name();
+      if (module.dso->kind() == symbols::DsoKind::Vdso) {
+        int fd = vdso.dup_fd();
+        if (fd >= 0 && dwfl_report_elf(dwfl_, name.c_str(), name.c_str(), fd, module.bias, true) == nullptr)
+          ::close(fd);  // taken over only on success
+      } else {
+        const std::filesystem::path file = machine.config().symfs.empty()
+                                               ? std::filesystem::path(name)
+                                               : machine.config().symfs / std::filesystem::path(name).relative_path();
+        // A file that is gone or is not ELF is left out: its frames end the walk, as in perf.
+        dwfl_report_elf(dwfl_, name.c_str(), file.c_str(), -1, module.bias, true);
+      }
+    }
+  }
+
+  static pid_t next_thread(Dwfl*, void* dwfl_arg, void** thread_argp) {
+    // The process has one thread: whichever the current sample is from.
+    if (*thread_argp != nullptr) return 0;
+    *thread_argp = dwfl_arg;
+    return dwfl_pid(static_cast<ProcessDwfl*>(dwfl_arg)->dwfl_);
+  }
+  static bool get_thread(Dwfl*, pid_t, void* dwfl_arg, void** thread_argp) {
+    *thread_argp = dwfl_arg;
+    return true;
+  }
+  static bool memory_read(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result, void* dwfl_arg) {
+    const SampleState* sample = static_cast<ProcessDwfl*>(dwfl_arg)->current_;
+    if (sample == nullptr) return false;
+    const size_t width = sample->regs->abi == RegisterAbi::I386 ? 4 : 8;
+    return read_span(sample->stack, sample->stack_start, addr, width, *result) ||
+           read_module_file(dwfl, addr, width, *result);
+  }
+  static bool set_initial_registers(Dwfl_Thread* thread, void* thread_arg) {
+    const SampleState* sample = static_cast<ProcessDwfl*>(thread_arg)->current_;
+    if (sample == nullptr) return false;
+    const DwarfRegisters& regs = *sample->regs;
+    // Registers the sample lacks stay undefined: set each run of known ones.
+    for (unsigned first = 0; first < regs.count;) {
+      if (!regs.has(first)) {
+        ++first;
+        continue;
+      }
+      unsigned end = first;
+      while (end < regs.count && regs.has(end)) ++end;
+      if (!dwfl_thread_state_registers(thread, static_cast<int>(first), end - first, &regs.values[first])) return false;
+      first = end;
+    }
+    dwfl_thread_state_register_pc(thread, regs.ip);
+    return true;
+  }
+  static int on_frame(Dwfl_Frame* frame, void* arg) {
+    SampleState& sample = *static_cast<SampleState*>(arg);
+    Dwarf_Addr pc = 0;
+    bool activation = false;
+    if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0) return DWARF_CB_ABORT;  // 0: the outermost frame
+    sample.ips->push_back(activation ? pc : pc - 1);
+    return sample.ips->size() - sample.first_ip >= sample.max_frames ? DWARF_CB_ABORT : DWARF_CB_OK;
+  }
+
+  static constexpr Dwfl_Thread_Callbacks kThreadCallbacks = {
+      .next_thread = next_thread,
+      .get_thread = get_thread,
+      .memory_read = memory_read,
+      .set_initial_registers = set_initial_registers,
+      .detach = nullptr,
+      .thread_detach = nullptr,
+  };
+
+  std::vector<ModuleSpec> modules_;  // what was reported
+  std::string debuginfo_path_;
+  char* debuginfo_path_ptr_ = nullptr;
+  Dwfl_Callbacks callbacks_{};  // libdwfl keeps pointers to this and to debuginfo_path_ptr_
+  Dwfl* dwfl_ = nullptr;
+  bool attached_ = false;
+  SampleState* current_ = nullptr;
+};
+
+}  // namespace
+
+// The Dwfls of recently sampled processes, by machine and pid.
+class DwarfUnwinder::Cache {
+ public:
+  explicit Cache(size_t capacity) : capacity_(std::max<size_t>(capacity, 1)) {}
+
+  // The process's Dwfl for its current code maps, built or rebuilt as needed; nullptr without
+  // maps.
+  ProcessDwfl* process_for(const symbols::Machine& machine, const symbols::Thread& thread) {
+    if (!thread.maps) return nullptr;
+    // Data maps come and go (malloc, thread stacks) without a rebuild: only the code counts.
+    std::vector<ModuleSpec> modules = modules_of(machine, *thread.maps);
+    Entry& entry = processes_[Key{&machine, thread.pid}];
+    entry.last_use = ++clock_;
+    if (!entry.dwfl || !entry.dwfl->built_from(modules)) {
+      entry.dwfl.reset();  // its files close before the new set opens
+      entry.dwfl = std::make_unique<ProcessDwfl>(machine, thread.pid, std::move(modules), vdso_);
+      ++builds_;
+      evict_beyond_capacity();
+    }
+    return entry.dwfl.get();
+  }
+
+  uint64_t builds() const { return builds_; }
+
+ private:
+  struct Entry {
+    std::unique_ptr<ProcessDwfl> dwfl;
+    uint64_t last_use = 0;
+  };
+  using Key = std::pair<const symbols::Machine*, pid_t>;
+
+  // Drops the least recently used processes; the one just used is the newest, so it stays.
+  void evict_beyond_capacity() {
+    while (processes_.size() > capacity_) {
+      auto oldest = std::min_element(processes_.begin(), processes_.end(),
+                                     [](const auto& a, const auto& b) { return a.second.last_use < b.second.last_use; });
+      processes_.erase(oldest);
+    }
+  }
+
+  size_t capacity_;
+  std::map<Key, Entry> processes_;
+  uint64_t clock_ = 0;
+  uint64_t builds_ = 0;
+  VdsoFile vdso_;
+};
+
+DwarfUnwinder::DwarfUnwinder(DwarfUnwinderOptions options)
+    : options_(options), cache_(std::make_unique<Cache>(options.max_cached_processes)) {}
+
+DwarfUnwinder::~DwarfUnwinder() = default;
+
+uint64_t DwarfUnwinder::dwfl_builds() const { return cache_->builds(); }
+
+void DwarfUnwinder::unwind(const symbols::Machine& machine, const symbols::Thread& thread, const data::Sample& sample,
+                           const perf_event_attr& attr, std::vector<uint64_t>& ips) {
+  if (options_.max_frames == 0) return;
+  std::optional<DwarfRegisters> regs = dwarf_registers(sample.regs_user_abi, attr.sample_regs_user, sample.regs_user);
+  if (!regs) return;
+  // dyn_size is how much of the copy the kernel could fill; the rest is zeros. Without SP the
+  // copy's address is unknown, so none of it can be used.
+  const size_t stack_size = regs->has_sp ? std::min<uint64_t>(sample.stack_user.size(), sample.stack_user_dyn_size) : 0;
+  SampleState state{.regs = &*regs,
+                    .stack_start = regs->sp,
+                    .stack = std::span<const uint8_t>(sample.stack_user.data(), stack_size),
+                    .ips = &ips,
+                    .first_ip = ips.size(),
+                    .max_frames = options_.max_frames};
+  ProcessDwfl* process = cache_->process_for(machine, thread);
+  if (process == nullptr || !process->unwind(state, thread.tid)) ips.push_back(regs->ip);
+}
+
+std::unique_ptr<UserStackUnwinder> make_dwarf_unwinder(DwarfUnwinderOptions options) {
+  return std::make_unique<DwarfUnwinder>(options);
+}
+
+}  // namespace vperf::unwind

@@ -1,0 +1,271 @@
+// --call-graph dwarf recordings (perf's and vperf's) unwound by vperf's libdwfl unwinder,
+// against the ground truth of the same file: `perf script` unwinds every sample itself (perf
+// 6.1 with libunwind), and the spin workload's designed profile (run_spin -> spin_phase_outer
+// -> spin_phase_hash x2 / spin_phase_math -> leaves, about 2:1).
+//
+// vperf-workload-dwarf is built -O2 -fomit-frame-pointer: only its .eh_frame can unwind it.
+// vperf-workload keeps frame pointers; DWARF unwinding must not care either way.
+#include <time.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "data/perf_data_reader.h"
+#include "report/sample_replay.h"
+#include "report/sample_stacks.h"
+#include "support/capability.h"
+#include "support/fake_event_fs.h"
+#include "support/run_program.h"
+#include "symbols/machines.h"
+#include "unwind/dwarf_unwinder.h"
+
+namespace vperf {
+namespace {
+
+using SampleKey = std::pair<int, uint64_t>;          // (tid, time in ns): one sample
+using UserFrames = std::vector<std::string>;           // symbol names, leaf first
+
+enum class Recorder { Perf, Vperf };
+
+std::string join(const UserFrames& frames) {
+  std::string out;
+  for (const std::string& f : frames) out += (out.empty() ? "" : ";") + f;
+  return out;
+}
+
+class DwarfUnwind : public ::testing::Test {
+ protected:
+  // `workload spin 500` recorded with cpu-clock at 999 Hz and --call-graph dwarf.
+  std::string record(Recorder recorder, const std::string& workload, const std::string& name) {
+    std::string data = (scratch_.root() / name).string();
+    std::vector<std::string> argv = {"record", "-q", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf",
+                                     "-o", data, "--", workload, "spin", "500"};
+    if (recorder == Recorder::Perf) argv.insert(argv.begin(), "perf");
+    test::ProgramResult r = recorder == Recorder::Perf ? test::run_program(argv) : test::run_vperf(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return data;
+  }
+
+  // perf script's user frames per sample (--no-inline: one line per address, as the unwinder
+  // gives them; the kernel frames of samples taken in the kernel are left out).
+  static std::map<SampleKey, UserFrames> perf_script_frames(const std::string& data) {
+    test::ProgramResult r =
+        test::run_program({"perf", "script", "-i", data, "--ns", "--no-inline", "-F", "tid,time,ip,sym,dso"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::map<SampleKey, UserFrames> out;
+    std::istringstream in(r.out);
+    UserFrames* current = nullptr;
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) continue;
+      if (line[0] != '\t') {  // "  575 16534.546341133: "
+        int tid = 0;
+        unsigned long long sec = 0, ns = 0;
+        current = nullptr;
+        if (std::sscanf(line.c_str(), " %d %llu.%llu:", &tid, &sec, &ns) == 3)
+          current = &out[{tid, sec * 1000000000ULL + ns}];
+        continue;
+      }
+      // "\t            2d6b spin_leaf_hash (/tmp/unw/wd)": address, symbol (may hold spaces), (dso)
+      if (current == nullptr) continue;
+      std::string text = line.substr(line.find_first_not_of(" \t"));
+      size_t sym_at = text.find(' ');
+      size_t dso_at = text.rfind(" (");
+      if (sym_at == std::string::npos || dso_at == std::string::npos || dso_at < sym_at) continue;
+      std::string dso = text.substr(dso_at + 2, text.size() - dso_at - 3);
+      if (dso == "[kernel.kallsyms]" || dso.starts_with("[kernel.")) continue;
+      current->push_back(text.substr(sym_at + 1, dso_at - sym_at - 1));
+    }
+    return out;
+  }
+
+  // vperf's user frames per sample, through report::SampleReplay with the dwarf unwinder.
+  static std::map<SampleKey, UserFrames> vperf_frames(const std::string& data, unwind::DwarfUnwinder& unwinder) {
+    Result<data::PerfDataReader> reader = data::PerfDataReader::open_file(data);
+    EXPECT_TRUE(reader.ok());
+    std::map<SampleKey, UserFrames> out;
+    if (!reader) return out;
+    symbols::Machines machines{symbols::SymbolConfig{}};
+    report::SampleReplay replay(machines, report::ReplayOptions{.unwinder = &unwinder});
+    Result<data::ReadStats> stats = replay.run(reader.value(), [&](const report::ResolvedSample& s) {
+      UserFrames& frames = out[{s.tid, s.time}];
+      for (const report::ChainFrame& f : s.chain) {
+        if (f.cpumode != PERF_RECORD_MISC_USER || !f.inlined_name.empty()) continue;
+        frames.push_back(f.at.symbol ? std::string(f.at.symbol_name()) : "[unknown]");
+      }
+      return true;
+    });
+    EXPECT_TRUE(stats.ok());
+    return out;
+  }
+
+  // Samples whose user frames are the same in both, out of perf's; prints the first differences.
+  static double agreement(const std::map<SampleKey, UserFrames>& perf, const std::map<SampleKey, UserFrames>& vperf) {
+    size_t same = 0, shown = 0;
+    for (const auto& [key, frames] : perf) {
+      auto it = vperf.find(key);
+      if (it != vperf.end() && it->second == frames) {
+        ++same;
+      } else if (shown++ < 5) {
+        std::cout << "sample tid " << key.first << " time " << key.second << "\n  perf:  " << join(frames)
+                  << "\n  vperf: " << (it == vperf.end() ? "(missing)" : join(it->second)) << "\n";
+      }
+    }
+    return perf.empty() ? 0.0 : static_cast<double>(same) / static_cast<double>(perf.size());
+  }
+
+  static bool records_data_maps(const std::string& data) {
+    Result<data::PerfDataReader> reader = data::PerfDataReader::open_file(data);
+    if (!reader) return false;
+    for (const data::EventAttrEntry& entry : reader.value().attrs())
+      if (!entry.attr.mmap_data) return false;
+    return !reader.value().attrs().empty();
+  }
+
+  // The workload's designed chains in the folded profile report::sample_stacks builds.
+  struct SpinSplit {
+    uint64_t hash = 0, math = 0, total = 0;  // periods, as the flame graph counts them
+    uint64_t samples = 0;
+  };
+  static SpinSplit spin_split(const std::string& data, unwind::UserStackUnwinder& unwinder) {
+    SpinSplit split;
+    Result<data::PerfDataReader> reader = data::PerfDataReader::open_file(data);
+    EXPECT_TRUE(reader.ok());
+    if (!reader) return split;
+    symbols::Machines machines{symbols::SymbolConfig{}};
+    Result<report::SampleStacks> stacks = report::sample_stacks(reader.value(), machines, &unwinder);
+    EXPECT_TRUE(stacks.ok());
+    if (!stacks) return split;
+    split.samples = stacks->samples;
+    auto has_chain = [](const report::Stack& stack, const std::vector<std::string>& chain) {
+      for (size_t i = 0; i + chain.size() <= stack.size(); ++i) {
+        if (!stack[i].name.ends_with("run_spin")) continue;
+        bool all = true;
+        for (size_t j = 1; j < chain.size(); ++j) all = all && stack[i + j].name == chain[j];
+        if (all) return true;
+      }
+      return false;
+    };
+    for (const auto& [stack, count] : stacks->profile.stacks()) {
+      split.total += count;
+      if (has_chain(stack, {"run_spin", "spin_phase_outer", "spin_phase_hash", "spin_leaf_hash"})) split.hash += count;
+      if (has_chain(stack, {"run_spin", "spin_phase_outer", "spin_phase_math", "spin_leaf_math"})) split.math += count;
+    }
+    return split;
+  }
+
+  void check(Recorder recorder, const std::string& workload) {
+    VPERF_REQUIRE(!test::find_program("perf").empty(), "perf for the reference unwinding");
+    std::string data = record(recorder, workload, "dwarf.data");
+    unwind::DwarfUnwinder unwinder;
+
+    SpinSplit split = spin_split(data, unwinder);
+    ASSERT_GT(split.samples, 300u) << "about 500 samples of 1 ms";
+    const double in_leaves = static_cast<double>(split.hash + split.math) / static_cast<double>(split.total);
+    EXPECT_GT(in_leaves, 0.8) << split.hash << " hash + " << split.math << " math of " << split.total;
+    const double hash_share = static_cast<double>(split.hash) / static_cast<double>(split.hash + split.math);
+    EXPECT_NEAR(hash_share, 2.0 / 3.0, 0.15) << split.hash << " hash vs " << split.math << " math";
+    std::cout << split.samples << " samples, " << in_leaves * 100 << "% in the designed chains, hash share "
+              << hash_share << "\n";
+
+    // perf's libunwind reads a file's .eh_frame_hdr through the process's maps, so perf script
+    // unwinds only recordings that have the read-only (non-code) maps of each file too: perf
+    // record --call-graph dwarf turns on attr.mmap_data for that.
+    VPERF_REQUIRE(records_data_maps(data), "a recording with data maps (attr.mmap_data) for perf script to unwind it");
+    std::map<SampleKey, UserFrames> theirs = perf_script_frames(data);
+    std::map<SampleKey, UserFrames> ours = vperf_frames(data, unwinder);
+    ASSERT_GT(theirs.size(), 300u);
+    EXPECT_EQ(ours.size(), theirs.size());
+    const double agreed = agreement(theirs, ours);
+    std::cout << "same user frames as perf script: " << agreed * 100 << "% of " << theirs.size() << " samples\n";
+    EXPECT_GE(agreed, 0.95);
+  }
+
+  test::TempTree scratch_;
+};
+
+TEST_F(DwarfUnwind, PerfRecordingOfTheFramePointerlessBuildAgreesWithPerfScript) {
+  check(Recorder::Perf, VPERF_WORKLOAD_DWARF);
+}
+
+TEST_F(DwarfUnwind, VperfRecordingOfTheFramePointerlessBuildAgreesWithPerfScript) {
+  check(Recorder::Vperf, VPERF_WORKLOAD_DWARF);
+}
+
+TEST_F(DwarfUnwind, PerfRecordingOfTheFramePointerBuildAgreesWithPerfScript) {
+  check(Recorder::Perf, VPERF_WORKLOAD);
+}
+
+TEST_F(DwarfUnwind, VperfRecordingOfTheFramePointerBuildAgreesWithPerfScript) {
+  check(Recorder::Vperf, VPERF_WORKLOAD);
+}
+
+TEST_F(DwarfUnwind, WithoutTheUnwinderOnlyTheSampledIpRemains) {
+  // The control: the same recording without an unwinder has no caller frames at all, so the
+  // chains above come from the stack copies.
+  std::string data = record(Recorder::Vperf, VPERF_WORKLOAD_DWARF, "plain.data");
+  Result<data::PerfDataReader> reader = data::PerfDataReader::open_file(data);
+  ASSERT_TRUE(reader.ok());
+  symbols::Machines machines{symbols::SymbolConfig{}};
+  Result<report::SampleStacks> stacks = report::sample_stacks(reader.value(), machines, nullptr);
+  ASSERT_TRUE(stacks.ok());
+  // The sampled ip itself may be in spin_phase_outer; no frame above the leaf may be.
+  for (const auto& [stack, count] : stacks->profile.stacks())
+    for (size_t i = 0; i + 1 < stack.size(); ++i) EXPECT_FALSE(stack[i].name.ends_with("spin_phase_outer")) << count;
+}
+
+// Times the unwinder alone, in CPU time of this thread (the machine may be busy otherwise).
+class TimedUnwinder : public unwind::UserStackUnwinder {
+ public:
+  explicit TimedUnwinder(unwind::UserStackUnwinder& inner) : inner_(inner) {}
+  void unwind(const symbols::Machine& machine, const symbols::Thread& thread, const data::Sample& sample,
+              const perf_event_attr& attr, std::vector<uint64_t>& ips) override {
+    const double start = cpu_seconds();
+    inner_.unwind(machine, thread, sample, attr, ips);
+    seconds += cpu_seconds() - start;
+    ++samples;
+  }
+  double seconds = 0;
+  uint64_t samples = 0;
+
+ private:
+  static double cpu_seconds() {
+    timespec t{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+  }
+  unwind::UserStackUnwinder& inner_;
+};
+
+TEST_F(DwarfUnwind, UnwindsThousandsOfSamplesPerSecond) {
+  std::string data = record(Recorder::Vperf, VPERF_WORKLOAD_DWARF, "rate.data");
+  unwind::DwarfUnwinder unwinder;
+  TimedUnwinder timed(unwinder);
+  for (int pass = 0; pass < 3; ++pass) {  // the first pass builds the Dwfl; later ones reuse it
+    Result<data::PerfDataReader> reader = data::PerfDataReader::open_file(data);
+    ASSERT_TRUE(reader.ok());
+    symbols::Machines machines{symbols::SymbolConfig{}};
+    report::SampleReplay replay(machines, report::ReplayOptions{.unwinder = &timed});
+    ASSERT_TRUE(replay.run(reader.value(), [](const report::ResolvedSample&) { return true; }).ok());
+  }
+  ASSERT_GT(timed.samples, 900u);
+  const double rate = static_cast<double>(timed.samples) / std::max(timed.seconds, 1e-9);
+  std::cout << timed.samples << " samples unwound in " << timed.seconds << " s of CPU: " << rate << " samples/s, "
+            << unwinder.dwfl_builds() << " Dwfl builds\n";
+  RecordProperty("samples_per_second", std::to_string(static_cast<uint64_t>(rate)));
+  // 300k samples of 8 KB stacks within a minute.
+  EXPECT_GT(rate, 5000.0);
+  // Built again only when the process's maps changed (start-up, and each pass has its own
+  // Machines), never per sample.
+  EXPECT_LT(unwinder.dwfl_builds(), timed.samples / 50);
+}
+
+}  // namespace
+}  // namespace vperf

@@ -1,0 +1,368 @@
+// vperf report against perf report 6.1 on the same perf.data files (perf's and vperf's, file and
+// pipe): the same entries with the same sample counts and percentages for each set of options,
+// the same call-graph text, the same header lines; the spin workload's designed 2:1 split;
+// truncated and garbage input.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "data/perf_data_writer.h"
+#include "data/perf_record.h"
+#include "support/capability.h"
+#include "support/fake_event_fs.h"
+#include "support/run_program.h"
+
+namespace vperf {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One table row: the numbers (percentages, samples) and the key columns' text.
+struct Row {
+  std::vector<double> percents;
+  std::vector<uint64_t> counts;
+};
+
+// A report's sections: "# Samples" / "# Event count" lines and rows by key text.
+struct Table {
+  std::vector<std::string> summary;  // "# Samples: ...", "# Event count ...", "# Total Lost ..."
+  std::string columns;               // the column header line
+  std::vector<std::pair<std::string, Row>> rows;  // in printed order
+};
+
+Table parse_table(const std::string& text) {
+  Table t;
+  std::istringstream in(text);
+  std::string line;
+  static const std::regex number(R"(^\s*([0-9]+\.[0-9]+)%|^\s*([0-9]+)(?=\s))");
+  while (std::getline(in, line)) {
+    if (line.starts_with("# Samples:") || line.starts_with("# Event count") || line.starts_with("# Total Lost"))
+      t.summary.push_back(line);
+    if (line.starts_with("# Overhead") || line.starts_with("# Children")) t.columns = line;
+    if (line.empty() || line[0] == '#' || line.find('%') == std::string::npos) continue;
+    // Call-graph lines start with 12 spaces and '|', '-' or a name; rows with a percentage.
+    if (!std::regex_search(line, std::regex(R"(^\s+[0-9]+\.[0-9]+%)"))) continue;
+    Row row;
+    std::string rest = line;
+    std::smatch m;
+    while (std::regex_search(rest, m, number)) {
+      if (m[1].matched) row.percents.push_back(std::stod(m[1]));
+      else if (t.columns.find("Samples") != std::string::npos && row.counts.empty()) row.counts.push_back(std::stoull(m[2]));
+      else break;
+      rest = m.suffix();
+    }
+    // Key columns, whitespace collapsed (widths are compared through the header line).
+    std::istringstream words(rest);
+    std::string word, key;
+    while (words >> word) key += (key.empty() ? "" : " ") + word;
+    t.rows.emplace_back(key, row);
+  }
+  return t;
+}
+
+class Report : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    VPERF_REQUIRE(!test::find_program("perf").empty(), "perf 6.1 as the reference");
+  }
+  std::string file(const std::string& name) const { return (scratch_.root() / name).string(); }
+
+  static void perf_record(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{"perf", "record", "-q"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    test::ProgramResult r = test::run_program(argv);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  static std::string perf_report(const std::string& data, const std::vector<std::string>& options) {
+    std::vector<std::string> argv{"perf", "report", "-i", data, "--stdio"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    test::ProgramResult r = test::run_program(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  }
+  static std::string vperf_report(const std::string& data, const std::vector<std::string>& options) {
+    std::vector<std::string> args{"report", "-i", data};
+    args.insert(args.end(), options.begin(), options.end());
+    test::ProgramResult r = test::run_vperf(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  }
+  // perf's text up to its closing random tip, which vperf leaves out. perf 6.1's fractal
+  // "[...]" line reads an uninitialised flag and sometimes says "[...] (inlined)": normalised.
+  static std::string without_tip(const std::string& text) {
+    size_t tip = text.find("#\n# (Tip:");
+    std::string out = tip == std::string::npos ? text : text.substr(0, tip);
+    for (size_t at; (at = out.find("[...] (inlined)")) != std::string::npos;) out.erase(at + 5, 10);
+    return out;
+  }
+
+  static void expect_same_table(const std::string& data, const std::vector<std::string>& options) {
+    std::string what;
+    for (const std::string& o : options) what += o + " ";
+    Table theirs = parse_table(perf_report(data, options));
+    Table mine = parse_table(vperf_report(data, options));
+    ASSERT_FALSE(theirs.rows.empty()) << what;
+    EXPECT_EQ(mine.summary, theirs.summary) << what;
+    EXPECT_EQ(mine.columns, theirs.columns) << what;
+    ASSERT_EQ(mine.rows.size(), theirs.rows.size()) << what;
+    std::map<std::string, Row> by_key(mine.rows.begin(), mine.rows.end());
+    for (const auto& [key, row] : theirs.rows) {
+      auto it = by_key.find(key);
+      ASSERT_NE(it, by_key.end()) << what << ": perf's entry '" << key << "' missing";
+      EXPECT_EQ(it->second.counts, row.counts) << what << key;
+      ASSERT_EQ(it->second.percents.size(), row.percents.size()) << what << key;
+      for (size_t i = 0; i < row.percents.size(); ++i)
+        EXPECT_NEAR(it->second.percents[i], row.percents[i], 0.011) << what << key;
+    }
+  }
+
+  test::TempTree scratch_;
+};
+
+TEST_F(Report, PerfRecordingTablesMatchPerfForEachOptionSet) {
+  std::string data = file("perf.data");
+  perf_record({"-e", "cpu-clock", "-F", "2000", "-g", "-o", data, "--", VPERF_WORKLOAD, "spin", "400"});
+  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+           {},
+           {"--no-children"},
+           {"--children", "-n"},
+           {"--no-children", "-n", "--sort", "pid,sym"},
+           {"--no-children", "--sort", "dso,sym"},
+           {"--sort", "cpu,comm", "-n"},
+           {"--no-children", "--sort", "sym"},
+           {"--percent-limit", "2"},
+           {"--no-children", "--comm", "vperf-workload"},
+           {"--no-children", "--dsos", "[kernel.kallsyms]"},
+           {"--no-children", "--symbols", "spin_leaf_hash,spin_leaf_math"},
+           {"--no-children", "--dsos", "vperf-workload", "--percentage", "relative"},
+       })
+    expect_same_table(data, options);
+}
+
+TEST_F(Report, PidFilterMatchesPerf) {
+  std::string data = file("two.data");
+  perf_record({"-e", "cpu-clock", "-F", "2000", "-g", "-o", data, "--", "sh", "-c",
+               std::string(VPERF_WORKLOAD) + " spin 200 & " + VPERF_WORKLOAD + " spin 100; wait"});
+  Table all = parse_table(vperf_report(data, {"--no-children", "--sort", "pid"}));
+  ASSERT_GE(all.rows.size(), 2u);
+  std::string pid = all.rows[0].first.substr(0, all.rows[0].first.find(':'));
+  expect_same_table(data, {"--no-children", "--sort", "pid", "--pid", pid});
+  expect_same_table(data, {"--no-children", "--tid", pid, "-n"});
+  // Self only: with --children, the user frames of a sample taken inside sh's execve() count
+  // for the old libc in perf but are [unknown] to vperf's symbol model (docs/report.md).
+  expect_same_table(data, {"--no-children", "--sort", "pid,dso"});
+}
+
+TEST_F(Report, VperfRecordingTablesMatchPerf) {
+  std::string data = file("vperf.data");
+  test::ProgramResult r =
+      test::run_vperf({"record", "-q", "-e", "cpu-clock", "-F", "2000", "-g", "-o", data, "--", VPERF_WORKLOAD, "spin", "300"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_same_table(data, {});
+  expect_same_table(data, {"--no-children", "-n"});
+  expect_same_table(data, {"--sort", "pid,dso,sym", "-n"});
+}
+
+TEST_F(Report, CallGraphTextMatchesPerf) {
+  std::string data = file("fp.data");
+  perf_record({"-e", "cpu-clock", "-F", "1000", "-g", "-o", data, "--", VPERF_WORKLOAD, "spin", "500"});
+  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+           {}, {"--no-children"}, {"-g", "caller", "--no-children"}, {"-g", "callee"}, {"--no-children", "-g", "fractal"},
+           {"--percent-limit", "5"}, {"--no-children", "--sort", "sym"}}) {
+    std::string what;
+    for (const std::string& o : options) what += o + " ";
+    EXPECT_EQ(vperf_report(data, options), without_tip(perf_report(data, options))) << what;
+  }
+}
+
+TEST_F(Report, SpinProfileShowsTheDesignedTwoToOneSplit) {
+  std::string data = file("spin.data");
+  test::ProgramResult r =
+      test::run_vperf({"record", "-q", "-e", "cpu-clock", "-F", "4000", "-g", "-o", data, "--", VPERF_WORKLOAD, "spin", "1000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto leaf_ratio = [](const Table& t) {
+    double hash = 0, math = 0;
+    for (const auto& [key, row] : t.rows) {
+      if (key.ends_with("[.] spin_leaf_hash")) hash = row.percents.at(0);
+      if (key.ends_with("[.] spin_leaf_math")) math = row.percents.at(0);
+    }
+    return math > 0 ? hash / math : 0.0;
+  };
+  double mine = leaf_ratio(parse_table(vperf_report(data, {"--no-children"})));
+  double theirs = leaf_ratio(parse_table(perf_report(data, {"--no-children"})));
+  // The same file gives perf's split exactly; the workload's CPU time is about 2:1 by design
+  // (1.80-1.95 measured on this machine's CPU, hence the wider tolerance).
+  EXPECT_NEAR(mine, theirs, 0.01);
+  EXPECT_NEAR(mine, 2.0, 0.3);
+}
+
+TEST_F(Report, PipeInputMatchesPerf) {
+  std::string data = file("pipe.data");
+  test::ProgramResult r = test::run_program({"sh", "-c", "perf record -q -e cpu-clock -F 2000 -g -o - -- " +
+                                                             std::string(VPERF_WORKLOAD) + " spin 200 > " + data});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // From a pipe perf shows no Children column (but keeps the caller graph), and prints the
+  // header's layout block before the features.
+  for (std::string options : {"", "--no-children -n", "-g callee", "--header-only", "--sort pid,sym"}) {
+    test::ProgramResult theirs = test::run_program({"sh", "-c", "perf report --stdio -i - " + options + " < " + data});
+    test::ProgramResult mine =
+        test::run_program({"sh", "-c", std::string(VPERF_BINARY) + " report -i - " + options + " < " + data});
+    ASSERT_EQ(mine.exit_code, 0) << mine.err;
+    EXPECT_FALSE(mine.out.empty());
+    EXPECT_EQ(mine.out, without_tip(theirs.out)) << options;
+  }
+}
+
+TEST_F(Report, TracepointEventsMatchPerf) {
+  VPERF_REQUIRE(test::has_tracefs(), "tracefs for syscalls tracepoints");
+  std::string data = file("tp.data");
+  perf_record({"-e", "syscalls:sys_enter_getppid", "-o", data, "--", VPERF_WORKLOAD, "getppid", "1000"});
+  std::string text = vperf_report(data, {"-n"});
+  EXPECT_NE(text.find("# Samples: 1000  of event 'syscalls:sys_enter_getppid'"), std::string::npos) << text;
+  expect_same_table(data, {"-n"});
+  expect_same_table(data, {"--sort", "sym", "-n"});
+  std::string sched = file("sched.data");
+  perf_record({"-e", "sched:sched_switch", "-g", "-o", sched, "--", VPERF_WORKLOAD, "sleep", "50"});
+  expect_same_table(sched, {"-n"});
+  expect_same_table(sched, {"--no-children", "-n"});
+  // vperf's own pipe output: the event named from the tracing data, perf's pipe defaults.
+  std::string piped = file("tp-pipe.data");
+  test::ProgramResult rec = test::run_program(
+      {"sh", "-c", std::string(VPERF_BINARY) + " record -q -e sched:sched_switch -o - -- " + VPERF_WORKLOAD + " sleep 20 > " + piped});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  for (std::string options : {"", "--sort trace -n"}) {
+    test::ProgramResult theirs = test::run_program({"sh", "-c", "perf report --stdio -i - " + options + " < " + piped});
+    test::ProgramResult mine = test::run_program({"sh", "-c", std::string(VPERF_BINARY) + " report -i - " + options + " < " + piped});
+    EXPECT_EQ(mine.out, without_tip(theirs.out)) << options;
+  }
+}
+
+TEST_F(Report, HeaderLinesMatchPerf) {
+  std::string data = file("h.data");
+  perf_record({"-e", "cpu-clock", "-F", "1000", "-g", "-o", data, "--", VPERF_WORKLOAD, "spin", "100"});
+  test::ProgramResult theirs = test::run_program({"perf", "report", "-i", data, "--header-only"});
+  std::string mine = test::run_vperf({"report", "-i", data, "--header-only"}).out;
+  std::istringstream in(theirs.out);
+  std::string line;
+  int compared = 0;
+  while (std::getline(in, line)) {
+    bool modelled = false;
+    for (const char* prefix : {"# captured on", "# header version", "# data offset", "# data size", "# feat offset",
+                               "# hostname", "# os release", "# perf version", "# arch", "# nrcpus", "# cpudesc",
+                               "# cpuid", "# total memory", "# cmdline", "# event :", "# CPU_TOPOLOGY", "# NUMA_TOPOLOGY",
+                               "# pmu mappings", "# CACHE", "# time of", "# sample duration", "# MEM_TOPOLOGY",
+                               "# missing features", "# ========"})
+      modelled |= line.starts_with(prefix);
+    if (!modelled) continue;
+    ++compared;
+    EXPECT_NE(mine.find(line + "\n"), std::string::npos) << "perf printed: " << line << "\nvperf:\n" << mine;
+  }
+  EXPECT_GE(compared, 20);
+  // --header: the header, then the report.
+  std::string both = test::run_vperf({"report", "-i", data, "--header"}).out;
+  EXPECT_TRUE(both.starts_with("# ========\n")) << both;
+  EXPECT_NE(both.find("# Samples:"), std::string::npos);
+}
+
+TEST_F(Report, JsonCarriesTheSameEntries) {
+  std::string data = file("j.data");
+  perf_record({"-e", "cpu-clock", "-F", "2000", "-g", "-o", data, "--", VPERF_WORKLOAD, "spin", "200"});
+  test::ProgramResult r = test::run_vperf({"report", "-i", data, "--json", "--sort", "comm,sym"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  boost::json::value doc = boost::json::parse(r.out);
+  const auto& event = doc.at("events").at(0).as_object();
+  EXPECT_EQ(event.at("name").as_string(), "cpu-clock");
+  Table t = parse_table(perf_report(data, {"--sort", "comm,sym", "-n"}));
+  const auto& entries = event.at("entries").as_array();
+  ASSERT_EQ(entries.size(), t.rows.size());
+  EXPECT_EQ(doc.at("children").as_bool(), true);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i].as_object();
+    const Row& row = t.rows[i].second;
+    EXPECT_NEAR(e.at("children_percent").to_number<double>(), row.percents.at(0), 0.006) << t.rows[i].first;
+    EXPECT_NEAR(e.at("self_percent").to_number<double>(), row.percents.at(1), 0.006) << t.rows[i].first;
+    EXPECT_EQ(e.at("self_samples").to_number<uint64_t>(), row.counts.at(0)) << t.rows[i].first;
+    EXPECT_NE(t.rows[i].first.find(std::string(e.at("comm").as_string())), std::string::npos);
+  }
+}
+
+TEST_F(Report, LostSamplesCountedAsPerfCountsThem) {
+  // A file with one sample, a LOST record and a LOST_SAMPLES record: perf's "Total Lost Samples".
+  std::vector<data::EventAttrEntry> attrs(1);
+  std::memset(&attrs[0].attr, 0, sizeof(perf_event_attr));
+  attrs[0].attr.size = sizeof(perf_event_attr);
+  attrs[0].attr.type = PERF_TYPE_SOFTWARE;
+  attrs[0].attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  attrs[0].attr.sample_id_all = 1;
+  attrs[0].attr.sample_period = 1000;
+  attrs[0].name = "cpu-clock";
+  data::SampleFormat f = data::SampleFormat::from_attr(attrs[0].attr);
+  std::string path = file("lost.data");
+  auto writer = data::PerfDataWriter::create_file(path, attrs);
+  ASSERT_TRUE(writer.ok());
+  auto record = [](uint32_t type, uint16_t misc, data::RecordBody body, uint64_t time) {
+    data::Record r;
+    r.type = type;
+    r.misc = misc;
+    r.body = std::move(body);
+    r.sample_id.pid = r.sample_id.tid = 7;
+    r.sample_id.time = time;
+    return r;
+  };
+  data::Sample one;
+  one.ip = 0x1000;
+  one.period = 1000;
+  data::Record comm = record(PERF_RECORD_COMM, 0, data::CommRecord{7, 7, "lossy"}, 10);
+  data::Record sample = record(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, one, 20);
+  data::Record lost = record(PERF_RECORD_LOST, 0, data::LostRecord{0, 5}, 30);
+  data::Record lost_samples = record(PERF_RECORD_LOST_SAMPLES, 0, data::LostSamplesRecord{3}, 40);
+  for (const data::Record* rec : {&comm, &sample, &lost, &lost_samples}) ASSERT_TRUE(writer->write(data::build_record(*rec, &f)).ok());
+  ASSERT_TRUE(writer->flush_round().ok());
+  ASSERT_TRUE(writer->finish(data::HeaderFeatures{}).ok());
+  Table theirs = parse_table(perf_report(path, {}));
+  Table mine = parse_table(vperf_report(path, {}));
+  ASSERT_FALSE(theirs.summary.empty());
+  EXPECT_EQ(mine.summary, theirs.summary);
+}
+
+TEST_F(Report, TruncatedFileWarnsAndStillReports) {
+  std::string data = file("whole.data");
+  perf_record({"-e", "cpu-clock", "-F", "2000", "-g", "-o", data, "--", VPERF_WORKLOAD, "spin", "300"});
+  std::string cut = file("cut.data");
+  fs::copy_file(data, cut);
+  fs::resize_file(cut, fs::file_size(data) / 2);
+  test::ProgramResult r = test::run_vperf({"report", "-i", cut, "--no-children"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.starts_with("vperf: warning: ")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  Table t = parse_table(r.out);
+  EXPECT_FALSE(t.rows.empty()) << r.out;
+}
+
+TEST_F(Report, GarbageOrMissingInputIsOneErrorLine) {
+  std::ofstream(file("garbage.data")) << "this is not a perf.data file, just some words";
+  for (const std::string& input : {file("garbage.data"), file("missing.data")}) {
+    test::ProgramResult r = test::run_vperf({"report", "-i", input});
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_TRUE(r.err.starts_with("vperf: error: cannot read " + input)) << r.err;
+    EXPECT_NE(r.err.find("(hint: "), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+  test::ProgramResult bad_sort = test::run_vperf({"report", "-i", file("garbage.data"), "--sort", "frobnicate"});
+  EXPECT_EQ(bad_sort.exit_code, 2) << bad_sort.err;
+}
+
+}  // namespace
+}  // namespace vperf

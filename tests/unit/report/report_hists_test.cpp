@@ -1,0 +1,290 @@
+// perf report's aggregation on hand-built perf.data files: entries by sort key, Self and
+// Children periods (recursion counted once), call-graph trees and their text, filters,
+// percentage modes, --percent-limit, lost samples. Addresses are in no map, so every frame is
+// "unresolved" and identified by its address, as perf does.
+#include <gtest/gtest.h>
+#include <linux/perf_event.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "data/perf_data_reader.h"
+#include "data/perf_data_writer.h"
+#include "data/perf_record.h"
+#include "report/report_session.h"
+#include "report/report_stdio.h"
+#include "symbols/machines.h"
+
+namespace vperf::report {
+namespace {
+
+constexpr uint64_t kSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+constexpr uint64_t kUser = 0xfffffffffffffe00ull;  // PERF_CONTEXT_USER
+constexpr uint64_t A = 0x401000, B = 0x402000, C = 0x403000, D = 0x404000;
+
+data::SampleFormat format() {
+  data::SampleFormat f;
+  f.sample_type = kSampleType;
+  f.sample_id_all = true;
+  return f;
+}
+
+class ReportFile {
+ public:
+  ReportFile() : path_(std::filesystem::path(testing::TempDir()) / ("vperf_report_" + std::to_string(::getpid()) + ".data")) {}
+  ~ReportFile() { std::filesystem::remove(path_); }
+
+  // A sample of thread `tid`, chain leaf first (the ip is the first frame).
+  void sample(uint32_t tid, std::vector<uint64_t> chain, uint64_t period = 1000) {
+    data::Record r;
+    r.type = PERF_RECORD_SAMPLE;
+    r.misc = PERF_RECORD_MISC_USER;
+    data::Sample s;
+    s.ip = chain.front();
+    s.period = period;
+    s.callchain.push_back(kUser);
+    s.callchain.insert(s.callchain.end(), chain.begin(), chain.end());
+    r.body = s;
+    r.sample_id.pid = r.sample_id.tid = tid;
+    r.sample_id.time = ++time_;
+    data::SampleFormat f = format();
+    records_.push_back(data::build_record(r, &f));
+  }
+  void comm(uint32_t tid, const std::string& name) {
+    data::Record r;
+    r.type = PERF_RECORD_COMM;
+    r.body = data::CommRecord{tid, tid, name};
+    r.sample_id.pid = r.sample_id.tid = tid;
+    r.sample_id.time = ++time_;
+    data::SampleFormat f = format();
+    records_.push_back(data::build_record(r, &f));
+  }
+  void lost_samples(uint64_t n) {
+    data::Record r;
+    r.type = PERF_RECORD_LOST_SAMPLES;
+    r.body = data::LostSamplesRecord{n};
+    r.sample_id.time = ++time_;
+    data::SampleFormat f = format();
+    records_.push_back(data::build_record(r, &f));
+  }
+
+  ReportData report(const ReportOptions& options) {
+    std::vector<data::EventAttrEntry> attrs(1);
+    std::memset(&attrs[0].attr, 0, sizeof(perf_event_attr));
+    attrs[0].attr.size = sizeof(perf_event_attr);
+    attrs[0].attr.type = PERF_TYPE_SOFTWARE;
+    attrs[0].attr.config = PERF_COUNT_SW_CPU_CLOCK;
+    attrs[0].attr.sample_type = kSampleType;
+    attrs[0].attr.sample_id_all = 1;
+    attrs[0].attr.sample_period = 1000;
+    attrs[0].name = "cpu-clock";
+    auto writer = data::PerfDataWriter::create_file(path_, attrs);
+    EXPECT_TRUE(writer.ok());
+    for (const auto& r : records_) EXPECT_TRUE(writer->write(r).ok());
+    EXPECT_TRUE(writer->flush_round().ok());
+    EXPECT_TRUE(writer->finish(data::HeaderFeatures{}).ok());
+    auto reader = data::PerfDataReader::open_file(path_);
+    EXPECT_TRUE(reader.ok()) << reader.error().describe();
+    symbols::Machines machines{symbols::SymbolConfig{}};
+    Result<ReportData> data = build_report(reader.value(), machines, options);
+    EXPECT_TRUE(data.ok()) << data.error().describe();
+    return std::move(data).value();
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::vector<std::vector<uint8_t>> records_;
+  uint64_t time_ = 1000;
+};
+
+// Entries as "symbol-address children self" in perf's order.
+std::vector<std::string> summary(const ReportData& data, const ReportOptions& options) {
+  std::vector<std::string> out;
+  for (const HistEntry* e : shown_entries(data, *data.event_hists(0), options))
+    out.push_back(symbol_text(*e) + " " + std::to_string(e->children_period) + " " + std::to_string(e->self_period) +
+                  " " + std::to_string(e->self_samples));
+  return out;
+}
+
+std::string hex16(uint64_t a) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "[.] 0x%016lx", static_cast<unsigned long>(a));
+  return buf;
+}
+
+TEST(ReportHists, SelfOnlyGroupsByLeafAddress) {
+  ReportFile f;
+  f.comm(42, "worker");
+  for (int i = 0; i < 3; ++i) f.sample(42, {A, C, D});
+  f.sample(42, {B, C, D});
+  ReportOptions o;
+  o.children = false;
+  ReportData data = f.report(o);
+  EXPECT_FALSE(data.layout.children);
+  EXPECT_EQ(data.event_hists(0)->samples, 4u);
+  EXPECT_EQ(data.event_hists(0)->total_period, 4000u);
+  EXPECT_EQ(summary(data, o), (std::vector<std::string>{hex16(A) + " 0 3000 3", hex16(B) + " 0 1000 1"}));
+}
+
+TEST(ReportHists, ChildrenCountEveryFrameOnceAndRecursionOnce) {
+  ReportFile f;
+  f.comm(42, "worker");
+  for (int i = 0; i < 3; ++i) f.sample(42, {A, C, D});
+  f.sample(42, {B, C, D});
+  f.sample(42, {C, A, C, D});  // recursion: C twice in one chain counts once
+  ReportOptions o;
+  ReportData data = f.report(o);
+  EXPECT_TRUE(data.layout.children) << "perf's default with callchains";
+  EXPECT_EQ(summary(data, o), (std::vector<std::string>{hex16(C) + " 5000 1000 1", hex16(D) + " 5000 0 0",
+                                                        hex16(A) + " 4000 3000 3", hex16(B) + " 1000 1000 1"}));
+}
+
+TEST(ReportHists, SortsByPidThenSymbolWithOneEntryPerThread) {
+  ReportFile f;
+  f.comm(42, "worker");
+  f.comm(43, "helper");
+  f.sample(42, {A});
+  f.sample(43, {A});
+  f.sample(43, {A});
+  ReportOptions o;
+  o.children = false;
+  o.sort_keys = std::vector<SortKey>{SortKey::Pid, SortKey::Sym};
+  ReportData data = f.report(o);
+  std::string text = render_stdio(data, o);
+  EXPECT_NE(text.find("# Overhead      Pid:Command  Symbol                \n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    66.67%       43:helper   " + hex16(A) + "\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    33.33%       42:worker   " + hex16(A) + "\n"), std::string::npos) << text;
+}
+
+TEST(ReportHists, CalleeGraphTextAsPerfPrintsIt) {
+  ReportFile f;
+  f.comm(42, "worker");
+  for (int i = 0; i < 3; ++i) f.sample(42, {A, C, D});
+  f.sample(42, {A, B, D});
+  ReportOptions o;
+  o.children = false;
+  ReportData data = f.report(o);
+  std::string text = render_stdio(data, o);
+  std::string expected =
+      "   100.00%  worker   [unknown]         " + hex16(A) + "\n"
+      "            |\n"
+      "            ---0x401000\n"
+      "               |          \n"
+      "               |--75.00%--0x403000\n"
+      "               |          0x404000\n"
+      "               |          \n"
+      "                --25.00%--0x402000\n"
+      "                          0x404000\n"
+      "\n";
+  EXPECT_NE(text.find(expected), std::string::npos) << text;
+  EXPECT_NE(text.find("# Samples: 4  of event 'cpu-clock'\n# Event count (approx.): 4000\n"), std::string::npos) << text;
+}
+
+TEST(ReportHists, CallerGraphUnderChildrenEntries) {
+  ReportFile f;
+  f.comm(42, "worker");
+  for (int i = 0; i < 3; ++i) f.sample(42, {A, C, D});
+  f.sample(42, {B, C, D});
+  ReportOptions o;
+  ReportData data = f.report(o);
+  std::string text = render_stdio(data, o);
+  // D's graph: the callees below D, root first; one root carrying all of D: no percentage.
+  std::string expected =
+      "   100.00%     0.00%  worker   [unknown]         " + hex16(D) + "\n"
+      "            |\n"
+      "            ---0x404000\n"
+      "               0x403000\n"
+      "               |          \n"
+      "               |--75.00%--0x401000\n"
+      "               |          \n"
+      "                --25.00%--0x402000\n"
+      "\n";
+  EXPECT_NE(text.find(expected), std::string::npos) << text;
+}
+
+TEST(ReportHists, ThresholdPrunesSmallBranches) {
+  ReportFile f;
+  f.comm(42, "worker");
+  for (int i = 0; i < 999; ++i) f.sample(42, {A, C});
+  f.sample(42, {A, B});  // 0.1%: below the 0.5% default threshold
+  ReportOptions o;
+  o.children = false;
+  std::string text = render_stdio(f.report(o), o);
+  EXPECT_EQ(text.find("0x402000"), std::string::npos) << text;
+  EXPECT_NE(text.find("--99.90%--0x403000"), std::string::npos) << text;
+  o.call_graph.min_percent = 0;
+  text = render_stdio(f.report(o), o);
+  EXPECT_NE(text.find("--0.10%--0x402000"), std::string::npos) << text;
+}
+
+TEST(ReportHists, FiltersKeepTheTotalUnlessRelative) {
+  ReportFile f;
+  f.comm(42, "worker");
+  f.comm(43, "helper");
+  f.sample(42, {A});
+  f.sample(43, {B});
+  f.sample(43, {B});
+  f.sample(43, {C});
+  ReportOptions o;
+  o.children = false;
+  o.filters.comms = {"helper"};
+  ReportData data = f.report(o);
+  std::string text = render_stdio(data, o);
+  EXPECT_NE(text.find("# comm: helper\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# Overhead  Shared Object     Symbol"), std::string::npos) << "comm column elided: " << text;
+  EXPECT_NE(text.find("    50.00%  [unknown]         " + hex16(B)), std::string::npos) << text;
+  EXPECT_EQ(text.find(hex16(A)), std::string::npos) << text;
+  EXPECT_NE(text.find("# Samples: 4  of event"), std::string::npos) << text;
+  o.relative_percentage = true;
+  text = render_stdio(data, o);
+  EXPECT_NE(text.find("    66.67%  [unknown]         " + hex16(B)), std::string::npos) << text;
+  EXPECT_NE(text.find("# Samples: 3  of event"), std::string::npos) << text;
+}
+
+TEST(ReportHists, PercentLimitHidesEntries) {
+  ReportFile f;
+  f.comm(42, "worker");
+  for (int i = 0; i < 99; ++i) f.sample(42, {A});
+  f.sample(42, {B});
+  ReportOptions o;
+  o.children = false;
+  o.percent_limit = 2;
+  ReportData data = f.report(o);
+  EXPECT_EQ(summary(data, o).size(), 1u);
+  o.percent_limit = 0;
+  EXPECT_EQ(summary(data, o).size(), 2u);
+}
+
+TEST(ReportHists, LostSamplesAreCounted) {
+  ReportFile f;
+  f.comm(42, "worker");
+  f.sample(42, {A});
+  f.lost_samples(7);
+  f.lost_samples(5);
+  ReportOptions o;
+  ReportData data = f.report(o);
+  EXPECT_EQ(data.lost_samples, 12u);
+  EXPECT_NE(render_stdio(data, o).find("# Total Lost Samples: 12\n"), std::string::npos);
+}
+
+TEST(ReportText, SampleCountsWithPerfsUnits) {
+  EXPECT_EQ(samples_with_unit(505), "505 ");
+  EXPECT_EQ(samples_with_unit(1000), "1000 ");
+  EXPECT_EQ(samples_with_unit(317433), "317K");
+  EXPECT_EQ(samples_with_unit(2500000), "2M");
+}
+
+TEST(ReportSortKeys, ParsesPerfNamesAndPrefixes) {
+  auto keys = parse_sort_keys("comm,dso,sym");
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(*keys, (std::vector<SortKey>{SortKey::Comm, SortKey::Dso, SortKey::Sym}));
+  keys = parse_sort_keys("pid,symbol,cpu,tid");
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(*keys, (std::vector<SortKey>{SortKey::Pid, SortKey::Sym, SortKey::Cpu, SortKey::Tid}));
+  EXPECT_FALSE(parse_sort_keys("comm,frobnicate").ok());
+  EXPECT_FALSE(parse_sort_keys("").ok());
+}
+
+}  // namespace
+}  // namespace vperf::report

@@ -1,0 +1,209 @@
+// TracepointDecoder on tracing data built the way `vperf record` builds it (data::build_tracing_data
+// over a tracefs tree), with sched_switch's format as Linux 6.x has it, and raw records laid out
+// by hand: the text must be what the kernel's print fmt says for those values.
+#include "report/tracepoint_decoder.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "data/tracing_data.h"
+#include "support/fake_event_fs.h"
+
+namespace vperf::report {
+namespace {
+
+constexpr const char* kHeaderPage =
+    "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+    "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+    "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+    "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+constexpr const char* kHeaderEvent =
+    "# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n\tarray       :   32 bits\n";
+
+constexpr const char* kCommonFields =
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
+
+// /sys/kernel/tracing/events/sched/sched_switch/format of Linux 6.x.
+std::string sched_switch_format() {
+  return std::string("name: sched_switch\nID: 372\nformat:\n") + kCommonFields +
+         "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+         "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+         "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+         "\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+         "\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+         "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+         "\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+         "print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_pid=%d "
+         "next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, (REC->prev_state & ((((0x00000000 | "
+         "0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) - 1)) ? "
+         "__print_flags(REC->prev_state & ((((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | "
+         "0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) - 1), \"|\", { 0x00000001, \"S\" }, { 0x00000002, \"D\" }, "
+         "{ 0x00000004, \"T\" }, { 0x00000008, \"t\" }, { 0x00000010, \"X\" }, { 0x00000020, \"Z\" }, { 0x00000040, "
+         "\"P\" }, { 0x00000080, \"I\" }) : \"R\", REC->prev_state & (((0x00000000 | 0x00000001 | 0x00000002 | "
+         "0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) ? \"+\" : \"\", REC->next_comm, "
+         "REC->next_pid, REC->next_prio\n";
+}
+
+// A made-up event whose print fmt shows a kernel address as a symbol (%pS) and as a bare one (%ps).
+std::string function_format() {
+  return std::string("name: fake_call\nID: 900\nformat:\n") + kCommonFields +
+         "\tfield:void * function;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+         "print fmt: \"at=%pS name=%ps\", REC->function, REC->function\n";
+}
+
+class TracepointDecoderTest : public ::testing::Test {
+ protected:
+  std::vector<uint8_t> tracing_data() {
+    tracefs_.write("events/header_page", kHeaderPage);
+    tracefs_.write("events/header_event", kHeaderEvent);
+    tracefs_.write("events/sched/sched_switch/format", sched_switch_format());
+    tracefs_.write("events/fake/fake_call/format", function_format());
+    tracefs_.write("printk_formats", "");
+    tracefs_.write("saved_cmdlines", "935 vperf-workload\n1 systemd\n");
+    Result<std::vector<uint8_t>> data =
+        data::build_tracing_data(tracefs_.root(), {{"sched", "sched_switch"}, {"fake", "fake_call"}});
+    EXPECT_TRUE(data.ok()) << (data.ok() ? "" : data.error().describe());
+    return data.ok() ? *data : std::vector<uint8_t>{};
+  }
+
+  test::TempTree tracefs_;
+};
+
+template <typename T>
+void put(std::vector<uint8_t>& raw, size_t offset, T value) {
+  std::memcpy(raw.data() + offset, &value, sizeof value);
+}
+
+void put_comm(std::vector<uint8_t>& raw, size_t offset, const char* comm) {
+  std::memcpy(raw.data() + offset, comm, std::strlen(comm));  // the rest of the 16 bytes stays 0
+}
+
+// PERF_SAMPLE_RAW of sched_switch: the 64-byte entry and 4 bytes of padding, as the kernel writes it.
+std::vector<uint8_t> sched_switch_raw(const char* prev, int32_t prev_pid, int32_t prev_prio, int64_t prev_state,
+                                      const char* next, int32_t next_pid, int32_t next_prio) {
+  std::vector<uint8_t> raw(68, 0);
+  put<uint16_t>(raw, 0, 372);
+  put<int32_t>(raw, 4, prev_pid);
+  put_comm(raw, 8, prev);
+  put<int32_t>(raw, 24, prev_pid);
+  put<int32_t>(raw, 28, prev_prio);
+  put<int64_t>(raw, 32, prev_state);
+  put_comm(raw, 40, next);
+  put<int32_t>(raw, 56, next_pid);
+  put<int32_t>(raw, 60, next_prio);
+  return raw;
+}
+
+TEST_F(TracepointDecoderTest, KnowsTheRecordedEventsByTheirIds) {
+  Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data());
+  ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
+  EXPECT_TRUE(decoder->has_event(372));
+  EXPECT_TRUE(decoder->has_event(900));
+  EXPECT_FALSE(decoder->has_event(373));
+  EXPECT_EQ(decoder->event_name(372), "sched:sched_switch");
+  EXPECT_EQ(decoder->event_name(900), "fake:fake_call");
+  EXPECT_EQ(decoder->event_name(1), std::nullopt);
+  EXPECT_EQ(decoder->field_names(372),
+            (std::vector<std::string>{"common_type", "common_flags", "common_preempt_count", "common_pid", "prev_comm",
+                                      "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid", "next_prio"}));
+  EXPECT_TRUE(decoder->warnings().empty());
+}
+
+TEST_F(TracepointDecoderTest, FormatsSchedSwitchWithTheKernelsPrintFmt) {
+  Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data());
+  ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
+  std::string text;
+  decoder->format(372, sched_switch_raw("vperf-workload", 935, 120, 1, "swapper/1", 0, 120), 1, text);
+  EXPECT_EQ(text, "prev_comm=vperf-workload prev_pid=935 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120");
+
+  // prev_state: 0 is running ("R"), 0x100 (TASK_REPORT_MAX, preempted) adds "+", D is 2.
+  text.clear();
+  decoder->format(372, sched_switch_raw("cc1plus", 584, 120, 0, "cc1plus", 541, 120), 0, text);
+  EXPECT_EQ(text, "prev_comm=cc1plus prev_pid=584 prev_prio=120 prev_state=R ==> next_comm=cc1plus next_pid=541 next_prio=120");
+  text.clear();
+  decoder->format(372, sched_switch_raw("kworker/0:1", 12, 120, 0x100, "migration/0", 18, 0), 0, text);
+  EXPECT_EQ(text, "prev_comm=kworker/0:1 prev_pid=12 prev_prio=120 prev_state=R+ ==> next_comm=migration/0 next_pid=18 next_prio=0");
+  text = "prefix ";
+  decoder->format(372, sched_switch_raw("perf", 708, 120, 2, "migration/0", 18, 0), 0, text);
+  EXPECT_EQ(text, "prefix prev_comm=perf prev_pid=708 prev_prio=120 prev_state=D ==> next_comm=migration/0 next_pid=18 next_prio=0");
+}
+
+TEST_F(TracepointDecoderTest, AppendsNothingForAnUnknownEvent) {
+  Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data());
+  ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
+  std::string text = "kept";
+  decoder->format(373, sched_switch_raw("a", 1, 1, 1, "b", 2, 2), 0, text);
+  decoder->format(372, {}, 0, text);
+  EXPECT_EQ(text, "kept");
+}
+
+TEST_F(TracepointDecoderTest, ResolvesKernelAddressesThroughTheResolver) {
+  Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data());
+  ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
+  std::vector<uint8_t> raw(16, 0);
+  put<uint16_t>(raw, 0, 900);
+  put<uint64_t>(raw, 8, 0xffffffff81000010ULL);
+
+  std::string unresolved;
+  decoder->format(900, raw, 0, unresolved);
+  EXPECT_EQ(unresolved.find("do_work"), std::string::npos) << unresolved;
+  EXPECT_NE(unresolved.find("ffffffff81000010"), std::string::npos) << unresolved;
+
+  decoder->set_kernel_symbol_resolver([](uint64_t address) -> std::optional<KernelSymbol> {
+    if (address < 0xffffffff81000000ULL || address >= 0xffffffff81000100ULL) return std::nullopt;
+    return KernelSymbol{"do_work", 0xffffffff81000000ULL, {}};
+  });
+  std::string resolved;
+  decoder->format(900, raw, 0, resolved);
+  EXPECT_EQ(resolved, "at=do_work+0x10 name=do_work");
+}
+
+TEST_F(TracepointDecoderTest, RejectsDataThatIsNotTracingData) {
+  std::vector<uint8_t> data = tracing_data();
+  ASSERT_FALSE(data.empty());
+  std::vector<uint8_t> bad_magic = data;
+  bad_magic[3] = 'T';
+  EXPECT_FALSE(TracepointDecoder::parse(bad_magic).ok());
+  std::vector<uint8_t> big_endian = data;
+  big_endian[14] = 1;  // after the 10-byte magic and "0.6\0"
+  Result<TracepointDecoder> swapped = TracepointDecoder::parse(big_endian);
+  ASSERT_FALSE(swapped.ok());
+  EXPECT_NE(swapped.error().message.find("big-endian"), std::string::npos);
+}
+
+TEST_F(TracepointDecoderTest, EveryTruncationFailsCleanly) {
+  std::vector<uint8_t> data = tracing_data();
+  ASSERT_FALSE(data.empty());
+  // Cut anywhere before the end of saved_cmdlines, the data must fail to parse, never crash
+  // or read past the end (ASan builds check the latter).
+  for (size_t size = 0; size < data.size(); ++size) {
+    std::vector<uint8_t> cut(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(size));
+    EXPECT_FALSE(TracepointDecoder::parse(cut).ok()) << "cut at " << size << " of " << data.size();
+  }
+  EXPECT_TRUE(TracepointDecoder::parse(data).ok());
+}
+
+TEST_F(TracepointDecoderTest, AFormatThatDoesNotParseIsAWarning) {
+  tracefs_.write("events/header_page", kHeaderPage);
+  tracefs_.write("events/header_event", kHeaderEvent);
+  tracefs_.write("events/sched/sched_switch/format", sched_switch_format());
+  tracefs_.write("events/broken/broken/format", "this is no format\n");
+  Result<std::vector<uint8_t>> data =
+      data::build_tracing_data(tracefs_.root(), {{"sched", "sched_switch"}, {"broken", "broken"}});
+  ASSERT_TRUE(data.ok());
+  Result<TracepointDecoder> decoder = TracepointDecoder::parse(*data);
+  ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
+  EXPECT_TRUE(decoder->has_event(372));
+  ASSERT_EQ(decoder->warnings().size(), 1u);
+  EXPECT_NE(decoder->warnings()[0].find("broken:"), std::string::npos) << decoder->warnings()[0];
+}
+
+}  // namespace
+}  // namespace vperf::report
