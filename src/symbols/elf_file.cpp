@@ -236,8 +236,9 @@ std::vector<SymbolSource> ElfFile::plt_symbols() const {
     GElf_Sym sym;
     if (gelf_getsym(sym_data, static_cast<int>(GELF_R_SYM(info)), &sym) == nullptr) continue;
     const char* name = elf_strptr(elf_, dynsym_hdr.sh_link, sym.st_name);
-    if (name == nullptr || *name == '\0') continue;
-    out.push_back(SymbolSource{first + i * entry, entry, std::string(name) + "@plt", SymbolBinding::Global, false});
+    // A relocation without a symbol (IRELATIVE, libc's ifuncs) is still a PLT entry: perf
+    // names it "@plt", and so must we for the two to agree.
+    out.push_back(SymbolSource{first + i * entry, entry, std::string(name ? name : "") + "@plt", SymbolBinding::Global, false});
   }
   return out;
 }

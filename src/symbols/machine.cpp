@@ -205,17 +205,11 @@ Thread& Machine::findnew_thread(pid_t pid, pid_t tid) {
   return ref;
 }
 
-void Machine::process_comm(pid_t pid, pid_t tid, std::string_view comm, bool exec) {
+void Machine::process_comm(pid_t pid, pid_t tid, std::string_view comm, bool /*exec*/) {
+  // perf 6.1 keeps the maps across an exec (the new program's MMAPs cut the old ones as they
+  // come), so a sample taken inside execve still resolves its user frames in the old image.
   Thread& t = findnew_thread(pid, tid);
   t.comm = std::string(comm);
-  if (exec) {
-    // The old address space is gone; the new program's MMAP events follow this COMM.
-    auto fresh = std::make_shared<MapSet>();
-    for (auto& [other_tid, other] : threads_)
-      if (other->pid == t.pid && other.get() != &t && other->maps == t.maps) other->exited = true;
-    t.maps = fresh;
-    t.pid = pid;
-  }
 }
 
 void Machine::process_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid) {

@@ -71,7 +71,8 @@ class Machine {
   Result<const Kallsyms*> kallsyms() const;
 
   void process_mmap(const MmapEvent& event);
-  // `exec`: PERF_RECORD_MISC_COMM_EXEC. An exec replaces the process's maps with an empty set.
+  // `exec`: PERF_RECORD_MISC_COMM_EXEC. Like perf 6.1, an exec keeps the maps: the new
+  // program's MMAP events replace the old ones where they overlap.
   void process_comm(pid_t pid, pid_t tid, std::string_view comm, bool exec);
   void process_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
   void process_exit(pid_t pid, pid_t tid);

@@ -159,9 +159,10 @@ TEST_F(Report, PidFilterMatchesPerf) {
   std::string pid = all.rows[0].first.substr(0, all.rows[0].first.find(':'));
   expect_same_table(data, {"--no-children", "--sort", "pid", "--pid", pid});
   expect_same_table(data, {"--no-children", "--tid", pid, "-n"});
-  // Self only: with --children, the user frames of a sample taken inside sh's execve() count
-  // for the old libc in perf but are [unknown] to vperf's symbol model (docs/report.md).
+  // With --children too: the user frames of a sample taken inside sh's execve() count for
+  // the old libc, in perf and in vperf (maps survive an exec).
   expect_same_table(data, {"--no-children", "--sort", "pid,dso"});
+  expect_same_table(data, {"--children", "--sort", "pid,dso"});
 }
 
 TEST_F(Report, VperfRecordingTablesMatchPerf) {
