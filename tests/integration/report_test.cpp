@@ -203,9 +203,10 @@ TEST_F(Report, SpinProfileShowsTheDesignedTwoToOneSplit) {
   double mine = leaf_ratio(parse_table(vperf_report(data, {"--no-children"})));
   double theirs = leaf_ratio(parse_table(perf_report(data, {"--no-children"})));
   // The same file gives perf's split exactly; the workload's CPU time is about 2:1 by design
-  // (1.80-1.95 measured on this machine's CPU, hence the wider tolerance).
+  // (1.66-1.95 measured on this machine's CPU: the leaves' instruction mix costs differently
+  // from CPU to CPU, hence the wide tolerance; the exact check is the one against perf).
   EXPECT_NEAR(mine, theirs, 0.01);
-  EXPECT_NEAR(mine, 2.0, 0.3);
+  EXPECT_NEAR(mine, 2.0, 0.45);
 }
 
 TEST_F(Report, PipeInputMatchesPerf) {
