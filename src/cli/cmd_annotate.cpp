@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/perf_data_input.h"
 #include "core/error.h"
 #include "data/perf_data_reader.h"
 #include "output/json.h"
@@ -20,15 +21,6 @@ namespace vperf::cli {
 namespace {
 
 constexpr size_t kHintedSymbols = 5;
-
-data::PerfDataReader open_input(const std::string& input) {
-  Result<data::PerfDataReader> reader =
-      input == "-" ? data::PerfDataReader::open_pipe(STDIN_FILENO) : data::PerfDataReader::open_file(input);
-  if (!reader)
-    throw UserError("cannot read " + (input == "-" ? std::string("the pipe") : input) + ": " + reader.error().describe(),
-                    "record one first: vperf record -- COMMAND (or give -i FILE)");
-  return std::move(reader).value();
-}
 
 report::AsmSyntax parse_style(const std::string& style) {
   if (style == "att") return report::AsmSyntax::Att;
@@ -46,7 +38,7 @@ std::string hottest_names(const std::vector<report::SymbolHits>& symbols) {
 
 int run_annotate(const AnnotateOptions& o, std::ostream& out, std::ostream& err) {
   report::AsmSyntax syntax = parse_style(o.disassembler_style);
-  data::PerfDataReader reader = open_input(o.input);
+  data::PerfDataReader reader = open_perf_data(o.input, "vperf record -- COMMAND");
   symbols::Machines machines{o.code_sources.config};
   Result<report::AnnotateHits> hits = report::collect_annotate_hits(reader, machines);
   if (!hits) throw UserError("cannot read the samples of " + o.input + ": " + hits.error().describe(), "");

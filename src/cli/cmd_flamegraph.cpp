@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/perf_data_input.h"
 #include "core/error.h"
 #include "data/perf_data_reader.h"
 #include "report/flame_graph_svg.h"
@@ -21,15 +22,6 @@ namespace {
 // stackcollapse-perf.pl --kernel: tidied names, "_[k]" on kernel frames.
 constexpr report::Annotations kKernelAnnotated{true, false, false};
 
-data::PerfDataReader open_input(const std::string& input) {
-  Result<data::PerfDataReader> reader =
-      input == "-" ? data::PerfDataReader::open_pipe(STDIN_FILENO) : data::PerfDataReader::open_file(input);
-  if (!reader)
-    throw UserError("cannot read " + (input == "-" ? std::string("the pipe") : input) + ": " + reader.error().describe(),
-                    "record one first: vperf record -g -- COMMAND (or give -i FILE)");
-  return std::move(reader).value();
-}
-
 // One recording folded as stackcollapse-perf.pl --kernel folds it, and read back as
 // flamegraph.pl reads those lines (names tidied, annotations turned into frame kinds).
 struct FoldedRecording {
@@ -39,7 +31,7 @@ struct FoldedRecording {
 };
 
 FoldedRecording fold_recording(const std::string& input, std::ostream& err) {
-  data::PerfDataReader reader = open_input(input);
+  data::PerfDataReader reader = open_perf_data(input, "vperf record -g -- COMMAND");
   symbols::Machines machines{symbols::SymbolConfig{}};
   std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
   Result<report::SampleStacks> stacks = report::sample_stacks(reader, machines, unwinder.get());

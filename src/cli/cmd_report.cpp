@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/perf_data_input.h"
 #include "unwind/dwarf_unwinder.h"
 #include "core/error.h"
 #include "data/perf_data_reader.h"
@@ -22,15 +23,6 @@
 namespace vperf::cli {
 
 namespace {
-
-data::PerfDataReader open_input(const std::string& input) {
-  Result<data::PerfDataReader> reader =
-      input == "-" ? data::PerfDataReader::open_pipe(STDIN_FILENO) : data::PerfDataReader::open_file(input);
-  if (!reader)
-    throw UserError("cannot read " + (input == "-" ? std::string("the pipe") : input) + ": " + reader.error().describe(),
-                    "record one first: vperf record -g -- COMMAND (or give -i FILE)");
-  return std::move(reader).value();
-}
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> words;
@@ -88,7 +80,7 @@ report::CallGraphOptions parse_call_graph(const std::string& spec) {
 }
 
 int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& err, unwind::UserStackUnwinder* unwinder) {
-  data::PerfDataReader reader = open_input(o.input);
+  data::PerfDataReader reader = open_perf_data(o.input, "vperf record -g -- COMMAND");
   report::HeaderInfo info{o.input, captured_on(o.input)};
   // A pipe's features may come last (vperf record writes them at the end): read it first.
   if (o.header_only) {

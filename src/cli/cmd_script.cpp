@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "cli/command.h"
+#include "cli/perf_data_input.h"
 #include "core/error.h"
 #include "data/perf_data_format.h"
 #include "data/perf_data_reader.h"
@@ -25,15 +26,6 @@ namespace {
 // Output is written in blocks: perf script's output is usually piped on (stackcollapse-perf.pl),
 // and a flush per line would cost more than the formatting.
 constexpr size_t kOutputBlock = 1 << 18;
-
-data::PerfDataReader open_input(const std::string& input) {
-  Result<data::PerfDataReader> reader =
-      input == "-" ? data::PerfDataReader::open_pipe(STDIN_FILENO) : data::PerfDataReader::open_file(input);
-  if (!reader)
-    throw UserError("cannot read " + (input == "-" ? std::string("the pipe") : input) + ": " + reader.error().describe(),
-                    "record one first: vperf record -- COMMAND (or give -i FILE)");
-  return std::move(reader).value();
-}
 
 // perf's name for an event the file does not name: the builtin name of a hardware, software
 // or cache event, "system:event" for a tracepoint.
@@ -68,7 +60,7 @@ class ScriptRun {
       for (const std::string& w : *warnings) err_ << "vperf: warning: " << w << '\n';
     }
 
-    data::PerfDataReader reader = open_input(options_.input);
+    data::PerfDataReader reader = open_perf_data(options_.input, "vperf record -- COMMAND");
     load_file_tracing_data(reader);
 
     std::vector<report::ScriptEvent> events;
