@@ -103,10 +103,15 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
                                 unwind::UserStackUnwinder* unwinder) {
   ReportData report;
   std::vector<perf_event_attr> attrs;
+  bool user_stacks = false;
   for (const data::EventAttrEntry& attr : reader.attrs()) {
     report.events.push_back(ReportEvent{attr.name, attr.attr.sample_type});
     attrs.push_back(attr.attr);
+    user_stacks |= (attr.attr.sample_type & PERF_SAMPLE_STACK_USER) != 0;
   }
+  // The unwinder matters only for --call-graph dwarf recordings; elsewhere the cached
+  // resolution of recorded chains (ChainFrames) is the fast path, whatever the caller passed.
+  if (!user_stacks) unwinder = nullptr;
   report.layout = resolve_layout(options, attrs, reader.is_pipe());
   HistSettings settings;
   settings.sort_keys = report.layout.sort_keys;

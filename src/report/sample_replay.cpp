@@ -100,6 +100,7 @@ void SampleReplay::resolve_chain(const data::RecordView& view, const data::Sampl
   auto push = [&](uint8_t mode, uint64_t ip) {
     out.chain.push_back(ChainFrame{ip, mode, machines_.resolve(out.pid, out.tid, mode, ip), {}});
   };
+  out.chain.reserve(sample.callchain.size() + 1);
   if (sample.callchain.empty()) {
     out.chain.push_back(ChainFrame{sample.ip, out.cpumode, out.at, {}});
   } else {
