@@ -20,7 +20,9 @@ namespace vperf::cli {
 namespace {
 
 // stackcollapse-perf.pl --kernel: tidied names, "_[k]" on kernel frames.
-constexpr report::Annotations kKernelAnnotated{true, false, false};
+// stackcollapse-perf.pl --kernel --inline: kernel frames "_[k]", inlined frames "_[i]" (only
+// DWARF call graphs have them), which flamegraph.pl's palettes colour apart.
+constexpr report::Annotations kKernelAnnotated{true, false, true};
 
 // One recording folded as stackcollapse-perf.pl --kernel folds it, and read back as
 // flamegraph.pl reads those lines (names tidied, annotations turned into frame kinds).
@@ -30,11 +32,11 @@ struct FoldedRecording {
   uint64_t samples = 0;
 };
 
-FoldedRecording fold_recording(const std::string& input, std::ostream& err) {
+FoldedRecording fold_recording(const std::string& input, bool inline_frames, std::ostream& err) {
   data::PerfDataReader reader = open_perf_data(input, "vperf record -g -- COMMAND");
   symbols::Machines machines{symbols::SymbolConfig{}};
   std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
-  Result<report::SampleStacks> stacks = report::sample_stacks(reader, machines, unwinder.get());
+  Result<report::SampleStacks> stacks = report::sample_stacks(reader, machines, unwinder.get(), inline_frames);
   if (!stacks) throw UserError("cannot read the samples of " + input + ": " + stacks.error().describe(), "");
   for (const std::string& warning : stacks->warnings) err << "vperf: warning: " << warning << '\n';
   if (stacks->samples == 0)
@@ -82,8 +84,8 @@ int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& 
   svg.annotations = kKernelAnnotated;
 
   if (!o.diff.empty()) {
-    FoldedRecording before = fold_recording(o.diff[0], err);
-    FoldedRecording after = fold_recording(o.diff[1], err);
+    FoldedRecording before = fold_recording(o.diff[0], o.inline_frames, err);
+    FoldedRecording after = fold_recording(o.diff[1], o.inline_frames, err);
     write_output(o, o.folded ? report::diff_folded_text(before.profile, after.profile, {kKernelAnnotated, false})
                              : report::diff_flame_graph_svg(before.profile, after.profile, svg),
                  out);
@@ -93,7 +95,7 @@ int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& 
     return 0;
   }
 
-  FoldedRecording recording = fold_recording(o.input, err);
+  FoldedRecording recording = fold_recording(o.input, o.inline_frames, err);
   write_output(o, o.folded ? recording.folded : report::flame_graph_svg(recording.profile, svg), out);
   if (o.output != "-")
     err << "vperf flamegraph: " << recording.samples << " samples, " << recording.profile.stacks().size() << " stacks -> "
@@ -114,6 +116,8 @@ void add_flamegraph_command(CLI::App& app, Invocation& inv) {
   sub->add_option("--colors", options->colors, "Palette: java (default: kernel orange, C++ yellow, C red), hot, ...");
   sub->add_flag("--inverted", options->inverted, "Icicle graph: roots at the top");
   sub->add_flag("--reverse", options->reversed, "Merge stacks from the leaves");
+  sub->add_flag("--inline,!--no-inline", options->inline_frames,
+                "Show functions inlined at DWARF-unwound frames (default; --no-inline: without them)");
   CLI::Option* diff = sub->add_option("--diff", options->diff,
                                       "Differential graph of two recordings, BEFORE AFTER (difffolded.pl + flamegraph.pl)")
                           ->expected(2)

@@ -33,6 +33,7 @@ struct FlamegraphOptions {
   bool reversed = false;
   std::vector<std::string> diff;  // empty, or {BEFORE, AFTER}: a differential graph
   bool negate = false;
+  bool inline_frames = true;  // --no-inline: DWARF-unwound frames without inline chains
 };
 
 // Returns 0; messages (the summary line, reader warnings) go to `err`.

@@ -78,7 +78,8 @@ class ScriptRun {
     symbols::Machines machines{symbols::SymbolConfig{}};
     report::SampleReplay replay(machines, report::ReplayOptions{.ordered = true,
                                                                 .resolve_chain = any_ip && layout_.use_callchain,
-                                                                .unwinder = unwinder_});
+                                                                .unwinder = unwinder_,
+                                                                .inline_frames = options_.inline_frames});
     replay.set_record_observer([&](const data::RecordView& view) {
       if (const auto* tracing = std::get_if<data::TracingDataRecord>(&view.record.body)) load_tracing_data(tracing->data);
     });
@@ -200,6 +201,8 @@ void add_script_command(CLI::App& app, Invocation& inv) {
       ->allow_extra_args(false);
   sub->add_flag("-G,--hide-call-graph", options->hide_callchain, "Print the sample ip alone, without its callchain");
   sub->add_option("--max-stack", options->max_stack, "At most this many callchain frames per sample (default 127)");
+  sub->add_flag("--inline,!--no-inline", options->inline_frames,
+                "Show functions inlined at DWARF-unwound frames (default; --no-inline: without them)");
   sub->callback([options, &inv] {
     inv.action = [options, &inv] {
       std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();

@@ -20,6 +20,7 @@ struct ScriptOptions {
   std::vector<std::string> fields;  // each -F argument, applied in order
   bool hide_callchain = false;      // -G
   unsigned max_stack = 127;
+  bool inline_frames = true;        // --no-inline: DWARF-unwound frames without inline chains
 };
 
 // Writes the samples to `out` (buffered, not flushed per line); warnings go to `err`.

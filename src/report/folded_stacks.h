@@ -19,8 +19,9 @@
 //    and in stacks whose process name starts with "java" a leading 'L' is dropped from names
 //    containing '/'. FoldedOptions::tidy = false keeps names as they are (';' still becomes
 //    ':' and line breaks become spaces, or the line would not parse back).
-//  - its --inline (addr2line un-inlining) has no counterpart: inlined frames come from the
-//    symbolizer as frames of kind Inlined and are written like any other frame.
+//  - its --inline (addr2line un-inlining, "_[i]" on inlined frames) has no separate switch:
+//    inlined frames come from the DWARF of unwound frames (SampleReplay) as frames of kind
+//    Inlined and get "_[i]" when Annotations::inlined is set.
 #include <ostream>
 #include <string>
 #include <string_view>

@@ -9,7 +9,8 @@ namespace vperf::report {
 
 uint32_t FrameTable::intern(const ChainFrame& frame) {
   if (!frame.inlined_name.empty()) {
-    auto [it, added] = by_inlined_name_.try_emplace(frame.inlined_name, static_cast<uint32_t>(frames_.size()));
+    const void* owner = frame.at.symbol ? static_cast<const void*>(frame.at.symbol) : frame.at.dso();
+    auto [it, added] = by_inlined_.try_emplace({owner, frame.inlined_name}, static_cast<uint32_t>(frames_.size()));
     if (added) frames_.push_back(Frame{frame.at.symbol, frame.at.dso(), frame.ip, frame.ip, frame.at.level, frame.inlined_name});
     return it->second;
   }

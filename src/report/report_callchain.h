@@ -18,8 +18,10 @@
 // diverges or ends. Branches whose share is below the threshold are left out, as perf does
 // (graph: percent of the total; fractal: percent of the parent).
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -63,7 +65,9 @@ class FrameTable {
   };
   std::vector<Frame> frames_;
   std::unordered_map<Key, uint32_t, KeyHash> by_key_;
-  std::unordered_map<std::string, uint32_t> by_inlined_name_;
+  // Inlined frames by (the function they were inlined into, name): as perf's inline symbols,
+  // the same function inlined into two others is two frames.
+  std::map<std::pair<const void*, std::string>, uint32_t> by_inlined_;
 };
 
 // The trees of every entry of one event, in one node pool.

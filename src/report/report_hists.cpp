@@ -14,6 +14,7 @@ size_t EntryKeyHash::operator()(const EntryKey& k) const {
   h = h * 0x9e3779b97f4a7c15ULL + reinterpret_cast<uintptr_t>(k.symbol);
   h = h * 0x9e3779b97f4a7c15ULL + k.address;
   h = h * 0x9e3779b97f4a7c15ULL + k.trace;
+  h = h * 0x9e3779b97f4a7c15ULL + k.inlined;
   return static_cast<size_t>(h ^ (h >> 29));
 }
 
@@ -42,7 +43,7 @@ HistBuilder::HistBuilder(HistSettings settings) : settings_(std::move(settings))
 }
 
 EntryKey HistBuilder::key_for(uint32_t comm, uint32_t trace, pid_t tid, int32_t cpu, const symbols::Dso* dso,
-                              const symbols::Symbol* symbol, uint64_t address) const {
+                              const symbols::Symbol* symbol, uint64_t address, uint32_t inlined) const {
   EntryKey key;
   if (key_trace_) key.trace = trace;
   if (key_comm_) key.comm = comm;
@@ -51,6 +52,7 @@ EntryKey HistBuilder::key_for(uint32_t comm, uint32_t trace, pid_t tid, int32_t 
   if (key_dso_) key.dso = dso;
   if (key_sym_) {
     key.symbol = symbol;
+    key.inlined = inlined;
     if (!symbol) key.address = address;
   }
   return key;
@@ -194,7 +196,11 @@ void HistBuilder::apply_chain(const std::vector<uint64_t>& key, uint64_t period,
     if (frame.dso)
       level = frame.dso->kind() == symbols::DsoKind::GuestKernel ? 'g' : frame.dso->is_kernel() ? 'k' : frame.level;
     bool created = false;
-    uint32_t entry = entry_for(hists, index_[event], key_for(comm, trace, tid, cpu, frame.dso, frame.symbol, frame.ip), created);
+    // An inlined function is an entry of its own (perf's inline symbols), named apart from
+    // the function it was inlined into.
+    uint32_t inlined = frame.inlined_name.empty() ? 0 : chain_frames_[i] + 1;
+    uint32_t entry =
+        entry_for(hists, index_[event], key_for(comm, trace, tid, cpu, frame.dso, frame.symbol, frame.ip, inlined), created);
     HistEntry& e = hists.entries[entry];
     if (created) {
       e.pid = pid;
@@ -204,6 +210,7 @@ void HistBuilder::apply_chain(const std::vector<uint64_t>& key, uint64_t period,
       e.dso = frame.dso;
       e.symbol = frame.symbol;
       e.address = frame.ip;
+      if (inlined) e.inlined_name = frame.inlined_name;
       e.filtered = !shown;
       e.comm = comm;
     }

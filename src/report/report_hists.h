@@ -40,6 +40,7 @@ struct EntryKey {
   const symbols::Symbol* symbol = nullptr;
   uint64_t address = 0;  // unresolved symbol: the address perf shows
   uint32_t trace = 0;    // interned trace output
+  uint32_t inlined = 0;  // an inlined function's entry (--children): its FrameTable id + 1
   bool operator==(const EntryKey&) const = default;
 };
 
@@ -57,6 +58,7 @@ struct HistEntry {
   const symbols::Dso* dso = nullptr;
   const symbols::Symbol* symbol = nullptr;
   uint64_t address = 0;
+  std::string inlined_name;  // an inlined function's entry: its name (symbol is its owner's)
   uint64_t self_period = 0;
   uint64_t children_period = 0;
   uint64_t self_samples = 0;
@@ -121,7 +123,7 @@ class HistBuilder {
 
  private:
   EntryKey key_for(uint32_t comm, uint32_t trace, pid_t tid, int32_t cpu, const symbols::Dso* dso,
-                   const symbols::Symbol* symbol, uint64_t address) const;
+                   const symbols::Symbol* symbol, uint64_t address, uint32_t inlined = 0) const;
   void apply_chain(const std::vector<uint64_t>& key, uint64_t period, uint64_t samples);
   uint32_t entry_for(EventHists& hists, std::unordered_map<EntryKey, uint32_t, EntryKeyHash>& index, const EntryKey& key,
                      bool& created);

@@ -33,7 +33,12 @@ boost::json::value key_value(const ReportData& report, SortKey key, const HistEn
     case SortKey::Sym: {
       boost::json::object sym;
       if (e.symbol && e.dso) {
-        sym["name"] = e.symbol->name;
+        if (e.inlined_name.empty()) {
+          sym["name"] = e.symbol->name;
+        } else {
+          sym["name"] = e.inlined_name;
+          sym["inlined"] = true;
+        }
       } else {
         char buf[24];
         std::snprintf(buf, sizeof buf, "%#" PRIx64, e.address);

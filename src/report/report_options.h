@@ -44,6 +44,7 @@ struct ReportOptions {
   double percent_limit = 0;            // --percent-limit: hide entries (and branches) below it
   bool relative_percentage = false;    // --percentage relative: of the filtered total
   SampleFilters filters;
+  bool inline_frames = true;           // --no-inline: DWARF-unwound frames without inline chains
 };
 
 }  // namespace vperf::report

@@ -133,7 +133,10 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
   // resolved (and remembered) by ChainFrames; SampleReplay resolves them only when an unwinder
   // adds user frames.
   bool chains = report.layout.children || report.layout.call_graph;
-  SampleReplay replay(machines, ReplayOptions{.ordered = true, .resolve_chain = chains && unwinder, .unwinder = unwinder});
+  SampleReplay replay(machines, ReplayOptions{.ordered = true,
+                                              .resolve_chain = chains && unwinder,
+                                              .unwinder = unwinder,
+                                              .inline_frames = options.inline_frames});
   ChainFrames chain_frames(machines, report.hists->frames());
   replay.set_record_observer([&](const data::RecordView& view) {
     switch (view.record.type) {

@@ -43,7 +43,8 @@ int compare_key(const ReportData& report, SortKey key, const HistEntry& a, const
     case SortKey::Sym: {
       if (!a.symbol && !b.symbol) return cmp(a.address, b.address);
       if (!a.symbol || !b.symbol) return cmp(a.symbol == nullptr, b.symbol == nullptr);
-      return a.symbol->name.compare(b.symbol->name);
+      if (a.inlined_name.empty() && b.inlined_name.empty()) return a.symbol->name.compare(b.symbol->name);
+      return entry_symbol_name(a).compare(entry_symbol_name(b));
     }
   }
   return 0;
@@ -126,7 +127,7 @@ std::vector<ColumnSpec> columns_for(const ReportData& report, const ReportOption
           // perf widens the column for unresolved addresses (unless --dsos is given).
           if (!e->symbol && options.filters.dsos.empty()) len = std::max(len, kUnresolvedWidth);
           break;
-        case SortKey::Sym: len = e->symbol ? e->symbol->name.size() + 4 : kUnresolvedWidth + 6; break;
+        case SortKey::Sym: len = e->symbol ? entry_symbol_name(*e).size() + 4 : kUnresolvedWidth + 6; break;
         case SortKey::Trace:
           // perf formats an entry's trace text when it first compares it with another; an
           // event with one sample and no children never does, and its column keeps the
@@ -144,12 +145,17 @@ std::vector<ColumnSpec> columns_for(const ReportData& report, const ReportOption
 
 }  // namespace
 
+std::string entry_symbol_name(const HistEntry& entry) {
+  if (!entry.inlined_name.empty()) return entry.inlined_name + " (inlined)";
+  return entry.symbol ? entry.symbol->name : std::string();
+}
+
 std::string symbol_text(const HistEntry& entry) {
   std::string text = "[";
   text += entry.level;
   text += "] ";
   if (entry.symbol && entry.dso) {
-    text += entry.symbol->name;
+    text += entry_symbol_name(entry);
   } else {
     char buf[40];
     std::snprintf(buf, sizeof buf, "%-#.*" PRIx64, static_cast<int>(kUnresolvedWidth), entry.address);

@@ -19,6 +19,8 @@ void sort_entries(const ReportData& report, std::vector<const HistEntry*>& entri
 
 // The symbol column's text: "[k] name", "[.] 0x00007f0000001234".
 std::string symbol_text(const HistEntry& entry);
+// The entry's function as perf names it: the symbol, or "NAME (inlined)" for an inlined one.
+std::string entry_symbol_name(const HistEntry& entry);
 // The shared object column's text: the dso's short name or "[unknown]".
 std::string dso_text(const HistEntry& entry);
 

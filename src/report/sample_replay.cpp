@@ -121,8 +121,27 @@ void SampleReplay::resolve_chain(const data::RecordView& view, const data::Sampl
     const symbols::Machine* machine = machines_.find_for_cpumode(PERF_RECORD_MISC_USER, out.pid);
     std::vector<uint64_t> ips;
     if (machine) options_.unwinder->unwind(*machine, *out.thread, sample, view.attr->attr, ips);
-    for (uint64_t ip : ips) push(PERF_RECORD_MISC_USER, ip);
+    for (uint64_t ip : ips) {
+      symbols::ResolvedAddress at = machines_.resolve(out.pid, out.tid, PERF_RECORD_MISC_USER, ip);
+      for (const std::string& name : inlined_at(at)) out.chain.push_back(ChainFrame{ip, PERF_RECORD_MISC_USER, at, name});
+      out.chain.push_back(ChainFrame{ip, PERF_RECORD_MISC_USER, std::move(at), {}});
+    }
   }
+}
+
+const std::vector<std::string>& SampleReplay::inlined_at(const symbols::ResolvedAddress& at) {
+  static const std::vector<std::string> kNone;
+  const symbols::Dso* dso = at.dso();
+  if (!options_.inline_frames || dso == nullptr || at.symbol == nullptr) return kNone;
+  auto [it, added] = inlined_.try_emplace(InlineKey{dso, at.symbol_address});
+  if (added) {
+    auto frames = dso->inline_frames(at.symbol_address);
+    // The last frame is the out-of-line function that owns the address: the real frame.
+    if (frames && frames->size() > 1) {
+      for (size_t i = 0; i + 1 < frames->size(); ++i) it->second.push_back(std::move((*frames)[i].function));
+    }
+  }
+  return it->second;
 }
 
 Result<data::ReadStats> SampleReplay::run(data::PerfDataReader& reader, const SampleCallback& on_sample) {

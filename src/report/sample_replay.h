@@ -8,6 +8,11 @@
 // PERF_CONTEXT_* markers turned into cpumodes, then, for a sample with a user stack copy
 // (--call-graph dwarf), the user frames an unwind::UserStackUnwinder recovers from it. Without a
 // callchain, the ip alone is the one frame.
+//
+// Each unwound frame whose DSO has DWARF is expanded into its inline chain as perf 6.1's
+// append_inlines does: one frame per function inlined at that address (innermost first, each
+// with inlined_name set and the same ip), then the real frame. perf does this for unwound
+// frames only, not for a recorded (frame-pointer) callchain, and so does vperf.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -15,6 +20,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -51,6 +58,7 @@ struct ReplayOptions {
   bool ordered = true;                       // perf's FINISHED_ROUND ordering
   bool resolve_chain = true;                 // false: ResolvedSample::chain stays empty (cheaper)
   unwind::UserStackUnwinder* unwinder = nullptr;  // nullptr: user stack copies are ignored
+  bool inline_frames = true;  // unwound frames expanded into their inline chains (perf's --inline)
 };
 
 // Return false to stop.
@@ -72,11 +80,25 @@ class SampleReplay {
   void on_record(const data::RecordView& view, const SampleCallback& on_sample, bool& keep_going);
   symbols::Machine& machine_for(uint8_t cpumode, pid_t pid);
   void resolve_chain(const data::RecordView& view, const data::Sample& sample, ResolvedSample& out);
+  // The names of the functions inlined at an address of a DSO, innermost first (empty when
+  // nothing is inlined there or the DSO has no DWARF); looked up once per address.
+  const std::vector<std::string>& inlined_at(const symbols::ResolvedAddress& at);
 
   symbols::Machines& machines_;
   ReplayOptions options_;
   RecordObserver observer_;
   std::string unnamed_comm_;
+  struct InlineKey {
+    const symbols::Dso* dso;
+    uint64_t address;
+    bool operator==(const InlineKey&) const = default;
+  };
+  struct InlineKeyHash {
+    size_t operator()(const InlineKey& k) const {
+      return std::hash<const void*>()(k.dso) ^ (std::hash<uint64_t>()(k.address) * 0x9e3779b97f4a7c15ULL);
+    }
+  };
+  std::unordered_map<InlineKey, std::vector<std::string>, InlineKeyHash> inlined_;
 };
 
 }  // namespace vperf::report

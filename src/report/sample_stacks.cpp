@@ -24,7 +24,7 @@ FrameKind kind_of(uint8_t cpumode) {
 // as kernel frames by stackcollapse-perf.pl's rule, from the dso: a "[bracketed]" dso other
 // than [unknown] (the kernel, modules, and also [vdso]) or a vmlinux.
 Frame frame_of(const ChainFrame& frame) {
-  if (!frame.inlined_name.empty()) return {frame.inlined_name, kind_of(frame.cpumode)};
+  if (!frame.inlined_name.empty()) return {frame.inlined_name, FrameKind::Inlined};
   const symbols::ResolvedAddress& at = frame.at;
   std::string_view dso = at.dso_name();
   std::string name;
@@ -47,9 +47,9 @@ Frame frame_of(const ChainFrame& frame) {
 }  // namespace
 
 Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machines& machines,
-                                   unwind::UserStackUnwinder* unwinder) {
+                                   unwind::UserStackUnwinder* unwinder, bool inline_frames) {
   SampleStacks result;
-  SampleReplay replay(machines, ReplayOptions{.unwinder = unwinder});
+  SampleReplay replay(machines, ReplayOptions{.unwinder = unwinder, .inline_frames = inline_frames});
   Result<data::ReadStats> stats = replay.run(reader, [&](const ResolvedSample& sample) {
     Stack stack;
     stack.reserve(sample.chain.size() + 1);

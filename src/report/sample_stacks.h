@@ -25,8 +25,8 @@ struct SampleStacks {
 };
 
 // `unwinder`: recovers user frames of --call-graph dwarf samples (nullptr: their user stack
-// copies are ignored).
+// copies are ignored); `inline_frames`: those frames expanded into their inline chains.
 Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machines& machines,
-                                   unwind::UserStackUnwinder* unwinder = nullptr);
+                                   unwind::UserStackUnwinder* unwinder = nullptr, bool inline_frames = true);
 
 }  // namespace vperf::report

@@ -53,27 +53,23 @@ VPERF_WORKLOAD_FRAME uint64_t spin_phase_outer(uint64_t seed) {
 
 }  // extern "C"
 
-namespace {
-
 // CPU time, not wall time: `spin 200` is 200 ms on the CPU however busy the machine is, so
 // task-clock and the number of samples in a profile are predictable. (A system call, about
 // one per 20-50 us of spinning.)
-uint64_t cpu_ns() {
+uint64_t thread_cpu_ns() {
   timespec t{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<uint64_t>(t.tv_sec) * 1000000000ULL + static_cast<uint64_t>(t.tv_nsec);
 }
 
-}  // namespace
-
 VPERF_WORKLOAD_FRAME int run_spin(uint64_t ms, const Options& options) {
-  const uint64_t end = cpu_ns() + ms * 1000000ULL;
+  const uint64_t end = thread_cpu_ns() + ms * 1000000ULL;
   uint64_t rounds = 0;
   uint64_t seed = 1;
   do {
     seed = spin_phase_outer(seed);
     ++rounds;
-  } while (cpu_ns() < end);
+  } while (thread_cpu_ns() < end);
   spin_sink = seed;
   if (options.verbose) std::printf("spin: %" PRIu64 " rounds in %" PRIu64 " ms\n", rounds, ms);
   return 0;

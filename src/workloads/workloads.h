@@ -22,11 +22,21 @@ int run_getppid(uint64_t n, const Options& options);
 // a fixed start-up cost (loader, libc), measured in tests/integration/workloads_test.cpp.
 int run_page_faults(uint64_t n, const Options& options);
 
+// The calling thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID): what spin and inline
+// burn, so a busy machine stretches only their wall time.
+uint64_t thread_cpu_ns();
+
 // Burns `ms` milliseconds of CPU time (its own, so a busy machine stretches only the wall
 // time) in a fixed call chain of non-inlined functions:
 //   run_spin -> spin_phase_outer -> { spin_phase_hash (2/3 of the rounds) -> spin_leaf_hash,
 //                                     spin_phase_math (1/3)               -> spin_leaf_math }
 int run_spin(uint64_t ms, const Options& options);
+
+// Burns `ms` milliseconds of CPU time almost all inside two levels of inlined functions:
+//   run_inline -> inline_outer [-> inline_middle -> inline_inner, both inlined]
+// Both builds inline them (always_inline); vperf-workload-dwarf (-O2 -g) describes the inline
+// chain in DWARF, which is what DWARF call graphs expand into inlined frames.
+int run_inline(uint64_t ms, const Options& options);
 
 // Sleeps `ms` milliseconds (nanosleep, resumed after interruptions).
 int run_sleep(uint64_t ms, const Options& options);

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -43,11 +45,13 @@ std::string join(const UserFrames& frames) {
 
 class DwarfUnwind : public ::testing::Test {
  protected:
-  // `workload spin 500` recorded with cpu-clock at 999 Hz and --call-graph dwarf.
-  std::string record(Recorder recorder, const std::string& workload, const std::string& name) {
+  // `workload spin 500` (or `workload JOB MS`) recorded with cpu-clock at 999 Hz and
+  // --call-graph dwarf.
+  std::string record(Recorder recorder, const std::string& workload, const std::string& name,
+                     const std::string& job = "spin", const std::string& ms = "500") {
     std::string data = (scratch_.root() / name).string();
     std::vector<std::string> argv = {"record", "-q", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf",
-                                     "-o", data, "--", workload, "spin", "500"};
+                                     "-o", data, "--", workload, job, ms};
     if (recorder == Recorder::Perf) argv.insert(argv.begin(), "perf");
     test::ProgramResult r = recorder == Recorder::Perf ? test::run_program(argv) : test::run_vperf(argv);
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -219,6 +223,197 @@ TEST_F(DwarfUnwind, WithoutTheUnwinderOnlyTheSampledIpRemains) {
   // The sampled ip itself may be in spin_phase_outer; no frame above the leaf may be.
   for (const auto& [stack, count] : stacks->profile.stacks())
     for (size_t i = 0; i + 1 < stack.size(); ++i) EXPECT_FALSE(stack[i].name.ends_with("spin_phase_outer")) << count;
+}
+
+// perf script's default output (and vperf script's) as samples of frames grouped by address:
+// an inline chain is the frames sharing one address, innermost first, the out-of-line function
+// last.
+struct ScriptFrame {
+  std::string name;  // without "+0x..."
+  std::string dso;   // "inlined" for an inlined frame, as the line ends
+};
+struct AddressGroup {
+  std::string address;
+  std::vector<ScriptFrame> frames;
+};
+struct ScriptSample {
+  std::string header;
+  std::vector<AddressGroup> groups;
+};
+
+std::vector<ScriptSample> parse_script(const std::string& text) {
+  std::vector<ScriptSample> samples;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    if (line[0] != '\t') {
+      samples.push_back(ScriptSample{line, {}});
+      continue;
+    }
+    if (samples.empty()) continue;
+    // "\t            2ff3 inline_inner+0x33 (inlined)"
+    std::string body = line.substr(line.find_first_not_of(" \t"));
+    size_t sym_at = body.find(' ');
+    size_t dso_at = body.rfind(" (");
+    if (sym_at == std::string::npos || dso_at == std::string::npos || dso_at < sym_at) continue;
+    std::string address = body.substr(0, sym_at);
+    std::string name = body.substr(sym_at + 1, dso_at - sym_at - 1);
+    if (size_t plus = name.rfind("+0x"); plus != std::string::npos) name.resize(plus);
+    ScriptFrame frame{name, body.substr(dso_at + 2, body.size() - dso_at - 3)};
+    std::vector<AddressGroup>& groups = samples.back().groups;
+    if (groups.empty() || groups.back().address != address) groups.push_back(AddressGroup{address, {}});
+    groups.back().frames.push_back(std::move(frame));
+  }
+  return samples;
+}
+
+std::vector<std::string> inlined_names(const AddressGroup& group) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i + 1 < group.frames.size(); ++i) names.push_back(group.frames[i].name);
+  return names;
+}
+
+// The source lines of function `name`'s body in `file`: from the line that defines it to the
+// first "}" in column 0 after it. The workload's functions are written that way.
+std::pair<int, int> body_lines(const std::string& file, const std::string& name) {
+  std::ifstream in(file);
+  int number = 0, first = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    if (first == 0 && line.find(" " + name + "(") != std::string::npos && line.find(';') == std::string::npos)
+      first = number;
+    else if (first != 0 && line.starts_with("}"))
+      return {first, number};
+  }
+  return {0, 0};
+}
+
+// binutils' addr2line -i: the source line of the innermost frame at a file address, from the
+// line table (its function names can be wrong, its lines are not). {file, line}.
+std::pair<std::string, int> addr2line_innermost(const std::string& binary, const std::string& address) {
+  test::ProgramResult r = test::run_program({"addr2line", "-e", binary, "-i", "0x" + address});
+  std::string first = r.out.substr(0, r.out.find('\n'));
+  size_t colon = first.rfind(':');
+  if (colon == std::string::npos) return {"", 0};
+  return {first.substr(0, colon), std::atoi(first.c_str() + colon + 1)};
+}
+
+// The inline workload (inline_outer's hot loop is inline_inner's, inlined through
+// inline_middle) recorded by vperf with --call-graph dwarf. The truth for each unwound frame is
+// the DWARF of the binary; perf 6.1 reads it through binutils' addr2line, vperf through libdw:
+//  - every sample, every frame address and the number of frames at each address (the inline
+//    chain's length) must be the same as perf script prints;
+//  - the inlined functions' names must be the same, except where addr2line (binutils 2.40)
+//    names the innermost inlined frame after the out-of-line function: there the line it gives
+//    must lie in the body of the function vperf names (inline_inner);
+//  - by design, nearly every sample is inline_inner <- inline_middle <- inline_outer.
+TEST_F(DwarfUnwind, InlinedFramesFollowTheLineTableAndMatchPerf) {
+  VPERF_REQUIRE(!test::find_program("perf").empty(), "perf for the reference inline chains");
+  VPERF_REQUIRE(!test::find_program("addr2line").empty(), "addr2line (binutils) for the line table");
+  std::string data = record(Recorder::Vperf, VPERF_WORKLOAD_DWARF, "inline.data", "inline", "500");
+  test::ProgramResult perf = test::run_program({"perf", "script", "-i", data});
+  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  test::ProgramResult vperf = test::run_vperf({"script", "-i", data});
+  ASSERT_EQ(vperf.exit_code, 0) << vperf.err;
+  std::vector<ScriptSample> theirs = parse_script(perf.out), ours = parse_script(vperf.out);
+  ASSERT_GT(ours.size(), 300u);
+  ASSERT_EQ(ours.size(), theirs.size());
+
+  const std::string workload = VPERF_WORKLOAD_DWARF;
+  size_t designed = 0, mislabelled = 0, chains = 0;
+  for (size_t s = 0; s < ours.size(); ++s) {
+    const ScriptSample& o = ours[s];
+    const ScriptSample& t = theirs[s];
+    ASSERT_EQ(o.header, t.header);
+    ASSERT_EQ(o.groups.size(), t.groups.size()) << o.header;
+    for (size_t g = 0; g < o.groups.size(); ++g) {
+      const AddressGroup& og = o.groups[g];
+      const AddressGroup& tg = t.groups[g];
+      ASSERT_EQ(og.address, tg.address) << o.header;
+      ASSERT_EQ(og.frames.size(), tg.frames.size()) << o.header << " at " << og.address;
+      if (og.frames.size() > 1) ++chains;
+      std::vector<std::string> mine = inlined_names(og), perfs = inlined_names(tg);
+      if (mine == perfs) continue;
+      // binutils' wrong name: perf's innermost frame repeats the out-of-line function.
+      ASSERT_FALSE(perfs.empty());
+      ASSERT_EQ(perfs[0], tg.frames.back().name) << o.header << " at " << og.address;
+      ASSERT_EQ(std::vector<std::string>(perfs.begin() + 1, perfs.end()),
+                std::vector<std::string>(mine.begin() + 1, mine.end()));
+      ++mislabelled;
+      if (og.frames.back().dso == workload) {
+        auto [file, line] = addr2line_innermost(workload, og.address);
+        auto [first, last] = body_lines(file, mine[0]);
+        EXPECT_TRUE(line >= first && line <= last)
+            << og.address << ": line " << line << " of " << file << " is not in " << mine[0] << " (" << first << "-"
+            << last << ")";
+      }
+    }
+    if (!o.groups.empty()) {
+      const std::vector<ScriptFrame>& leaf = o.groups[0].frames;
+      if (leaf.size() == 3 && leaf[0].name == "inline_inner" && leaf[1].name == "inline_middle" &&
+          leaf[2].name == "inline_outer" && leaf[0].dso == "inlined" && leaf[2].dso == workload)
+        ++designed;
+    }
+  }
+  std::cout << ours.size() << " samples, " << designed << " in inline_inner <- inline_middle <- inline_outer, "
+            << chains << " inline chains, " << mislabelled << " named wrong by addr2line\n";
+  EXPECT_GT(static_cast<double>(designed), 0.9 * static_cast<double>(ours.size()));
+
+  // --no-inline: the frames the unwinder found, nothing added (as perf script --no-inline).
+  test::ProgramResult plain = test::run_vperf({"script", "--no-inline", "-i", data});
+  test::ProgramResult perf_plain = test::run_program({"perf", "script", "--no-inline", "-i", data});
+  EXPECT_EQ(plain.out.find("(inlined)"), std::string::npos);
+  std::vector<ScriptSample> plain_ours = parse_script(plain.out), plain_theirs = parse_script(perf_plain.out);
+  ASSERT_EQ(plain_ours.size(), plain_theirs.size());
+  for (size_t s = 0; s < plain_ours.size(); ++s) {
+    ASSERT_EQ(plain_ours[s].groups.size(), plain_theirs[s].groups.size()) << plain_ours[s].header;
+    for (const AddressGroup& group : plain_ours[s].groups) EXPECT_EQ(group.frames.size(), 1u) << group.address;
+  }
+}
+
+// report --children gives inlined functions entries of their own, "NAME (inlined)", as perf.
+TEST_F(DwarfUnwind, ReportGivesInlinedFunctionsTheirOwnChildrenEntries) {
+  VPERF_REQUIRE(!test::find_program("perf").empty(), "perf report as the reference");
+  std::string data = record(Recorder::Vperf, VPERF_WORKLOAD_DWARF, "inline.data", "inline", "500");
+  auto row = [](const std::string& report, const std::string& symbol) {
+    std::istringstream in(report);
+    for (std::string line; std::getline(in, line);)
+      if (line.ends_with("[.] " + symbol)) return line;
+    return std::string();
+  };
+  test::ProgramResult perf = test::run_program({"perf", "report", "--stdio", "--children", "-g", "none", "-i", data});
+  test::ProgramResult vperf = test::run_vperf({"report", "--stdio", "--children", "-g", "none", "-i", data});
+  ASSERT_EQ(vperf.exit_code, 0) << vperf.err;
+  for (const std::string symbol : {"inline_outer", "inline_middle (inlined)"}) {
+    EXPECT_FALSE(row(vperf.out, symbol).empty()) << symbol << "\n" << vperf.out;
+    EXPECT_EQ(row(vperf.out, symbol), row(perf.out, symbol)) << symbol;
+  }
+  // perf's inline_inner row is short of the samples addr2line names wrong (see above): vperf's
+  // covers the same samples as inline_middle's, as the workload is designed.
+  std::string inner = row(vperf.out, "inline_inner (inlined)"), middle = row(vperf.out, "inline_middle (inlined)");
+  ASSERT_FALSE(inner.empty());
+  EXPECT_EQ(inner.substr(0, inner.find("[.]")), middle.substr(0, middle.find("[.]")));
+
+  test::ProgramResult plain = test::run_vperf({"report", "--stdio", "--children", "--no-inline", "-i", data});
+  EXPECT_EQ(plain.out.find("(inlined)"), std::string::npos);
+}
+
+// The flame graph's folded stacks mark inlined frames "_[i]" (stackcollapse-perf.pl --inline),
+// caller first; nearly all the weight is in the designed chain.
+TEST_F(DwarfUnwind, FoldedStacksCarryTheInlineChain) {
+  std::string data = record(Recorder::Vperf, VPERF_WORKLOAD_DWARF, "inline.data", "inline", "500");
+  test::ProgramResult folded = test::run_vperf({"flamegraph", "--folded", "-o", "-", "-i", data});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  uint64_t designed = 0, total = 0;
+  std::istringstream in(folded.out);
+  for (std::string line; std::getline(in, line);) {
+    uint64_t weight = std::stoull(line.substr(line.rfind(' ') + 1));
+    total += weight;
+    if (line.find("::run_inline;inline_outer;inline_middle_[i];inline_inner_[i] ") != std::string::npos) designed += weight;
+  }
+  EXPECT_GT(static_cast<double>(designed), 0.9 * static_cast<double>(total)) << folded.out;
+  test::ProgramResult plain = test::run_vperf({"flamegraph", "--folded", "--no-inline", "-o", "-", "-i", data});
+  EXPECT_EQ(plain.out.find("_[i]"), std::string::npos);
 }
 
 // Times the unwinder alone, in CPU time of this thread (the machine may be busy otherwise).

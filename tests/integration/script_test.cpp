@@ -276,12 +276,12 @@ std::string frames_as_addresses(const std::string& script) {
 }
 
 // --call-graph dwarf, with the DWARF unwinder handed to run_script (in-process: the vperf
-// binary's wiring of the unwinder belongs to cli/app.cpp). Documented difference: for frames
-// unwound from DWARF, perf 6.1 prints the inline chain from debuginfo ("intel_check_word+0x122
-// (inlined)") instead of the frame's symbol; vperf's replay does not expand inlines, so the
-// symbols of those frames differ. Everything else (every sample line, every frame's address,
-// the frames' number and order) must be the same. A file recorded by perf, since perf 6.1
-// itself unwinds only the leaf of vperf's dwarf recordings.
+// binary's wiring of the unwinder belongs to cli/app.cpp). Both expand DWARF-unwound frames
+// into inline chains, but perf 6.1 names them through binutils' addr2line and marks an
+// out-of-line function "(inlined)" when its DWARF name differs from its symbol's
+// (intel_check_word vs intel_check_word.constprop.0), so names are compared where that cannot
+// happen (the workload's own frames) and in dwarf_unwind_test.cpp. Every sample line, every
+// frame's address, the frames' order must be the same. A file recorded by perf.
 TEST_F(ScriptCommand, DwarfCallchainsMatchPerfUpToInlineExpansion) {
   std::string data = file("dwarf.data");
   record_perf({"--call-graph", "dwarf", "-e", "cpu-clock", "-o", data, "--", VPERF_WORKLOAD, "spin", "200"});

@@ -48,6 +48,30 @@ TEST(SourceLines, InlinedCalleeComesFirstWithTheCallSiteOfItsCaller) {
   EXPECT_EQ((*frames)[0].location.line, 7);
 }
 
+// vperf-workload-dwarf's `inline` workload, designed for this: inline_outer's hot loop is
+// inline_inner's, inlined through inline_middle (src/workloads/inline.cpp).
+TEST(SourceLines, TheWorkloadsDesignedInlineChain) {
+  auto info = DwarfInfo::open(VPERF_WORKLOAD_DWARF);
+  ASSERT_TRUE(info.ok()) << info.error().describe();
+  auto elf = ElfFile::open(VPERF_WORKLOAD_DWARF);
+  ASSERT_TRUE(elf.ok());
+  auto table = SymbolTable::build(elf->function_symbols(), SizeInference::Elf);
+  const Symbol* outer = table.find_by_name("inline_outer");
+  ASSERT_NE(outer, nullptr);
+  size_t full_chains = 0;
+  for (uint64_t a = outer->start; a < outer->end; ++a) {
+    auto frames = info->frames_at(a);
+    ASSERT_TRUE(frames.ok()) << frames.error().describe();
+    EXPECT_EQ(frames->back().function, "inline_outer");
+    if (frames->size() != 3) continue;
+    ++full_chains;
+    EXPECT_EQ((*frames)[0].function, "inline_inner");
+    EXPECT_EQ((*frames)[1].function, "inline_middle");
+    EXPECT_TRUE((*frames)[0].inlined && (*frames)[1].inlined);
+  }
+  EXPECT_GT(full_chains, 0u) << "no address of inline_outer is inline_inner's code";
+}
+
 TEST(SourceLines, NoDwarfIsAnError) {
   VPERF_REQUIRE(!test::find_program("g++").empty(), "g++");
   test::TempTree tree;
