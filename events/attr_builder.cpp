@@ -31,11 +31,11 @@ void choose_guest_host(ModifierState& s) {
 
 // The result does not depend on the order the letters were written in (perf's rules
 // commute), so applying them in a fixed order is exact.
-void apply(const Modifiers& m, ModifierState& s) {
+void apply(const Modifiers& m, ModifierState& s, MachineScope scope) {
   if (m.user) {
     choose_level(s);
     s.bits.exclude_user = false;
-    if (!s.guest_host_chosen) s.bits.exclude_guest = true;
+    if (!s.guest_host_chosen && !scope.guest) s.bits.exclude_guest = true;
   }
   if (m.kernel) {
     choose_level(s);
@@ -54,14 +54,14 @@ void apply(const Modifiers& m, ModifierState& s) {
     s.bits.exclude_host = false;
   }
   // perf: precise sampling requires exclude_guest.
-  if (m.precise > 0 && !s.guest_host_chosen) s.bits.exclude_guest = true;
+  if (m.precise > 0 && !s.guest_host_chosen && !scope.guest) s.bits.exclude_guest = true;
 }
 
 bool names_levels(const Modifiers& m) { return m.user || m.kernel || m.hypervisor; }
 
 }  // namespace
 
-PrivilegeBits privilege_bits(const ResolvedEvent& event) {
+PrivilegeBits privilege_bits(const ResolvedEvent& event, MachineScope scope) {
   ModifierState state;
   if (!names_levels(event.modifiers)) {
     // libpfm4's own plm ("INST_RETIRED:ANY_P:u"); perf modifiers with levels replace it.
@@ -70,12 +70,12 @@ PrivilegeBits privilege_bits(const ResolvedEvent& event) {
     state.bits.exclude_hv = event.exclude_hv;
     state.levels_chosen = event.exclude_user || event.exclude_kernel || event.exclude_hv;
   }
-  if (event.modifiers.empty()) {
-    state.bits.exclude_guest = true;  // perf's event_attr_init(): host only by default
-  } else {
-    apply(event.modifiers, state);
-  }
-  apply(event.group_modifiers, state);
+  // perf's event_attr_init(): the scope's machines (the host alone outside perf kvm). With
+  // modifiers, exclude_guest is left to them (u and p set it), as perf 6.1 fills it.
+  state.bits.exclude_host = !scope.host;
+  if (event.modifiers.empty()) state.bits.exclude_guest = !scope.guest;
+  else apply(event.modifiers, state, scope);
+  apply(event.group_modifiers, state, scope);
   return state.bits;
 }
 
@@ -93,7 +93,7 @@ perf_event_attr build_attr(const ResolvedEvent& event, const SampleSettings& set
   attr.config1 = event.config1;
   attr.config2 = event.config2;
 
-  PrivilegeBits bits = privilege_bits(event);
+  PrivilegeBits bits = privilege_bits(event, settings.scope);
   attr.exclude_user = bits.exclude_user;
   attr.exclude_kernel = bits.exclude_kernel;
   attr.exclude_hv = bits.exclude_hv;

@@ -4,10 +4,12 @@
 // tests/integration/events_perf_crosscheck_test.cpp).
 //
 // Privilege and guest/host bits follow perf's modifier rules:
-//  - no modifiers at all: exclude_guest=1 (perf counts the host only by default);
+//  - no modifiers at all: exclude_guest=1 (perf counts the host only by default); under
+//    `kvm` (MachineScope) the defaults are exclude_host = !host, exclude_guest = !guest, as
+//    perf kvm sets its perf_host/perf_guest before event_attr_init;
 //  - the first of u/k/h excludes all three levels, then each given letter re-includes its
 //    own (":u" -> exclude_kernel, exclude_hv; ":uk" -> exclude_hv only);
-//  - ":u" and ":p" also set exclude_guest unless G or H was given;
+//  - ":u" and ":p" also set exclude_guest unless G or H was given or the scope is a guest's;
 //  - ":G" -> exclude_host=1 (guest only), ":H" -> exclude_guest=1 (host only), ":GH" -> neither;
 //  - group modifiers "{...}:mods" apply after each member's own, starting from its bits,
 //    so "{cs:k,faults}:u" counts cs in user and kernel; a group's D pins only the leader;
@@ -24,6 +26,14 @@
 
 namespace vperf::events {
 
+// Which machines events count on when their modifiers do not say (perf's perf_host and
+// perf_guest globals): the host alone for every command but `vperf kvm`.
+struct MachineScope {
+  bool host = true;
+  bool guest = false;
+  bool operator==(const MachineScope&) const = default;
+};
+
 struct SampleSettings {
   // Sampling: a frequency (attr.freq=1, sample_freq) wins over a period (sample_period).
   // Neither: counting only.
@@ -34,6 +44,7 @@ struct SampleSettings {
   bool start_disabled = true;  // leaders and lone events: attr.disabled
   bool enable_on_exec = false; // leaders and lone events: attr.enable_on_exec
   bool inherit = true;         // count child tasks too
+  MachineScope scope{};        // default guest/host exclusion (vperf kvm)
 
   bool sampling() const { return sample_period.has_value() || sample_frequency.has_value(); }
 };
@@ -50,7 +61,7 @@ struct PrivilegeBits {
   bool exclude_host = false;
   bool operator==(const PrivilegeBits&) const = default;
 };
-PrivilegeBits privilege_bits(const ResolvedEvent& event);
+PrivilegeBits privilege_bits(const ResolvedEvent& event, MachineScope scope = {});
 
 perf_event_attr build_attr(const ResolvedEvent& event, const SampleSettings& settings);
 

@@ -28,6 +28,7 @@ perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOp
   settings.start_disabled = true;
   settings.enable_on_exec = options.enable_on_exec;
   settings.inherit = options.inherit;
+  settings.scope = options.scope;
 
   perf_event_attr attr = build_attr(event, settings);
   attr.read_format = PERF_FORMAT_ID;

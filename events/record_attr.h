@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "events/attr_builder.h"
 #include "events/resolved_event.h"
 
 namespace vperf::events {
@@ -33,6 +34,7 @@ struct RecordAttrOptions {
   bool tracking = false;              // this is the first event: task and map records
   bool enable_on_exec = false;        // a workload not exec'd yet
   bool inherit = true;
+  MachineScope scope{};               // vperf kvm: which machines unmodified events sample
 };
 
 // The x86-64 user registers perf copies for DWARF unwinding (AX..R15 without segment and

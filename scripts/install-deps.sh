@@ -13,6 +13,9 @@ packages=(
   # clang with libFuzzer and the sanitizer runtimes for the fuzz targets
   googletest libgtest-dev linux-perf cpuid clang libclang-rt-14-dev
   chromium  # headless: runs the flame graph SVG script (tests/integration/flamegraph_test.cpp), ~30 s to install
+  # the real guest of the vperf kvm tests (scripts/test-guest.sh): QEMU (TCG where KVM cannot
+  # boot it), cpio for its initramfs; the guest's own packages come with apt-get download
+  qemu-system-x86 cpio
 )
 
 missing=()

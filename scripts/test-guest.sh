@@ -12,13 +12,15 @@
 #                                     DIR/qmp.sock is QEMU's QMP monitor, DIR/qga.sock the agent,
 #                                     DIR/serial.log the console (CRLF line endings), DIR/qemu.pid.
 #   scripts/test-guest.sh stop DIR    quit QEMU (through QMP, then SIGKILL if it lingers)
+#   scripts/test-guest.sh capture DIR build (unless built), boot, keep the symbol dumps, stop:
+#                                     what the vperf kvm tests need from a real guest
 #
 # Why a second serial port for kallsyms: the emulated 16550 console moves ~100 KB/s under TCG,
 # and kallsyms is ~8 MB; a virtio-serial port backed by a host file takes a second.
 set -euo pipefail
 
 die() { echo "test-guest: error: $*" >&2; exit 1; }
-[ $# -eq 2 ] || die "usage: $0 build|boot|stop DIR"
+[ $# -eq 2 ] || die "usage: $0 build|boot|stop|capture DIR"
 action=$1
 dir=$(realpath -m "$2")
 
@@ -104,7 +106,7 @@ start_qemu() {
   qemu-system-x86_64 -accel "$1" -m 512 -smp 2 -nodefaults -display none -no-reboot \
     -name vperf-test-guest,debug-threads=on \
     -kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio.gz" \
-    -append "console=ttyS0 panic=-1 quiet nokaslr" \
+    -append "console=ttyS0 panic=-1 quiet" \
     -chardev file,id=console,path="$dir/serial.log" -serial chardev:console \
     -device virtio-serial-pci \
     -chardev socket,id=qga,path="$dir/qga.sock",server=on,wait=off \
@@ -170,5 +172,10 @@ case "$action" in
   build) build ;;
   boot) boot ;;
   stop) stop ;;
-  *) die "unknown action '$action' (build, boot or stop)" ;;
+  capture)
+    [ -f "$dir/vmlinuz" ] && [ -f "$dir/initramfs.cpio.gz" ] || build
+    boot
+    stop
+    ;;
+  *) die "unknown action '$action' (build, boot, stop or capture)" ;;
 esac

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cmd_kvm.h"
 #include "cli/command.h"
 #include "core/error.h"
 #include "core/strings.h"
@@ -74,6 +75,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   add_annotate_command(app, inv);
   add_msr_command(app, inv);
   add_turbo_command(app, inv);
+  add_kvm_command(app, inv);
   add_help_command(app, inv);
 
   try {
@@ -91,7 +93,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     // "vperf stat [options] -- CMD ARGS": everything after the first "--" is the command,
     // untouched by CLI11 (which would read the command's own options and "--" as its own).
     int parsed_argc = argc;
-    bool runs_a_command = argc > 1 && (std::string_view(argv[1]) == "stat" || std::string_view(argv[1]) == "record");
+    bool runs_a_command = argc > 1 && (std::string_view(argv[1]) == "stat" || std::string_view(argv[1]) == "record" ||
+                                       std::string_view(argv[1]) == "kvm");  // kvm stat record -- VMM
     for (int i = 2; runs_a_command && i < argc; ++i)
       if (std::string_view(argv[i]) == "--") {
         inv.command_after_separator.assign(argv + i + 1, argv + argc);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/kvm_options.h"
 #include "cli/perf_data_input.h"
 #include "core/error.h"
 #include "data/perf_data_reader.h"
@@ -40,6 +41,7 @@ int run_annotate(const AnnotateOptions& o, std::ostream& out, std::ostream& err)
   report::AsmSyntax syntax = parse_style(o.disassembler_style);
   data::PerfDataReader reader = open_perf_data(o.input, "vperf record -- COMMAND");
   symbols::Machines machines{o.code_sources.config};
+  add_guests(machines, o.guests);
   Result<report::AnnotateHits> hits = report::collect_annotate_hits(reader, machines);
   if (!hits) throw UserError("cannot read the samples of " + o.input + ": " + hits.error().describe(), "");
   for (const std::string& warning : hits->warnings) err << "vperf: warning: " << warning << '\n';
@@ -87,7 +89,7 @@ int run_annotate(const AnnotateOptions& o, std::ostream& out, std::ostream& err)
   return 0;
 }
 
-void add_annotate_command(CLI::App& app, Invocation& inv) {
+void add_annotate_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm) {
   auto options = std::make_shared<AnnotateOptions>();
   CLI::App* sub = app.add_subcommand("annotate", "Disassemble sampled symbols with per-instruction sample shares");
   sub->add_option("-i,--input", options->input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
@@ -96,7 +98,16 @@ void add_annotate_command(CLI::App& app, Invocation& inv) {
   sub->add_option("-M,--disassembler-style", options->disassembler_style, "att (default, objdump's) or intel");
   sub->add_flag("--stdio", options->stdio, "Print to stdout (the only mode; accepted for perf's command lines)");
   add_json_flag(*sub, options->json);
-  sub->callback([options, &inv] { inv.action = [options, &inv] { return run_annotate(*options, *inv.out, *inv.err); }; });
+  sub->callback([options, sub, kvm, &inv] {
+    const bool input_given = sub->count("--input") > 0;
+    inv.action = [options, kvm, input_given, &inv] {
+      if (kvm) {
+        if (!input_given) options->input = kvm->data_file();
+        options->guests = kvm->guests;
+      }
+      return run_annotate(*options, *inv.out, *inv.err);
+    };
+  });
 }
 
 }  // namespace vperf::cli

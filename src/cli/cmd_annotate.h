@@ -11,6 +11,8 @@
 
 #include "report/annotate_code.h"
 
+#include "guest/guest_symbols.h"
+
 namespace vperf::cli {
 
 struct AnnotateOptions {
@@ -20,6 +22,7 @@ struct AnnotateOptions {
   bool json = false;
   bool stdio = false;  // perf's --stdio: accepted, text on stdout is the only interface
   report::CodeSources code_sources;  // tests point kcore and symfs elsewhere
+  guest::GuestSymbolSources guests;  // vperf kvm: the guests' symbols
 };
 
 // Returns 0 when at least one symbol was annotated.

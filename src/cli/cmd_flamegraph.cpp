@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/kvm_options.h"
 #include "cli/perf_data_input.h"
 #include "core/error.h"
 #include "data/perf_data_reader.h"
@@ -32,11 +33,12 @@ struct FoldedRecording {
   uint64_t samples = 0;
 };
 
-FoldedRecording fold_recording(const std::string& input, bool inline_frames, std::ostream& err) {
+FoldedRecording fold_recording(const std::string& input, const FlamegraphOptions& o, std::ostream& err) {
   data::PerfDataReader reader = open_perf_data(input, "vperf record -g -- COMMAND");
   symbols::Machines machines{symbols::SymbolConfig{}};
+  add_guests(machines, o.guests);
   std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
-  Result<report::SampleStacks> stacks = report::sample_stacks(reader, machines, unwinder.get(), inline_frames);
+  Result<report::SampleStacks> stacks = report::sample_stacks(reader, machines, unwinder.get(), o.inline_frames);
   if (!stacks) throw UserError("cannot read the samples of " + input + ": " + stacks.error().describe(), "");
   for (const std::string& warning : stacks->warnings) err << "vperf: warning: " << warning << '\n';
   if (stacks->samples == 0)
@@ -84,8 +86,8 @@ int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& 
   svg.annotations = kKernelAnnotated;
 
   if (!o.diff.empty()) {
-    FoldedRecording before = fold_recording(o.diff[0], o.inline_frames, err);
-    FoldedRecording after = fold_recording(o.diff[1], o.inline_frames, err);
+    FoldedRecording before = fold_recording(o.diff[0], o, err);
+    FoldedRecording after = fold_recording(o.diff[1], o, err);
     write_output(o, o.folded ? report::diff_folded_text(before.profile, after.profile, {kKernelAnnotated, false})
                              : report::diff_flame_graph_svg(before.profile, after.profile, svg),
                  out);
@@ -95,7 +97,7 @@ int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& 
     return 0;
   }
 
-  FoldedRecording recording = fold_recording(o.input, o.inline_frames, err);
+  FoldedRecording recording = fold_recording(o.input, o, err);
   write_output(o, o.folded ? recording.folded : report::flame_graph_svg(recording.profile, svg), out);
   if (o.output != "-")
     err << "vperf flamegraph: " << recording.samples << " samples, " << recording.profile.stacks().size() << " stacks -> "
@@ -103,7 +105,7 @@ int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& 
   return 0;
 }
 
-void add_flamegraph_command(CLI::App& app, Invocation& inv) {
+void add_flamegraph_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm) {
   auto options = std::make_shared<FlamegraphOptions>();
   CLI::App* sub = app.add_subcommand("flamegraph", "Draw an interactive SVG flame graph from perf.data");
   sub->add_option("-i,--input", options->input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
@@ -124,7 +126,16 @@ void add_flamegraph_command(CLI::App& app, Invocation& inv) {
                           ->type_name("BEFORE AFTER");
   sub->get_option("-i")->excludes(diff);
   sub->add_flag("--negate", options->negate, "With --diff: blue for growth, red for shrinkage (flamegraph.pl --negate)");
-  sub->callback([options, &inv] { inv.action = [options, &inv] { return run_flamegraph(*options, *inv.out, *inv.err); }; });
+  sub->callback([options, sub, kvm, &inv] {
+    const bool input_given = sub->count("--input") > 0;
+    inv.action = [options, kvm, input_given, &inv] {
+      if (kvm) {
+        if (!input_given && options->diff.empty()) options->input = kvm->data_file();
+        options->guests = kvm->guests;
+      }
+      return run_flamegraph(*options, *inv.out, *inv.err);
+    };
+  });
 }
 
 }  // namespace vperf::cli

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "guest/guest_symbols.h"
+
 namespace vperf::cli {
 
 struct FlamegraphOptions {
@@ -34,6 +36,7 @@ struct FlamegraphOptions {
   std::vector<std::string> diff;  // empty, or {BEFORE, AFTER}: a differential graph
   bool negate = false;
   bool inline_frames = true;  // --no-inline: DWARF-unwound frames without inline chains
+  guest::GuestSymbolSources guests;  // vperf kvm: the guests' symbols
 };
 
 // Returns 0; messages (the summary line, reader warnings) go to `err`.

@@ -10,7 +10,9 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/kvm_options.h"
 #include "cli/command_events.h"
+#include "cli/perf_data_input.h"
 #include "cli/record_build_ids.h"
 #include "cli/target_options.h"
 #include "core/cpu_set.h"
@@ -107,8 +109,25 @@ std::vector<perf::SamplingEvent> sampling_events(const std::vector<events::Resol
     a.tracking = i == 0;
     a.enable_on_exec = on_exec;
     a.inherit = !o.no_inherit;
+    a.scope = o.scope;
     out.push_back({chosen[i].written.empty() ? chosen[i].name : chosen[i].written, events::build_record_attr(chosen[i], a)});
   }
+  return out;
+}
+
+// vperf kvm record with guest symbols: each guest's kernel and module maps, as perf kvm record
+// writes them, so perf kvm report can read the file too. Unusable files are refused before
+// recording starts (add_guests in run_record).
+std::vector<perf::RecordBytes> guest_kernel_maps(const guest::GuestSymbolSources& guests, size_t trailer) {
+  std::vector<perf::RecordBytes> out;
+  auto add = [&](const std::filesystem::path& kallsyms, const std::filesystem::path& modules, pid_t pid) {
+    Result<std::vector<perf::RecordBytes>> maps = perf::synthesize_guest_kernel_maps(kallsyms, modules, pid, trailer);
+    if (maps) out.insert(out.end(), maps->begin(), maps->end());
+  };
+  if (!guests.kallsyms.empty()) add(guests.kallsyms, guests.modules, symbols::Machines::kDefaultGuestPid);
+  if (!guests.mount.empty())
+    if (auto mounted = guest::guests_under_mount(guests.mount); mounted)
+      for (const auto& [pid, root] : *mounted) add(root / "proc/kallsyms", root / "proc/modules", pid);
   return out;
 }
 
@@ -208,6 +227,10 @@ void write_all(data::PerfDataWriter& writer, const std::vector<perf::RecordBytes
 
 int run_record(const RecordOptions& o, std::ostream& err) {
   validate(o);
+  if (!o.guests.empty()) {
+    symbols::Machines check{symbols::SymbolConfig{}};
+    add_guests(check, o.guests);  // a zeroed or unreadable guest kallsyms stops here, not in report
+  }
   CallGraphChoice cg = parse_call_graph(o);
   CommandEvents resolver;
   std::vector<events::ResolvedEvent> chosen = sampled_events(o, resolver);
@@ -292,6 +315,7 @@ int run_record(const RecordOptions& o, std::ostream& err) {
   size_t trailer = events::sample_id_trailer_size(attrs.front().attr.sample_type);
   Result<std::vector<perf::RecordBytes>> kernel_maps = perf::synthesize_kernel_maps(trailer);
   if (kernel_maps) write_all(writer.value(), *kernel_maps);
+  write_all(writer.value(), guest_kernel_maps(o.guests, trailer));
   std::vector<pid_t> existing = system_wide ? all_processes() : std::vector<pid_t>{};
   if (!o.pids.empty()) existing = parse_pid_list(o.pids, "-p");
   if (!o.tids.empty()) existing = parse_pid_list(o.tids, "-t");
@@ -358,7 +382,7 @@ int run_record(const RecordOptions& o, std::ostream& err) {
   return exit ? exit->shell_status() : 0;
 }
 
-void add_record_command(CLI::App& app, Invocation& inv) {
+void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm) {
   auto options = std::make_shared<RecordOptions>();
   CLI::App* sub = app.add_subcommand("record", "Sample a command, CPUs or tasks into perf.data (perf's format)");
   sub->add_option("-e,--event", options->events, "Events to sample (default cycles; cpu-clock where there is no PMU)")
@@ -378,9 +402,17 @@ void add_record_command(CLI::App& app, Invocation& inv) {
   sub->add_flag("-q,--quiet", options->quiet, "No messages");
   sub->prefix_command();
   sub->footer("COMMAND: the program to record and its arguments, e.g. vperf record -g -- ./prog\n");
-  sub->callback([sub, options, &inv] {
+  sub->callback([sub, options, kvm, &inv] {
     options->command = command_words(*sub, inv);
-    inv.action = [options, &inv] { return run_record(*options, *inv.err); };
+    const bool output_given = sub->count("--output") > 0;
+    inv.action = [options, kvm, output_given, &inv] {
+      if (kvm) {
+        if (!output_given) options->output = kvm->data_file();
+        options->scope = kvm->scope();
+        options->guests = kvm->guests;
+      }
+      return run_record(*options, *inv.err);
+    };
   });
 }
 

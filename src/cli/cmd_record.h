@@ -28,6 +28,9 @@
 #include <string>
 #include <vector>
 
+#include "events/attr_builder.h"
+#include "guest/guest_symbols.h"
+
 namespace vperf::cli {
 
 struct RecordOptions {
@@ -46,6 +49,10 @@ struct RecordOptions {
   bool no_inherit = false;
   bool quiet = false;
   std::vector<std::string> command;
+  // Which machines unmodified events sample: the host, unless vperf kvm says otherwise.
+  events::MachineScope scope{};
+  // vperf kvm: guests whose kernel and module maps are written as perf kvm record writes them.
+  guest::GuestSymbolSources guests;
 };
 
 // Runs the recording; returns the command's exit status (128 + signal when one ended it),

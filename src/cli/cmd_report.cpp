@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/kvm_options.h"
 #include "cli/perf_data_input.h"
 #include "unwind/dwarf_unwinder.h"
 #include "core/error.h"
@@ -91,6 +92,7 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
   if (o.header && !reader.is_pipe()) write(out, report::render_header(reader, info));
 
   symbols::Machines machines{symbols::SymbolConfig{}};
+  add_guests(machines, o.guests);
   Result<report::ReportData> data = report::build_report(reader, machines, o.report, unwinder);
   if (!data) throw UserError("cannot read the samples of " + o.input + ": " + data.error().describe(), "");
   // What went wrong with the input, on one line: the report below is what could be read.
@@ -112,7 +114,7 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
   return 0;
 }
 
-void add_report_command(CLI::App& app, Invocation& inv) {
+void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm) {
   struct Raw {
     ReportCommandOptions options;
     std::string sort;
@@ -145,7 +147,7 @@ void add_report_command(CLI::App& app, Invocation& inv) {
   auto* header = sub->add_flag("--header", o.header, "Print the perf.data header before the report");
   sub->add_flag("--header-only", o.header_only, "Print the perf.data header only")->excludes(header);
   add_json_flag(*sub, o.json);
-  sub->callback([raw, &inv] {
+  sub->callback([raw, sub, kvm, &inv] {
     ReportCommandOptions& opt = raw->options;
     if (!raw->sort.empty()) {
       Result<std::vector<report::SortKey>> keys = report::parse_sort_keys(raw->sort);
@@ -164,7 +166,12 @@ void add_report_command(CLI::App& app, Invocation& inv) {
     for (const std::string& s : split_list(raw->symbols)) opt.report.filters.symbols.insert(s);
     opt.report.filters.pids = parse_ids(raw->pids, "--pid");
     opt.report.filters.tids = parse_ids(raw->tids, "--tid");
-    inv.action = [raw, &inv] {
+    const bool input_given = sub->count("--input") > 0;
+    inv.action = [raw, kvm, input_given, &inv] {
+      if (kvm) {
+        if (!input_given) raw->options.input = kvm->data_file();
+        raw->options.guests = kvm->guests;
+      }
       std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
       return run_report(raw->options, *inv.out, *inv.err, unwinder.get());
     };

@@ -10,6 +10,7 @@
 #include <ostream>
 #include <string>
 
+#include "guest/guest_symbols.h"
 #include "report/report_options.h"
 #include "unwind/user_stack_unwinder.h"
 
@@ -21,6 +22,7 @@ struct ReportCommandOptions {
   bool header = false;       // the feature header, then the report
   bool header_only = false;  // the feature header alone
   bool json = false;
+  guest::GuestSymbolSources guests;  // vperf kvm: the guests' symbols
 };
 
 // Parses perf report's -g/--call-graph value: "graph|fractal|none[,THRESHOLD[,caller|callee]]"

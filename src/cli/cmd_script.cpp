@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "cli/command.h"
+#include "cli/kvm_options.h"
 #include "cli/perf_data_input.h"
 #include "core/error.h"
 #include "data/perf_data_format.h"
@@ -76,6 +77,7 @@ class ScriptRun {
     bool any_ip = false;
     for (report::ScriptFieldSet fields : layout_.fields) any_ip = any_ip || (fields & report::kFieldIp);
     symbols::Machines machines{symbols::SymbolConfig{}};
+    add_guests(machines, options_.guests);
     report::SampleReplay replay(machines, report::ReplayOptions{.ordered = true,
                                                                 .resolve_chain = any_ip && layout_.use_callchain,
                                                                 .unwinder = unwinder_,
@@ -191,7 +193,7 @@ int run_script(const ScriptOptions& options, std::ostream& out, std::ostream& er
   return ScriptRun(options, out, err, unwinder).run();
 }
 
-void add_script_command(CLI::App& app, Invocation& inv) {
+void add_script_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm) {
   auto options = std::make_shared<ScriptOptions>();
   CLI::App* sub = app.add_subcommand("script", "Print the samples of a perf.data as perf script does");
   sub->add_option("-i,--input", options->input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
@@ -203,8 +205,13 @@ void add_script_command(CLI::App& app, Invocation& inv) {
   sub->add_option("--max-stack", options->max_stack, "At most this many callchain frames per sample (default 127)");
   sub->add_flag("--inline,!--no-inline", options->inline_frames,
                 "Show functions inlined at DWARF-unwound frames (default; --no-inline: without them)");
-  sub->callback([options, &inv] {
-    inv.action = [options, &inv] {
+  sub->callback([options, sub, kvm, &inv] {
+    const bool input_given = sub->count("--input") > 0;
+    inv.action = [options, kvm, input_given, &inv] {
+      if (kvm) {
+        if (!input_given) options->input = kvm->data_file();
+        options->guests = kvm->guests;
+      }
       std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
       return run_script(*options, *inv.out, *inv.err, unwinder.get());
     };

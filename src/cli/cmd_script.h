@@ -13,6 +13,8 @@
 
 #include "unwind/user_stack_unwinder.h"
 
+#include "guest/guest_symbols.h"
+
 namespace vperf::cli {
 
 struct ScriptOptions {
@@ -21,6 +23,7 @@ struct ScriptOptions {
   bool hide_callchain = false;      // -G
   unsigned max_stack = 127;
   bool inline_frames = true;        // --no-inline: DWARF-unwound frames without inline chains
+  guest::GuestSymbolSources guests; // vperf kvm: the guests' symbols
 };
 
 // Writes the samples to `out` (buffered, not flushed per line); warnings go to `err`.

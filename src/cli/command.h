@@ -5,6 +5,7 @@
 //                               leaves the call to run_NAME in inv.action.
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -50,11 +51,15 @@ void add_decode_command(CLI::App& app, Invocation& inv);
 void add_check_command(CLI::App& app, Invocation& inv);
 void add_msr_command(CLI::App& app, Invocation& inv);
 void add_stat_command(CLI::App& app, Invocation& inv);
-void add_record_command(CLI::App& app, Invocation& inv);
-void add_flamegraph_command(CLI::App& app, Invocation& inv);
-void add_report_command(CLI::App& app, Invocation& inv);
-void add_script_command(CLI::App& app, Invocation& inv);
-void add_annotate_command(CLI::App& app, Invocation& inv);
+// record, report, script, flamegraph and annotate are also subcommands of `vperf kvm`: then
+// `kvm` (not null) gives their default file name, event scope and guest symbols
+// (cli/kvm_options.h); an explicit -o/-i still wins.
+struct KvmOptions;
+void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm = nullptr);
+void add_flamegraph_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm = nullptr);
+void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm = nullptr);
+void add_script_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm = nullptr);
+void add_annotate_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm = nullptr);
 void add_turbo_command(CLI::App& app, Invocation& inv);
 
 }  // namespace vperf::cli

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+
 #include "core/error.h"
 
 namespace vperf::cli {
@@ -13,6 +15,18 @@ data::PerfDataReader open_perf_data(const std::string& input, std::string_view r
     throw UserError("cannot read " + (input == "-" ? std::string("the pipe") : input) + ": " + reader.error().describe(),
                     "record one first: " + std::string(record_command) + " (or give -i FILE)");
   return std::move(reader).value();
+}
+
+void add_guests(symbols::Machines& machines, const guest::GuestSymbolSources& guests) {
+  if (guests.empty()) return;
+  Result<bool> added = guest::add_guest_machines(machines, guests);
+  if (!added) {
+    const bool hidden = added.error().errno_value == EACCES;
+    throw UserError(hidden ? added.error().message : added.error().describe(),
+                    hidden ? guest::guest_kallsyms_hint()
+                           : "copy /proc/kallsyms and /proc/modules out of the guest as root and give them with "
+                             "--guestkallsyms and --guestmodules (or --guestmount DIR with DIR/<VMM pid>/proc/)");
+  }
 }
 
 }  // namespace vperf::cli

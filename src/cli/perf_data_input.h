@@ -5,11 +5,17 @@
 #include <string_view>
 
 #include "data/perf_data_reader.h"
+#include "guest/guest_symbols.h"
+#include "symbols/machines.h"
 
 namespace vperf::cli {
 
 // Throws UserError (one line, with `record_command` as the way to make a recording) when the
 // input cannot be opened or is not perf.data.
 data::PerfDataReader open_perf_data(const std::string& input, std::string_view record_command);
+
+// Adds the guest machines `guests` describes (vperf kvm's --guest* options; nothing when it is
+// empty). Throws UserError naming the file and the fix when a guest's symbols are unusable.
+void add_guests(symbols::Machines& machines, const guest::GuestSymbolSources& guests);
 
 }  // namespace vperf::cli

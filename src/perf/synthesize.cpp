@@ -145,8 +145,18 @@ Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, size_t id_trailer
   return records;
 }
 
-Result<std::vector<RecordBytes>> synthesize_kernel_maps(size_t id_trailer_size, const ProcRoot& root) {
-  Result<std::string> kallsyms = read_file(root.proc / "kallsyms");
+namespace {
+
+struct KernelMapsSource {
+  std::filesystem::path kallsyms;
+  std::filesystem::path modules;
+  pid_t pid;
+  uint16_t misc;
+  std::string_view image;  // "[kernel.kallsyms]" or "[guest.kernel.kallsyms]"
+};
+
+Result<std::vector<RecordBytes>> kernel_maps(const KernelMapsSource& source, size_t id_trailer_size) {
+  Result<std::string> kallsyms = read_file(source.kallsyms);
   if (!kallsyms) return Error{"cannot read kallsyms: " + kallsyms.error().message, kallsyms.error().errno_value};
   std::optional<uint64_t> text, etext;
   for (std::string_view line : split(*kallsyms, '\n')) {
@@ -159,9 +169,9 @@ Result<std::vector<RecordBytes>> synthesize_kernel_maps(size_t id_trailer_size, 
   std::vector<RecordBytes> records;
   // Zero addresses (kptr_restrict) give no usable kernel map; the report says why later.
   if (text && etext && *text != 0 && *etext > *text)
-    records.push_back(mmap_record(-1, 0, *text, *etext - *text, *text, "[kernel.kallsyms]_text", PERF_RECORD_MISC_KERNEL,
-                                  id_trailer_size));
-  Result<std::string> modules = read_file(root.proc / "modules");
+    records.push_back(mmap_record(source.pid, 0, *text, *etext - *text, *text, std::string(source.image) + "_text",
+                                  source.misc, id_trailer_size));
+  Result<std::string> modules = read_file(source.modules);
   if (modules)
     for (std::string_view line : split(*modules, '\n')) {
       // name size refcount deps state address
@@ -170,10 +180,24 @@ Result<std::vector<RecordBytes>> synthesize_kernel_maps(size_t id_trailer_size, 
       auto size = parse_u64(f[1]);
       auto base = hex_field(f[5].substr(f[5].starts_with("0x") ? 2 : 0));
       if (!size || !base || *base == 0) continue;
-      records.push_back(mmap_record(-1, 0, *base, *size, 0, "[" + std::string(f[0]) + "]", PERF_RECORD_MISC_KERNEL,
+      records.push_back(mmap_record(source.pid, 0, *base, *size, 0, "[" + std::string(f[0]) + "]", source.misc,
                                     id_trailer_size));
     }
   return records;
+}
+
+}  // namespace
+
+Result<std::vector<RecordBytes>> synthesize_kernel_maps(size_t id_trailer_size, const ProcRoot& root) {
+  return kernel_maps({root.proc / "kallsyms", root.proc / "modules", -1, PERF_RECORD_MISC_KERNEL, "[kernel.kallsyms]"},
+                     id_trailer_size);
+}
+
+Result<std::vector<RecordBytes>> synthesize_guest_kernel_maps(const std::filesystem::path& kallsyms,
+                                                              const std::filesystem::path& modules, pid_t machine_pid,
+                                                              size_t id_trailer_size) {
+  return kernel_maps({kallsyms, modules, machine_pid, PERF_RECORD_MISC_GUEST_KERNEL, "[guest.kernel.kallsyms]"},
+                     id_trailer_size);
 }
 
 }  // namespace vperf::perf

@@ -55,4 +55,12 @@ Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, size_t id_trailer
 // The kernel and module maps of the host, as perf record writes them first.
 Result<std::vector<RecordBytes>> synthesize_kernel_maps(size_t id_trailer_size, const ProcRoot& root = {});
 
+// A guest's kernel and module maps from its copied kallsyms and modules, as perf kvm record
+// writes them for each guest machine: "[guest.kernel.kallsyms]_text" at the guest's _text
+// (pgoff = _text, for KASLR), each module "[name]", misc GUEST_KERNEL, pid = the machine's
+// (0 for the default guest, else the VMM's pid).
+Result<std::vector<RecordBytes>> synthesize_guest_kernel_maps(const std::filesystem::path& kallsyms,
+                                                              const std::filesystem::path& modules, pid_t machine_pid,
+                                                              size_t id_trailer_size);
+
 }  // namespace vperf::perf

@@ -82,8 +82,10 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
     out.cpu = record.sample_id.cpu;
     out.time = record.sample_id.time;
     out.cpumode = cpumode;
-    if (const symbols::Machine* machine = machines_.find_for_cpumode(cpumode, out.pid))
-      out.thread = machine->find_thread(out.tid);
+    // A guest sample's pid and tid are the host's: the VMM and its vCPU thread. The thread is
+    // the host's, so its comm is the vCPU's name ("CPU 0/KVM"), where perf 6.1 looks it up in
+    // the guest machine and prints ":TID".
+    out.thread = machines_.host().find_thread(out.tid);
     if (out.thread && !out.thread->comm.empty()) {
       out.comm = out.thread->comm;
     } else {
@@ -114,7 +116,10 @@ void SampleReplay::resolve_chain(const data::RecordView& view, const data::Sampl
       push(mode, entry);
     }
   }
-  if (options_.unwinder && view.attr && !sample.stack_user.empty() && !sample.regs_user.empty() && out.thread) {
+  // User stacks are the host's: a guest sample's copy (if any) is of the VMM, not the guest.
+  const bool host_sample = out.cpumode == PERF_RECORD_MISC_USER || out.cpumode == PERF_RECORD_MISC_KERNEL;
+  if (options_.unwinder && host_sample && view.attr && !sample.stack_user.empty() && !sample.regs_user.empty() &&
+      out.thread) {
     // A user-mode sample's recorded callchain (kernel part only, under exclude_callchain_user)
     // is empty: the unwound frames start at the sample ip themselves, so drop the lone ip frame.
     if (sample.callchain.empty()) out.chain.clear();

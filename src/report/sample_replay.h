@@ -49,7 +49,7 @@ struct ResolvedSample {
   uint64_t time = 0;  // PERF_SAMPLE_TIME, 0 without it
   uint8_t cpumode = PERF_RECORD_MISC_USER;
   std::string_view comm{};  // the thread's, or ":TID" as perf shows an unnamed thread
-  const symbols::Thread* thread = nullptr;
+  const symbols::Thread* thread = nullptr;  // the host thread (for a guest sample: the vCPU thread)
   symbols::ResolvedAddress at{};   // the sample ip
   std::vector<ChainFrame> chain{};  // leaf first; {ip} alone without a callchain
 };

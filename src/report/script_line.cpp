@@ -84,13 +84,14 @@ void append_frame(std::string& out, const ChainFrame& frame, ScriptFieldSet fiel
 void append_callchain(std::string& out, const ResolvedSample& sample, ScriptFieldSet fields, const ScriptLineOptions& options) {
   size_t recorded = 0;
   // perf's add_callchain_ip knows only the HV, KERNEL and USER markers; any other one (the
-  // kernel ends some tracepoint callchains with -1) makes it discard the recorded chain.
+  // kernel ends some tracepoint callchains with -1) makes it discard the recorded chain. vperf
+  // also knows the guest markers (perf 6.1 drops guest callchains): their frames resolve
+  // against the guest (SampleReplay::context_mode).
   bool discarded = false;
   for (uint64_t entry : sample.sample.callchain) {
     if (entry < PERF_CONTEXT_MAX) {
       ++recorded;
-    } else if (entry != PERF_CONTEXT_HV && entry != PERF_CONTEXT_KERNEL && entry != PERF_CONTEXT_USER &&
-               recorded < options.max_stack) {
+    } else if (!SampleReplay::context_mode(entry) && recorded < options.max_stack) {
       discarded = true;
     }
   }

@@ -175,6 +175,20 @@ Dso::Loader Dso::elf_loader(SymbolConfig config, std::string recorded_path, std:
   };
 }
 
+Dso::Loader Dso::vmlinux_loader(std::filesystem::path path, bool demangle_names) {
+  return [path = std::move(path), demangle_names]() -> Result<DsoContents> {
+    auto elf = ElfFile::open(path);
+    if (!elf) return elf.error();
+    DsoContents out;
+    out.symbols = table_from(*elf, &*elf, demangle_names);
+    if (out.symbols.empty()) return Error{path.string() + ": no symbols (a vmlinux with .symtab is needed, not a vmlinuz)"};
+    out.build_id = elf->build_id();
+    out.symbol_file = path;
+    if (elf->has_debug_info()) out.dwarf_file = path;
+    return out;  // no segments: kernel addresses are the symbols' own
+  };
+}
+
 Dso::Loader Dso::image_loader(std::function<Result<std::vector<char>>()> read_image, std::string name, bool demangle_names) {
   return [read_image = std::move(read_image), name = std::move(name), demangle_names]() -> Result<DsoContents> {
     auto image = read_image();

@@ -53,6 +53,8 @@ class Dso {
   // `expected` build-id (from perf.data), a file whose build-id differs is not used.
   static Loader elf_loader(SymbolConfig config, std::string recorded_path, std::optional<BuildId> expected);
   // The same for an in-memory image (the vdso).
+  // A kernel image (vmlinux): its ELF symbols at their absolute addresses, and its DWARF.
+  static Loader vmlinux_loader(std::filesystem::path path, bool demangle);
   static Loader image_loader(std::function<Result<std::vector<char>>()> read_image, std::string name, bool demangle);
 
   DsoKind kind() const { return kind_; }

@@ -54,13 +54,16 @@ std::shared_ptr<Dso> Machine::remember(std::string key, std::shared_ptr<Dso> dso
 
 std::shared_ptr<Dso> Machine::kernel_dso() {
   if (auto it = dsos_.find(kernel_name_); it != dsos_.end()) return it->second;
+  const DsoKind kind = is_host() ? DsoKind::Kernel : DsoKind::GuestKernel;
+  if (!config_.vmlinux.empty())
+    return remember(kernel_name_, std::make_shared<Dso>(kind, kernel_name_, Dso::vmlinux_loader(config_.vmlinux, config_.demangle)));
   // Loaders hold the cache, not the Machine: a Dso may outlive it.
   auto loader = [cache = kallsyms_, path = config_.kallsyms]() -> Result<DsoContents> {
     auto k = cached_kallsyms(*cache, path);
     if (!k) return k.error();
     return contents_with(k.value()->kernel());
   };
-  return remember(kernel_name_, std::make_shared<Dso>(is_host() ? DsoKind::Kernel : DsoKind::GuestKernel, kernel_name_, loader));
+  return remember(kernel_name_, std::make_shared<Dso>(kind, kernel_name_, loader));
 }
 
 std::shared_ptr<Dso> Machine::module_dso(const std::string& name) {
@@ -89,15 +92,27 @@ uint64_t Machine::kernel_start() const {
 }
 
 Result<bool> Machine::create_kernel_maps() {
-  auto k = kallsyms();
-  if (!k) return k.error();
-  const Kallsyms& ks = *k.value();
   uint64_t start = 0, end = 0;
-  if (auto ref = ks.relocation_reference()) start = ref->address;
-  else if (!ks.kernel().empty()) start = ks.kernel().symbols().front().start;
-  if (auto etext = ks.address_of("_etext")) end = *etext;
-  else if (!ks.kernel().empty()) end = ks.kernel().symbols().back().end;
-  if (end <= start) return Error{config_.kallsyms.string() + ": no kernel text symbols"};
+  if (!config_.vmlinux.empty()) {
+    // The image's own text: _text (or its first symbol) to _etext (or its last symbol's end).
+    std::shared_ptr<Dso> image = kernel_dso();
+    if (image->load_error()) return *image->load_error();
+    const SymbolTable& table = image->symbols();
+    const Symbol* text = table.find_by_name("_text");
+    const Symbol* etext = table.find_by_name("_etext");
+    start = text ? text->start : table.symbols().front().start;
+    end = etext ? etext->start : table.symbols().back().end;
+    if (end <= start) return Error{config_.vmlinux.string() + ": no kernel text symbols"};
+  } else {
+    auto k = kallsyms();
+    if (!k) return k.error();
+    const Kallsyms& ks = *k.value();
+    if (auto ref = ks.relocation_reference()) start = ref->address;
+    else if (!ks.kernel().empty()) start = ks.kernel().symbols().front().start;
+    if (auto etext = ks.address_of("_etext")) end = *etext;
+    else if (!ks.kernel().empty()) end = ks.kernel().symbols().back().end;
+    if (end <= start) return Error{config_.kallsyms.string() + ": no kernel text symbols"};
+  }
   kernel_maps_.insert(Map{start, end, start, PROT_READ | PROT_EXEC, MapAddressing::Absolute, 0, kernel_dso()});
 
   auto modules = load_kernel_modules(config_.modules);

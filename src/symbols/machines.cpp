@@ -34,11 +34,15 @@ bool is_guest_mode(uint8_t cpumode) {
 }  // namespace
 
 Machine* Machines::find_for_cpumode(uint8_t cpumode, pid_t pid) {
-  return is_guest_mode(cpumode) ? find_guest(pid) : &host_;
+  if (!is_guest_mode(cpumode)) return &host_;
+  Machine* guest = find_guest(pid);
+  return guest != nullptr ? guest : find_guest(kDefaultGuestPid);
 }
 
 const Machine* Machines::find_for_cpumode(uint8_t cpumode, pid_t pid) const {
-  return is_guest_mode(cpumode) ? find_guest(pid) : &host_;
+  if (!is_guest_mode(cpumode)) return &host_;
+  const Machine* guest = find_guest(pid);
+  return guest != nullptr ? guest : find_guest(kDefaultGuestPid);
 }
 
 ResolvedAddress Machines::resolve(pid_t pid, pid_t tid, uint8_t cpumode, uint64_t ip) const {

@@ -1,9 +1,12 @@
 #pragma once
 // All machines of a session, after Linux perf's struct machines: the host, and guests by the
 // pid of their VMM process (QEMU). A sample's cpumode routes it: KERNEL/USER to the host,
-// GUEST_KERNEL/GUEST_USER to the guest of the sample's pid. Unlike perf, a guest sample with no
-// guest machine set up resolves to nothing (level 'g'/'u', "[unknown]") instead of against the
-// host's kernel, whose symbols would be wrong for it.
+// GUEST_KERNEL/GUEST_USER to the guest of the sample's pid, or, when that VMM has no machine
+// of its own, to the default guest (pid 0, perf's DEFAULT_GUEST_KERNEL_ID: the one perf kvm's
+// --guestkallsyms/--guestmodules describe, and the pid of the guest kernel MMAP records perf
+// kvm record writes). Unlike perf, a guest sample with no guest machine at all resolves to
+// nothing (level 'g'/'u', "[unknown]") instead of against the host's kernel, whose symbols
+// would be wrong for it.
 #include <sys/types.h>
 
 #include <map>
@@ -15,6 +18,8 @@ namespace vperf::symbols {
 
 class Machines {
  public:
+  static constexpr pid_t kDefaultGuestPid = 0;
+
   explicit Machines(SymbolConfig host_config);
 
   Machine& host() { return host_; }
@@ -26,8 +31,8 @@ class Machines {
   const Machine* find_guest(pid_t pid) const;
   std::vector<const Machine*> guests() const;
 
-  // The machine an event or sample with this cpumode and pid belongs to; nullptr for a guest
-  // mode without a guest machine.
+  // The machine an event or sample with this cpumode and pid belongs to: for a guest mode the
+  // pid's guest, else the default guest; nullptr when there is neither.
   Machine* find_for_cpumode(uint8_t cpumode, pid_t pid);
   const Machine* find_for_cpumode(uint8_t cpumode, pid_t pid) const;
 

@@ -21,6 +21,9 @@ struct SymbolConfig {
   std::filesystem::path symfs;
   std::filesystem::path kallsyms = "/proc/kallsyms";
   std::filesystem::path modules = "/proc/modules";
+  // A kernel image with symbols (vmlinux, an ELF with .symtab): when set, the kernel's symbols
+  // come from it instead of kallsyms (perf's --vmlinux, perf kvm's --guestvmlinux).
+  std::filesystem::path vmlinux;
   // Roots of separate debuginfo: ROOT/.build-id/xx/yyyy.debug and ROOT/PATH.debug, in order.
   std::vector<std::filesystem::path> debug_dirs = {"/usr/lib/debug"};
   // Where JIT symbol maps perf-PID.map are (perf: /tmp).

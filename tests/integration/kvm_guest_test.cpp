@@ -1,0 +1,364 @@
+// vperf kvm against a real guest's symbols: scripts/test-guest.sh boots Debian's 6.1 kernel
+// (support/guest_rig.h) and keeps its /proc/kallsyms and /proc/modules; perf.data files with
+// guest samples at that guest's addresses are written the way the host's kernel and perf kvm
+// record write them, and `perf kvm --guestkallsyms --guestmodules report` (perf 6.1) is the
+// oracle for what a single-guest file shows. Beyond perf (each test says which): no guest MMAP
+// records needed, several guests by VMM pid, guest callchains, the vCPU thread as comm, a
+// zeroed guest kallsyms refused.
+#include <gtest/gtest.h>
+#include <linux/perf_event.h>
+
+#include <algorithm>
+#include <iostream>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/capability.h"
+#include "support/fake_event_fs.h"
+#include "support/guest_rig.h"
+#include "support/run_program.h"
+
+namespace vperf {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct KallsymsLine {
+  uint64_t address = 0;
+  char type = 0;
+  std::string name;
+  std::string module;  // without brackets; empty for the kernel image
+};
+
+std::vector<KallsymsLine> read_kallsyms(const fs::path& path) {
+  std::vector<KallsymsLine> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    KallsymsLine k;
+    char name[512] = {}, module[128] = {};
+    unsigned long long address = 0;
+    int n = std::sscanf(line.c_str(), "%llx %c %511s [%127[^]]]", &address, &k.type, name, module);
+    if (n < 3) continue;
+    k.address = address;
+    k.name = name;
+    k.module = n == 4 ? module : "";
+    out.push_back(std::move(k));
+  }
+  std::sort(out.begin(), out.end(), [](const KallsymsLine& a, const KallsymsLine& b) { return a.address < b.address; });
+  return out;
+}
+
+// A text symbol and the address of the next symbol after it (its end, as perf sizes it).
+struct TextSymbol {
+  std::string name;
+  std::string module;
+  uint64_t start = 0, end = 0;
+};
+
+std::optional<TextSymbol> text_symbol(const std::vector<KallsymsLine>& all, const std::string& module,
+                                      const std::vector<std::string>& names) {
+  for (const std::string& wanted : names)
+    for (size_t i = 0; i + 1 < all.size(); ++i) {
+      const KallsymsLine& k = all[i];
+      if (k.module != module || (k.type != 't' && k.type != 'T')) continue;
+      if (!wanted.empty() && k.name != wanted) continue;
+      uint64_t end = all[i + 1].address;
+      if (end < k.address + 32) continue;
+      return TextSymbol{k.name, k.module, k.address, end};
+    }
+  return std::nullopt;
+}
+
+// perf report --stdio's rows ("    50.00%  [guest.kernel.kallsyms]  [g] schedule"), comments and
+// blank lines dropped.
+std::vector<std::string> table_rows(const std::string& report) {
+  std::vector<std::string> rows;
+  std::istringstream in(report);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    rows.push_back(line);
+  }
+  return rows;
+}
+
+std::string joined(const std::vector<std::string>& rows) {
+  std::string out;
+  for (const std::string& r : rows) out += r + "\n";
+  return out;
+}
+
+class KvmGuest : public ::testing::Test {
+ protected:
+  static constexpr pid_t kVmm = 4000;
+  static constexpr pid_t kVcpu0 = 4001;
+  static constexpr pid_t kVcpu1 = 4002;
+
+  void SetUp() override {
+    VPERF_REQUIRE(!test::find_program("qemu-system-x86_64").empty(), "qemu-system-x86 for the real guest");
+    Result<test::GuestRig> rig = test::guest_rig();
+    ASSERT_TRUE(rig.ok()) << rig.error().describe();
+    rig_ = *rig;
+    symbols_ = read_kallsyms(rig_.kallsyms);
+    ASSERT_GT(symbols_.size(), 50000u);
+    auto pick = [&](const std::string& module, const std::vector<std::string>& names) {
+      std::optional<TextSymbol> s = text_symbol(symbols_, module, names);
+      EXPECT_TRUE(s.has_value()) << "no text symbol " << (names.empty() ? "" : names[0]) << " in " << module;
+      return s.value_or(TextSymbol{});
+    };
+    schedule_ = pick("", {"schedule"});
+    syscall_ = pick("", {"do_syscall_64"});
+    module_ = pick("virtio_ring", {"vring_interrupt", ""});
+  }
+
+  // 50 samples in schedule, 30 in do_syscall_64, 20 in the virtio_ring function, 5 in guest
+  // user space, over two vCPU threads of one VMM.
+  test::GuestPerfData single_guest(bool with_maps) const {
+    test::GuestPerfData d;
+    d.threads = {{kVmm, kVmm, "qemu-system-x86"}, {kVmm, kVcpu0, "CPU 0/KVM"}, {kVmm, kVcpu1, "CPU 1/KVM"}};
+    if (with_maps) d.guest_maps.push_back({0, rig_.kallsyms, rig_.modules});
+    auto add = [&](int n, uint8_t mode, uint64_t ip) {
+      for (int i = 0; i < n; ++i) d.samples.push_back({kVmm, i % 2 ? kVcpu1 : kVcpu0, mode, ip + 4 * (i % 4), {}});
+    };
+    add(50, PERF_RECORD_MISC_GUEST_KERNEL, schedule_.start + 8);
+    add(30, PERF_RECORD_MISC_GUEST_KERNEL, syscall_.start + 16);
+    add(20, PERF_RECORD_MISC_GUEST_KERNEL, module_.start + 4);
+    add(5, PERF_RECORD_MISC_GUEST_USER, 0x401000);
+    return d;
+  }
+
+  std::string write(const test::GuestPerfData& d, const std::string& name) {
+    std::string path = (scratch_.root() / name).string();
+    Result<bool> ok = test::write_guest_perf_data(path, d);
+    EXPECT_TRUE(ok.ok()) << ok.error().describe();
+    return path;
+  }
+
+  std::vector<std::string> symbol_options() const {
+    return {"--guestkallsyms", rig_.kallsyms.string(), "--guestmodules", rig_.modules.string()};
+  }
+
+  test::ProgramResult vperf_kvm(const std::vector<std::string>& before, const std::vector<std::string>& after) {
+    std::vector<std::string> argv = {"kvm"};
+    argv.insert(argv.end(), before.begin(), before.end());
+    argv.insert(argv.end(), after.begin(), after.end());
+    return test::run_vperf(argv);
+  }
+
+  test::ProgramResult perf_kvm(const std::vector<std::string>& before, const std::vector<std::string>& after) {
+    std::vector<std::string> argv = {"perf", "kvm"};
+    argv.insert(argv.end(), before.begin(), before.end());
+    argv.insert(argv.end(), after.begin(), after.end());
+    return test::run_program(argv);
+  }
+
+  test::GuestRig rig_;
+  std::vector<KallsymsLine> symbols_;
+  TextSymbol schedule_, syscall_, module_;
+  test::TempTree scratch_;
+};
+
+// perf 6.1 has no symbols for a guest module from kallsyms alone (it wants the .ko files) and
+// shows each sample's offset in the module instead: "[g] 0x0000000000000d74". Those rows are
+// replaced by one row per symbol the offsets fall in, their percentages added, so the rest of
+// the table can be compared byte for byte. Checks that every offset lies in `symbol`.
+std::vector<std::string> fold_module_offsets(const std::vector<std::string>& rows, const std::string& module,
+                                             uint64_t module_base, const TextSymbol& symbol, double& folded_percent) {
+  std::vector<std::string> out;
+  folded_percent = 0;
+  for (const std::string& row : rows) {
+    // A guest-kernel row without a name (with --sort dso,sym its dso is the module's).
+    size_t hex = row.rfind("[g] 0x");
+    bool other_dso = row.find("  [") != std::string::npos && row.find("[" + module + "]") == std::string::npos &&
+                     row.find("  [g]") == std::string::npos;
+    if (hex == std::string::npos || other_dso) {
+      out.push_back(row);
+      continue;
+    }
+    uint64_t address = module_base + std::stoull(row.substr(hex + 4), nullptr, 16);
+    EXPECT_TRUE(address >= symbol.start && address < symbol.end) << row;
+    folded_percent += std::stod(row);
+  }
+  return out;
+}
+
+uint64_t module_base(const fs::path& modules, const std::string& name) {
+  std::ifstream in(modules);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with(name + " ")) return std::stoull(line.substr(line.rfind("0x") + 2), nullptr, 16);
+  return 0;
+}
+
+// The oracle: perf kvm report on a file with the guest kernel and module maps perf kvm record
+// writes. Same rows, byte for byte, for the dso/sym keys (perf shows the comm as ":TID"), but
+// for the guest module's samples, which perf cannot name (above): there vperf names the
+// function the offsets perf prints fall in, with the same total.
+TEST_F(KvmGuest, ReportMatchesPerfKvmReport) {
+  VPERF_REQUIRE(!test::find_program("perf").empty(), "perf kvm as the oracle");
+  std::string data = write(single_guest(true), "perf.data.guest");
+  const uint64_t base = module_base(rig_.modules, module_.module);
+  ASSERT_NE(base, 0u);
+  for (const std::vector<std::string>& sort : {std::vector<std::string>{"--sort", "dso,sym"}, {"--sort", "sym"}}) {
+    std::vector<std::string> report = {"report", "--stdio", "-i", data};
+    report.insert(report.end(), sort.begin(), sort.end());
+    test::ProgramResult theirs = perf_kvm(symbol_options(), report);
+    ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+    test::ProgramResult ours = vperf_kvm(symbol_options(), report);
+    ASSERT_EQ(ours.exit_code, 0) << ours.err;
+    double perf_module_percent = 0, our_module_percent = 0;
+    std::vector<std::string> perf_rows = fold_module_offsets(table_rows(theirs.out), module_.module, base, module_, perf_module_percent);
+    std::vector<std::string> our_rows;
+    for (const std::string& row : table_rows(ours.out)) {
+      if (row.ends_with("[g] " + module_.name)) our_module_percent += std::stod(row);
+      else our_rows.push_back(row);
+    }
+    EXPECT_EQ(joined(our_rows), joined(perf_rows)) << sort[1];
+    EXPECT_NEAR(our_module_percent, perf_module_percent, 0.03) << sort[1];
+    EXPECT_NEAR(our_module_percent, 19.05, 0.01) << sort[1];
+  }
+  test::ProgramResult theirs = perf_kvm(symbol_options(), {"report", "--stdio", "-i", data, "--sort", "dso"});
+  test::ProgramResult ours = vperf_kvm(symbol_options(), {"report", "--stdio", "-i", data, "--sort", "dso"});
+  EXPECT_EQ(joined(table_rows(ours.out)), joined(table_rows(theirs.out)));
+  test::ProgramResult by_sym = vperf_kvm(symbol_options(), {"report", "--stdio", "-i", data, "--sort", "sym"});
+  EXPECT_NE(by_sym.out.find("47.62%  [g] " + schedule_.name), std::string::npos) << by_sym.out;
+  EXPECT_NE(by_sym.out.find("[g] " + module_.name), std::string::npos) << by_sym.out;
+}
+
+// Beyond perf 6.1: without the guest MMAP records (a file from another recorder, or perf kvm
+// record run without --guestkallsyms) perf kvm report resolves nothing; vperf makes the guest's
+// kernel maps from --guestkallsyms/--guestmodules and shows the same table as with them.
+TEST_F(KvmGuest, ResolvesWithoutGuestMmapRecords) {
+  std::string with = write(single_guest(true), "with-maps.data");
+  std::string without = write(single_guest(false), "without-maps.data");
+  std::vector<std::string> report = {"report", "--stdio", "--sort", "dso,sym", "-i"};
+  test::ProgramResult a = vperf_kvm(symbol_options(), [&] { auto r = report; r.push_back(with); return r; }());
+  test::ProgramResult b = vperf_kvm(symbol_options(), [&] { auto r = report; r.push_back(without); return r; }());
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(joined(table_rows(b.out)), joined(table_rows(a.out)));
+  EXPECT_NE(b.out.find("[guest.kernel.kallsyms]  [g] " + schedule_.name), std::string::npos) << b.out;
+  if (!test::find_program("perf").empty()) {
+    test::ProgramResult perf = perf_kvm(symbol_options(), [&] { auto r = report; r.push_back(without); return r; }());
+    std::cout << "perf kvm report without guest MMAP records:\n" << joined(table_rows(perf.out));
+  }
+}
+
+// Beyond perf 6.1: the comm of a guest sample is the host thread's, the vCPU ("CPU 0/KVM");
+// perf looks the thread up in the guest machine and prints ":4001".
+TEST_F(KvmGuest, CommIsTheVcpuThread) {
+  std::string data = write(single_guest(true), "comm.data");
+  test::ProgramResult ours = vperf_kvm(symbol_options(), {"report", "--stdio", "--sort", "comm", "-i", data});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  std::vector<std::string> rows = table_rows(ours.out);
+  ASSERT_EQ(rows.size(), 2u) << ours.out;
+  // 105 samples, 53 on vCPU 0 and 52 on vCPU 1 (alternating).
+  EXPECT_EQ(rows[0], "    50.48%  CPU 0/KVM");
+  EXPECT_EQ(rows[1], "    49.52%  CPU 1/KVM");
+  test::ProgramResult script = vperf_kvm(symbol_options(), {"script", "-i", data, "-F", "comm,tid,ip,sym"});
+  EXPECT_NE(script.out.find("CPU 1/KVM  4002"), std::string::npos) << script.out.substr(0, 400);
+}
+
+// Beyond perf 6.1: guest callchains (PERF_CONTEXT_GUEST_KERNEL then guest addresses) are kept
+// and resolved against the guest, frame by frame.
+TEST_F(KvmGuest, GuestCallchainsAreResolved) {
+  test::GuestPerfData d;
+  d.threads = {{kVmm, kVcpu0, "CPU 0/KVM"}};
+  d.callchains = true;
+  const uint64_t leaf = module_.start + 4, middle = syscall_.start + 16, root = schedule_.start + 8;
+  d.samples.push_back({kVmm, kVcpu0, PERF_RECORD_MISC_GUEST_KERNEL, leaf, {PERF_CONTEXT_GUEST_KERNEL, leaf, middle, root}});
+  std::string data = write(d, "chain.data");
+  test::ProgramResult script = vperf_kvm(symbol_options(), {"script", "-i", data});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  std::istringstream in(script.out);
+  std::vector<std::string> frames;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] == '\t') frames.push_back(line.substr(line.find_first_not_of(" \t")));
+  ASSERT_EQ(frames.size(), 3u) << script.out;
+  EXPECT_NE(frames[0].find(" " + module_.name + "+0x4 ([" + module_.module + "])"), std::string::npos) << frames[0];
+  EXPECT_NE(frames[1].find(" " + syscall_.name + "+0x10 ([guest.kernel.kallsyms])"), std::string::npos) << frames[1];
+  EXPECT_NE(frames[2].find(" " + schedule_.name + "+0x8 ([guest.kernel.kallsyms])"), std::string::npos) << frames[2];
+}
+
+// Beyond perf 6.1: several guests in one recording, each resolved against its own symbols by
+// the VMM's pid (--guestmount DIR/<pid>/proc/). The second guest is the first one booted at
+// another KASLR offset: its kallsyms and modules shifted by 0x3a00000 (kernel) and 0x5000
+// (modules), so each guest's addresses mean other functions in the other guest.
+TEST_F(KvmGuest, SeveralGuestsResolvePerVmmPid) {
+  constexpr pid_t kVmmB = 5000, kVcpuB = 5001;
+  constexpr uint64_t kKernelShift = 0x3a00000, kModuleShift = 0x5000;
+  fs::path mount = scratch_.root() / "guests";
+  fs::create_directories(mount / std::to_string(kVmm) / "proc");
+  fs::create_directories(mount / std::to_string(kVmmB) / "proc");
+  fs::copy_file(rig_.kallsyms, mount / std::to_string(kVmm) / "proc/kallsyms");
+  fs::copy_file(rig_.modules, mount / std::to_string(kVmm) / "proc/modules");
+  {
+    std::ifstream in(rig_.kallsyms);
+    std::ofstream out(mount / std::to_string(kVmmB) / "proc/kallsyms");
+    for (std::string line; std::getline(in, line);) {
+      unsigned long long address = std::stoull(line.substr(0, 16), nullptr, 16);
+      bool module = line.find('[') != std::string::npos;
+      if (address != 0) address += module ? kModuleShift : kKernelShift;
+      char buf[17];
+      std::snprintf(buf, sizeof buf, "%016llx", address);
+      out << buf << line.substr(16) << "\n";
+    }
+    std::ifstream min(rig_.modules);
+    std::ofstream mout(mount / std::to_string(kVmmB) / "proc/modules");
+    for (std::string line; std::getline(min, line);) {
+      size_t at = line.rfind("0x");
+      unsigned long long base = std::stoull(line.substr(at + 2), nullptr, 16) + kModuleShift;
+      char buf[24];
+      std::snprintf(buf, sizeof buf, "0x%016llx", base);
+      mout << line.substr(0, at) << buf << "\n";
+    }
+  }
+  test::GuestPerfData d;
+  d.threads = {{kVmm, kVcpu0, "CPU 0/KVM"}, {kVmmB, kVcpuB, "CPU 0/KVM"}};
+  for (int i = 0; i < 10; ++i) d.samples.push_back({kVmm, kVcpu0, PERF_RECORD_MISC_GUEST_KERNEL, schedule_.start + 8, {}});
+  for (int i = 0; i < 6; ++i)
+    d.samples.push_back({kVmmB, kVcpuB, PERF_RECORD_MISC_GUEST_KERNEL, syscall_.start + kKernelShift + 16, {}});
+  for (int i = 0; i < 4; ++i)
+    d.samples.push_back({kVmmB, kVcpuB, PERF_RECORD_MISC_GUEST_KERNEL, module_.start + kModuleShift + 4, {}});
+  std::string data = write(d, "two-guests.data");
+  test::ProgramResult ours =
+      vperf_kvm({"--guestmount", mount.string()}, {"report", "--stdio", "--sort", "pid,sym", "-i", data});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  std::vector<std::string> rows = table_rows(ours.out);
+  ASSERT_EQ(rows.size(), 3u) << ours.out;
+  EXPECT_NE(rows[0].find("50.00%"), std::string::npos) << rows[0];
+  EXPECT_NE(rows[0].find("[g] " + schedule_.name), std::string::npos) << rows[0];
+  EXPECT_NE(rows[1].find("30.00%"), std::string::npos) << rows[1];
+  EXPECT_NE(rows[1].find("[g] " + syscall_.name), std::string::npos) << rows[1];
+  EXPECT_NE(rows[2].find("20.00%"), std::string::npos) << rows[2];
+  EXPECT_NE(rows[2].find("[g] " + module_.name), std::string::npos) << rows[2];
+}
+
+// A guest kallsyms copied without root (or under kptr_restrict) has only zero addresses: one
+// error line with the fix, exit 1, for report and for record.
+TEST_F(KvmGuest, ZeroedGuestKallsymsIsRefused) {
+  fs::path zeroed = scratch_.root() / "kallsyms.zeroed";
+  {
+    std::ifstream in(rig_.kallsyms);
+    std::ofstream out(zeroed);
+    for (std::string line; std::getline(in, line);) out << std::string(16, '0') << line.substr(16) << "\n";
+  }
+  std::string data = write(single_guest(false), "zeroed.data");
+  test::ProgramResult r = vperf_kvm({"--guestkallsyms", zeroed.string()}, {"report", "--stdio", "-i", data});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("kptr_restrict"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hint: in the guest, as root"), std::string::npos) << r.err;
+  std::string out = (scratch_.root() / "never.data").string();
+  test::ProgramResult rec = vperf_kvm({"--guestkallsyms", zeroed.string()}, {"record", "-o", out, "--", "true"});
+  EXPECT_EQ(rec.exit_code, 1);
+  EXPECT_FALSE(fs::exists(out)) << "nothing recorded, nothing left behind";
+}
+
+}  // namespace
+}  // namespace vperf

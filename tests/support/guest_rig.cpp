@@ -1,0 +1,112 @@
+#include "support/guest_rig.h"
+
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "core/scoped_fd.h"
+#include "data/perf_data_writer.h"
+#include "data/perf_record.h"
+#include "perf/synthesize.h"
+#include "support/run_program.h"
+
+namespace vperf::test {
+
+namespace {
+
+std::string first_line(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string tail(const std::string& text, size_t lines) {
+  size_t at = text.size();
+  for (size_t n = 0; n <= lines && at != std::string::npos && at > 0; ++n) at = text.rfind('\n', at - 1);
+  return at == std::string::npos ? text : text.substr(at + 1);
+}
+
+}  // namespace
+
+Result<GuestRig> guest_rig() {
+  GuestRig rig;
+  rig.dir = std::filesystem::path(VPERF_BINARY).parent_path() / "guest-rig";
+  rig.kallsyms = rig.dir / "guest-kallsyms";
+  rig.modules = rig.dir / "guest-modules";
+  std::filesystem::create_directories(rig.dir);
+  ScopedFd lock(::open((rig.dir / ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644));
+  if (!lock.valid() || ::flock(lock.get(), LOCK_EX) != 0) return Error::from_errno("lock " + rig.dir.string());
+  const std::filesystem::path done = rig.dir / "captured";
+  if (!std::filesystem::exists(done)) {
+    ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "capture", rig.dir.string()});
+    if (r.exit_code != 0) return Error{"scripts/test-guest.sh capture failed: " + tail(r.err + r.out, 3)};
+    std::ofstream(done) << r.out;
+  }
+  rig.release = first_line(rig.dir / "release");
+  if (!std::filesystem::exists(rig.kallsyms) || !std::filesystem::exists(rig.modules))
+    return Error{"the guest rig in " + rig.dir.string() + " has no symbol dumps (remove it to capture again)"};
+  return rig;
+}
+
+Result<bool> write_guest_perf_data(const std::filesystem::path& path, const GuestPerfData& content) {
+  data::EventAttrEntry entry;
+  std::memset(&entry.attr, 0, sizeof entry.attr);
+  entry.attr.size = sizeof entry.attr;
+  entry.attr.type = PERF_TYPE_HARDWARE;
+  entry.attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  entry.attr.sample_period = 1000;
+  entry.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+  if (content.callchains) entry.attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  entry.attr.exclude_host = 1;  // perf kvm record: the guest only
+  entry.attr.sample_id_all = 1;
+  entry.attr.mmap = entry.attr.comm = entry.attr.task = 1;
+  entry.name = "cycles";
+  const data::SampleFormat format = data::SampleFormat::from_attr(entry.attr);
+  Result<data::PerfDataWriter> writer = data::PerfDataWriter::create_file(path, {entry});
+  if (!writer) return writer.error();
+
+  uint64_t time = 1000000;
+  auto write = [&](uint32_t type, uint16_t misc, data::RecordBody body, pid_t pid, pid_t tid) -> Result<bool> {
+    data::Record r;
+    r.type = type;
+    r.misc = misc;
+    r.body = std::move(body);
+    r.sample_id.pid = static_cast<uint32_t>(pid);
+    r.sample_id.tid = static_cast<uint32_t>(tid);
+    r.sample_id.time = time += 1000;
+    return writer->write(data::build_record(r, &format));
+  };
+  const size_t trailer = 8 * 3;  // TID, TIME, CPU: what sample_id_all appends here
+  for (const GuestPerfData::GuestMaps& maps : content.guest_maps) {
+    auto records = perf::synthesize_guest_kernel_maps(maps.kallsyms, maps.modules, maps.machine_pid, trailer);
+    if (!records) return records.error();
+    for (const perf::RecordBytes& bytes : *records)
+      if (auto ok = writer->write(bytes); !ok) return ok.error();
+  }
+  for (const GuestPerfData::Thread& t : content.threads)
+    if (auto ok = write(PERF_RECORD_COMM, 0, data::CommRecord{static_cast<uint32_t>(t.pid), static_cast<uint32_t>(t.tid), t.comm},
+                        t.pid, t.tid);
+        !ok)
+      return ok.error();
+  for (const GuestSample& s : content.samples) {
+    data::Sample sample;
+    sample.ip = s.ip;
+    sample.period = 1000;
+    sample.callchain = s.callchain;
+    if (auto ok = write(PERF_RECORD_SAMPLE, s.cpumode, sample, s.vmm_pid, s.vcpu_tid); !ok) return ok.error();
+  }
+  if (auto ok = writer->flush_round(); !ok) return ok.error();
+  data::HeaderFeatures features;
+  features.hostname = "vperf-test";
+  features.osrelease = "6.1.0";
+  features.arch = "x86_64";
+  features.nr_cpus_online = features.nr_cpus_available = 2;
+  return writer->finish(features);
+}
+
+}  // namespace vperf::test

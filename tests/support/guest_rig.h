@@ -1,0 +1,63 @@
+#pragma once
+// Test support for vperf kvm: the real guest of scripts/test-guest.sh, and perf.data files with
+// guest samples at that guest's addresses.
+//
+// guest_rig() captures the guest once per build tree (BUILD/guest-rig: kernel and busybox from
+// apt, booted by QEMU, its /proc/kallsyms and /proc/modules dumped over virtio-serial, then
+// stopped) under an flock, so the test processes ctest runs in parallel share one boot. It
+// takes about a minute the first time (TCG), nothing afterwards.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace vperf::test {
+
+struct GuestRig {
+  std::filesystem::path dir;
+  std::filesystem::path kallsyms;  // the guest's /proc/kallsyms (KASLR as it booted)
+  std::filesystem::path modules;   // its /proc/modules
+  std::string release;             // uname -r
+};
+
+// The captured guest; an Error (the script's last lines) when it cannot be built or booted here.
+Result<GuestRig> guest_rig();
+
+// A guest sample as the host's kernel writes it: the VMM's pid, the vCPU thread's tid,
+// GUEST_KERNEL or GUEST_USER, the guest ip, and a callchain in perf's layout (context markers
+// included) or none.
+struct GuestSample {
+  pid_t vmm_pid = 0;
+  pid_t vcpu_tid = 0;
+  uint8_t cpumode = 0;
+  uint64_t ip = 0;
+  std::vector<uint64_t> callchain;
+};
+
+struct GuestPerfData {
+  // Host threads named by COMM records: (pid, tid, comm), e.g. the VMM and "CPU 0/KVM".
+  struct Thread {
+    pid_t pid, tid;
+    std::string comm;
+  };
+  std::vector<Thread> threads;
+  // Guest kernel and module maps written as perf kvm record writes them (machine pid, kallsyms,
+  // modules); none: the file has no guest MMAP records.
+  struct GuestMaps {
+    pid_t machine_pid;
+    std::filesystem::path kallsyms, modules;
+  };
+  std::vector<GuestMaps> guest_maps;
+  std::vector<GuestSample> samples;
+  bool callchains = false;  // PERF_SAMPLE_CALLCHAIN in the attr
+};
+
+// Writes a perf.data (cycles, guest-only as perf kvm record opens it: exclude_host) with
+// `content`; period 1000 per sample.
+Result<bool> write_guest_perf_data(const std::filesystem::path& path, const GuestPerfData& content);
+
+}  // namespace vperf::test
