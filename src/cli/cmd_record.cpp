@@ -315,7 +315,7 @@ int run_record(const RecordOptions& o, std::ostream& err) {
   size_t trailer = events::sample_id_trailer_size(attrs.front().attr.sample_type);
   Result<std::vector<perf::RecordBytes>> kernel_maps = perf::synthesize_kernel_maps(trailer);
   if (kernel_maps) write_all(writer.value(), *kernel_maps);
-  write_all(writer.value(), guest_kernel_maps(o.guests, trailer));
+  if (o.scope.guest) write_all(writer.value(), guest_kernel_maps(o.guests, trailer));  // as perf kvm: not for --no-guest
   std::vector<pid_t> existing = system_wide ? all_processes() : std::vector<pid_t>{};
   if (!o.pids.empty()) existing = parse_pid_list(o.pids, "-p");
   if (!o.tids.empty()) existing = parse_pid_list(o.tids, "-t");

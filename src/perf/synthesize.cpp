@@ -4,6 +4,7 @@
 #include <sys/sysmacros.h>
 
 #include <cstring>
+#include <map>
 #include <optional>
 
 #include "core/files.h"
@@ -171,6 +172,9 @@ Result<std::vector<RecordBytes>> kernel_maps(const KernelMapsSource& source, siz
   if (text && etext && *text != 0 && *etext > *text)
     records.push_back(mmap_record(source.pid, 0, *text, *etext - *text, *text, std::string(source.image) + "_text",
                                   source.misc, id_trailer_size));
+  // Modules in address order (perf walks its sorted map tree), after the kernel for the host
+  // and before it for a guest, as perf record and perf kvm record write them.
+  std::map<uint64_t, RecordBytes> by_address;
   Result<std::string> modules = read_file(source.modules);
   if (modules)
     for (std::string_view line : split(*modules, '\n')) {
@@ -180,9 +184,11 @@ Result<std::vector<RecordBytes>> kernel_maps(const KernelMapsSource& source, siz
       auto size = parse_u64(f[1]);
       auto base = hex_field(f[5].substr(f[5].starts_with("0x") ? 2 : 0));
       if (!size || !base || *base == 0) continue;
-      records.push_back(mmap_record(source.pid, 0, *base, *size, 0, "[" + std::string(f[0]) + "]", source.misc,
-                                    id_trailer_size));
+      by_address.emplace(*base, mmap_record(source.pid, 0, *base, *size, 0, "[" + std::string(f[0]) + "]", source.misc,
+                                            id_trailer_size));
     }
+  auto at = source.misc == PERF_RECORD_MISC_GUEST_KERNEL ? records.begin() : records.end();
+  for (auto& [base, record] : by_address) at = std::next(records.insert(at, std::move(record)));
   return records;
 }
 
