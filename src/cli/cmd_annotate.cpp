@@ -101,10 +101,7 @@ void add_annotate_command(CLI::App& app, Invocation& inv, std::shared_ptr<const 
   sub->callback([options, sub, kvm, &inv] {
     const bool input_given = sub->count("--input") > 0;
     inv.action = [options, kvm, input_given, &inv] {
-      if (kvm) {
-        if (!input_given) options->input = kvm->data_file();
-        options->guests = kvm->guests;
-      }
+      apply_kvm_defaults(kvm.get(), input_given, *options);
       return run_annotate(*options, *inv.out, *inv.err);
     };
   });

@@ -129,10 +129,7 @@ void add_flamegraph_command(CLI::App& app, Invocation& inv, std::shared_ptr<cons
   sub->callback([options, sub, kvm, &inv] {
     const bool input_given = sub->count("--input") > 0;
     inv.action = [options, kvm, input_given, &inv] {
-      if (kvm) {
-        if (!input_given && options->diff.empty()) options->input = kvm->data_file();
-        options->guests = kvm->guests;
-      }
+      apply_kvm_defaults(kvm.get(), input_given || !options->diff.empty(), *options);
       return run_flamegraph(*options, *inv.out, *inv.err);
     };
   });

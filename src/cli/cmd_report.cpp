@@ -168,10 +168,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
     opt.report.filters.tids = parse_ids(raw->tids, "--tid");
     const bool input_given = sub->count("--input") > 0;
     inv.action = [raw, kvm, input_given, &inv] {
-      if (kvm) {
-        if (!input_given) raw->options.input = kvm->data_file();
-        raw->options.guests = kvm->guests;
-      }
+      apply_kvm_defaults(kvm.get(), input_given, raw->options);
       std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
       return run_report(raw->options, *inv.out, *inv.err, unwinder.get());
     };

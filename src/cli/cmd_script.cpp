@@ -208,10 +208,7 @@ void add_script_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->callback([options, sub, kvm, &inv] {
     const bool input_given = sub->count("--input") > 0;
     inv.action = [options, kvm, input_given, &inv] {
-      if (kvm) {
-        if (!input_given) options->input = kvm->data_file();
-        options->guests = kvm->guests;
-      }
+      apply_kvm_defaults(kvm.get(), input_given, *options);
       std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
       return run_script(*options, *inv.out, *inv.err, unwinder.get());
     };

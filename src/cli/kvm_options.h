@@ -29,4 +29,13 @@ struct KvmOptions {
   }
 };
 
+// A perf.data reader's options under `vperf kvm` (report, script, flamegraph, annotate): the
+// guests' symbols, and kvm's data file unless -i named one. Nothing without `kvm`.
+template <typename ReaderOptions>
+void apply_kvm_defaults(const KvmOptions* kvm, bool input_given, ReaderOptions& options) {
+  if (kvm == nullptr) return;
+  if (!input_given) options.input = kvm->data_file();
+  options.guests = kvm->guests;
+}
+
 }  // namespace vperf::cli
