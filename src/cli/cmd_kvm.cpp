@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "cli/cmd_kvm_stat.h"
 #include "cli/kvm_options.h"
 
 namespace vperf::cli {
@@ -27,6 +28,7 @@ void add_kvm_command(CLI::App& app, Invocation& inv) {
   add_script_command(*kvm, inv, shared);
   add_flamegraph_command(*kvm, inv, shared);
   add_annotate_command(*kvm, inv, shared);
+  add_kvm_stat_subcommand(*kvm, inv);
 }
 
 }  // namespace vperf::cli

@@ -1,6 +1,6 @@
 #pragma once
 // vperf kvm [--host] [--guest] [--guestkallsyms FILE] [--guestmodules FILE] [--guestvmlinux FILE]
-//           [--guestmount DIR] record|report|script|flamegraph|annotate ...
+//           [--guestmount DIR] record|report|script|flamegraph|annotate|stat ...
 //
 // perf kvm's command: the profiling commands with kvm's defaults (cli/kvm_options.h: the data
 // file perf.data.guest/.host/.kvm, events that sample the guest, the guests' symbols), and

@@ -237,6 +237,24 @@ void TracepointDecoder::format(uint64_t id, std::span<const uint8_t> raw, uint32
   out.append(state_->seq.buffer, state_->seq.len);
 }
 
+std::optional<uint64_t> TracepointDecoder::field_value(uint64_t id, std::span<const uint8_t> raw,
+                                                      std::string_view field) const {
+  tep_event* event = find(id);
+  if (!event) return std::nullopt;
+  tep_format_field* f = tep_find_any_field(event, std::string(field).c_str());
+  if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC))) return std::nullopt;
+  if (f->size <= 0 || f->size > 8 || f->offset < 0 || static_cast<size_t>(f->offset) + static_cast<size_t>(f->size) > raw.size())
+    return std::nullopt;
+  unsigned long long value = 0;
+  if (tep_read_number_field(f, raw.data(), &value) != 0) return std::nullopt;
+  if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8) {
+    const unsigned bits = static_cast<unsigned>(f->size) * 8;
+    const unsigned long long sign = 1ULL << (bits - 1);
+    value = (value ^ sign) - sign;  // sign-extend from `bits`
+  }
+  return static_cast<uint64_t>(value);
+}
+
 const std::vector<std::string>& TracepointDecoder::warnings() const { return state_->warnings; }
 
 }  // namespace vperf::report

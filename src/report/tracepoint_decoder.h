@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
@@ -57,6 +58,10 @@ class TracepointDecoder {
   // Appends the print fmt's text for one sample's raw data (PERF_SAMPLE_RAW); appends
   // nothing for an unknown id.
   void format(uint64_t id, std::span<const uint8_t> raw, uint32_t cpu, std::string& out) const;
+  // A numeric field's value in one sample's raw data (libtraceevent's tep_read_number_field);
+  // a signed field comes sign-extended (an int errno of -4 reads as (uint64_t)-4). nullopt for
+  // an unknown id or field, an array or string field, or raw data too short to hold it.
+  std::optional<uint64_t> field_value(uint64_t id, std::span<const uint8_t> raw, std::string_view field) const;
 
   // Formats that did not parse, one line each.
   const std::vector<std::string>& warnings() const;

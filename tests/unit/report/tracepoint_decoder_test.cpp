@@ -205,5 +205,26 @@ TEST_F(TracepointDecoderTest, AFormatThatDoesNotParseIsAWarning) {
   EXPECT_NE(decoder->warnings()[0].find("broken:"), std::string::npos) << decoder->warnings()[0];
 }
 
+TEST_F(TracepointDecoderTest, ReadsNumericFieldValues) {
+  Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data());
+  ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
+  std::vector<uint8_t> raw = sched_switch_raw("vperf-workload", 935, 120, 0x100, "swapper/1", 0, 98);
+  EXPECT_EQ(decoder->field_value(372, raw, "prev_pid"), 935u);
+  EXPECT_EQ(decoder->field_value(372, raw, "prev_state"), 0x100u);
+  EXPECT_EQ(decoder->field_value(372, raw, "next_prio"), 98u);
+  EXPECT_EQ(decoder->field_value(372, raw, "common_type"), 372u);  // common fields too
+  // A signed field is sign-extended: pid_t -1 reads as (uint64_t)-1.
+  std::vector<uint8_t> negative = sched_switch_raw("a", -1, -5, 0, "b", 0, 0);
+  EXPECT_EQ(static_cast<int64_t>(*decoder->field_value(372, negative, "prev_pid")), -1);
+  EXPECT_EQ(static_cast<int64_t>(*decoder->field_value(372, negative, "prev_prio")), -5);
+  // Strings, unknown fields and events, and raw data too short for the field: nothing.
+  EXPECT_EQ(decoder->field_value(372, raw, "prev_comm"), std::nullopt);
+  EXPECT_EQ(decoder->field_value(372, raw, "no_such_field"), std::nullopt);
+  EXPECT_EQ(decoder->field_value(373, raw, "prev_pid"), std::nullopt);
+  EXPECT_EQ(decoder->field_value(372, std::span<const uint8_t>(raw).first(60), "next_prio"), std::nullopt);
+  EXPECT_EQ(decoder->field_value(372, std::span<const uint8_t>(raw).first(60), "next_pid"), 0u);  // ends at 60
+  EXPECT_EQ(decoder->field_value(372, std::span<const uint8_t>(raw).first(60), "prev_state"), 0x100u);
+}
+
 }  // namespace
 }  // namespace vperf::report

@@ -1,0 +1,53 @@
+#pragma once
+// vperf kvm stat record|report|live: VM-exit analysis from the kvm tracepoints, as perf kvm stat
+// (see host/kvm_exit_analysis.h for the analysis, docs/kvm-stat.md for the guide).
+//
+//   record [-o perf.data.guest] [-p PID] [-q] [--] [COMMAND]   system-wide without a target
+//   report [-i perf.data.guest] [--event vmexit|ioport|mmio|msr|hypercall] [--vcpu N]
+//          [-k sample|time|max_t|min_t|mean] [-p PID] [--json]
+//   live   [-d SECONDS] [-p PID] [--event ...] [--vcpu N] [-k ...]
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+
+namespace vperf::cli {
+
+struct KvmStatRecordOptions {
+  std::string output = "perf.data.guest";  // perf kvm stat record's default; "-" for a pipe
+  std::string pids;                        // -p; neither -p nor COMMAND: all CPUs, as perf
+  std::vector<std::string> command;
+  bool quiet = false;
+};
+int run_kvm_stat_record(const KvmStatRecordOptions& options, std::ostream& err);
+
+struct KvmStatReportOptions {
+  std::string input = "perf.data.guest";  // "-" for a pipe
+  std::string event = "vmexit";
+  std::optional<uint32_t> vcpu;
+  std::string sort_key = "sample";
+  std::string pids;  // -p: only these VMs (VMM processes)
+  bool json = false;
+};
+int run_kvm_stat_report(const KvmStatReportOptions& options, std::ostream& out, std::ostream& err);
+
+struct KvmStatLiveOptions {
+  double interval_seconds = 1;  // -d, perf's default display interval
+  std::string pids;
+  std::string event = "vmexit";
+  std::optional<uint32_t> vcpu;
+  std::string sort_key = "sample";
+  // The vperf that records (its `kvm stat record -o -` feeds the live report through a pipe).
+  std::string recorder = "/proc/self/exe";
+};
+// Until SIGINT/SIGTERM/SIGHUP; returns 0, or the recorder's status when it failed.
+int run_kvm_stat_live(const KvmStatLiveOptions& options, std::ostream& out, std::ostream& err);
+
+// Adds "stat" with its record/report/live subcommands under `vperf kvm`.
+void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv);
+
+}  // namespace vperf::cli
