@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "cli/cmd_kvm_monitor_record.h"
 #include "cli/command.h"
 #include "cli/kvm_options.h"
 #include "cli/command_events.h"
@@ -400,11 +401,32 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_option("-m,--mmap-pages", options->mmap_pages, "Ring buffer pages per CPU or task (power of two)");
   sub->add_flag("-i,--no-inherit", options->no_inherit, "Do not sample the command's child tasks");
   sub->add_flag("-q,--quiet", options->quiet, "No messages");
+  // vperf kvm record only: sampling the vCPUs through QEMU's monitor instead of perf events.
+  auto monitor = std::make_shared<MonitorRecordOptions>();
+  if (kvm) {
+    sub->add_option("--qmp", monitor->qmp, "Sample every vCPU through this QMP socket (no host PMU needed)")->check(non_empty());
+    sub->add_option("--qga", monitor->qga, "With --qmp: fetch the guest's kallsyms and modules through its agent's socket")
+        ->check(non_empty());
+    sub->add_option("--duration", monitor->duration_seconds, "With --qmp: sample for this many seconds");
+  }
   sub->prefix_command();
   sub->footer("COMMAND: the program to record and its arguments, e.g. vperf record -g -- ./prog\n");
-  sub->callback([sub, options, kvm, &inv] {
+  sub->callback([sub, options, monitor, kvm, &inv] {
     options->command = command_words(*sub, inv);
     const bool output_given = sub->count("--output") > 0;
+    if (!monitor->qmp.empty()) {
+      inv.action = [options, monitor, kvm, output_given, &inv] {
+        monitor->output = output_given ? options->output : kvm->data_file();
+        monitor->frequency = static_cast<double>(options->frequency.value_or(1000));
+        monitor->quiet = options->quiet;
+        monitor->command = options->command;
+        monitor->guests = kvm->guests;
+        return run_monitor_record(*monitor, *inv.err);
+      };
+      return;
+    }
+    if (!monitor->qga.empty() || monitor->duration_seconds)
+      throw usage_error("--qga and --duration go with --qmp", "vperf kvm record --qmp SOCKET --qga SOCKET --duration 5");
     inv.action = [options, kvm, output_given, &inv] {
       if (kvm) {
         if (!output_given) options->output = kvm->data_file();

@@ -7,7 +7,9 @@
 //                                    perf.data.guest, perf.data.host or perf.data.kvm (both)
 //   --guestkallsyms/--guestmodules/--guestvmlinux/--guestmount   where guest symbols are
 //                                    (guest/guest_symbols.h)
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 #include "events/attr_builder.h"
 #include "guest/guest_symbols.h"
@@ -29,13 +31,23 @@ struct KvmOptions {
   }
 };
 
+// Where `vperf kvm record --qmp` keeps the guest symbols it fetched for FILE: a --guestmount
+// directory beside it, FILE.guestmount/<VMM pid>/proc/{kallsyms,modules}.
+inline std::filesystem::path guestmount_beside(const std::filesystem::path& data_file) {
+  return data_file.string() + ".guestmount";
+}
+
 // A perf.data reader's options under `vperf kvm` (report, script, flamegraph, annotate): the
-// guests' symbols, and kvm's data file unless -i named one. Nothing without `kvm`.
+// guests' symbols — those given, else the ones a monitor recording kept beside the file — and
+// kvm's data file unless -i named one. Nothing without `kvm`.
 template <typename ReaderOptions>
 void apply_kvm_defaults(const KvmOptions* kvm, bool input_given, ReaderOptions& options) {
   if (kvm == nullptr) return;
   if (!input_given) options.input = kvm->data_file();
   options.guests = kvm->guests;
+  std::error_code ec;
+  if (options.guests.empty() && std::filesystem::is_directory(guestmount_beside(options.input), ec))
+    options.guests.mount = guestmount_beside(options.input);
 }
 
 }  // namespace vperf::cli

@@ -31,9 +31,10 @@ std::optional<uint8_t> SampleReplay::context_mode(uint64_t entry) {
   }
 }
 
-symbols::Machine& SampleReplay::machine_for(uint8_t cpumode, pid_t pid) {
-  if (symbols::Machine* m = machines_.find_for_cpumode(cpumode, pid)) return *m;
-  return machines_.host();
+symbols::Machine* SampleReplay::machine_for(uint8_t cpumode, pid_t pid) {
+  // nullptr for a guest's record when no guest machine was set up: its maps and tasks have
+  // nothing to resolve against, and must not land in the host's kernel maps.
+  return machines_.find_for_cpumode(cpumode, pid);
 }
 
 namespace {
@@ -61,21 +62,21 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
   uint8_t cpumode = record.misc & PERF_RECORD_MISC_CPUMODE_MASK;
   if (const auto* m = std::get_if<data::MmapRecord>(&record.body)) {
     symbols::MmapEvent e = mmap_event(*m, cpumode, std::nullopt);
-    machine_for(cpumode, e.pid).process_mmap(e);
+    if (symbols::Machine* machine = machine_for(cpumode, e.pid)) machine->process_mmap(e);
   } else if (const auto* m2 = std::get_if<data::Mmap2Record>(&record.body)) {
     symbols::MmapEvent e = mmap_event(*m2, cpumode, m2->prot);
-    machine_for(cpumode, e.pid).process_mmap(e);
+    if (symbols::Machine* machine = machine_for(cpumode, e.pid)) machine->process_mmap(e);
   } else if (const auto* c = std::get_if<data::CommRecord>(&record.body)) {
-    machine_for(cpumode, static_cast<pid_t>(c->pid))
-        .process_comm(static_cast<pid_t>(c->pid), static_cast<pid_t>(c->tid), c->comm,
-                      (record.misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
+    if (symbols::Machine* machine = machine_for(cpumode, static_cast<pid_t>(c->pid)))
+      machine->process_comm(static_cast<pid_t>(c->pid), static_cast<pid_t>(c->tid), c->comm,
+                            (record.misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
   } else if (const auto* t = std::get_if<data::TaskRecord>(&record.body)) {
-    symbols::Machine& machine = machine_for(cpumode, static_cast<pid_t>(t->pid));
-    if (record.type == PERF_RECORD_FORK)
-      machine.process_fork(static_cast<pid_t>(t->pid), static_cast<pid_t>(t->ppid), static_cast<pid_t>(t->tid),
-                           static_cast<pid_t>(t->ptid));
-    else
-      machine.process_exit(static_cast<pid_t>(t->pid), static_cast<pid_t>(t->tid));
+    symbols::Machine* machine = machine_for(cpumode, static_cast<pid_t>(t->pid));
+    if (machine != nullptr && record.type == PERF_RECORD_FORK)
+      machine->process_fork(static_cast<pid_t>(t->pid), static_cast<pid_t>(t->ppid), static_cast<pid_t>(t->tid),
+                            static_cast<pid_t>(t->ptid));
+    else if (machine != nullptr)
+      machine->process_exit(static_cast<pid_t>(t->pid), static_cast<pid_t>(t->tid));
   } else if (const auto* s = std::get_if<data::Sample>(&record.body)) {
     ResolvedSample out{.view = view, .sample = *s, .pid = static_cast<pid_t>(record.sample_id.pid)};
     out.tid = static_cast<pid_t>(record.sample_id.tid);

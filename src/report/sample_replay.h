@@ -78,7 +78,7 @@ class SampleReplay {
 
  private:
   void on_record(const data::RecordView& view, const SampleCallback& on_sample, bool& keep_going);
-  symbols::Machine& machine_for(uint8_t cpumode, pid_t pid);
+  symbols::Machine* machine_for(uint8_t cpumode, pid_t pid);
   void resolve_chain(const data::RecordView& view, const data::Sample& sample, ResolvedSample& out);
   // The names of the functions inlined at an address of a DSO, innermost first (empty when
   // nothing is inlined there or the DSO has no DWARF); looked up once per address.

@@ -53,6 +53,24 @@ Result<GuestRig> guest_rig() {
   return rig;
 }
 
+Result<std::unique_ptr<RunningGuest>> RunningGuest::boot(const GuestRig& rig, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  std::error_code ec;
+  for (const char* file : {"vmlinuz", "initramfs.cpio.gz", "kvm-silent", "release"})
+    if (std::filesystem::exists(rig.dir / file))
+      std::filesystem::copy_file(rig.dir / file, dir / file, std::filesystem::copy_options::overwrite_existing, ec);
+  std::unique_ptr<RunningGuest> guest(new RunningGuest(dir));
+  ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "boot", dir.string()});
+  if (r.exit_code != 0) return Error{"scripts/test-guest.sh boot failed: " + tail(r.err + r.out, 3)};
+  return guest;
+}
+
+RunningGuest::~RunningGuest() {
+  run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "stop", dir_.string()});
+}
+
+pid_t RunningGuest::qemu_pid() const { return static_cast<pid_t>(std::stol("0" + first_line(dir_ / "qemu.pid"))); }
+
 Result<bool> write_guest_perf_data(const std::filesystem::path& path, const GuestPerfData& content) {
   data::EventAttrEntry entry;
   std::memset(&entry.attr, 0, sizeof entry.attr);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,28 @@ struct GuestRig {
 
 // The captured guest; an Error (the script's last lines) when it cannot be built or booted here.
 Result<GuestRig> guest_rig();
+
+// A running copy of the rig's guest, booted from `dir` (its own kernel, initramfs and sockets,
+// so tests in parallel processes never share a VM); stopped when destroyed. Its kallsyms and
+// modules are those of this boot (KASLR).
+class RunningGuest {
+ public:
+  static Result<std::unique_ptr<RunningGuest>> boot(const GuestRig& rig, const std::filesystem::path& dir);
+  RunningGuest(const RunningGuest&) = delete;
+  RunningGuest& operator=(const RunningGuest&) = delete;
+  ~RunningGuest();
+
+  const std::filesystem::path& dir() const { return dir_; }
+  std::filesystem::path qmp() const { return dir_ / "qmp.sock"; }
+  std::filesystem::path qga() const { return dir_ / "qga.sock"; }
+  std::filesystem::path kallsyms() const { return dir_ / "guest-kallsyms"; }
+  std::filesystem::path modules() const { return dir_ / "guest-modules"; }
+  pid_t qemu_pid() const;
+
+ private:
+  explicit RunningGuest(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  std::filesystem::path dir_;
+};
 
 // A guest sample as the host's kernel writes it: the VMM's pid, the vCPU thread's tid,
 // GUEST_KERNEL or GUEST_USER, the guest ip, and a callchain in perf's layout (context markers

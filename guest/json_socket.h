@@ -1,0 +1,33 @@
+#pragma once
+// One JSON message per line over a unix stream socket: the wire format of QEMU's QMP monitor
+// (-qmp unix:PATH,server=on) and of its guest agent's host side (a virtio-serial chardev
+// socket). Reads block up to a deadline; a message split across reads is reassembled; bytes
+// that are not JSON (a guest agent's 0xff sync marker) are skipped up to the next line.
+#include <boost/json.hpp>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "core/error.h"
+#include "core/scoped_fd.h"
+
+namespace vperf::guest {
+
+class JsonSocket {
+ public:
+  static Result<JsonSocket> connect(const std::filesystem::path& path);
+
+  Result<bool> send(const boost::json::value& message);
+  // The next whole JSON object, or an Error (ETIMEDOUT, the peer closed, unparsable text).
+  Result<boost::json::object> receive(std::chrono::milliseconds timeout);
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  JsonSocket() = default;
+  ScopedFd fd_;
+  std::filesystem::path path_;
+  std::string buffer_;
+};
+
+}  // namespace vperf::guest

@@ -1,0 +1,52 @@
+#pragma once
+// Samples every vCPU of a VM through its monitor, for hosts where perf cannot see the guest (no
+// host PMU, nested KVM, TCG): each tick asks the monitor for all vCPUs' registers (HMP `info
+// registers -a`, one round trip) and turns each vCPU's RIP and privilege level into a sample.
+// The monitor answers between two translation blocks (TCG) or after kicking the vCPUs out of
+// KVM_RUN, so each tick is a consistent snapshot; its cost to the guest is measured by the
+// tests, not assumed.
+//
+// Ticks are paced to the requested rate; a monitor slower than the rate makes every tick
+// start as soon as the previous one ended, and the achieved rate is what SamplerStats says.
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "core/error.h"
+#include "guest/vcpu_registers.h"
+#include "guest/vm_monitor.h"
+
+namespace vperf::guest {
+
+struct VcpuSample {
+  uint64_t time_ns = 0;   // CLOCK_MONOTONIC when the registers were asked for
+  pid_t thread_id = 0;    // the vCPU's host thread (query-cpus-fast)
+  VcpuRegisters registers;
+};
+
+struct SamplerStats {
+  uint64_t ticks = 0;
+  uint64_t samples = 0;
+  uint64_t kernel_samples = 0;  // CPL 0
+  double seconds = 0;
+  double ticks_per_second() const { return seconds > 0 ? static_cast<double>(ticks) / seconds : 0; }
+};
+
+struct SamplerOptions {
+  double frequency = 1000;                  // ticks per second (each tick samples every vCPU)
+  std::chrono::nanoseconds duration{0};     // 0: until keep_going says stop
+};
+
+// Calls `on_tick` with each tick's samples (one per vCPU); stops when `keep_going` returns
+// false (checked between ticks), when `duration` has passed, or at the first monitor error.
+Result<SamplerStats> sample_vcpus(VmMonitor& monitor, const std::vector<VcpuThread>& vcpus, const SamplerOptions& options,
+                                  const std::function<bool()>& keep_going,
+                                  const std::function<void(std::span<const VcpuSample>)>& on_tick);
+
+uint64_t monotonic_ns();
+
+}  // namespace vperf::guest

@@ -1,0 +1,207 @@
+// vperf kvm record --qmp: see cmd_kvm_monitor_record.h.
+#include "cli/cmd_kvm_monitor_record.h"
+
+#include <linux/perf_event.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "cli/kvm_options.h"
+#include "core/error.h"
+#include "core/files.h"
+#include "data/perf_data_writer.h"
+#include "data/perf_record.h"
+#include "guest/guest_agent.h"
+#include "guest/vcpu_sampler.h"
+#include "guest/vm_monitor.h"
+#include "perf/stop_signals.h"
+#include "perf/synthesize.h"
+#include "perf/workload.h"
+#include "symbols/kallsyms.h"
+
+namespace vperf::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string comm_of(pid_t pid, pid_t tid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
+  std::string comm;
+  std::getline(in, comm);
+  return comm;
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) throw UserError("cannot write " + path.string() + ": " + std::strerror(errno), "check the directory of -o");
+}
+
+struct GuestSymbolTexts {
+  std::string kallsyms, modules;
+};
+
+// The guest's kallsyms and modules, from its agent or from the files the user gave; nullopt
+// when there is neither (the samples then keep their bare addresses). Checked, not yet written.
+std::optional<GuestSymbolTexts> fetch_guest_symbols(const MonitorRecordOptions& o) {
+  std::string kallsyms, modules;
+  if (!o.qga.empty()) {
+    Result<std::unique_ptr<guest::QgaSocketAgent>> agent = guest::QgaSocketAgent::connect(o.qga);
+    if (!agent)
+      throw UserError("cannot reach the guest agent at " + o.qga.string() + ": " + agent.error().message,
+                      "run qemu-ga in the guest on a virtio-serial port named org.qemu.guest_agent.0");
+    Result<std::string> k = (*agent)->read_file("/proc/kallsyms");
+    Result<std::string> m = (*agent)->read_file("/proc/modules");
+    if (!k) throw UserError(k.error().message, "check that the guest agent allows guest-file-open (no --blacklist of it)");
+    kallsyms = *k;
+    modules = m ? *m : std::string();  // a kernel without modules has no /proc/modules
+  } else if (!o.guests.kallsyms.empty()) {
+    Result<std::string> k = read_file(o.guests.kallsyms);
+    if (!k) throw UserError(k.error().describe(), "give the guest's /proc/kallsyms, copied out as root");
+    kallsyms = *k;
+    if (!o.guests.modules.empty()) {
+      Result<std::string> m = read_file(o.guests.modules);
+      if (!m) throw UserError(m.error().describe(), "give the guest's /proc/modules");
+      modules = *m;
+    }
+  } else {
+    return std::nullopt;
+  }
+  Result<symbols::Kallsyms> parsed = symbols::Kallsyms::parse(kallsyms, "the guest's /proc/kallsyms");
+  if (!parsed && parsed.error().errno_value == EACCES)
+    throw UserError("the guest's /proc/kallsyms has only zero addresses (the guest's kernel.kptr_restrict hid them)",
+                    guest::guest_kallsyms_hint());
+  if (!parsed) throw UserError(parsed.error().describe(), "");
+  return GuestSymbolTexts{std::move(kallsyms), std::move(modules)};
+}
+
+}  // namespace
+
+int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
+  if (o.frequency <= 0 || !std::isfinite(o.frequency)) throw usage_error("-F must be above 0", "e.g. -F 1000");
+  Result<std::unique_ptr<guest::QmpSocketMonitor>> monitor = guest::QmpSocketMonitor::connect(o.qmp);
+  if (!monitor)
+    throw UserError("cannot reach QEMU's monitor at " + o.qmp.string() + ": " + monitor.error().message,
+                    "start QEMU with -qmp unix:" + o.qmp.string() + ",server=on,wait=off (or use --domain with libvirt)");
+  Result<std::vector<guest::VcpuThread>> vcpus = guest::query_vcpus(**monitor);
+  if (!vcpus) throw UserError(vcpus.error().message, "");
+  Result<pid_t> vmm = guest::vmm_pid_of(vcpus->front().thread_id);
+  if (!vmm) throw UserError(vmm.error().message, "record on the host that runs the VM");
+
+  // The guest's symbols beside the file, in --guestmount layout, and as maps in it. Fetched
+  // before anything is written, so a failure leaves the previous recording as it was.
+  std::optional<GuestSymbolTexts> symbols = fetch_guest_symbols(o);
+  const fs::path mount = guestmount_beside(o.output);
+  const fs::path proc = mount / std::to_string(*vmm) / "proc";
+  std::error_code ec;
+  fs::remove_all(mount, ec);
+  const bool have_symbols = symbols.has_value();
+  if (have_symbols) {
+    fs::create_directories(proc, ec);
+    write_text(proc / "kallsyms", symbols->kallsyms);
+    write_text(proc / "modules", symbols->modules);
+  }
+
+  data::EventAttrEntry entry;
+  std::memset(&entry.attr, 0, sizeof entry.attr);
+  entry.attr.size = sizeof entry.attr;
+  entry.attr.type = PERF_TYPE_SOFTWARE;
+  entry.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  entry.attr.sample_period = static_cast<uint64_t>(1e9 / o.frequency);  // ns of vCPU time per sample
+  entry.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+  entry.attr.exclude_host = 1;
+  entry.attr.sample_id_all = 1;
+  entry.attr.comm = entry.attr.mmap = entry.attr.task = 1;
+  entry.name = "vcpu-clock";
+  const data::SampleFormat format = data::SampleFormat::from_attr(entry.attr);
+  if (fs::exists(o.output, ec)) fs::rename(o.output, o.output + ".old", ec);
+  Result<data::PerfDataWriter> writer = data::PerfDataWriter::create_file(o.output, {entry});
+  if (!writer) throw UserError("cannot create " + o.output + ": " + writer.error().describe(), "");
+  auto write = [&](const data::Record& r) {
+    if (Result<bool> ok = writer->write(data::build_record(r, &format)); !ok)
+      throw UserError("cannot write " + o.output + ": " + ok.error().describe(), "");
+  };
+  auto host_record = [](uint32_t type, data::RecordBody body, pid_t pid, pid_t tid) {
+    data::Record r;
+    r.type = type;
+    r.body = std::move(body);
+    r.sample_id.pid = static_cast<uint32_t>(pid);
+    r.sample_id.tid = static_cast<uint32_t>(tid);
+    return r;
+  };
+  write(host_record(PERF_RECORD_COMM, data::CommRecord{static_cast<uint32_t>(*vmm), static_cast<uint32_t>(*vmm), comm_of(*vmm, *vmm)},
+                    *vmm, *vmm));
+  for (const guest::VcpuThread& v : *vcpus)
+    write(host_record(PERF_RECORD_COMM,
+                      data::CommRecord{static_cast<uint32_t>(*vmm), static_cast<uint32_t>(v.thread_id), comm_of(*vmm, v.thread_id)},
+                      *vmm, v.thread_id));
+  // perf kvm's guest maps, for the default guest (machine pid 0), so perf kvm report reads them.
+  if (have_symbols)
+    if (auto maps = perf::synthesize_guest_kernel_maps(proc / "kallsyms", proc / "modules", 0, 8 * 3); maps)
+      for (const perf::RecordBytes& bytes : *maps) (void)writer->write(bytes);
+
+  Result<perf::StopSignals> signals = perf::StopSignals::install();
+  if (!signals) throw UserError("cannot install signal handlers: " + signals.error().describe(), "");
+  std::optional<perf::Workload> workload;
+  if (!o.command.empty()) {
+    Result<perf::Workload> w = perf::Workload::prepare(o.command);
+    if (!w) throw UserError(w.error().describe(), "");
+    workload.emplace(std::move(w).value());
+    if (Result<bool> started = workload->start(); !started) throw UserError(started.error().describe(), "check the command");
+  }
+  std::optional<perf::WorkloadExit> exit;
+  auto keep_going = [&] {
+    if (signals->received()) return false;
+    if (workload && !exit) {
+      auto done = workload->wait_for(std::chrono::milliseconds(0), &*signals);
+      if (done && *done) exit = **done;
+    }
+    return !(workload && exit);
+  };
+  guest::SamplerOptions sampling;
+  sampling.frequency = o.frequency;
+  if (o.duration_seconds) sampling.duration = std::chrono::nanoseconds(static_cast<int64_t>(*o.duration_seconds * 1e9));
+  uint64_t since_round = 0;
+  Result<guest::SamplerStats> stats = guest::sample_vcpus(**monitor, *vcpus, sampling, keep_going, [&](std::span<const guest::VcpuSample> tick) {
+    for (const guest::VcpuSample& s : tick) {
+      data::Sample sample;
+      sample.ip = s.registers.rip;
+      sample.period = entry.attr.sample_period;
+      data::Record r;
+      r.type = PERF_RECORD_SAMPLE;
+      r.misc = s.registers.in_kernel() ? PERF_RECORD_MISC_GUEST_KERNEL : PERF_RECORD_MISC_GUEST_USER;
+      r.body = std::move(sample);
+      r.sample_id.pid = static_cast<uint32_t>(*vmm);
+      r.sample_id.tid = static_cast<uint32_t>(s.thread_id);
+      r.sample_id.time = s.time_ns;
+      r.sample_id.cpu = static_cast<uint32_t>(s.registers.index);
+      write(r);
+    }
+    if (++since_round == 100) {  // a readable file every 100 ticks, as record's rounds
+      (void)writer->flush_round();
+      since_round = 0;
+    }
+  });
+  if (Result<bool> ok = writer->flush_round(); !ok) throw UserError("cannot write " + o.output + ": " + ok.error().describe(), "");
+  std::vector<std::string> cmdline = {"vperf", "kvm", "record", "--qmp", o.qmp.string()};
+  if (Result<bool> ok = writer->finish(data::this_machine_features(cmdline)); !ok)
+    throw UserError("cannot finish " + o.output + ": " + ok.error().describe(), "");
+  if (!stats) throw UserError("sampling through " + o.qmp.string() + " stopped: " + stats.error().message, "is the VM still running?");
+  if (!o.quiet) {
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "[ vperf kvm record: %zu vCPUs sampled through QEMU's monitor at %.0f Hz (asked %.0f) for %.2f s: %llu samples, "
+                  "%.1f%% in the guest kernel -> %s%s ]\n",
+                  vcpus->size(), stats->ticks_per_second(), o.frequency, stats->seconds,
+                  static_cast<unsigned long long>(stats->samples),
+                  stats->samples ? 100.0 * static_cast<double>(stats->kernel_samples) / static_cast<double>(stats->samples) : 0.0,
+                  o.output.c_str(), have_symbols ? (", guest symbols in " + mount.string()).c_str() : ", no guest symbols");
+    err << line;
+  }
+  return exit ? exit->shell_status() : 0;
+}
+
+}  // namespace vperf::cli

@@ -1,0 +1,38 @@
+#pragma once
+// vperf kvm record --qmp SOCKET [--qga SOCKET] [-F HZ] [--duration S] [-o FILE] [-- COMMAND]
+//
+// Guest profiling without a host PMU: every vCPU's registers sampled through the VM's QEMU
+// monitor (guest/vcpu_sampler.h) and written as perf.data guest samples — cpumode GUEST_KERNEL
+// (CPL 0) or GUEST_USER, the VMM's pid, the vCPU thread's tid, the vCPU as cpu — so report,
+// script, flamegraph and annotate read them as any guest recording. The guest's kallsyms and
+// modules come from its agent (--qga) or from --guestkallsyms/--guestmodules; they are written
+// into the file as perf kvm record's guest kernel and module maps, and kept beside it as
+// FILE.guestmount/<VMM pid>/proc/{kallsyms,modules}, which `vperf kvm report` finds by itself.
+// Sampling ends after --duration, when COMMAND (run on the host) exits, or on Ctrl-C.
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "guest/guest_symbols.h"
+
+namespace vperf::cli {
+
+struct MonitorRecordOptions {
+  std::filesystem::path qmp;   // QEMU's QMP socket
+  std::filesystem::path qga;   // the guest agent's socket (optional)
+  double frequency = 1000;     // ticks per second, each sampling every vCPU
+  std::optional<double> duration_seconds;
+  std::string output = "perf.data.guest";
+  bool quiet = false;
+  std::vector<std::string> command;
+  guest::GuestSymbolSources guests;  // --guestkallsyms/--guestmodules instead of the agent
+};
+
+int run_monitor_record(const MonitorRecordOptions& options, std::ostream& err);
+
+}  // namespace vperf::cli
