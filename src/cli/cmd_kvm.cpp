@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "cli/cmd_kvm_list.h"
 #include "cli/cmd_kvm_stat.h"
 #include "cli/kvm_options.h"
 
@@ -29,6 +30,13 @@ void add_kvm_command(CLI::App& app, Invocation& inv) {
   add_flamegraph_command(*kvm, inv, shared);
   add_annotate_command(*kvm, inv, shared);
   add_kvm_stat_subcommand(*kvm, inv);
+
+  auto list = std::make_shared<KvmListOptions>();
+  CLI::App* sub = kvm->add_subcommand("list", "The libvirt domains: state, VMM pid, vCPU threads, guest agent");
+  sub->add_option("-c,--connect", list->uri, "libvirt URI (default qemu:///system; qemu+ssh://HOST/system)")
+      ->check(non_empty());
+  add_json_flag(*sub, list->json);
+  sub->callback([list, &inv] { inv.action = [list, &inv] { return run_kvm_list(*list, *inv.out); }; });
 }
 
 }  // namespace vperf::cli

@@ -15,6 +15,7 @@
 #include "data/perf_data_writer.h"
 #include "data/perf_record.h"
 #include "guest/guest_agent.h"
+#include "guest/libvirt_domain.h"
 #include "guest/vcpu_sampler.h"
 #include "guest/vm_monitor.h"
 #include "perf/stop_signals.h"
@@ -44,17 +45,50 @@ struct GuestSymbolTexts {
   std::string kallsyms, modules;
 };
 
-// The guest's kallsyms and modules, from its agent or from the files the user gave; nullopt
-// when there is neither (the samples then keep their bare addresses). Checked, not yet written.
-std::optional<GuestSymbolTexts> fetch_guest_symbols(const MonitorRecordOptions& o) {
-  std::string kallsyms, modules;
+// The VM's monitor and, when there is one, its guest agent: sockets, or a libvirt domain.
+struct VmAccess {
+  std::unique_ptr<guest::VmMonitor> monitor;
+  std::unique_ptr<guest::GuestAgent> agent;
+  std::string where;  // for messages
+};
+
+VmAccess open_vm(const MonitorRecordOptions& o) {
+  VmAccess vm;
+  if (!o.domain.empty()) {
+    vm.where = "domain " + o.domain + " at " + o.uri;
+    Result<guest::LibvirtConnection> connection = guest::LibvirtConnection::open(o.uri);
+    if (!connection) throw UserError(connection.error().message, "start libvirtd, or give the URI with -c");
+    Result<std::unique_ptr<guest::VmMonitor>> monitor = connection->monitor(o.domain);
+    if (!monitor) throw UserError(monitor.error().message, "vperf kvm list -c " + o.uri + " shows the domains");
+    vm.monitor = std::move(monitor).value();
+    // The agent is used when it answers; a domain without one is sampled without symbols.
+    if (auto agent = connection->agent(o.domain); agent && (*agent)->command("guest-ping", {}).ok())
+      vm.agent = std::move(agent).value();
+    return vm;
+  }
+  vm.where = "QEMU's monitor at " + o.qmp.string();
+  Result<std::unique_ptr<guest::QmpSocketMonitor>> monitor = guest::QmpSocketMonitor::connect(o.qmp);
+  if (!monitor)
+    throw UserError("cannot reach QEMU's monitor at " + o.qmp.string() + ": " + monitor.error().message,
+                    "start QEMU with -qmp unix:" + o.qmp.string() + ",server=on,wait=off (or use --domain with libvirt)");
+  vm.monitor = std::move(monitor).value();
   if (!o.qga.empty()) {
     Result<std::unique_ptr<guest::QgaSocketAgent>> agent = guest::QgaSocketAgent::connect(o.qga);
     if (!agent)
       throw UserError("cannot reach the guest agent at " + o.qga.string() + ": " + agent.error().message,
                       "run qemu-ga in the guest on a virtio-serial port named org.qemu.guest_agent.0");
-    Result<std::string> k = (*agent)->read_file("/proc/kallsyms");
-    Result<std::string> m = (*agent)->read_file("/proc/modules");
+    vm.agent = std::move(agent).value();
+  }
+  return vm;
+}
+
+// The guest's kallsyms and modules, from its agent or from the files the user gave; nullopt
+// when there is neither (the samples then keep their bare addresses). Checked, not yet written.
+std::optional<GuestSymbolTexts> fetch_guest_symbols(const MonitorRecordOptions& o, guest::GuestAgent* agent) {
+  std::string kallsyms, modules;
+  if (agent != nullptr) {
+    Result<std::string> k = agent->read_file("/proc/kallsyms");
+    Result<std::string> m = agent->read_file("/proc/modules");
     if (!k) throw UserError(k.error().message, "check that the guest agent allows guest-file-open (no --blacklist of it)");
     kallsyms = *k;
     modules = m ? *m : std::string();  // a kernel without modules has no /proc/modules
@@ -82,18 +116,15 @@ std::optional<GuestSymbolTexts> fetch_guest_symbols(const MonitorRecordOptions& 
 
 int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   if (o.frequency <= 0 || !std::isfinite(o.frequency)) throw usage_error("-F must be above 0", "e.g. -F 1000");
-  Result<std::unique_ptr<guest::QmpSocketMonitor>> monitor = guest::QmpSocketMonitor::connect(o.qmp);
-  if (!monitor)
-    throw UserError("cannot reach QEMU's monitor at " + o.qmp.string() + ": " + monitor.error().message,
-                    "start QEMU with -qmp unix:" + o.qmp.string() + ",server=on,wait=off (or use --domain with libvirt)");
-  Result<std::vector<guest::VcpuThread>> vcpus = guest::query_vcpus(**monitor);
+  VmAccess vm = open_vm(o);
+  Result<std::vector<guest::VcpuThread>> vcpus = guest::query_vcpus(*vm.monitor);
   if (!vcpus) throw UserError(vcpus.error().message, "");
   Result<pid_t> vmm = guest::vmm_pid_of(vcpus->front().thread_id);
   if (!vmm) throw UserError(vmm.error().message, "record on the host that runs the VM");
 
   // The guest's symbols beside the file, in --guestmount layout, and as maps in it. Fetched
   // before anything is written, so a failure leaves the previous recording as it was.
-  std::optional<GuestSymbolTexts> symbols = fetch_guest_symbols(o);
+  std::optional<GuestSymbolTexts> symbols = fetch_guest_symbols(o, vm.agent.get());
   const fs::path mount = guestmount_beside(o.output);
   const fs::path proc = mount / std::to_string(*vmm) / "proc";
   std::error_code ec;
@@ -165,7 +196,7 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   sampling.frequency = o.frequency;
   if (o.duration_seconds) sampling.duration = std::chrono::nanoseconds(static_cast<int64_t>(*o.duration_seconds * 1e9));
   uint64_t since_round = 0;
-  Result<guest::SamplerStats> stats = guest::sample_vcpus(**monitor, *vcpus, sampling, keep_going, [&](std::span<const guest::VcpuSample> tick) {
+  Result<guest::SamplerStats> stats = guest::sample_vcpus(*vm.monitor, *vcpus, sampling, keep_going, [&](std::span<const guest::VcpuSample> tick) {
     for (const guest::VcpuSample& s : tick) {
       data::Sample sample;
       sample.ip = s.registers.rip;
@@ -186,10 +217,12 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
     }
   });
   if (Result<bool> ok = writer->flush_round(); !ok) throw UserError("cannot write " + o.output + ": " + ok.error().describe(), "");
-  std::vector<std::string> cmdline = {"vperf", "kvm", "record", "--qmp", o.qmp.string()};
+  std::vector<std::string> cmdline = {"vperf", "kvm", "record"};
+  if (o.domain.empty()) cmdline.insert(cmdline.end(), {"--qmp", o.qmp.string()});
+  else cmdline.insert(cmdline.end(), {"--domain", o.domain, "--connect", o.uri});
   if (Result<bool> ok = writer->finish(data::this_machine_features(cmdline)); !ok)
     throw UserError("cannot finish " + o.output + ": " + ok.error().describe(), "");
-  if (!stats) throw UserError("sampling through " + o.qmp.string() + " stopped: " + stats.error().message, "is the VM still running?");
+  if (!stats) throw UserError("sampling through " + vm.where + " stopped: " + stats.error().message, "is the VM still running?");
   if (!o.quiet) {
     char line[512];
     std::snprintf(line, sizeof line,

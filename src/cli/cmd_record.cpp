@@ -407,14 +407,19 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
     sub->add_option("--qmp", monitor->qmp, "Sample every vCPU through this QMP socket (no host PMU needed)")->check(non_empty());
     sub->add_option("--qga", monitor->qga, "With --qmp: fetch the guest's kallsyms and modules through its agent's socket")
         ->check(non_empty());
-    sub->add_option("--duration", monitor->duration_seconds, "With --qmp: sample for this many seconds");
+    sub->add_option("--duration", monitor->duration_seconds, "With --qmp/--domain: sample for this many seconds");
+    sub->add_option("--domain", monitor->domain, "Sample every vCPU of this libvirt domain (its QEMU monitor and agent)")
+        ->check(non_empty());
+    sub->add_option("--connect", monitor->uri, "With --domain: the libvirt URI (default qemu:///system)")->check(non_empty());
   }
   sub->prefix_command();
   sub->footer("COMMAND: the program to record and its arguments, e.g. vperf record -g -- ./prog\n");
   sub->callback([sub, options, monitor, kvm, &inv] {
     options->command = command_words(*sub, inv);
     const bool output_given = sub->count("--output") > 0;
-    if (!monitor->qmp.empty()) {
+    if (!monitor->qmp.empty() && !monitor->domain.empty())
+      throw usage_error("--qmp and --domain both name the VM", "give one of them");
+    if (!monitor->qmp.empty() || !monitor->domain.empty()) {
       inv.action = [options, monitor, kvm, output_given, &inv] {
         monitor->output = output_given ? options->output : kvm->data_file();
         monitor->frequency = static_cast<double>(options->frequency.value_or(1000));

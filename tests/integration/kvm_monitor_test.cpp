@@ -135,6 +135,19 @@ TEST(KvmMonitorErrors, NoMonitorSocketIsOneLineAndNoFile) {
   EXPECT_FALSE(fs::exists(data));
   test::ProgramResult usage = test::run_vperf({"kvm", "record", "--qga", "x.sock", "-o", data, "--", "true"});
   EXPECT_EQ(usage.exit_code, 2) << usage.err;
+  test::ProgramResult both = test::run_vperf({"kvm", "record", "--qmp", "a.sock", "--domain", "d", "-o", data});
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  // libvirt's test driver has domains but no QEMU monitor: said in one line, nothing written.
+  test::ProgramResult no_monitor =
+      test::run_vperf({"kvm", "record", "--domain", "test", "--connect", "test:///default", "--duration", "1", "-o", data});
+  EXPECT_EQ(no_monitor.exit_code, 1);
+  EXPECT_EQ(std::count(no_monitor.err.begin(), no_monitor.err.end(), '\n'), 1) << no_monitor.err;
+  EXPECT_NE(no_monitor.err.find("not supported"), std::string::npos) << no_monitor.err;
+  test::ProgramResult no_domain =
+      test::run_vperf({"kvm", "record", "--domain", "nope", "--connect", "test:///default", "-o", data});
+  EXPECT_EQ(no_domain.exit_code, 1);
+  EXPECT_NE(no_domain.err.find("hint: vperf kvm list"), std::string::npos) << no_domain.err;
+  EXPECT_FALSE(fs::exists(data));
 }
 
 }  // namespace

@@ -1,0 +1,140 @@
+#include "guest/libvirt_domain.h"
+
+#include <libvirt/libvirt-qemu.h>
+#include <libvirt/virterror.h>
+
+#include <cstdlib>
+#include <utility>
+
+namespace vperf::guest {
+
+namespace {
+
+// libvirt prints every error on stderr unless a handler says otherwise; vperf reports them itself.
+void quiet_errors(void*, virErrorPtr) {}
+
+const char* state_name(int state) {
+  switch (state) {
+    case VIR_DOMAIN_RUNNING: return "running";
+    case VIR_DOMAIN_BLOCKED: return "idle";
+    case VIR_DOMAIN_PAUSED: return "paused";
+    case VIR_DOMAIN_SHUTDOWN: return "in shutdown";
+    case VIR_DOMAIN_SHUTOFF: return "shut off";
+    case VIR_DOMAIN_CRASHED: return "crashed";
+    case VIR_DOMAIN_PMSUSPENDED: return "pmsuspended";
+    default: return "no state";
+  }
+}
+
+struct DomainRef {
+  explicit DomainRef(virDomainPtr d) : domain(d) {}
+  DomainRef(const DomainRef&) = delete;
+  DomainRef& operator=(const DomainRef&) = delete;
+  ~DomainRef() {
+    if (domain != nullptr) virDomainFree(domain);
+  }
+  virDomainPtr domain;
+};
+
+// A JSON answer text ({"return": ...} or {"error": ...}) as QMP's return value.
+Result<boost::json::value> parse_answer(const char* text, std::string_view command) {
+  boost::system::error_code ec;
+  boost::json::value answer = boost::json::parse(text, ec);
+  if (ec || !answer.is_object()) return Error{std::string(command) + ": the answer is not JSON"};
+  return qmp_return(answer.as_object(), command);
+}
+
+class LibvirtMonitor : public VmMonitor {
+ public:
+  explicit LibvirtMonitor(virDomainPtr domain) : domain_(domain) {}
+  Result<boost::json::value> qmp(std::string_view command, const boost::json::object& arguments) override {
+    boost::json::object message{{"execute", command}};
+    if (!arguments.empty()) message["arguments"] = arguments;
+    char* result = nullptr;
+    if (virDomainQemuMonitorCommand(domain_.domain, boost::json::serialize(message).c_str(), &result, 0) != 0)
+      return Error{std::string(command) + " through libvirt: " + libvirt_error()};
+    Result<boost::json::value> value = parse_answer(result, command);
+    std::free(result);
+    return value;
+  }
+
+ private:
+  DomainRef domain_;
+};
+
+class LibvirtAgent : public GuestAgent {
+ public:
+  explicit LibvirtAgent(virDomainPtr domain) : domain_(domain) {}
+  Result<boost::json::value> command(std::string_view name, const boost::json::object& arguments) override {
+    boost::json::object message{{"execute", name}};
+    if (!arguments.empty()) message["arguments"] = arguments;
+    char* result = virDomainQemuAgentCommand(domain_.domain, boost::json::serialize(message).c_str(), 20, 0);
+    if (result == nullptr) return Error{std::string(name) + " through libvirt: " + libvirt_error()};
+    Result<boost::json::value> value = parse_answer(result, name);
+    std::free(result);
+    return value;
+  }
+
+ private:
+  DomainRef domain_;
+};
+
+}  // namespace
+
+std::string libvirt_error() {
+  const char* message = virGetLastErrorMessage();
+  return message != nullptr ? message : "unknown libvirt error";
+}
+
+Result<LibvirtConnection> LibvirtConnection::open(const std::string& uri) {
+  virSetErrorFunc(nullptr, quiet_errors);
+  virConnectPtr connection = virConnectOpen(uri.c_str());
+  if (connection == nullptr) return Error{"cannot connect to libvirt at " + uri + ": " + libvirt_error()};
+  return LibvirtConnection(connection, uri);
+}
+
+LibvirtConnection::LibvirtConnection(LibvirtConnection&& other) noexcept
+    : connection_(std::exchange(other.connection_, nullptr)), uri_(std::move(other.uri_)) {}
+
+LibvirtConnection::~LibvirtConnection() {
+  if (connection_ != nullptr) virConnectClose(connection_);
+}
+
+Result<std::vector<DomainSummary>> LibvirtConnection::domains() const {
+  virDomainPtr* list = nullptr;
+  int n = virConnectListAllDomains(connection_, &list, 0);
+  if (n < 0) return Error{"cannot list the domains at " + uri_ + ": " + libvirt_error()};
+  std::vector<DomainSummary> out;
+  for (int i = 0; i < n; ++i) {
+    DomainRef d(list[i]);
+    DomainSummary s;
+    s.name = virDomainGetName(d.domain);
+    int state = 0, reason = 0;
+    s.state = virDomainGetState(d.domain, &state, &reason, 0) == 0 ? state_name(state) : "no state";
+    unsigned int id = virDomainGetID(d.domain);
+    s.id = id == static_cast<unsigned int>(-1) ? -1 : static_cast<int>(id);
+    out.push_back(std::move(s));
+  }
+  std::free(list);
+  return out;
+}
+
+Result<virDomainPtr> LibvirtConnection::lookup(const std::string& domain) const {
+  virDomainPtr d = virDomainLookupByName(connection_, domain.c_str());
+  if (d == nullptr) return Error{"no domain '" + domain + "' at " + uri_ + ": " + libvirt_error()};
+  return d;
+}
+
+Result<std::unique_ptr<VmMonitor>> LibvirtConnection::monitor(const std::string& domain) const {
+  Result<virDomainPtr> d = lookup(domain);
+  if (!d) return d.error();
+  return std::unique_ptr<VmMonitor>(new LibvirtMonitor(*d));
+}
+
+Result<std::unique_ptr<GuestAgent>> LibvirtConnection::agent(const std::string& domain) const {
+  Result<virDomainPtr> d = lookup(domain);
+  if (!d) return d.error();
+  return std::unique_ptr<GuestAgent>(new LibvirtAgent(*d));
+}
+
+}  // namespace vperf::guest

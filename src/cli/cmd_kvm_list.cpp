@@ -1,0 +1,82 @@
+// vperf kvm list: see cmd_kvm_list.h.
+#include "cli/cmd_kvm_list.h"
+
+#include <boost/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "cli/command.h"
+#include "core/error.h"
+#include "guest/libvirt_domain.h"
+#include "output/json.h"
+#include "output/table.h"
+
+namespace vperf::cli {
+namespace {
+
+struct DomainRow {
+  guest::DomainSummary summary;
+  std::optional<pid_t> vmm_pid;
+  std::vector<guest::VcpuThread> vcpus;
+  bool agent = false;
+  std::string monitor_error;  // why the vCPUs are unknown, when they are
+};
+
+DomainRow inspect(const guest::LibvirtConnection& connection, const guest::DomainSummary& summary) {
+  DomainRow row{summary, {}, {}, false, {}};
+  if (summary.id < 0) return row;  // not running: no monitor, no agent
+  if (auto monitor = connection.monitor(summary.name); !monitor) {
+    row.monitor_error = monitor.error().message;
+  } else if (auto vcpus = guest::query_vcpus(**monitor); !vcpus) {
+    row.monitor_error = vcpus.error().message;
+  } else {
+    row.vcpus = *vcpus;
+    if (auto pid = guest::vmm_pid_of(row.vcpus.front().thread_id); pid) row.vmm_pid = *pid;
+  }
+  if (auto agent = connection.agent(summary.name); agent) row.agent = (*agent)->command("guest-ping", {}).ok();
+  return row;
+}
+
+std::string thread_list(const std::vector<guest::VcpuThread>& vcpus) {
+  std::string out;
+  for (const guest::VcpuThread& v : vcpus) out += (out.empty() ? "" : ",") + std::to_string(v.thread_id);
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+int run_kvm_list(const KvmListOptions& o, std::ostream& out) {
+  Result<guest::LibvirtConnection> connection = guest::LibvirtConnection::open(o.uri);
+  if (!connection)
+    throw UserError(connection.error().message,
+                    "start libvirtd (libvirtd -d; virtlogd -d without systemd), or give the URI with -c");
+  Result<std::vector<guest::DomainSummary>> domains = connection->domains();
+  if (!domains) throw UserError(domains.error().message, "");
+  std::vector<DomainRow> rows;
+  for (const guest::DomainSummary& d : *domains) rows.push_back(inspect(*connection, d));
+  if (o.json) {
+    boost::json::array list;
+    for (const DomainRow& r : rows) {
+      boost::json::array threads;
+      for (const guest::VcpuThread& v : r.vcpus) threads.push_back({{"vcpu", v.index}, {"thread_id", v.thread_id}});
+      boost::json::object entry{{"name", r.summary.name},
+                                {"state", r.summary.state},
+                                {"id", r.summary.id},
+                                {"vmm_pid", r.vmm_pid ? boost::json::value(*r.vmm_pid) : boost::json::value(nullptr)},
+                                {"vcpu_threads", threads},
+                                {"agent", r.agent}};
+      if (!r.monitor_error.empty()) entry["monitor_error"] = r.monitor_error;
+      list.push_back(entry);
+    }
+    output::print_json(out, boost::json::object{{"uri", o.uri}, {"domains", list}});
+    return 0;
+  }
+  output::TextTable table({{"NAME"}, {"STATE"}, {"VMM PID", output::Align::Right}, {"VCPU THREADS"}, {"AGENT"}});
+  for (const DomainRow& r : rows)
+    table.add_row({r.summary.name, r.summary.state, r.vmm_pid ? std::to_string(*r.vmm_pid) : "-", thread_list(r.vcpus),
+                   r.agent ? "yes" : "no"});
+  table.render(out);
+  return 0;
+}
+
+}  // namespace vperf::cli
