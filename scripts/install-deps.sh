@@ -16,6 +16,8 @@ packages=(
   # the real guest of the vperf kvm tests (scripts/test-guest.sh): QEMU (TCG where KVM cannot
   # boot it), cpio for its initramfs; the guest's own packages come with apt-get download
   qemu-system-x86 cpio
+  # vperf kvm list / record --domain against a real libvirtd (started by hand in the test)
+  libvirt-daemon-system libvirt-clients
 )
 
 missing=()

@@ -1,0 +1,146 @@
+// vperf kvm list and vperf kvm record --domain against a real libvirtd: a transient TCG domain
+// booting the test guest (scripts/test-guest.sh's kernel and initramfs) with the guest agent's
+// channel org.qemu.guest_agent.0. The ground truth is the one of kvm_monitor_test.cpp: busybox
+// dd from /dev/zero in the guest spends its kernel time in clear_user, the other vCPU idles.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "support/capability.h"
+#include "support/fake_event_fs.h"
+#include "support/guest_rig.h"
+#include "support/run_program.h"
+
+namespace vperf {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::map<std::string, double> symbol_shares(const std::string& report) {
+  std::map<std::string, double> out;
+  std::istringstream in(report);
+  for (std::string line; std::getline(in, line);) {
+    size_t marker = line.find("[g] ");
+    if (line.empty() || line[0] == '#' || marker == std::string::npos) continue;
+    out[line.substr(marker + 4)] += std::stod(line);
+  }
+  return out;
+}
+
+// The third column of every kallsyms line: the same kernel booted twice has the same names.
+std::string kallsyms_names(const fs::path& path) {
+  std::ifstream in(path);
+  std::string names;
+  for (std::string line; std::getline(in, line);) {
+    size_t a = line.find(' '), b = line.find(' ', a + 1);
+    if (b != std::string::npos) names += line.substr(b + 1) + "\n";
+  }
+  return names;
+}
+
+class KvmLibvirt : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    VPERF_REQUIRE(!test::find_program("libvirtd").empty() && !test::find_program("virsh").empty(),
+                  "libvirtd and virsh (libvirt-daemon-system, libvirt-clients)");
+    VPERF_REQUIRE(!test::find_program("qemu-system-x86_64").empty(), "qemu-system-x86 for the real guest");
+    // No systemd here: the daemons are started by hand, and stopped again if this test did.
+    if (test::run_program({"virsh", "-c", "qemu:///system", "version"}).exit_code != 0) {
+      test::run_program({"virtlogd", "-d"});
+      test::run_program({"libvirtd", "-d"});
+      started_daemons_ = true;
+      for (int i = 0; i < 50 && test::run_program({"virsh", "-c", "qemu:///system", "version"}).exit_code != 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ASSERT_EQ(test::run_program({"virsh", "-c", "qemu:///system", "version"}).exit_code, 0) << "libvirtd did not start";
+    Result<test::GuestRig> rig = test::guest_rig();
+    ASSERT_TRUE(rig.ok()) << rig.error().describe();
+    rig_ = *rig;
+    // QEMU runs as libvirt's user: the guest's files must be readable to it.
+    ::chmod(scratch_.root().c_str(), 0755);
+    fs::copy_file(rig_.dir / "vmlinuz", scratch_.root() / "vmlinuz");
+    fs::copy_file(rig_.dir / "initramfs.cpio.gz", scratch_.root() / "initramfs.cpio.gz");
+    name_ = "vperf-test-" + std::to_string(::getpid());
+    const fs::path xml = scratch_.root() / "domain.xml";
+    std::ofstream(xml) << "<domain type='qemu'><name>" << name_ << "</name><memory unit='MiB'>512</memory><vcpu>2</vcpu>"
+                       << "<os><type arch='x86_64' machine='pc'>hvm</type><kernel>" << (scratch_.root() / "vmlinuz").string()
+                       << "</kernel><initrd>" << (scratch_.root() / "initramfs.cpio.gz").string()
+                       << "</initrd><cmdline>console=ttyS0 panic=-1 quiet</cmdline></os><on_reboot>destroy</on_reboot>"
+                       // The guest's init keeps a shell on ttyS0: without a serial port it would end.
+                       << "<devices><serial type='file'><source path='" << (scratch_.root() / "serial.log").string()
+                       << "'/></serial><controller type='virtio-serial'/><channel type='unix'>"
+                       << "<target type='virtio' name='org.qemu.guest_agent.0'/></channel></devices></domain>";
+    test::ProgramResult created = test::run_program({"virsh", "-c", "qemu:///system", "create", xml.string()});
+    ASSERT_EQ(created.exit_code, 0) << created.err;
+    created_ = true;
+    // Booted when the agent answers (TCG: 10-30 s).
+    for (int i = 0; i < 240; ++i) {
+      if (test::run_program({"virsh", "-c", "qemu:///system", "qemu-agent-command", name_, "{\"execute\":\"guest-ping\"}"}).exit_code == 0)
+        return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    FAIL() << "the domain's guest agent did not answer within 120 s (console: " << (scratch_.root() / "serial.log").string() << ")";
+  }
+
+  void TearDown() override {
+    if (created_) test::run_program({"virsh", "-c", "qemu:///system", "destroy", name_});
+    if (started_daemons_) {
+      test::run_program({"sh", "-c", "kill $(cat /run/libvirtd.pid) $(cat /run/virtlogd.pid) 2>/dev/null"});
+    }
+  }
+
+  test::TempTree scratch_;
+  test::GuestRig rig_;
+  std::string name_;
+  bool created_ = false;
+  bool started_daemons_ = false;
+};
+
+TEST_F(KvmLibvirt, ListsAndSamplesATransientTcgDomain) {
+  test::ProgramResult list = test::run_vperf({"kvm", "list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  std::string row;
+  std::istringstream in(list.out);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with(name_ + " ")) row = line;
+  ASSERT_FALSE(row.empty()) << list.out;
+  EXPECT_NE(row.find(" running "), std::string::npos) << row;
+  EXPECT_TRUE(row.ends_with(" yes")) << row;  // the agent answers
+  // The VMM pid is libvirt's own record of it.
+  std::string pid;
+  std::ifstream("/run/libvirt/qemu/" + name_ + ".pid") >> pid;
+  EXPECT_NE(row.find(" " + pid + " "), std::string::npos) << row << " vs pid " << pid;
+
+  test::ProgramResult exec = test::run_program(
+      {"virsh", "-c", "qemu:///system", "qemu-agent-command", name_,
+       R"({"execute":"guest-exec","arguments":{"path":"/bin/sh","arg":["-c","dd if=/dev/zero of=/dev/null bs=65536 count=2000000 2>/dev/null &"]}})"});
+  ASSERT_EQ(exec.exit_code, 0) << exec.err;
+  const std::string data = (scratch_.root() / "perf.data.guest").string();
+  test::ProgramResult rec = test::run_vperf({"kvm", "record", "--domain", name_, "-F", "200", "--duration", "4", "-o", data});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::cout << rec.err;
+  const fs::path kept = fs::path(data + ".guestmount") / pid / "proc";
+  ASSERT_TRUE(fs::exists(kept / "kallsyms")) << rec.err;
+  EXPECT_EQ(kallsyms_names(kept / "kallsyms"), kallsyms_names(rig_.kallsyms)) << "the same kernel's symbols";
+
+  test::ProgramResult rep = test::run_vperf({"kvm", "report", "--stdio", "--sort", "sym", "-i", data});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  std::map<std::string, double> shares = symbol_shares(rep.out);
+  double clear_user = 0;
+  for (const char* name : {"clear_user_rep_good", "clear_user_erms", "clear_user_original", "__clear_user"})
+    clear_user += shares.count(name) ? shares[name] : 0;
+  EXPECT_GT(clear_user, 20.0) << rep.out;
+  EXPECT_GT(shares["native_safe_halt"], 20.0) << rep.out;
+}
+
+}  // namespace
+}  // namespace vperf
