@@ -15,6 +15,7 @@
 #include "data/perf_data_writer.h"
 #include "data/perf_record.h"
 #include "guest/guest_agent.h"
+#include "guest/guest_symbol_cache.h"
 #include "guest/libvirt_domain.h"
 #include "guest/vcpu_sampler.h"
 #include "guest/vm_monitor.h"
@@ -43,6 +44,7 @@ void write_text(const fs::path& path, const std::string& text) {
 
 struct GuestSymbolTexts {
   std::string kallsyms, modules;
+  bool from_cache = false;
 };
 
 // The VM's monitor and, when there is one, its guest agent: sockets, or a libvirt domain.
@@ -86,12 +88,13 @@ VmAccess open_vm(const MonitorRecordOptions& o) {
 // when there is neither (the samples then keep their bare addresses). Checked, not yet written.
 std::optional<GuestSymbolTexts> fetch_guest_symbols(const MonitorRecordOptions& o, guest::GuestAgent* agent) {
   std::string kallsyms, modules;
+  bool from_cache = false;
   if (agent != nullptr) {
-    Result<std::string> k = agent->read_file("/proc/kallsyms");
-    Result<std::string> m = agent->read_file("/proc/modules");
-    if (!k) throw UserError(k.error().message, "check that the guest agent allows guest-file-open (no --blacklist of it)");
-    kallsyms = *k;
-    modules = m ? *m : std::string();  // a kernel without modules has no /proc/modules
+    Result<guest::GuestSymbolFiles> files = guest::read_guest_symbols(*agent, guest::default_guest_symbol_cache());
+    if (!files) throw UserError(files.error().message, "check that the guest agent allows guest-file-open (no --blacklist of it)");
+    kallsyms = std::move(files->kallsyms);
+    modules = std::move(files->modules);
+    from_cache = files->from_cache;
   } else if (!o.guests.kallsyms.empty()) {
     Result<std::string> k = read_file(o.guests.kallsyms);
     if (!k) throw UserError(k.error().describe(), "give the guest's /proc/kallsyms, copied out as root");
@@ -109,7 +112,7 @@ std::optional<GuestSymbolTexts> fetch_guest_symbols(const MonitorRecordOptions& 
     throw UserError("the guest's /proc/kallsyms has only zero addresses (the guest's kernel.kptr_restrict hid them)",
                     guest::guest_kallsyms_hint());
   if (!parsed) throw UserError(parsed.error().describe(), "");
-  return GuestSymbolTexts{std::move(kallsyms), std::move(modules)};
+  return GuestSymbolTexts{std::move(kallsyms), std::move(modules), from_cache};
 }
 
 }  // namespace
@@ -231,7 +234,10 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
                   vcpus->size(), stats->ticks_per_second(), o.frequency, stats->seconds,
                   static_cast<unsigned long long>(stats->samples),
                   stats->samples ? 100.0 * static_cast<double>(stats->kernel_samples) / static_cast<double>(stats->samples) : 0.0,
-                  o.output.c_str(), have_symbols ? (", guest symbols in " + mount.string()).c_str() : ", no guest symbols");
+                  o.output.c_str(),
+                  !have_symbols ? ", no guest symbols"
+                                : (", guest symbols" + std::string(symbols->from_cache ? " (cached for this guest boot)" : "") +
+                                   " in " + mount.string()).c_str());
     err << line;
   }
   return exit ? exit->shell_status() : 0;

@@ -69,17 +69,31 @@ class KvmMonitor : public ::testing::Test {
 TEST_F(KvmMonitor, SamplesTheGuestsKernelThroughQmpWithSymbolsFromTheAgent) {
   run_in_guest("dd if=/dev/zero of=/dev/null bs=65536 count=2000000 2>/dev/null");
   const std::string data = (scratch_.root() / "perf.data.guest").string();
+  const std::map<std::string, std::string> cache = {{"XDG_CACHE_HOME", (scratch_.root() / "cache").string()}};
   test::ProgramResult rec = test::run_vperf({"kvm", "record", "--qmp", guest_->qmp().string(), "--qga", guest_->qga().string(),
-                                             "-F", "500", "--duration", "3", "-o", data});
+                                             "-F", "500", "--duration", "3", "-o", data},
+                                            cache);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   std::cout << rec.err;
   EXPECT_NE(rec.err.find("2 vCPUs sampled through QEMU's monitor"), std::string::npos) << rec.err;
+  EXPECT_EQ(rec.err.find("cached"), std::string::npos) << rec.err;
 
   // The symbols fetched through the agent are the guest's: the same text its init wrote to the
   // serial port at boot.
   const fs::path kept = fs::path(data + ".guestmount") / std::to_string(guest_->qemu_pid()) / "proc";
   EXPECT_EQ(read_text(kept / "kallsyms"), read_text(guest_->kallsyms()));
   EXPECT_EQ(read_text(kept / "modules"), read_text(guest_->modules()));
+
+  // A second recording of the same boot takes them from the cache (same boot id, same
+  // modules), and keeps the same files.
+  const std::string again = (scratch_.root() / "again.data").string();
+  test::ProgramResult rec2 = test::run_vperf({"kvm", "record", "--qmp", guest_->qmp().string(), "--qga", guest_->qga().string(),
+                                              "-F", "100", "--duration", "1", "-o", again},
+                                             cache);
+  ASSERT_EQ(rec2.exit_code, 0) << rec2.err;
+  EXPECT_NE(rec2.err.find("(cached for this guest boot)"), std::string::npos) << rec2.err;
+  EXPECT_EQ(read_text(fs::path(again + ".guestmount") / std::to_string(guest_->qemu_pid()) / "proc/kallsyms"),
+            read_text(guest_->kallsyms()));
 
   // vperf kvm report finds them beside the file.
   test::ProgramResult rep = test::run_vperf({"kvm", "report", "--stdio", "--sort", "sym", "-i", data});
