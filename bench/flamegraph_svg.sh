@@ -12,6 +12,8 @@
 # Uses hyperfine when installed, else bash's time over RUNS runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/compare_pair.sh
+source bench/compare_pair.sh
 build=${1:-build}
 runs=${2:-10}
 driver=$build/bench/flamegraph_svg_bench
@@ -50,25 +52,4 @@ theirs="perl $FLAMEGRAPH_DIR/flamegraph.pl $folded"
 boxes() { grep -c '<rect x=.*rx="2"' || true; }
 echo "boxes drawn: vperf $($mine | boxes), flamegraph.pl $($theirs 2>/dev/null | boxes)"
 
-printf '%-32s %12s %12s %8s\n' "benchmark" "vperf ms" "reference ms" "ratio"
-if command -v hyperfine >/dev/null; then
-  hyperfine -N --warmup 2 --runs "$runs" --output=null --export-json "$out/r.json" "$mine" "$theirs" >/dev/null 2>&1 ||
-    hyperfine --warmup 2 --runs "$runs" --output=null --export-json "$out/r.json" "$mine" "$theirs" >/dev/null
-  python3 - "$out/r.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-a, b = r[0]["mean"] * 1000, r[1]["mean"] * 1000
-print(f"{'flame graph SVG (folded in)':<32} {a:12.2f} {b:12.2f} {a / b:8.3f}")
-PY
-else
-  mean_ms() {
-    local start end
-    start=$(date +%s%N)
-    for ((i = 0; i < runs; i++)); do "$@" >/dev/null 2>&1; done
-    end=$(date +%s%N)
-    echo $(((end - start) / runs / 1000000))
-  }
-  a=$(mean_ms $mine)
-  b=$(mean_ms $theirs)
-  awk -v a="$a" -v b="$b" 'BEGIN { printf "%-32s %12.2f %12.2f %8.3f\n", "flame graph SVG (folded in)", a, b, a / b }'
-fi
+compare_pair "flame graph SVG (folded in)" mean 2 "$runs" "$mine" "$theirs"

@@ -10,6 +10,8 @@
 # Uses hyperfine when installed (median of RUNS), else bash's clock over RUNS runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/compare_pair.sh
+source bench/compare_pair.sh
 build=${1:-build}
 runs=${2:-5}
 vperf=$build/vperf
@@ -34,28 +36,4 @@ theirs="perf report --stdio -i $data"
 # The same entries from both, as a sanity check of what is being timed.
 echo "entries: vperf $($mine 2>/dev/null | grep -c '^ .*%  ') perf $($theirs 2>/dev/null | grep -c '^ .*%  ')"
 
-printf '%-32s %12s %12s %8s\n' "benchmark" "vperf ms" "reference ms" "ratio"
-if command -v hyperfine >/dev/null; then
-  hyperfine -N --warmup 1 --runs "$runs" --output=null --export-json "$out/r.json" "$mine" "$theirs" >/dev/null 2>&1 ||
-    hyperfine --warmup 1 --runs "$runs" --output=null --export-json "$out/r.json" "$mine" "$theirs" >/dev/null
-  python3 - "$out/r.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-a, b = r[0]["median"] * 1000, r[1]["median"] * 1000
-print(f"{'report --stdio, children + graph':<32} {a:12.2f} {b:12.2f} {a / b:8.3f}")
-PY
-else
-  median_ms() {
-    local times=() start end
-    for ((i = 0; i < runs; i++)); do
-      start=$(date +%s%N)
-      "$@" >/dev/null 2>&1
-      end=$(date +%s%N)
-      times+=($(((end - start) / 1000000)))
-    done
-    printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((runs + 1) / 2))p"
-  }
-  a=$(median_ms $mine)
-  b=$(median_ms $theirs)
-  awk -v a="$a" -v b="$b" 'BEGIN { printf "%-32s %12.2f %12.2f %8.3f\n", "report --stdio, children + graph", a, b, a / b }'
-fi
+compare_pair "report --stdio, children + graph" median 1 "$runs" "$mine" "$theirs"

@@ -10,16 +10,12 @@
 #include <string_view>
 #include <utility>
 
+#include "core/strings.h"
+
 namespace vperf::report {
 namespace {
 
 csh as_csh(size_t handle) { return static_cast<csh>(handle); }
-
-std::string hex(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%" PRIx64, value);
-  return text;
-}
 
 std::string bare_hex(uint64_t value) {
   char text[24];

@@ -10,8 +10,11 @@ namespace vperf::report {
 uint32_t FrameTable::intern(const ChainFrame& frame) {
   if (!frame.inlined_name.empty()) {
     const void* owner = frame.at.symbol ? static_cast<const void*>(frame.at.symbol) : frame.at.dso();
-    auto [it, added] = by_inlined_.try_emplace({owner, frame.inlined_name}, static_cast<uint32_t>(frames_.size()));
-    if (added) frames_.push_back(Frame{frame.at.symbol, frame.at.dso(), frame.ip, frame.ip, frame.at.level, frame.inlined_name});
+    auto [it, added] = by_inlined_.try_emplace({owner, inlined_names_.intern(frame.inlined_name)},
+                                               static_cast<uint32_t>(frames_.size()));
+    if (added)
+      frames_.push_back(
+          Frame{frame.at.symbol, frame.at.dso(), frame.ip, frame.ip, frame.at.level, std::string(frame.inlined_name)});
     return it->second;
   }
   const symbols::Symbol* symbol = frame.at.symbol;

@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "report/interner.h"
 #include "report/report_options.h"
 #include "report/sample_replay.h"
 
@@ -65,9 +66,10 @@ class FrameTable {
   };
   std::vector<Frame> frames_;
   std::unordered_map<Key, uint32_t, KeyHash> by_key_;
-  // Inlined frames by (the function they were inlined into, name): as perf's inline symbols,
-  // the same function inlined into two others is two frames.
-  std::map<std::pair<const void*, std::string>, uint32_t> by_inlined_;
+  // Inlined frames by (the function they were inlined into, interned name): as perf's inline
+  // symbols, the same function inlined into two others is two frames.
+  Interner inlined_names_;
+  std::map<std::pair<const void*, uint32_t>, uint32_t> by_inlined_;
 };
 
 // The trees of every entry of one event, in one node pool.

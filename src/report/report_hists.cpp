@@ -18,15 +18,6 @@ size_t EntryKeyHash::operator()(const EntryKey& k) const {
   return static_cast<size_t>(h ^ (h >> 29));
 }
 
-uint32_t Interner::intern(std::string_view text) {
-  auto it = ids_.find(text);
-  if (it != ids_.end()) return it->second;
-  uint32_t id = static_cast<uint32_t>(texts_.size());
-  texts_.emplace_back(text);
-  ids_.emplace(std::string(text), id);
-  return id;
-}
-
 HistBuilder::HistBuilder(HistSettings settings) : settings_(std::move(settings)) {
   for (SortKey key : settings_.sort_keys) {
     switch (key) {

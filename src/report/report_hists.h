@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "report/interner.h"
 #include "report/report_callchain.h"
 #include "report/report_options.h"
 #include "report/sample_replay.h"
@@ -76,21 +77,6 @@ struct EventHists {
   uint64_t shown_period = 0;
   bool has_callchains = false;       // the event's samples carry PERF_SAMPLE_CALLCHAIN
   CallchainForest chains;
-};
-
-class Interner {
- public:
-  Interner() { intern(""); }  // id 0 is the empty string
-  uint32_t intern(std::string_view text);
-  const std::string& text(uint32_t id) const { return texts_[id]; }
-
- private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
-  std::vector<std::string> texts_;
-  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids_;
 };
 
 struct HistSettings {

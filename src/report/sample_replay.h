@@ -36,8 +36,9 @@ struct ChainFrame {
   uint8_t cpumode = PERF_RECORD_MISC_USER;
   symbols::ResolvedAddress at;
   // Non-empty for a frame added for an inlined call site: the inlined function's name (at then
-  // holds the enclosing real frame's address and symbol), as perf's inline_list.
-  std::string inlined_name;
+  // holds the enclosing real frame's address and symbol), as perf's inline_list. It points
+  // into the SampleReplay's cache of inline chains: valid while the SampleReplay lives.
+  std::string_view inlined_name;
 };
 
 struct ResolvedSample {

@@ -24,7 +24,7 @@ FrameKind kind_of(uint8_t cpumode) {
 // as kernel frames by stackcollapse-perf.pl's rule, from the dso: a "[bracketed]" dso other
 // than [unknown] (the kernel, modules, and also [vdso]) or a vmlinux.
 Frame frame_of(const ChainFrame& frame) {
-  if (!frame.inlined_name.empty()) return {frame.inlined_name, FrameKind::Inlined};
+  if (!frame.inlined_name.empty()) return {std::string(frame.inlined_name), FrameKind::Inlined};
   const symbols::ResolvedAddress& at = frame.at;
   std::string_view dso = at.dso_name();
   std::string name;

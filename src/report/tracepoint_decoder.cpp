@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "core/byte_reader.h"
+#include "core/strings.h"
 
 namespace vperf::report {
 
@@ -70,32 +71,22 @@ Result<bool> expect_tag(ByteReader& r, std::string_view tag) {
 
 // perf's parse_ftrace_printk: lines "0xADDR : \"format\"".
 void register_printk_formats(tep_handle* tep, const std::string& text) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(pos, end - pos);
-    pos = end + 1;
+  for (std::string_view line : split(text, '\n')) {
     size_t colon = line.find(':');
-    if (line.empty() || colon == std::string::npos) continue;
-    unsigned long long addr = std::strtoull(line.substr(0, colon).c_str(), nullptr, 16);
+    if (line.empty() || colon == std::string_view::npos) continue;
+    unsigned long long addr = std::strtoull(std::string(line.substr(0, colon)).c_str(), nullptr, 16);
     // The format follows ": " (perf skips the one character after the colon).
-    std::string format = colon + 2 <= line.size() ? line.substr(colon + 2) : std::string();
+    std::string format = colon + 2 <= line.size() ? std::string(line.substr(colon + 2)) : std::string();
     tep_register_print_string(tep, format.c_str(), addr);
   }
 }
 
 // perf's parse_saved_cmdline: lines "PID COMM".
 void register_comms(tep_handle* tep, const std::string& text) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(pos, end - pos);
-    pos = end + 1;
+  for (std::string_view line : split(text, '\n')) {
     int pid = 0;
     char comm[64] = {};
-    if (std::sscanf(line.c_str(), "%d %63s", &pid, comm) == 2) tep_register_comm(tep, comm, pid);
+    if (std::sscanf(std::string(line).c_str(), "%d %63s", &pid, comm) == 2) tep_register_comm(tep, comm, pid);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "symbols/machines.h"
 
+#include <utility>
+
 namespace vperf::symbols {
 
 Machines::Machines(SymbolConfig host_config) : host_(std::move(host_config), Machine::kHostPid) {}
@@ -34,9 +36,7 @@ bool is_guest_mode(uint8_t cpumode) {
 }  // namespace
 
 Machine* Machines::find_for_cpumode(uint8_t cpumode, pid_t pid) {
-  if (!is_guest_mode(cpumode)) return &host_;
-  Machine* guest = find_guest(pid);
-  return guest != nullptr ? guest : find_guest(kDefaultGuestPid);
+  return const_cast<Machine*>(std::as_const(*this).find_for_cpumode(cpumode, pid));
 }
 
 const Machine* Machines::find_for_cpumode(uint8_t cpumode, pid_t pid) const {

@@ -25,17 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::map<std::string, double> symbol_shares(const std::string& report) {
-  std::map<std::string, double> out;
-  std::istringstream in(report);
-  for (std::string line; std::getline(in, line);) {
-    size_t marker = line.find("[g] ");
-    if (line.empty() || line[0] == '#' || marker == std::string::npos) continue;
-    out[line.substr(marker + 4)] += std::stod(line);
-  }
-  return out;
-}
-
 // The third column of every kallsyms line: the same kernel booted twice has the same names.
 std::string kallsyms_names(const fs::path& path) {
   std::ifstream in(path);
@@ -134,10 +123,8 @@ TEST_F(KvmLibvirt, ListsAndSamplesATransientTcgDomain) {
 
   test::ProgramResult rep = test::run_vperf({"kvm", "report", "--stdio", "--sort", "sym", "-i", data});
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
-  std::map<std::string, double> shares = symbol_shares(rep.out);
-  double clear_user = 0;
-  for (const char* name : {"clear_user_rep_good", "clear_user_erms", "clear_user_original", "__clear_user"})
-    clear_user += shares.count(name) ? shares[name] : 0;
+  std::map<std::string, double> shares = test::guest_symbol_shares(rep.out);
+  const double clear_user = test::clear_user_share(shares);
   EXPECT_GT(clear_user, 20.0) << rep.out;
   EXPECT_GT(shares["native_safe_halt"], 20.0) << rep.out;
 }

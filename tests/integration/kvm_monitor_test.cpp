@@ -30,18 +30,6 @@ std::string read_text(const fs::path& path) {
   return s.str();
 }
 
-// "    39.58%  [g] clear_user_rep_good" -> {symbol, percent}, for --sort sym tables.
-std::map<std::string, double> symbol_shares(const std::string& report) {
-  std::map<std::string, double> out;
-  std::istringstream in(report);
-  for (std::string line; std::getline(in, line);) {
-    size_t marker = line.find("[g] ");
-    if (line.empty() || line[0] == '#' || marker == std::string::npos) continue;
-    out[line.substr(marker + 4)] += std::stod(line);
-  }
-  return out;
-}
-
 class KvmMonitor : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -98,10 +86,8 @@ TEST_F(KvmMonitor, SamplesTheGuestsKernelThroughQmpWithSymbolsFromTheAgent) {
   // vperf kvm report finds them beside the file.
   test::ProgramResult rep = test::run_vperf({"kvm", "report", "--stdio", "--sort", "sym", "-i", data});
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
-  std::map<std::string, double> shares = symbol_shares(rep.out);
-  double clear_user = 0;
-  for (const char* name : {"clear_user_rep_good", "clear_user_erms", "clear_user_original", "__clear_user"})
-    clear_user += shares.count(name) ? shares[name] : 0;
+  std::map<std::string, double> shares = test::guest_symbol_shares(rep.out);
+  const double clear_user = test::clear_user_share(shares);
   EXPECT_GT(clear_user, 20.0) << rep.out;          // the busy vCPU: about 40% of all samples here
   EXPECT_GT(shares["native_safe_halt"], 20.0) << rep.out;  // the idle one
   EXPECT_GT(shares["read_zero"] + clear_user, shares["native_safe_halt"] / 3) << rep.out;
@@ -119,7 +105,7 @@ TEST_F(KvmMonitor, SamplesTheGuestsKernelThroughQmpWithSymbolsFromTheAgent) {
          "--stdio", "--sort", "sym", "-i", data},
         {{"HOME", (scratch_.root() / "home").string()}});
     ASSERT_EQ(perf.exit_code, 0) << perf.err;
-    std::map<std::string, double> theirs = symbol_shares(perf.out);
+    std::map<std::string, double> theirs = test::guest_symbol_shares(perf.out);
     for (const auto& [name, share] : shares) {
       if (share >= 1.0) {
         EXPECT_NEAR(theirs[name], share, 0.011) << name << "\n" << perf.out;

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "core/scoped_fd.h"
 #include "data/perf_data_writer.h"
@@ -70,6 +71,24 @@ RunningGuest::~RunningGuest() {
 }
 
 pid_t RunningGuest::qemu_pid() const { return static_cast<pid_t>(std::stol("0" + first_line(dir_ / "qemu.pid"))); }
+
+std::map<std::string, double> guest_symbol_shares(const std::string& report) {
+  std::map<std::string, double> out;
+  std::istringstream in(report);
+  for (std::string line; std::getline(in, line);) {
+    size_t marker = line.find("[g] ");
+    if (line.empty() || line[0] == '#' || marker == std::string::npos) continue;
+    out[line.substr(marker + 4)] += std::stod(line);
+  }
+  return out;
+}
+
+double clear_user_share(const std::map<std::string, double>& shares) {
+  double sum = 0;
+  for (const char* name : {"clear_user_rep_good", "clear_user_erms", "clear_user_original", "__clear_user"})
+    if (auto it = shares.find(name); it != shares.end()) sum += it->second;
+  return sum;
+}
 
 Result<bool> write_guest_perf_data(const std::filesystem::path& path, const GuestPerfData& content) {
   data::EventAttrEntry entry;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,6 +79,12 @@ struct GuestPerfData {
   std::vector<GuestSample> samples;
   bool callchains = false;  // PERF_SAMPLE_CALLCHAIN in the attr
 };
+
+// A `--sort sym` report of guest samples as symbol -> percent ("    39.58%  [g] clear_user_rep_good").
+std::map<std::string, double> guest_symbol_shares(const std::string& report);
+// The share of read_zero's clear_user under whichever name the guest kernel chose for this CPU
+// (arch/x86/lib: clear_user_rep_good, clear_user_erms, clear_user_original; __clear_user).
+double clear_user_share(const std::map<std::string, double>& shares);
 
 // Writes a perf.data (cycles, guest-only as perf kvm record opens it: exclude_host) with
 // `content`; period 1000 per sample.

@@ -1,0 +1,28 @@
+#pragma once
+// Strings interned as small ids (comms, trace texts, inlined function names), so that keys of
+// the report's hot paths are integers and grouping a sample allocates nothing once its strings
+// are known. Id 0 is the empty string.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace vperf::report {
+
+class Interner {
+ public:
+  Interner() { intern(""); }
+  uint32_t intern(std::string_view text);
+  const std::string& text(uint32_t id) const { return texts_[id]; }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::vector<std::string> texts_;
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids_;
+};
+
+}  // namespace vperf::report
