@@ -50,6 +50,10 @@ Result<std::vector<VcpuRegisters>> parse_info_registers(std::string_view text) {
     r.cpl = static_cast<int>(*cpl);
     r.rsp = field(block, "RSP=").value_or(field(block, "ESP=").value_or(0));
     r.rbp = field(block, "RBP=").value_or(field(block, "EBP=").value_or(0));
+    r.rdi = field(block, "RDI=").value_or(0);
+    r.rdx = field(block, "RDX=").value_or(0);
+    r.r10 = field(block, "R10=").value_or(0);
+    r.r13 = field(block, "R13=").value_or(0);
     r.cr3 = field(block, "CR3=").value_or(0);
     r.halted = field(block, "HLT=", 10).value_or(0) != 0;
     out.push_back(r);

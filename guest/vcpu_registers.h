@@ -26,6 +26,8 @@ struct VcpuRegisters {
   uint64_t rip = 0;
   uint64_t rsp = 0;
   uint64_t rbp = 0;
+  // The other registers the guest kernel's ORC data may name as a frame's base (entry code).
+  uint64_t rdi = 0, rdx = 0, r10 = 0, r13 = 0;
   uint64_t cr3 = 0;     // the page-table root: which address space user RIPs belong to
   int cpl = 0;          // current privilege level: 0 kernel, 3 user
   bool halted = false;  // HLT=1: idle in hlt (RIP is the instruction after it)

@@ -5,6 +5,36 @@
 #include <thread>
 
 namespace vperf::guest {
+namespace {
+
+// The VM stopped for one tick: resumed by resume(), or by the destructor when the tick ends
+// early (an error, an exception from on_tick), so sampling never leaves the VM paused.
+class PausedVm {
+ public:
+  PausedVm(VmMonitor& monitor, bool wanted) : monitor_(monitor), wanted_(wanted) {}
+  PausedVm(const PausedVm&) = delete;
+  PausedVm& operator=(const PausedVm&) = delete;
+  ~PausedVm() { (void)resume(); }
+  Result<bool> pause() {
+    if (!wanted_) return true;
+    if (Result<boost::json::value> ok = monitor_.qmp("stop", {}); !ok) return ok.error();
+    paused_ = true;
+    return true;
+  }
+  Result<bool> resume() {
+    if (!paused_) return true;
+    paused_ = false;
+    if (Result<boost::json::value> ok = monitor_.qmp("cont", {}); !ok) return ok.error();
+    return true;
+  }
+
+ private:
+  VmMonitor& monitor_;
+  bool wanted_;
+  bool paused_ = false;
+};
+
+}  // namespace
 
 uint64_t monotonic_ns() {
   timespec t{};
@@ -14,11 +44,18 @@ uint64_t monotonic_ns() {
 
 Result<SamplerStats> sample_vcpus(VmMonitor& monitor, const std::vector<VcpuThread>& vcpus, const SamplerOptions& options,
                                   const std::function<bool()>& keep_going,
-                                  const std::function<void(std::span<const VcpuSample>)>& on_tick) {
+                                  const std::function<bool(std::span<const VcpuSample>)>& on_tick) {
   if (options.frequency <= 0) return Error{"the sampling rate must be above 0"};
   const uint64_t interval = static_cast<uint64_t>(1e9 / options.frequency);
   const uint64_t start = monotonic_ns();
   const uint64_t end = options.duration.count() > 0 ? start + static_cast<uint64_t>(options.duration.count()) : UINT64_MAX;
+  if (options.pause_each_tick) {
+    Result<boost::json::value> status = monitor.qmp("query-status", {});
+    if (!status) return status.error();
+    const boost::json::value* running = status->is_object() ? status->as_object().if_contains("running") : nullptr;
+    if (running == nullptr || !running->is_bool() || !running->as_bool())
+      return Error{"the VM is not running, and pausing it for each tick would resume it afterwards"};
+  }
   SamplerStats stats;
   std::vector<VcpuSample> tick;
   uint64_t next = start;
@@ -30,6 +67,8 @@ Result<SamplerStats> sample_vcpus(VmMonitor& monitor, const std::vector<VcpuThre
       now = monotonic_ns();
     }
     next = std::max(next + interval, now);  // never bunch up ticks after a slow answer
+    PausedVm paused(monitor, options.pause_each_tick);
+    if (Result<bool> ok = paused.pause(); !ok) return ok.error();
     Result<std::string> text = monitor.hmp("info registers -a");
     if (!text) return text.error();
     Result<std::vector<VcpuRegisters>> cpus = parse_info_registers(*text);
@@ -44,7 +83,8 @@ Result<SamplerStats> sample_vcpus(VmMonitor& monitor, const std::vector<VcpuThre
     }
     stats.samples += tick.size();
     ++stats.ticks;
-    on_tick(tick);
+    if (!on_tick(tick)) break;
+    if (Result<bool> ok = paused.resume(); !ok) return ok.error();
   }
   stats.seconds = static_cast<double>(monotonic_ns() - start) / 1e9;
   return stats;

@@ -22,8 +22,10 @@ Result<boost::json::value> qmp_return(const boost::json::object& answer, std::st
   return Error{"QMP " + std::string(command) + ": an answer without return or error"};
 }
 
-Result<std::string> VmMonitor::hmp(std::string_view command_line) {
-  Result<boost::json::value> text = qmp("human-monitor-command", {{"command-line", command_line}});
+Result<std::string> VmMonitor::hmp(std::string_view command_line, std::optional<int> cpu_index) {
+  boost::json::object arguments{{"command-line", command_line}};
+  if (cpu_index) arguments["cpu-index"] = *cpu_index;
+  Result<boost::json::value> text = qmp("human-monitor-command", arguments);
   if (!text) return text.error();
   if (!text->is_string()) return Error{"HMP " + std::string(command_line) + ": the answer is not text"};
   return std::string(text->as_string());

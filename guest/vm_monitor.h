@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,8 +23,9 @@ class VmMonitor {
   virtual ~VmMonitor() = default;
   // The command's "return" value; an Error with QMP's error description otherwise.
   virtual Result<boost::json::value> qmp(std::string_view command, const boost::json::object& arguments) = 0;
-  // An HMP command line's text output.
-  Result<std::string> hmp(std::string_view command_line);
+  // An HMP command line's text output; `cpu_index` is the vCPU whose registers and address
+  // space commands such as `x /8gx $sp` use (QEMU's default is vCPU 0).
+  Result<std::string> hmp(std::string_view command_line, std::optional<int> cpu_index = std::nullopt);
 };
 
 // A vCPU as QMP's query-cpus-fast describes it: QEMU's cpu-index and the host thread that runs it.

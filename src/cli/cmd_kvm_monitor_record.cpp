@@ -18,6 +18,7 @@
 #include "guest/guest_symbol_cache.h"
 #include "guest/libvirt_domain.h"
 #include "guest/vcpu_sampler.h"
+#include "guest/vcpu_stack_reader.h"
 #include "guest/vm_monitor.h"
 #include "perf/stop_signals.h"
 #include "perf/synthesize.h"
@@ -139,31 +140,68 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
     write_text(proc / "modules", symbols->modules);
   }
 
-  data::EventAttrEntry entry;
-  std::memset(&entry.attr, 0, sizeof entry.attr);
-  entry.attr.size = sizeof entry.attr;
-  entry.attr.type = PERF_TYPE_SOFTWARE;
-  entry.attr.config = PERF_COUNT_SW_CPU_CLOCK;
-  entry.attr.sample_period = static_cast<uint64_t>(1e9 / o.frequency);  // ns of vCPU time per sample
-  entry.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-  entry.attr.exclude_host = 1;
-  entry.attr.sample_id_all = 1;
-  entry.attr.comm = entry.attr.mmap = entry.attr.task = 1;
-  entry.name = "vcpu-clock";
+  // With -g, guest kernel stacks and their unwinder: the kernel's code and ORC tables are read
+  // through the monitor as the unwinds need them.
+  guest::KernelMemory kernel_memory(*vm.monitor);
+  std::optional<guest::VcpuStackReader> stacks;
+  if (o.call_graph) {
+    if (!have_symbols)
+      throw UserError("guest kernel stacks need the guest's kallsyms",
+                      "give --qga (or a domain whose agent answers), or --guestkallsyms and --guestmodules");
+    Result<symbols::Kallsyms> kallsyms = symbols::Kallsyms::parse(symbols->kallsyms, "the guest's /proc/kallsyms");
+    if (!kallsyms) throw UserError(kallsyms.error().describe(), "");
+    Result<guest::GuestKernelLayout> layout = guest::guest_kernel_layout(*kallsyms, symbols->modules, kernel_memory);
+    if (!layout) throw UserError(layout.error().message, "give the guest's own /proc/kallsyms");
+    if (o.stack_method == guest::StackMethod::orc && !layout->has_orc())
+      throw UserError("the guest kernel has no ORC tables (no __start_orc_unwind_ip in its kallsyms, or its version unreadable)",
+                      "use --call-graph fp for a kernel built with frame pointers, or --call-graph scan");
+    stacks.emplace(*vm.monitor, kernel_memory, std::move(layout).value(), o.stack_method, o.pause);
+  }
+  // One event per way a sample's stack was made, so every reader shows it: vcpu-clock (no kernel
+  // stack) and, with -g, vcpu-clock.METHOD for each method the recording can use.
+  std::vector<guest::StackMethod> methods;
+  if (stacks) {
+    if (o.stack_method) methods = {*o.stack_method};
+    else if (stacks->layout().has_orc()) methods = {guest::StackMethod::orc};
+    else methods = {guest::StackMethod::frame_pointer, guest::StackMethod::scan};
+  }
+  std::vector<data::EventAttrEntry> events(1 + methods.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    data::EventAttrEntry& entry = events[i];
+    std::memset(&entry.attr, 0, sizeof entry.attr);
+    entry.attr.size = sizeof entry.attr;
+    entry.attr.type = PERF_TYPE_SOFTWARE;
+    entry.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+    entry.attr.sample_period = static_cast<uint64_t>(1e9 / o.frequency);  // ns of vCPU time per sample
+    entry.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+    if (stacks) entry.attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IDENTIFIER;
+    entry.attr.exclude_host = 1;
+    entry.attr.sample_id_all = 1;
+    entry.attr.comm = entry.attr.mmap = entry.attr.task = i == 0;
+    entry.name = i == 0 ? "vcpu-clock" : "vcpu-clock." + std::string(guest::method_name(methods[i - 1]));
+    if (stacks) entry.ids = {i + 1};
+  }
+  const data::EventAttrEntry& entry = events.front();
+  auto event_id_of = [&](guest::StackMethod m) -> uint64_t {
+    for (size_t i = 0; i < methods.size(); ++i)
+      if (methods[i] == m) return i + 2;
+    return 1;
+  };
   const data::SampleFormat format = data::SampleFormat::from_attr(entry.attr);
   if (fs::exists(o.output, ec)) fs::rename(o.output, o.output + ".old", ec);
-  Result<data::PerfDataWriter> writer = data::PerfDataWriter::create_file(o.output, {entry});
+  Result<data::PerfDataWriter> writer = data::PerfDataWriter::create_file(o.output, events);
   if (!writer) throw UserError("cannot create " + o.output + ": " + writer.error().describe(), "");
   auto write = [&](const data::Record& r) {
     if (Result<bool> ok = writer->write(data::build_record(r, &format)); !ok)
       throw UserError("cannot write " + o.output + ": " + ok.error().describe(), "");
   };
-  auto host_record = [](uint32_t type, data::RecordBody body, pid_t pid, pid_t tid) {
+  auto host_record = [&](uint32_t type, data::RecordBody body, pid_t pid, pid_t tid) {
     data::Record r;
     r.type = type;
     r.body = std::move(body);
     r.sample_id.pid = static_cast<uint32_t>(pid);
     r.sample_id.tid = static_cast<uint32_t>(tid);
+    r.sample_id.id = 1;
     return r;
   };
   write(host_record(PERF_RECORD_COMM, data::CommRecord{static_cast<uint32_t>(*vmm), static_cast<uint32_t>(*vmm), comm_of(*vmm, *vmm)},
@@ -174,7 +212,7 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
                       *vmm, v.thread_id));
   // perf kvm's guest maps, for the default guest (machine pid 0), so perf kvm report reads them.
   if (have_symbols)
-    if (auto maps = perf::synthesize_guest_kernel_maps(proc / "kallsyms", proc / "modules", 0, 8 * 3); maps)
+    if (auto maps = perf::synthesize_guest_kernel_maps(proc / "kallsyms", proc / "modules", 0, format.trailer_size()); maps)
       for (const perf::RecordBytes& bytes : *maps) (void)writer->write(bytes);
 
   Result<perf::StopSignals> signals = perf::StopSignals::install();
@@ -197,8 +235,10 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   };
   guest::SamplerOptions sampling;
   sampling.frequency = o.frequency;
+  sampling.pause_each_tick = o.pause;
   if (o.duration_seconds) sampling.duration = std::chrono::nanoseconds(static_cast<int64_t>(*o.duration_seconds * 1e9));
   uint64_t since_round = 0;
+  std::optional<Error> monitor_error;  // a stack dump the monitor failed
   Result<guest::SamplerStats> stats = guest::sample_vcpus(*vm.monitor, *vcpus, sampling, keep_going, [&](std::span<const guest::VcpuSample> tick) {
     for (const guest::VcpuSample& s : tick) {
       data::Sample sample;
@@ -207,6 +247,25 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
       data::Record r;
       r.type = PERF_RECORD_SAMPLE;
       r.misc = s.registers.in_kernel() ? PERF_RECORD_MISC_GUEST_KERNEL : PERF_RECORD_MISC_GUEST_USER;
+      r.sample_id.id = 1;
+      if (stacks) {
+        std::optional<guest::KernelStack> stack;
+        if (s.registers.in_kernel()) {
+          Result<std::optional<guest::KernelStack>> read = stacks->read(s.registers);
+          if (!read) {
+            monitor_error = read.error();
+            return false;
+          }
+          stack = std::move(read).value();
+        }
+        sample.callchain.push_back(s.registers.in_kernel() ? PERF_CONTEXT_GUEST_KERNEL : PERF_CONTEXT_GUEST_USER);
+        if (stack) {
+          sample.callchain.insert(sample.callchain.end(), stack->frames.begin(), stack->frames.end());
+          r.sample_id.id = event_id_of(stack->method);
+        } else {
+          sample.callchain.push_back(s.registers.rip);
+        }
+      }
       r.body = std::move(sample);
       r.sample_id.pid = static_cast<uint32_t>(*vmm);
       r.sample_id.tid = static_cast<uint32_t>(s.thread_id);
@@ -218,7 +277,9 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
       (void)writer->flush_round();
       since_round = 0;
     }
+    return true;
   });
+  if (stats && monitor_error) stats = *monitor_error;
   if (Result<bool> ok = writer->flush_round(); !ok) throw UserError("cannot write " + o.output + ": " + ok.error().describe(), "");
   std::vector<std::string> cmdline = {"vperf", "kvm", "record"};
   if (o.domain.empty()) cmdline.insert(cmdline.end(), {"--qmp", o.qmp.string()});
@@ -239,6 +300,21 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
                                 : (", guest symbols" + std::string(symbols->from_cache ? " (cached for this guest boot)" : "") +
                                    " in " + mount.string()).c_str());
     err << line;
+    if (stacks) {
+      // Which method made how many stacks, and what was left without one: the reader's due.
+      const guest::StackReaderStats& st = stacks->stats();
+      std::string by;
+      for (guest::StackMethod m : {guest::StackMethod::orc, guest::StackMethod::frame_pointer, guest::StackMethod::scan})
+        if (uint64_t n = st.by_method[static_cast<size_t>(m)]; n > 0)
+          by += (by.empty() ? "" : ", ") + std::to_string(n) + " by " + std::string(guest::method_name(m));
+      std::snprintf(line, sizeof line,
+                    "[ guest kernel stacks: %s; %llu unwound to their base; %llu left out (the vCPU had moved on before its stack was "
+                    "dumped: --pause keeps them), %llu unreadable; %zu guest kernel pages read ]\n",
+                    by.empty() ? "none" : by.c_str(), static_cast<unsigned long long>(st.complete),
+                    static_cast<unsigned long long>(st.moved), static_cast<unsigned long long>(st.unreadable),
+                    kernel_memory.pages_read());
+      err << line;
+    }
   }
   return exit ? exit->shell_status() : 0;
 }

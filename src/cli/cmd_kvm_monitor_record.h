@@ -10,6 +10,15 @@
 // into the file as perf kvm record's guest kernel and module maps, and kept beside it as
 // FILE.guestmount/<VMM pid>/proc/{kallsyms,modules}, which `vperf kvm report` finds by itself.
 // Sampling ends after --duration, when COMMAND (run on the host) exits, or on Ctrl-C.
+//
+// With -g each sample in the guest kernel gets its kernel call stack, dumped through the
+// monitor and unwound on the host (guest/kernel_stacks.h) with the guest kernel's ORC tables,
+// frame pointers or a conservative scan (--call-graph orc|fp|scan forces one). The method is in
+// the event's name — vcpu-clock.orc, vcpu-clock.fp, vcpu-clock.scan — so report and script say
+// which method produced each stack; samples without a kernel stack (user mode, or a stack that
+// moved before it was dumped) stay under plain vcpu-clock. The registers and each stack are two
+// monitor commands apart while the vCPU runs on; --pause stops the VM for each tick so that
+// every kernel-mode sample gets its stack, at the cost of guest time (measured in docs/guest.md).
 #include <sys/types.h>
 
 #include <chrono>
@@ -20,6 +29,7 @@
 #include <vector>
 
 #include "guest/guest_symbols.h"
+#include "guest/kernel_stacks.h"
 
 namespace vperf::cli {
 
@@ -34,6 +44,9 @@ struct MonitorRecordOptions {
   bool quiet = false;
   std::vector<std::string> command;
   guest::GuestSymbolSources guests;  // --guestkallsyms/--guestmodules instead of the agent
+  bool call_graph = false;           // -g: guest kernel stacks
+  std::optional<guest::StackMethod> stack_method;  // --call-graph orc|fp|scan; unset: the best available
+  bool pause = false;                // --pause: stop the VM during each tick (consistent stacks)
 };
 
 int run_monitor_record(const MonitorRecordOptions& options, std::ostream& err);

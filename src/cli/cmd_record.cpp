@@ -391,7 +391,10 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_option("-F,--freq", options->frequency, "Samples per second (default 4000)");
   sub->add_option("-c,--count", options->period, "Sample every N events");
   sub->add_flag("-g", options->call_graph_fp, "Record call chains (frame pointers)");
-  sub->add_option("--call-graph", options->call_graph, "fp, or dwarf[,SIZE] to copy user stacks for DWARF unwinding");
+  sub->add_option("--call-graph", options->call_graph,
+                  kvm ? "fp, or dwarf[,SIZE] to copy user stacks for DWARF unwinding; with --qmp/--domain: orc, fp or scan "
+                        "(how guest kernel stacks are unwound)"
+                      : "fp, or dwarf[,SIZE] to copy user stacks for DWARF unwinding");
   sub->add_flag("-a,--all-cpus", options->system_wide, "Sample every online CPU");
   sub->add_option("-C,--cpu", options->cpus, "Sample these CPUs (0-3,8)")->check(non_empty());
   sub->add_option("-p,--pid", options->pids, "Attach to these processes")->check(non_empty());
@@ -411,6 +414,8 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
     sub->add_option("--domain", monitor->domain, "Sample every vCPU of this libvirt domain (its QEMU monitor and agent)")
         ->check(non_empty());
     sub->add_option("--connect", monitor->uri, "With --domain: the libvirt URI (default qemu:///system)")->check(non_empty());
+    sub->add_flag("--pause", monitor->pause,
+                  "With --qmp/--domain: stop the VM during each tick, so registers and -g stacks belong to one instant");
   }
   sub->prefix_command();
   sub->footer("COMMAND: the program to record and its arguments, e.g. vperf record -g -- ./prog\n");
@@ -426,12 +431,19 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
         monitor->quiet = options->quiet;
         monitor->command = options->command;
         monitor->guests = kvm->guests;
+        monitor->call_graph = options->call_graph_fp || !options->call_graph.empty();
+        if (!options->call_graph.empty()) {
+          monitor->stack_method = guest::parse_stack_method(options->call_graph);
+          if (!monitor->stack_method)
+            throw usage_error("bad --call-graph '" + options->call_graph + "' for guest kernel stacks",
+                              "use orc, fp or scan with --qmp/--domain (or -g for the best the guest allows)");
+        }
         return run_monitor_record(*monitor, *inv.err);
       };
       return;
     }
-    if (!monitor->qga.empty() || monitor->duration_seconds)
-      throw usage_error("--qga and --duration go with --qmp", "vperf kvm record --qmp SOCKET --qga SOCKET --duration 5");
+    if (!monitor->qga.empty() || monitor->duration_seconds || monitor->pause)
+      throw usage_error("--qga, --duration and --pause go with --qmp or --domain", "vperf kvm record --qmp SOCKET --qga SOCKET --duration 5");
     inv.action = [options, kvm, output_given, &inv] {
       if (kvm) {
         if (!output_given) options->output = kvm->data_file();

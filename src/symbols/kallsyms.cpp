@@ -9,6 +9,16 @@
 namespace vperf::symbols {
 namespace {
 
+// Kernel symbols kept by address though their type is not (read-only data): the image's text
+// bounds, and what a guest's kernel stacks are unwound with (its ORC tables, its version banner).
+bool is_marker(std::string_view name) {
+  static constexpr std::string_view kMarkers[] = {"_text", "_stext", "_etext", "_sinittext", "_einittext", "__start_orc_unwind_ip",
+                                                  "__stop_orc_unwind_ip", "__start_orc_unwind", "linux_banner"};
+  for (std::string_view m : kMarkers)
+    if (name == m) return true;
+  return false;
+}
+
 bool kept_type(char type) {
   char t = static_cast<char>(std::toupper(static_cast<unsigned char>(type)));
   return t == 'T' || t == 'W' || t == 'D' || t == 'B';
@@ -64,8 +74,7 @@ Result<Kallsyms> Kallsyms::parse(std::string_view text, std::string_view source)
       module = trim(rest.substr(tab + 1));
       if (module.size() >= 2 && module.front() == '[' && module.back() == ']') module = module.substr(1, module.size() - 2);
     }
-    if (module.empty() && (name == "_text" || name == "_stext" || name == "_etext"))
-      out.markers_.emplace(std::string(name), *address);
+    if (module.empty() && is_marker(name)) out.markers_.emplace(std::string(name), *address);
     if (!kept_type(type)) continue;
     SymbolSource sym{*address, 0, std::string(name), binding_of(type), !module.empty()};
     if (module.empty()) kernel.push_back(std::move(sym));

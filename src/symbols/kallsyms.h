@@ -43,13 +43,14 @@ class Kallsyms {
   const SymbolTable* module(std::string_view name) const;
 
   const std::optional<RelocationReference>& relocation_reference() const { return reloc_; }
-  // Address of a kernel (not module) symbol by name, whatever its type ("_etext").
+  // Address of a kernel (not module) symbol by name: a kept one, or a marker of any type
+  // ("_etext", "__start_orc_unwind_ip", "linux_banner").
   std::optional<uint64_t> address_of(std::string_view name) const;
 
  private:
   SymbolTable kernel_;
   std::map<std::string, SymbolTable> modules_;
-  std::map<std::string, uint64_t, std::less<>> markers_;  // _text, _stext, _etext
+  std::map<std::string, uint64_t, std::less<>> markers_;  // _text, _stext, _etext, ORC tables, linux_banner
   std::optional<RelocationReference> reloc_;
 };
 

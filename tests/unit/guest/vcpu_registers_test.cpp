@@ -31,6 +31,10 @@ TEST(VcpuRegisters, RealQemuAnswerWithOneVcpuInUserSpace) {
   EXPECT_FALSE(user.halted);
   EXPECT_EQ(user.rsp, 0x00007ffec4e767d0ULL);
   EXPECT_EQ(user.rbp, 0x0000555704b5eab0ULL);
+  EXPECT_EQ(user.rdi, 0x0000555704b5eab0ULL);
+  EXPECT_EQ(user.r10, 0x00007ffec4e756d0ULL);
+  EXPECT_EQ(user.r13, 0x2u);
+  EXPECT_EQ(user.rdx, 0x1u);
   EXPECT_EQ(user.cr3, 0x00000000024aa000ULL);
   const VcpuRegisters& idle = (*cpus)[1];
   EXPECT_EQ(idle.index, 1);

@@ -1,0 +1,234 @@
+// Guest kernel stacks on made-up kernels whose every byte the test chose: the monitor's memory
+// dumps, the ORC entry layouts of each kernel generation, call-site decoding, and the three
+// unwinders. The real guest's stacks are checked against its own unwinder in
+// tests/integration/kvm_monitor_test.cpp.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "guest/guest_memory.h"
+#include "guest/kernel_stacks.h"
+
+namespace vperf::guest {
+namespace {
+
+TEST(GuestMemoryDump, ParsesQemusWordsUpToAnUnmappedPage) {
+  // QEMU 7.2's answer to `x /6gx $sp` on a vCPU whose stack ends two words further on.
+  Result<MemoryDump> dump = parse_memory_dump(
+      "ffffd1ee8009bfe0: 0xffffffff9383ed0d 0x0000000000000001\r\n"
+      "ffffd1ee8009bff0: 0x0000000000000000 0x0000000000000000\r\n"
+      "ffffd1ee8009c000: Cannot access memory\r\n");
+  ASSERT_TRUE(dump.ok()) << dump.error().describe();
+  EXPECT_EQ(dump->address, 0xffffd1ee8009bfe0u);
+  ASSERT_EQ(dump->bytes.size(), 32u);
+  uint64_t first = 0;
+  std::memcpy(&first, dump->bytes.data(), 8);
+  EXPECT_EQ(first, 0xffffffff9383ed0du);
+  EXPECT_EQ(dump->bytes[8], 1);
+
+  Result<MemoryDump> unmapped = parse_memory_dump("ffffd1ee8009c000: Cannot access memory\n");
+  ASSERT_TRUE(unmapped.ok());
+  EXPECT_TRUE(unmapped->bytes.empty());
+  Result<MemoryDump> bad = parse_memory_dump("unknown register\nTry \"help x\" for more information\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("unknown register"), std::string::npos);
+  EXPECT_FALSE(parse_memory_dump("ffff0000: 0x1 0x2\nffff0020: 0x3\n").ok());  // a gap
+}
+
+TEST(OrcEntries, EachKernelGenerationsBitLayout) {
+  // sp_offset 16, bp_offset -16, then sp_reg (bits 0-3) and bp_reg (4-7), then type and flags.
+  const auto entry = [](unsigned flags) {
+    static uint8_t bytes[6];
+    const int16_t sp = 16, bp = -16;
+    std::memcpy(bytes, &sp, 2);
+    std::memcpy(bytes + 2, &bp, 2);
+    bytes[4] = flags & 0xff;
+    bytes[5] = flags >> 8;
+    return bytes;
+  };
+  // 6.1: type:2 (0 call, 1 regs, 2 regs_partial), end:1 at bit 10.
+  OrcEntry call = decode_orc_entry(entry(0x15), 6, 1);  // sp_reg 5 (SP), bp_reg 1 (PREV_SP), type call
+  EXPECT_EQ(call.sp_offset, 16);
+  EXPECT_EQ(call.bp_offset, -16);
+  EXPECT_EQ(call.sp_reg, 5);
+  EXPECT_EQ(call.bp_reg, 1);
+  EXPECT_EQ(call.type, OrcEntry::Type::call);
+  EXPECT_FALSE(call.signal);
+  EXPECT_EQ(decode_orc_entry(entry(0x105), 6, 1).type, OrcEntry::Type::regs);
+  EXPECT_TRUE(decode_orc_entry(entry(0x105), 6, 1).signal);
+  EXPECT_EQ(decode_orc_entry(entry(0x205), 6, 1).type, OrcEntry::Type::regs_partial);
+  EXPECT_EQ(decode_orc_entry(entry(0x400), 6, 1).type, OrcEntry::Type::end_of_stack);  // sp_reg undefined + end
+  EXPECT_EQ(decode_orc_entry(entry(0x000), 6, 1).type, OrcEntry::Type::undefined);
+  // 6.3: a signal bit at 10 pushes end to bit 11.
+  EXPECT_EQ(decode_orc_entry(entry(0x800), 6, 3).type, OrcEntry::Type::end_of_stack);
+  EXPECT_TRUE(decode_orc_entry(entry(0x415), 6, 3).signal);
+  EXPECT_EQ(decode_orc_entry(entry(0x415), 6, 3).type, OrcEntry::Type::call);
+  // 6.4 on: type:3 (0 undefined, 1 end of stack, 2 call, 3 regs, 4 regs_partial), signal at 11.
+  EXPECT_EQ(decode_orc_entry(entry(0x100), 6, 4).type, OrcEntry::Type::end_of_stack);
+  EXPECT_EQ(decode_orc_entry(entry(0x215), 6, 4).type, OrcEntry::Type::call);
+  EXPECT_EQ(decode_orc_entry(entry(0x305), 6, 9).type, OrcEntry::Type::regs);
+  EXPECT_EQ(decode_orc_entry(entry(0x405), 6, 9).type, OrcEntry::Type::regs_partial);
+  EXPECT_TRUE(decode_orc_entry(entry(0xa15), 6, 4).signal);
+}
+
+// A made-up kernel: text at kText, ORC tables at kOrc, stacks at kStack.
+constexpr uint64_t kText = 0xffffffff81000000, kOrc = 0xffffffff82000000, kStack = 0xffffc90000010000;
+constexpr uint64_t kA = kText + 0x1000, kB = kText + 0x2000, kC = kText + 0x3000, kEntry = kText + 0x4000, kEnd = kText + 0x5000;
+
+class MadeUpKernel : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    text_.assign(0x6000, 0xcc);
+    // B calls A at B+0xb (returns to B+0x10), C calls B at C+0x1b, the entry calls C at +0x10.
+    call(kB + 0xb, kA);
+    call(kC + 0x1b, kB);
+    call(kEntry + 0x10, kC);
+    layout_.core_text = {kText, kText + text_.size()};
+    layout_.text = {layout_.core_text};
+    layout_.function_starts = {kA, kB, kC, kEntry, kEnd};
+    layout_.major = 6;
+    layout_.minor = 1;
+  }
+  void call(uint64_t at, uint64_t target) {
+    uint8_t* p = text_.data() + (at - kText);
+    p[0] = 0xe8;
+    const int32_t rel = static_cast<int32_t>(target - (at + 5));
+    std::memcpy(p + 1, &rel, 4);
+  }
+  // ORC tables for A (SP+16), B (SP+8), C (SP+24), the entry (pt_regs at SP) and a hole.
+  void orc_tables() {
+    struct Row {
+      uint64_t ip;
+      unsigned flags;
+      int16_t sp_offset;
+    };
+    const Row rows[] = {{kA, 0x05, 16}, {kB, 0x05, 8}, {kC, 0x05, 24}, {kEntry, 0x105, 0}, {kEnd, 0x000, 0}};
+    MemoryDump ips{kOrc, {}}, entries{kOrc + 0x1000, {}};
+    for (size_t i = 0; i < std::size(rows); ++i) {
+      const int32_t rel = static_cast<int32_t>(rows[i].ip - (kOrc + 4 * i));
+      ips.bytes.insert(ips.bytes.end(), reinterpret_cast<const uint8_t*>(&rel), reinterpret_cast<const uint8_t*>(&rel) + 4);
+      uint8_t e[6] = {};
+      std::memcpy(e, &rows[i].sp_offset, 2);
+      e[4] = rows[i].flags & 0xff;
+      e[5] = rows[i].flags >> 8;
+      entries.bytes.insert(entries.bytes.end(), e, e + 6);
+    }
+    layout_.orc_ip_table = kOrc;
+    layout_.orc_ip_table_end = kOrc + ips.bytes.size();
+    layout_.orc_entries = kOrc + 0x1000;
+    kernel_.add(std::move(ips));
+    kernel_.add(std::move(entries));
+  }
+  DumpMemory kernel_memory() {
+    DumpMemory k = kernel_;
+    k.add({kText, text_});
+    return k;
+  }
+  // A stack of 64-bit words from `sp` upwards.
+  static DumpMemory stack_at(uint64_t sp, std::vector<uint64_t> words) {
+    DumpMemory m;
+    MemoryDump d{sp, std::vector<uint8_t>(words.size() * 8)};
+    std::memcpy(d.bytes.data(), words.data(), d.bytes.size());
+    m.add(std::move(d));
+    return m;
+  }
+
+  std::vector<uint8_t> text_;
+  GuestKernelLayout layout_;
+  DumpMemory kernel_;
+};
+
+TEST_F(MadeUpKernel, CallSitesAreRecognisedInEveryEncoding) {
+  DumpMemory kernel = kernel_memory();
+  EXPECT_TRUE(follows_call(kernel, kB + 0x10));
+  EXPECT_EQ(direct_call_target(kernel, kB + 0x10), kA);
+  EXPECT_FALSE(follows_call(kernel, kB + 0x11));
+  EXPECT_FALSE(follows_call(kernel, kA + 0x20));  // int3 padding
+  const struct {
+    std::vector<uint8_t> bytes;
+    bool is_call;
+  } cases[] = {
+      {{0xff, 0xd0}, true},                          // call *%rax
+      {{0x41, 0xff, 0xd3}, true},                    // call *%r11
+      {{0xff, 0x15, 1, 2, 3, 4}, true},              // call *disp32(%rip)
+      {{0xff, 0x14, 0x25, 1, 2, 3, 4}, true},        // call *disp32 (SIB, no base)
+      {{0xff, 0x50, 0x08}, true},                    // call *8(%rax)
+      {{0xff, 0x54, 0x24, 0x08}, true},              // call *8(%rsp)
+      {{0xff, 0x90, 1, 2, 3, 4}, true},              // call *disp32(%rax)
+      {{0xe9, 1, 2, 3, 4}, false},                   // jmp rel32
+      {{0xff, 0xe0}, false},                         // jmp *%rax (ff /4)
+      {{0x48, 0x89, 0xe5}, false},                   // mov %rsp,%rbp
+  };
+  for (const auto& c : cases) {
+    std::vector<uint8_t> bytes(16, 0x90);
+    std::copy(c.bytes.begin(), c.bytes.end(), bytes.end() - static_cast<long>(c.bytes.size()));
+    DumpMemory m;
+    m.add({0x1000, bytes});
+    EXPECT_EQ(follows_call(m, 0x1000 + bytes.size()), c.is_call) << static_cast<int>(c.bytes[0]) << " " << c.bytes.size();
+  }
+}
+
+TEST_F(MadeUpKernel, OrcFollowsEachFunctionsFrameToTheUserEntry) {
+  orc_tables();
+  DumpMemory kernel = kernel_memory();
+  // A's frame: one word, then the return into B; B's: the return into C; C's: two words and
+  // the return into the entry, whose pt_regs (from user mode: CS 0x33) end the kernel stack.
+  const uint64_t sp = kStack + 0x3e00;
+  std::vector<uint64_t> words = {0x1111, kB + 0x10, kC + 0x20, 0x2222, 0x3333, kEntry + 0x15};
+  std::vector<uint64_t> regs(21, 0);
+  regs[16] = 0x401000;  // ip
+  regs[17] = 0x33;      // cs: user
+  regs[19] = 0x7ffe0000;
+  words.insert(words.end(), regs.begin(), regs.end());
+  DumpMemory stack = stack_at(sp, words);
+  VcpuRegisters r;
+  r.rip = kA + 0x7;
+  r.rsp = sp;
+  KernelStack s = unwind_kernel_stack(r, stack, kernel, layout_, std::nullopt);
+  EXPECT_EQ(s.method, StackMethod::orc);
+  EXPECT_EQ(s.frames, (std::vector<uint64_t>{kA + 0x7, kB + 0x10, kC + 0x20, kEntry + 0x15}));
+  EXPECT_TRUE(s.reached_end);
+
+  // Bad data (a return address pointing back up the same stack) stops instead of looping.
+  DumpMemory loop = stack_at(sp, {0x1111, kB + 0x10, kB + 0x10, kB + 0x10});
+  layout_.orc_entries = kOrc + 0x1000;
+  KernelStack bad = unwind_kernel_stack(r, loop, kernel, layout_, StackMethod::orc);
+  EXPECT_LE(bad.frames.size(), 4u);
+  EXPECT_FALSE(bad.reached_end);
+
+  // An IP in a hole of the table (an undefined entry) has no frame beyond itself.
+  r.rip = kEnd + 0x10;
+  EXPECT_EQ(unwind_kernel_stack(r, stack, kernel, layout_, StackMethod::orc).frames.size(), 1u);
+}
+
+TEST_F(MadeUpKernel, FramePointersAndScanWithoutOrc) {
+  DumpMemory kernel = kernel_memory();
+  EXPECT_FALSE(layout_.has_orc());
+  // Frame records [saved bp, return address], each above the last; the outermost bp is 0.
+  const uint64_t sp = kStack + 0x3f00;
+  DumpMemory stack = stack_at(sp, {kC + 0x20,  // a stale return address below the first frame
+                                   sp + 0x28, kB + 0x10, 0xdead, 0xbeef, 0, kC + 0x20, kA + 0x3});
+  VcpuRegisters r;
+  r.rip = kA + 0x7;
+  r.rsp = sp;
+  r.rbp = sp + 8;
+  KernelStack fp = unwind_kernel_stack(r, stack, kernel, layout_, std::nullopt);
+  EXPECT_EQ(fp.method, StackMethod::frame_pointer);
+  EXPECT_EQ(fp.frames, (std::vector<uint64_t>{kA + 0x7, kB + 0x10, kC + 0x20}));
+  EXPECT_TRUE(fp.reached_end);
+
+  // The scan keeps every word that returns right after a call — the stale one too — and
+  // nothing else (kA + 0x3 is text, but not after a call).
+  KernelStack scan = unwind_kernel_stack(r, stack, kernel, layout_, StackMethod::scan);
+  EXPECT_EQ(scan.method, StackMethod::scan);
+  EXPECT_EQ(scan.frames, (std::vector<uint64_t>{kA + 0x7, kC + 0x20, kB + 0x10, kC + 0x20}));
+
+  // No frame pointer chain at all: the automatic choice falls back to the scan.
+  r.rbp = 0;
+  EXPECT_EQ(unwind_kernel_stack(r, stack, kernel, layout_, std::nullopt).method, StackMethod::scan);
+  EXPECT_EQ(layout_.function_of(kB + 0x10), kB);
+  EXPECT_EQ(layout_.function_of(kText), 0u);
+}
+
+}  // namespace
+}  // namespace vperf::guest
