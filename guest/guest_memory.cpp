@@ -72,15 +72,16 @@ bool DumpMemory::read(uint64_t address, std::span<uint8_t> out) {
 }
 
 const std::vector<uint8_t>* KernelMemory::page(uint64_t page_address) {
-  auto it = pages_.find(page_address);
-  if (it == pages_.end()) {
-    std::vector<uint8_t> bytes;
-    if (Result<MemoryDump> dump = read_guest_memory(monitor_, 0, hex(page_address), kGuestPageSize);
-        dump && dump->address == page_address && dump->bytes.size() == kGuestPageSize)
-      bytes = std::move(dump->bytes);
-    it = pages_.emplace(page_address, std::move(bytes)).first;
+  if (auto it = pages_.find(page_address); it != pages_.end()) return &it->second;
+  std::vector<int> order = {preferred_};
+  for (int v : vcpus_)
+    if (v != preferred_) order.push_back(v);
+  for (int vcpu : order) {
+    Result<MemoryDump> dump = read_guest_memory(monitor_, vcpu, hex(page_address), kGuestPageSize);
+    if (dump && dump->address == page_address && dump->bytes.size() == kGuestPageSize)
+      return &pages_.emplace(page_address, std::move(dump->bytes)).first->second;
   }
-  return it->second.empty() ? nullptr : &it->second;
+  return nullptr;
 }
 
 bool KernelMemory::read(uint64_t address, std::span<uint8_t> out) {

@@ -51,18 +51,23 @@ class MemoryView {
 };
 
 // Guest kernel memory that stays as it is while sampling (text, the ORC tables, the version
-// banner): read a 4 KiB page at a time on first use, through vCPU 0 (kernel mappings are the
-// same on every vCPU), and kept; a page that cannot be read is remembered as such.
+// banner): read a 4 KiB page at a time on first use and kept. A page is read through the vCPU
+// being unwound (in kernel mode, so its page tables map the kernel even under page-table
+// isolation, where a vCPU in user mode sees almost none of it), then through the other vCPUs;
+// a page none of them could read is tried again next time.
 class KernelMemory : public MemoryView {
  public:
-  explicit KernelMemory(VmMonitor& monitor) : monitor_(monitor) {}
+  KernelMemory(VmMonitor& monitor, std::vector<int> vcpus) : monitor_(monitor), vcpus_(std::move(vcpus)) {}
   bool read(uint64_t address, std::span<uint8_t> out) override;
+  void prefer_vcpu(int index) { preferred_ = index; }
   size_t pages_read() const { return pages_.size(); }
 
  private:
   const std::vector<uint8_t>* page(uint64_t page_address);
   VmMonitor& monitor_;
-  std::unordered_map<uint64_t, std::vector<uint8_t>> pages_;  // empty: unreadable
+  std::vector<int> vcpus_;
+  int preferred_ = 0;
+  std::unordered_map<uint64_t, std::vector<uint8_t>> pages_;
 };
 
 // A set of dumps taken at one moment, for tests and for a stack that has been read once.

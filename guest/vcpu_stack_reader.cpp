@@ -19,6 +19,7 @@ Result<std::optional<KernelStack>> VcpuStackReader::read(const VcpuRegisters& re
     ++stats_.moved;
     return std::optional<KernelStack>();
   }
+  kernel_.prefer_vcpu(registers.index);
   VcpuStackMemory stack(&monitor_, registers.index, std::move(dump).value(), kExtraStackPages);
   KernelStack unwound = unwind_kernel_stack(registers, stack, kernel_, layout_, method_);
   if (!paused_ && unwound.method != StackMethod::scan && unwound.frames.size() > 1) {

@@ -142,7 +142,9 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
 
   // With -g, guest kernel stacks and their unwinder: the kernel's code and ORC tables are read
   // through the monitor as the unwinds need them.
-  guest::KernelMemory kernel_memory(*vm.monitor);
+  std::vector<int> vcpu_indices;
+  for (const guest::VcpuThread& v : *vcpus) vcpu_indices.push_back(v.index);
+  guest::KernelMemory kernel_memory(*vm.monitor, vcpu_indices);
   std::optional<guest::VcpuStackReader> stacks;
   if (o.call_graph) {
     if (!have_symbols)
