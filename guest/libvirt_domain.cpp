@@ -137,4 +137,28 @@ Result<std::unique_ptr<GuestAgent>> LibvirtConnection::agent(const std::string& 
   return std::unique_ptr<GuestAgent>(new LibvirtAgent(*d));
 }
 
+bool libvirt_uri_is_remote(std::string_view uri) {
+  // scheme://[user@]host[:port]/path?query: an empty authority is this host.
+  const size_t scheme_end = uri.find("://");
+  if (scheme_end == std::string_view::npos) return false;
+  std::string_view rest = uri.substr(scheme_end + 3);
+  return !rest.substr(0, rest.find_first_of("/?#")).empty();
+}
+
+Result<pid_t> LibvirtConnection::vmm_pid(const std::string& domain) const {
+  // The URI libvirt resolved (an alias from libvirt.conf may stand for a remote one).
+  std::string canonical = uri_;
+  if (char* resolved = virConnectGetURI(connection_); resolved != nullptr) {
+    canonical = resolved;
+    std::free(resolved);
+  }
+  if (libvirt_uri_is_remote(canonical))
+    return Error{"domain '" + domain + "' at " + uri_ + " runs on another host: its VMM is not a process of this one"};
+  Result<std::unique_ptr<VmMonitor>> domain_monitor = monitor(domain);
+  if (!domain_monitor) return domain_monitor.error();
+  Result<std::vector<VcpuThread>> vcpus = query_vcpus(**domain_monitor);
+  if (!vcpus) return Error{"the vCPUs of domain '" + domain + "': " + vcpus.error().message};
+  return vmm_pid_of(vcpus->front().thread_id);
+}
+
 }  // namespace vperf::guest

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
@@ -38,6 +39,12 @@ class LibvirtConnection {
   // The domain's monitor and agent; each keeps its own reference to the domain.
   Result<std::unique_ptr<VmMonitor>> monitor(const std::string& domain) const;
   Result<std::unique_ptr<GuestAgent>> agent(const std::string& domain) const;
+  // The domain's VMM (QEMU) process on this host: the thread group of its vCPU threads (QMP
+  // query-cpus-fast), the pid libvirt keeps in /run/libvirt/qemu/NAME.pid for qemu:///system,
+  // found the same way for qemu:///session. An Error for a domain that does not exist or does
+  // not run, and for a remote URI: that VMM is a process of another host, and this host's
+  // /proc would name an unrelated one.
+  Result<pid_t> vmm_pid(const std::string& domain) const;
 
  private:
   LibvirtConnection(virConnectPtr connection, std::string uri) : connection_(connection), uri_(std::move(uri)) {}
@@ -45,6 +52,9 @@ class LibvirtConnection {
   virConnectPtr connection_ = nullptr;
   std::string uri_;
 };
+
+// Whether a libvirt URI names a host ("qemu+ssh://host2/system"): its domains run there.
+bool libvirt_uri_is_remote(std::string_view uri);
 
 // libvirt's last error as one line ("Domain not found: no domain with matching name 'x'").
 std::string libvirt_error();

@@ -18,6 +18,7 @@ packages=(
   qemu-system-x86 cpio
   # vperf kvm list / record --domain against a real libvirtd (started by hand in the test)
   libvirt-daemon-system libvirt-clients
+  openssh-server  # a test-owned sshd on 127.0.0.1 for qemu+ssh:// URIs (kvm_libvirt_remote_test.cpp)
 )
 
 missing=()

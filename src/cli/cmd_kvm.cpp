@@ -5,9 +5,42 @@
 
 #include "cli/cmd_kvm_list.h"
 #include "cli/cmd_kvm_stat.h"
+#include "cli/kvm_domain.h"
 #include "cli/kvm_options.h"
+#include "guest/guest_symbol_cache.h"
 
 namespace vperf::cli {
+
+namespace {
+
+// `vperf kvm --domain NAME report|script|flamegraph|annotate`: the reader runs with the
+// domain's guest symbols as a --guestmount of its VMM pid, fetched when the command runs (not
+// while parsing) and removed when it ends. Runs after the subcommand's own callback (CLI11
+// calls a parent's callback last), so it wraps the action that one left.
+void use_domain_symbols(const CLI::App& kvm, const std::shared_ptr<KvmOptions>& options, Invocation& inv) {
+  const bool connect_given = kvm.count("--connect") > 0;
+  if (options->domain.empty()) {
+    if (connect_given) throw usage_error("--connect goes with --domain", "vperf kvm --domain NAME --connect URI report");
+    return;
+  }
+  const std::string sub = kvm.get_subcommands().front()->get_name();
+  if (sub == "record" || sub == "stat" || sub == "list")
+    throw usage_error("vperf kvm --domain before the command is for report, script, flamegraph and annotate",
+                      sub == "list" ? std::string("vperf kvm list shows every domain")
+                                    : "give it after the command: vperf kvm " + sub + (sub == "stat" ? " record" : "") +
+                                          " --domain " + options->domain);
+  if (!options->guests.empty())
+    throw usage_error("--domain and --guestkallsyms/--guestmodules/--guestvmlinux/--guestmount both give the guest's symbols",
+                      "give one: --domain reads them through the domain's guest agent");
+  std::function<int()> reader = std::move(inv.action);
+  inv.action = [options, reader] {
+    DomainGuestMount mount = DomainGuestMount::fetch(options->domain, options->uri, guest::default_guest_symbol_cache());
+    options->guests.mount = mount.directory();
+    return reader();
+  };
+}
+
+}  // namespace
 
 void add_kvm_command(CLI::App& app, Invocation& inv) {
   auto options = std::make_shared<KvmOptions>();
@@ -23,6 +56,11 @@ void add_kvm_command(CLI::App& app, Invocation& inv) {
   kvm->add_option("--guestmount", options->guests.mount,
                   "Directory with one <VMM pid>/ per guest: <pid>/proc/kallsyms, <pid>/proc/modules")
       ->check(non_empty());
+  kvm->add_option("--domain", options->domain,
+                  "With report, script, flamegraph, annotate: this libvirt domain's guest symbols, through its guest agent")
+      ->check(non_empty());
+  kvm->add_option("--connect", options->uri, "With --domain: the libvirt URI (default qemu:///system)")->check(non_empty());
+  kvm->callback([kvm, options, &inv] { use_domain_symbols(*kvm, options, inv); });
   std::shared_ptr<const KvmOptions> shared = options;
   add_record_command(*kvm, inv, shared);
   add_report_command(*kvm, inv, shared);

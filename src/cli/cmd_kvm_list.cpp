@@ -31,7 +31,8 @@ DomainRow inspect(const guest::LibvirtConnection& connection, const guest::Domai
     row.monitor_error = vcpus.error().message;
   } else {
     row.vcpus = *vcpus;
-    if (auto pid = guest::vmm_pid_of(row.vcpus.front().thread_id); pid) row.vmm_pid = *pid;
+    // None for a domain of another host (its pid is not one of this host's processes).
+    if (auto pid = connection.vmm_pid(summary.name); pid) row.vmm_pid = *pid;
   }
   if (auto agent = connection.agent(summary.name); agent) row.agent = (*agent)->command("guest-ping", {}).ok();
   return row;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "cli/kvm_domain.h"
 #include "cli/kvm_options.h"
 #include "core/error.h"
 #include "core/files.h"
@@ -53,21 +54,30 @@ struct VmAccess {
   std::unique_ptr<guest::VmMonitor> monitor;
   std::unique_ptr<guest::GuestAgent> agent;
   std::string where;  // for messages
+  std::optional<pid_t> vmm_pid;  // libvirt's, with --domain (refused for a remote URI)
 };
 
+// With --domain alone, libvirt carries both the monitor and the agent; with --domain and --qmp,
+// samples go through the QMP socket (libvirtd caps its monitor path far below 1000 ticks/s:
+// docs/guest.md) while libvirt still gives the VMM's pid and the guest agent.
 VmAccess open_vm(const MonitorRecordOptions& o) {
   VmAccess vm;
   if (!o.domain.empty()) {
     vm.where = "domain " + o.domain + " at " + o.uri;
     Result<guest::LibvirtConnection> connection = guest::LibvirtConnection::open(o.uri);
     if (!connection) throw UserError(connection.error().message, "start libvirtd, or give the URI with -c");
-    Result<std::unique_ptr<guest::VmMonitor>> monitor = connection->monitor(o.domain);
-    if (!monitor) throw UserError(monitor.error().message, "vperf kvm list -c " + o.uri + " shows the domains");
-    vm.monitor = std::move(monitor).value();
+    // Before the monitor or the agent is asked anything: a remote URI's VMM is another host's
+    // process, and its thread ids would name unrelated processes here.
+    vm.vmm_pid = domain_vmm_pid(*connection, o.domain);
+    if (o.qmp.empty()) {
+      Result<std::unique_ptr<guest::VmMonitor>> monitor = connection->monitor(o.domain);
+      if (!monitor) throw UserError(monitor.error().message, "vperf kvm list -c " + o.uri + " shows the domains");
+      vm.monitor = std::move(monitor).value();
+    }
     // The agent is used when it answers; a domain without one is sampled without symbols.
     if (auto agent = connection->agent(o.domain); agent && (*agent)->command("guest-ping", {}).ok())
       vm.agent = std::move(agent).value();
-    return vm;
+    if (o.qmp.empty()) return vm;
   }
   vm.where = "QEMU's monitor at " + o.qmp.string();
   Result<std::unique_ptr<guest::QmpSocketMonitor>> monitor = guest::QmpSocketMonitor::connect(o.qmp);
@@ -123,7 +133,7 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   VmAccess vm = open_vm(o);
   Result<std::vector<guest::VcpuThread>> vcpus = guest::query_vcpus(*vm.monitor);
   if (!vcpus) throw UserError(vcpus.error().message, "");
-  Result<pid_t> vmm = guest::vmm_pid_of(vcpus->front().thread_id);
+  Result<pid_t> vmm = vm.vmm_pid ? Result<pid_t>(*vm.vmm_pid) : guest::vmm_pid_of(vcpus->front().thread_id);
   if (!vmm) throw UserError(vmm.error().message, "record on the host that runs the VM");
 
   // The guest's symbols beside the file, in --guestmount layout, and as maps in it. Fetched
@@ -284,8 +294,8 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   if (stats && monitor_error) stats = *monitor_error;
   if (Result<bool> ok = writer->flush_round(); !ok) throw UserError("cannot write " + o.output + ": " + ok.error().describe(), "");
   std::vector<std::string> cmdline = {"vperf", "kvm", "record"};
-  if (o.domain.empty()) cmdline.insert(cmdline.end(), {"--qmp", o.qmp.string()});
-  else cmdline.insert(cmdline.end(), {"--domain", o.domain, "--connect", o.uri});
+  if (!o.qmp.empty()) cmdline.insert(cmdline.end(), {"--qmp", o.qmp.string()});
+  if (!o.domain.empty()) cmdline.insert(cmdline.end(), {"--domain", o.domain, "--connect", o.uri});
   if (Result<bool> ok = writer->finish(data::this_machine_features(cmdline)); !ok)
     throw UserError("cannot finish " + o.output + ": " + ok.error().describe(), "");
   if (!stats) throw UserError("sampling through " + vm.where + " stopped: " + stats.error().message, "is the VM still running?");

@@ -1,6 +1,8 @@
 #pragma once
 // vperf kvm record --qmp SOCKET [--qga SOCKET] [-F HZ] [--duration S] [-o FILE] [-- COMMAND]
 // vperf kvm record --domain NAME [--connect URI] ...    (the same through libvirt)
+// vperf kvm record --domain NAME --qmp SOCKET ...        (samples through the socket, agent and
+//                                                          VMM pid through libvirt)
 //
 // Guest profiling without a host PMU: every vCPU's registers sampled through the VM's QEMU
 // monitor (guest/vcpu_sampler.h) and written as perf.data guest samples — cpumode GUEST_KERNEL
@@ -36,7 +38,7 @@ namespace vperf::cli {
 struct MonitorRecordOptions {
   std::filesystem::path qmp;   // QEMU's QMP socket
   std::filesystem::path qga;   // the guest agent's socket (optional)
-  std::string domain;          // or a libvirt domain: its monitor and (when it answers) its agent
+  std::string domain;          // or a libvirt domain: its monitor (unless --qmp), pid and agent
   std::string uri = "qemu:///system";
   double frequency = 1000;     // ticks per second, each sampling every vCPU
   std::optional<double> duration_seconds;

@@ -10,8 +10,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,6 +22,7 @@
 #include <variant>
 
 #include "cli/cmd_record.h"
+#include "cli/kvm_domain.h"
 #include "cli/perf_data_input.h"
 #include "cli/target_options.h"
 #include "core/error.h"
@@ -383,11 +386,76 @@ bool tracepoint_exists(const std::filesystem::path& root, const KvmTracepoint& t
   return std::filesystem::exists(root / "events" / std::string(t.system) / std::string(t.event) / "format");
 }
 
+// The VMs named by -p as given, or the VMM pid of the libvirt domain --domain names.
+std::string target_pids(const std::string& pids, const std::string& domain, const std::string& uri) {
+  if (domain.empty()) return pids;
+  if (!pids.empty()) throw usage_error("-p and --domain both name the VM", "give one of them");
+  return std::to_string(domain_vmm_pid(connect_to_libvirt(uri), domain));
+}
+
+// Whether `pid` catches SIGINT (/proc/PID/status SigCgt, a hex mask with bit N-1 for signal N).
+bool catches_sigint(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.starts_with("SigCgt:")) {
+      const unsigned long long mask = std::strtoull(line.c_str() + 7, nullptr, 16);
+      return (mask >> (SIGINT - 1)) & 1;
+    }
+  return false;
+}
+
+// perf's `record -p PID -- COMMAND`: the target recorded while COMMAND runs (vperf record
+// takes -p or a COMMAND, not both). The recorder is `vperf kvm stat record -p PID` in a child;
+// COMMAND starts once the child catches SIGINT (its stop signals are installed, its recording
+// about to start), and when COMMAND ends, SIGINT ends the recording as ^C would. Returns
+// COMMAND's status, or the recorder's when it failed.
+int record_while_command_runs(const KvmStatRecordOptions& o, const std::string& pids) {
+  Result<perf::StopSignals> signals = perf::StopSignals::install();
+  if (!signals) throw UserError("cannot install signal handlers: " + signals.error().describe(), "");
+  std::vector<std::string> argv = {o.recorder, "kvm", "stat", "record", "-o", o.output, "-p", pids};
+  if (o.quiet) argv.push_back("-q");
+  Result<perf::Workload> recorder = perf::Workload::prepare(argv);
+  if (!recorder) throw UserError("cannot start the recorder: " + recorder.error().describe(), "");
+  if (Result<bool> ok = recorder->start(); !ok) throw UserError("cannot start the recorder: " + ok.error().describe(), "");
+  auto recorder_failed = [&](const perf::WorkloadExit& exit) { return exit.signaled || exit.code != 0; };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!catches_sigint(recorder->pid())) {
+    Result<std::optional<perf::WorkloadExit>> early = recorder->wait_for(std::chrono::milliseconds(5), &*signals);
+    if (early && *early) return (*early)->shell_status();  // it said why on stderr
+    if (signals->received()) return 128 + *signals->received();
+    if (std::chrono::steady_clock::now() > deadline)
+      throw UserError("the recorder did not start within 30 s", "record without a COMMAND and stop it with Ctrl-C");
+  }
+  Result<perf::Workload> command = perf::Workload::prepare(o.command);
+  if (!command) throw UserError("cannot start '" + o.command.front() + "': " + command.error().describe(), "");
+  if (Result<bool> ok = command->start(); !ok) throw UserError(ok.error().describe(), "check the command name and your PATH");
+  std::optional<perf::WorkloadExit> command_exit;
+  while (!command_exit) {
+    Result<std::optional<perf::WorkloadExit>> done = command->wait_for(std::chrono::milliseconds(100), &*signals);
+    if (!done) throw UserError("cannot wait for the command: " + done.error().describe(), "");
+    if (*done) command_exit = **done;
+    // The recorder ends early when every target task has (the VM was shut down).
+    if (Result<std::optional<perf::WorkloadExit>> r = recorder->wait_for(std::chrono::milliseconds(0), nullptr); r && *r) break;
+  }
+  recorder->terminate(SIGINT);
+  Result<std::optional<perf::WorkloadExit>> recorded = recorder->wait_for(std::nullopt, nullptr);
+  if (!recorded || !*recorded) throw UserError("cannot wait for the recorder", "");
+  if (recorder_failed(**recorded)) return (*recorded)->shell_status();
+  if (!command_exit) {
+    command->terminate(SIGTERM);
+    Result<std::optional<perf::WorkloadExit>> ended = command->wait_for(std::nullopt, nullptr);
+    if (ended && *ended) command_exit = **ended;
+  }
+  return command_exit ? command_exit->shell_status() : 0;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
 
 int run_kvm_stat_record(const KvmStatRecordOptions& o, std::ostream& err) {
+  const std::string pids = target_pids(o.pids, o.domain, o.uri);
+  if (!pids.empty() && !o.command.empty()) return record_while_command_runs(o, pids);
   std::filesystem::path root = tracefs_root();
   RecordOptions record;
   for (const KvmTracepoint& t : kTracepoints)
@@ -400,15 +468,17 @@ int run_kvm_stat_record(const KvmStatRecordOptions& o, std::ostream& err) {
   if (record.events.back() == "syscalls:sys_enter_ioctl") record.filter = run_filter();
   record.period = 1;  // perf kvm stat record: -c 1, every event
   record.mmap_pages = 1024;  // and -m 1024
-  record.system_wide = o.pids.empty() && o.command.empty();
-  record.pids = o.pids;
+  record.system_wide = pids.empty() && o.command.empty();
+  record.pids = pids;
   record.command = o.command;
   record.output = o.output;
   record.quiet = o.quiet;
   return run_record(record, err);
 }
 
-int run_kvm_stat_report(const KvmStatReportOptions& o, std::ostream& out, std::ostream& err) {
+int run_kvm_stat_report(const KvmStatReportOptions& options, std::ostream& out, std::ostream& err) {
+  KvmStatReportOptions o = options;
+  o.pids = target_pids(o.pids, o.domain, o.uri);
   ReportChoice choice = parse_report_choice(o.event, o.sort_key, o.vcpu, o.pids);
   data::PerfDataReader reader = open_perf_data(o.input, kRecordHint);
   host::KvmExitAnalysis analysis(choice.filter);
@@ -418,6 +488,9 @@ int run_kvm_stat_report(const KvmStatReportOptions& o, std::ostream& out, std::o
     throw UserError(o.input + " has no kvm tracepoint events", std::string("record them: ") + std::string(kRecordHint));
   if (pass.undecodable)
     err << "vperf: warning: " << pass.undecodable << " kvm samples could not be decoded (no tracing data for their format)\n";
+  if (analysis.events() == 0 && !o.domain.empty())
+    throw UserError(o.input + " has no kvm events of domain " + o.domain + "'s VMM (pid " + o.pids + " now)",
+                    "a domain started again since the recording runs under another pid: give the recorded one with -p");
   if (analysis.events() == 0)
     throw UserError(o.input + " has no kvm events" + (choice.filter.pids.empty() ? "" : " of pid(s) " + o.pids) +
                         ": no VM ran while it was recorded",
@@ -465,7 +538,9 @@ Result<perf::Workload> start_with_stdout(const std::vector<std::string>& argv, i
 
 }  // namespace
 
-int run_kvm_stat_live(const KvmStatLiveOptions& o, std::ostream& out, std::ostream& err) {
+int run_kvm_stat_live(const KvmStatLiveOptions& options, std::ostream& out, std::ostream& err) {
+  KvmStatLiveOptions o = options;
+  o.pids = target_pids(o.pids, o.domain, o.uri);
   ReportChoice choice = parse_report_choice(o.event, o.sort_key, o.vcpu, o.pids);
   if (!(o.interval_seconds >= 0.1)) throw usage_error("-d must be at least 0.1 seconds", "e.g. -d 1");
   std::filesystem::path root = tracefs_root();
@@ -561,6 +636,20 @@ int run_kvm_stat_live(const KvmStatLiveOptions& o, std::ostream& out, std::ostre
 
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+
+void add_domain_options(CLI::App& sub, std::string& domain, std::string& uri, const std::string& description) {
+  sub.add_option("--domain", domain, description)->check(non_empty());
+  sub.add_option("--connect", uri, "With --domain: the libvirt URI (default qemu:///system)")->check(non_empty());
+}
+
+void require_domain_for_connect(const CLI::App& sub, const std::string& domain) {
+  if (domain.empty() && sub.count("--connect") > 0)
+    throw usage_error("--connect goes with --domain", "vperf kvm stat " + sub.get_name() + " --domain NAME --connect URI");
+}
+
+}  // namespace
+
 void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv) {
   CLI::App* stat = kvm.add_subcommand("stat", "VM-exit analysis from the kvm tracepoints (perf kvm stat)");
   stat->require_subcommand(1);
@@ -569,10 +658,13 @@ void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv) {
   CLI::App* rec = stat->add_subcommand("record", "Record the kvm tracepoints (every CPU, or a COMMAND, or -p PID)");
   rec->add_option("-o,--output", record->output, "Output file (default perf.data.guest; - for a pipe)")->check(non_empty());
   rec->add_option("-p,--pid", record->pids, "Record these VMM processes")->check(non_empty());
+  add_domain_options(*rec, record->domain, record->uri, "Record the VMM of this libvirt domain (as -p its pid)");
   rec->add_flag("-q,--quiet", record->quiet, "No messages");
   rec->prefix_command();
-  rec->footer("COMMAND: a VMM to start and record, e.g. vperf kvm stat record -- qemu-system-x86_64 ...\n");
+  rec->footer("COMMAND: a VMM to start and record, e.g. vperf kvm stat record -- qemu-system-x86_64 ...;\n"
+              "with -p or --domain, the command the recording lasts for, e.g. vperf kvm stat record --domain vm1 -- sleep 10\n");
   rec->callback([rec, record, &inv] {
+    require_domain_for_connect(*rec, record->domain);
     record->command = command_words(*rec, inv);
     inv.action = [record, &inv] { return run_kvm_stat_record(*record, *inv.err); };
   });
@@ -584,17 +676,25 @@ void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv) {
   rep->add_option("--vcpu", report->vcpu, "Only this vCPU");
   rep->add_option("-k,--key", report->sort_key, "Sort by sample (default), time (average), max_t, min_t or mean");
   rep->add_option("-p,--pid", report->pids, "Only these VMs (VMM processes)")->check(non_empty());
+  add_domain_options(*rep, report->domain, report->uri, "Only the VMM of this libvirt domain (by its pid now)");
   add_json_flag(*rep, report->json);
-  rep->callback([report, &inv] { inv.action = [report, &inv] { return run_kvm_stat_report(*report, *inv.out, *inv.err); }; });
+  rep->callback([rep, report, &inv] {
+    require_domain_for_connect(*rep, report->domain);
+    inv.action = [report, &inv] { return run_kvm_stat_report(*report, *inv.out, *inv.err); };
+  });
 
   auto live = std::make_shared<KvmStatLiveOptions>();
   CLI::App* liv = stat->add_subcommand("live", "Show VM exits every interval while recording, until ^C");
   liv->add_option("-d,--display", live->interval_seconds, "Seconds between tables (default 1)");
   liv->add_option("-p,--pid", live->pids, "Only these VMM processes")->check(non_empty());
+  add_domain_options(*liv, live->domain, live->uri, "Only the VMM of this libvirt domain (as -p its pid)");
   liv->add_option("--event", live->event, "vmexit (default), ioport, mmio, msr or hypercall");
   liv->add_option("--vcpu", live->vcpu, "Only this vCPU");
   liv->add_option("-k,--key", live->sort_key, "Sort by sample (default), time (average), max_t, min_t or mean");
-  liv->callback([live, &inv] { inv.action = [live, &inv] { return run_kvm_stat_live(*live, *inv.out, *inv.err); }; });
+  liv->callback([liv, live, &inv] {
+    require_domain_for_connect(*liv, live->domain);
+    inv.action = [live, &inv] { return run_kvm_stat_live(*live, *inv.out, *inv.err); };
+  });
 }
 
 }  // namespace vperf::cli

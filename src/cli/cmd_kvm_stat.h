@@ -2,10 +2,15 @@
 // vperf kvm stat record|report|live: VM-exit analysis from the kvm tracepoints, as perf kvm stat
 // (see host/kvm_exit_analysis.h for the analysis, docs/kvm-stat.md for the guide).
 //
-//   record [-o perf.data.guest] [-p PID] [-q] [--] [COMMAND]   system-wide without a target
+//   record [-o perf.data.guest] [-p PID | --domain NAME] [-q] [--] [COMMAND]
+//          system-wide without a target; with a target and a COMMAND, the target while
+//          COMMAND runs (perf's `record -p PID -- sleep 10`)
 //   report [-i perf.data.guest] [--event vmexit|ioport|mmio|msr|hypercall] [--vcpu N]
-//          [-k sample|time|max_t|min_t|mean] [-p PID] [--json]
-//   live   [-d SECONDS] [-p PID] [--event ...] [--vcpu N] [-k ...]
+//          [-k sample|time|max_t|min_t|mean] [-p PID | --domain NAME] [--json]
+//   live   [-d SECONDS] [-p PID | --domain NAME] [--event ...] [--vcpu N] [-k ...]
+//
+// --domain NAME [--connect URI] is -p with the pid of that libvirt domain's VMM (QEMU) on this
+// host now (cli/kvm_domain.h); giving both is a usage error.
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>
@@ -20,8 +25,12 @@ namespace vperf::cli {
 struct KvmStatRecordOptions {
   std::string output = "perf.data.guest";  // perf kvm stat record's default; "-" for a pipe
   std::string pids;                        // -p; neither -p nor COMMAND: all CPUs, as perf
+  std::string domain;                      // --domain: -p of its VMM
+  std::string uri = "qemu:///system";      // --connect
   std::vector<std::string> command;
   bool quiet = false;
+  // The vperf that records the target while COMMAND runs (`kvm stat record -p PID`, in a child).
+  std::string recorder = "/proc/self/exe";
 };
 int run_kvm_stat_record(const KvmStatRecordOptions& options, std::ostream& err);
 
@@ -31,6 +40,8 @@ struct KvmStatReportOptions {
   std::optional<uint32_t> vcpu;
   std::string sort_key = "sample";
   std::string pids;  // -p: only these VMs (VMM processes)
+  std::string domain;                  // --domain: only its VMM (by its pid now)
+  std::string uri = "qemu:///system";  // --connect
   bool json = false;
 };
 int run_kvm_stat_report(const KvmStatReportOptions& options, std::ostream& out, std::ostream& err);
@@ -38,6 +49,8 @@ int run_kvm_stat_report(const KvmStatReportOptions& options, std::ostream& out, 
 struct KvmStatLiveOptions {
   double interval_seconds = 1;  // -d, perf's default display interval
   std::string pids;
+  std::string domain;                  // --domain: -p of its VMM
+  std::string uri = "qemu:///system";  // --connect
   std::string event = "vmexit";
   std::optional<uint32_t> vcpu;
   std::string sort_key = "sample";

@@ -411,7 +411,8 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
     sub->add_option("--qga", monitor->qga, "With --qmp: fetch the guest's kallsyms and modules through its agent's socket")
         ->check(non_empty());
     sub->add_option("--duration", monitor->duration_seconds, "With --qmp/--domain: sample for this many seconds");
-    sub->add_option("--domain", monitor->domain, "Sample every vCPU of this libvirt domain (its QEMU monitor and agent)")
+    sub->add_option("--domain", monitor->domain,
+                    "Sample every vCPU of this libvirt domain (its QEMU monitor and agent; with --qmp, its agent and pid only)")
         ->check(non_empty());
     sub->add_option("--connect", monitor->uri, "With --domain: the libvirt URI (default qemu:///system)")->check(non_empty());
     sub->add_flag("--pause", monitor->pause,
@@ -422,8 +423,8 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->callback([sub, options, monitor, kvm, &inv] {
     options->command = command_words(*sub, inv);
     const bool output_given = sub->count("--output") > 0;
-    if (!monitor->qmp.empty() && !monitor->domain.empty())
-      throw usage_error("--qmp and --domain both name the VM", "give one of them");
+    if (!monitor->qga.empty() && !monitor->domain.empty())
+      throw usage_error("--qga and --domain both name the guest agent", "libvirt reaches a domain's agent by itself: drop --qga");
     if (!monitor->qmp.empty() || !monitor->domain.empty()) {
       inv.action = [options, monitor, kvm, output_given, &inv] {
         monitor->output = output_given ? options->output : kvm->data_file();

@@ -7,6 +7,10 @@
 //                                    perf.data.guest, perf.data.host or perf.data.kvm (both)
 //   --guestkallsyms/--guestmodules/--guestvmlinux/--guestmount   where guest symbols are
 //                                    (guest/guest_symbols.h)
+//   --domain NAME [--connect URI]    report, script, flamegraph, annotate: the guest symbols of
+//                                    a libvirt domain, fetched through its guest agent when the
+//                                    command runs (cli/kvm_domain.h) and given to it as a
+//                                    --guestmount of that domain's VMM pid
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -20,6 +24,8 @@ struct KvmOptions {
   bool host = false;
   bool guest = true;
   guest::GuestSymbolSources guests;
+  std::string domain;                      // --domain
+  std::string uri = "qemu:///system";      // --connect
 
   // perf kvm: without --host, the guest is always sampled.
   events::MachineScope scope() const { return {host, guest || !host}; }

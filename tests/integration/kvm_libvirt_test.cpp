@@ -1,6 +1,7 @@
-// vperf kvm list and vperf kvm record --domain against a real libvirtd: a transient TCG domain
-// booting the test guest (scripts/test-guest.sh's kernel and initramfs) with the guest agent's
-// channel org.qemu.guest_agent.0. The ground truth is the one of kvm_monitor_test.cpp: busybox
+// vperf kvm list, vperf kvm record --domain, vperf kvm --domain report|script and vperf kvm
+// stat record|report --domain against a real libvirtd: a transient TCG domain booting the test
+// guest (scripts/test-guest.sh's kernel and initramfs) with the guest agent's channel
+// org.qemu.guest_agent.0 (booted once: ctest runs every test in a process of its own). The ground truth is the one of kvm_monitor_test.cpp: busybox
 // dd from /dev/zero in the guest spends its kernel time in clear_user, the other vCPU idles.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -87,6 +88,74 @@ class KvmLibvirt : public ::testing::Test {
     }
   }
 
+  // `vperf kvm --domain NAME report`: the recording's kept symbols (FILE.guestmount) deleted,
+  // the domain's fetched through its agent give the report `with_kept_symbols` gave; nothing
+  // of them is left in TMPDIR.
+  void check_report_through_domain(const std::string& data, const std::string& with_kept_symbols) {
+    fs::remove_all(data + ".guestmount");
+    test::ProgramResult bare = test::run_vperf({"kvm", "report", "--stdio", "--sort", "sym", "-i", data});
+    ASSERT_EQ(bare.exit_code, 0) << bare.err;
+    EXPECT_EQ(test::guest_symbol_shares(bare.out).count("native_safe_halt"), 0u) << "no symbols, no names: " << bare.out;
+
+    const fs::path tmp = scratch_.root() / "tmp";
+    fs::create_directory(tmp);
+    const std::map<std::string, std::string> env = {{"TMPDIR", tmp.string()}};
+    test::ProgramResult rep =
+        test::run_vperf({"kvm", "--domain", name_, "report", "--stdio", "--sort", "sym", "-i", data}, env);
+    ASSERT_EQ(rep.exit_code, 0) << rep.err;
+    EXPECT_EQ(rep.out, with_kept_symbols);
+    std::map<std::string, double> shares = test::guest_symbol_shares(rep.out);
+    EXPECT_GT(test::clear_user_share(shares), 20.0) << rep.out;
+    EXPECT_GT(shares["native_safe_halt"], 20.0) << rep.out;
+
+    test::ProgramResult script = test::run_vperf({"kvm", "--domain", name_, "script", "-i", data}, env);
+    ASSERT_EQ(script.exit_code, 0) << script.err;
+    EXPECT_NE(script.out.find("native_safe_halt"), std::string::npos) << script.out.substr(0, 2000);
+    EXPECT_TRUE(fs::is_empty(tmp)) << "the fetched symbols are removed after use";
+  }
+
+  // `vperf kvm stat record --domain NAME -- sleep 1` is -p of the domain's VMM for a second:
+  // every record of the file belongs to that pid (perf report -D as the reader). The domain is
+  // TCG, so no kvm event fires in it, which `kvm stat report --domain` says by its pid.
+  void check_kvm_stat_of_domain(const std::string& vmm_pid) {
+    VPERF_REQUIRE(!test::find_program("perf").empty(), "Linux perf 6.1 to read the kvm stat recording");
+    const std::string data = (scratch_.root() / "kvm-stat.data").string();
+    test::ProgramResult rec = test::run_vperf({"kvm", "stat", "record", "--domain", name_, "-o", data, "--", "sleep", "1"});
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    test::ProgramResult dump = test::run_program({"perf", "report", "-D", "-i", data});
+    ASSERT_EQ(dump.exit_code, 0) << dump.err;
+    int task_records = 0;
+    std::istringstream lines(dump.out);
+    for (std::string line; std::getline(lines, line);) {
+      // "... PERF_RECORD_COMM: CPU 0/TCG:PID/TID" and "... PERF_RECORD_MMAP2 PID/TID: [...]"
+      size_t at = line.find("PERF_RECORD_COMM: ");
+      if (at != std::string::npos) {
+        const std::string ids = line.substr(line.rfind(':') + 1);
+        EXPECT_EQ(ids.substr(0, ids.find('/')), vmm_pid) << line;
+        ++task_records;
+      }
+      at = line.find("PERF_RECORD_MMAP");
+      if (at != std::string::npos) {
+        std::string ids = line.substr(line.find(' ', at) + 1);
+        ids = ids.substr(0, ids.find('/'));
+        if (ids != "-1") {
+          EXPECT_EQ(ids, vmm_pid) << line;  // -1: the host kernel's maps
+        }
+      }
+    }
+    EXPECT_GT(task_records, 2) << "the VMM and its threads: " << dump.out.substr(0, 3000);
+    test::ProgramResult samples = test::run_program({"perf", "script", "-F", "pid", "-i", data});
+    ASSERT_EQ(samples.exit_code, 0) << samples.err;
+    std::istringstream pids(samples.out);
+    for (std::string sample_pid; pids >> sample_pid;) EXPECT_EQ(sample_pid, vmm_pid);
+
+    test::ProgramResult report = test::run_vperf({"kvm", "stat", "report", "--domain", name_, "-i", data});
+    EXPECT_EQ(report.exit_code, 1);
+    EXPECT_EQ(report.err, "vperf: error: " + data + " has no kvm events of domain " + name_ + "'s VMM (pid " + vmm_pid +
+                              " now) (hint: a domain started again since the recording runs under another pid: give the "
+                              "recorded one with -p)\n");
+  }
+
   test::TempTree scratch_;
   test::GuestRig rig_;
   std::string name_;
@@ -127,6 +196,9 @@ TEST_F(KvmLibvirt, ListsAndSamplesATransientTcgDomain) {
   const double clear_user = test::clear_user_share(shares);
   EXPECT_GT(clear_user, 20.0) << rep.out;
   EXPECT_GT(shares["native_safe_halt"], 20.0) << rep.out;
+
+  check_report_through_domain(data, rep.out);
+  check_kvm_stat_of_domain(pid);
 }
 
 }  // namespace

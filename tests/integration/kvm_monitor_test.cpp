@@ -321,7 +321,7 @@ TEST(KvmMonitorErrors, NoMonitorSocketIsOneLineAndNoFile) {
   EXPECT_FALSE(fs::exists(data));
   test::ProgramResult usage = test::run_vperf({"kvm", "record", "--qga", "x.sock", "-o", data, "--", "true"});
   EXPECT_EQ(usage.exit_code, 2) << usage.err;
-  test::ProgramResult both = test::run_vperf({"kvm", "record", "--qmp", "a.sock", "--domain", "d", "-o", data});
+  test::ProgramResult both = test::run_vperf({"kvm", "record", "--qga", "a.sock", "--domain", "d", "-o", data});
   EXPECT_EQ(both.exit_code, 2) << both.err;
   // libvirt's test driver has domains but no QEMU monitor: said in one line, nothing written.
   test::ProgramResult no_monitor =

@@ -1,0 +1,105 @@
+// A libvirt domain where vperf kvm means a guest: see kvm_domain.h.
+#include "cli/kvm_domain.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <utility>
+
+#include "core/error.h"
+#include "guest/guest_symbol_cache.h"
+#include "guest/guest_symbols.h"
+#include "symbols/kallsyms.h"
+
+namespace vperf::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string list_hint(const std::string& uri) { return "vperf kvm list --connect " + uri + " shows the domains"; }
+
+constexpr const char* kAgentHint =
+    "give the domain the guest agent's channel (<channel type='unix'><target type='virtio' "
+    "name='org.qemu.guest_agent.0'/></channel>) and run qemu-ga in the guest; vperf kvm list shows whose agent answers";
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw UserError("cannot write " + path.string() + ": " + std::strerror(errno), "set TMPDIR to a writable directory");
+}
+
+fs::path make_private_directory() {
+  std::error_code ec;
+  fs::path base = fs::temp_directory_path(ec);
+  if (ec) base = "/tmp";
+  std::string pattern = (base / "vperf-guest-symbols-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw UserError("cannot create a directory in " + base.string() + ": " + std::strerror(errno),
+                    "set TMPDIR to a writable directory");
+  return pattern;
+}
+
+}  // namespace
+
+guest::LibvirtConnection connect_to_libvirt(const std::string& uri) {
+  Result<guest::LibvirtConnection> connection = guest::LibvirtConnection::open(uri);
+  if (!connection)
+    throw UserError(connection.error().message,
+                    "start libvirtd (libvirtd -d; virtlogd -d without systemd), or give the URI with --connect");
+  return std::move(connection).value();
+}
+
+pid_t domain_vmm_pid(const guest::LibvirtConnection& connection, const std::string& domain) {
+  Result<pid_t> pid = connection.vmm_pid(domain);
+  if (pid) return *pid;
+  if (guest::libvirt_uri_is_remote(connection.uri()))
+    throw UserError(pid.error().message, "run vperf on the host that runs the domain");
+  throw UserError(pid.error().message, list_hint(connection.uri()));
+}
+
+DomainGuestMount DomainGuestMount::fetch(const std::string& domain, const std::string& uri, const fs::path& cache_root) {
+  guest::LibvirtConnection connection = connect_to_libvirt(uri);
+  Result<std::unique_ptr<guest::GuestAgent>> agent = connection.agent(domain);
+  if (!agent) throw UserError(agent.error().message, list_hint(uri));
+  if (Result<boost::json::value> ping = (*agent)->command("guest-ping", {}); !ping)
+    throw UserError("domain '" + domain + "' has no guest agent that answers: " + ping.error().message, kAgentHint);
+  return from_agent(**agent, domain_vmm_pid(connection, domain), domain, cache_root);
+}
+
+DomainGuestMount DomainGuestMount::from_agent(guest::GuestAgent& agent, pid_t vmm_pid, const std::string& domain,
+                                              const fs::path& cache_root) {
+  Result<guest::GuestSymbolFiles> files = guest::read_guest_symbols(agent, cache_root);
+  if (!files)
+    throw UserError("the guest symbols of domain '" + domain + "': " + files.error().message,
+                    "check that the guest agent allows guest-file-open (no --blacklist of it)");
+  // Refused here, by the domain's name: the temporary file's path would mean nothing to anyone.
+  const std::string source = "domain " + domain + "'s /proc/kallsyms";
+  if (Result<symbols::Kallsyms> parsed = symbols::Kallsyms::parse(files->kallsyms, source); !parsed) {
+    if (parsed.error().errno_value == EACCES)
+      throw UserError("the guest's symbols: " + source + ": every kernel symbol address is 0 (the guest's kernel.kptr_restrict hid them)",
+                      guest::guest_kallsyms_hint());
+    throw UserError("the guest's symbols: " + parsed.error().describe(), "");
+  }
+  DomainGuestMount mount(make_private_directory(), vmm_pid, files->from_cache);
+  const fs::path proc = mount.directory_ / std::to_string(vmm_pid) / "proc";
+  std::error_code ec;
+  fs::create_directories(proc, ec);
+  if (ec) throw UserError("cannot create " + proc.string() + ": " + ec.message(), "set TMPDIR to a writable directory");
+  write_text(proc / "kallsyms", files->kallsyms);
+  write_text(proc / "modules", files->modules);
+  return mount;
+}
+
+DomainGuestMount::DomainGuestMount(DomainGuestMount&& other) noexcept
+    : directory_(std::exchange(other.directory_, fs::path())), vmm_pid_(other.vmm_pid_), from_cache_(other.from_cache_) {}
+
+DomainGuestMount::~DomainGuestMount() {
+  if (directory_.empty()) return;
+  std::error_code ec;
+  fs::remove_all(directory_, ec);
+}
+
+}  // namespace vperf::cli
