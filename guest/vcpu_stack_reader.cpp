@@ -22,12 +22,14 @@ Result<std::optional<KernelStack>> VcpuStackReader::read(const VcpuRegisters& re
   kernel_.prefer_vcpu(registers.index);
   VcpuStackMemory stack(&monitor_, registers.index, std::move(dump).value(), kExtraStackPages);
   KernelStack unwound = unwind_kernel_stack(registers, stack, kernel_, layout_, method_);
-  if (!paused_ && unwound.method != StackMethod::scan && unwound.frames.size() > 1) {
+  if (!paused_ && unwound.method != StackMethod::scan) {
     // A return address at the same stack pointer from a later call: the call before it goes
-    // to another function than the sampled one. (Tail calls are dropped too: a stack is only
-    // kept when it provably belongs to the sample.)
-    const std::optional<uint64_t> callee = direct_call_target(kernel_, unwound.frames[1]);
-    if (callee && layout_.function_of(*callee) != layout_.function_of(registers.rip)) {
+    // to another function than the sampled one (tail calls are dropped too: a stack is kept only
+    // when it provably belongs to the sample). A stack rewritten while QEMU copied it stops
+    // short of its base: kept only when whole.
+    const std::optional<uint64_t> callee =
+        unwound.frames.size() > 1 ? direct_call_target(kernel_, unwound.frames[1]) : std::nullopt;
+    if (!unwound.reached_end || (callee && layout_.function_of(*callee) != layout_.function_of(registers.rip))) {
       ++stats_.moved;
       return std::optional<KernelStack>();
     }

@@ -4,9 +4,11 @@
 // the stack pointer to the end of its 16 KiB stack, and kernel_stacks.h unwinds it.
 //
 // The registers and the dump are two monitor commands (~0.6 ms apart under TCG) while the vCPU
-// runs on, so the dump's own address — the stack pointer when it was taken — is compared with
-// the registers' RSP: a stack that moved in between is not unwound (counted as `moved`), since
-// its frames might belong to another call than the sampled IP.
+// runs on, and QEMU copies the stack while it may change. So a stack is kept only when the
+// dump starts at the registers' RSP, its first return address follows a call of the sampled
+// IP's function (when that call is direct), and the unwind reaches the stack's base; the
+// others have moved on from the sampled IP and are left out (counted as `moved`). With the VM
+// stopped for each tick (`paused`) registers and dump are one instant and every stack is kept.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -31,8 +33,8 @@ class VcpuStackReader {
   VcpuStackReader(VmMonitor& monitor, KernelMemory& kernel, GuestKernelLayout layout, std::optional<StackMethod> method, bool paused)
       : monitor_(monitor), kernel_(kernel), layout_(std::move(layout)), method_(method), paused_(paused) {}
 
-  // The kernel stack of a vCPU sampled in kernel mode; nullopt when the stack moved before it
-  // could be dumped or cannot be read. A monitor that stops answering is an Error.
+  // The kernel stack of a vCPU sampled in kernel mode; nullopt when the stack moved on before it
+  // could be dumped, or cannot be read. A monitor that stops answering is an Error.
   Result<std::optional<KernelStack>> read(const VcpuRegisters& registers);
   const StackReaderStats& stats() const { return stats_; }
   const GuestKernelLayout& layout() const { return layout_; }
