@@ -114,7 +114,8 @@ guest_cost() {  # prints "guest_s wall_s [ticks_per_s]" for one dd run, sampled 
   dd=$(guest_dd_seconds)
   end=$(date +%s.%N)
   if [ -n "$1" ]; then
-    kill -INT "$sampler"; wait "$sampler" || true
+    kill -INT "$sampler" 2>/dev/null || { echo "vperf kvm record $1 ended early:" >&2; cat "$vm/slow.err" >&2; exit 1; }
+    wait "$sampler" || true
     ticks=$(sed -n 's/.*monitor at \([0-9]*\) Hz.*/\1/p' "$vm/slow.err")
   fi
   echo "$dd $(python3 -c "print(f'{$end - $start:.2f}')") $ticks"

@@ -139,6 +139,7 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   // The guest's symbols beside the file, in --guestmount layout, and as maps in it. Fetched
   // before anything is written, so a failure leaves the previous recording as it was.
   std::optional<GuestSymbolTexts> symbols = fetch_guest_symbols(o, vm.agent.get());
+  vm.agent.reset();  // an agent's socket serves one client at a time: free it for others while sampling
   const fs::path mount = guestmount_beside(o.output);
   const fs::path proc = mount / std::to_string(*vmm) / "proc";
   std::error_code ec;
