@@ -116,8 +116,8 @@ class KvmLibvirtRemote : public ::testing::Test {
   }
 
   void TearDown() override {
-    if (created_) test::run_program({"virsh", "-c", "qemu:///system", "destroy", name_});
-    if (started_daemons_) test::run_program({"sh", "-c", "kill $(cat /run/libvirtd.pid) $(cat /run/virtlogd.pid) 2>/dev/null"});
+    domain_.reset();
+    daemons_.reset();
     if (sshd_ > 0) {
       ::kill(sshd_, SIGTERM);
       ::waitpid(sshd_, nullptr, 0);
@@ -175,47 +175,22 @@ class KvmLibvirtRemote : public ::testing::Test {
            "&no_verify=1&command=" + (dir / "ssh").string();
   }
 
-  // No systemd here: the daemons are started by hand, and stopped again if this test did.
+  // No systemd here: the daemons are started by hand (and stopped by the fixture if it did).
   void start_libvirtd() {
-    if (test::run_program({"virsh", "-c", "qemu:///system", "version"}).exit_code != 0) {
-      test::run_program({"virtlogd", "-d"});
-      test::run_program({"libvirtd", "-d"});
-      started_daemons_ = true;
-      for (int i = 0; i < 50 && test::run_program({"virsh", "-c", "qemu:///system", "version"}).exit_code != 0; ++i)
-        std::this_thread::sleep_for(100ms);
-    }
-    ASSERT_EQ(test::run_program({"virsh", "-c", "qemu:///system", "version"}).exit_code, 0) << "libvirtd did not start";
+    Result<std::unique_ptr<test::LibvirtDaemons>> daemons = test::LibvirtDaemons::ensure();
+    ASSERT_TRUE(daemons.ok()) << daemons.error().describe();
+    daemons_ = std::move(daemons).value();
   }
 
   // The transient TCG domain of kvm_libvirt_test.cpp: the test guest with the agent's channel.
   void create_domain() {
     Result<test::GuestRig> rig = test::guest_rig();
     ASSERT_TRUE(rig.ok()) << rig.error().describe();
-    const fs::path guest_dir = scratch_.root() / "guest";
-    fs::create_directories(guest_dir);
-    // QEMU runs as libvirt's user: the guest's files must be readable to it.
-    ::chmod(scratch_.root().c_str(), 0755);
-    ::chmod(guest_dir.c_str(), 0755);
-    fs::copy_file(rig->dir / "vmlinuz", guest_dir / "vmlinuz");
-    fs::copy_file(rig->dir / "initramfs.cpio.gz", guest_dir / "initramfs.cpio.gz");
-    name_ = "vperf-remote-test-" + std::to_string(::getpid());
-    const fs::path xml = guest_dir / "domain.xml";
-    std::ofstream(xml) << "<domain type='qemu'><name>" << name_ << "</name><memory unit='MiB'>512</memory><vcpu>2</vcpu>"
-                       << "<os><type arch='x86_64' machine='pc'>hvm</type><kernel>" << (guest_dir / "vmlinuz").string()
-                       << "</kernel><initrd>" << (guest_dir / "initramfs.cpio.gz").string()
-                       << "</initrd><cmdline>console=ttyS0 panic=-1 quiet</cmdline></os><on_reboot>destroy</on_reboot>"
-                       << "<devices><serial type='file'><source path='" << (guest_dir / "serial.log").string()
-                       << "'/></serial><controller type='virtio-serial'/><channel type='unix'>"
-                       << "<target type='virtio' name='org.qemu.guest_agent.0'/></channel></devices></domain>";
-    test::ProgramResult created = test::run_program({"virsh", "-c", "qemu:///system", "create", xml.string()});
-    ASSERT_EQ(created.exit_code, 0) << created.err;
-    created_ = true;
-    for (int i = 0; i < 240; ++i) {
-      if (test::run_program({"virsh", "-c", "qemu:///system", "qemu-agent-command", name_, "{\"execute\":\"guest-ping\"}"}).exit_code == 0)
-        return;
-      std::this_thread::sleep_for(500ms);
-    }
-    FAIL() << "the domain's guest agent did not answer within 120 s (console: " << (guest_dir / "serial.log").string() << ")";
+    Result<std::unique_ptr<test::TransientDomain>> domain =
+        test::TransientDomain::create(*rig, scratch_.root() / "guest", "vperf-remote-test-" + std::to_string(::getpid()));
+    ASSERT_TRUE(domain.ok()) << domain.error().describe();
+    domain_ = std::move(domain).value();
+    name_ = domain_->name();
   }
 
   test::TempTree scratch_;
@@ -223,8 +198,8 @@ class KvmLibvirtRemote : public ::testing::Test {
   int port_ = 0;
   std::string uri_;
   std::string name_;
-  bool created_ = false;
-  bool started_daemons_ = false;
+  std::unique_ptr<test::LibvirtDaemons> daemons_;  // declared before the domain: destroyed after it
+  std::unique_ptr<test::TransientDomain> domain_;
 };
 
 TEST_F(KvmLibvirtRemote, ListOverSshShowsWhatTheLocalUriShowsButNoVmmPid) {
@@ -244,9 +219,7 @@ TEST_F(KvmLibvirtRemote, ListOverSshShowsWhatTheLocalUriShowsButNoVmmPid) {
   EXPECT_TRUE(here.as_object().at("agent").as_bool());
   // Locally the pid is libvirt's own record of it; remotely it is unknown, not this host's
   // process that happens to own the remote thread ids.
-  std::string pid;
-  std::ifstream("/run/libvirt/qemu/" + name_ + ".pid") >> pid;
-  EXPECT_EQ(boost::json::serialize(here.as_object().at("vmm_pid")), pid);
+  EXPECT_EQ(boost::json::serialize(here.as_object().at("vmm_pid")), domain_->vmm_pid());
   EXPECT_TRUE(there.as_object().at("vmm_pid").is_null()) << remote.out;
 
   test::ProgramResult local_table = test::run_vperf({"kvm", "list"});
@@ -255,7 +228,7 @@ TEST_F(KvmLibvirtRemote, ListOverSshShowsWhatTheLocalUriShowsButNoVmmPid) {
   ASSERT_EQ(remote_table.exit_code, 0) << remote_table.err;
   std::vector<std::string> expected = row_fields(local_table.out, name_);
   ASSERT_EQ(expected.size(), 5u) << local_table.out;
-  EXPECT_EQ(expected[2], pid);
+  EXPECT_EQ(expected[2], domain_->vmm_pid());
   expected[2] = "-";
   EXPECT_EQ(row_fields(remote_table.out, name_), expected) << remote_table.out;
 }

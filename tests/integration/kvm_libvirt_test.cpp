@@ -43,55 +43,17 @@ class KvmLibvirt : public ::testing::Test {
     VPERF_REQUIRE(!test::find_program("libvirtd").empty() && !test::find_program("virsh").empty(),
                   "libvirtd and virsh (libvirt-daemon-system, libvirt-clients)");
     VPERF_REQUIRE(!test::find_program("qemu-system-x86_64").empty(), "qemu-system-x86 for the real guest");
-    // No systemd here: the daemons are started by hand, and stopped again if this test did.
-    if (test::run_program({"virsh", "-c", "qemu:///system", "version"}).exit_code != 0) {
-      test::run_program({"virtlogd", "-d"});
-      test::run_program({"libvirtd", "-d"});
-      started_daemons_ = true;
-      for (int i = 0; i < 50 && test::run_program({"virsh", "-c", "qemu:///system", "version"}).exit_code != 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    ASSERT_EQ(test::run_program({"virsh", "-c", "qemu:///system", "version"}).exit_code, 0) << "libvirtd did not start";
+    Result<std::unique_ptr<test::LibvirtDaemons>> daemons = test::LibvirtDaemons::ensure();
+    ASSERT_TRUE(daemons.ok()) << daemons.error().describe();
+    daemons_ = std::move(daemons).value();
     Result<test::GuestRig> rig = test::guest_rig();
     ASSERT_TRUE(rig.ok()) << rig.error().describe();
     rig_ = *rig;
-    // QEMU runs as libvirt's user: the guest's files must be readable to it.
-    ::chmod(scratch_.root().c_str(), 0755);
-    fs::copy_file(rig_.dir / "vmlinuz", scratch_.root() / "vmlinuz");
-    fs::copy_file(rig_.dir / "initramfs.cpio.gz", scratch_.root() / "initramfs.cpio.gz");
-    name_ = "vperf-test-" + std::to_string(::getpid());
-    const fs::path xml = scratch_.root() / "domain.xml";
-    // A second QMP monitor beside libvirt's, for record --domain --qmp; QEMU (libvirt's user)
-    // creates its socket, so the directory is open to it.
-    fs::create_directories(scratch_.root() / "sock");
-    ::chmod((scratch_.root() / "sock").c_str(), 0777);
-    std::ofstream(xml) << "<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'><name>" << name_ << "</name><memory unit='MiB'>512</memory><vcpu>2</vcpu>"
-                       << "<os><type arch='x86_64' machine='pc'>hvm</type><kernel>" << (scratch_.root() / "vmlinuz").string()
-                       << "</kernel><initrd>" << (scratch_.root() / "initramfs.cpio.gz").string()
-                       << "</initrd><cmdline>console=ttyS0 panic=-1 quiet</cmdline></os><on_reboot>destroy</on_reboot>"
-                       // The guest's init keeps a shell on ttyS0: without a serial port it would end.
-                       << "<devices><serial type='file'><source path='" << (scratch_.root() / "serial.log").string()
-                       << "'/></serial><controller type='virtio-serial'/><channel type='unix'>"
-                       << "<target type='virtio' name='org.qemu.guest_agent.0'/></channel></devices>"
-                       << "<qemu:commandline><qemu:arg value='-qmp'/><qemu:arg value='unix:" << qmp_socket().string()
-                       << ",server=on,wait=off'/></qemu:commandline></domain>";
-    test::ProgramResult created = test::run_program({"virsh", "-c", "qemu:///system", "create", xml.string()});
-    ASSERT_EQ(created.exit_code, 0) << created.err;
-    created_ = true;
-    // Booted when the agent answers (TCG: 10-30 s).
-    for (int i = 0; i < 240; ++i) {
-      if (test::run_program({"virsh", "-c", "qemu:///system", "qemu-agent-command", name_, "{\"execute\":\"guest-ping\"}"}).exit_code == 0)
-        return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    }
-    FAIL() << "the domain's guest agent did not answer within 120 s (console: " << (scratch_.root() / "serial.log").string() << ")";
-  }
-
-  void TearDown() override {
-    if (created_) test::run_program({"virsh", "-c", "qemu:///system", "destroy", name_});
-    if (started_daemons_) {
-      test::run_program({"sh", "-c", "kill $(cat /run/libvirtd.pid) $(cat /run/virtlogd.pid) 2>/dev/null"});
-    }
+    Result<std::unique_ptr<test::TransientDomain>> domain =
+        test::TransientDomain::create(rig_, scratch_.root() / "guest", "vperf-test-" + std::to_string(::getpid()));
+    ASSERT_TRUE(domain.ok()) << domain.error().describe();
+    domain_ = std::move(domain).value();
+    name_ = domain_->name();
   }
 
   // `vperf kvm --domain NAME report`: the recording's kept symbols (FILE.guestmount) deleted,
@@ -162,12 +124,12 @@ class KvmLibvirt : public ::testing::Test {
                               "recorded one with -p)\n");
   }
 
-  fs::path qmp_socket() const { return scratch_.root() / "sock" / "qmp.sock"; }
+  fs::path qmp_socket() const { return domain_->qmp_socket(); }
   test::TempTree scratch_;
+  std::unique_ptr<test::LibvirtDaemons> daemons_;  // declared before the domain: destroyed after it
+  std::unique_ptr<test::TransientDomain> domain_;
   test::GuestRig rig_;
   std::string name_;
-  bool created_ = false;
-  bool started_daemons_ = false;
 };
 
 TEST_F(KvmLibvirt, ListsAndSamplesATransientTcgDomain) {
@@ -181,8 +143,7 @@ TEST_F(KvmLibvirt, ListsAndSamplesATransientTcgDomain) {
   EXPECT_NE(row.find(" running "), std::string::npos) << row;
   EXPECT_TRUE(row.ends_with(" yes")) << row;  // the agent answers
   // The VMM pid is libvirt's own record of it.
-  std::string pid;
-  std::ifstream("/run/libvirt/qemu/" + name_ + ".pid") >> pid;
+  const std::string pid = domain_->vmm_pid();
   EXPECT_NE(row.find(" " + pid + " "), std::string::npos) << row << " vs pid " << pid;
 
   test::ProgramResult exec = test::run_program(

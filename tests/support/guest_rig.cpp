@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "core/scoped_fd.h"
 #include "data/perf_data_writer.h"
@@ -144,6 +146,72 @@ Result<bool> write_guest_perf_data(const std::filesystem::path& path, const Gues
   features.arch = "x86_64";
   features.nr_cpus_online = features.nr_cpus_available = 2;
   return writer->finish(features);
+}
+
+namespace {
+bool libvirt_answers() { return run_program({"virsh", "-c", "qemu:///system", "version"}).exit_code == 0; }
+}  // namespace
+
+Result<std::unique_ptr<LibvirtDaemons>> LibvirtDaemons::ensure() {
+  if (libvirt_answers()) return std::unique_ptr<LibvirtDaemons>(new LibvirtDaemons(false));
+  run_program({"virtlogd", "-d"});
+  run_program({"libvirtd", "-d"});
+  std::unique_ptr<LibvirtDaemons> started(new LibvirtDaemons(true));
+  for (int i = 0; i < 50 && !libvirt_answers(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (!libvirt_answers()) return Error{"libvirtd did not start"};
+  return started;
+}
+
+LibvirtDaemons::~LibvirtDaemons() {
+  if (started_) run_program({"sh", "-c", "kill $(cat /run/libvirtd.pid) $(cat /run/virtlogd.pid) 2>/dev/null"});
+}
+
+Result<std::unique_ptr<TransientDomain>> TransientDomain::create(const GuestRig& rig, const std::filesystem::path& dir,
+                                                                 std::string name) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir / "sock", ec);
+  // QEMU runs as libvirt's user: it reads the guest's files and creates the extra QMP socket.
+  for (fs::path p = dir; p.has_relative_path() && p.string().starts_with("/tmp/"); p = p.parent_path()) ::chmod(p.c_str(), 0755);
+  ::chmod((dir / "sock").c_str(), 0777);
+  fs::copy_file(rig.dir / "vmlinuz", dir / "vmlinuz", fs::copy_options::overwrite_existing, ec);
+  fs::copy_file(rig.dir / "initramfs.cpio.gz", dir / "initramfs.cpio.gz", fs::copy_options::overwrite_existing, ec);
+  if (ec) return Error{"cannot copy the rig's guest into " + dir.string() + ": " + ec.message()};
+  std::unique_ptr<TransientDomain> domain(new TransientDomain(dir, std::move(name)));
+  const fs::path xml = dir / "domain.xml";
+  std::ofstream(xml) << "<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'><name>" << domain->name_
+                     << "</name><memory unit='MiB'>512</memory><vcpu>2</vcpu>"
+                     << "<os><type arch='x86_64' machine='pc'>hvm</type><kernel>" << (dir / "vmlinuz").string() << "</kernel><initrd>"
+                     << (dir / "initramfs.cpio.gz").string()
+                     << "</initrd><cmdline>console=ttyS0 panic=-1 quiet</cmdline></os><on_reboot>destroy</on_reboot>"
+                     // The guest's init keeps a shell on ttyS0: without a serial port it would end.
+                     << "<devices><serial type='file'><source path='" << (dir / "serial.log").string()
+                     << "'/></serial><controller type='virtio-serial'/><channel type='unix'>"
+                     << "<target type='virtio' name='org.qemu.guest_agent.0'/></channel></devices>"
+                     << "<qemu:commandline><qemu:arg value='-qmp'/><qemu:arg value='unix:" << domain->qmp_socket().string()
+                     << ",server=on,wait=off'/></qemu:commandline></domain>";
+  ProgramResult created = run_program({"virsh", "-c", "qemu:///system", "create", xml.string()});
+  if (created.exit_code != 0) {
+    domain->name_.clear();  // nothing to destroy
+    return Error{"virsh create failed: " + created.err};
+  }
+  // Booted when the agent answers (TCG: 10-30 s).
+  for (int i = 0; i < 240; ++i) {
+    if (run_program({"virsh", "-c", "qemu:///system", "qemu-agent-command", domain->name_, "{\"execute\":\"guest-ping\"}"}).exit_code == 0)
+      return domain;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return Error{"the domain's guest agent did not answer within 120 s (console: " + (dir / "serial.log").string() + ")"};
+}
+
+TransientDomain::~TransientDomain() {
+  if (!name_.empty()) run_program({"virsh", "-c", "qemu:///system", "destroy", name_});
+}
+
+std::string TransientDomain::vmm_pid() const {
+  std::string pid;
+  std::ifstream("/run/libvirt/qemu/" + name_ + ".pid") >> pid;
+  return pid;
 }
 
 }  // namespace vperf::test

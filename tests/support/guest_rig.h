@@ -91,3 +91,42 @@ double clear_user_share(const std::map<std::string, double>& shares);
 Result<bool> write_guest_perf_data(const std::filesystem::path& path, const GuestPerfData& content);
 
 }  // namespace vperf::test
+
+namespace vperf::test {
+
+// libvirtd and virtlogd for the libvirt tests: started by hand when none answers at
+// qemu:///system (these machines have no systemd), and stopped again on destruction if this
+// object started them.
+class LibvirtDaemons {
+ public:
+  static Result<std::unique_ptr<LibvirtDaemons>> ensure();
+  LibvirtDaemons(const LibvirtDaemons&) = delete;
+  LibvirtDaemons& operator=(const LibvirtDaemons&) = delete;
+  ~LibvirtDaemons();
+
+ private:
+  explicit LibvirtDaemons(bool started) : started_(started) {}
+  bool started_;
+};
+
+// A transient TCG domain of qemu:///system booting the rig's guest from `dir`, with the guest
+// agent's channel (org.qemu.guest_agent.0) and a second QMP monitor at qmp_socket() beside
+// libvirt's own; ready when the agent answers; destroyed on destruction.
+class TransientDomain {
+ public:
+  static Result<std::unique_ptr<TransientDomain>> create(const GuestRig& rig, const std::filesystem::path& dir, std::string name);
+  TransientDomain(const TransientDomain&) = delete;
+  TransientDomain& operator=(const TransientDomain&) = delete;
+  ~TransientDomain();
+
+  const std::string& name() const { return name_; }
+  std::filesystem::path qmp_socket() const { return dir_ / "sock" / "qmp.sock"; }
+  std::string vmm_pid() const;  // libvirt's record of it, /run/libvirt/qemu/NAME.pid
+
+ private:
+  TransientDomain(std::filesystem::path dir, std::string name) : dir_(std::move(dir)), name_(std::move(name)) {}
+  std::filesystem::path dir_;
+  std::string name_;
+};
+
+}  // namespace vperf::test

@@ -8,23 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "unit/cli/run_cli.h"
+
 namespace vperf::cli {
 namespace {
 
-struct Outcome {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-Outcome run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "vperf");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  int status = run(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
+using in_process::Outcome;
+using in_process::run_cli;
 
 bool is_one_error_line(const std::string& err) {
   return err.rfind("vperf: error: ", 0) == 0 && err.find("(hint: ") != std::string::npos &&

@@ -20,6 +20,8 @@
 #include "guest/guest_symbols.h"
 #include "support/fake_event_fs.h"
 
+#include "unit/cli/run_cli.h"
+
 namespace vperf::cli {
 namespace {
 
@@ -236,19 +238,8 @@ TEST(KvmDomain, KvmStatTakesPidOrDomainNotBoth) {
   }
 }
 
-struct Outcome {
-  int status;
-  std::string err;
-};
-
-Outcome run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "vperf");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  int status = run(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, err.str()};
-}
+using in_process::Outcome;
+using in_process::run_cli;
 
 TEST(KvmDomain, CommandLineMisuseIsAUsageError) {
   Outcome both = run_cli({"kvm", "--domain", "vm1", "--guestkallsyms", "/k", "report", "-i", "/nonexistent"});
