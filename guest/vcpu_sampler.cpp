@@ -42,6 +42,14 @@ uint64_t monotonic_ns() {
   return static_cast<uint64_t>(t.tv_sec) * 1000000000ULL + static_cast<uint64_t>(t.tv_nsec);
 }
 
+Result<bool> vm_is_running(VmMonitor& monitor) {
+  Result<boost::json::value> status = monitor.qmp("query-status", {});
+  if (!status) return status.error();
+  const boost::json::value* running = status->is_object() ? status->as_object().if_contains("running") : nullptr;
+  if (running == nullptr || !running->is_bool()) return Error{"query-status: no running state"};
+  return running->as_bool();
+}
+
 Result<SamplerStats> sample_vcpus(VmMonitor& monitor, const std::vector<VcpuThread>& vcpus, const SamplerOptions& options,
                                   const std::function<bool()>& keep_going,
                                   const std::function<bool(std::span<const VcpuSample>)>& on_tick) {
@@ -50,11 +58,9 @@ Result<SamplerStats> sample_vcpus(VmMonitor& monitor, const std::vector<VcpuThre
   const uint64_t start = monotonic_ns();
   const uint64_t end = options.duration.count() > 0 ? start + static_cast<uint64_t>(options.duration.count()) : UINT64_MAX;
   if (options.pause_each_tick) {
-    Result<boost::json::value> status = monitor.qmp("query-status", {});
-    if (!status) return status.error();
-    const boost::json::value* running = status->is_object() ? status->as_object().if_contains("running") : nullptr;
-    if (running == nullptr || !running->is_bool() || !running->as_bool())
-      return Error{"the VM is not running, and pausing it for each tick would resume it afterwards"};
+    Result<bool> running = vm_is_running(monitor);
+    if (!running) return running.error();
+    if (!*running) return Error{"the VM is not running, and pausing it for each tick would resume it afterwards"};
   }
   SamplerStats stats;
   std::vector<VcpuSample> tick;

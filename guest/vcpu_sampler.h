@@ -54,4 +54,7 @@ Result<SamplerStats> sample_vcpus(VmMonitor& monitor, const std::vector<VcpuThre
 
 uint64_t monotonic_ns();
 
+// Whether the VM runs (QMP query-status), for --pause, which must not resume a VM the user paused.
+Result<bool> vm_is_running(VmMonitor& monitor);
+
 }  // namespace vperf::guest

@@ -131,6 +131,13 @@ std::optional<GuestSymbolTexts> fetch_guest_symbols(const MonitorRecordOptions& 
 int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   if (o.frequency <= 0 || !std::isfinite(o.frequency)) throw usage_error("-F must be above 0", "e.g. -F 1000");
   VmAccess vm = open_vm(o);
+  if (o.pause) {
+    Result<bool> running = guest::vm_is_running(*vm.monitor);
+    if (!running) throw UserError(running.error().message, "");
+    if (!*running)
+      throw UserError("the VM is paused, and --pause would resume it after each tick",
+                      "resume it first (virsh resume, or QMP cont), or record without --pause");
+  }
   Result<std::vector<guest::VcpuThread>> vcpus = guest::query_vcpus(*vm.monitor);
   if (!vcpus) throw UserError(vcpus.error().message, "");
   Result<pid_t> vmm = vm.vmm_pid ? Result<pid_t>(*vm.vmm_pid) : guest::vmm_pid_of(vcpus->front().thread_id);
@@ -142,14 +149,7 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   vm.agent.reset();  // an agent's socket serves one client at a time: free it for others while sampling
   const fs::path mount = guestmount_beside(o.output);
   const fs::path proc = mount / std::to_string(*vmm) / "proc";
-  std::error_code ec;
-  fs::remove_all(mount, ec);
   const bool have_symbols = symbols.has_value();
-  if (have_symbols) {
-    fs::create_directories(proc, ec);
-    write_text(proc / "kallsyms", symbols->kallsyms);
-    write_text(proc / "modules", symbols->modules);
-  }
 
   // With -g, guest kernel stacks and their unwinder: the kernel's code and ORC tables are read
   // through the monitor as the unwinds need them.
@@ -170,6 +170,15 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
                       "use --call-graph fp for a kernel built with frame pointers, or --call-graph scan");
     stacks.emplace(*vm.monitor, kernel_memory, std::move(layout).value(), o.stack_method, o.pause);
   }
+  // Only now, with everything checked, the previous recording's kept symbols make way.
+  std::error_code ec;
+  fs::remove_all(mount, ec);
+  if (have_symbols) {
+    fs::create_directories(proc, ec);
+    write_text(proc / "kallsyms", symbols->kallsyms);
+    write_text(proc / "modules", symbols->modules);
+  }
+
   // One event per way a sample's stack was made, so every reader shows it: vcpu-clock (no kernel
   // stack) and, with -g, vcpu-clock.METHOD for each method the recording can use.
   std::vector<guest::StackMethod> methods;

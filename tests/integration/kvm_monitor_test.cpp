@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "guest/guest_agent.h"
+#include "guest/vm_monitor.h"
 #include "support/capability.h"
 #include "support/fake_event_fs.h"
 #include "support/guest_rig.h"
@@ -279,6 +280,28 @@ TEST_F(KvmMonitor, GuestKernelStacksMatchTheGuestKernelsOwnUnwinder) {
   }
   EXPECT_GT(scan_at_leaf, 20u);
   EXPECT_EQ(scan_superset, scan_at_leaf) << script3.out.substr(0, 4000);
+
+  // --pause never resumes a VM the user paused: refused before anything is written. (QEMU's
+  // QMP socket serves one client at a time: the test lets go of it while vperf runs.)
+  auto qmp_command = [&](const char* command) -> Result<boost::json::value> {
+    Result<std::unique_ptr<guest::QmpSocketMonitor>> qmp = guest::QmpSocketMonitor::connect(guest_->qmp());
+    if (!qmp) return qmp.error();
+    return (*qmp)->qmp(command, {});
+  };
+  ASSERT_TRUE(qmp_command("stop").ok());
+  const std::string before = read_text(data);
+  test::ProgramResult paused = test::run_vperf({"kvm", "--guestkallsyms", guest_->kallsyms().string(), "--guestmodules",
+                                                guest_->modules().string(), "record", "--qmp", guest_->qmp().string(), "-g",
+                                                "--pause", "--duration", "1", "-o", data});
+  EXPECT_EQ(paused.exit_code, 1);
+  EXPECT_EQ(std::count(paused.err.begin(), paused.err.end(), '\n'), 1) << paused.err;
+  EXPECT_NE(paused.err.find("the VM is paused"), std::string::npos) << paused.err;
+  EXPECT_EQ(read_text(data), before);
+  EXPECT_FALSE(fs::exists(data + ".old"));
+  Result<boost::json::value> status = qmp_command("query-status");
+  ASSERT_TRUE(status.ok() && status->is_object());
+  EXPECT_FALSE(status->as_object().at("running").as_bool()) << "still paused, as the user left it";
+  ASSERT_TRUE(qmp_command("cont").ok());
 
   // perf reads the file with its events as vperf names them (perf 6.1 leaves guest callchains
   // unresolved: resolving them is one of vperf's additions, see docs/guest.md).
