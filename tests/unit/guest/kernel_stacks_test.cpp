@@ -4,7 +4,9 @@
 // tests/integration/kvm_monitor_test.cpp.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "guest/guest_memory.h"
 #include "guest/kernel_stacks.h"
@@ -69,6 +71,39 @@ TEST(OrcEntries, EachKernelGenerationsBitLayout) {
   EXPECT_EQ(decode_orc_entry(entry(0x305), 6, 9).type, OrcEntry::Type::regs);
   EXPECT_EQ(decode_orc_entry(entry(0x405), 6, 9).type, OrcEntry::Type::regs_partial);
   EXPECT_TRUE(decode_orc_entry(entry(0xa15), 6, 4).signal);
+}
+
+// A monitor whose vCPU 0 is in user mode under page-table isolation (the kernel page is not
+// mapped for it) and whose vCPU 1 is in the kernel: QEMU's answers to `x /512gx ADDRESS`.
+class IsolatedMonitor : public VmMonitor {
+ public:
+  Result<boost::json::value> qmp(std::string_view command, const boost::json::object& arguments) override {
+    if (command != "human-monitor-command") return Error{"unexpected " + std::string(command)};
+    ++commands;
+    const std::string line(arguments.at("command-line").as_string());
+    const std::string address = line.substr(line.rfind(' ') + 1);
+    if (arguments.at("cpu-index").as_int64() == 0) return boost::json::value(address.substr(2) + ": Cannot access memory\n");
+    std::string text;
+    for (int row = 0; row < 256; ++row) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "%llx: 0x%016llx 0x%016llx\n", std::stoull(address, nullptr, 16) + 16ULL * row,
+                    0x1111111100000000ULL + 2ULL * row, 0x1111111100000000ULL + 2ULL * row + 1);
+      text += buf;
+    }
+    return boost::json::value(text);
+  }
+  int commands = 0;
+};
+
+TEST(KernelMemory, ReadsThroughTheVcpuThatMapsTheKernelAndKeepsThePage) {
+  IsolatedMonitor monitor;
+  KernelMemory kernel(monitor, {0, 1});
+  kernel.prefer_vcpu(0);
+  EXPECT_EQ(kernel.value<uint64_t>(0xffffffff81000010), 0x1111111100000002ULL);  // vCPU 0 fails, vCPU 1 answers
+  EXPECT_EQ(monitor.commands, 2);
+  EXPECT_EQ(kernel.value<uint64_t>(0xffffffff81000ff8), 0x1111111100000000ULL + 511);  // the same page, kept
+  EXPECT_EQ(monitor.commands, 2);
+  EXPECT_EQ(kernel.pages_read(), 1u);
 }
 
 // A made-up kernel: text at kText, ORC tables at kOrc, stacks at kStack.
