@@ -63,12 +63,19 @@ Result<MemoryDump> read_guest_memory(VmMonitor& monitor, int cpu, std::string_vi
 }
 
 bool DumpMemory::read(uint64_t address, std::span<uint8_t> out) {
-  for (const MemoryDump& d : dumps_)
-    if (address >= d.address && address - d.address <= d.bytes.size() && d.bytes.size() - (address - d.address) >= out.size()) {
-      std::memcpy(out.data(), d.bytes.data() + (address - d.address), out.size());
-      return true;
-    }
-  return false;
+  // Piece by piece: pt_regs may straddle two pages read by separate commands.
+  size_t done = 0;
+  while (done < out.size()) {
+    const uint64_t at = address + done;
+    const MemoryDump* from = nullptr;
+    for (const MemoryDump& d : dumps_)
+      if (at >= d.address && at - d.address < d.bytes.size()) from = &d;
+    if (from == nullptr) return false;
+    const size_t n = std::min(out.size() - done, from->bytes.size() - (at - from->address));
+    std::memcpy(out.data() + done, from->bytes.data() + (at - from->address), n);
+    done += n;
+  }
+  return true;
 }
 
 const std::vector<uint8_t>* KernelMemory::page(uint64_t page_address) {

@@ -51,13 +51,17 @@ OrcEntry decode_orc_entry(const uint8_t bytes[6], int major, int minor) {
   static constexpr OrcEntry::Type kTypes[] = {OrcEntry::Type::call, OrcEntry::Type::regs, OrcEntry::Type::regs_partial,
                                               OrcEntry::Type::undefined};
   e.type = kTypes[(flags >> 8) & 3];
-  if (e.type != OrcEntry::Type::call) e.signal = true;
+  if (version < 603 && e.type != OrcEntry::Type::call) e.signal = true;  // 6.3 on: the bit says it
   return e;
 }
 
 bool GuestKernelLayout::in_text(uint64_t address) const {
   auto it = std::upper_bound(text.begin(), text.end(), address, [](uint64_t a, const auto& range) { return a < range.first; });
   return it != text.begin() && address < std::prev(it)->second;
+}
+
+bool GuestKernelLayout::is_trampoline(uint64_t address) const {
+  return std::binary_search(trampolines.begin(), trampolines.end(), function_of(address));
 }
 
 uint64_t GuestKernelLayout::function_of(uint64_t address) const {
@@ -91,7 +95,11 @@ Result<GuestKernelLayout> guest_kernel_layout(const symbols::Kallsyms& kallsyms,
     if (err == std::errc() && start != 0) layout.text.emplace_back(start, start + size);
   }
   std::sort(layout.text.begin(), layout.text.end());
-  for (const symbols::Symbol& sym : kallsyms.kernel().symbols()) layout.function_starts.push_back(sym.start);
+  for (const symbols::Symbol& sym : kallsyms.kernel().symbols()) {
+    layout.function_starts.push_back(sym.start);
+    if (sym.name.starts_with("__x86_indirect_") || sym.name.starts_with("__SCT__")) layout.trampolines.push_back(sym.start);
+  }
+  std::sort(layout.trampolines.begin(), layout.trampolines.end());
   for (const auto& [name, table] : kallsyms.modules())
     for (const symbols::Symbol& sym : table.symbols()) layout.function_starts.push_back(sym.start);
   std::sort(layout.function_starts.begin(), layout.function_starts.end());
@@ -237,9 +245,11 @@ class OrcUnwinder {
     // tables cover the kernel image's text only.
     std::optional<OrcEntry> found =
         s.ip >= layout_.core_text.first && s.ip < layout_.core_text.second ? find(s.signal ? s.ip : s.ip - 1) : std::nullopt;
-    // Code without ORC data (a module's tables live in its struct module): assume a frame
-    // pointer, as the kernel's own unwinder does, and go on.
-    OrcEntry orc = found.value_or(OrcEntry{16, -16, 4, 1, OrcEntry::Type::call, false});
+    // Module code's ORC tables live in its struct module, which vperf does not read: the stack
+    // ends at the module frame (guessing a frame pointer, as the kernel does for code with no ORC
+    // data at all, would be wrong in modules built without one).
+    if (!found) return Step::error;
+    const OrcEntry orc = *found;
     if (orc.type == OrcEntry::Type::end_of_stack) return Step::end;
     if (orc.type == OrcEntry::Type::undefined) return Step::error;
     const uint64_t prev_sp = s.sp;
@@ -371,7 +381,7 @@ KernelStack scan_stack(const VcpuRegisters& r, MemoryView& stack, MemoryView& ke
     if (!word) break;
     if (layout.in_text(*word) && follows_call(kernel, *word)) out.frames.push_back(*word);
   }
-  out.reached_end = true;  // the whole stack was looked at
+  out.reached_end = false;  // a scan has no notion of the stack's base frame
   return out;
 }
 

@@ -6,9 +6,9 @@
 //         like the stack): exact, what the guest's own unwinder does (arch/x86/kernel/
 //         unwind_orc.c), including the step from pt_regs at an interrupt or syscall entry;
 //   fp    the chain of saved frame pointers, for kernels built with frame pointers;
-//   scan  every word of the stack that is a kernel text address right after a call
-//         instruction: each such frame is a real return site, but stale ones left by earlier
-//         calls are included, so a scanned stack is a superset and is labelled as such.
+//   scan  every word of the stack that is a kernel text address right after the bytes of a call
+//         instruction: return sites, but stale ones left by earlier calls are included (and a
+//         byte pattern can match by chance), so a scanned stack is a superset, labelled as such.
 //
 // The method that produced a stack travels with it (KernelStack::method); recordings name
 // their events after it (vcpu-clock.orc, vcpu-clock.fp, vcpu-clock.scan).
@@ -55,8 +55,13 @@ struct GuestKernelLayout {
   int major = 0, minor = 0;
   std::vector<uint64_t> function_starts;  // every kernel and module text symbol, sorted
 
+  std::vector<uint64_t> trampolines;      // starts of indirect-call thunks and static-call trampolines, sorted
+
   // The start of the function `address` lies in; 0 when it is below every symbol.
   uint64_t function_of(uint64_t address) const;
+  // Whether a call to `address` reaches its real callee through a jump (retpoline and call-depth
+  // thunks __x86_indirect_*, static-call trampolines __SCT__*): the callee is then unknown.
+  bool is_trampoline(uint64_t address) const;
   bool has_orc() const { return orc_ip_table != 0 && orc_ip_table_end > orc_ip_table && orc_entries != 0; }
   bool in_text(uint64_t address) const;
 };
@@ -83,8 +88,10 @@ struct KernelStack {
 KernelStack unwind_kernel_stack(const VcpuRegisters& registers, MemoryView& stack, MemoryView& kernel, const GuestKernelLayout& layout,
                                 std::optional<StackMethod> method);
 
-// The bytes from `rsp` to the end of the kernel stack it lies in (Linux stacks are 16 KiB,
-// 16 KiB-aligned: THREAD_SIZE and IRQ_STACK_SIZE on x86_64).
+// The bytes from `rsp` to the end of the 16 KiB-aligned block it lies in: a task stack's end on
+// x86_64 (THREAD_SIZE 16 KiB, aligned to it; 32 KiB under KASAN, where the dump stops short and
+// the rest is read page by page). Interrupt stacks are only page-aligned under VMAP_STACK: the
+// dump may then end early or run into the guard page, which QEMU reports and vperf stops at.
 inline uint64_t bytes_to_stack_end(uint64_t rsp) {
   constexpr uint64_t kStackSize = 16384;
   return kStackSize - (rsp & (kStackSize - 1));

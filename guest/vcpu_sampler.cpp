@@ -14,7 +14,9 @@ class PausedVm {
   PausedVm(VmMonitor& monitor, bool wanted) : monitor_(monitor), wanted_(wanted) {}
   PausedVm(const PausedVm&) = delete;
   PausedVm& operator=(const PausedVm&) = delete;
-  ~PausedVm() { (void)resume(); }
+  ~PausedVm() {
+    if (paused_) (void)monitor_.qmp("cont", {});
+  }
   Result<bool> pause() {
     if (!wanted_) return true;
     if (Result<boost::json::value> ok = monitor_.qmp("stop", {}); !ok) return ok.error();
@@ -23,8 +25,9 @@ class PausedVm {
   }
   Result<bool> resume() {
     if (!paused_) return true;
+    Result<boost::json::value> ok = monitor_.qmp("cont", {});
+    if (!ok) return Error{"the VM stays paused: " + ok.error().message};  // the destructor tries once more
     paused_ = false;
-    if (Result<boost::json::value> ok = monitor_.qmp("cont", {}); !ok) return ok.error();
     return true;
   }
 

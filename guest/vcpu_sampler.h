@@ -41,8 +41,9 @@ struct SamplerOptions {
   std::chrono::nanoseconds duration{0};     // 0: until keep_going says stop
   // Stop the VM (QMP stop) for the length of each tick, registers and on_tick's stack dumps
   // included, and let it go on (cont) after: every vCPU's registers and stack then belong to
-  // the same instant. Costs ~2.3 ms of stop/cont per tick under TCG; a VM that is not running
-  // when sampling starts is refused, so a pause the user made is never undone.
+  // the same instant. Costs ~2.3 ms of stop/cont per tick under TCG. A VM that is not running
+  // when sampling starts is refused (its pause is the user's); one paused by someone else while
+  // sampling runs is resumed by the next tick, which cannot tell the two apart.
   bool pause_each_tick = false;
 };
 

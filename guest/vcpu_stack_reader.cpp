@@ -4,7 +4,8 @@ namespace vperf::guest {
 
 namespace {
 // Stack pages beyond the first dump an unwind may read (an interrupt stack's way back to the
-// task stack takes one or two); each is a monitor command, so a runaway unwind stays cheap.
+// task stack, the deep end of a KASAN-sized stack); each is a monitor command, so a runaway
+// unwind stays cheap.
 constexpr int kExtraStackPages = 4;
 }  // namespace
 
@@ -29,7 +30,9 @@ Result<std::optional<KernelStack>> VcpuStackReader::read(const VcpuRegisters& re
     // short of its base: kept only when whole.
     const std::optional<uint64_t> callee =
         unwound.frames.size() > 1 ? direct_call_target(kernel_, unwound.frames[1]) : std::nullopt;
-    if (!unwound.reached_end || (callee && layout_.function_of(*callee) != layout_.function_of(registers.rip))) {
+    const bool other_callee =
+        callee && !layout_.is_trampoline(*callee) && layout_.function_of(*callee) != layout_.function_of(registers.rip);
+    if (!unwound.reached_end || other_callee) {
       ++stats_.moved;
       return std::optional<KernelStack>();
     }

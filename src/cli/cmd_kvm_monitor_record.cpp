@@ -308,7 +308,10 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   if (!o.domain.empty()) cmdline.insert(cmdline.end(), {"--domain", o.domain, "--connect", o.uri});
   if (Result<bool> ok = writer->finish(data::this_machine_features(cmdline)); !ok)
     throw UserError("cannot finish " + o.output + ": " + ok.error().describe(), "");
-  if (!stats) throw UserError("sampling through " + vm.where + " stopped: " + stats.error().message, "is the VM still running?");
+  if (!stats)
+    throw UserError("sampling through " + vm.where + " stopped: " + stats.error().message,
+                    o.pause ? "is the VM still running? If --pause left it stopped, resume it (virsh resume, or QMP cont)"
+                            : "is the VM still running?");
   if (!o.quiet) {
     char line[512];
     std::snprintf(line, sizeof line,

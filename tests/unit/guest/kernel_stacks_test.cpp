@@ -37,6 +37,17 @@ TEST(GuestMemoryDump, ParsesQemusWordsUpToAnUnmappedPage) {
   EXPECT_FALSE(parse_memory_dump("ffff0000: 0x1 0x2\nffff0020: 0x3\n").ok());  // a gap
 }
 
+TEST(GuestMemoryDump, ReadsAcrossDumpsOfNeighbouringPages) {
+  DumpMemory m;
+  m.add({0x1000, std::vector<uint8_t>(0x1000, 0xaa)});
+  m.add({0x2000, std::vector<uint8_t>(0x1000, 0xbb)});
+  uint8_t regs[168];
+  ASSERT_TRUE(m.read(0x2000 - 100, regs));
+  EXPECT_EQ(regs[99], 0xaa);
+  EXPECT_EQ(regs[100], 0xbb);
+  EXPECT_FALSE(m.read(0x3000 - 8, regs));  // runs past the last page
+}
+
 TEST(OrcEntries, EachKernelGenerationsBitLayout) {
   // sp_offset 16, bp_offset -16, then sp_reg (bits 0-3) and bp_reg (4-7), then type and flags.
   const auto entry = [](unsigned flags) {
@@ -231,6 +242,14 @@ TEST_F(MadeUpKernel, OrcFollowsEachFunctionsFrameToTheUserEntry) {
   EXPECT_LE(bad.frames.size(), 4u);
   EXPECT_FALSE(bad.reached_end);
 
+  // A return into module code (no ORC data of its own here) ends the stack at that frame.
+  const uint64_t module = 0xffffffffc0001000;
+  layout_.text.emplace_back(module, module + 0x1000);
+  DumpMemory into_module = stack_at(sp, {0x1111, kB + 0x10, kC + 0x20, 0x2222, 0x3333, module + 0x20, 0x4444});
+  KernelStack cut = unwind_kernel_stack(r, into_module, kernel, layout_, std::nullopt);
+  EXPECT_EQ(cut.frames, (std::vector<uint64_t>{kA + 0x7, kB + 0x10, kC + 0x20, module + 0x20}));
+  EXPECT_FALSE(cut.reached_end);
+
   // An IP in a hole of the table (an undefined entry) has no frame beyond itself.
   r.rip = kEnd + 0x10;
   EXPECT_EQ(unwind_kernel_stack(r, stack, kernel, layout_, StackMethod::orc).frames.size(), 1u);
@@ -262,6 +281,9 @@ TEST_F(MadeUpKernel, FramePointersAndScanWithoutOrc) {
   r.rbp = 0;
   EXPECT_EQ(unwind_kernel_stack(r, stack, kernel, layout_, std::nullopt).method, StackMethod::scan);
   EXPECT_EQ(layout_.function_of(kB + 0x10), kB);
+  layout_.trampolines = {kEnd};  // say the last function were a retpoline thunk
+  EXPECT_TRUE(layout_.is_trampoline(kEnd));
+  EXPECT_FALSE(layout_.is_trampoline(kB + 0x10));
   EXPECT_EQ(layout_.function_of(kText), 0u);
 }
 
