@@ -153,17 +153,23 @@ bool libvirt_answers() { return run_program({"virsh", "-c", "qemu:///system", "v
 }  // namespace
 
 Result<std::unique_ptr<LibvirtDaemons>> LibvirtDaemons::ensure() {
-  if (libvirt_answers()) return std::unique_ptr<LibvirtDaemons>(new LibvirtDaemons(false));
+  ScopedFd lock(::open("/tmp/vperf-test-libvirtd.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0644));
+  if (!lock.valid() || ::flock(lock.get(), LOCK_EX) != 0) return Error::from_errno("lock /tmp/vperf-test-libvirtd.lock");
+  if (libvirt_answers()) return std::unique_ptr<LibvirtDaemons>(new LibvirtDaemons(std::move(lock), false));
   run_program({"virtlogd", "-d"});
   run_program({"libvirtd", "-d"});
-  std::unique_ptr<LibvirtDaemons> started(new LibvirtDaemons(true));
-  for (int i = 0; i < 50 && !libvirt_answers(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::unique_ptr<LibvirtDaemons> started(new LibvirtDaemons(std::move(lock), true));
+  for (int i = 0; i < 150 && !libvirt_answers(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   if (!libvirt_answers()) return Error{"libvirtd did not start"};
   return started;
 }
 
 LibvirtDaemons::~LibvirtDaemons() {
-  if (started_) run_program({"sh", "-c", "kill $(cat /run/libvirtd.pid) $(cat /run/virtlogd.pid) 2>/dev/null"});
+  if (!started_) return;
+  // Gone before the lock is let go: the next test starts its own.
+  run_program({"sh", "-c",
+               "p=\"$(cat /run/libvirtd.pid 2>/dev/null) $(cat /run/virtlogd.pid 2>/dev/null)\"; kill $p 2>/dev/null; "
+               "for i in $(seq 50); do kill -0 $p 2>/dev/null || break; sleep 0.1; done"});
 }
 
 Result<std::unique_ptr<TransientDomain>> TransientDomain::create(const GuestRig& rig, const std::filesystem::path& dir,

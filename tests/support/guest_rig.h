@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/scoped_fd.h"
 
 namespace vperf::test {
 
@@ -96,7 +97,8 @@ namespace vperf::test {
 
 // libvirtd and virtlogd for the libvirt tests: started by hand when none answers at
 // qemu:///system (these machines have no systemd), and stopped again on destruction if this
-// object started them.
+// object started them. Test processes running in parallel take turns (an exclusive lock held
+// for the object's life), so none stops the daemons another one is using.
 class LibvirtDaemons {
  public:
   static Result<std::unique_ptr<LibvirtDaemons>> ensure();
@@ -105,7 +107,8 @@ class LibvirtDaemons {
   ~LibvirtDaemons();
 
  private:
-  explicit LibvirtDaemons(bool started) : started_(started) {}
+  LibvirtDaemons(ScopedFd lock, bool started) : lock_(std::move(lock)), started_(started) {}
+  ScopedFd lock_;
   bool started_;
 };
 
