@@ -36,10 +36,20 @@ struct DomainRef {
   virDomainPtr domain;
 };
 
-// A JSON answer text ({"return": ...} or {"error": ...}) as QMP's return value.
-Result<boost::json::value> parse_answer(const char* text, std::string_view command) {
+// {"execute": NAME, "arguments": {...}}: what QEMU's monitor and its guest agent both take.
+std::string execute_message(std::string_view name, const boost::json::object& arguments) {
+  boost::json::object message{{"execute", name}};
+  if (!arguments.empty()) message["arguments"] = arguments;
+  return boost::json::serialize(message);
+}
+
+// libvirt's answer text (malloc'ed; freed here), {"return": ...} or {"error": ...}, as the
+// command's return value; null when libvirt failed before QEMU answered.
+Result<boost::json::value> take_answer(char* text, std::string_view command) {
+  if (text == nullptr) return Error{std::string(command) + " through libvirt: " + libvirt_error()};
   boost::system::error_code ec;
   boost::json::value answer = boost::json::parse(text, ec);
+  std::free(text);
   if (ec || !answer.is_object()) return Error{std::string(command) + ": the answer is not JSON"};
   return qmp_return(answer.as_object(), command);
 }
@@ -48,14 +58,9 @@ class LibvirtMonitor : public VmMonitor {
  public:
   explicit LibvirtMonitor(virDomainPtr domain) : domain_(domain) {}
   Result<boost::json::value> qmp(std::string_view command, const boost::json::object& arguments) override {
-    boost::json::object message{{"execute", command}};
-    if (!arguments.empty()) message["arguments"] = arguments;
     char* result = nullptr;
-    if (virDomainQemuMonitorCommand(domain_.domain, boost::json::serialize(message).c_str(), &result, 0) != 0)
-      return Error{std::string(command) + " through libvirt: " + libvirt_error()};
-    Result<boost::json::value> value = parse_answer(result, command);
-    std::free(result);
-    return value;
+    if (virDomainQemuMonitorCommand(domain_.domain, execute_message(command, arguments).c_str(), &result, 0) != 0) result = nullptr;
+    return take_answer(result, command);
   }
 
  private:
@@ -66,13 +71,7 @@ class LibvirtAgent : public GuestAgent {
  public:
   explicit LibvirtAgent(virDomainPtr domain) : domain_(domain) {}
   Result<boost::json::value> command(std::string_view name, const boost::json::object& arguments) override {
-    boost::json::object message{{"execute", name}};
-    if (!arguments.empty()) message["arguments"] = arguments;
-    char* result = virDomainQemuAgentCommand(domain_.domain, boost::json::serialize(message).c_str(), 20, 0);
-    if (result == nullptr) return Error{std::string(name) + " through libvirt: " + libvirt_error()};
-    Result<boost::json::value> value = parse_answer(result, name);
-    std::free(result);
-    return value;
+    return take_answer(virDomainQemuAgentCommand(domain_.domain, execute_message(name, arguments).c_str(), 20, 0), name);
   }
 
  private:

@@ -38,12 +38,6 @@ std::string comm_of(pid_t pid, pid_t tid) {
   return comm;
 }
 
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out) throw UserError("cannot write " + path.string() + ": " + std::strerror(errno), "check the directory of -o");
-}
-
 struct GuestSymbolTexts {
   std::string kallsyms, modules;
   bool from_cache = false;
@@ -64,18 +58,17 @@ VmAccess open_vm(const MonitorRecordOptions& o) {
   VmAccess vm;
   if (!o.domain.empty()) {
     vm.where = "domain " + o.domain + " at " + o.uri;
-    Result<guest::LibvirtConnection> connection = guest::LibvirtConnection::open(o.uri);
-    if (!connection) throw UserError(connection.error().message, "start libvirtd, or give the URI with -c");
+    const guest::LibvirtConnection connection = connect_to_libvirt(o.uri);
     // Before the monitor or the agent is asked anything: a remote URI's VMM is another host's
     // process, and its thread ids would name unrelated processes here.
-    vm.vmm_pid = domain_vmm_pid(*connection, o.domain);
+    vm.vmm_pid = domain_vmm_pid(connection, o.domain);
     if (o.qmp.empty()) {
-      Result<std::unique_ptr<guest::VmMonitor>> monitor = connection->monitor(o.domain);
+      Result<std::unique_ptr<guest::VmMonitor>> monitor = connection.monitor(o.domain);
       if (!monitor) throw UserError(monitor.error().message, "vperf kvm list -c " + o.uri + " shows the domains");
       vm.monitor = std::move(monitor).value();
     }
     // The agent is used when it answers; a domain without one is sampled without symbols.
-    if (auto agent = connection->agent(o.domain); agent && (*agent)->command("guest-ping", {}).ok())
+    if (auto agent = connection.agent(o.domain); agent && (*agent)->command("guest-ping", {}).ok())
       vm.agent = std::move(agent).value();
     if (o.qmp.empty()) return vm;
   }
@@ -173,11 +166,7 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   // Only now, with everything checked, the previous recording's kept symbols make way.
   std::error_code ec;
   fs::remove_all(mount, ec);
-  if (have_symbols) {
-    fs::create_directories(proc, ec);
-    write_text(proc / "kallsyms", symbols->kallsyms);
-    write_text(proc / "modules", symbols->modules);
-  }
+  if (have_symbols) write_guest_proc(proc, symbols->kallsyms, symbols->modules, "check the directory of -o");
 
   // One event per way a sample's stack was made, so every reader shows it: vcpu-clock (no kernel
   // stack) and, with -g, vcpu-clock.METHOD for each method the recording can use.

@@ -10,10 +10,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -393,69 +391,12 @@ std::string target_pids(const std::string& pids, const std::string& domain, cons
   return std::to_string(domain_vmm_pid(connect_to_libvirt(uri), domain));
 }
 
-// Whether `pid` catches SIGINT (/proc/PID/status SigCgt, a hex mask with bit N-1 for signal N).
-bool catches_sigint(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.starts_with("SigCgt:")) {
-      const unsigned long long mask = std::strtoull(line.c_str() + 7, nullptr, 16);
-      return (mask >> (SIGINT - 1)) & 1;
-    }
-  return false;
-}
-
-// perf's `record -p PID -- COMMAND`: the target recorded while COMMAND runs (vperf record
-// takes -p or a COMMAND, not both). The recorder is `vperf kvm stat record -p PID` in a child;
-// COMMAND starts once the child catches SIGINT (its stop signals are installed, its recording
-// about to start), and when COMMAND ends, SIGINT ends the recording as ^C would. Returns
-// COMMAND's status, or the recorder's when it failed.
-int record_while_command_runs(const KvmStatRecordOptions& o, const std::string& pids) {
-  Result<perf::StopSignals> signals = perf::StopSignals::install();
-  if (!signals) throw UserError("cannot install signal handlers: " + signals.error().describe(), "");
-  std::vector<std::string> argv = {o.recorder, "kvm", "stat", "record", "-o", o.output, "-p", pids};
-  if (o.quiet) argv.push_back("-q");
-  Result<perf::Workload> recorder = perf::Workload::prepare(argv);
-  if (!recorder) throw UserError("cannot start the recorder: " + recorder.error().describe(), "");
-  if (Result<bool> ok = recorder->start(); !ok) throw UserError("cannot start the recorder: " + ok.error().describe(), "");
-  auto recorder_failed = [&](const perf::WorkloadExit& exit) { return exit.signaled || exit.code != 0; };
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!catches_sigint(recorder->pid())) {
-    Result<std::optional<perf::WorkloadExit>> early = recorder->wait_for(std::chrono::milliseconds(5), &*signals);
-    if (early && *early) return (*early)->shell_status();  // it said why on stderr
-    if (signals->received()) return 128 + *signals->received();
-    if (std::chrono::steady_clock::now() > deadline)
-      throw UserError("the recorder did not start within 30 s", "record without a COMMAND and stop it with Ctrl-C");
-  }
-  Result<perf::Workload> command = perf::Workload::prepare(o.command);
-  if (!command) throw UserError("cannot start '" + o.command.front() + "': " + command.error().describe(), "");
-  if (Result<bool> ok = command->start(); !ok) throw UserError(ok.error().describe(), "check the command name and your PATH");
-  std::optional<perf::WorkloadExit> command_exit;
-  while (!command_exit) {
-    Result<std::optional<perf::WorkloadExit>> done = command->wait_for(std::chrono::milliseconds(100), &*signals);
-    if (!done) throw UserError("cannot wait for the command: " + done.error().describe(), "");
-    if (*done) command_exit = **done;
-    // The recorder ends early when every target task has (the VM was shut down).
-    if (Result<std::optional<perf::WorkloadExit>> r = recorder->wait_for(std::chrono::milliseconds(0), nullptr); r && *r) break;
-  }
-  recorder->terminate(SIGINT);
-  Result<std::optional<perf::WorkloadExit>> recorded = recorder->wait_for(std::nullopt, nullptr);
-  if (!recorded || !*recorded) throw UserError("cannot wait for the recorder", "");
-  if (recorder_failed(**recorded)) return (*recorded)->shell_status();
-  if (!command_exit) {
-    command->terminate(SIGTERM);
-    Result<std::optional<perf::WorkloadExit>> ended = command->wait_for(std::nullopt, nullptr);
-    if (ended && *ended) command_exit = **ended;
-  }
-  return command_exit ? command_exit->shell_status() : 0;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
 
 int run_kvm_stat_record(const KvmStatRecordOptions& o, std::ostream& err) {
   const std::string pids = target_pids(o.pids, o.domain, o.uri);
-  if (!pids.empty() && !o.command.empty()) return record_while_command_runs(o, pids);
   std::filesystem::path root = tracefs_root();
   RecordOptions record;
   for (const KvmTracepoint& t : kTracepoints)
@@ -471,6 +412,7 @@ int run_kvm_stat_record(const KvmStatRecordOptions& o, std::ostream& err) {
   record.system_wide = pids.empty() && o.command.empty();
   record.pids = pids;
   record.command = o.command;
+  record.command_times_targets = true;  // perf kvm stat record -p PID -- sleep 10
   record.output = o.output;
   record.quiet = o.quiet;
   return run_record(record, err);

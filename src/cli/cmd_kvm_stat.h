@@ -29,8 +29,6 @@ struct KvmStatRecordOptions {
   std::string uri = "qemu:///system";      // --connect
   std::vector<std::string> command;
   bool quiet = false;
-  // The vperf that records the target while COMMAND runs (`kvm stat record -p PID`, in a child).
-  std::string recorder = "/proc/self/exe";
 };
 int run_kvm_stat_record(const KvmStatRecordOptions& options, std::ostream& err);
 

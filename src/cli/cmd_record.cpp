@@ -71,7 +71,7 @@ void validate(const RecordOptions& o) {
   bool cpu_wide = o.system_wide || !o.cpus.empty();
   if (targets > 1) throw usage_error("-p and -t cannot be combined", "give the processes with -p, or the threads with -t");
   if (targets && cpu_wide) throw usage_error("-p/-t sample tasks, -a/-C sample CPUs: choose one", "drop -p/-t, or drop -a/-C");
-  if (targets && !o.command.empty())
+  if (targets && !o.command.empty() && !o.command_times_targets)
     throw usage_error("a COMMAND and -p/-t cannot be combined", "record the command, or attach to the running tasks");
   if (!targets && !cpu_wide && o.command.empty())
     throw usage_error("nothing to record", "give a COMMAND (vperf record -g -- ./prog), or -a, -C CPUS, -p PID, -t TID");
@@ -246,7 +246,7 @@ int run_record(const RecordOptions& o, std::ostream& err) {
     Result<perf::Workload> prepared = perf::Workload::prepare(o.command);
     if (!prepared) throw UserError("cannot start '" + o.command.front() + "': " + prepared.error().describe(), "");
     workload.emplace(std::move(prepared).value());
-    if (!system_wide) target.threads = {workload->pid()};
+    if (!system_wide && tasks.threads.empty()) target.threads = {workload->pid()};
   }
   if (!system_wide && !o.no_inherit) {
     // Inherited per-task counters need a CPU each to have a ring.
@@ -254,7 +254,7 @@ int run_record(const RecordOptions& o, std::ostream& err) {
     if (!online) throw UserError("cannot list the online CPUs: " + online.error().describe(), "is /sys mounted?");
     target.cpus = *online;
   }
-  const bool on_exec = workload && !system_wide;
+  const bool on_exec = workload && !system_wide && tasks.threads.empty();
 
   perf::KernelPerfEventOpener opener;
   std::vector<std::string> fallback_messages;
@@ -340,6 +340,12 @@ int run_record(const RecordOptions& o, std::ostream& err) {
       if (!done) throw UserError("cannot wait for the command: " + done.error().describe(), "");
       if (*done) {
         exit = **done;
+        break;
+      }
+      // Timing -p/-t tasks that have all ended (the VM was shut down): the command goes too.
+      if (!tasks.threads.empty() && std::none_of(tasks.threads.begin(), tasks.threads.end(), task_alive)) {
+        workload->terminate(SIGTERM);
+        if (auto ended = workload->wait_for(std::nullopt, nullptr); ended && *ended) exit = **ended;
         break;
       }
     } else if (!signals->take().empty() ||

@@ -24,13 +24,6 @@ constexpr const char* kAgentHint =
     "give the domain the guest agent's channel (<channel type='unix'><target type='virtio' "
     "name='org.qemu.guest_agent.0'/></channel>) and run qemu-ga in the guest; vperf kvm list shows whose agent answers";
 
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw UserError("cannot write " + path.string() + ": " + std::strerror(errno), "set TMPDIR to a writable directory");
-}
-
 fs::path make_private_directory() {
   std::error_code ec;
   fs::path base = fs::temp_directory_path(ec);
@@ -43,6 +36,18 @@ fs::path make_private_directory() {
 }
 
 }  // namespace
+
+void write_guest_proc(const fs::path& proc, const std::string& kallsyms, const std::string& modules, const std::string& hint) {
+  std::error_code ec;
+  fs::create_directories(proc, ec);
+  if (ec) throw UserError("cannot create " + proc.string() + ": " + ec.message(), hint);
+  for (const auto& [name, text] : {std::pair{"kallsyms", &kallsyms}, std::pair{"modules", &modules}}) {
+    std::ofstream out(proc / name, std::ios::binary | std::ios::trunc);
+    out << *text;
+    out.close();
+    if (!out) throw UserError("cannot write " + (proc / name).string() + ": " + std::strerror(errno), hint);
+  }
+}
 
 guest::LibvirtConnection connect_to_libvirt(const std::string& uri) {
   Result<guest::LibvirtConnection> connection = guest::LibvirtConnection::open(uri);
@@ -84,12 +89,8 @@ DomainGuestMount DomainGuestMount::from_agent(guest::GuestAgent& agent, pid_t vm
     throw UserError("the guest's symbols: " + parsed.error().describe(), "");
   }
   DomainGuestMount mount(make_private_directory(), vmm_pid, files->from_cache);
-  const fs::path proc = mount.directory_ / std::to_string(vmm_pid) / "proc";
-  std::error_code ec;
-  fs::create_directories(proc, ec);
-  if (ec) throw UserError("cannot create " + proc.string() + ": " + ec.message(), "set TMPDIR to a writable directory");
-  write_text(proc / "kallsyms", files->kallsyms);
-  write_text(proc / "modules", files->modules);
+  write_guest_proc(mount.directory_ / std::to_string(vmm_pid) / "proc", files->kallsyms, files->modules,
+                   "set TMPDIR to a writable directory");
   return mount;
 }
 

@@ -21,6 +21,11 @@ namespace vperf::cli {
 
 guest::LibvirtConnection connect_to_libvirt(const std::string& uri);
 
+// A guest's kallsyms and modules written as PROC/kallsyms and PROC/modules (--guestmount
+// layout: DIR/<VMM pid>/proc), PROC created; a failure is a UserError with `hint`.
+void write_guest_proc(const std::filesystem::path& proc, const std::string& kallsyms, const std::string& modules,
+                      const std::string& hint);
+
 // The pid of the domain's VMM (QEMU) on this host.
 pid_t domain_vmm_pid(const guest::LibvirtConnection& connection, const std::string& domain);
 
