@@ -340,7 +340,10 @@ std::vector<ResolvedEvent> EventCatalog::resolve_event(const EventSpec& spec) co
   std::vector<std::string> suggestions = closest_names(wanted, known_names());
   std::string hint = suggestions.empty() ? std::string(kListHint)
                                          : "did you mean " + join_alternatives(suggestions) + "? " + std::string(kListHint);
-  if (spec.shape == NameShape::Colon && !tracepoints_) hint = tracefs_hint(tracepoints_.error());
+  // "a:b" may be a tracepoint that tracefs would show, or a misspelt libpfm4 name: say both.
+  if (spec.shape == NameShape::Colon && !tracepoints_)
+    hint = (suggestions.empty() ? std::string() : "did you mean " + join_alternatives(suggestions) + "? if a tracepoint: ") +
+           tracefs_hint(tracepoints_.error());
   throw usage_error("unknown event '" + spec.name + "'", hint);
 }
 

@@ -16,6 +16,28 @@ namespace {
 std::atomic<bool> g_libpfm_owned{false};
 
 constexpr const char* kForceEnv = "LIBPFM_FORCE_PMU";
+constexpr const char* kDisabledEnv = "LIBPFM_DISABLED_PMUS";
+
+// PMUs vperf never lets libpfm4 initialise (LIBPFM_DISABLED_PMUS matches by substring: "perf"
+// is also "perf_raw"). Both build heap tables at initialisation that pfm_terminate() frees while
+// leaving the PMU flagged active; a later session forced to another model does not rebuild them
+// but still reads them and frees them again at its own pfm_terminate(). `vperf encode --model M`
+// opens such sessions in turn, so it read freed memory on every machine where ix86arch is
+// detected and crashed where debugfs is mounted:
+//  - "perf": libpfm4's copy of perf_events' generic events plus every tracepoint under
+//    <debugfs>/tracing/events. vperf resolves those itself (builtins, sysfs, tracefs); walking
+//    every tracepoint also cost each initialisation.
+//  - "ix86arch": the architectural events from CPUID leaf 0xA, which vperf has as perf's builtin
+//    hardware events and which every model-specific core PMU of libpfm4 includes.
+constexpr const char* kNeverInitialised = "perf,ix86arch";
+
+// The user's LIBPFM_DISABLED_PMUS (if any) plus the PMUs vperf never initialises.
+std::string disabled_pmus() {
+  const char* user = std::getenv(kDisabledEnv);
+  if (user == nullptr || *user == '\0') return kNeverInitialised;
+  return std::string(user) + "," + kNeverInitialised;
+}
+
 
 // Sets an environment variable for one scope and puts the old value (or its absence) back.
 class ScopedEnv {
@@ -81,12 +103,17 @@ std::optional<PfmEvent> event_at(int idx, const std::string& pmu_name) {
   return event;
 }
 
-std::string pmu_name_of(pfm_pmu_t id) {
+// libpfm4's description of PMU `id`, or nullopt for an id libpfm4 does not know. In a session
+// forced to `forced_pmu` only that PMU reads as present: a PMU activated by an earlier session
+// keeps libpfm4's "active" flag, but only the forced one was initialised by this one.
+std::optional<pfm_pmu_info_t> pmu_info(const std::optional<std::string>& forced_pmu, int id) {
+  auto pmu = static_cast<pfm_pmu_t>(id);
   pfm_pmu_info_t info;
   std::memset(&info, 0, sizeof info);
   info.size = sizeof info;
-  if (pfm_get_pmu_info(id, &info) != PFM_SUCCESS || info.name == nullptr) return "";
-  return info.name;
+  if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS || info.name == nullptr) return std::nullopt;
+  if (forced_pmu && !equals_nocase(*forced_pmu, info.name)) info.is_present = 0;
+  return info;
 }
 
 }  // namespace
@@ -134,6 +161,7 @@ Result<PfmSession> PfmSession::open(const std::optional<std::string>& forced_pmu
   int rc;
   {
     ScopedEnv force(kForceEnv, forced_pmu);
+    ScopedEnv disable(kDisabledEnv, disabled_pmus());
     rc = pfm_initialize();
   }
   if (rc != PFM_SUCCESS) {
@@ -170,18 +198,16 @@ PfmSession::~PfmSession() {
 std::vector<PfmPmu> PfmSession::list_pmus() const {
   std::vector<PfmPmu> out;
   for (int id = PFM_PMU_NONE; id < PFM_PMU_MAX; ++id) {
-    pfm_pmu_info_t info;
-    std::memset(&info, 0, sizeof info);
-    info.size = sizeof info;
-    if (pfm_get_pmu_info(static_cast<pfm_pmu_t>(id), &info) != PFM_SUCCESS || info.name == nullptr) continue;
+    std::optional<pfm_pmu_info_t> info = pmu_info(forced_pmu_, id);
+    if (!info) continue;
     PfmPmu pmu;
-    pmu.name = info.name;
-    pmu.description = text_or_empty(info.desc);
-    pmu.kind = kind_of(info.type);
-    pmu.present = info.is_present != 0;
-    pmu.generic_counters = info.num_cntrs;
-    pmu.fixed_counters = info.num_fixed_cntrs;
-    pmu.event_count = info.nevents;
+    pmu.name = info->name;
+    pmu.description = text_or_empty(info->desc);
+    pmu.kind = kind_of(info->type);
+    pmu.present = info->is_present != 0;
+    pmu.generic_counters = info->num_cntrs;
+    pmu.fixed_counters = info->num_fixed_cntrs;
+    pmu.event_count = info->nevents;
     out.push_back(std::move(pmu));
   }
   return out;
@@ -189,17 +215,10 @@ std::vector<PfmPmu> PfmSession::list_pmus() const {
 
 std::vector<PfmEvent> PfmSession::load_events(const PfmPmu& pmu) const {
   std::vector<PfmEvent> out;
-  pfm_pmu_info_t info;
-  std::memset(&info, 0, sizeof info);
-  info.size = sizeof info;
   // The PMU's id is needed to get its first event; look it up by name among all PMUs.
   int first = -1;
-  for (int id = PFM_PMU_NONE; id < PFM_PMU_MAX && first < 0; ++id) {
-    std::memset(&info, 0, sizeof info);
-    info.size = sizeof info;
-    if (pfm_get_pmu_info(static_cast<pfm_pmu_t>(id), &info) == PFM_SUCCESS && info.name && pmu.name == info.name)
-      first = info.first_event;
-  }
+  for (int id = PFM_PMU_NONE; id < PFM_PMU_MAX && first < 0; ++id)
+    if (std::optional<pfm_pmu_info_t> info = pmu_info(forced_pmu_, id); info && pmu.name == info->name) first = info->first_event;
   for (int idx = first; idx >= 0; idx = pfm_get_event_next(idx)) {
     std::optional<PfmEvent> event = event_at(idx, pmu.name);
     if (event) out.push_back(std::move(*event));
@@ -214,7 +233,8 @@ std::optional<PfmEvent> PfmSession::find_event(const std::string& name) const {
   std::memset(&ev, 0, sizeof ev);
   ev.size = sizeof ev;
   if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ev) != PFM_SUCCESS) return std::nullopt;
-  return event_at(idx, pmu_name_of(ev.pmu));
+  std::optional<pfm_pmu_info_t> pmu = pmu_info(forced_pmu_, ev.pmu);
+  return event_at(idx, pmu ? pmu->name : "");
 }
 
 Result<PfmEncoding> PfmSession::encode(const std::string& event) const {

@@ -9,6 +9,14 @@
 // cheap (pfm_initialize takes well under a millisecond), so callers open one, copy what they
 // need into the plain structs below, and close it.
 //
+// pfm_terminate() frees the heap tables some PMUs build at initialisation but leaves those PMUs
+// flagged active; a later session forced to another model does not rebuild them, reads them and
+// frees them again. Those PMUs are libpfm4's perf_events layer ("perf", whose table holds every
+// tracepoint under a mounted debugfs: `encode --model M` crashed on hosts with debugfs) and
+// ix86arch (CPUID leaf 0xA). vperf never lets libpfm4 initialise them (LIBPFM_DISABLED_PMUS for
+// the duration of pfm_initialize()); it has their events itself. Sessions therefore neither read
+// freed memory nor depend on the host's mounts.
+//
 // libpfm4 (4.13) does not deactivate a PMU in pfm_terminate(): a PMU once activated by
 // LIBPFM_FORCE_PMU stays active, and "present", for the rest of the process. Unqualified
 // names are looked up in PMU table order, so after forcing ivb an unqualified
@@ -96,7 +104,9 @@ struct PfmPmu {
 class PfmSession {
  public:
   // Initialises libpfm4. With forced_pmu, LIBPFM_FORCE_PMU is set only for the duration of
-  // pfm_initialize() and the previous environment is restored before returning.
+  // pfm_initialize() and the previous environment is restored before returning; likewise
+  // LIBPFM_DISABLED_PMUS, extended with "perf,ix86arch". A forced session lists only the forced
+  // PMU as present.
   static Result<PfmSession> open(const std::optional<std::string>& forced_pmu);
 
   PfmSession(PfmSession&& other) noexcept;

@@ -154,14 +154,13 @@ PmcModel resolve_pmc_model(std::string_view requested) {
     std::vector<PfmPmu> pmus = session.list_pmus();
     std::optional<CpuSignature> cpu = running_cpu_signature();
     // By CPUID first: a PMU forced earlier in this process also reads as present (see
-    // pfm_session.h). ix86arch (architectural events only) is libpfm's last resort.
+    // pfm_session.h).
     std::optional<PmcModel> by_cpu = cpu ? find_pmc_model_by_cpu(*cpu) : std::nullopt;
     const PfmPmu* core = nullptr;
     for (const PfmPmu& p : pmus)
       if (is_candidate_core_pmu(p) && by_cpu && p.name == by_cpu->libpfm_pmu) core = &p;
     for (const PfmPmu& p : pmus)
-      if (core == nullptr || core->name == "ix86arch")
-        if (is_candidate_core_pmu(p)) core = &p;
+      if (core == nullptr && is_candidate_core_pmu(p)) core = &p;
     if (core == nullptr)
       throw UserError("libpfm4 does not recognise this CPU (" + (cpu ? cpu->mapfile_key() : std::string("no CPUID")) + ")",
                       "pass --model NAME to describe a CPU libpfm4 knows, e.g. --model skx");
@@ -203,7 +202,7 @@ PmcCatalog load_pmc_catalog(const PmcCatalogOptions& options) {
     for (PfmPmu& p : session.list_pmus()) {
       if (!p.present) continue;
       // One core PMU: the model's. Others may read as present only because an earlier session
-      // in this process forced them (see pfm_session.h); ix86arch is a subset of the real one.
+      // in this process forced them (see pfm_session.h).
       if (p.kind == PfmPmuKind::Core && p.name != cat.model.libpfm_pmu) continue;
       if (p.kind != PfmPmuKind::Core && p.kind != PfmPmuKind::Uncore) continue;
       add_pmu(cat, session, std::move(p), true, "present by CPU model (libpfm4 reads CPUID; it does not probe the PMU)");
