@@ -282,6 +282,9 @@ class Parser {
       char c = letters[i];
       if (!apply_modifier(c, mods))
         throw error_at(offset + i, "bad event modifier " + quoted_char(c) + " in '" + event + "'", std::string(kModifierHint));
+      if (repeats_earlier_modifier(letters, i))
+        throw error_at(offset + i, "event modifier " + quoted_char(c) + " repeated in '" + event + "'",
+                       "give each modifier once; only p repeats (p, pp, ppp)");
       if (mods.precise > kMaxPrecise)
         throw error_at(offset + i, "too many 'p' modifiers in '" + event + "'", "precise levels are p, pp and ppp (0..3)");
     }
@@ -289,6 +292,11 @@ class Parser {
   }
 
  public:
+  // perf rejects a repeated modifier letter other than 'p' ("cycles:uu" is a syntax error).
+  static bool repeats_earlier_modifier(std::string_view letters, size_t i) {
+    return letters[i] != 'p' && letters.substr(0, i).find(letters[i]) != std::string_view::npos;
+  }
+
   static bool apply_modifier(char c, Modifiers& mods) {
     switch (c) {
       case 'u': mods.user = true; return true;
@@ -315,8 +323,10 @@ std::vector<GroupSpec> parse_event_list(std::string_view input) { return Parser(
 std::optional<Modifiers> parse_modifiers(std::string_view letters) {
   if (letters.empty()) return std::nullopt;
   Modifiers mods;
-  for (char c : letters)
-    if (!Parser::apply_modifier(c, mods) || mods.precise > kMaxPrecise) return std::nullopt;
+  for (size_t i = 0; i < letters.size(); ++i)
+    if (!Parser::apply_modifier(letters[i], mods) || mods.precise > kMaxPrecise ||
+        Parser::repeats_earlier_modifier(letters, i))
+      return std::nullopt;
   return mods;
 }
 

@@ -1,7 +1,9 @@
 #include "events/perfmon_mapfile.h"
 
 #include <array>
-#include <regex>
+#include <bitset>
+#include <cctype>
+#include <optional>
 
 #include "core/files.h"
 #include "core/strings.h"
@@ -49,20 +51,108 @@ Result<std::vector<MapfileEntry>> parse_mapfile(std::string_view text, const std
   return out;
 }
 
-bool mapfile_key_matches(std::string_view key, const CpuSignature& cpu) {
-  // Real keys are short ("GenuineIntel-6-55-[56789ABCDEF]"); std::regex recurses per
-  // character, so a long hostile key is refused instead of risking the stack.
-  constexpr size_t kLongestSaneKey = 128;
-  if (key.size() > kLongestSaneKey) return false;
-  try {
-    std::regex re{std::string(key), std::regex::ECMAScript | std::regex::icase};
-    CpuSignature without_stepping = cpu;
-    without_stepping.stepping.reset();
-    if (std::regex_match(without_stepping.mapfile_key(), re)) return true;
-    return cpu.stepping.has_value() && std::regex_match(cpu.mapfile_key(), re);
-  } catch (const std::regex_error&) {
+namespace {
+
+// Intel's mapfile keys use a small part of regular-expression syntax: literal characters, '.',
+// character classes with ranges ("[56789A-F]") and groups of alternatives ("(3C|45|46)", whose
+// alternatives use the same atoms, no nesting). They are matched here by carrying the set of
+// reachable text positions through the key, so the work is length(key) x length(text) whatever
+// the key says; a key that uses anything else (quantifiers, nesting, escapes) matches nothing.
+// (A backtracking std::regex ran for minutes on a hostile key such as "(.*)*(.*)*X".)
+constexpr size_t kMaxText = 63;  // a CPU signature key is ~25 characters
+using Positions = std::bitset<kMaxText + 1>;
+
+class KeyMatcher {
+ public:
+  KeyMatcher(std::string_view key, std::string_view text) : key_(key), text_(text) {}
+
+  // True when the whole key matches the whole text (case-insensitively, as Intel's tools do).
+  bool matches() {
+    if (text_.size() > kMaxText) return false;
+    Positions start;
+    start.set(0);
+    std::optional<Positions> end = sequence(start, /*in_group=*/false);
+    return end && at_ == key_.size() && end->test(text_.size());
+  }
+
+ private:
+  // Atoms until the end of the key, or until '|' or ')' inside a group.
+  std::optional<Positions> sequence(Positions from, bool in_group) {
+    while (at_ < key_.size()) {
+      char c = key_[at_];
+      if (c == '|' || c == ')') {
+        if (!in_group) return std::nullopt;
+        return from;
+      }
+      std::optional<Positions> next = c == '(' ? group(from, in_group) : atom(from);
+      if (!next) return std::nullopt;
+      from = *next;
+    }
+    if (in_group) return std::nullopt;  // "(" never closed
+    return from;
+  }
+
+  std::optional<Positions> group(Positions from, bool nested) {
+    if (nested) return std::nullopt;
+    ++at_;  // '('
+    Positions reached;
+    for (;;) {
+      std::optional<Positions> alternative = sequence(from, /*in_group=*/true);
+      if (!alternative) return std::nullopt;
+      reached |= *alternative;
+      if (key_[at_++] == ')') return reached;
+    }
+  }
+
+  // One literal, '.' or class: every position that can consume it moves one character on.
+  std::optional<Positions> atom(Positions from) {
+    char c = key_[at_];
+    if (c == '*' || c == '+' || c == '?' || c == '{' || c == '\\' || c == ']') return std::nullopt;
+    std::string_view cls;
+    if (c == '[') {
+      size_t close = key_.find(']', at_ + 1);
+      if (close == std::string_view::npos || close == at_ + 1) return std::nullopt;
+      cls = key_.substr(at_ + 1, close - at_ - 1);
+      at_ = close + 1;
+    } else {
+      ++at_;
+    }
+    Positions to;
+    for (size_t p = 0; p < text_.size(); ++p) {
+      if (!from.test(p)) continue;
+      char t = upper(text_[p]);
+      bool ok = c == '[' ? in_class(cls, t) : (c == '.' || upper(c) == t);
+      if (ok) to.set(p + 1);
+    }
+    return to;
+  }
+
+  static bool in_class(std::string_view cls, char t) {
+    for (size_t i = 0; i < cls.size(); ++i) {
+      if (i + 2 < cls.size() && cls[i + 1] == '-') {
+        if (upper(cls[i]) <= t && t <= upper(cls[i + 2])) return true;
+        i += 2;
+      } else if (upper(cls[i]) == t) {
+        return true;
+      }
+    }
     return false;
   }
+
+  static char upper(char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); }
+
+  std::string_view key_;
+  std::string_view text_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+bool mapfile_key_matches(std::string_view key, const CpuSignature& cpu) {
+  CpuSignature without_stepping = cpu;
+  without_stepping.stepping.reset();
+  if (KeyMatcher(key, without_stepping.mapfile_key()).matches()) return true;
+  return cpu.stepping.has_value() && KeyMatcher(key, cpu.mapfile_key()).matches();
 }
 
 bool is_event_file_type(std::string_view event_type) {

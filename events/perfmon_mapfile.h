@@ -31,7 +31,9 @@ struct MapfileEntry {
 Result<std::vector<MapfileEntry>> parse_mapfile(std::string_view text, const std::string& source);
 
 // Whether a Family-model key matches the CPU. A key with a stepping part needs the stepping;
-// a key without one matches every stepping. An invalid regular expression matches nothing.
+// a key without one matches every stepping. Keys are read as the regular-expression subset Intel's
+// mapfile uses (literals, '.', classes, one level of (a|b) groups), in time linear in the key; a
+// key outside that subset matches nothing.
 bool mapfile_key_matches(std::string_view key, const CpuSignature& cpu);
 
 // Event types vperf imports: those that describe events (not metrics or helper tables).

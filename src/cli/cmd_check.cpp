@@ -83,7 +83,8 @@ void add_check_command(CLI::App& app, Invocation& inv) {
                                "skips the live probes")
                   ->check(non_empty());
   sub->add_option("--cpu", options->cpu, "With --cpuid-dump: the CPU number in the dump (default: the first)")
-      ->needs(dump);
+      ->needs(dump)
+      ->check(whole_number_in(0, 65535));
   add_json_flag(*sub, options->json);
   sub->callback([&inv, options] {
     inv.action = [&inv, options]() -> int {

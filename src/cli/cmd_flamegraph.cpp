@@ -2,13 +2,13 @@
 
 #include <unistd.h>
 
-#include <fstream>
 #include <memory>
 
 #include "cli/command.h"
 #include "cli/kvm_options.h"
 #include "cli/perf_data_input.h"
 #include "core/error.h"
+#include "core/files.h"
 #include "data/perf_data_reader.h"
 #include "report/flame_graph_svg.h"
 #include "report/folded_stacks.h"
@@ -57,10 +57,9 @@ void write_output(const FlamegraphOptions& o, const std::string& text, std::ostr
     out << text;
     return;
   }
-  std::ofstream file(o.output, std::ios::out | std::ios::trunc);
-  file << text;
-  file.flush();
-  if (!file) throw UserError("cannot write " + o.output, "check the directory exists and is writable");
+  if (Result<size_t> written = replace_file(o.output, text); !written)
+    throw UserError("cannot write " + o.output + ": " + written.error().describe(),
+                    "give -o a file in a directory you can create files in");
 }
 
 }  // namespace
@@ -113,8 +112,9 @@ void add_flamegraph_command(CLI::App& app, Invocation& inv, std::shared_ptr<cons
   sub->add_flag("--folded", options->folded, "Write folded stacks (stackcollapse-perf.pl --kernel format) instead");
   sub->add_option("--title", options->title, "Title (default \"Flame Graph\")");
   sub->add_option("--subtitle", options->subtitle, "Second title line");
-  sub->add_option("--width", options->width, "Width in pixels (default 1200)");
-  sub->add_option("--min-width", options->min_width, "Omit frames narrower than this many pixels (default 0.1)");
+  sub->add_option("--width", options->width, "Width in pixels (default 1200)")->check(whole_number_in(10, 1000000));
+  sub->add_option("--min-width", options->min_width, "Omit frames narrower than this many pixels (default 0.1)")
+      ->check(number_in(0, 1000000));
   sub->add_option("--colors", options->colors, "Palette: java (default: kernel orange, C++ yellow, C red), hot, ...");
   sub->add_flag("--inverted", options->inverted, "Icicle graph: roots at the top");
   sub->add_flag("--reverse", options->reversed, "Merge stacks from the leaves");

@@ -199,7 +199,7 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
     return 1;
   };
   const data::SampleFormat format = data::SampleFormat::from_attr(entry.attr);
-  if (fs::exists(o.output, ec)) fs::rename(o.output, o.output + ".old", ec);
+  if (fs::symlink_status(o.output, ec).type() != fs::file_type::not_found) fs::rename(o.output, o.output + ".old", ec);
   Result<data::PerfDataWriter> writer = data::PerfDataWriter::create_file(o.output, events);
   if (!writer) throw UserError("cannot create " + o.output + ": " + writer.error().describe(), "");
   auto write = [&](const data::Record& r) {

@@ -454,6 +454,11 @@ int run_kvm_stat_report(const KvmStatReportOptions& options, std::ostream& out, 
 
 namespace {
 
+// vCPU ids are below KVM_MAX_VCPU_IDS (4096 on x86 in 6.x); 2^20 is a generous bound.
+constexpr int64_t kMaxVcpu = (1 << 20) - 1;
+// -d: perf kvm stat live's display interval; a day is a generous bound.
+constexpr double kOneDaySeconds = 24 * 3600;
+
 // perf kvm stat live's time of day before each table.
 std::string time_of_day() {
   timeval tv{};
@@ -615,7 +620,7 @@ void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv) {
   CLI::App* rep = stat->add_subcommand("report", "Analyse the VM exits of a kvm stat recording");
   rep->add_option("-i,--input", report->input, "perf.data to read (default perf.data.guest; - for a pipe)")->check(non_empty());
   rep->add_option("--event", report->event, "vmexit (default), ioport, mmio, msr or hypercall");
-  rep->add_option("--vcpu", report->vcpu, "Only this vCPU");
+  rep->add_option("--vcpu", report->vcpu, "Only this vCPU")->check(whole_number_in(0, kMaxVcpu));
   rep->add_option("-k,--key", report->sort_key, "Sort by sample (default), time (average), max_t, min_t or mean");
   rep->add_option("-p,--pid", report->pids, "Only these VMs (VMM processes)")->check(non_empty());
   add_domain_options(*rep, report->domain, report->uri, "Only the VMM of this libvirt domain (by its pid now)");
@@ -627,11 +632,12 @@ void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv) {
 
   auto live = std::make_shared<KvmStatLiveOptions>();
   CLI::App* liv = stat->add_subcommand("live", "Show VM exits every interval while recording, until ^C");
-  liv->add_option("-d,--display", live->interval_seconds, "Seconds between tables (default 1)");
+  liv->add_option("-d,--display", live->interval_seconds, "Seconds between tables (default 1)")
+      ->check(number_in(0.01, kOneDaySeconds));
   liv->add_option("-p,--pid", live->pids, "Only these VMM processes")->check(non_empty());
   add_domain_options(*liv, live->domain, live->uri, "Only the VMM of this libvirt domain (as -p its pid)");
   liv->add_option("--event", live->event, "vmexit (default), ioport, mmio, msr or hypercall");
-  liv->add_option("--vcpu", live->vcpu, "Only this vCPU");
+  liv->add_option("--vcpu", live->vcpu, "Only this vCPU")->check(whole_number_in(0, kMaxVcpu));
   liv->add_option("-k,--key", live->sort_key, "Sort by sample (default), time (average), max_t, min_t or mean");
   liv->callback([liv, live, &inv] {
     require_domain_for_connect(*liv, live->domain);

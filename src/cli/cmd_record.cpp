@@ -288,7 +288,9 @@ int run_record(const RecordOptions& o, std::ostream& err) {
   for (size_t i = 0; i < session->events().size(); ++i)
     attrs.push_back({session->events()[i].attr, session->events()[i].name, session->ids()[i]});
   const bool to_pipe = o.output == "-";
-  if (!to_pipe && std::filesystem::exists(o.output)) {
+  // Whatever is at the path, a symlink too, moves aside to .old (as perf does); the new file is
+  // created without following links.
+  if (!to_pipe && std::filesystem::symlink_status(o.output).type() != std::filesystem::file_type::not_found) {
     std::error_code ec;
     std::filesystem::rename(o.output, o.output + ".old", ec);
     if (ec) throw UserError("cannot rename " + o.output + " to " + o.output + ".old: " + ec.message(), "check the directory's permissions");
@@ -330,16 +332,24 @@ int run_record(const RecordOptions& o, std::ostream& err) {
     if (Result<bool> ok = workload->start(); !ok) throw UserError(ok.error().describe(), "check the command name and your PATH");
 
   std::optional<perf::WorkloadExit> exit;
+  bool stopped_by_signal = false;
   for (;;) {
     Result<bool> woke = session->wait(milliseconds(100), signals->fd());
     if (!woke) throw UserError(woke.error().describe(), "");
     if (*woke) ++recorder.tally.wakeups;  // perf counts the times a ring woke it
     recorder.drain();
     if (workload) {
-      auto done = workload->wait_for(milliseconds(0), &*signals);
+      auto done = workload->wait_for(milliseconds(0), nullptr);
       if (!done) throw UserError("cannot wait for the command: " + done.error().describe(), "");
       if (*done) {
         exit = **done;
+        break;
+      }
+      // As perf record: a stop signal ends the recording, and the command gets SIGTERM below.
+      // Forwarding the signal is not enough: a command started in the background (`vperf
+      // record CMD &`) inherits SIGINT ignored from the shell and would run to its end.
+      if (!signals->take().empty()) {
+        stopped_by_signal = true;
         break;
       }
       // Timing -p/-t tasks that have all ended (the VM was shut down): the command goes too.
@@ -355,6 +365,10 @@ int run_record(const RecordOptions& o, std::ostream& err) {
   }
   (void)session->disable();
   recorder.drain();
+  if (stopped_by_signal) {
+    workload->terminate(SIGTERM);
+    if (auto ended = workload->wait_for(std::nullopt, nullptr); ended && *ended) exit = **ended;
+  }
   if (Result<bool> ok = writer->flush_round(); !ok)
     throw UserError("cannot write the samples: " + ok.error().describe(), "check the disk space");
 
@@ -394,8 +408,8 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   CLI::App* sub = app.add_subcommand("record", "Sample a command, CPUs or tasks into perf.data (perf's format)");
   sub->add_option("-e,--event", options->events, "Events to sample (default cycles; cpu-clock where there is no PMU)")
       ->allow_extra_args(false);
-  sub->add_option("-F,--freq", options->frequency, "Samples per second (default 4000)");
-  sub->add_option("-c,--count", options->period, "Sample every N events");
+  sub->add_option("-F,--freq", options->frequency, "Samples per second (default 4000)")->check(whole_number_in(1, 10000000));
+  sub->add_option("-c,--count", options->period, "Sample every N events")->check(whole_number_in(1, INT64_MAX));
   sub->add_flag("-g", options->call_graph_fp, "Record call chains (frame pointers)");
   sub->add_option("--call-graph", options->call_graph,
                   kvm ? "fp, or dwarf[,SIZE] to copy user stacks for DWARF unwinding; with --qmp/--domain: orc, fp or scan "
@@ -407,7 +421,8 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_option("-t,--tid", options->tids, "Attach to these threads")->check(non_empty());
   sub->add_option("--filter", options->filter, "Tracepoint filter for the last event ('prev_pid == 0')")->check(non_empty());
   sub->add_option("-o,--output", options->output, "Output file (default perf.data; - for a pipe)");
-  sub->add_option("-m,--mmap-pages", options->mmap_pages, "Ring buffer pages per CPU or task (power of two)");
+  sub->add_option("-m,--mmap-pages", options->mmap_pages, "Ring buffer pages per CPU or task (power of two)")
+      ->check(whole_number_in(1, 1 << 20));
   sub->add_flag("-i,--no-inherit", options->no_inherit, "Do not sample the command's child tasks");
   sub->add_flag("-q,--quiet", options->quiet, "No messages");
   // vperf kvm record only: sampling the vCPUs through QEMU's monitor instead of perf events.
@@ -416,7 +431,8 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
     sub->add_option("--qmp", monitor->qmp, "Sample every vCPU through this QMP socket (no host PMU needed)")->check(non_empty());
     sub->add_option("--qga", monitor->qga, "With --qmp: fetch the guest's kallsyms and modules through its agent's socket")
         ->check(non_empty());
-    sub->add_option("--duration", monitor->duration_seconds, "With --qmp/--domain: sample for this many seconds");
+    sub->add_option("--duration", monitor->duration_seconds, "With --qmp/--domain: sample for this many seconds")
+        ->check(number_in(0.001, 366 * 24 * 3600));
     sub->add_option("--domain", monitor->domain,
                     "Sample every vCPU of this libvirt domain (its QEMU monitor and agent; with --qmp, its agent and pid only)")
         ->check(non_empty());

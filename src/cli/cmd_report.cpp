@@ -136,7 +136,8 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_flag("-n,--show-nr-samples", o.report.show_samples, "Samples column");
   sub->add_flag("--inline,!--no-inline", o.report.inline_frames,
                 "Show functions inlined at DWARF-unwound frames (default; --no-inline: without them)");
-  sub->add_option("--percent-limit", o.report.percent_limit, "Hide entries and call-graph branches below this percentage");
+  sub->add_option("--percent-limit", o.report.percent_limit, "Hide entries and call-graph branches below this percentage")
+      ->check(number_in(0, 100));
   sub->add_option("--percentage", raw->percentage, "Percentages of filtered output: absolute (default) or relative")
       ->check(CLI::IsMember({"absolute", "relative"}));
   sub->add_option("--comm", raw->comms, "Only these comms (comma list)");

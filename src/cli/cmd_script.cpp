@@ -202,7 +202,8 @@ void add_script_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
                   "hw:/sw:/trace: for one event type; +field/-field change the defaults")
       ->allow_extra_args(false);
   sub->add_flag("-G,--hide-call-graph", options->hide_callchain, "Print the sample ip alone, without its callchain");
-  sub->add_option("--max-stack", options->max_stack, "At most this many callchain frames per sample (default 127)");
+  sub->add_option("--max-stack", options->max_stack, "At most this many callchain frames per sample (default 127)")
+      ->check(whole_number_in(0, 65535));
   sub->add_flag("--inline,!--no-inline", options->inline_frames,
                 "Show functions inlined at DWARF-unwound frames (default; --no-inline: without them)");
   sub->callback([options, sub, kvm, &inv] {

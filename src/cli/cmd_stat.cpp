@@ -11,8 +11,8 @@
 #include <ctime>
 #include <filesystem>
 #include <cstring>
-#include <fstream>
 #include <functional>
+#include <sstream>
 #include <optional>
 
 #include "cli/command.h"
@@ -306,12 +306,18 @@ int run_stat(const StatOptions& options, std::ostream& err) {
     target.cgroup_fd = cgroup.get();
   }
 
-  std::ofstream file;
+  // -o: the counts are kept and written whole at the end (replace_file: never through a
+  // symlink, never a half-written file in place of the old one).
+  std::ostringstream file;
   std::ostream* out = &err;
+  auto write_output_file = [&options](const std::string& text) {
+    if (Result<size_t> written = replace_file(options.output_file, text); !written)
+      throw UserError("cannot write " + options.output_file + ": " + written.error().describe(),
+                      "give -o a file in a directory you can create files in");
+  };
   if (!options.output_file.empty()) {
-    file.open(options.output_file, std::ios::out | std::ios::trunc);
-    if (!file) throw UserError("cannot write '" + options.output_file + "'", "check the directory exists and is writable");
     file << started_on_line();
+    write_output_file(file.str());  // fails before counting if the file cannot be written
     out = &file;
   }
 
@@ -355,6 +361,7 @@ int run_stat(const StatOptions& options, std::ostream& err) {
   printer->print_summary(stat::describe_target(described));
   out->flush();
   if (!*out) throw UserError("could not write the counts", "check the file system");
+  if (!options.output_file.empty()) write_output_file(file.str());
 
   return last_exit ? last_exit->shell_status() : 0;
 }
@@ -374,14 +381,17 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   sub->add_flag("--per-core", options->per_core, "One line per core");
   sub->add_flag("--per-die", options->per_die, "One line per die");
   sub->add_flag("--per-socket", options->per_socket, "One line per socket");
-  sub->add_option("-r,--repeat", options->repeat, "Run the command N times; print means and their spread");
-  sub->add_option("-I,--interval-print", options->interval_ms, "Print the counts every MS milliseconds");
-  sub->add_option("--interval-count", options->interval_count, "Stop after N intervals");
+  sub->add_option("-r,--repeat", options->repeat, "Run the command N times; print means and their spread")
+      ->check(whole_number_in(1, 1000000));
+  sub->add_option("-I,--interval-print", options->interval_ms, "Print the counts every MS milliseconds")
+      ->check(whole_number_in(10, UINT32_MAX));
+  sub->add_option("--interval-count", options->interval_count, "Stop after N intervals")->check(whole_number_in(1, UINT32_MAX));
   sub->add_flag("--summary", options->summary, "With -I, also print the totals at the end");
   sub->add_option("-x,--field-separator", options->csv_separator, "CSV output with this separator")->check(non_empty());
   add_json_flag(*sub, options->json);
   sub->add_option("-o,--output", options->output_file, "Write the counts to FILE instead of stderr")->check(non_empty());
-  sub->add_option("--timeout", options->timeout_ms, "Stop counting (and the command) after MS milliseconds");
+  sub->add_option("--timeout", options->timeout_ms, "Stop counting (and the command) after MS milliseconds")
+      ->check(whole_number_in(1, UINT32_MAX));
   sub->add_flag("-B,--big-num", options->big_num, "Group thousands in counts (default: as the locale does, like perf)");
   sub->add_flag("-i,--no-inherit", options->no_inherit, "Do not count the command's child tasks");
   // The command is everything after "--" (app.cpp keeps it out of option parsing), or, as

@@ -270,8 +270,10 @@ void add_turbo_command(CLI::App& app, Invocation& inv) {
   CLI::App* sub = app.add_subcommand(
       "turbo", "Turbo boost per interval from APERF/MPERF: C0 cycles, utilisation, ratio and MHz (like showboost)");
   sub->add_option("-C,--cpu", options->cpus, "CPUs to sum, e.g. 0-3,8 (default: all online CPUs)")->check(non_empty());
-  sub->add_option("-I,--interval", options->interval_ms, "Interval in milliseconds (default: 1000)");
-  CLI::Option* count_option = sub->add_option("--count", *count, "Stop after N intervals (default: run until Ctrl-C)");
+  sub->add_option("-I,--interval", options->interval_ms, "Interval in milliseconds (default: 1000)")
+      ->check(whole_number_in(1, INT32_MAX));
+  CLI::Option* count_option =
+      sub->add_option("--count", *count, "Stop after N intervals (default: run until Ctrl-C)")->check(whole_number_in(1, INT32_MAX));
   add_json_flag(*sub, options->json);
   sub->callback([&inv, options, count, count_option] {
     if (count_option->count() > 0) options->count = *count;

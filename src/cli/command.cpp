@@ -1,5 +1,8 @@
 #include "cli/command.h"
 
+#include <cmath>
+#include <cstdlib>
+
 #include "core/error.h"
 
 namespace vperf::cli {
@@ -14,6 +17,41 @@ events::PmcCatalogOptions ModelOptions::catalog_options() const {
 CLI::Validator non_empty() {
   return CLI::Validator([](const std::string& value) { return value.empty() ? std::string("must not be empty") : ""; },
                         "", "non-empty");
+}
+
+CLI::Validator whole_number_in(int64_t min, int64_t max) {
+  std::string range = "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
+  return CLI::Validator(
+      [min, max, range](const std::string& value) -> std::string {
+        size_t digits = value.starts_with('-') ? 1 : 0;
+        bool well_formed = value.size() > digits && value.size() - digits <= 19 &&
+                           value.find_first_not_of("0123456789", digits) == std::string::npos;
+        if (!well_formed) return "must be " + range;
+        errno = 0;
+        long long n = std::strtoll(value.c_str(), nullptr, 10);
+        if (errno == ERANGE || n < min || n > max) return "must be " + range;
+        return "";
+      },
+      "", "whole number");
+}
+
+CLI::Validator number_in(double min, double max) {
+  auto text = [](double v) {
+    std::string s = std::to_string(v);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.ends_with('.')) s.pop_back();
+    return s;
+  };
+  std::string range = "a number from " + text(min) + " to " + text(max);
+  return CLI::Validator(
+      [min, max, range](const std::string& value) -> std::string {
+        char* end = nullptr;
+        double v = std::strtod(value.c_str(), &end);
+        if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(v) || v < min || v > max)
+          return "must be " + range;
+        return "";
+      },
+      "", "number");
 }
 
 void add_model_options(CLI::App& sub, ModelOptions& options) {

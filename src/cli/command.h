@@ -26,6 +26,12 @@ struct Invocation {
 // For options whose empty value would silently mean "not given" (--model '', --perfmon '').
 CLI::Validator non_empty();
 
+// Every numeric option is range-checked where it is parsed, with its range in the message, so a
+// value the conversion would take (inf, nan, 1e300, -1 for an unsigned, 2^64) never reaches a
+// command: `kvm stat live -d inf` once printed without end.
+CLI::Validator whole_number_in(int64_t min, int64_t max);  // decimal digits, optional '-'
+CLI::Validator number_in(double min, double max);          // a finite decimal number
+
 // Adds "--json" to a subcommand; every command of vperf has it.
 inline CLI::Option* add_json_flag(CLI::App& sub, bool& json) {
   return sub.add_flag("--json", json, "Print the result as JSON");

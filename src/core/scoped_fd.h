@@ -20,6 +20,8 @@ class ScopedFd {
   ~ScopedFd() { reset(); }
 
   int get() const { return fd_; }
+  // Gives the descriptor up (to an API that takes it over) without closing it.
+  int release() { return std::exchange(fd_, -1); }
   bool valid() const { return fd_ >= 0; }
   void reset(int fd = -1) {
     if (fd_ >= 0) ::close(fd_);

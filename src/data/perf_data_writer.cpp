@@ -111,10 +111,11 @@ HeaderFeatures this_machine_features(std::vector<std::string> cmdline) {
 }
 
 Result<PerfDataWriter> PerfDataWriter::create_file(const std::filesystem::path& path, std::vector<EventAttrEntry> attrs) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Error::from_errno("create " + path.string());
+  Result<ScopedFd> created = create_regular_file(path, 0600);
+  if (!created) return created.error();
+  int fd = created->get();
   PerfDataWriter w;
-  w.owned_fd_.reset(fd);
+  w.owned_fd_ = std::move(created).value();
   w.fd_ = fd;
   w.attrs_ = std::move(attrs);
   normalize(w.attrs_);

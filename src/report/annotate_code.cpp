@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/files.h"
 #include "core/scoped_fd.h"
 #include "symbols/vdso.h"
 
@@ -84,8 +85,9 @@ Result<SymbolCode> read_elf_code(const symbols::ElfFile& elf, uint64_t address, 
 }
 
 Result<SymbolCode> read_core_code(const std::filesystem::path& core, uint64_t address, uint64_t size) {
-  ScopedFd fd(::open(core.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return Error::from_errno("open " + core.string());
+  Result<ScopedFd> opened = open_regular_file(core);
+  if (!opened) return opened.error();
+  ScopedFd fd = std::move(opened).value();
   Elf64_Ehdr header;
   if (!read_exactly(fd.get(), &header, sizeof header, 0)) return Error::from_errno("read " + core.string());
   if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||

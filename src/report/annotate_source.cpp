@@ -1,6 +1,7 @@
 #include "report/annotate_source.h"
 
-#include <fstream>
+#include "core/files.h"
+#include "core/strings.h"
 
 namespace vperf::report {
 namespace {
@@ -18,10 +19,11 @@ std::optional<std::string> SourceFiles::line(const std::string& path, int line) 
   auto it = files_.find(path);
   if (it == files_.end()) {
     std::optional<std::vector<std::string>> lines;
-    std::ifstream in(path);
-    if (in) {
+    // DWARF names the file: read it only if it is a regular one (never a FIFO or a device).
+    if (Result<std::string> text = read_file(path)) {
       lines.emplace();
-      for (std::string text; std::getline(in, text);) lines->push_back(trimmed(text));
+      for (std::string_view l : split(*text, '\n')) lines->push_back(trimmed(std::string(l)));
+      if (text->empty() || text->back() == '\n') lines->pop_back();
     }
     it = files_.emplace(path, std::move(lines)).first;
   }

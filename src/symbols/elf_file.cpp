@@ -6,6 +6,8 @@
 #include <cstring>
 #include <utility>
 
+#include "core/files.h"
+
 namespace vperf::symbols {
 namespace {
 
@@ -49,8 +51,9 @@ Result<ElfFile> ElfFile::open(const std::filesystem::path& path) {
   init_libelf();
   ElfFile f;
   f.name_ = path.string();
-  f.fd_ = ScopedFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!f.fd_.valid()) return Error::from_errno("open " + path.string());
+  Result<ScopedFd> fd = open_regular_file(path);  // a mapping's name comes from a perf.data
+  if (!fd) return fd.error();
+  f.fd_ = std::move(fd).value();
   f.elf_ = elf_begin(f.fd_.get(), ELF_C_READ_MMAP, nullptr);
   if (f.elf_ == nullptr) return elf_error("elf_begin " + path.string());
   if (elf_kind(f.elf_) != ELF_K_ELF) return Error{path.string() + ": not an ELF file"};

@@ -7,6 +7,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/files.h"
 #include "core/strings.h"
 #include "symbols/demangle.h"
 
@@ -47,8 +48,9 @@ SourceLocation call_site(Dwarf_Die* inlined, Dwarf_Die* cu) {
 
 Result<DwarfInfo> DwarfInfo::open(const std::filesystem::path& path) {
   DwarfInfo info;
-  info.fd_ = ScopedFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!info.fd_.valid()) return Error::from_errno("open " + path.string());
+  Result<ScopedFd> fd = open_regular_file(path);
+  if (!fd) return fd.error();
+  info.fd_ = std::move(fd).value();
   info.dwarf_ = dwarf_begin(info.fd_.get(), DWARF_C_READ);
   if (info.dwarf_ == nullptr) return Error{path.string() + ": no DWARF: " + dwarf_errmsg(-1)};
   return info;

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/files.h"
 #include "core/scoped_fd.h"
 #include "symbols/elf_file.h"
 #include "symbols/vdso.h"
@@ -170,8 +171,13 @@ class ProcessDwfl {
         const std::filesystem::path file = machine.config().symfs.empty()
                                                ? std::filesystem::path(name)
                                                : machine.config().symfs / std::filesystem::path(name).relative_path();
-        // A file that is gone or is not ELF is left out: its frames end the walk, as in perf.
-        dwfl_report_elf(dwfl_, name.c_str(), file.c_str(), -1, module.bias, true);
+        // A file that is gone, is not regular (a hostile perf.data may name a FIFO or a device)
+        // or is not ELF is left out: its frames end the walk, as in perf.
+        Result<ScopedFd> fd = open_regular_file(file);
+        if (!fd) continue;
+        int raw = fd->release();
+        if (dwfl_report_elf(dwfl_, name.c_str(), file.c_str(), raw, module.bias, true) == nullptr)
+          ::close(raw);  // taken over only on success
       }
     }
   }

@@ -23,6 +23,7 @@
 #include "data/perf_data_reader.h"
 #include "support/capability.h"
 #include "support/fake_event_fs.h"
+#include "support/processes.h"
 #include "support/run_program.h"
 
 namespace vperf {
@@ -194,6 +195,47 @@ TEST_F(Record, SigintEndsARecordingWithAReadableFile) {
   test::ProgramResult report = test::run_program({"perf", "report", "-i", data, "--stdio", "--sort", "comm", "-q"});
   EXPECT_EQ(report.exit_code, 0) << report.err;
   EXPECT_NE(report.out.find("%"), std::string::npos) << report.out << report.err;
+}
+
+// Issue 14: perf record ends on SIGINT and sends the command SIGTERM. A shell starts `vperf
+// record CMD &` with SIGINT ignored, and CMD inherits that: forwarding SIGINT alone let the
+// recording run to the command's end. Both ways a user stops a recording are tested: ^C in the
+// foreground (the terminal signals the whole process group) and `kill -INT` to a background one.
+TEST_F(Record, SigintEndsTheRecordingAndTheCommandInForegroundAndBackground) {
+  for (bool background : {false, true}) {
+    SCOPED_TRACE(background ? "background (SIGINT ignored, signal to vperf)" : "foreground (signal to the group)");
+    std::string data = file(background ? "sigint-bg.data" : "sigint-fg.data");
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      if (background) ::signal(SIGINT, SIG_IGN);
+      // 10 minutes of spinning: only a stop that works ends it within the test's limits.
+      ::execl(VPERF_BINARY, VPERF_BINARY, "record", "-q", "-e", "cpu-clock", "-o", data.c_str(), "--", VPERF_WORKLOAD,
+              "spin", "600000", nullptr);
+      ::_exit(127);
+    }
+    std::vector<pid_t> spinning;
+    ASSERT_TRUE(test::wait_until([&] { return !(spinning = test::children_named(pid, "vperf-workload")).empty(); },
+                                 std::chrono::seconds(30)))
+        << "vperf never started the command";
+    ASSERT_TRUE(test::wait_until([&] { return fs::exists(data) && fs::file_size(data) > 0; }, std::chrono::seconds(30)));
+    ASSERT_EQ(background ? ::kill(pid, SIGINT) : ::kill(-pid, SIGINT), 0);
+    int status = 0;
+    bool ended = test::wait_until([&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, std::chrono::seconds(60));
+    if (!ended) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+    }
+    ASSERT_TRUE(ended) << "vperf record went on after SIGINT";
+    EXPECT_TRUE(WIFEXITED(status)) << status;
+    // The command ended by a signal: SIGINT from the terminal, or perf's SIGTERM when it ignores SIGINT.
+    EXPECT_EQ(WEXITSTATUS(status), 128 + (background ? SIGTERM : SIGINT)) << status;
+    EXPECT_NE(::kill(spinning.front(), 0), 0) << "the command is still running";
+    test::ProgramResult report = test::run_program({"perf", "report", "-i", data, "--stdio", "--sort", "comm", "-q"});
+    EXPECT_EQ(report.exit_code, 0) << report.err;
+    EXPECT_NE(report.out.find("vperf-workload"), std::string::npos) << report.out << report.err;
+  }
 }
 
 // Tracepoint samples hit the same DSOs every run (the user-space ip of the getppid system

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "support/capability.h"
+#include "support/processes.h"
 #include "support/run_program.h"
 #include "support/stat_output.h"
 
@@ -38,6 +39,8 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+using test::children_named;
+using test::wait_until;
 
 constexpr const char* kGetppid = "syscalls:sys_enter_getppid";
 
@@ -85,15 +88,6 @@ std::set<int> online_cpus() {
     for (int c = first; c <= last; ++c) cpus.insert(c);
   }
   return cpus;
-}
-
-bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
-  const auto deadline = Clock::now() + limit;
-  while (Clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return condition();
 }
 
 // A program running in the background, its stdout/stderr kept in memory files, so the test
@@ -177,27 +171,6 @@ int perf_event_fds(pid_t pid) {
 }
 
 // The children of `parent` whose comm is `comm`.
-std::vector<pid_t> children_named(pid_t parent, const std::string& comm) {
-  std::vector<pid_t> out;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string stat;
-    std::getline(in, stat);
-    size_t close = stat.rfind(')');
-    size_t open = stat.find('(');
-    if (close == std::string::npos || open == std::string::npos) continue;
-    std::istringstream rest(stat.substr(close + 2));
-    std::string state;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    if (ppid == parent && stat.substr(open + 1, close - open - 1) == comm) out.push_back(std::stoi(name));
-  }
-  return out;
-}
-
 // A child that blocks until released, then execs `argv`: what it does after the release is
 // all the workload's (no shell, no start-up system calls of its own), and its PID is known
 // before it starts.

@@ -155,6 +155,19 @@ TEST(EventSpec, BadModifierNamesTokenAndPosition) {
   EXPECT_NE(parse_error("r13c:z").find("bad event modifier 'z'"), std::string::npos);
 }
 
+// perf 6.1: "event syntax error: 'cycles:uu' ... Bad modifier"; only p repeats.
+TEST(EventSpec, RepeatedModifiersAreRejectedAsPerfDoes) {
+  EXPECT_EQ(parse_error("cycles:uu"), "event modifier 'u' repeated in 'cycles:uu' (position 9)");
+  EXPECT_NE(parse_error("r13c:ukk").find("modifier 'k' repeated"), std::string::npos);
+  EXPECT_NE(parse_error("msr/tsc/GG").find("modifier 'G' repeated"), std::string::npos);
+  EXPECT_NE(parse_error("{cycles,instructions}:uku").find("modifier 'u' repeated"), std::string::npos);
+  EXPECT_NE(parse_error("cycles:" + std::string(5000, 'u')).find("modifier 'u' repeated"), std::string::npos);
+  EXPECT_NE(parse_error("cycles:" + std::string(5000, 'k')).find("repeated"), std::string::npos);
+  EXPECT_EQ(only_event("cycles:ppp").modifiers.precise, 3);
+  EXPECT_FALSE(parse_modifiers("uu"));
+  EXPECT_TRUE(parse_modifiers("ukpp"));
+}
+
 TEST(EventSpec, TracepointShapes) {
   EventSpec tp = only_event("sched:sched_switch");
   EXPECT_EQ(tp.kind, SpecKind::Name);

@@ -92,6 +92,39 @@ TEST(PerfmonMapfile, SteppingSplitsSkylakeFromCascadeLake) {
   EXPECT_FALSE(mapfile_key_matches("GenuineIntel-6-[", skx));  // invalid regex matches nothing
 }
 
+// Every key shape of Intel's mapfile.csv (intel/perfmon and Linux's tools/perf copy of it).
+TEST(PerfmonMapfile, KeysWithGroupsClassesAndRangesMatchLikeTheRegexTheyAre) {
+  CpuSignature hsw{"GenuineIntel", 6, 0x45, 1};
+  CpuSignature gnr{"GenuineIntel", 6, 0xae, 1};
+  CpuSignature snb{"GenuineIntel", 6, 0x2a, 7};
+  EXPECT_TRUE(mapfile_key_matches("GenuineIntel-6-(3C|45|46)", hsw));
+  EXPECT_FALSE(mapfile_key_matches("GenuineIntel-6-(3C|46)", hsw));
+  EXPECT_TRUE(mapfile_key_matches("GenuineIntel-6-A[DE]", gnr));
+  EXPECT_TRUE(mapfile_key_matches("genuineintel-6-a[de]", gnr)) << "Intel's tools match without case";
+  EXPECT_TRUE(mapfile_key_matches("GenuineIntel-6-(4E|5E|8E|9E|A5|A6)", CpuSignature{"GenuineIntel", 6, 0xa5, 0}));
+  EXPECT_TRUE(mapfile_key_matches("GenuineIntel-6-[0-3]A", snb));
+  EXPECT_TRUE(mapfile_key_matches("GenuineIntel-6-2.", snb));
+  EXPECT_TRUE(mapfile_key_matches("GenuineIntel-6-(2A|[4-5]5)-[0-9]", snb));
+  EXPECT_FALSE(mapfile_key_matches("GenuineIntel-6-2", snb)) << "the whole key matches the whole signature";
+  EXPECT_FALSE(mapfile_key_matches("GenuineIntel-6-(2A", snb));
+  EXPECT_FALSE(mapfile_key_matches("GenuineIntel-6-2A)", snb));
+  EXPECT_FALSE(mapfile_key_matches("GenuineIntel-6-2A|", snb));
+}
+
+// Issue 14: a key built to make a backtracking regex explode ("(.*)*" nested six times took
+// minutes in std::regex). Quantifiers are outside the mapfile's syntax: no match, at once.
+TEST(PerfmonMapfile, HostileKeysMatchNothingInLinearTime) {
+  CpuSignature skx{"GenuineIntel", 6, 0x55, 4};
+  EXPECT_FALSE(mapfile_key_matches("(.*)*(.*)*(.*)*(.*)*(.*)*(.*)*X", skx));
+  EXPECT_FALSE(mapfile_key_matches("GenuineIntel-6-55.*", skx));
+  EXPECT_FALSE(mapfile_key_matches("((GenuineIntel))-6-55", skx)) << "nesting is not mapfile syntax";
+  EXPECT_FALSE(mapfile_key_matches(std::string(100000, '('), skx));
+  std::string long_alternation = "GenuineIntel-6-(";
+  for (int i = 0; i < 20000; ++i) long_alternation += "5.|";
+  long_alternation += "55)-4";
+  EXPECT_TRUE(mapfile_key_matches(long_alternation, skx));
+}
+
 TEST(PerfmonMapfile, ImportChoosesCoreAndUncoreFilesOfTheModel) {
   PerfmonImport skx = import_perfmon(kPerfmonRoot, CpuSignature{"GenuineIntel", 6, 0x55, 4});
   ASSERT_EQ(skx.files.size(), 2u);
