@@ -70,7 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     events.push_back("fz/" + term.name + "=0x1/");
     events.push_back("fz/" + term.name + "=0xffffffffffffffff/");
   }
-  EventCatalog catalog(std::move(pmus), TracepointCatalog({}), {}, "fz");
+  EventCatalog catalog(std::move(pmus), TracepointCatalog(std::vector<Tracepoint>{}), {}, "fz");
   (void)list_events(catalog, "");
   for (const std::string& event : events) resolve(catalog, event);
   return 0;

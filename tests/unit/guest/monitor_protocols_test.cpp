@@ -115,6 +115,17 @@ TEST(MonitorProtocols, NotAQmpSocket) {
   EXPECT_NE(monitor.error().message.find("not a QMP monitor"), std::string::npos) << monitor.error().message;
 }
 
+TEST(MonitorProtocols, AnAnswerThatNeverEndsIsRefusedOnceTooLong) {
+  // What the guest writes to the agent's socket is the guest's to choose: a line without an
+  // end must not be buffered until the deadline (the reader used to hold all of it).
+  test::TempTree tree;
+  const std::string path = (tree.root() / "endless.sock").string();
+  ScriptedPeer peer(path, {{"", std::string((16 << 20) + 1, 'x')}});
+  Result<std::unique_ptr<QmpSocketMonitor>> monitor = QmpSocketMonitor::connect(path);
+  ASSERT_FALSE(monitor.ok());
+  EXPECT_NE(monitor.error().message.find("a message longer than 16 MiB"), std::string::npos) << monitor.error().message;
+}
+
 TEST(MonitorProtocols, AgentSyncSkipsStaleRepliesAndReadsAFileInPieces) {
   test::TempTree tree;
   const std::string path = (tree.root() / "qga.sock").string();
