@@ -1,13 +1,14 @@
 // libFuzzer target for what vperf makes of the answers of a VM's QMP monitor and of its guest
 // agent (qemu-ga runs inside the guest, so its answers are the guest's to choose). The input
 // is one JSON answer a line ({"return": ...} or {"error": ...}; a line that is not JSON
-// counts as a failed command), handed out in turn and from the start again when used up, as
-// a peer that keeps answering would:
+// counts as a failed command), handed out in turn, the last one again and again once the
+// others are used up, as a peer that keeps answering would:
 //  - query-cpus-fast (query_vcpus): a list of vCPUs, each with a valid cpu-index and a host
 //    thread id, or an Error;
 //  - guest-file-open/read/close (GuestAgent::read_file) with base64 pieces: the file or an
 //    Error, and an end even when the agent never says eof.
 // The whole input is also decoded as base64.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -34,7 +35,7 @@ class ScriptedAnswers {
   }
   Result<boost::json::value> next(std::string_view command) {
     if (answers_.empty()) return Error{"scripted peer: no answers"};
-    const std::optional<boost::json::object>& answer = answers_[at_++ % answers_.size()];
+    const std::optional<boost::json::object>& answer = answers_[std::min(at_++, answers_.size() - 1)];
     if (!answer) return Error{"scripted peer: no answer to " + std::string(command)};
     return qmp_return(*answer, command);
   }
