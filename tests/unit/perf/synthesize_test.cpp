@@ -96,7 +96,9 @@ TEST(Synthesize, AGuestsOverlongModuleNameIsCutToFitTheRecordSize) {
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(header_of(records[0]).size, records[0].size());
   EXPECT_EQ(header_of(records[0]).misc, uint16_t{PERF_RECORD_MISC_GUEST_KERNEL});
-  EXPECT_EQ(string_at(records[0], 40), "[" + name.substr(0, PATH_MAX - 2)) << "cut to PATH_MAX - 1 bytes, as perf cuts";
+  const std::string stored = string_at(records[0], 40);
+  EXPECT_EQ(stored.size(), size_t{PATH_MAX - 1}) << "cut to PATH_MAX - 1 bytes, as perf cuts";
+  EXPECT_EQ(stored.find_first_not_of('m', 1), std::string::npos) << "\"[\" and the name's first bytes";
 }
 
 TEST(Synthesize, KernelMapSpansTextToEtextAsPerf) {
