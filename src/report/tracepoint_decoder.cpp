@@ -77,6 +77,13 @@ void register_printk_formats(tep_handle* tep, const std::string& text) {
     unsigned long long addr = std::strtoull(std::string(line.substr(0, colon)).c_str(), nullptr, 16);
     // The format follows ": " (perf skips the one character after the colon).
     std::string format = colon + 2 <= line.size() ? std::string(line.substr(colon + 2)) : std::string();
+    // libtraceevent drops the quotes and a trailing "\n" itself, looking up to 3 bytes back from
+    // the end without checking the length: a format shorter than that after its opening quote
+    // (up to a NUL, as it reads it) would be read from before its start. One says nothing worth
+    // printing anyway, so it is left out.
+    std::string_view seen(format.c_str());
+    if (seen.starts_with('"')) seen.remove_prefix(1);
+    if (seen.size() < 3) continue;
     tep_register_print_string(tep, format.c_str(), addr);
   }
 }
