@@ -3,9 +3,13 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "core/byte_reader.h"
 #include "core/strings.h"
@@ -67,6 +71,34 @@ Result<bool> expect_tag(ByteReader& r, std::string_view tag) {
     return Error{"tracing data: expected the " + std::string(tag) + " section at offset " +
                  std::to_string(r.offset() - tag.size() - 1)};
   return true;
+}
+
+// The first field of the print fmt (REC->NAME) that the format does not declare, if any.
+// libtraceevent looks up the field of __print_flags(REC->NAME, ...) and
+// __print_symbolic(REC->NAME, ...) and writes through what it finds without checking, so a
+// format naming a field it lacks crashes it (a fuzz find); the kernel only names its own.
+std::optional<std::string> undeclared_field(std::string_view format) {
+  std::vector<std::string_view> declared;
+  for (std::string_view line : split(format, '\n')) {
+    size_t at = line.find("field:");
+    if (at == std::string_view::npos) continue;
+    std::string_view decl = line.substr(at + 6);
+    decl = trim(decl.substr(0, decl.find(';')));
+    decl = decl.substr(0, decl.find('['));  // "char prev_comm[16]"
+    size_t space = decl.find_last_of(" \t*");
+    declared.push_back(space == std::string_view::npos ? decl : decl.substr(space + 1));
+  }
+  size_t print = format.find("print fmt:");
+  if (print == std::string_view::npos) return std::nullopt;
+  constexpr std::string_view kRec = "REC->";
+  for (size_t at = format.find(kRec, print); at != std::string_view::npos; at = format.find(kRec, at + 1)) {
+    std::string_view rest = format.substr(at + kRec.size());
+    size_t end = 0;
+    while (end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[end])) || rest[end] == '_')) ++end;
+    std::string_view name = rest.substr(0, end);
+    if (std::find(declared.begin(), declared.end(), name) == declared.end()) return std::string(name);
+  }
+  return std::nullopt;
 }
 
 // perf's parse_ftrace_printk: lines "0xADDR : \"format\"".
@@ -141,6 +173,11 @@ Result<TracepointDecoder> TracepointDecoder::parse(std::span<const uint8_t> trac
   if (Result<std::string> skipped = sized_text64(r, "header_event"); !skipped) return skipped.error();
 
   auto add_format = [&](const std::string& text, const char* system) {
+    if (std::optional<std::string> field = undeclared_field(text)) {
+      state->warnings.push_back("cannot parse the format of " + std::string(system) + ":" + format_name(text) +
+                                ": its print fmt names field '" + *field + "', which it does not declare");
+      return;
+    }
     enum tep_errno err = tep_parse_event(tep, text.data(), text.size(), system);
     if (err != 0) {
       char message[256] = {};
