@@ -23,9 +23,10 @@ status=0
 for target in $(fuzz_targets); do
   mkdir -p "$work/$target" "$findings_dir/$target"
   log=$work/$target.log
-  # shellcheck disable=SC2046
+  seeds=$(fuzz_seeds "$target")  # from the top directory: the run below is in build-fuzz/
+  # shellcheck disable=SC2086
   (cd build-fuzz && tests/fuzz/"$target" "${fuzz_flags[@]}" -max_total_time="$seconds" -print_final_stats=1 \
-      -artifact_prefix="$findings_dir/$target/" "$work/$target" $(fuzz_seeds "$target")) >"$log" 2>&1 || true
+      -artifact_prefix="$findings_dir/$target/" "$work/$target" $seeds) >"$log" 2>&1 || true
   findings=$(find "$findings_dir/$target" -type f -printf '%f ' | sed 's/ $//')
   rmdir "$findings_dir/$target" 2>/dev/null || { status=1; cp "$log" "$findings_dir/$target.log"; }
   awk -v t="$target" -v f="${findings:-none}" '

@@ -14,8 +14,9 @@ trap 'rm -rf "$work"' EXIT
 for target in $(fuzz_targets); do
   mkdir "$work/$target"
   # The first directory is the writable working corpus; the seeds are read-only inputs.
-  # shellcheck disable=SC2046
+  seeds=$(fuzz_seeds "$target")  # from the top directory: the run below is in build-fuzz/
+  # shellcheck disable=SC2086
   (cd build-fuzz && tests/fuzz/"$target" "${fuzz_flags[@]}" -max_total_time="$seconds" -print_final_stats=0 \
-      "$work/$target" $(fuzz_seeds "$target") 2>&1 | tail -n 2)
+      "$work/$target" $seeds 2>&1 | tail -n 2)
   echo "fuzz: $target ran ${seconds}s without a crash, timeout or OOM"
 done
