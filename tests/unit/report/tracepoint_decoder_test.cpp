@@ -245,6 +245,27 @@ TEST_F(TracepointDecoderTest, APrintFmtNamingAFieldItLacksIsAWarningNotACrash) {
   EXPECT_NE(decoder->warnings()[0].find("field 'nope'"), std::string::npos) << decoder->warnings()[0];
 }
 
+TEST_F(TracepointDecoderTest, AFormatThatCrashesLibtraceeventIsAWarningNotACrash) {
+  // libtraceevent dereferences NULL on a print fmt that ends in a dangling "->" (a fuzz find).
+  tracefs_.write("events/header_page", kHeaderPage);
+  tracefs_.write("events/header_event", kHeaderEvent);
+  tracefs_.write("events/sched/sched_switch/format", sched_switch_format());
+  std::string bad = sched_switch_format();
+  bad.replace(bad.find("sched_switch"), 12, "bad");
+  bad.replace(bad.find("ID: 372"), 7, "ID: 901");
+  bad.replace(bad.find("print fmt:"), std::string::npos, "print fmt: \"\",1?e:E->\n");
+  tracefs_.write("events/bad/bad/format", bad);
+  Result<std::vector<uint8_t>> data =
+      data::build_tracing_data(tracefs_.root(), {{"sched", "sched_switch"}, {"bad", "bad"}});
+  ASSERT_TRUE(data.ok());
+  Result<TracepointDecoder> decoder = TracepointDecoder::parse(*data);
+  ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
+  EXPECT_TRUE(decoder->has_event(372));
+  EXPECT_FALSE(decoder->has_event(901));
+  ASSERT_EQ(decoder->warnings().size(), 1u);
+  EXPECT_NE(decoder->warnings()[0].find("bad:bad"), std::string::npos) << decoder->warnings()[0];
+}
+
 TEST_F(TracepointDecoderTest, ReadsNumericFieldValues) {
   Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data());
   ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
