@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -113,8 +114,11 @@ bool parses_without_crashing(tep_handle* tep, const std::string& text, const cha
   pid_t child = ::fork();
   if (child < 0) return true;  // no trial possible: parse as perf does
   if (child == 0) {
-    rlimit no_core{0, 0};  // a crash here is expected and must leave no core file behind
+    // A crash here is expected: it must leave no core file, and no handler inherited from the
+    // parent (a sanitizer's, a fuzzer's) may report it as the parent's own.
+    rlimit no_core{0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);
+    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) std::signal(sig, SIG_DFL);
     tep_parse_event(tep, text.data(), text.size(), system);
     ::_exit(0);
   }
