@@ -12,6 +12,9 @@ namespace vperf::guest {
 namespace {
 constexpr std::chrono::seconds kAgentTimeout{20};  // a TCG guest reads 4 MB of kallsyms in seconds
 constexpr int64_t kReadPiece = 1 << 20;
+// A guest's kallsyms is a few MiB; the agent is the guest's to program, so an agent that
+// never says eof must not keep vperf reading (and growing the file) forever.
+constexpr int kMaxReadPieces = 256;
 }  // namespace
 
 Result<std::string> decode_base64(std::string_view text) {
@@ -57,7 +60,12 @@ Result<std::string> GuestAgent::read_file(const std::string& path) {
   const int64_t h = handle->as_int64();
   std::string contents;
   Result<std::string> outcome = std::string();
-  for (;;) {
+  for (int pieces = 0;; ++pieces) {
+    if (pieces == kMaxReadPieces) {
+      outcome = Error{"guest agent: read " + path + ": no end of file after " + std::to_string(kMaxReadPieces) +
+                      " reads of up to " + std::to_string(kReadPiece >> 20) + " MiB"};
+      break;
+    }
     Result<boost::json::value> piece = command("guest-file-read", {{"handle", h}, {"count", kReadPiece}});
     if (!piece || !piece->is_object()) {
       outcome = Error{"guest agent: read " + path + ": " + (piece ? std::string("no data") : piece.error().message)};

@@ -10,6 +10,13 @@
 
 namespace vperf::guest {
 
+namespace {
+// The longest answer line taken: a guest agent's 1-MiB file piece is 1.4 MB of base64. The
+// agent's side of the socket is the guest's to write, so a line that never ends must not grow
+// vperf's buffer until the deadline.
+constexpr size_t kMaxMessageBytes = 16 << 20;
+}  // namespace
+
 Result<JsonSocket> JsonSocket::connect(const std::filesystem::path& path) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
@@ -63,6 +70,10 @@ Result<boost::json::object> JsonSocket::receive(std::chrono::milliseconds timeou
     if (n < 0) return Error::from_errno("read " + path_.string());
     if (n == 0) return Error{path_.string() + ": closed by QEMU", ECONNRESET};
     buffer_.append(chunk, static_cast<size_t>(n));
+    // The lines before were taken above, so only this chunk can end the message.
+    if (buffer_.size() > kMaxMessageBytes && std::memchr(chunk, '\n', static_cast<size_t>(n)) == nullptr)
+      return Error{path_.string() + ": a message longer than " + std::to_string(kMaxMessageBytes >> 20) + " MiB",
+                   EMSGSIZE};
   }
 }
 

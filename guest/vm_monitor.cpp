@@ -1,6 +1,7 @@
 #include "guest/vm_monitor.h"
 
 #include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <string>
 
@@ -42,6 +43,10 @@ Result<std::vector<VcpuThread>> query_vcpus(VmMonitor& monitor) {
     const boost::json::value* index = o.if_contains("cpu-index");
     const boost::json::value* thread = o.if_contains("thread-id");
     if (!index || !thread || !index->is_int64() || !thread->is_int64()) return Error{"query-cpus-fast: a vCPU without cpu-index or thread-id"};
+    // A thread id of 0 or below would name vperf itself or every task to perf_event_open.
+    if (index->as_int64() < 0 || index->as_int64() > INT32_MAX || thread->as_int64() <= 0 || thread->as_int64() > INT32_MAX)
+      return Error{"query-cpus-fast: a vCPU with cpu-index " + std::to_string(index->as_int64()) + " and thread-id " +
+                   std::to_string(thread->as_int64()) + " (expected a CPU number and a host thread id)"};
     out.push_back(VcpuThread{static_cast<int>(index->as_int64()), static_cast<pid_t>(thread->as_int64())});
   }
   if (out.empty()) return Error{"query-cpus-fast: no vCPUs"};

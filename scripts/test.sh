@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs dependencies, builds with warnings as errors, fuzzes each
-# parser of outside input for a few seconds (FUZZ_SECONDS, default 15; 0 skips it), then runs
-# every unit, integration and fuzz-replay test with CTest. Skipped tests (a feature this
+# parser of outside input for a few seconds (FUZZ_SECONDS per target, default 10; 0 skips
+# it), then runs every unit, integration and fuzz-replay test with CTest. Skipped tests (a feature this
 # machine lacks) are listed with their reason at the end of the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +10,7 @@ scripts/build.sh
 if [ ! -d /sys/kernel/tracing/events ] && [ "$(id -u)" -eq 0 ]; then
   mount -t tracefs nodev /sys/kernel/tracing || true
 fi
-fuzz_seconds=${FUZZ_SECONDS:-15}
+fuzz_seconds=${FUZZ_SECONDS:-10}
 if [ "$fuzz_seconds" -gt 0 ]; then scripts/fuzz.sh "$fuzz_seconds"; fi
 cd build
 # Integration tests sample a real, shared kernel: a test that fails is run again (up to 3

@@ -28,15 +28,9 @@ std::vector<pid_t> threads_of(const std::vector<pid_t>& pids) {
 }  // namespace
 
 std::vector<pid_t> parse_pid_list(const std::string& text, const char* option) {
-  std::vector<pid_t> pids;
-  for (std::string_view part : split(text, ',')) {
-    std::optional<uint64_t> value = parse_u64(trim(part));
-    if (!value || *value == 0 || *value > 0x3fffffff)
-      throw usage_error(std::string("bad ") + option + " value '" + std::string(part) + "'",
-                        "give process or thread IDs: 1234,5678");
-    pids.push_back(static_cast<pid_t>(*value));
-  }
-  return pids;
+  Result<std::vector<pid_t>> pids = parse_task_ids(text, option);
+  if (!pids) throw usage_error(pids.error().message, "give process or thread IDs: 1234,5678");
+  return *pids;
 }
 
 bool task_alive(pid_t tid) { return std::filesystem::exists("/proc/" + std::to_string(tid)); }

@@ -3,6 +3,7 @@
 #include <linux/perf_event.h>
 #include <sys/sysmacros.h>
 
+#include <climits>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -24,7 +25,10 @@ class RecordBuilder {
   RecordBuilder& u32(uint32_t v) { return append(&v, sizeof v); }
   RecordBuilder& u64(uint64_t v) { return append(&v, sizeof v); }
   // A NUL-terminated string padded with NULs to a multiple of 8 bytes, as the kernel writes.
+  // Cut to PATH_MAX - 1 bytes, as the kernel and perf cut file names: a longer one (a module
+  // name in a guest's /proc/modules) would overflow the header's 16-bit size.
   RecordBuilder& padded_string(std::string_view s) {
+    s = s.substr(0, kMaxStringBytes);
     size_t size = (s.size() + 1 + 7) & ~size_t{7};
     size_t at = bytes_.size();
     bytes_.resize(at + size, 0);
@@ -44,6 +48,7 @@ class RecordBuilder {
     bytes_.insert(bytes_.end(), b, b + n);
     return *this;
   }
+  static constexpr size_t kMaxStringBytes = PATH_MAX - 1;
   RecordBytes bytes_;
 };
 
@@ -148,19 +153,25 @@ Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, size_t id_trailer
 
 namespace {
 
-struct KernelMapsSource {
-  std::filesystem::path kallsyms;
-  std::filesystem::path modules;
-  pid_t pid;
-  uint16_t misc;
-  std::string_view image;  // "[kernel.kallsyms]" or "[guest.kernel.kallsyms]"
-};
-
-Result<std::vector<RecordBytes>> kernel_maps(const KernelMapsSource& source, size_t id_trailer_size) {
-  Result<std::string> kallsyms = read_file(source.kallsyms);
+Result<std::vector<RecordBytes>> kernel_maps(const std::filesystem::path& kallsyms_path,
+                                             const std::filesystem::path& modules_path,
+                                             std::optional<pid_t> guest_machine_pid, size_t id_trailer_size) {
+  Result<std::string> kallsyms = read_file(kallsyms_path);
   if (!kallsyms) return Error{"cannot read kallsyms: " + kallsyms.error().message, kallsyms.error().errno_value};
+  Result<std::string> modules = read_file(modules_path);  // none without module support
+  return kernel_map_records(*kallsyms, modules ? std::string_view(*modules) : std::string_view(), guest_machine_pid,
+                            id_trailer_size);
+}
+
+}  // namespace
+
+std::vector<RecordBytes> kernel_map_records(std::string_view kallsyms, std::string_view modules,
+                                            std::optional<pid_t> guest_machine_pid, size_t id_trailer_size) {
+  const pid_t pid = guest_machine_pid.value_or(-1);
+  const uint16_t misc = guest_machine_pid ? PERF_RECORD_MISC_GUEST_KERNEL : PERF_RECORD_MISC_KERNEL;
+  const std::string image = guest_machine_pid ? "[guest.kernel.kallsyms]" : "[kernel.kallsyms]";
   std::optional<uint64_t> text, etext;
-  for (std::string_view line : split(*kallsyms, '\n')) {
+  for (std::string_view line : split(kallsyms, '\n')) {
     std::vector<std::string_view> f = split(line, ' ');
     if (f.size() < 3) continue;
     if (f[2] == "_text") text = hex_field(f[0]);
@@ -170,40 +181,32 @@ Result<std::vector<RecordBytes>> kernel_maps(const KernelMapsSource& source, siz
   std::vector<RecordBytes> records;
   // Zero addresses (kptr_restrict) give no usable kernel map; the report says why later.
   if (text && etext && *text != 0 && *etext > *text)
-    records.push_back(mmap_record(source.pid, 0, *text, *etext - *text, *text, std::string(source.image) + "_text",
-                                  source.misc, id_trailer_size));
+    records.push_back(mmap_record(pid, 0, *text, *etext - *text, *text, image + "_text", misc, id_trailer_size));
   // Modules in address order (perf walks its sorted map tree), after the kernel for the host
   // and before it for a guest, as perf record and perf kvm record write them.
   std::map<uint64_t, RecordBytes> by_address;
-  Result<std::string> modules = read_file(source.modules);
-  if (modules)
-    for (std::string_view line : split(*modules, '\n')) {
-      // name size refcount deps state address
-      std::vector<std::string_view> f = split(line, ' ');
-      if (f.size() < 6) continue;
-      auto size = parse_u64(f[1]);
-      auto base = hex_field(f[5].substr(f[5].starts_with("0x") ? 2 : 0));
-      if (!size || !base || *base == 0) continue;
-      by_address.emplace(*base, mmap_record(source.pid, 0, *base, *size, 0, "[" + std::string(f[0]) + "]", source.misc,
-                                            id_trailer_size));
-    }
-  auto at = source.misc == PERF_RECORD_MISC_GUEST_KERNEL ? records.begin() : records.end();
+  for (std::string_view line : split(modules, '\n')) {
+    // name size refcount deps state address
+    std::vector<std::string_view> f = split(line, ' ');
+    if (f.size() < 6) continue;
+    auto size = parse_u64(f[1]);
+    auto base = hex_field(f[5].substr(f[5].starts_with("0x") ? 2 : 0));
+    if (!size || !base || *base == 0) continue;
+    by_address.emplace(*base, mmap_record(pid, 0, *base, *size, 0, "[" + std::string(f[0]) + "]", misc, id_trailer_size));
+  }
+  auto at = guest_machine_pid ? records.begin() : records.end();
   for (auto& [base, record] : by_address) at = std::next(records.insert(at, std::move(record)));
   return records;
 }
 
-}  // namespace
-
 Result<std::vector<RecordBytes>> synthesize_kernel_maps(size_t id_trailer_size, const ProcRoot& root) {
-  return kernel_maps({root.proc / "kallsyms", root.proc / "modules", -1, PERF_RECORD_MISC_KERNEL, "[kernel.kallsyms]"},
-                     id_trailer_size);
+  return kernel_maps(root.proc / "kallsyms", root.proc / "modules", std::nullopt, id_trailer_size);
 }
 
 Result<std::vector<RecordBytes>> synthesize_guest_kernel_maps(const std::filesystem::path& kallsyms,
                                                               const std::filesystem::path& modules, pid_t machine_pid,
                                                               size_t id_trailer_size) {
-  return kernel_maps({kallsyms, modules, machine_pid, PERF_RECORD_MISC_GUEST_KERNEL, "[guest.kernel.kallsyms]"},
-                     id_trailer_size);
+  return kernel_maps(kallsyms, modules, machine_pid, id_trailer_size);
 }
 
 }  // namespace vperf::perf

@@ -52,6 +52,12 @@ struct ProcRoot {
 // end meanwhile are skipped; a process that ended is an Error (ESRCH).
 Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, size_t id_trailer_size, const ProcRoot& root = {});
 
+// The kernel and module maps from the texts of a kallsyms and a modules file (modules may be
+// empty): what the two functions below write, without their I/O. A guest's (`guest_machine_pid`
+// set) are guest-kernel maps of that machine; the host's have pid -1.
+std::vector<RecordBytes> kernel_map_records(std::string_view kallsyms, std::string_view modules,
+                                            std::optional<pid_t> guest_machine_pid, size_t id_trailer_size);
+
 // The kernel and module maps of the host, as perf record writes them first.
 Result<std::vector<RecordBytes>> synthesize_kernel_maps(size_t id_trailer_size, const ProcRoot& root = {});
 

@@ -115,6 +115,17 @@ TEST(MonitorProtocols, NotAQmpSocket) {
   EXPECT_NE(monitor.error().message.find("not a QMP monitor"), std::string::npos) << monitor.error().message;
 }
 
+TEST(MonitorProtocols, AnAnswerThatNeverEndsIsRefusedOnceTooLong) {
+  // What the guest writes to the agent's socket is the guest's to choose: a line without an
+  // end must not be buffered until the deadline (the reader used to hold all of it).
+  test::TempTree tree;
+  const std::string path = (tree.root() / "endless.sock").string();
+  ScriptedPeer peer(path, {{"", std::string((16 << 20) + 1, 'x')}});
+  Result<std::unique_ptr<QmpSocketMonitor>> monitor = QmpSocketMonitor::connect(path);
+  ASSERT_FALSE(monitor.ok());
+  EXPECT_NE(monitor.error().message.find("a message longer than 16 MiB"), std::string::npos) << monitor.error().message;
+}
+
 TEST(MonitorProtocols, AgentSyncSkipsStaleRepliesAndReadsAFileInPieces) {
   test::TempTree tree;
   const std::string path = (tree.root() / "qga.sock").string();
@@ -140,6 +151,63 @@ TEST(MonitorProtocols, AgentSyncSkipsStaleRepliesAndReadsAFileInPieces) {
     agent->reset();
     EXPECT_TRUE(peer.mismatches.empty()) << peer.mismatches.front();
   }
+}
+
+// A monitor or agent that answers each command from a script, without a socket.
+class ScriptedJson {
+ public:
+  explicit ScriptedJson(std::function<std::string(std::string_view)> answer) : answer_(std::move(answer)) {}
+  Result<boost::json::value> answer(std::string_view command) {
+    ++calls;
+    return qmp_return(boost::json::parse(answer_(command)).as_object(), command);
+  }
+  int calls = 0;
+
+ private:
+  std::function<std::string(std::string_view)> answer_;
+};
+
+class ScriptedMonitor : public VmMonitor {
+ public:
+  explicit ScriptedMonitor(std::string answer) : script_([answer](std::string_view) { return answer; }) {}
+  Result<boost::json::value> qmp(std::string_view command, const boost::json::object&) override {
+    return script_.answer(command);
+  }
+
+ private:
+  ScriptedJson script_;
+};
+
+TEST(MonitorProtocols, QueryVcpusRefusesThreadIdsThatNameNoVcpuThread) {
+  // perf_event_open would take thread-id 0 as vperf itself and -1 as every task.
+  for (const char* cpu : {R"({"thread-id": 0, "cpu-index": 0})", R"({"thread-id": -1, "cpu-index": 0})",
+                          R"({"thread-id": 4294967297, "cpu-index": 0})", R"({"thread-id": 16053, "cpu-index": -2})"}) {
+    ScriptedMonitor monitor(std::string(R"({"return": [{"thread-id": 16052, "cpu-index": 1}, )") + cpu + "]}");
+    Result<std::vector<VcpuThread>> vcpus = query_vcpus(monitor);
+    ASSERT_FALSE(vcpus.ok()) << cpu;
+    EXPECT_NE(vcpus.error().message.find("expected a CPU number and a host thread id"), std::string::npos)
+        << vcpus.error().message;
+  }
+}
+
+TEST(MonitorProtocols, AgentReadEndsWhenTheAgentNeverSaysEof) {
+  // The agent runs in the guest: one that answers every read with data and never eof must
+  // not keep vperf reading forever. The script gives up after 10,000 reads, far past the bound.
+  class EndlessAgent : public GuestAgent {
+   public:
+    Result<boost::json::value> command(std::string_view name, const boost::json::object&) override {
+      return script.answer(name);
+    }
+    ScriptedJson script{[this](std::string_view name) -> std::string {
+      if (name == "guest-file-open") return R"({"return": 1000})";
+      if (name == "guest-file-close") return R"({"return": {}})";
+      if (script.calls > 10000) return R"({"error": {"desc": "the script ran out"}})";
+      return R"({"return": {"count": 3, "buf-b64": "YWJj", "eof": false}})";
+    }};
+  } agent;
+  Result<std::string> file = agent.read_file("/proc/kallsyms");
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.error().message.find("no end of file after 256 reads"), std::string::npos) << file.error().message;
 }
 
 TEST(MonitorProtocols, Base64) {

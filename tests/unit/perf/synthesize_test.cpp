@@ -4,6 +4,7 @@
 #include <linux/perf_event.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstring>
 #include <fstream>
 
@@ -84,6 +85,20 @@ TEST(Synthesize, ThisProcessHasItsThreadsAndItsExecutable) {
   Result<std::vector<RecordBytes>> gone = synthesize_process(0x3ffffff0, 0);
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error().errno_value, ESRCH);
+}
+
+TEST(Synthesize, AGuestsOverlongModuleNameIsCutToFitTheRecordSize) {
+  // A guest's /proc/modules is whatever the guest says: a 70,000-character module name once
+  // wrapped the 16-bit record size, so the record claimed fewer bytes than it held.
+  const std::string name(70000, 'm');
+  std::vector<RecordBytes> records =
+      kernel_map_records("", name + " 4096 0 - Live 0xffffffffc0000000\n", pid_t{7}, 8);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(header_of(records[0]).size, records[0].size());
+  EXPECT_EQ(header_of(records[0]).misc, uint16_t{PERF_RECORD_MISC_GUEST_KERNEL});
+  const std::string stored = string_at(records[0], 40);
+  EXPECT_EQ(stored.size(), size_t{PATH_MAX - 1}) << "cut to PATH_MAX - 1 bytes, as perf cuts";
+  EXPECT_EQ(stored.find_first_not_of('m', 1), std::string::npos) << "\"[\" and the name's first bytes";
 }
 
 TEST(Synthesize, KernelMapSpansTextToEtextAsPerf) {

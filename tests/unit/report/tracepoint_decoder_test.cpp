@@ -205,6 +205,54 @@ TEST_F(TracepointDecoderTest, AFormatThatDoesNotParseIsAWarning) {
   EXPECT_NE(decoder->warnings()[0].find("broken:"), std::string::npos) << decoder->warnings()[0];
 }
 
+TEST_F(TracepointDecoderTest, ShortPrintkFormatsAreLeftOut) {
+  // libtraceevent looks up to 3 bytes back from the end of a printk format without checking
+  // its length; a fuzzer's tracing data with an empty or one-character format made it read
+  // before the copy (an ASan report in the sanitizer build; unseen without one). The formats
+  // that are long enough still load.
+  tracefs_.write("events/header_page", kHeaderPage);
+  tracefs_.write("events/header_event", kHeaderEvent);
+  tracefs_.write("events/sched/sched_switch/format", sched_switch_format());
+  tracefs_.write("printk_formats",
+                 "0xffffffff81000000 : \"\"\n0xffffffff81000010 : \"a\"\n0xffffffff81000020 :\n"
+                 "0xffffffff81000030 : \"ab\n0xffffffff81000040 : \"rcu stall\\n\"\n");
+  Result<std::vector<uint8_t>> data = data::build_tracing_data(tracefs_.root(), {{"sched", "sched_switch"}});
+  ASSERT_TRUE(data.ok());
+  Result<TracepointDecoder> decoder = TracepointDecoder::parse(*data);
+  ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
+  EXPECT_TRUE(decoder->has_event(372));
+}
+
+TEST_F(TracepointDecoderTest, PrintFmtsThatCrashLibtraceeventAreWarningsNotCrashes) {
+  // Fuzz finds, each a NULL dereference in libtraceevent's tep_parse_event: __print_flags of a
+  // field the format does not declare (it writes through the field it looks up), and a
+  // dangling "->" (left to the child-process trial parse).
+  struct Case {
+    const char* print_fmt;
+    const char* warning;
+  };
+  for (const Case& c : {Case{"\"\", __print_flags(REC->nope, \"|\", {1, \"a\"})", "field 'nope'"},
+                        Case{"\"\",1?e:E->", "libtraceevent fails on it"}}) {
+    tracefs_.write("events/header_page", kHeaderPage);
+    tracefs_.write("events/header_event", kHeaderEvent);
+    tracefs_.write("events/sched/sched_switch/format", sched_switch_format());
+    std::string bad = sched_switch_format();
+    bad.replace(bad.find("sched_switch"), 12, "bad");
+    bad.replace(bad.find("ID: 372"), 7, "ID: 901");
+    bad.replace(bad.find("print fmt:"), std::string::npos, std::string("print fmt: ") + c.print_fmt + "\n");
+    tracefs_.write("events/bad/bad/format", bad);
+    Result<std::vector<uint8_t>> data =
+        data::build_tracing_data(tracefs_.root(), {{"sched", "sched_switch"}, {"bad", "bad"}});
+    ASSERT_TRUE(data.ok());
+    Result<TracepointDecoder> decoder = TracepointDecoder::parse(*data);
+    ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
+    EXPECT_TRUE(decoder->has_event(372));
+    EXPECT_FALSE(decoder->has_event(901)) << c.print_fmt;
+    ASSERT_EQ(decoder->warnings().size(), 1u) << c.print_fmt;
+    EXPECT_NE(decoder->warnings()[0].find(c.warning), std::string::npos) << decoder->warnings()[0];
+  }
+}
+
 TEST_F(TracepointDecoderTest, ReadsNumericFieldValues) {
   Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data());
   ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
