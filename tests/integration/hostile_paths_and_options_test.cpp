@@ -89,7 +89,9 @@ TEST_F(HostileInput, FifosNamedByAPerfDataAreNotOpened) {
     SCOPED_TRACE(args[0]);
     EXPECT_NE(r.exit_code, 124) << "hung on a FIFO";
     EXPECT_NE(r.exit_code, -1) << "killed: " << r.err;
-    if (args[0] != "annotate") EXPECT_EQ(r.exit_code, 0) << r.err;
+    if (args[0] != "annotate") {
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+    }
   }
   if (made_jit_fifo) fs::remove(jit_map);
 }
