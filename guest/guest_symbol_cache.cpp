@@ -29,12 +29,14 @@ bool safe_key(const std::string& key) {
   return std::all_of(key.begin(), key.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; });
 }
 
-// The directory an environment variable names, when it is absolute and this user's.
+// The directory an environment variable names, when it is absolute, this user's and not
+// writable by group or others (so not /tmp, even for root).
 std::optional<fs::path> own_directory(const char* variable) {
   const char* value = std::getenv(variable);
   if (value == nullptr || *value != '/') return std::nullopt;
   struct stat st {};
-  if (::stat(value, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) return std::nullopt;
+  if (::stat(value, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return std::nullopt;
   return fs::path(value);
 }
 
@@ -98,8 +100,10 @@ Result<GuestSymbolFiles> read_guest_symbols(GuestAgent& agent, const GuestSymbol
   const std::string boot_id = boot ? trimmed(*boot) : std::string();
   const bool cacheable = cache.location && safe_key(cache.guest_identity) && safe_key(boot_id);
   const fs::path entry_below = cacheable ? cache.location->below / cache.guest_identity / boot_id : fs::path();
+  // One line says why the cache was passed over: a directory that could not be read from
+  // cannot be written to either, for the same reason.
   auto warn = [&](const std::string& what, const Error& why) {
-    out.cache_warnings.push_back("guest symbol cache " + what + ": " + why.describe());
+    if (out.cache_warnings.empty()) out.cache_warnings.push_back("guest symbol cache " + what + ": " + why.describe());
   };
 
   if (cacheable && live_kernel != nullptr) {
@@ -137,8 +141,8 @@ Result<GuestSymbolFiles> read_guest_symbols(GuestAgent& agent, const GuestSymbol
     return out;
   }
   const std::string release_line = out.release + "\n";
-  for (const auto& [name, text] : {std::pair{"kallsyms", &out.kallsyms}, std::pair{"release", &release_line},
-                                   std::pair{"modules", &out.modules}})
+  for (const auto& [name, text] : {std::pair<const char*, const std::string*>{"kallsyms", &out.kallsyms},
+                                   {"release", &release_line}, {"modules", &out.modules}})
     if (Result<bool> written = entry->replace(name, *text); !written) {
       warn("not written", written.error());
       break;

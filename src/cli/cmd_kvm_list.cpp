@@ -59,9 +59,9 @@ int run_kvm_list(const KvmListOptions& o, std::ostream& out) {
   std::vector<DomainRow> rows;
   for (const guest::DomainSummary& d : *domains) {
     if (d.id >= 0 && !inspecting)
-      inspecting = guest::LibvirtConnection::open(
+      inspecting.emplace(guest::LibvirtConnection::open(
           o.uri, guest::LibvirtAccess::read_write,
-          o.allow_unsafe_uri ? guest::LibvirtUriTrust::vouched_for : guest::LibvirtUriTrust::checked);
+          o.allow_unsafe_uri ? guest::LibvirtUriTrust::vouched_for : guest::LibvirtUriTrust::checked));
     if (d.id >= 0 && !*inspecting) rows.push_back(DomainRow{d, {}, {}, false, inspecting->error().message});
     else rows.push_back(inspect(inspecting && *inspecting ? **inspecting : listing, d));
   }

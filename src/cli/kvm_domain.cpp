@@ -51,7 +51,7 @@ void write_guest_proc(const fs::path& proc, const std::string& kallsyms, const s
 
 void add_connect_options(CLI::App& sub, const std::string& names, std::string& uri, bool& allow_unsafe_uri,
                          const std::string& when) {
-  sub.add_option(names, uri, when + "the libvirt URI (default qemu:///system; qemu+ssh://HOST/system)")
+  sub.add_option(names, uri, (when.empty() ? "The" : when + "the") + " libvirt URI (default qemu:///system; qemu+ssh://HOST/system)")
       ->check(non_empty());
   sub.add_flag("--allow-unsafe-uri", allow_unsafe_uri,
                "Pass a --connect URI that runs a program or picks sockets, keys or certificates (ext transport, command=, "

@@ -32,7 +32,7 @@ Error open_error(int dir, const std::string& name, const fs::path& path) {
   const int err = errno;
   struct stat st {};
   if ((err == ELOOP || err == ENOTDIR) && ::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-    return Error{path.string() + " is a symbolic link", err};
+    return Error{path.string() + " is a symbolic link"};
   return Error::from_errno("open " + path.string(), err);
 }
 
