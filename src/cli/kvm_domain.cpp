@@ -90,11 +90,12 @@ DomainGuestMount DomainGuestMount::fetch(const std::string& domain, const std::s
   const pid_t vmm_pid = domain_vmm_pid(connection, domain);
   Result<std::string> uuid = connection.uuid(domain);
   if (!uuid) throw UserError(uuid.error().message, list_hint(uri));
-  // The kernel memory that checks a cached kallsyms: domain_vmm_pid has just read the vCPUs
-  // through this monitor, so it answers.
+  // The kernel memory that checks a cached kallsyms (when there is a cache): domain_vmm_pid
+  // has just read the vCPUs through this monitor, so it answers.
   Result<std::unique_ptr<guest::VmMonitor>> monitor = connection.monitor(domain);
-  Result<std::vector<guest::VcpuThread>> vcpus =
-      monitor ? guest::query_vcpus(**monitor) : Result<std::vector<guest::VcpuThread>>(monitor.error());
+  Result<std::vector<guest::VcpuThread>> vcpus = monitor && cache_location
+                                                     ? guest::query_vcpus(**monitor)
+                                                     : Result<std::vector<guest::VcpuThread>>(Error{"no cache to check"});
   std::optional<guest::KernelMemory> kernel;
   if (vcpus) {
     std::vector<int> indices;

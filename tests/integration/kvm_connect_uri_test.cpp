@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "support/fake_event_fs.h"
+#include "support/marker_script.h"
 #include "support/run_program.h"
 
 namespace vperf {
@@ -17,9 +18,7 @@ namespace fs = std::filesystem;
 TEST(KvmConnectUri, ExtTransportScriptIsNotRun) {
   test::TempTree tree;
   const fs::path marker = tree.root() / "ran";
-  tree.write("x", "#!/bin/sh\ntouch '" + marker.string() + "'\n");
-  fs::permissions(tree.root() / "x", fs::perms::owner_all);
-  const std::string uri = "qemu+ext:///system?command=" + (tree.root() / "x").string();
+  const std::string uri = "qemu+ext:///system?command=" + test::marker_script(tree, "x", marker).string();
   test::ProgramResult list = test::run_vperf({"kvm", "list", "--connect", uri});
   EXPECT_EQ(list.exit_code, 2);
   EXPECT_TRUE(list.out.empty()) << list.out;

@@ -20,6 +20,7 @@
 #include "guest/guest_symbols.h"
 #include "support/fake_event_fs.h"
 #include "support/fake_guest_agent.h"
+#include "support/marker_script.h"
 
 #include "unit/cli/run_cli.h"
 
@@ -241,9 +242,7 @@ TEST(KvmDomain, CommandLineMisuseIsAUsageError) {
 TEST(KvmDomain, UnsafeConnectUriIsRefusedByEveryCommandAndRunsNothing) {
   test::TempTree tree;
   const fs::path marker = tree.root() / "ran";
-  tree.write("connect.sh", "#!/bin/sh\ntouch '" + marker.string() + "'\n");
-  fs::permissions(tree.root() / "connect.sh", fs::perms::owner_all);
-  const std::string uri = "qemu+ext:///system?command=" + (tree.root() / "connect.sh").string();
+  const std::string uri = "qemu+ext:///system?command=" + test::marker_script(tree, "connect.sh", marker).string();
   const std::string expected = "vperf: error: libvirt URI '" + uri +
                                "' is refused: the ext transport runs the program its command= parameter names (hint: connect "
                                "with a plain URI (qemu:///system, qemu+ssh://HOST/system), or add --allow-unsafe-uri if you "

@@ -4,11 +4,9 @@
 #include "guest/libvirt_domain.h"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-
-#include <fstream>
 
 #include "support/fake_event_fs.h"
+#include "support/marker_script.h"
 
 namespace vperf::guest {
 namespace {
@@ -53,17 +51,10 @@ TEST(LibvirtUri, PlainUrisPass) {
     EXPECT_EQ(unsafe_libvirt_uri_reason(uri), std::nullopt) << uri;
 }
 
-// A script for the ext transport that leaves `marker` behind when it runs.
-fs::path marker_script(const test::TempTree& tree, const fs::path& marker) {
-  tree.write("connect.sh", "#!/bin/sh\ntouch '" + marker.string() + "'\n");
-  fs::permissions(tree.root() / "connect.sh", fs::perms::owner_all);
-  return tree.root() / "connect.sh";
-}
-
 TEST(LibvirtConnection, ExtCommandIsNotRunUnlessVouchedFor) {
   test::TempTree tree;
   const fs::path marker = tree.root() / "ran";
-  const std::string uri = "qemu+ext:///system?command=" + marker_script(tree, marker).string();
+  const std::string uri = "qemu+ext:///system?command=" + test::marker_script(tree, "connect.sh", marker).string();
   for (LibvirtAccess access : {LibvirtAccess::read_only, LibvirtAccess::read_write}) {
     Result<LibvirtConnection> refused = LibvirtConnection::open(uri, access, LibvirtUriTrust::checked);
     ASSERT_FALSE(refused.ok());
