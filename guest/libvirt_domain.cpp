@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "core/strings.h"
+
 namespace vperf::guest {
 
 namespace {
@@ -85,9 +87,86 @@ std::string libvirt_error() {
   return message != nullptr ? message : "unknown libvirt error";
 }
 
-Result<LibvirtConnection> LibvirtConnection::open(const std::string& uri) {
+namespace {
+
+// "%63ommand" is "command" to libvirt (it unescapes parameter names and values).
+std::string percent_decoded(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size()) {
+      if (std::optional<uint64_t> byte = parse_u64_base(text.substr(i + 1, 2), 16)) {
+        out += static_cast<char>(*byte);
+        i += 2;
+        continue;
+      }
+    }
+    out += text[i] == '+' ? ' ' : text[i];
+  }
+  return out;
+}
+
+// Why libvirt must not see query parameter `name`; nullopt for the ones that only tune how it connects.
+std::optional<std::string> unsafe_parameter_reason(const std::string& name) {
+  for (const char* harmless : {"mode", "proxy", "no_tty", "sshauth", "tls_priority"})
+    if (name == harmless) return std::nullopt;
+  if (name == "command" || name == "netcat") return "its " + name + "= parameter names a program for libvirt to run";
+  if (name == "socket") return "its socket= parameter names the socket libvirt talks to";
+  if (name == "keyfile" || name == "pkipath" || name == "known_hosts")
+    return "its " + name + "= parameter names files libvirt reads keys or certificates from";
+  if (name == "no_verify" || name == "known_hosts_verify") return "its " + name + "= parameter turns off checking the server";
+  return "its " + name + "= parameter is not one vperf passes to libvirt";
+}
+
+}  // namespace
+
+std::optional<std::string> unsafe_libvirt_uri_reason(std::string_view uri) {
+  const std::string quoted = "libvirt URI '" + std::string(uri) + "' is refused: ";
+  const size_t colon = uri.find(':');
+  const std::string scheme = to_lower(uri.substr(0, colon == std::string_view::npos ? 0 : colon));
+  if (const size_t plus = scheme.find('+'); plus != std::string::npos && scheme.substr(plus + 1) == "ext")
+    return quoted + "the ext transport runs the program its command= parameter names";
+  std::string_view rest = colon == std::string_view::npos ? std::string_view() : uri.substr(colon + 1);
+  rest = rest.substr(0, rest.find('#'));
+  std::string_view query;
+  if (const size_t question = rest.find('?'); question != std::string_view::npos) {
+    query = rest.substr(question + 1);
+    rest = rest.substr(0, question);
+  }
+  // //[user@]host[:port]/path: a host that starts with '-' would be one of ssh's options.
+  std::string_view path = rest;
+  if (path.starts_with("//")) {
+    path.remove_prefix(2);
+    const std::string_view authority = path.substr(0, path.find('/'));
+    path.remove_prefix(authority.size());
+    const size_t at = authority.find('@');
+    if (percent_decoded(authority.substr(at == std::string_view::npos ? 0 : at + 1)).starts_with('-'))
+      return quoted + "its host name starts with '-'";
+  }
+  if (scheme == "test" && percent_decoded(path) != "/default")
+    return quoted + "the test driver would load the file it names";
+  for (std::string_view field : split(query, '&')) {
+    for (std::string_view parameter : split(field, ';')) {
+      if (parameter.empty()) continue;
+      const size_t equals = parameter.find('=');
+      const std::string name = to_lower(percent_decoded(parameter.substr(0, equals)));
+      if (name == "name") {  // the URI the remote daemon opens: the same rules there
+        if (std::optional<std::string> inner = unsafe_libvirt_uri_reason(
+                percent_decoded(equals == std::string_view::npos ? std::string_view() : parameter.substr(equals + 1))))
+          return quoted + "its name= parameter: " + *inner;
+        continue;
+      }
+      if (std::optional<std::string> reason = unsafe_parameter_reason(name)) return quoted + *reason;
+    }
+  }
+  return std::nullopt;
+}
+
+Result<LibvirtConnection> LibvirtConnection::open(const std::string& uri, LibvirtAccess access, LibvirtUriTrust trust) {
+  if (trust == LibvirtUriTrust::checked)
+    if (std::optional<std::string> unsafe = unsafe_libvirt_uri_reason(uri)) return Error{*unsafe};
   virSetErrorFunc(nullptr, quiet_errors);
-  virConnectPtr connection = virConnectOpen(uri.c_str());
+  virConnectPtr connection =
+      access == LibvirtAccess::read_only ? virConnectOpenReadOnly(uri.c_str()) : virConnectOpen(uri.c_str());
   if (connection == nullptr) return Error{"cannot connect to libvirt at " + uri + ": " + libvirt_error()};
   return LibvirtConnection(connection, uri);
 }
@@ -122,6 +201,15 @@ Result<virDomainPtr> LibvirtConnection::lookup(const std::string& domain) const 
   virDomainPtr d = virDomainLookupByName(connection_, domain.c_str());
   if (d == nullptr) return Error{"no domain '" + domain + "' at " + uri_ + ": " + libvirt_error()};
   return d;
+}
+
+Result<std::string> LibvirtConnection::uuid(const std::string& domain) const {
+  Result<virDomainPtr> d = lookup(domain);
+  if (!d) return d.error();
+  DomainRef ref(*d);
+  char text[VIR_UUID_STRING_BUFLEN] = {};
+  if (virDomainGetUUIDString(ref.domain, text) != 0) return Error{"the UUID of domain '" + domain + "': " + libvirt_error()};
+  return std::string(text);
 }
 
 Result<std::unique_ptr<VmMonitor>> LibvirtConnection::monitor(const std::string& domain) const {

@@ -33,8 +33,10 @@ void use_domain_symbols(const CLI::App& kvm, const std::shared_ptr<KvmOptions>& 
     throw usage_error("--domain and --guestkallsyms/--guestmodules/--guestvmlinux/--guestmount both give the guest's symbols",
                       "give one: --domain reads them through the domain's guest agent");
   std::function<int()> reader = std::move(inv.action);
-  inv.action = [options, reader] {
-    DomainGuestMount mount = DomainGuestMount::fetch(options->domain, options->uri, guest::default_guest_symbol_cache());
+  inv.action = [options, reader, &inv] {
+    DomainGuestMount mount =
+        DomainGuestMount::fetch(options->domain, options->uri, options->allow_unsafe_uri, guest::default_guest_symbol_cache());
+    for (const std::string& warning : mount.cache_warnings()) *inv.err << "vperf: warning: " << warning << '\n';
     options->guests.mount = mount.directory();
     return reader();
   };
@@ -59,7 +61,7 @@ void add_kvm_command(CLI::App& app, Invocation& inv) {
   kvm->add_option("--domain", options->domain,
                   "With report, script, flamegraph, annotate: this libvirt domain's guest symbols, through its guest agent")
       ->check(non_empty());
-  kvm->add_option("--connect", options->uri, "With --domain: the libvirt URI (default qemu:///system)")->check(non_empty());
+  add_connect_options(*kvm, "--connect", options->uri, options->allow_unsafe_uri, "With --domain: ");
   kvm->callback([kvm, options, &inv] { use_domain_symbols(*kvm, options, inv); });
   std::shared_ptr<const KvmOptions> shared = options;
   add_record_command(*kvm, inv, shared);
@@ -71,8 +73,7 @@ void add_kvm_command(CLI::App& app, Invocation& inv) {
 
   auto list = std::make_shared<KvmListOptions>();
   CLI::App* sub = kvm->add_subcommand("list", "The libvirt domains: state, VMM pid, vCPU threads, guest agent");
-  sub->add_option("-c,--connect", list->uri, "libvirt URI (default qemu:///system; qemu+ssh://HOST/system)")
-      ->check(non_empty());
+  add_connect_options(*sub, "-c,--connect", list->uri, list->allow_unsafe_uri, "");
   add_json_flag(*sub, list->json);
   sub->callback([list, &inv] { inv.action = [list, &inv] { return run_kvm_list(*list, *inv.out); }; });
 }

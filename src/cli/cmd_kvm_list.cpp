@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/kvm_domain.h"
 #include "core/error.h"
 #include "guest/libvirt_domain.h"
 #include "output/json.h"
@@ -47,14 +48,23 @@ std::string thread_list(const std::vector<guest::VcpuThread>& vcpus) {
 }  // namespace
 
 int run_kvm_list(const KvmListOptions& o, std::ostream& out) {
-  Result<guest::LibvirtConnection> connection = guest::LibvirtConnection::open(o.uri);
-  if (!connection)
-    throw UserError(connection.error().message,
-                    "start libvirtd (libvirtd -d; virtlogd -d without systemd), or give the URI with -c");
-  Result<std::vector<guest::DomainSummary>> domains = connection->domains();
+  // The list needs no more than a read-only connection (also open to users libvirt keeps
+  // from changing domains); the vCPU threads, the VMM pid and the agent's answer need the
+  // monitor and the agent, which libvirt serves on read-write connections only: one is opened
+  // when a domain runs, and when it cannot be, those columns say why instead.
+  const guest::LibvirtConnection listing = connect_to_libvirt(o.uri, guest::LibvirtAccess::read_only, o.allow_unsafe_uri);
+  Result<std::vector<guest::DomainSummary>> domains = listing.domains();
   if (!domains) throw UserError(domains.error().message, "");
+  std::optional<Result<guest::LibvirtConnection>> inspecting;
   std::vector<DomainRow> rows;
-  for (const guest::DomainSummary& d : *domains) rows.push_back(inspect(*connection, d));
+  for (const guest::DomainSummary& d : *domains) {
+    if (d.id >= 0 && !inspecting)
+      inspecting.emplace(guest::LibvirtConnection::open(
+          o.uri, guest::LibvirtAccess::read_write,
+          o.allow_unsafe_uri ? guest::LibvirtUriTrust::vouched_for : guest::LibvirtUriTrust::checked));
+    if (d.id >= 0 && !*inspecting) rows.push_back(DomainRow{d, {}, {}, false, inspecting->error().message});
+    else rows.push_back(inspect(inspecting && *inspecting ? **inspecting : listing, d));
+  }
   if (o.json) {
     boost::json::array list;
     for (const DomainRow& r : rows) {

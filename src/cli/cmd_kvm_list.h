@@ -13,6 +13,7 @@ namespace vperf::cli {
 struct KvmListOptions {
   std::string uri = "qemu:///system";
   bool json = false;
+  bool allow_unsafe_uri = false;  // --allow-unsafe-uri
 };
 
 int run_kvm_list(const KvmListOptions& options, std::ostream& out);

@@ -49,6 +49,7 @@ struct VmAccess {
   std::unique_ptr<guest::GuestAgent> agent;
   std::string where;  // for messages
   std::optional<pid_t> vmm_pid;  // libvirt's, with --domain (refused for a remote URI)
+  std::string guest_identity;    // the symbol cache's key, with --domain (guest/guest_symbol_cache.h)
 };
 
 // With --domain alone, libvirt carries both the monitor and the agent; with --domain and --qmp,
@@ -58,10 +59,14 @@ VmAccess open_vm(const MonitorRecordOptions& o) {
   VmAccess vm;
   if (!o.domain.empty()) {
     vm.where = "domain " + o.domain + " at " + o.uri;
-    const guest::LibvirtConnection connection = connect_to_libvirt(o.uri);
+    // Read-write: the monitor and the agent are served on no other connection.
+    const guest::LibvirtConnection connection = connect_to_libvirt(o.uri, guest::LibvirtAccess::read_write, o.allow_unsafe_uri);
     // Before the monitor or the agent is asked anything: a remote URI's VMM is another host's
     // process, and its thread ids would name unrelated processes here.
     vm.vmm_pid = domain_vmm_pid(connection, o.domain);
+    Result<std::string> uuid = connection.uuid(o.domain);
+    if (!uuid) throw UserError(uuid.error().message, "vperf kvm list -c " + o.uri + " shows the domains");
+    vm.guest_identity = guest::libvirt_guest_identity(*uuid);
     if (o.qmp.empty()) {
       Result<std::unique_ptr<guest::VmMonitor>> monitor = connection.monitor(o.domain);
       if (!monitor) throw UserError(monitor.error().message, "vperf kvm list -c " + o.uri + " shows the domains");
@@ -88,14 +93,20 @@ VmAccess open_vm(const MonitorRecordOptions& o) {
   return vm;
 }
 
-// The guest's kallsyms and modules, from its agent or from the files the user gave; nullopt
-// when there is neither (the samples then keep their bare addresses). Checked, not yet written.
-std::optional<GuestSymbolTexts> fetch_guest_symbols(const MonitorRecordOptions& o, guest::GuestAgent* agent) {
+// The guest's kallsyms and modules, from its agent (through the cache of `guest_identity`,
+// which `kernel` checks) or from the files the user gave; nullopt when there is neither (the
+// samples then keep their bare addresses). Checked, not yet written.
+std::optional<GuestSymbolTexts> fetch_guest_symbols(const MonitorRecordOptions& o, guest::GuestAgent* agent,
+                                                    const std::string& guest_identity, guest::MemoryView& kernel,
+                                                    std::ostream& err) {
   std::string kallsyms, modules;
   bool from_cache = false;
   if (agent != nullptr) {
-    Result<guest::GuestSymbolFiles> files = guest::read_guest_symbols(*agent, guest::default_guest_symbol_cache());
+    Result<guest::GuestSymbolFiles> files = guest::read_guest_symbols(
+        *agent, guest::GuestSymbolCache{guest::default_guest_symbol_cache(), guest_identity}, &kernel);
     if (!files) throw UserError(files.error().message, "check that the guest agent allows guest-file-open (no --blacklist of it)");
+    if (!o.quiet)
+      for (const std::string& warning : files->cache_warnings) err << "vperf: warning: " << warning << '\n';
     kallsyms = std::move(files->kallsyms);
     modules = std::move(files->modules);
     from_cache = files->from_cache;
@@ -136,19 +147,25 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   Result<pid_t> vmm = vm.vmm_pid ? Result<pid_t>(*vm.vmm_pid) : guest::vmm_pid_of(vcpus->front().thread_id);
   if (!vmm) throw UserError(vmm.error().message, "record on the host that runs the VM");
 
+  // The guest kernel's memory through the monitor: what checks a cached kallsyms and, with -g,
+  // the kernel's code and ORC tables the unwinds need.
+  std::vector<int> vcpu_indices;
+  for (const guest::VcpuThread& v : *vcpus) vcpu_indices.push_back(v.index);
+  guest::KernelMemory kernel_memory(*vm.monitor, vcpu_indices);
+  if (vm.guest_identity.empty() && vm.agent) {  // the sockets' VM: its VMM process is who it is
+    Result<std::string> identity = guest::vmm_guest_identity(*vmm);
+    if (identity) vm.guest_identity = *identity;
+  }
+
   // The guest's symbols beside the file, in --guestmount layout, and as maps in it. Fetched
   // before anything is written, so a failure leaves the previous recording as it was.
-  std::optional<GuestSymbolTexts> symbols = fetch_guest_symbols(o, vm.agent.get());
+  std::optional<GuestSymbolTexts> symbols = fetch_guest_symbols(o, vm.agent.get(), vm.guest_identity, kernel_memory, err);
   vm.agent.reset();  // an agent's socket serves one client at a time: free it for others while sampling
   const fs::path mount = guestmount_beside(o.output);
   const fs::path proc = mount / std::to_string(*vmm) / "proc";
   const bool have_symbols = symbols.has_value();
 
-  // With -g, guest kernel stacks and their unwinder: the kernel's code and ORC tables are read
-  // through the monitor as the unwinds need them.
-  std::vector<int> vcpu_indices;
-  for (const guest::VcpuThread& v : *vcpus) vcpu_indices.push_back(v.index);
-  guest::KernelMemory kernel_memory(*vm.monitor, vcpu_indices);
+  // With -g, guest kernel stacks and their unwinder.
   std::optional<guest::VcpuStackReader> stacks;
   if (o.call_graph) {
     if (!have_symbols)

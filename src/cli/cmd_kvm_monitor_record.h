@@ -40,6 +40,7 @@ struct MonitorRecordOptions {
   std::filesystem::path qga;   // the guest agent's socket (optional)
   std::string domain;          // or a libvirt domain: its monitor (unless --qmp), pid and agent
   std::string uri = "qemu:///system";
+  bool allow_unsafe_uri = false;  // --allow-unsafe-uri
   double frequency = 1000;     // ticks per second, each sampling every vCPU
   std::optional<double> duration_seconds;
   std::string output = "perf.data.guest";

@@ -385,10 +385,11 @@ bool tracepoint_exists(const std::filesystem::path& root, const KvmTracepoint& t
 }
 
 // The VMs named by -p as given, or the VMM pid of the libvirt domain --domain names.
-std::string target_pids(const std::string& pids, const std::string& domain, const std::string& uri) {
+// Read-write: the pid comes from the vCPU threads, which only the domain's monitor tells.
+std::string target_pids(const std::string& pids, const std::string& domain, const std::string& uri, bool allow_unsafe_uri) {
   if (domain.empty()) return pids;
   if (!pids.empty()) throw usage_error("-p and --domain both name the VM", "give one of them");
-  return std::to_string(domain_vmm_pid(connect_to_libvirt(uri), domain));
+  return std::to_string(domain_vmm_pid(connect_to_libvirt(uri, guest::LibvirtAccess::read_write, allow_unsafe_uri), domain));
 }
 
 }  // namespace
@@ -396,7 +397,7 @@ std::string target_pids(const std::string& pids, const std::string& domain, cons
 // ---------------------------------------------------------------------------------------------
 
 int run_kvm_stat_record(const KvmStatRecordOptions& o, std::ostream& err) {
-  const std::string pids = target_pids(o.pids, o.domain, o.uri);
+  const std::string pids = target_pids(o.pids, o.domain, o.uri, o.allow_unsafe_uri);
   std::filesystem::path root = tracefs_root();
   RecordOptions record;
   for (const KvmTracepoint& t : kTracepoints)
@@ -420,7 +421,7 @@ int run_kvm_stat_record(const KvmStatRecordOptions& o, std::ostream& err) {
 
 int run_kvm_stat_report(const KvmStatReportOptions& options, std::ostream& out, std::ostream& err) {
   KvmStatReportOptions o = options;
-  o.pids = target_pids(o.pids, o.domain, o.uri);
+  o.pids = target_pids(o.pids, o.domain, o.uri, o.allow_unsafe_uri);
   ReportChoice choice = parse_report_choice(o.event, o.sort_key, o.vcpu, o.pids);
   data::PerfDataReader reader = open_perf_data(o.input, kRecordHint);
   host::KvmExitAnalysis analysis(choice.filter);
@@ -487,7 +488,7 @@ Result<perf::Workload> start_with_stdout(const std::vector<std::string>& argv, i
 
 int run_kvm_stat_live(const KvmStatLiveOptions& options, std::ostream& out, std::ostream& err) {
   KvmStatLiveOptions o = options;
-  o.pids = target_pids(o.pids, o.domain, o.uri);
+  o.pids = target_pids(o.pids, o.domain, o.uri, o.allow_unsafe_uri);
   ReportChoice choice = parse_report_choice(o.event, o.sort_key, o.vcpu, o.pids);
   if (!(o.interval_seconds >= 0.1)) throw usage_error("-d must be at least 0.1 seconds", "e.g. -d 1");
   std::filesystem::path root = tracefs_root();
@@ -585,9 +586,10 @@ int run_kvm_stat_live(const KvmStatLiveOptions& options, std::ostream& out, std:
 
 namespace {
 
-void add_domain_options(CLI::App& sub, std::string& domain, std::string& uri, const std::string& description) {
+void add_domain_options(CLI::App& sub, std::string& domain, std::string& uri, bool& allow_unsafe_uri,
+                        const std::string& description) {
   sub.add_option("--domain", domain, description)->check(non_empty());
-  sub.add_option("--connect", uri, "With --domain: the libvirt URI (default qemu:///system)")->check(non_empty());
+  add_connect_options(sub, "--connect", uri, allow_unsafe_uri, "With --domain: ");
 }
 
 void require_domain_for_connect(const CLI::App& sub, const std::string& domain) {
@@ -605,7 +607,7 @@ void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv) {
   CLI::App* rec = stat->add_subcommand("record", "Record the kvm tracepoints (every CPU, or a COMMAND, or -p PID)");
   rec->add_option("-o,--output", record->output, "Output file (default perf.data.guest; - for a pipe)")->check(non_empty());
   rec->add_option("-p,--pid", record->pids, "Record these VMM processes")->check(non_empty());
-  add_domain_options(*rec, record->domain, record->uri, "Record the VMM of this libvirt domain (as -p its pid)");
+  add_domain_options(*rec, record->domain, record->uri, record->allow_unsafe_uri, "Record the VMM of this libvirt domain (as -p its pid)");
   rec->add_flag("-q,--quiet", record->quiet, "No messages");
   rec->prefix_command();
   rec->footer("COMMAND: a VMM to start and record, e.g. vperf kvm stat record -- qemu-system-x86_64 ...;\n"
@@ -623,7 +625,7 @@ void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv) {
   rep->add_option("--vcpu", report->vcpu, "Only this vCPU")->check(whole_number_in(0, kMaxVcpu));
   rep->add_option("-k,--key", report->sort_key, "Sort by sample (default), time (average), max_t, min_t or mean");
   rep->add_option("-p,--pid", report->pids, "Only these VMs (VMM processes)")->check(non_empty());
-  add_domain_options(*rep, report->domain, report->uri, "Only the VMM of this libvirt domain (by its pid now)");
+  add_domain_options(*rep, report->domain, report->uri, report->allow_unsafe_uri, "Only the VMM of this libvirt domain (by its pid now)");
   add_json_flag(*rep, report->json);
   rep->callback([rep, report, &inv] {
     require_domain_for_connect(*rep, report->domain);
@@ -635,7 +637,7 @@ void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv) {
   liv->add_option("-d,--display", live->interval_seconds, "Seconds between tables (default 1)")
       ->check(number_in(0.01, kOneDaySeconds));
   liv->add_option("-p,--pid", live->pids, "Only these VMM processes")->check(non_empty());
-  add_domain_options(*liv, live->domain, live->uri, "Only the VMM of this libvirt domain (as -p its pid)");
+  add_domain_options(*liv, live->domain, live->uri, live->allow_unsafe_uri, "Only the VMM of this libvirt domain (as -p its pid)");
   liv->add_option("--event", live->event, "vmexit (default), ioport, mmio, msr or hypercall");
   liv->add_option("--vcpu", live->vcpu, "Only this vCPU")->check(whole_number_in(0, kMaxVcpu));
   liv->add_option("-k,--key", live->sort_key, "Sort by sample (default), time (average), max_t, min_t or mean");

@@ -27,6 +27,7 @@ struct KvmStatRecordOptions {
   std::string pids;                        // -p; neither -p nor COMMAND: all CPUs, as perf
   std::string domain;                      // --domain: -p of its VMM
   std::string uri = "qemu:///system";      // --connect
+  bool allow_unsafe_uri = false;           // --allow-unsafe-uri
   std::vector<std::string> command;
   bool quiet = false;
 };
@@ -40,6 +41,7 @@ struct KvmStatReportOptions {
   std::string pids;  // -p: only these VMs (VMM processes)
   std::string domain;                  // --domain: only its VMM (by its pid now)
   std::string uri = "qemu:///system";  // --connect
+  bool allow_unsafe_uri = false;       // --allow-unsafe-uri
   bool json = false;
 };
 int run_kvm_stat_report(const KvmStatReportOptions& options, std::ostream& out, std::ostream& err);
@@ -49,6 +51,7 @@ struct KvmStatLiveOptions {
   std::string pids;
   std::string domain;                  // --domain: -p of its VMM
   std::string uri = "qemu:///system";  // --connect
+  bool allow_unsafe_uri = false;       // --allow-unsafe-uri
   std::string event = "vmexit";
   std::optional<uint32_t> vcpu;
   std::string sort_key = "sample";

@@ -11,6 +11,7 @@
 
 #include "cli/cmd_kvm_monitor_record.h"
 #include "cli/command.h"
+#include "cli/kvm_domain.h"
 #include "cli/kvm_options.h"
 #include "cli/command_events.h"
 #include "cli/perf_data_input.h"
@@ -436,7 +437,7 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
     sub->add_option("--domain", monitor->domain,
                     "Sample every vCPU of this libvirt domain (its QEMU monitor and agent; with --qmp, its agent and pid only)")
         ->check(non_empty());
-    sub->add_option("--connect", monitor->uri, "With --domain: the libvirt URI (default qemu:///system)")->check(non_empty());
+    add_connect_options(*sub, "--connect", monitor->uri, monitor->allow_unsafe_uri, "With --domain: ");
     sub->add_flag("--pause", monitor->pause,
                   "With --qmp/--domain: stop the VM during each tick, so registers and -g stacks belong to one instant");
   }

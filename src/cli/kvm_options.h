@@ -26,6 +26,7 @@ struct KvmOptions {
   guest::GuestSymbolSources guests;
   std::string domain;                      // --domain
   std::string uri = "qemu:///system";      // --connect
+  bool allow_unsafe_uri = false;           // --allow-unsafe-uri
 
   // perf kvm: without --host, the guest is always sampled.
   events::MachineScope scope() const { return {host, guest || !host}; }

@@ -171,6 +171,7 @@ class KvmLibvirtRemote : public ::testing::Test {
       }
     }
     VPERF_REQUIRE(sshd_ > 0, "an sshd that starts here (its log: " + read_text(dir / "sshd.log") + ")");
+    // keyfile=, no_verify= and command= make vperf refuse the URI unless --allow-unsafe-uri.
     uri_ = "qemu+ssh://root@127.0.0.1:" + std::to_string(port_) + "/system?keyfile=" + (dir / "client_key").string() +
            "&no_verify=1&command=" + (dir / "ssh").string();
   }
@@ -204,7 +205,7 @@ class KvmLibvirtRemote : public ::testing::Test {
 
 TEST_F(KvmLibvirtRemote, ListOverSshShowsWhatTheLocalUriShowsButNoVmmPid) {
   test::ProgramResult local = test::run_vperf({"kvm", "list", "--json"});
-  test::ProgramResult remote = test::run_vperf({"kvm", "list", "-c", uri_, "--json"});
+  test::ProgramResult remote = test::run_vperf({"kvm", "list", "-c", uri_, "--allow-unsafe-uri", "--json"});
   ASSERT_EQ(local.exit_code, 0) << local.err;
   ASSERT_EQ(remote.exit_code, 0) << remote.err;
   boost::json::value here = domain_entry(local.out, name_);
@@ -223,7 +224,7 @@ TEST_F(KvmLibvirtRemote, ListOverSshShowsWhatTheLocalUriShowsButNoVmmPid) {
   EXPECT_TRUE(there.as_object().at("vmm_pid").is_null()) << remote.out;
 
   test::ProgramResult local_table = test::run_vperf({"kvm", "list"});
-  test::ProgramResult remote_table = test::run_vperf({"kvm", "list", "-c", uri_});
+  test::ProgramResult remote_table = test::run_vperf({"kvm", "list", "-c", uri_, "--allow-unsafe-uri"});
   ASSERT_EQ(local_table.exit_code, 0) << local_table.err;
   ASSERT_EQ(remote_table.exit_code, 0) << remote_table.err;
   std::vector<std::string> expected = row_fields(local_table.out, name_);
@@ -236,7 +237,8 @@ TEST_F(KvmLibvirtRemote, ListOverSshShowsWhatTheLocalUriShowsButNoVmmPid) {
 TEST_F(KvmLibvirtRemote, RecordOverSshIsRefusedWithOneErrorLine) {
   const fs::path data = scratch_.root() / "perf.data.guest";
   test::ProgramResult rec =
-      test::run_vperf({"kvm", "record", "--domain", name_, "--connect", uri_, "-F", "100", "--duration", "1", "-o", data.string()});
+      test::run_vperf({"kvm", "record", "--domain", name_, "--connect", uri_, "--allow-unsafe-uri", "-F", "100",
+                       "--duration", "1", "-o", data.string()});
   EXPECT_EQ(rec.exit_code, 1) << rec.err;
   EXPECT_TRUE(rec.err.starts_with("vperf: error: ")) << rec.err;
   EXPECT_EQ(std::count(rec.err.begin(), rec.err.end(), '\n'), 1) << rec.err;

@@ -19,6 +19,8 @@
 #include "core/files.h"
 #include "guest/guest_symbols.h"
 #include "support/fake_event_fs.h"
+#include "support/fake_guest_agent.h"
+#include "support/marker_script.h"
 
 #include "unit/cli/run_cli.h"
 
@@ -27,50 +29,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string base64(const std::string& bytes) {
-  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    uint32_t group = static_cast<uint8_t>(bytes[i]) << 16;
-    if (i + 1 < bytes.size()) group |= static_cast<uint8_t>(bytes[i + 1]) << 8;
-    if (i + 2 < bytes.size()) group |= static_cast<uint8_t>(bytes[i + 2]);
-    out += alphabet[(group >> 18) & 63];
-    out += alphabet[(group >> 12) & 63];
-    out += i + 1 < bytes.size() ? alphabet[(group >> 6) & 63] : '=';
-    out += i + 2 < bytes.size() ? alphabet[group & 63] : '=';
-  }
-  return out;
-}
-
-// A guest agent serving a few files of the guest, counting what was opened.
-class FakeAgent : public guest::GuestAgent {
- public:
-  explicit FakeAgent(std::map<std::string, std::string> files) : files_(std::move(files)) {}
-  Result<boost::json::value> command(std::string_view name, const boost::json::object& arguments) override {
-    if (name == "guest-file-open") {
-      std::string path(arguments.at("path").as_string());
-      ++opened_[path];
-      if (!files_.count(path)) return Error{"failed to open file '" + path + "'"};
-      paths_.push_back(path);
-      return boost::json::value(static_cast<int64_t>(paths_.size() - 1));
-    }
-    if (name == "guest-file-read") {
-      const std::string& text = files_.at(paths_.at(static_cast<size_t>(arguments.at("handle").as_int64())));
-      return boost::json::value(boost::json::object{{"count", text.size()}, {"buf-b64", base64(text)}, {"eof", true}});
-    }
-    if (name == "guest-file-close") return boost::json::value(boost::json::object{});
-    return Error{"unknown command " + std::string(name)};
-  }
-  int opened(const std::string& path) const { return opened_.count(path) ? opened_.at(path) : 0; }
-
- private:
-  std::map<std::string, std::string> files_;
-  std::vector<std::string> paths_;
-  std::map<std::string, int> opened_;
-};
+using test::FakeAgent;
 
 const std::string kKallsyms =
     "ffffffff81000000 T _text\n"
+    "ffffffff81e00000 D linux_banner\n"
     "ffffffff81001000 T native_safe_halt\n"
     "ffffffff81002000 T clear_user_rep_good\n"
     "ffffffffc0000000 t vring_interrupt\t[virtio_ring]\n";
@@ -109,13 +72,22 @@ class ScratchTmpdir {
   std::optional<std::string> saved_;
 };
 
+// The cache of domain vm1 under `root`.
+guest::GuestSymbolCache vm1_cache(const fs::path& root) {
+  return {guest::GuestSymbolCacheLocation{root, "guest-symbols"}, guest::libvirt_guest_identity("5b2b1c3e-0000-4000-8000-00000000a001")};
+}
+
 TEST(KvmDomain, GuestSymbolsAreAGuestmountOfTheVmmPidRemovedAfterwards) {
   ScratchTmpdir tmp;
   test::TempTree cache;
   FakeAgent agent(guest_files(kKallsyms));
+  // The guest's kernel as the monitor reads it: what lets the cached kallsyms be used.
+  guest::DumpMemory kernel = test::guest_memory_holding(
+      {{0xffffffff81000000, std::string("\x48\x8d\x25\x51\x3f\x60\x01\x48\x8d\x3d\xf2\xff\xff\xff\xb9\x01", 16)},
+       {0xffffffff81e00000, "Linux version 6.1.0-test-amd64 (builder@host)"}});
   fs::path directory;
   {
-    DomainGuestMount mount = DomainGuestMount::from_agent(agent, 4242, "vm1", cache.root());
+    DomainGuestMount mount = DomainGuestMount::from_agent(agent, 4242, "vm1", vm1_cache(cache.root()), &kernel);
     directory = mount.directory();
     EXPECT_EQ(directory.parent_path(), tmp.dir());
     EXPECT_EQ(mount.vmm_pid(), 4242);
@@ -132,7 +104,7 @@ TEST(KvmDomain, GuestSymbolsAreAGuestmountOfTheVmmPidRemovedAfterwards) {
   EXPECT_EQ(private_directories(tmp.dir()), 0);
 
   // The same boot with the same modules: kallsyms comes from the cache, not the agent.
-  DomainGuestMount again = DomainGuestMount::from_agent(agent, 4242, "vm1", cache.root());
+  DomainGuestMount again = DomainGuestMount::from_agent(agent, 4242, "vm1", vm1_cache(cache.root()), &kernel);
   EXPECT_TRUE(again.from_cache());
   EXPECT_EQ(agent.opened("/proc/kallsyms"), 1);
   EXPECT_EQ(read_file(again.directory() / "4242/proc/kallsyms").value(), kKallsyms);
@@ -143,7 +115,7 @@ TEST(KvmDomain, ZeroedKallsymsIsRefusedWithTheFixAndLeavesNothing) {
   test::TempTree cache;
   FakeAgent agent(guest_files("0000000000000000 T _text\n0000000000000000 T native_safe_halt\n"));
   try {
-    DomainGuestMount::from_agent(agent, 4242, "vm1", cache.root());
+    DomainGuestMount::from_agent(agent, 4242, "vm1", vm1_cache(cache.root()), nullptr);
     FAIL() << "no error";
   } catch (const UserError& e) {
     EXPECT_STREQ(e.what(),
@@ -168,7 +140,7 @@ TEST(KvmDomain, RemoteUrisAreTheOnesWithAHost) {
 
 TEST(KvmDomain, UnknownDomainSaysWhereTheDomainsAre) {
   try {
-    DomainGuestMount::fetch("nosuch", "test:///default", "/nonexistent");
+    DomainGuestMount::fetch("nosuch", "test:///default", false, std::nullopt);
     FAIL() << "no error";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("no domain 'nosuch' at test:///default"), std::string::npos) << e.what();
@@ -178,7 +150,7 @@ TEST(KvmDomain, UnknownDomainSaysWhereTheDomainsAre) {
 
 TEST(KvmDomain, DomainWithoutAgentSaysHowToAddOne) {
   try {
-    DomainGuestMount::fetch("test", "test:///default", "/nonexistent");
+    DomainGuestMount::fetch("test", "test:///default", false, std::nullopt);
     FAIL() << "no error";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("domain 'test' has no guest agent that answers"), std::string::npos) << e.what();
@@ -188,7 +160,7 @@ TEST(KvmDomain, DomainWithoutAgentSaysHowToAddOne) {
 }
 
 TEST(KvmDomain, VmmPidNeedsTheDomainsMonitor) {
-  guest::LibvirtConnection connection = connect_to_libvirt("test:///default");
+  guest::LibvirtConnection connection = connect_to_libvirt("test:///default", guest::LibvirtAccess::read_write, false);
   // The test driver has no QEMU: no vCPU threads, so no pid rather than an invented one.
   EXPECT_FALSE(connection.vmm_pid("test").ok());
   Result<pid_t> unknown = connection.vmm_pid("nosuch");
@@ -263,6 +235,42 @@ TEST(KvmDomain, CommandLineMisuseIsAUsageError) {
   Outcome pid_and_domain = run_cli({"kvm", "stat", "record", "-p", "1", "--domain", "vm1", "--", "sleep", "1"});
   EXPECT_EQ(pid_and_domain.status, 2);
   EXPECT_EQ(pid_and_domain.err, "vperf: error: -p and --domain both name the VM (hint: give one of them)\n");
+}
+
+// Every command that takes --connect refuses a URI whose ext transport would run a program
+// (as root), in one line, before libvirt sees it; --allow-unsafe-uri hands it over as given.
+TEST(KvmDomain, UnsafeConnectUriIsRefusedByEveryCommandAndRunsNothing) {
+  test::TempTree tree;
+  const fs::path marker = tree.root() / "ran";
+  const std::string uri = "qemu+ext:///system?command=" + test::marker_script(tree, "connect.sh", marker).string();
+  const std::string expected = "vperf: error: libvirt URI '" + uri +
+                               "' is refused: the ext transport runs the program its command= parameter names (hint: connect "
+                               "with a plain URI (qemu:///system, qemu+ssh://HOST/system), or add --allow-unsafe-uri if you "
+                               "wrote this one and trust what it runs and reads as this user)\n";
+  const std::vector<std::vector<std::string>> commands = {
+      {"kvm", "list", "--connect", uri},
+      {"kvm", "list", "-c", uri, "--json"},
+      {"kvm", "record", "--domain", "vm1", "--connect", uri, "--duration", "1", "-o", (tree.root() / "out.data").string()},
+      {"kvm", "stat", "record", "--domain", "vm1", "--connect", uri, "-o", (tree.root() / "stat.data").string()},
+      {"kvm", "stat", "report", "--domain", "vm1", "--connect", uri, "-i", "/nonexistent"},
+      {"kvm", "stat", "live", "--domain", "vm1", "--connect", uri},
+      {"kvm", "--domain", "vm1", "--connect", uri, "report", "-i", "/nonexistent"},
+      {"kvm", "--domain", "vm1", "--connect", uri, "script", "-i", "/nonexistent"},
+  };
+  for (const std::vector<std::string>& command : commands) {
+    Outcome r = run_cli(command);
+    EXPECT_EQ(r.status, 2) << command[1] << " " << command[2];
+    EXPECT_EQ(r.err, expected);
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_FALSE(fs::exists(marker)) << command[1] << " " << command[2] << " ran the URI's command";
+  }
+  std::vector<std::string> leftovers;
+  for (const fs::directory_entry& e : fs::directory_iterator(tree.root())) leftovers.push_back(e.path().filename());
+  EXPECT_EQ(leftovers, std::vector<std::string>{"connect.sh"});
+  // Vouched for, the URI goes to libvirt as given, which runs its command.
+  Outcome vouched = run_cli({"kvm", "list", "--connect", uri, "--allow-unsafe-uri"});
+  EXPECT_EQ(vouched.status, 1);
+  EXPECT_TRUE(fs::exists(marker));
 }
 
 TEST(KvmDomain, ReportOfAnUnknownDomainIsOneErrorLineAndLeavesNothing) {

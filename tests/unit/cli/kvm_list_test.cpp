@@ -34,11 +34,27 @@ TEST(KvmList, LibvirtTestDriverDomain) {
 TEST(KvmList, UnreachableLibvirtIsAUserError) {
   std::ostringstream out;
   try {
-    run_kvm_list(KvmListOptions{"qemu+unix:///system?socket=/nonexistent/libvirt-sock", false}, out);
+    // socket= is refused unless vouched for (--allow-unsafe-uri): KvmListOptions' third field.
+    run_kvm_list(KvmListOptions{"qemu+unix:///system?socket=/nonexistent/libvirt-sock", false, true}, out);
     FAIL() << "no error";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("cannot connect to libvirt"), std::string::npos) << e.what();
     EXPECT_NE(e.hint().find("libvirtd -d"), std::string::npos);
+  }
+  EXPECT_TRUE(out.str().empty());
+}
+
+TEST(KvmList, UriThatPicksTheSocketIsAUsageError) {
+  std::ostringstream out;
+  try {
+    run_kvm_list(KvmListOptions{"qemu+unix:///system?socket=/nonexistent/libvirt-sock", false}, out);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.exit_code(), 2);
+    EXPECT_STREQ(e.what(),
+                 "libvirt URI 'qemu+unix:///system?socket=/nonexistent/libvirt-sock' is refused: its socket= parameter names "
+                 "the socket libvirt talks to");
+    EXPECT_NE(e.hint().find("--allow-unsafe-uri"), std::string::npos) << e.hint();
   }
   EXPECT_TRUE(out.str().empty());
 }

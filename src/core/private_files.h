@@ -1,0 +1,43 @@
+#pragma once
+// Directories and files vperf keeps between runs (the guest symbol cache), which it reads back
+// as root and trusts: so only this user may have written them. Each directory below a trusted
+// base is created 0700, each file 0600; none is reached through a symbolic link (every step is
+// an openat with O_NOFOLLOW from the one before, so a path swapped meanwhile is not followed),
+// and one that another user owns, or that group or others may write, is refused by name.
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "core/error.h"
+#include "core/scoped_fd.h"
+
+namespace vperf {
+
+enum class CreateMissing { no, yes };
+
+class PrivateDirectory {
+ public:
+  // base/below: `base` (followed if a symbolic link: $HOME often is one) and each directory of
+  // `below` must be owned by this effective user and not writable by group or others; the
+  // ones of `below` are created when missing if `create` says so. An Error names the first
+  // that is not as it should be ("/root/.cache/vperf is a symbolic link"), or is missing
+  // (errno ENOENT).
+  static Result<PrivateDirectory> open(const std::filesystem::path& base, const std::filesystem::path& below,
+                                       CreateMissing create);
+
+  const std::filesystem::path& path() const { return path_; }
+  // The file `name` here: a regular file with the same owner and mode rules, at most
+  // kMaxWholeFileBytes. ENOENT when there is none.
+  Result<std::string> read(const std::string& name) const;
+  // Writes `text` to a new temporary file here and renames it over `name`: a reader never sees
+  // half a file, and whatever was at `name` (a symbolic link too) is replaced, not followed.
+  Result<bool> replace(const std::string& name, std::string_view text) const;
+
+ private:
+  PrivateDirectory(ScopedFd fd, std::filesystem::path path) : fd_(std::move(fd)), path_(std::move(path)) {}
+  Result<PrivateDirectory> subdirectory(const std::string& name, CreateMissing create) const;
+  ScopedFd fd_;
+  std::filesystem::path path_;
+};
+
+}  // namespace vperf
