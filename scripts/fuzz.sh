@@ -11,6 +11,7 @@ declare -A seeds=(
   [perfmon_json_fuzz]="$testdata/perfmon/IVB/events $testdata/perfmon/SPR/events"
   [cpuid_dump_fuzz]="$testdata/cpuid"
   [perf_data_fuzz]="$PWD/tests/fuzz/corpus/perf_data"
+  [perf_data_pipe_fuzz]="$PWD/tests/fuzz/corpus/perf_data_pipe $PWD/tests/fuzz/corpus/perf_data"
 )
 for target in "${!seeds[@]}"; do
   cmake --build build-fuzz --target "$target"
