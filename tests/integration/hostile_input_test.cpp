@@ -13,18 +13,17 @@
 #include <string>
 #include <vector>
 
-#include "data/byte_writer.h"
 #include "data/perf_data_format.h"
 #include "data/perf_data_reader.h"
 #include "data/perf_data_writer.h"
 #include "data/perf_record.h"
+#include "support/lying_records.h"
 #include "support/run_program.h"
 
 namespace vperf {
 namespace {
 
 namespace fs = std::filesystem;
-using data::ByteWriter;
 using data::PerfDataWriter;
 
 // Far below the claims (1 GiB and up), well above what vperf report needs for these inputs.
@@ -63,26 +62,6 @@ std::vector<uint8_t> sample(uint64_t time) {
   f.sample_type = kSampleType;
   f.sample_id_all = true;
   return data::build_record(r, &f);
-}
-
-std::vector<uint8_t> tracing_data_claiming(uint32_t payload) {
-  ByteWriter w;
-  w.u32(data::kRecordHeaderTracingData);
-  w.u16(0);
-  w.u16(16);
-  w.u32(payload);
-  w.u32(0);
-  return w.take();
-}
-
-std::vector<uint8_t> auxtrace_claiming(uint64_t payload) {
-  ByteWriter w;
-  w.u32(data::kRecordAuxtrace);
-  w.u16(0);
-  w.u16(48);
-  w.u64(payload);
-  w.zeros(32);
-  return w.take();
 }
 
 class HostileInput : public testing::Test {
@@ -125,7 +104,7 @@ int lines(const std::string& text) { return static_cast<int>(std::count(text.beg
 // follow (vperf took 4.2 GB and 11 s), or whose AUXTRACE says 2^40 (std::bad_alloc).
 TEST_F(HostileInput, PipeRecordClaimingGigabytesIsOneErrorLine) {
   const std::vector<uint8_t> tail(128 * 1024, 0);
-  for (const auto& hostile : {tracing_data_claiming(0xfffffff0u), auxtrace_claiming(uint64_t{1} << 40)}) {
+  for (const auto& hostile : {test::tracing_data_claiming(0xfffffff0u), test::auxtrace_claiming(uint64_t{1} << 40)}) {
     fs::path input = pipe_file("claims.pipe", [&](PerfDataWriter& w) {
       ASSERT_TRUE(w.write(sample(10)));
       ASSERT_TRUE(w.write(hostile));
@@ -148,7 +127,7 @@ TEST_F(HostileInput, PipeRecordLyingUnderTheCapCostsWhatArrives) {
     ASSERT_TRUE(w.write(sample(10)));
     ASSERT_TRUE(w.write(sample(11)));
     ASSERT_TRUE(w.flush_round());
-    ASSERT_TRUE(w.write(tracing_data_claiming(0x3ffffff0u)));
+    ASSERT_TRUE(w.write(test::tracing_data_claiming(0x3ffffff0u)));
     ASSERT_TRUE(w.write(std::vector<uint8_t>(128 * 1024, 0)));
   });
   test::ProgramResult r = report_pipe_with_limited_memory(input);

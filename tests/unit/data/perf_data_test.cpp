@@ -18,6 +18,7 @@
 #include "data/perf_data_format.h"
 #include "data/perf_data_reader.h"
 #include "data/perf_data_writer.h"
+#include "support/lying_records.h"
 
 namespace vperf::data {
 namespace {
@@ -325,28 +326,6 @@ std::vector<uint8_t> pipe_stream(const std::function<void(PerfDataWriter&)>& wri
   return bytes;
 }
 
-// A HEADER_TRACING_DATA record that says `payload` bytes of tracing data follow it.
-std::vector<uint8_t> tracing_data_claiming(uint32_t payload) {
-  ByteWriter w;
-  w.u32(kRecordHeaderTracingData);
-  w.u16(0);
-  w.u16(16);
-  w.u32(payload);
-  w.u32(0);
-  return w.take();
-}
-
-// An AUXTRACE record that says `payload` bytes of AUX data follow it.
-std::vector<uint8_t> auxtrace_claiming(uint64_t payload) {
-  ByteWriter w;
-  w.u32(kRecordAuxtrace);
-  w.u16(0);
-  w.u16(48);
-  w.u64(payload);
-  w.zeros(32);
-  return w.take();
-}
-
 // `bytes` behind a file descriptor, as `vperf report -i -` reads standard input.
 int memory_fd(const std::vector<uint8_t>& bytes) {
   int fd = ::memfd_create("perf-pipe", MFD_CLOEXEC);
@@ -362,10 +341,10 @@ int memory_fd(const std::vector<uint8_t>& bytes) {
 TEST(PerfData, PipeRecordsClaimingMoreThanTheCapAreAnError) {
   const std::vector<uint8_t> tail(128 * 1024, 0);
   const std::pair<std::vector<uint8_t>, std::string> claims[] = {
-      {tracing_data_claiming(0xfffffff0u), "tracing-data-claims-4g"},
-      {auxtrace_claiming(uint64_t{1} << 40), "auxtrace-claims-2e40"},
-      {auxtrace_claiming(kMaxPipeRecordBytes - 47), "auxtrace-claims-cap-plus-1"},
-      {auxtrace_claiming(~uint64_t{0}), "auxtrace-claims-2e64"}};
+      {test::tracing_data_claiming(0xfffffff0u), "tracing-data-claims-4g"},
+      {test::auxtrace_claiming(uint64_t{1} << 40), "auxtrace-claims-2e40"},
+      {test::auxtrace_claiming(kMaxPipeRecordBytes - 47), "auxtrace-claims-cap-plus-1"},
+      {test::auxtrace_claiming(~uint64_t{0}), "auxtrace-claims-2e64"}};
   for (const auto& [hostile, name] : claims) {
     for (bool after_samples : {false, true}) {
       auto bytes = pipe_stream([&](PerfDataWriter& w) {
@@ -397,7 +376,7 @@ TEST(PerfData, PipeRecordsClaimingMoreThanTheCapAreAnError) {
 TEST(PerfData, PipeRecordLyingUnderTheCapReadsWhatArrives) {
   auto bytes = pipe_stream([&](PerfDataWriter& w) {
     write_records(w);
-    ASSERT_TRUE(w.write(tracing_data_claiming(0x3ffffff0u)));
+    ASSERT_TRUE(w.write(test::tracing_data_claiming(0x3ffffff0u)));
     ASSERT_TRUE(w.write(std::vector<uint8_t>(128 * 1024, 0)));
   });
   keep_bytes(bytes, "tracing-data-lies-under-cap.pipe");
