@@ -52,10 +52,11 @@ struct Extent {
   std::string describe() const { return what + " (offset " + hex(offset) + ", " + std::to_string(size) + " bytes)"; }
 };
 
-// The first two of `extents` (each already inside the file) that share bytes, as an Error.
+// The first two of `extents` (each already inside the file) that share bytes, as an Error; of
+// two at one offset, the one listed later is named as overlapping the other.
 std::optional<Error> first_overlap(std::vector<Extent> extents, const std::string& name) {
   std::erase_if(extents, [](const Extent& e) { return e.size == 0; });
-  std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) { return a.offset < b.offset; });
+  std::stable_sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) { return a.offset < b.offset; });
   const Extent* reaching_furthest = nullptr;
   for (const Extent& e : extents) {
     if (reaching_furthest && e.offset < reaching_furthest->end())
@@ -280,7 +281,7 @@ struct PerfDataReader::Impl {
   }
 
   Result<bool> parse_file_header();
-  Result<bool> read_attrs(uint64_t header_size, uint64_t attr_size, uint64_t attrs_offset, uint64_t attrs_size);
+  Result<bool> read_attrs(uint64_t attr_size, uint64_t attrs_offset, uint64_t attrs_size);
   Result<bool> read_features(const uint64_t (&bits)[4]);
   void scan_pipe_start();
 };
@@ -319,7 +320,7 @@ Result<bool> PerfDataReader::Impl::parse_file_header() {
                                   ? input.size()
                                   : data_off + data_sz;
   if (data_off < data_in_file_end) layout.push_back({data_off, data_in_file_end - data_off, "the data section"});
-  VPERF_TRY(auto attrs_ok, read_attrs(header_size, attr_size, attrs_offset, attrs_size));
+  VPERF_TRY(auto attrs_ok, read_attrs(attr_size, attrs_offset, attrs_size));
   (void)attrs_ok;
   if (auto overlap = first_overlap(layout, name)) return *overlap;
 
@@ -344,20 +345,18 @@ Result<bool> PerfDataReader::Impl::parse_file_header() {
 
 // The attrs section: attrs_size / attr_size perf_file_attr entries, each an attr and the range
 // of its ids. Every range must lie in the file, clear of the others (added to `layout`).
-Result<bool> PerfDataReader::Impl::read_attrs(uint64_t header_size, uint64_t attr_size, uint64_t attrs_offset,
-                                              uint64_t attrs_size) {
+Result<bool> PerfDataReader::Impl::read_attrs(uint64_t attr_size, uint64_t attrs_offset, uint64_t attrs_size) {
   if (attrs_size == 0) return true;
   if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096)
     return Error{name + ": implausible attr size " + std::to_string(attr_size) + " in the header: the file is damaged"};
   if (attrs_size % attr_size != 0)
     return Error{name + ": the attrs section's " + std::to_string(attrs_size) + " bytes are not a whole number of " +
                  std::to_string(attr_size) + "-byte attrs: the file is damaged"};
-  if (attrs_offset < header_size)
-    return Error{name + ": the attrs section (offset " + hex(attrs_offset) + ") overlaps the " +
-                 std::to_string(header_size) + "-byte file header: the file is damaged"};
   auto attrs_r = ByteReader(input).sub_at(attrs_offset, attrs_size, "attrs section");
   if (!attrs_r) return Error{name + ": " + attrs_r.error().describe() + " (the file is truncated or damaged)"};
   layout.push_back({attrs_offset, attrs_size, "the attrs section"});
+  // Before decoding: attrs read from the header's or the data's bytes would be garbage.
+  if (auto overlap = first_overlap(layout, name)) return *overlap;
   while (!attrs_r->at_end()) {
     std::string event = "event " + std::to_string(attrs.size());
     VPERF_TRY(auto slot, attrs_r->bytes(attr_size - 16, "attr"));

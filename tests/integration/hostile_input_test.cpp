@@ -157,7 +157,11 @@ TEST_F(HostileInput, AttrsOverTheHeaderAreOneErrorLine) {
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_TRUE(r.err.starts_with("vperf: error: ")) << r.err;
-  EXPECT_NE(r.err.find("overlaps the 104-byte file header: the file is damaged"), std::string::npos) << r.err;
+  const std::string attrs_bytes = std::to_string(sizeof(perf_event_attr) + 16);  // one event
+  EXPECT_NE(r.err.find("the attrs section (offset 0x0, " + attrs_bytes +
+                       " bytes) overlaps the file header (offset 0x0, 104 bytes): the file is damaged"),
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(r.out, "");
 }
 

@@ -639,8 +639,9 @@ void expect_damaged(const Result<PerfDataReader>& r, const std::string& what) {
 TEST(PerfData, AttrsOverlappingTheHeaderAreAnError) {
   uint64_t attrs_offset = header_u64(kHeaderAttrsOffset);
   ASSERT_EQ(attrs_offset, 0x80u);  // the writer's layout: header, 3 ids, attrs
-  expect_damaged(small_file_with(kHeaderAttrsOffset, attrs_offset & ~uint64_t{0xff}), "overlaps the 104-byte file header");
-  expect_damaged(small_file_with(kHeaderAttrsOffset, 8), "overlaps the 104-byte file header");
+  expect_damaged(small_file_with(kHeaderAttrsOffset, attrs_offset & ~uint64_t{0xff}),
+                 "overlaps the file header (offset 0x0, 104 bytes)");
+  expect_damaged(small_file_with(kHeaderAttrsOffset, 8), "overlaps the file header (offset 0x0, 104 bytes)");
 }
 
 TEST(PerfData, AttrSizeFieldThatDoesNotFitIsAnError) {
