@@ -43,7 +43,7 @@ int run_annotate(const AnnotateOptions& o, std::ostream& out, std::ostream& err)
   symbols::Machines machines{o.code_sources.config};
   add_guests(machines, o.guests);
   Result<report::AnnotateHits> hits = report::collect_annotate_hits(reader, machines);
-  if (!hits) throw UserError("cannot read the samples of " + o.input + ": " + hits.error().describe(), "");
+  if (!hits) throw unreadable_samples(o.input, hits.error());
   for (const std::string& warning : hits->warnings) err << "vperf: warning: " << warning << '\n';
   if (hits->samples == 0) throw UserError(o.input + " has no samples", "record some: vperf record -- COMMAND");
   if (hits->symbols.empty())

@@ -39,7 +39,7 @@ FoldedRecording fold_recording(const std::string& input, const FlamegraphOptions
   add_guests(machines, o.guests);
   std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
   Result<report::SampleStacks> stacks = report::sample_stacks(reader, machines, unwinder.get(), o.inline_frames);
-  if (!stacks) throw UserError("cannot read the samples of " + input + ": " + stacks.error().describe(), "");
+  if (!stacks) throw unreadable_samples(input, stacks.error());
   for (const std::string& warning : stacks->warnings) err << "vperf: warning: " << warning << '\n';
   if (stacks->samples == 0)
     throw UserError(input + " has no samples", "record some: vperf record -g -- COMMAND");

@@ -219,7 +219,7 @@ void analyse_recording(data::PerfDataReader& reader, host::KvmExitAnalysis& anal
     analysis.add(*event);
     return true;
   });
-  if (!stats) throw UserError("cannot read the samples of " + input + ": " + stats.error().describe(), "");
+  if (!stats) throw unreadable_samples(input, stats.error());
   for (const std::string& warning : reader.warnings()) err << "vperf: warning: " << warning << '\n';
   // Events the recording has but no sample of: their attrs still say they were recorded.
   for (const data::EventAttrEntry& entry : reader.attrs()) (void)decoder.kind(entry);

@@ -85,7 +85,10 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
   report::HeaderInfo info{o.input, captured_on(o.input)};
   // A pipe's features may come last (vperf record writes them at the end): read it first.
   if (o.header_only) {
-    if (reader.is_pipe()) (void)reader.read([](const data::RecordView&) { return true; });
+    if (reader.is_pipe()) {
+      Result<data::ReadStats> stats = reader.read([](const data::RecordView&) { return true; });
+      if (!stats) throw unreadable_samples(o.input, stats.error());
+    }
     write(out, report::render_header(reader, info));
     return 0;
   }
@@ -94,7 +97,7 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
   symbols::Machines machines{symbols::SymbolConfig{}};
   add_guests(machines, o.guests);
   Result<report::ReportData> data = report::build_report(reader, machines, o.report, unwinder);
-  if (!data) throw UserError("cannot read the samples of " + o.input + ": " + data.error().describe(), "");
+  if (!data) throw unreadable_samples(o.input, data.error());
   // What went wrong with the input, on one line: the report below is what could be read.
   if (!data->warnings.empty()) {
     err << "vperf: warning: ";

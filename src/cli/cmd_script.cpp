@@ -102,7 +102,7 @@ class ScriptRun {
     });
     flush();
     out_.flush();
-    if (!stats) throw UserError("cannot read the samples of " + options_.input + ": " + stats.error().describe(), "");
+    if (!stats) throw unreadable_samples(options_.input, stats.error());
     if (stats->truncated && !reader.warnings().empty()) {
       // The reader may say it twice (a header that promises more, a record cut short); a
       // truncated file is one event, so one line.

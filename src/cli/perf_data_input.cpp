@@ -17,6 +17,12 @@ data::PerfDataReader open_perf_data(const std::string& input, std::string_view r
   return std::move(reader).value();
 }
 
+UserError unreadable_samples(const std::string& input, const Error& error) {
+  return UserError("cannot read the samples of " + (input == "-" ? std::string("the pipe") : input) + ": " +
+                       error.describe(),
+                   "the recording is damaged: record it again");
+}
+
 void add_guests(symbols::Machines& machines, const guest::GuestSymbolSources& guests) {
   if (guests.empty()) return;
   Result<bool> added = guest::add_guest_machines(machines, guests);

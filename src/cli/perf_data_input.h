@@ -14,6 +14,10 @@ namespace vperf::cli {
 // input cannot be opened or is not perf.data.
 data::PerfDataReader open_perf_data(const std::string& input, std::string_view record_command);
 
+// The UserError for an input whose records could not be read (the reader found it damaged
+// past what a warning covers), saying what to do.
+UserError unreadable_samples(const std::string& input, const Error& error);
+
 // Adds the guest machines `guests` describes (vperf kvm's --guest* options; nothing when it is
 // empty). Throws UserError naming the file and the fix when a guest's symbols are unusable.
 void add_guests(symbols::Machines& machines, const guest::GuestSymbolSources& guests);

@@ -147,5 +147,7 @@ enum Feature : int {
 std::string feature_name(int feature);
 // "SAMPLE", "MMAP2", "FINISHED_ROUND", "type 99".
 std::string record_type_name(uint32_t type);
+// A type perf 6.1 defines (kernel 1..21, user 64..82); others come from a newer writer or damage.
+bool is_known_record_type(uint32_t type);
 
 }  // namespace vperf::data

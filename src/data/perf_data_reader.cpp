@@ -42,6 +42,30 @@ uint32_t record_type(std::span<const uint8_t> bytes) {
   return type;
 }
 
+// A byte range that one part of a perf.data file claims (header, attrs, an event's ids, data,
+// feature table, a feature section). perf lays each part out once, so two that share a byte
+// mean the file is damaged.
+struct Extent {
+  uint64_t offset = 0, size = 0;
+  std::string what;
+  uint64_t end() const { return offset + size; }
+  std::string describe() const { return what + " (offset " + hex(offset) + ", " + std::to_string(size) + " bytes)"; }
+};
+
+// The first two of `extents` (each already inside the file) that share bytes, as an Error; of
+// two at one offset, the one listed later is named as overlapping the other.
+std::optional<Error> first_overlap(std::vector<Extent> extents, const std::string& name) {
+  std::erase_if(extents, [](const Extent& e) { return e.size == 0; });
+  std::stable_sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) { return a.offset < b.offset; });
+  const Extent* reaching_furthest = nullptr;
+  for (const Extent& e : extents) {
+    if (reaching_furthest && e.offset < reaching_furthest->end())
+      return Error{name + ": " + e.describe() + " overlaps " + reaching_furthest->describe() + ": the file is damaged"};
+    if (!reaching_furthest || e.end() > reaching_furthest->end()) reaching_furthest = &e;
+  }
+  return std::nullopt;
+}
+
 struct Mapping {
   void* addr = nullptr;
   size_t size = 0;
@@ -92,6 +116,10 @@ struct PerfDataReader::Impl {
   std::deque<Chunk> pending;  // pipe: leading records read by open
 
   bool warned_bad = false, warned_compressed = false, warned_unknown_id = false;
+  // Set when the input is structurally impossible: reading stops and open()/read() fail with it.
+  std::optional<Error> fatal;
+  // File mode: the parts of the file the header and attrs claim, for first_overlap().
+  std::vector<Extent> layout;
 
   void warn(std::string line) {
     line = name + ": " + line;
@@ -120,6 +148,10 @@ struct PerfDataReader::Impl {
       if (!read_more(c, size, stats)) return std::nullopt;
       auto total = record_stream_size(c.owned);
       if (!total) return stop(stats, "corrupt record at offset " + hex(pos) + ": " + total.error().describe());
+      if (*total > kMaxPipeRecordBytes)
+        return fail(record_type_name(record_type(c.owned)) + " record at offset " + hex(pos) + " claims " +
+                    std::to_string(*total) + " bytes, more than the " + std::to_string(kMaxPipeRecordBytes >> 20) +
+                    " MiB vperf reads per pipe record");
       if (*total > size && !read_more(c, *total, stats)) return std::nullopt;
       c.bytes = c.owned;
     } else {
@@ -142,18 +174,24 @@ struct PerfDataReader::Impl {
     return c;
   }
 
+  // Reads the record on to `total` bytes (at most kMaxPipeRecordBytes), growing the buffer only
+  // as bytes arrive: a size that lies costs what the stream holds, not what the record claims.
   bool read_more(Chunk& c, uint64_t total, ReadStats* stats) {
-    size_t have = c.owned.size();
-    c.owned.resize(static_cast<size_t>(total));
-    auto got = read_up_to(fd, c.owned.data() + have, static_cast<size_t>(total) - have);
-    if (!got) {
-      stop(stats, got.error().describe());
-      return false;
-    }
-    if (*got < total - have) {
-      stop(stats, "stream truncated at offset " + hex(pos) + ": " + record_type_name(record_type(c.owned)) +
-                      " record of " + std::to_string(total) + " bytes, " + std::to_string(have + *got) + " read");
-      return false;
+    constexpr size_t kFirstStep = size_t{1} << 20;
+    while (c.owned.size() < total) {
+      size_t have = c.owned.size();
+      size_t step = static_cast<size_t>(std::min<uint64_t>(total - have, std::max(kFirstStep, have)));
+      c.owned.resize(have + step);
+      auto got = read_up_to(fd, c.owned.data() + have, step);
+      if (!got) {
+        stop(stats, got.error().describe());
+        return false;
+      }
+      if (*got < step) {
+        stop(stats, "stream truncated at offset " + hex(pos) + ": " + record_type_name(record_type(c.owned)) +
+                        " record of " + std::to_string(total) + " bytes, " + std::to_string(have + *got) + " read");
+        return false;
+      }
     }
     return true;
   }
@@ -168,6 +206,12 @@ struct PerfDataReader::Impl {
     warn(std::move(why) + "; the records before it were read");
     return std::nullopt;
   }
+  // A structural impossibility: no record after it can be trusted.
+  std::optional<Chunk> fail(std::string why) {
+    stream_end = true;
+    if (!fatal) fatal = Error{name + ": " + std::move(why)};
+    return std::nullopt;
+  }
 
   // Applies a user record to attrs/features (pipe mode, and build ids / names in any mode).
   void apply_user(const Chunk& c) {
@@ -175,13 +219,16 @@ struct PerfDataReader::Impl {
     if (type != kRecordHeaderAttr && type != kRecordHeaderFeature && type != kRecordEventUpdate &&
         type != kRecordHeaderBuildId)
       return;
+    if (type == kRecordHeaderAttr && !pipe) return;  // file mode has the attr section
     auto rec = parse_record(c.bytes, nullptr);
     if (!rec) {
-      warn("bad " + record_type_name(type) + " record at offset " + hex(c.offset) + ": " + rec.error().describe());
+      std::string why = "bad " + record_type_name(type) + " record at offset " + hex(c.offset) + ": " + rec.error().describe();
+      // Without its attr no sample of that event can be read: that ends the stream.
+      if (type == kRecordHeaderAttr) fail(std::move(why));
+      else warn(std::move(why));
       return;
     }
     if (const auto* a = std::get_if<AttrRecord>(&rec->body)) {
-      if (!pipe) return;  // file mode has the attr section
       attrs.push_back({a->attr, "", a->ids});
       index_attr(attrs.size() - 1);
     } else if (const auto* f = std::get_if<FeatureRecord>(&rec->body)) {
@@ -234,7 +281,8 @@ struct PerfDataReader::Impl {
   }
 
   Result<bool> parse_file_header();
-  void read_features(const uint64_t (&bits)[4]);
+  Result<bool> read_attrs(uint64_t attr_size, uint64_t attrs_offset, uint64_t attrs_size);
+  Result<bool> read_features(const uint64_t (&bits)[4]);
   void scan_pipe_start();
 };
 
@@ -250,6 +298,7 @@ Result<bool> PerfDataReader::Impl::parse_file_header() {
     data_offset = pos = kPipeHeaderSize;
     data_end = input.size();
     scan_pipe_start();
+    if (fatal) return *fatal;
     return true;
   }
   if (header_size != kFileHeaderSize && header_size != kHeaderFeaturesOffset)
@@ -265,26 +314,15 @@ Result<bool> PerfDataReader::Impl::parse_file_header() {
   if (header_size == kFileHeaderSize)
     for (auto& b : bits) { VPERF_TRY(b, r.u64("feature bitmap")); }
 
-  if (attrs_size != 0) {
-    if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096)
-      return Error{name + ": implausible attr size " + std::to_string(attr_size)};
-    VPERF_TRY(ByteReader attrs_r, ByteReader(input).sub_at(attrs_offset, attrs_size / attr_size * attr_size, "attrs section"));
-    while (!attrs_r.at_end()) {
-      VPERF_TRY(auto attr_bytes, attrs_r.bytes(attr_size - 16, "attr"));
-      EventAttrEntry e;
-      VPERF_TRY(e.attr, attr_from_bytes(attr_bytes));
-      VPERF_TRY(uint64_t ids_offset, attrs_r.u64("attr ids section"));
-      VPERF_TRY(uint64_t ids_size, attrs_r.u64("attr ids section"));
-      auto ids_r = ByteReader(input).sub_at(ids_offset, ids_size / 8 * 8, "attr ids");
-      if (!ids_r) {
-        warn("ids of event " + std::to_string(attrs.size()) + " lie outside the file");
-      } else {
-        while (!ids_r->at_end()) e.ids.push_back(*ids_r->u64());
-      }
-      attrs.push_back(std::move(e));
-      index_attr(attrs.size() - 1);
-    }
-  }
+  layout.push_back({0, header_size, "the file header"});
+  // The data as far as the file holds it (to the end when the header says 0: perf was killed).
+  uint64_t data_in_file_end = data_sz == 0 || data_off > input.size() || data_sz > input.size() - data_off
+                                  ? input.size()
+                                  : data_off + data_sz;
+  if (data_off < data_in_file_end) layout.push_back({data_off, data_in_file_end - data_off, "the data section"});
+  VPERF_TRY(auto attrs_ok, read_attrs(attr_size, attrs_offset, attrs_size));
+  (void)attrs_ok;
+  if (auto overlap = first_overlap(layout, name)) return *overlap;
 
   data_size_field = data_sz;
   data_offset = std::min<uint64_t>(data_off, input.size());
@@ -298,22 +336,69 @@ Result<bool> PerfDataReader::Impl::parse_file_header() {
          hex(input.size()) + " bytes): truncated");
   } else {
     data_end = data_off + data_sz;
-    read_features(bits);
+    VPERF_TRY(auto features_ok, read_features(bits));
+    (void)features_ok;
   }
   apply_event_desc();
   return true;
 }
 
-void PerfDataReader::Impl::read_features(const uint64_t (&bits)[4]) {
+// The attrs section: attrs_size / attr_size perf_file_attr entries, each an attr and the range
+// of its ids. Every range must lie in the file, clear of the others (added to `layout`).
+Result<bool> PerfDataReader::Impl::read_attrs(uint64_t attr_size, uint64_t attrs_offset, uint64_t attrs_size) {
+  if (attrs_size == 0) return true;
+  if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096)
+    return Error{name + ": implausible attr size " + std::to_string(attr_size) + " in the header: the file is damaged"};
+  if (attrs_size % attr_size != 0)
+    return Error{name + ": the attrs section's " + std::to_string(attrs_size) + " bytes are not a whole number of " +
+                 std::to_string(attr_size) + "-byte attrs: the file is damaged"};
+  auto attrs_r = ByteReader(input).sub_at(attrs_offset, attrs_size, "attrs section");
+  if (!attrs_r) return Error{name + ": " + attrs_r.error().describe() + " (the file is truncated or damaged)"};
+  layout.push_back({attrs_offset, attrs_size, "the attrs section"});
+  // Before decoding: attrs read from the header's or the data's bytes would be garbage.
+  if (auto overlap = first_overlap(layout, name)) return *overlap;
+  while (!attrs_r->at_end()) {
+    std::string event = "event " + std::to_string(attrs.size());
+    VPERF_TRY(auto slot, attrs_r->bytes(attr_size - 16, "attr"));
+    auto own_size = attr_size_in(slot);
+    if (!own_size) return Error{name + ": attr of " + event + ": " + own_size.error().message};
+    EventAttrEntry e;
+    auto attr = attr_from_bytes(slot.first(*own_size));
+    if (!attr) return Error{name + ": attr of " + event + ": " + attr.error().message};
+    e.attr = *attr;
+    VPERF_TRY(uint64_t ids_offset, attrs_r->u64("attr ids section"));
+    VPERF_TRY(uint64_t ids_size, attrs_r->u64("attr ids section"));
+    if (ids_size % 8 != 0)
+      return Error{name + ": the ids of " + event + " take " + std::to_string(ids_size) +
+                   " bytes, not a whole number of u64: the file is damaged"};
+    auto ids_r = ByteReader(input).sub_at(ids_offset, ids_size, "attr ids");
+    if (!ids_r)
+      return Error{name + ": the ids of " + event + " (offset " + hex(ids_offset) + ", " + std::to_string(ids_size) +
+                   " bytes) lie outside the file's " + std::to_string(input.size()) + " bytes: the file is damaged"};
+    layout.push_back({ids_offset, ids_size, "the ids of " + event});
+    e.ids.reserve(static_cast<size_t>(ids_size / 8));
+    while (!ids_r->at_end()) e.ids.push_back(*ids_r->u64());
+    attrs.push_back(std::move(e));
+    index_attr(attrs.size() - 1);
+  }
+  return true;
+}
+
+// The feature table after the data and the sections it points to. A section that does not fit
+// in the file is left out with a warning (truncation); one that overlaps another part is damage.
+Result<bool> PerfDataReader::Impl::read_features(const uint64_t (&bits)[4]) {
   std::vector<int> set;
   for (int f = 1; f < static_cast<int>(kFeatureBits); ++f)
     if (bits[f / 64] & (uint64_t{1} << (f % 64))) set.push_back(f);
-  if (set.empty()) return;
+  if (set.empty()) return true;
   auto table = ByteReader(input).sub_at(data_end, set.size() * 16, "feature table");
   if (!table) {
     warn("feature sections missing (file truncated after the data): " + table.error().describe());
-    return;
+    return true;
   }
+  std::vector<Extent> claimed = layout;
+  claimed.push_back({data_end, set.size() * 16, "the feature table"});
+  std::vector<std::pair<int, std::span<const uint8_t>>> sections;
   for (int f : set) {
     uint64_t off = *table->u64(), size = *table->u64();
     present.push_back(f);
@@ -322,9 +407,15 @@ void PerfDataReader::Impl::read_features(const uint64_t (&bits)[4]) {
       warn(section.error().describe());
       continue;
     }
-    auto ok = decode_feature(f, section->bytes(), features);
+    claimed.push_back({off, size, "the " + feature_name(f) + " section"});
+    sections.emplace_back(f, section->bytes());
+  }
+  if (auto overlap = first_overlap(std::move(claimed), name)) return *overlap;
+  for (const auto& [f, bytes] : sections) {
+    auto ok = decode_feature(f, bytes, features);
     if (!ok) warn("bad " + feature_name(f) + " section: " + ok.error().describe());
   }
+  return true;
 }
 
 void PerfDataReader::Impl::scan_pipe_start() {
@@ -396,6 +487,7 @@ Result<PerfDataReader> PerfDataReader::open_pipe(int fd) {
   impl->pipe = true;
   impl->data_offset = impl->pos = kPipeHeaderSize;
   impl->scan_pipe_start();
+  if (impl->fatal) return *impl->fatal;
   return PerfDataReader(std::move(impl));
 }
 
@@ -425,6 +517,7 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
     if (d.consumed) return Error{"the pipe was already read"};
     d.consumed = true;
   } else {
+    if (d.fatal) return *d.fatal;
     d.pos = d.data_offset;  // memory: every read() starts over
     d.stream_end = false;
   }
@@ -437,6 +530,8 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
   };
   std::multimap<uint64_t, Queued> queue;
   uint64_t next_flush = 0, max_time = 0, last_flushed = 0;
+  uint32_t first_unknown_type = 0;
+  uint64_t first_unknown_offset = 0;
 
   auto deliver = [&](const Chunk& c, size_t attr_index) {
     if (stopped) return;
@@ -470,6 +565,13 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
 
   auto handle = [&](Chunk c) {
     uint32_t type = record_type(c.bytes);
+    if (!is_known_record_type(type)) {  // a newer perf's, or damage: perf counts them too
+      if (stats.unknown_types++ == 0) {
+        first_unknown_type = type;
+        first_unknown_offset = c.offset;
+      }
+      return;
+    }
     if (type >= kRecordHeaderAttr) {
       if (type == kRecordCompressed) {
         ++stats.compressed;
@@ -525,12 +627,17 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
     d.pending.pop_front();
     handle(std::move(c));
   }
-  while (!stopped) {
+  while (!stopped && !d.fatal) {
     auto c = d.next_chunk(&stats);
     if (!c) break;
     handle(std::move(*c));
   }
+  if (d.fatal) return *d.fatal;
   flush(std::numeric_limits<uint64_t>::max());
+  if (stats.unknown_types)
+    d.warn("skipped " + std::to_string(stats.unknown_types) + " record" + (stats.unknown_types == 1 ? "" : "s") +
+           " of unknown type (the first: " + record_type_name(first_unknown_type) + " at offset " +
+           hex(first_unknown_offset) + "): is this from a newer perf than vperf knows (6.1)?");
   return stats;
 }
 

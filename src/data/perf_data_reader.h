@@ -2,14 +2,20 @@
 // PerfDataReader: reads perf.data written by Linux perf (6.1 and older PERFILE2 writers) or by
 // PerfDataWriter, in file mode or pipe mode (`-i -`). Layout: data/perf_data_format.h.
 //
-// What it does with imperfect input (never a crash, never a read out of bounds):
+// What it does with imperfect input (never a crash, never a read out of bounds, never an
+// allocation bigger than what the input holds):
 //  - not a perf.data (bad magic, v1, other endianness, header too short): open fails;
+//  - a structural impossibility: open (or, in a pipe, read) fails with one line. In a file: the
+//    attrs range, an event's ids range, the data, the feature table or a feature section
+//    overlapping another or the header; attrs or ids outside the file or not a whole number of
+//    entries; an attr whose own size field does not fit its slot. In a pipe: a HEADER_ATTR that
+//    does not parse, or a record claiming more than kMaxPipeRecordBytes;
 //  - data.size == 0 (perf record killed before it finished): reads to the end of the file,
 //    with a warning;
 //  - a record cut short or a size that does not fit (truncated or corrupt file): stops there,
 //    delivers what was read before it, one warning;
-//  - a record whose body does not match its attr, or COMPRESSED data: skipped and counted, one
-//    warning per kind;
+//  - a record whose body does not match its attr, COMPRESSED data, or a record type perf 6.1
+//    does not define: skipped and counted, one warning per kind;
 //  - a malformed feature section: that section is ignored, one warning.
 // warnings() holds those lines (each one line, no trailing newline).
 //
@@ -31,6 +37,13 @@
 #include "data/perf_record.h"
 
 namespace vperf::data {
+
+// The most bytes one record of a pipe may take, payload included (HEADER_TRACING_DATA and
+// AUXTRACE carry theirs after the record). A file's sizes are bounded by the file; a pipe's
+// size is a promise, so a bigger one is refused, and a smaller one is read as bytes arrive
+// (a size that lies costs what the stream holds). perf's tracing data is a few MB (kallsyms
+// included) and AUXTRACE records one AUX buffer's worth.
+inline constexpr uint64_t kMaxPipeRecordBytes = uint64_t{1} << 30;
 
 // One record as delivered: parsed, with its bytes as in the input (including the payload of
 // HEADER_TRACING_DATA / AUXTRACE) and its event. Valid only during the callback.
@@ -55,6 +68,7 @@ struct ReadStats {
   uint64_t unordered = 0;  // queued records older than what was already released
   uint64_t bad_records = 0;  // skipped: body did not parse for its attr
   uint64_t compressed = 0;   // skipped COMPRESSED records
+  uint64_t unknown_types = 0;  // skipped records of a type perf 6.1 does not define
   bool truncated = false;    // stopped early at a record that did not fit
   std::map<uint32_t, uint64_t> by_type;
 };

@@ -353,11 +353,7 @@ Result<RecordBody> parse_user_body(uint32_t type, uint16_t misc, ByteReader& r, 
   switch (type) {
     case kRecordHeaderAttr: {
       AttrRecord a;
-      auto peek = r;
-      VPERF_TRY(auto ignored_type, peek.u32("attr type"));
-      (void)ignored_type;
-      VPERF_TRY(uint32_t size, peek.u32("attr size"));
-      if (size == 0) size = PERF_ATTR_SIZE_VER0;
+      VPERF_TRY(size_t size, attr_size_in(r.rest()));
       VPERF_TRY(auto attr_bytes, r.bytes(size, "attr"));
       VPERF_TRY(a.attr, attr_from_bytes(attr_bytes));
       a.attr_bytes = size;
@@ -619,17 +615,27 @@ std::string feature_name(int feature) {
   return "feature " + std::to_string(feature);
 }
 
+namespace {
+// The record types perf 6.1 knows, by number: kernel types from 0 (0 is none), user types from 64.
+constexpr const char* kKernelTypeNames[] = {
+    "type 0", "MMAP", "LOST", "COMM", "EXIT", "THROTTLE", "UNTHROTTLE", "FORK", "READ", "SAMPLE", "MMAP2", "AUX",
+    "ITRACE_START", "LOST_SAMPLES", "SWITCH", "SWITCH_CPU_WIDE", "NAMESPACES", "KSYMBOL", "BPF_EVENT", "CGROUP",
+    "TEXT_POKE", "AUX_OUTPUT_HW_ID"};
+constexpr const char* kUserTypeNames[] = {
+    "HEADER_ATTR", "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA", "HEADER_BUILD_ID", "FINISHED_ROUND", "ID_INDEX",
+    "AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP", "CPU_MAP", "STAT_CONFIG", "STAT", "STAT_ROUND",
+    "EVENT_UPDATE", "TIME_CONV", "HEADER_FEATURE", "COMPRESSED", "FINISHED_INIT"};
+}  // namespace
+
+bool is_known_record_type(uint32_t type) {
+  return (type > 0 && type < std::size(kKernelTypeNames)) ||
+         (type >= kRecordHeaderAttr && type - kRecordHeaderAttr < std::size(kUserTypeNames));
+}
+
 std::string record_type_name(uint32_t type) {
-  static constexpr const char* kKernel[] = {
-      "type 0", "MMAP", "LOST", "COMM", "EXIT", "THROTTLE", "UNTHROTTLE", "FORK", "READ", "SAMPLE", "MMAP2", "AUX",
-      "ITRACE_START", "LOST_SAMPLES", "SWITCH", "SWITCH_CPU_WIDE", "NAMESPACES", "KSYMBOL", "BPF_EVENT", "CGROUP",
-      "TEXT_POKE", "AUX_OUTPUT_HW_ID"};
-  static constexpr const char* kUser[] = {
-      "HEADER_ATTR", "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA", "HEADER_BUILD_ID", "FINISHED_ROUND", "ID_INDEX",
-      "AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP", "CPU_MAP", "STAT_CONFIG", "STAT", "STAT_ROUND",
-      "EVENT_UPDATE", "TIME_CONV", "HEADER_FEATURE", "COMPRESSED", "FINISHED_INIT"};
-  if (type < std::size(kKernel)) return kKernel[type];
-  if (type >= kRecordHeaderAttr && type - kRecordHeaderAttr < std::size(kUser)) return kUser[type - kRecordHeaderAttr];
+  if (type < std::size(kKernelTypeNames)) return kKernelTypeNames[type];
+  if (type >= kRecordHeaderAttr && type - kRecordHeaderAttr < std::size(kUserTypeNames))
+    return kUserTypeNames[type - kRecordHeaderAttr];
   return "type " + std::to_string(type);
 }
 
@@ -675,6 +681,18 @@ bool AttrRecord::operator==(const AttrRecord& o) const {
   return std::memcmp(&attr, &o.attr, sizeof(attr)) == 0 && attr_bytes == o.attr_bytes && ids == o.ids;
 }
 
+Result<size_t> attr_size_in(std::span<const uint8_t> room) {
+  ByteReader r(room);
+  VPERF_TRY(auto type, r.u32("attr type"));
+  (void)type;
+  VPERF_TRY(uint32_t size, r.u32("attr size"));
+  if (size == 0) size = PERF_ATTR_SIZE_VER0;  // perf's rule for the oldest writers
+  if (size < PERF_ATTR_SIZE_VER0 || size > room.size())
+    return Error{"perf_event_attr size field " + std::to_string(size) + " does not fit its " +
+                 std::to_string(room.size()) + " bytes (the smallest attr is " + std::to_string(PERF_ATTR_SIZE_VER0) + ")"};
+  return size_t{size};
+}
+
 Result<perf_event_attr> attr_from_bytes(std::span<const uint8_t> bytes) {
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof(attr));
@@ -703,8 +721,9 @@ Result<uint64_t> record_stream_size(std::span<const uint8_t> bytes) {
     total += payload;
   } else if (type == kRecordAuxtrace) {
     VPERF_TRY(uint64_t payload, r.u64("auxtrace size"));
-    if (size < 16 || payload > (uint64_t{1} << 40)) return Error{"AUXTRACE record with payload " + hex(payload)};
-    total += payload;
+    if (size < 16) return Error{"AUXTRACE record of size " + std::to_string(size)};
+    // The caller bounds the total by what can follow (file size, pipe cap): saturate, not wrap.
+    total = payload > UINT64_MAX - total ? UINT64_MAX : total + payload;
   }
   return total;
 }

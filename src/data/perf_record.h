@@ -246,7 +246,8 @@ struct Record {
 };
 
 // Bytes one record takes in the stream starting at `bytes` (header.size, plus the payload of
-// HEADER_TRACING_DATA / AUXTRACE), or an Error if the header is truncated or size < 8.
+// HEADER_TRACING_DATA / AUXTRACE; UINT64_MAX if that overflows), or an Error if the header is
+// truncated or size < 8. Callers bound it by what can follow (the file, the pipe cap).
 Result<uint64_t> record_stream_size(std::span<const uint8_t> bytes);
 
 // Parses one whole record (record_stream_size bytes). `format` is the record's attr's layout;
@@ -262,6 +263,10 @@ std::optional<uint64_t> peek_sample_id(std::span<const uint8_t> record, const Sa
 // The time of a record without parsing it all: SAMPLE with PERF_SAMPLE_TIME, or a kernel record
 // with a sample_id_all trailer carrying TIME.
 std::optional<uint64_t> peek_time(std::span<const uint8_t> record, const SampleFormat& format);
+
+// Bytes the perf_event_attr at the start of `room` takes by its own size field (0 means
+// PERF_ATTR_SIZE_VER0); an Error if that is below VER0 or more than `room` holds.
+Result<size_t> attr_size_in(std::span<const uint8_t> room);
 
 // perf_event_attr from `bytes` written by a perf with attr size bytes.size(): a shorter attr
 // leaves the tail zero; a longer one fails unless its extra tail is zero (unknown features).

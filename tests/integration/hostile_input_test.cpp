@@ -1,0 +1,193 @@
+// vperf report on perf.data input made to hurt (issue 14): sizes the input does not hold, and
+// headers whose parts cannot be where they say. The answer is one error line and exit 1, or one
+// warning line and the report of what could be read; never an allocation of what a size claims
+// (each pipe run has an address-space limit far below the claims) and never an abort.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "data/perf_data_format.h"
+#include "data/perf_data_reader.h"
+#include "data/perf_data_writer.h"
+#include "data/perf_record.h"
+#include "support/lying_records.h"
+#include "support/run_program.h"
+
+namespace vperf {
+namespace {
+
+namespace fs = std::filesystem;
+using data::PerfDataWriter;
+
+// Far below the claims (1 GiB and up), well above what vperf report needs for these inputs.
+constexpr uint64_t kAddressSpaceLimitKb = 384 * 1024;
+
+constexpr uint64_t kSampleType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                 PERF_SAMPLE_PERIOD;
+
+std::vector<data::EventAttrEntry> one_event() {
+  std::vector<data::EventAttrEntry> attrs(1);
+  perf_event_attr& a = attrs[0].attr;
+  std::memset(&a, 0, sizeof(a));
+  a.size = sizeof(a);
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.sample_type = kSampleType;
+  a.sample_id_all = 1;
+  a.sample_period = 1000;
+  attrs[0].name = "cpu-clock";
+  attrs[0].ids = {7};
+  return attrs;
+}
+
+std::vector<uint8_t> sample(uint64_t time) {
+  data::Record r;
+  r.type = PERF_RECORD_SAMPLE;
+  r.misc = PERF_RECORD_MISC_USER;
+  data::Sample s;
+  s.ip = 0x401000;
+  s.period = 1000;
+  r.body = s;
+  r.sample_id.id = 7;
+  r.sample_id.time = time;
+  r.sample_id.pid = r.sample_id.tid = 4242;
+  data::SampleFormat f;
+  f.sample_type = kSampleType;
+  f.sample_id_all = true;
+  return data::build_record(r, &f);
+}
+
+class HostileInput : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(testing::TempDir()) / ("vperf_hostile_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A pipe stream by vperf's writer: the attr, what `write` writes, then its finish().
+  fs::path pipe_file(const std::string& name, const std::function<void(PerfDataWriter&)>& write) {
+    fs::path path = dir_ / name;
+    std::FILE* file = std::fopen(path.c_str(), "wb");
+    EXPECT_NE(file, nullptr);
+    {
+      auto w = PerfDataWriter::create_pipe(::fileno(file), one_event());
+      EXPECT_TRUE(w.ok());
+      write(w.value());
+      EXPECT_TRUE(w->finish({}));
+    }
+    std::fclose(file);
+    return path;
+  }
+
+  // `vperf report -i -` with `input` on standard input, in a shell whose address space is
+  // limited (setrlimit(RLIMIT_AS) by ulimit -v, inherited by vperf).
+  static test::ProgramResult report_pipe_with_limited_memory(const fs::path& input) {
+    return test::run_program({"sh", "-c",
+                              "ulimit -v " + std::to_string(kAddressSpaceLimitKb) + " && exec " + VPERF_BINARY +
+                                  " report --stdio -i - < " + input.string()});
+  }
+
+  fs::path dir_;
+};
+
+int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
+// The reproductions of issue 14: a 128 KB stream whose HEADER_TRACING_DATA says 0xfffffff0 bytes
+// follow (vperf took 4.2 GB and 11 s), or whose AUXTRACE says 2^40 (std::bad_alloc).
+TEST_F(HostileInput, PipeRecordClaimingGigabytesIsOneErrorLine) {
+  const std::vector<uint8_t> tail(128 * 1024, 0);
+  for (const auto& hostile : {test::tracing_data_claiming(0xfffffff0u), test::auxtrace_claiming(uint64_t{1} << 40)}) {
+    fs::path input = pipe_file("claims.pipe", [&](PerfDataWriter& w) {
+      ASSERT_TRUE(w.write(sample(10)));
+      ASSERT_TRUE(w.write(hostile));
+      ASSERT_TRUE(w.write(tail));
+    });
+    test::ProgramResult r = report_pipe_with_limited_memory(input);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_TRUE(r.err.starts_with("vperf: error: ")) << r.err;
+    EXPECT_NE(r.err.find(" bytes, more than the 1024 MiB vperf reads per pipe record"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(hint: "), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("bad_alloc"), std::string::npos) << r.err;
+  }
+}
+
+// Under the cap, a size that lies is read as the bytes come: the run stays inside the limit,
+// warns once that the stream ended inside that record, and reports the samples before it.
+TEST_F(HostileInput, PipeRecordLyingUnderTheCapCostsWhatArrives) {
+  fs::path input = pipe_file("lies.pipe", [&](PerfDataWriter& w) {
+    ASSERT_TRUE(w.write(sample(10)));
+    ASSERT_TRUE(w.write(sample(11)));
+    ASSERT_TRUE(w.flush_round());
+    ASSERT_TRUE(w.write(test::tracing_data_claiming(0x3ffffff0u)));
+    ASSERT_TRUE(w.write(std::vector<uint8_t>(128 * 1024, 0)));
+  });
+  test::ProgramResult r = report_pipe_with_limited_memory(input);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_TRUE(r.err.starts_with("vperf: warning: pipe: stream truncated at offset")) << r.err;
+  EXPECT_NE(r.err.find("HEADER_TRACING_DATA record of 1073741824 bytes"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("# Samples: 2  of event 'cpu-clock'"), std::string::npos) << r.out;
+}
+
+// A file vperf's writer made, with the attrs section moved onto the header by one byte: perf's
+// layout cannot hold that, so it is an error, not a report of garbage ("100% swapper").
+TEST_F(HostileInput, AttrsOverTheHeaderAreOneErrorLine) {
+  fs::path path = dir_ / "damaged.data";
+  {
+    auto w = PerfDataWriter::create_file(path, one_event());
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(w->write(sample(10)));
+    ASSERT_TRUE(w->finish({}));
+  }
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(data::kHeaderAttrsOffset);
+    f.put(0);  // the attrs offset's low byte (the writer puts the attrs at 0x70)
+  }
+  test::ProgramResult r = test::run_vperf({"report", "--stdio", "-i", path.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_TRUE(r.err.starts_with("vperf: error: ")) << r.err;
+  const std::string attrs_bytes = std::to_string(sizeof(perf_event_attr) + 16);  // one event
+  EXPECT_NE(r.err.find("the attrs section (offset 0x0, " + attrs_bytes +
+                       " bytes) overlaps the file header (offset 0x0, 104 bytes): the file is damaged"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+// Records of types perf 6.1 does not define: counted in one warning line, the rest reported.
+TEST_F(HostileInput, UnknownRecordTypesAreOneWarningLine) {
+  std::vector<uint8_t> unknown(16, 0);
+  perf_event_header header{4000, 0, 16};
+  std::memcpy(unknown.data(), &header, sizeof(header));
+  fs::path path = dir_ / "unknown.data";
+  {
+    auto w = PerfDataWriter::create_file(path, one_event());
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(w->write(sample(10)));
+    ASSERT_TRUE(w->write(unknown));
+    ASSERT_TRUE(w->write(unknown));
+    ASSERT_TRUE(w->write(sample(11)));
+    ASSERT_TRUE(w->finish({}));
+  }
+  test::ProgramResult r = test::run_vperf({"report", "--stdio", "-i", path.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_TRUE(r.err.starts_with("vperf: warning: ")) << r.err;
+  EXPECT_NE(r.err.find("skipped 2 records of unknown type (the first: type 4000 at offset 0x"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("# Samples: 2  of event 'cpu-clock'"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace vperf
