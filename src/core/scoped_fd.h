@@ -20,8 +20,6 @@ class ScopedFd {
   ~ScopedFd() { reset(); }
 
   int get() const { return fd_; }
-  // Gives the descriptor up (to an API that takes it over) without closing it.
-  int release() { return std::exchange(fd_, -1); }
   bool valid() const { return fd_ >= 0; }
   // Gives up ownership, for a caller that closes it itself (and checks what close says).
   int release() { return std::exchange(fd_, -1); }
