@@ -31,10 +31,13 @@ class DeferredPmcSource final : public NamedEventSource {
     PfmEventSource pfm;  // refers to pmc: Sources never moves
     std::optional<PerfmonEventSource> perfmon;
   };
-  const Sources& sources() const;
+  const Sources* sources() const;  // nullptr: libpfm4 does not know this machine's CPU
 
   PmcCatalogOptions options_;
   mutable std::unique_ptr<Sources> loaded_;
+  // This machine's CPU is one libpfm4 does not know (a CPU newer than its tables): no PMC names,
+  // rather than an error for every name that is not a builtin.
+  mutable bool unknown_cpu_ = false;
 };
 
 }  // namespace vperf::events

@@ -148,26 +148,33 @@ size_t PmcCatalog::perfmon_event_count() const {
   return n;
 }
 
+static std::optional<PmcModel> running_cpu_pmc_model() {
+  PfmSession session = open_session(std::nullopt);
+  std::vector<PfmPmu> pmus = session.list_pmus();
+  std::optional<CpuSignature> cpu = running_cpu_signature();
+  // By CPUID first: a PMU forced earlier in this process also reads as present (see
+  // pfm_session.h).
+  std::optional<PmcModel> by_cpu = cpu ? find_pmc_model_by_cpu(*cpu) : std::nullopt;
+  const PfmPmu* core = nullptr;
+  for (const PfmPmu& p : pmus)
+    if (is_candidate_core_pmu(p) && by_cpu && p.name == by_cpu->libpfm_pmu) core = &p;
+  for (const PfmPmu& p : pmus)
+    if (core == nullptr && is_candidate_core_pmu(p)) core = &p;
+  if (core == nullptr) return std::nullopt;
+  PmcModel m = model_for_libpfm_pmu(*core);
+  if (cpu) m.cpu = cpu;
+  m.running_cpu = true;
+  return m;
+}
+
+bool running_cpu_has_pmc_model() { return running_cpu_pmc_model().has_value(); }
+
 PmcModel resolve_pmc_model(std::string_view requested) {
   if (requested.empty()) {
-    PfmSession session = open_session(std::nullopt);
-    std::vector<PfmPmu> pmus = session.list_pmus();
+    if (std::optional<PmcModel> m = running_cpu_pmc_model()) return *m;
     std::optional<CpuSignature> cpu = running_cpu_signature();
-    // By CPUID first: a PMU forced earlier in this process also reads as present (see
-    // pfm_session.h).
-    std::optional<PmcModel> by_cpu = cpu ? find_pmc_model_by_cpu(*cpu) : std::nullopt;
-    const PfmPmu* core = nullptr;
-    for (const PfmPmu& p : pmus)
-      if (is_candidate_core_pmu(p) && by_cpu && p.name == by_cpu->libpfm_pmu) core = &p;
-    for (const PfmPmu& p : pmus)
-      if (core == nullptr && is_candidate_core_pmu(p)) core = &p;
-    if (core == nullptr)
-      throw UserError("libpfm4 does not recognise this CPU (" + (cpu ? cpu->mapfile_key() : std::string("no CPUID")) + ")",
-                      "pass --model NAME to describe a CPU libpfm4 knows, e.g. --model skx");
-    PmcModel m = model_for_libpfm_pmu(*core);
-    if (cpu) m.cpu = cpu;
-    m.running_cpu = true;
-    return m;
+    throw UserError("libpfm4 does not recognise this CPU (" + (cpu ? cpu->mapfile_key() : std::string("no CPUID")) + ")",
+                    "pass --model NAME to describe a CPU libpfm4 knows, e.g. --model skx");
   }
   if (std::optional<PmcModel> known = find_known_pmc_model(requested)) return *known;
   PfmSession session = open_session(std::nullopt);

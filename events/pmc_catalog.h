@@ -51,6 +51,9 @@ struct PmcCatalog {
 // Resolves --model: "" means the running CPU (as libpfm4 detects it). An unknown name is a
 // usage error whose hint lists the valid names and the closest ones.
 PmcModel resolve_pmc_model(std::string_view requested);
+// Whether libpfm4 knows this machine's CPU (a model-specific core PMU): a CPU newer than its
+// tables has no PMC names, which is not an error for a builtin or tracepoint event.
+bool running_cpu_has_pmc_model();
 
 // Loads libpfm4's tables for the model (and the perfmon files, if asked). Errors the user
 // can fix (unknown model, unreadable or malformed perfmon JSON) are UserErrors.

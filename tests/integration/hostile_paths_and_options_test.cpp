@@ -43,7 +43,7 @@ std::string slurp(const fs::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-class HostileInput : public ::testing::Test {
+class HostilePathsAndOptions : public ::testing::Test {
  protected:
   fs::path path(const std::string& name) const { return scratch_.root() / name; }
   fs::path fifo(const std::string& name) const {
@@ -54,7 +54,7 @@ class HostileInput : public ::testing::Test {
   test::TempTree scratch_;
 };
 
-TEST_F(HostileInput, FifosNamedAsInputFilesAreRefusedNotOpened) {
+TEST_F(HostilePathsAndOptions, FifosNamedAsInputFilesAreRefusedNotOpened) {
   fs::path f = fifo("input.fifo");
   expect_one_error_line(vperf_bounded({"check", "--cpuid-dump", f.string()}), 1, "not a regular file");
   expect_one_error_line(vperf_bounded({"list", "--pmc", "--model", "skx", "--perfmon", f.string()}), 1,
@@ -65,7 +65,7 @@ TEST_F(HostileInput, FifosNamedAsInputFilesAreRefusedNotOpened) {
 
 // A recording whose mapped binary is replaced by a FIFO, and whose pid has a FIFO for its JIT
 // map in /tmp: report, script, annotate and flamegraph must finish, the frames unresolved.
-TEST_F(HostileInput, FifosNamedByAPerfDataAreNotOpened) {
+TEST_F(HostilePathsAndOptions, FifosNamedByAPerfDataAreNotOpened) {
   fs::path binary = path("workload-copy");
   fs::copy_file(VPERF_WORKLOAD, binary);
   fs::permissions(binary, fs::perms::owner_all);
@@ -96,7 +96,7 @@ TEST_F(HostileInput, FifosNamedByAPerfDataAreNotOpened) {
   if (made_jit_fifo) fs::remove(jit_map);
 }
 
-TEST_F(HostileInput, NumericOptionsOutsideTheirRangeAreUsageErrors) {
+TEST_F(HostilePathsAndOptions, NumericOptionsOutsideTheirRangeAreUsageErrors) {
   const std::vector<std::vector<std::string>> cases = {
       {"kvm", "stat", "live", "-d", "inf"},         {"kvm", "stat", "live", "-d", "nan"},
       {"kvm", "stat", "live", "-d", "1e300"},       {"kvm", "stat", "live", "-d", "-1"},
@@ -121,7 +121,7 @@ TEST_F(HostileInput, NumericOptionsOutsideTheirRangeAreUsageErrors) {
 
 // flamegraph -o and stat -o replace the file whole: a symlink at the path is replaced, its target
 // left alone; a path that cannot take a file says why.
-TEST_F(HostileInput, OutputFilesAreReplacedNeverWrittenThroughASymlink) {
+TEST_F(HostilePathsAndOptions, OutputFilesAreReplacedNeverWrittenThroughASymlink) {
   fs::path victim = path("victim");
   std::ofstream(victim) << "precious\n";
   fs::path data = path("small.data");
@@ -156,7 +156,7 @@ TEST_F(HostileInput, OutputFilesAreReplacedNeverWrittenThroughASymlink) {
     EXPECT_EQ(e.path().filename().string().find(".vperf-"), std::string::npos) << "left behind: " << e.path();
 }
 
-TEST_F(HostileInput, RepeatedEventModifiersAreRefusedAsPerfRefusesThem) {
+TEST_F(HostilePathsAndOptions, RepeatedEventModifiersAreRefusedAsPerfRefusesThem) {
   expect_one_error_line(vperf_bounded({"stat", "-e", "cycles:uu", "--", "true"}), 2, "modifier 'u' repeated");
   expect_one_error_line(vperf_bounded({"stat", "-e", "task-clock:" + std::string(5000, 'k'), "--", "true"}), 2,
                         "repeated");

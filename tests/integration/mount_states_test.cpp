@@ -69,8 +69,8 @@ TEST(MountStates, TracepointsWorkWhereverTracefsIsMounted) {
     SCOPED_TRACE(state);
     ProgramResult check = vperf_in(state, {"check", "--json"});
     ASSERT_EQ(check.exit_code, 0) << check.err;
-    const boost::json::value& mount =
-        boost::json::parse(check.out).at("kernel").at("tracefs").at("mount_point");
+    const boost::json::value report = boost::json::parse(check.out);
+    const boost::json::value& mount = report.at("live").at("kernel").at("tracefs").at("mount_point");
     EXPECT_EQ(mount.is_null() ? "" : std::string(mount.as_string()), expected_root.at(state));
 
     ProgramResult stat = vperf_in(state, {"stat", "-x,", "-e", event, "--", VPERF_WORKLOAD, "getppid", "777"});

@@ -106,7 +106,7 @@ TEST(PmcPerfCrossCheck, BadInputExitsWithUsageError) {
   EXPECT_EQ(model.exit_code, 2);
   EXPECT_NE(model.err.find("vperf: error: unknown CPU model 'ivybrige'"), std::string::npos) << model.err;
   EXPECT_NE(model.err.find("ivybridge"), std::string::npos) << model.err;
-  ProgramResult raw = run_vperf({"decode", "r13c", "cpu/event=zz/"});
+  ProgramResult raw = run_vperf({"decode", "--model", "ivb", "r13c", "cpu/event=zz/"});
   EXPECT_EQ(raw.exit_code, 2);
   EXPECT_NE(raw.err.find("cpu/event=zz/"), std::string::npos) << raw.err;
   ProgramResult event = run_vperf({"encode", "--model", "skx", "NO_SUCH_EVENT"});

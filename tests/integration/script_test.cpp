@@ -14,6 +14,7 @@
 #include <iostream>
 #include <memory>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -275,6 +276,45 @@ std::string frames_as_addresses(const std::string& script) {
   return out;
 }
 
+// Samples split at blank lines, each starting with its header line.
+std::vector<std::string> sample_blocks(const std::string& script) {
+  std::vector<std::string> blocks(1);
+  std::istringstream in(script);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) {
+      if (!blocks.back().empty()) blocks.emplace_back();
+      continue;
+    }
+    blocks.back() += line + "\n";
+  }
+  if (blocks.back().empty()) blocks.pop_back();
+  return blocks;
+}
+
+// Drops, from both outputs, the samples where perf's libdw unwinding gave up (its -1 marker)
+// or that were taken while execve ran (the user registers already in the new image, its maps
+// not yet recorded): there vperf unwinds further, or keeps the unresolved user ip. Known
+// differences, kept out of the frame-for-frame comparison and named in docs/call-graphs.md.
+void drop_samples_perf_could_not_unwind(std::string& perf_text, std::string& vperf_text) {
+  std::set<std::string> dropped;
+  for (const std::string& b : sample_blocks(perf_text))
+    if (b.find("\tffffffffffffffff [unknown]") != std::string::npos || b.find(" bprm_execve+") != std::string::npos)
+      dropped.insert(b.substr(0, b.find('\n')));
+  // While execve runs, the user ip is in the new image before its maps are recorded: vperf keeps
+  // it unresolved, perf leaves it out.
+  for (const std::string& b : sample_blocks(vperf_text))
+    if (b.find(" [unknown] ([unknown])") != std::string::npos && b.find("\tffffffff") != std::string::npos)
+      dropped.insert(b.substr(0, b.find('\n')));
+  auto keep = [&](const std::string& text) {
+    std::string out;
+    for (const std::string& b : sample_blocks(text))
+      if (!dropped.count(b.substr(0, b.find('\n')))) out += b + "\n";
+    return out;
+  };
+  perf_text = keep(perf_text);
+  vperf_text = keep(vperf_text);
+}
+
 // --call-graph dwarf, with the DWARF unwinder handed to run_script (in-process: the vperf
 // binary's wiring of the unwinder belongs to cli/app.cpp). Both expand DWARF-unwound frames
 // into inline chains, but perf 6.1 names them through binutils' addr2line and marks an
@@ -293,6 +333,7 @@ TEST_F(ScriptCommand, DwarfCallchainsMatchPerfUpToInlineExpansion) {
   options.input = data;
   EXPECT_EQ(cli::run_script(options, out, err, unwinder.get()), 0);
   std::string ours = out.str();
+  drop_samples_perf_could_not_unwind(theirs, ours);
   EXPECT_TRUE(frames_as_addresses(ours) == frames_as_addresses(theirs))
       << first_difference(frames_as_addresses(theirs), frames_as_addresses(ours));
   // Frames of the workload itself have no inlines: there the symbols match too.
