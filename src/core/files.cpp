@@ -26,6 +26,17 @@ Error not_regular(const std::filesystem::path& path, mode_t mode) {
   return Error{path.string() + " is " + kind_of_file(mode) + ", not a regular file"};
 }
 
+// A descriptor opened O_NONBLOCK (so that a FIFO swapped in after a check cannot block the
+// open), kept only if it is a regular file, and made blocking again.
+Result<ScopedFd> regular_and_blocking(ScopedFd fd, const std::filesystem::path& path) {
+  struct stat opened {};
+  if (::fstat(fd.get(), &opened) != 0) return Error::from_errno("fstat " + path.string());
+  if (!S_ISREG(opened.st_mode)) return not_regular(path, opened.st_mode);
+  int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
 }  // namespace
 
 Result<ScopedFd> open_regular_file(const std::filesystem::path& path) {
@@ -35,12 +46,7 @@ Result<ScopedFd> open_regular_file(const std::filesystem::path& path) {
   // O_NONBLOCK: should the path be swapped for a FIFO after the check, the open still returns.
   ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!fd.valid()) return Error::from_errno("open " + path.string());
-  struct stat opened {};
-  if (::fstat(fd.get(), &opened) != 0) return Error::from_errno("fstat " + path.string());
-  if (!S_ISREG(opened.st_mode)) return not_regular(path, opened.st_mode);
-  int flags = ::fcntl(fd.get(), F_GETFL);
-  if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
-  return fd;
+  return regular_and_blocking(std::move(fd), path);
 }
 
 Result<ScopedFd> create_regular_file(const std::filesystem::path& path, mode_t mode) {
@@ -52,12 +58,7 @@ Result<ScopedFd> create_regular_file(const std::filesystem::path& path, mode_t m
   }
   ScopedFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode));
   if (!fd.valid()) return Error::from_errno("create " + path.string());
-  struct stat opened {};
-  if (::fstat(fd.get(), &opened) != 0) return Error::from_errno("fstat " + path.string());
-  if (!S_ISREG(opened.st_mode)) return not_regular(path, opened.st_mode);
-  int flags = ::fcntl(fd.get(), F_GETFL);
-  if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
-  return fd;
+  return regular_and_blocking(std::move(fd), path);
 }
 
 Result<size_t> replace_file(const std::filesystem::path& path, std::string_view content) {
