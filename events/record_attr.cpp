@@ -49,6 +49,24 @@ perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOp
   return attr;
 }
 
+perf_event_attr build_synthetic_sample_attr(const ResolvedEvent& event, const SyntheticSampleOptions& options) {
+  SampleSettings settings;
+  settings.sample_period = options.period;
+  settings.sample_type = options.sample_type;
+  settings.start_disabled = false;
+  settings.inherit = false;
+  settings.scope = options.scope;
+  perf_event_attr attr = build_attr(event, settings);
+  attr.read_format = 0;  // nothing is read: there is no counter
+  attr.sample_id_all = 1;
+  if (options.tracking) {
+    attr.comm = 1;
+    attr.mmap = 1;
+    attr.task = 1;
+  }
+  return attr;
+}
+
 size_t sample_id_trailer_size(uint64_t sample_type) {
   size_t size = 0;
   for (uint64_t bit : {PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,

@@ -43,6 +43,18 @@ constexpr uint64_t kDwarfUserRegisters = 0xff0fff;
 
 perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOptions& options);
 
+// The attr of samples vperf makes itself instead of the kernel (vperf kvm record --qmp: vCPU
+// registers read through QEMU's monitor): never opened, so no read_format, not disabled, not
+// inherited; `scope` says whose samples they are (exclude_host for a guest's); `tracking`
+// marks the first event, which COMM/MMAP records belong to; every event has sample_id_all.
+struct SyntheticSampleOptions {
+  uint64_t period = 0;
+  uint64_t sample_type = 0;
+  MachineScope scope{};
+  bool tracking = false;
+};
+perf_event_attr build_synthetic_sample_attr(const ResolvedEvent& event, const SyntheticSampleOptions& options);
+
 // Bytes of the sample_id trailer sample_id_all appends to non-sample records for this
 // sample_type (TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER: 8 bytes each).
 size_t sample_id_trailer_size(uint64_t sample_type);

@@ -2,8 +2,6 @@
 
 #include <time.h>
 
-#include <thread>
-
 namespace vperf::guest {
 namespace {
 
@@ -53,50 +51,34 @@ Result<bool> vm_is_running(VmMonitor& monitor) {
   return running->as_bool();
 }
 
-Result<SamplerStats> sample_vcpus(VmMonitor& monitor, const std::vector<VcpuThread>& vcpus, const SamplerOptions& options,
-                                  const std::function<bool()>& keep_going,
-                                  const std::function<bool(std::span<const VcpuSample>)>& on_tick) {
-  if (options.frequency <= 0) return Error{"the sampling rate must be above 0"};
-  const uint64_t interval = static_cast<uint64_t>(1e9 / options.frequency);
-  const uint64_t start = monotonic_ns();
-  const uint64_t end = options.duration.count() > 0 ? start + static_cast<uint64_t>(options.duration.count()) : UINT64_MAX;
-  if (options.pause_each_tick) {
-    Result<bool> running = vm_is_running(monitor);
-    if (!running) return running.error();
-    if (!*running) return Error{"the VM is not running, and pausing it for each tick would resume it afterwards"};
+Result<bool> VcpuSampler::check_can_pause() {
+  if (!pause_each_tick_) return true;
+  Result<bool> running = vm_is_running(monitor_);
+  if (!running) return running.error();
+  if (!*running) return Error{"the VM is not running, and pausing it for each tick would resume it afterwards"};
+  return true;
+}
+
+Result<bool> VcpuSampler::tick(uint64_t time_ns, const std::function<bool(std::span<const VcpuSample>)>& on_tick) {
+  PausedVm paused(monitor_, pause_each_tick_);
+  if (Result<bool> ok = paused.pause(); !ok) return ok.error();
+  Result<std::string> text = monitor_.hmp("info registers -a");
+  if (!text) return text.error();
+  Result<std::vector<VcpuRegisters>> cpus = parse_info_registers(*text);
+  if (!cpus) return cpus.error();
+  tick_.clear();
+  for (const VcpuRegisters& r : *cpus) {
+    pid_t thread = 0;
+    for (const VcpuThread& v : vcpus_)
+      if (v.index == r.index) thread = v.thread_id;
+    tick_.push_back(VcpuSample{time_ns, thread, r});
+    stats_.kernel_samples += r.in_kernel() ? 1 : 0;
   }
-  SamplerStats stats;
-  std::vector<VcpuSample> tick;
-  uint64_t next = start;
-  while (keep_going()) {
-    uint64_t now = monotonic_ns();
-    if (now >= end) break;
-    if (now < next) {
-      std::this_thread::sleep_for(std::chrono::nanoseconds(next - now));
-      now = monotonic_ns();
-    }
-    next = std::max(next + interval, now);  // never bunch up ticks after a slow answer
-    PausedVm paused(monitor, options.pause_each_tick);
-    if (Result<bool> ok = paused.pause(); !ok) return ok.error();
-    Result<std::string> text = monitor.hmp("info registers -a");
-    if (!text) return text.error();
-    Result<std::vector<VcpuRegisters>> cpus = parse_info_registers(*text);
-    if (!cpus) return cpus.error();
-    tick.clear();
-    for (const VcpuRegisters& r : *cpus) {
-      pid_t thread = 0;
-      for (const VcpuThread& v : vcpus)
-        if (v.index == r.index) thread = v.thread_id;
-      tick.push_back(VcpuSample{now, thread, r});
-      stats.kernel_samples += r.in_kernel() ? 1 : 0;
-    }
-    stats.samples += tick.size();
-    ++stats.ticks;
-    if (!on_tick(tick)) break;
-    if (Result<bool> ok = paused.resume(); !ok) return ok.error();
-  }
-  stats.seconds = static_cast<double>(monotonic_ns() - start) / 1e9;
-  return stats;
+  stats_.samples += tick_.size();
+  ++stats_.ticks;
+  if (!on_tick(tick_)) return false;
+  if (Result<bool> ok = paused.resume(); !ok) return ok.error();
+  return true;
 }
 
 }  // namespace vperf::guest

@@ -6,8 +6,9 @@
 // KVM_RUN, so each tick is a consistent snapshot; its cost to the guest is measured by the
 // tests, not assumed.
 //
-// Ticks are paced to the requested rate; a monitor slower than the rate makes every tick
-// start as soon as the previous one ended, and the achieved rate is what SamplerStats says.
+// The caller paces the ticks (session/monitor_session.h runs them on its RunLoop); a monitor
+// slower than the rate makes every tick start as soon as the previous one ended, and the
+// achieved rate is what SamplerStats says.
 #include <sys/types.h>
 
 #include <chrono>
@@ -36,22 +37,34 @@ struct SamplerStats {
   double ticks_per_second() const { return seconds > 0 ? static_cast<double>(ticks) / seconds : 0; }
 };
 
-struct SamplerOptions {
-  double frequency = 1000;                  // ticks per second (each tick samples every vCPU)
-  std::chrono::nanoseconds duration{0};     // 0: until keep_going says stop
-  // Stop the VM (QMP stop) for the length of each tick, registers and on_tick's stack dumps
-  // included, and let it go on (cont) after: every vCPU's registers and stack then belong to
-  // the same instant. Costs ~2.3 ms of stop/cont per tick under TCG. A VM that is not running
-  // when sampling starts is refused (its pause is the user's); one paused by someone else while
-  // sampling runs is resumed by the next tick, which cannot tell the two apart.
-  bool pause_each_tick = false;
-};
+// Samples one tick at a time.
+class VcpuSampler {
+ public:
+  // With `pause_each_tick` the VM is stopped (QMP stop) for the length of each tick, registers
+  // and on_tick's stack dumps included, and let go on (cont) after: every vCPU's registers and
+  // stack then belong to the same instant. Costs ~2.3 ms of stop/cont per tick under TCG. A VM
+  // that is not running when sampling starts is refused (its pause is the user's); one paused
+  // by someone else while sampling runs is resumed by the next tick, which cannot tell the two
+  // apart.
+  VcpuSampler(VmMonitor& monitor, const std::vector<VcpuThread>& vcpus, bool pause_each_tick)
+      : monitor_(monitor), vcpus_(vcpus), pause_each_tick_(pause_each_tick) {}
 
-// Calls `on_tick` with each tick's samples (one per vCPU); stops when `keep_going` or `on_tick`
-// returns false (checked between ticks), when `duration` has passed, or at the first monitor error.
-Result<SamplerStats> sample_vcpus(VmMonitor& monitor, const std::vector<VcpuThread>& vcpus, const SamplerOptions& options,
-                                  const std::function<bool()>& keep_going,
-                                  const std::function<bool(std::span<const VcpuSample>)>& on_tick);
+  // Refuses a VM that is not running when the ticks pause it (see above).
+  Result<bool> check_can_pause();
+  // One tick stamped `time_ns` (CLOCK_MONOTONIC): every vCPU's registers, handed to `on_tick`
+  // (one sample per vCPU) while the VM is still paused. Returns on_tick's answer (false: stop),
+  // or the monitor's error.
+  Result<bool> tick(uint64_t time_ns, const std::function<bool(std::span<const VcpuSample>)>& on_tick);
+
+  SamplerStats& stats() { return stats_; }
+
+ private:
+  VmMonitor& monitor_;
+  const std::vector<VcpuThread>& vcpus_;
+  bool pause_each_tick_;
+  SamplerStats stats_;
+  std::vector<VcpuSample> tick_;
+};
 
 uint64_t monotonic_ns();
 

@@ -1,42 +1,27 @@
 // vperf kvm record --qmp: see cmd_kvm_monitor_record.h.
 #include "cli/cmd_kvm_monitor_record.h"
 
-#include <linux/perf_event.h>
-
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 
 #include "cli/kvm_domain.h"
 #include "cli/kvm_options.h"
 #include "core/error.h"
 #include "core/files.h"
-#include "data/perf_data_writer.h"
-#include "data/perf_record.h"
 #include "guest/guest_agent.h"
 #include "guest/guest_symbol_cache.h"
 #include "guest/libvirt_domain.h"
 #include "guest/vcpu_sampler.h"
 #include "guest/vcpu_stack_reader.h"
 #include "guest/vm_monitor.h"
-#include "perf/stop_signals.h"
-#include "perf/synthesize.h"
-#include "perf/workload.h"
+#include "session/monitor_session.h"
 #include "symbols/kallsyms.h"
 
 namespace vperf::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string comm_of(pid_t pid, pid_t tid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
-  std::string comm;
-  std::getline(in, comm);
-  return comm;
-}
 
 struct GuestSymbolTexts {
   std::string kallsyms, modules;
@@ -130,18 +115,92 @@ std::optional<GuestSymbolTexts> fetch_guest_symbols(const MonitorRecordOptions& 
   return GuestSymbolTexts{std::move(kallsyms), std::move(modules), from_cache};
 }
 
+// With -g, guest kernel stacks and their unwinder; nullopt without -g.
+std::optional<guest::VcpuStackReader> guest_stacks(const MonitorRecordOptions& o, const std::optional<GuestSymbolTexts>& symbols,
+                                                   guest::VmMonitor& monitor, guest::KernelMemory& kernel_memory) {
+  if (!o.call_graph) return std::nullopt;
+  if (!symbols)
+    throw UserError("guest kernel stacks need the guest's kallsyms",
+                    "give --qga (or a domain whose agent answers), or --guestkallsyms and --guestmodules");
+  Result<symbols::Kallsyms> kallsyms = symbols::Kallsyms::parse(symbols->kallsyms, "the guest's /proc/kallsyms");
+  if (!kallsyms) throw UserError(kallsyms.error().describe(), "");
+  Result<guest::GuestKernelLayout> layout = guest::guest_kernel_layout(*kallsyms, symbols->modules, kernel_memory);
+  if (!layout) throw UserError(layout.error().message, "give the guest's own /proc/kallsyms");
+  if (o.stack_method == guest::StackMethod::orc && !layout->has_orc())
+    throw UserError("the guest kernel has no ORC tables (no __start_orc_unwind_ip in its kallsyms, or its version unreadable)",
+                    "use --call-graph fp for a kernel built with frame pointers, or --call-graph scan");
+  return std::optional<guest::VcpuStackReader>(std::in_place, monitor, kernel_memory, std::move(layout).value(), o.stack_method, o.pause);
+}
+
+// One event per way a sample's stack was made, so every reader shows it: vcpu-clock (no kernel
+// stack) and, with -g, vcpu-clock.METHOD for each method the recording can use.
+std::vector<guest::StackMethod> stack_methods(const MonitorRecordOptions& o, const std::optional<guest::VcpuStackReader>& stacks) {
+  if (!stacks) return {};
+  if (o.stack_method) return {*o.stack_method};
+  if (stacks->layout().has_orc()) return {guest::StackMethod::orc};
+  return {guest::StackMethod::frame_pointer, guest::StackMethod::scan};
+}
+
+void require_running_for_pause(const MonitorRecordOptions& o, guest::VmMonitor& monitor) {
+  if (!o.pause) return;
+  Result<bool> running = guest::vm_is_running(monitor);
+  if (!running) throw UserError(running.error().message, "");
+  if (!*running)
+    throw UserError("the VM is paused, and --pause would resume it after each tick",
+                    "resume it first (virsh resume, or QMP cont), or record without --pause");
+}
+
+session::MonitorRecordRequest monitor_request(const MonitorRecordOptions& o) {
+  session::MonitorRecordRequest request;
+  request.output = o.output;
+  request.frequency = o.frequency;
+  request.duration_seconds = o.duration_seconds;
+  request.pause = o.pause;
+  request.command = o.command;
+  request.cmdline = {"vperf", "kvm", "record"};
+  if (!o.qmp.empty()) request.cmdline.insert(request.cmdline.end(), {"--qmp", o.qmp.string()});
+  if (!o.domain.empty()) request.cmdline.insert(request.cmdline.end(), {"--domain", o.domain, "--connect", o.uri});
+  return request;
+}
+
+void print_summary(const MonitorRecordOptions& o, const session::MonitorTarget& target, const guest::SamplerStats& stats,
+                   const std::optional<GuestSymbolTexts>& symbols, const fs::path& mount, std::ostream& err) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "[ vperf kvm record: %zu vCPUs sampled through QEMU's monitor at %.0f Hz (asked %.0f) for %.2f s: %llu samples, "
+                "%.1f%% in the guest kernel -> %s%s ]\n",
+                target.vcpus.size(), stats.ticks_per_second(), o.frequency, stats.seconds,
+                static_cast<unsigned long long>(stats.samples),
+                stats.samples ? 100.0 * static_cast<double>(stats.kernel_samples) / static_cast<double>(stats.samples) : 0.0,
+                o.output.c_str(),
+                !symbols ? ", no guest symbols"
+                         : (", guest symbols" + std::string(symbols->from_cache ? " (cached for this guest boot)" : "") + " in " +
+                            mount.string()).c_str());
+  err << line;
+}
+
+// Which method made how many stacks, and what was left without one: the reader's due.
+void print_stack_summary(const guest::VcpuStackReader& stacks, const guest::KernelMemory& kernel_memory, std::ostream& err) {
+  const guest::StackReaderStats& st = stacks.stats();
+  std::string by;
+  for (guest::StackMethod m : {guest::StackMethod::orc, guest::StackMethod::frame_pointer, guest::StackMethod::scan})
+    if (uint64_t n = st.by_method[static_cast<size_t>(m)]; n > 0)
+      by += (by.empty() ? "" : ", ") + std::to_string(n) + " by " + std::string(guest::method_name(m));
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "[ guest kernel stacks: %s; %llu unwound to their base; %llu left out (the vCPU had moved on before its stack was "
+                "dumped: --pause keeps them), %llu unreadable; %zu guest kernel pages read ]\n",
+                by.empty() ? "none" : by.c_str(), static_cast<unsigned long long>(st.complete),
+                static_cast<unsigned long long>(st.moved), static_cast<unsigned long long>(st.unreadable), kernel_memory.pages_read());
+  err << line;
+}
+
 }  // namespace
 
 int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   if (o.frequency <= 0 || !std::isfinite(o.frequency)) throw usage_error("-F must be above 0", "e.g. -F 1000");
   VmAccess vm = open_vm(o);
-  if (o.pause) {
-    Result<bool> running = guest::vm_is_running(*vm.monitor);
-    if (!running) throw UserError(running.error().message, "");
-    if (!*running)
-      throw UserError("the VM is paused, and --pause would resume it after each tick",
-                      "resume it first (virsh resume, or QMP cont), or record without --pause");
-  }
+  require_running_for_pause(o, *vm.monitor);
   Result<std::vector<guest::VcpuThread>> vcpus = guest::query_vcpus(*vm.monitor);
   if (!vcpus) throw UserError(vcpus.error().message, "");
   Result<pid_t> vmm = vm.vmm_pid ? Result<pid_t>(*vm.vmm_pid) : guest::vmm_pid_of(vcpus->front().thread_id);
@@ -163,191 +222,25 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   vm.agent.reset();  // an agent's socket serves one client at a time: free it for others while sampling
   const fs::path mount = guestmount_beside(o.output);
   const fs::path proc = mount / std::to_string(*vmm) / "proc";
-  const bool have_symbols = symbols.has_value();
-
-  // With -g, guest kernel stacks and their unwinder.
-  std::optional<guest::VcpuStackReader> stacks;
-  if (o.call_graph) {
-    if (!have_symbols)
-      throw UserError("guest kernel stacks need the guest's kallsyms",
-                      "give --qga (or a domain whose agent answers), or --guestkallsyms and --guestmodules");
-    Result<symbols::Kallsyms> kallsyms = symbols::Kallsyms::parse(symbols->kallsyms, "the guest's /proc/kallsyms");
-    if (!kallsyms) throw UserError(kallsyms.error().describe(), "");
-    Result<guest::GuestKernelLayout> layout = guest::guest_kernel_layout(*kallsyms, symbols->modules, kernel_memory);
-    if (!layout) throw UserError(layout.error().message, "give the guest's own /proc/kallsyms");
-    if (o.stack_method == guest::StackMethod::orc && !layout->has_orc())
-      throw UserError("the guest kernel has no ORC tables (no __start_orc_unwind_ip in its kallsyms, or its version unreadable)",
-                      "use --call-graph fp for a kernel built with frame pointers, or --call-graph scan");
-    stacks.emplace(*vm.monitor, kernel_memory, std::move(layout).value(), o.stack_method, o.pause);
-  }
+  std::optional<guest::VcpuStackReader> stacks = guest_stacks(o, symbols, *vm.monitor, kernel_memory);
   // Only now, with everything checked, the previous recording's kept symbols make way.
   std::error_code ec;
   fs::remove_all(mount, ec);
-  if (have_symbols) write_guest_proc(proc, symbols->kallsyms, symbols->modules, "check the directory of -o");
+  if (symbols) write_guest_proc(proc, symbols->kallsyms, symbols->modules, "check the directory of -o");
 
-  // One event per way a sample's stack was made, so every reader shows it: vcpu-clock (no kernel
-  // stack) and, with -g, vcpu-clock.METHOD for each method the recording can use.
-  std::vector<guest::StackMethod> methods;
-  if (stacks) {
-    if (o.stack_method) methods = {*o.stack_method};
-    else if (stacks->layout().has_orc()) methods = {guest::StackMethod::orc};
-    else methods = {guest::StackMethod::frame_pointer, guest::StackMethod::scan};
-  }
-  std::vector<data::EventAttrEntry> events(1 + methods.size());
-  for (size_t i = 0; i < events.size(); ++i) {
-    data::EventAttrEntry& entry = events[i];
-    std::memset(&entry.attr, 0, sizeof entry.attr);
-    entry.attr.size = sizeof entry.attr;
-    entry.attr.type = PERF_TYPE_SOFTWARE;
-    entry.attr.config = PERF_COUNT_SW_CPU_CLOCK;
-    entry.attr.sample_period = static_cast<uint64_t>(1e9 / o.frequency);  // ns of vCPU time per sample
-    entry.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-    if (stacks) entry.attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IDENTIFIER;
-    entry.attr.exclude_host = 1;
-    entry.attr.sample_id_all = 1;
-    entry.attr.comm = entry.attr.mmap = entry.attr.task = i == 0;
-    entry.name = i == 0 ? "vcpu-clock" : "vcpu-clock." + std::string(guest::method_name(methods[i - 1]));
-    if (stacks) entry.ids = {i + 1};
-  }
-  const data::EventAttrEntry& entry = events.front();
-  auto event_id_of = [&](guest::StackMethod m) -> uint64_t {
-    for (size_t i = 0; i < methods.size(); ++i)
-      if (methods[i] == m) return i + 2;
-    return 1;
-  };
-  const data::SampleFormat format = data::SampleFormat::from_attr(entry.attr);
-  if (fs::symlink_status(o.output, ec).type() != fs::file_type::not_found) fs::rename(o.output, o.output + ".old", ec);
-  Result<data::PerfDataWriter> writer = data::PerfDataWriter::create_file(o.output, events);
-  if (!writer) throw UserError("cannot create " + o.output + ": " + writer.error().describe(), "");
-  auto write = [&](const data::Record& r) {
-    if (Result<bool> ok = writer->write(data::build_record(r, &format)); !ok)
-      throw UserError("cannot write " + o.output + ": " + ok.error().describe(), "");
-  };
-  auto host_record = [&](uint32_t type, data::RecordBody body, pid_t pid, pid_t tid) {
-    data::Record r;
-    r.type = type;
-    r.body = std::move(body);
-    r.sample_id.pid = static_cast<uint32_t>(pid);
-    r.sample_id.tid = static_cast<uint32_t>(tid);
-    r.sample_id.id = 1;
-    return r;
-  };
-  write(host_record(PERF_RECORD_COMM, data::CommRecord{static_cast<uint32_t>(*vmm), static_cast<uint32_t>(*vmm), comm_of(*vmm, *vmm)},
-                    *vmm, *vmm));
-  for (const guest::VcpuThread& v : *vcpus)
-    write(host_record(PERF_RECORD_COMM,
-                      data::CommRecord{static_cast<uint32_t>(*vmm), static_cast<uint32_t>(v.thread_id), comm_of(*vmm, v.thread_id)},
-                      *vmm, v.thread_id));
-  // perf kvm's guest maps, for the default guest (machine pid 0), so perf kvm report reads them.
-  if (have_symbols)
-    if (auto maps = perf::synthesize_guest_kernel_maps(proc / "kallsyms", proc / "modules", 0, format.trailer_size()); maps)
-      for (const perf::RecordBytes& bytes : *maps) (void)writer->write(bytes);
-
-  Result<perf::StopSignals> signals = perf::StopSignals::install();
-  if (!signals) throw UserError("cannot install signal handlers: " + signals.error().describe(), "");
-  std::optional<perf::Workload> workload;
-  if (!o.command.empty()) {
-    Result<perf::Workload> w = perf::Workload::prepare(o.command);
-    if (!w) throw UserError(w.error().describe(), "");
-    workload.emplace(std::move(w).value());
-    if (Result<bool> started = workload->start(); !started) throw UserError(started.error().describe(), "check the command");
-  }
-  std::optional<perf::WorkloadExit> exit;
-  auto keep_going = [&] {
-    if (signals->received()) return false;
-    if (workload && !exit) {
-      auto done = workload->wait_for(std::chrono::milliseconds(0), &*signals);
-      if (done && *done) exit = **done;
-    }
-    return !(workload && exit);
-  };
-  guest::SamplerOptions sampling;
-  sampling.frequency = o.frequency;
-  sampling.pause_each_tick = o.pause;
-  if (o.duration_seconds) sampling.duration = std::chrono::nanoseconds(static_cast<int64_t>(*o.duration_seconds * 1e9));
-  uint64_t since_round = 0;
-  std::optional<Error> monitor_error;  // a stack dump the monitor failed
-  Result<guest::SamplerStats> stats = guest::sample_vcpus(*vm.monitor, *vcpus, sampling, keep_going, [&](std::span<const guest::VcpuSample> tick) {
-    for (const guest::VcpuSample& s : tick) {
-      data::Sample sample;
-      sample.ip = s.registers.rip;
-      sample.period = entry.attr.sample_period;
-      data::Record r;
-      r.type = PERF_RECORD_SAMPLE;
-      r.misc = s.registers.in_kernel() ? PERF_RECORD_MISC_GUEST_KERNEL : PERF_RECORD_MISC_GUEST_USER;
-      r.sample_id.id = 1;
-      if (stacks) {
-        std::optional<guest::KernelStack> stack;
-        if (s.registers.in_kernel()) {
-          Result<std::optional<guest::KernelStack>> read = stacks->read(s.registers);
-          if (!read) {
-            monitor_error = read.error();
-            return false;
-          }
-          stack = std::move(read).value();
-        }
-        sample.callchain.push_back(s.registers.in_kernel() ? PERF_CONTEXT_GUEST_KERNEL : PERF_CONTEXT_GUEST_USER);
-        if (stack) {
-          sample.callchain.insert(sample.callchain.end(), stack->frames.begin(), stack->frames.end());
-          r.sample_id.id = event_id_of(stack->method);
-        } else {
-          sample.callchain.push_back(s.registers.rip);
-        }
-      }
-      r.body = std::move(sample);
-      r.sample_id.pid = static_cast<uint32_t>(*vmm);
-      r.sample_id.tid = static_cast<uint32_t>(s.thread_id);
-      r.sample_id.time = s.time_ns;
-      r.sample_id.cpu = static_cast<uint32_t>(s.registers.index);
-      write(r);
-    }
-    if (++since_round == 100) {  // a readable file every 100 ticks, as record's rounds
-      (void)writer->flush_round();
-      since_round = 0;
-    }
-    return true;
-  });
-  if (stats && monitor_error) stats = *monitor_error;
-  if (Result<bool> ok = writer->flush_round(); !ok) throw UserError("cannot write " + o.output + ": " + ok.error().describe(), "");
-  std::vector<std::string> cmdline = {"vperf", "kvm", "record"};
-  if (!o.qmp.empty()) cmdline.insert(cmdline.end(), {"--qmp", o.qmp.string()});
-  if (!o.domain.empty()) cmdline.insert(cmdline.end(), {"--domain", o.domain, "--connect", o.uri});
-  if (Result<bool> ok = writer->finish(data::this_machine_features(cmdline)); !ok)
-    throw UserError("cannot finish " + o.output + ": " + ok.error().describe(), "");
-  if (!stats)
-    throw UserError("sampling through " + vm.where + " stopped: " + stats.error().message,
+  session::MonitorTarget target{vm.monitor.get(), *vcpus, *vmm, stacks ? &*stacks : nullptr, stack_methods(o, stacks),
+                                symbols ? std::optional<fs::path>(proc) : std::nullopt};
+  session::SystemRunClock clock;
+  session::MonitorRecordResult result = session::record_through_monitor(monitor_request(o), target, clock);
+  if (!result.stats)
+    throw UserError("sampling through " + vm.where + " stopped: " + result.stats.error().message,
                     o.pause ? "is the VM still running? If --pause left it stopped, resume it (virsh resume, or QMP cont)"
                             : "is the VM still running?");
   if (!o.quiet) {
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "[ vperf kvm record: %zu vCPUs sampled through QEMU's monitor at %.0f Hz (asked %.0f) for %.2f s: %llu samples, "
-                  "%.1f%% in the guest kernel -> %s%s ]\n",
-                  vcpus->size(), stats->ticks_per_second(), o.frequency, stats->seconds,
-                  static_cast<unsigned long long>(stats->samples),
-                  stats->samples ? 100.0 * static_cast<double>(stats->kernel_samples) / static_cast<double>(stats->samples) : 0.0,
-                  o.output.c_str(),
-                  !have_symbols ? ", no guest symbols"
-                                : (", guest symbols" + std::string(symbols->from_cache ? " (cached for this guest boot)" : "") +
-                                   " in " + mount.string()).c_str());
-    err << line;
-    if (stacks) {
-      // Which method made how many stacks, and what was left without one: the reader's due.
-      const guest::StackReaderStats& st = stacks->stats();
-      std::string by;
-      for (guest::StackMethod m : {guest::StackMethod::orc, guest::StackMethod::frame_pointer, guest::StackMethod::scan})
-        if (uint64_t n = st.by_method[static_cast<size_t>(m)]; n > 0)
-          by += (by.empty() ? "" : ", ") + std::to_string(n) + " by " + std::string(guest::method_name(m));
-      std::snprintf(line, sizeof line,
-                    "[ guest kernel stacks: %s; %llu unwound to their base; %llu left out (the vCPU had moved on before its stack was "
-                    "dumped: --pause keeps them), %llu unreadable; %zu guest kernel pages read ]\n",
-                    by.empty() ? "none" : by.c_str(), static_cast<unsigned long long>(st.complete),
-                    static_cast<unsigned long long>(st.moved), static_cast<unsigned long long>(st.unreadable),
-                    kernel_memory.pages_read());
-      err << line;
-    }
+    print_summary(o, target, *result.stats, symbols, mount, err);
+    if (stacks) print_stack_summary(*stacks, kernel_memory, err);
   }
-  return exit ? exit->shell_status() : 0;
+  return result.exit ? result.exit->shell_status() : 0;
 }
 
 }  // namespace vperf::cli

@@ -14,7 +14,7 @@
 //      FINISHED_ROUND, after which the file is readable up to there even if vperf is killed;
 //   4. on the command's exit, SIGINT/SIGTERM/SIGHUP (forwarded to the command) or the end of
 //      -p/-t tasks, the rest is drained, the file is read back for the build-ids of the DSOs
-//      samples hit (cli/record_build_ids.h; not in pipe mode, as perf) and the feature
+//      samples hit (session/record_build_ids.h; not in pipe mode, as perf) and the feature
 //      sections are written.
 // An event the kernel refuses with EACCES at perf_event_paranoid >= 2 is sampled in user space
 // only, as perf does (perf/permission_fallback.h). An existing FILE is renamed FILE.old first.
@@ -30,6 +30,7 @@
 
 #include "events/attr_builder.h"
 #include "guest/guest_symbols.h"
+#include "session/record_session.h"
 
 namespace vperf::cli {
 
@@ -57,6 +58,9 @@ struct RecordOptions {
   // vperf kvm: guests whose kernel and module maps are written as perf kvm record writes them.
   guest::GuestSymbolSources guests;
 };
+
+// The recording `options` ask for, checked (usage errors for bad combinations) and resolved.
+session::RecordRequest record_request(const RecordOptions& options);
 
 // Runs the recording; returns the command's exit status (128 + signal when one ended it),
 // else 0. Messages (the closing line, the fallback note) go to `err`.

@@ -3,15 +3,11 @@
 #include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
-#include <poll.h>
-#include <signal.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <cstring>
-#include <functional>
 #include <sstream>
 #include <optional>
 
@@ -26,15 +22,13 @@
 #include "events/sysfs_pmu.h"
 #include "perf/stop_signals.h"
 #include "perf/workload.h"
+#include "session/count_run.h"
 #include "stat/stat_printer.h"
 #include "stat/stat_session.h"
 
 namespace vperf::cli {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-using std::chrono::milliseconds;
 
 // perf 6.1's default set and what each -d adds (builtin-stat.c's default and detailed attrs).
 constexpr const char* kDefaultEvents = "context-switches,cpu-migrations,page-faults,cycles";
@@ -103,154 +97,6 @@ stat::AggrMode aggregation_of(const StatOptions& o) {
   if (o.per_socket) return stat::AggrMode::PerSocket;
   return stat::AggrMode::Global;
 }
-
-uint64_t ns_since(Clock::time_point start) {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
-}
-
-// One run: counts from enabling until the workload ends, a stop signal, the timeout or the
-// interval count; prints -I blocks on the way. Returns the workload's exit, if there is one.
-struct RunResult {
-  stat::StatSnapshot totals;
-  stat::RunTimes times;
-  std::optional<perf::WorkloadExit> exit;
-};
-
-class StatRun {
- public:
-  // `printer_for` gives the printer for the session's events (perf's names, e.g. "cycles:u"
-  // after a fallback, are known once the counters are open).
-  using PrinterFor = std::function<stat::StatPrinter&(const std::vector<stat::StatEvent>&)>;
-  StatRun(const StatOptions& options, const std::vector<events::ResolvedGroup>& groups, const stat::CountTarget& base,
-          const perf::StopSignals& signals, PrinterFor printer_for)
-      : options_(options), groups_(groups), base_(base), signals_(signals), printer_for_(std::move(printer_for)) {}
-
-  RunResult run() {
-    perf::KernelPerfEventOpener opener;
-    std::optional<perf::Workload> workload;
-    stat::CountTarget target = base_;
-    if (!options_.command.empty()) {
-      Result<perf::Workload> prepared = perf::Workload::prepare(options_.command);
-      if (!prepared) throw UserError("cannot start '" + options_.command.front() + "': " + prepared.error().describe(), "");
-      workload.emplace(std::move(prepared).value());
-      if (target.cpus.empty()) {
-        target.threads = {workload->pid()};
-        target.enable_on_exec = true;
-      }
-    }
-    stat::StatSession session = stat::StatSession::open(opener, groups_, target);
-    printer_ = &printer_for_(session.events());
-
-    start_ = Clock::now();
-    check(session.enable(), "enable the counters");
-    if (workload) {
-      Result<bool> started = workload->start();
-      if (!started) throw UserError(started.error().describe(), "check the command name and your PATH");
-    }
-    RunResult result;
-    result.exit = wait(session, workload);
-    check(session.disable(), "disable the counters");
-    uint64_t elapsed = ns_since(start_);
-    Result<stat::StatSnapshot> totals = session.read(elapsed);
-    check(totals, "read the counters");
-    if (options_.interval_ms && !interval_count_reached_) {
-      // The partial interval since the last tick, as perf prints it when counting ends
-      // (not after --interval-count: the user asked for exactly N).
-      stat::StatSnapshot delta = stat::snapshot_delta(*totals, previous_);
-      if (delta.elapsed_ns > 0) printer_->print_interval(elapsed, delta);
-    }
-    result.totals = std::move(totals).value();
-    result.times.elapsed_ns = elapsed;
-    if (result.exit) {
-      result.times.user_seconds = result.exit->user_seconds;
-      result.times.system_seconds = result.exit->system_seconds;
-    }
-    return result;
-  }
-
- private:
-  template <typename T>
-  static void check(const Result<T>& r, const std::string& what) {
-    if (!r) throw UserError("cannot " + what + ": " + r.error().describe(), "run 'vperf check'");
-  }
-
-  // Until the next event that matters; nullopt: no deadline.
-  std::optional<Clock::time_point> next_deadline() const {
-    std::optional<Clock::time_point> deadline;
-    if (options_.timeout_ms) deadline = start_ + milliseconds(options_.timeout_ms);
-    if (options_.interval_ms) {
-      Clock::time_point tick = start_ + milliseconds(options_.interval_ms) * (intervals_ + 1);
-      if (!deadline || tick < *deadline) deadline = tick;
-    }
-    return deadline;
-  }
-
-  // Returns true when counting should stop.
-  bool on_deadline(const stat::StatSession& session, Clock::time_point now) {
-    if (options_.interval_ms && now >= start_ + milliseconds(options_.interval_ms) * (intervals_ + 1)) {
-      uint64_t elapsed = ns_since(start_);
-      Result<stat::StatSnapshot> snapshot = session.read(elapsed);
-      check(snapshot, "read the counters");
-      printer_->print_interval(elapsed, stat::snapshot_delta(*snapshot, previous_));
-      previous_ = std::move(snapshot).value();
-      ++intervals_;
-      if (options_.interval_count && intervals_ >= options_.interval_count) {
-        interval_count_reached_ = true;
-        return true;
-      }
-    }
-    return options_.timeout_ms && now >= start_ + milliseconds(options_.timeout_ms);
-  }
-
-  std::optional<perf::WorkloadExit> wait(const stat::StatSession& session, std::optional<perf::Workload>& workload) {
-    bool stopping = false;  // the workload was told to end; only wait for it now
-    for (;;) {
-      std::optional<Clock::time_point> deadline = stopping ? std::nullopt : next_deadline();
-      std::optional<milliseconds> timeout;
-      if (deadline)
-        timeout = std::max(milliseconds(0), std::chrono::ceil<milliseconds>(*deadline - Clock::now()));
-      if (workload) {
-        auto exit = workload->wait_for(timeout, &signals_);
-        if (!exit) throw UserError("cannot wait for the command: " + exit.error().describe(), "");
-        if (*exit) return **exit;
-        if (!signals_.take().empty()) continue;  // forwarded to the command; it decides when to end
-      } else {
-        if (wait_without_workload(timeout)) return std::nullopt;
-      }
-      if (stopping) continue;
-      if (on_deadline(session, Clock::now())) {
-        if (!workload) return std::nullopt;
-        workload->terminate(SIGTERM);
-        stopping = true;
-      }
-    }
-  }
-
-  // Counting CPUs or attached tasks: returns true when a stop signal came or every task ended.
-  bool wait_without_workload(std::optional<milliseconds> timeout) {
-    // Attached tasks are checked every 100 ms, as there is no portable way to poll a thread's end.
-    milliseconds slice = base_.threads.empty() ? timeout.value_or(milliseconds(-1)) : std::min(timeout.value_or(milliseconds(100)), milliseconds(100));
-    pollfd pfd{signals_.fd(), POLLIN, 0};
-    int ready = ::poll(&pfd, 1, static_cast<int>(slice.count()));
-    if (ready > 0) {
-      signals_.take();
-      return true;
-    }
-    if (!base_.threads.empty() && std::none_of(base_.threads.begin(), base_.threads.end(), task_alive)) return true;
-    return false;
-  }
-
-  const StatOptions& options_;
-  const std::vector<events::ResolvedGroup>& groups_;
-  const stat::CountTarget& base_;
-  const perf::StopSignals& signals_;
-  PrinterFor printer_for_;
-  stat::StatPrinter* printer_ = nullptr;
-  Clock::time_point start_;
-  unsigned intervals_ = 0;
-  bool interval_count_reached_ = false;
-  stat::StatSnapshot previous_;
-};
 
 // perf prints counts with "%'f": the user's locale decides whether thousands are grouped
 // (not under C or C.UTF-8). vperf asks the locale without switching the process to it.
@@ -347,10 +193,12 @@ int run_stat(const StatOptions& options, std::ostream& err) {
     }
     return *printer;
   };
+  session::CountRunOptions run_options{options.command, options.interval_ms, options.interval_count, options.timeout_ms};
+  perf::KernelPerfEventOpener opener;
+  session::SystemRunClock clock;
   std::optional<perf::WorkloadExit> last_exit;
   for (int run = 0; run < options.repeat; ++run) {
-    StatRun one(options, groups, target, *signals, printer_for);
-    RunResult result = one.run();
+    session::CountRunResult result = session::count_once(run_options, groups, target, opener, *signals, clock, printer_for);
     printer->add_run(result.totals, result.times);
     last_exit = result.exit;
     if (signals->received() && options.command.empty()) break;

@@ -1,6 +1,5 @@
 #include "cli/cmd_turbo.h"
 
-#include <poll.h>
 #include <time.h>
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 #include "msr/turbo.h"
 #include "msr/turbo_ratio_limit.h"
 #include "output/json.h"
+#include "perf/stop_signals.h"
 
 namespace vperf::cli {
 
@@ -114,6 +114,84 @@ std::string mhz_text(double mhz) {
 
 json::value optional_number(std::optional<double> v) { return v ? json::value(*v) : json::value(nullptr); }
 
+// What the rows are measured against, known before the first interval.
+struct TurboSetup {
+  std::vector<int> cpus;
+  msr::ActivityCounterChoice choice;
+  msr::BaseFrequency base;
+  TurboLimits limits;
+};
+
+TurboSetup set_up(const TurboOptions& options, TurboMachine& machine) {
+  TurboSetup setup;
+  setup.cpus = select_cpus(options, machine.sysfs);
+  setup.choice = msr::open_activity_counters({machine.msr, machine.opener, machine.pmu_root, machine.cpuid}, setup.cpus);
+  if (!setup.choice.counters) throw UserError(setup.choice.missing, setup.choice.hint);
+  const bool device_counts = dynamic_cast<const msr::MsrDeviceCounters*>(setup.choice.counters.get()) != nullptr;
+
+  msr::BaseFrequencyInputs base_inputs;
+  if (auto platform_info = machine.msr.read(setup.cpus.front(), msr::address::kPlatformInfo))
+    base_inputs.platform_info = *platform_info;
+  base_inputs.cpuid_16_eax = machine.cpuid_16_eax;
+  base_inputs.cpuinfo_mhz = machine.cpuinfo_mhz;
+  auto base = msr::choose_base_frequency(base_inputs);
+  if (!base)
+    throw UserError("cannot tell the base frequency that turbo is measured against: " + base.error().message,
+                    "none of MSR_PLATFORM_INFO, CPUID leaf 0x16 or /proc/cpuinfo gives it on this machine");
+  setup.base = *base;
+  setup.limits = read_turbo_limits(machine.msr, setup.cpus.front(), device_counts);
+  return setup;
+}
+
+void print_text_header(const TurboOptions& options, const TurboSetup& setup, std::ostream& out) {
+  out << "Base MHz : " << mhz_text(setup.base.mhz) << " (" << setup.base.derivation << ")\n";
+  if (setup.limits.steps.empty()) {
+    out << "Turbo    : turbo ratio limits unreadable: " << setup.limits.unreadable << '\n';
+  } else {
+    for (size_t i = 0; i < setup.limits.steps.size(); ++i)
+      out << (i == 0 ? "Turbo    : " : "           ") << msr::describe(setup.limits.steps[i]) << '\n';
+  }
+  out << "CPUs     : " << format_cpu_list(setup.cpus) << (setup.cpus.size() > 1 ? ", summed" : "")
+      << " (counters: " << setup.choice.counters->describe() << ", every " << options.interval_ms << " ms)\n\n"
+      << header_text() << '\n';
+  out.flush();
+}
+
+json::object row_json(const std::string& time, double seconds, const msr::TurboRow& row, const msr::ActivityDelta& sum) {
+  json::object o;
+  o["time"] = time;
+  o["seconds"] = seconds;
+  o["c0_mcyc"] = row.c0_mcyc;
+  o["c0_acyc"] = row.c0_acyc;
+  o["tsc"] = sum.tsc;
+  o["util_percent"] = row.util_percent;
+  o["ratio_percent"] = optional_number(row.ratio_percent);
+  o["mhz"] = optional_number(row.mhz);
+  return o;
+}
+
+json::object report_json(const TurboOptions& options, const TurboSetup& setup, json::array rows) {
+  json::object o;
+  o["base_mhz"] = setup.base.mhz;
+  o["base_source"] = msr::source_key(setup.base.source);
+  o["base_derivation"] = setup.base.derivation;
+  if (setup.limits.steps.empty()) {
+    o["turbo_steps"] = nullptr;
+    o["turbo_steps_error"] = setup.limits.unreadable;
+  } else {
+    json::array steps;
+    for (const msr::TurboStep& s : setup.limits.steps)
+      steps.push_back(json::object{{"active_cores", s.active_cores}, {"ratio", s.ratio}, {"mhz", s.mhz}});
+    o["turbo_steps"] = std::move(steps);
+    o["turbo_steps_error"] = nullptr;
+  }
+  o["counters"] = setup.choice.counters->describe();
+  o["cpus"] = format_cpu_list(setup.cpus);
+  o["interval_ms"] = options.interval_ms;
+  o["intervals"] = std::move(rows);
+  return o;
+}
+
 }  // namespace
 
 int run_turbo(const TurboOptions& options, TurboMachine& machine, std::ostream& out) {
@@ -122,112 +200,38 @@ int run_turbo(const TurboOptions& options, TurboMachine& machine, std::ostream& 
                       "give an interval of at least " + std::to_string(kMinIntervalMs) + " ms");
   if (options.count && *options.count < 1)
     throw usage_error("--count " + std::to_string(*options.count) + " must be at least 1", "");
-  const std::vector<int> cpus = select_cpus(options, machine.sysfs);
-
-  msr::ActivityCounterChoice choice =
-      msr::open_activity_counters({machine.msr, machine.opener, machine.pmu_root, machine.cpuid}, cpus);
-  if (!choice.counters) throw UserError(choice.missing, choice.hint);
-  const bool device_counts = dynamic_cast<const msr::MsrDeviceCounters*>(choice.counters.get()) != nullptr;
-
-  msr::BaseFrequencyInputs base_inputs;
-  if (auto platform_info = machine.msr.read(cpus.front(), msr::address::kPlatformInfo))
-    base_inputs.platform_info = *platform_info;
-  base_inputs.cpuid_16_eax = machine.cpuid_16_eax;
-  base_inputs.cpuinfo_mhz = machine.cpuinfo_mhz;
-  auto base = msr::choose_base_frequency(base_inputs);
-  if (!base)
-    throw UserError("cannot tell the base frequency that turbo is measured against: " + base.error().message,
-                    "none of MSR_PLATFORM_INFO, CPUID leaf 0x16 or /proc/cpuinfo gives it on this machine");
-  const TurboLimits limits = read_turbo_limits(machine.msr, cpus.front(), device_counts);
-
-  if (!options.json) {
-    out << "Base MHz : " << mhz_text(base->mhz) << " (" << base->derivation << ")\n";
-    if (limits.steps.empty()) {
-      out << "Turbo    : turbo ratio limits unreadable: " << limits.unreadable << '\n';
-    } else {
-      for (size_t i = 0; i < limits.steps.size(); ++i)
-        out << (i == 0 ? "Turbo    : " : "           ") << msr::describe(limits.steps[i]) << '\n';
-    }
-    out << "CPUs     : " << format_cpu_list(cpus) << (cpus.size() > 1 ? ", summed" : "")
-        << " (counters: " << choice.counters->describe() << ", every " << options.interval_ms << " ms)\n\n"
-        << header_text() << '\n';
-    out.flush();
-  }
+  const TurboSetup setup = set_up(options, machine);
+  if (!options.json) print_text_header(options, setup, out);
 
   json::array rows;
-  std::vector<msr::ActivitySample> before = read_all(*choice.counters, cpus);
-  nanoseconds previous = machine.clock.monotonic();
-  const nanoseconds start = previous;
-  for (int i = 0; !options.count || i < *options.count; ++i) {
-    const nanoseconds deadline = start + milliseconds(int64_t{options.interval_ms} * (i + 1));
-    const nanoseconds now = machine.clock.monotonic();
-    const milliseconds wait = std::chrono::ceil<milliseconds>(std::max(nanoseconds(0), deadline - now));
-    if (!machine.clock.sleep(wait)) break;
-    std::vector<msr::ActivitySample> after = read_all(*choice.counters, cpus);
-    const nanoseconds end = machine.clock.monotonic();
+  std::vector<msr::ActivitySample> before = read_all(*setup.choice.counters, setup.cpus);
+  nanoseconds previous = machine.clock.now();
+  const milliseconds interval(options.interval_ms);
+  session::RunLoop loop(machine.clock);
+  if (machine.stop_fd >= 0) loop.watch_fd(machine.stop_fd, [](short) { return session::Next::stop; });
+  int done = 0;
+  loop.every(previous + interval, interval, [&] {
+    std::vector<msr::ActivitySample> after = read_all(*setup.choice.counters, setup.cpus);
+    const nanoseconds end = machine.clock.now();
     const double seconds = std::chrono::duration<double>(end - previous).count();
     std::vector<msr::ActivityDelta> deltas;
-    for (size_t c = 0; c < cpus.size(); ++c) deltas.push_back(msr::activity_delta(before[c], after[c]));
+    for (size_t c = 0; c < setup.cpus.size(); ++c) deltas.push_back(msr::activity_delta(before[c], after[c]));
     const msr::ActivityDelta sum = msr::sum_deltas(deltas);
-    const msr::TurboRow row = msr::turbo_row(sum, base->mhz, seconds);
+    const msr::TurboRow row = msr::turbo_row(sum, setup.base.mhz, seconds);
     const std::string time = hms(machine.clock.wall());
     if (options.json) {
-      json::object o;
-      o["time"] = time;
-      o["seconds"] = seconds;
-      o["c0_mcyc"] = row.c0_mcyc;
-      o["c0_acyc"] = row.c0_acyc;
-      o["tsc"] = sum.tsc;
-      o["util_percent"] = row.util_percent;
-      o["ratio_percent"] = optional_number(row.ratio_percent);
-      o["mhz"] = optional_number(row.mhz);
-      rows.push_back(std::move(o));
+      rows.push_back(row_json(time, seconds, row, sum));
     } else {
       out << row_text(time, row) << '\n';
       out.flush();
     }
     before = std::move(after);
     previous = end;
-  }
-
-  if (options.json) {
-    json::object o;
-    o["base_mhz"] = base->mhz;
-    o["base_source"] = msr::source_key(base->source);
-    o["base_derivation"] = base->derivation;
-    if (limits.steps.empty()) {
-      o["turbo_steps"] = nullptr;
-      o["turbo_steps_error"] = limits.unreadable;
-    } else {
-      json::array steps;
-      for (const msr::TurboStep& s : limits.steps)
-        steps.push_back(json::object{{"active_cores", s.active_cores}, {"ratio", s.ratio}, {"mhz", s.mhz}});
-      o["turbo_steps"] = std::move(steps);
-      o["turbo_steps_error"] = nullptr;
-    }
-    o["counters"] = choice.counters->describe();
-    o["cpus"] = format_cpu_list(cpus);
-    o["interval_ms"] = options.interval_ms;
-    o["intervals"] = std::move(rows);
-    output::print_json(out, o);
-  }
+    return options.count && ++done >= *options.count ? session::Next::stop : session::Next::keep_going;
+  });
+  if (Result<bool> ran = loop.run(); !ran) throw UserError("cannot wait for the next interval: " + ran.error().describe(), "");
+  if (options.json) output::print_json(out, report_json(options, setup, std::move(rows)));
   return 0;
-}
-
-nanoseconds SystemTurboClock::monotonic() const { return std::chrono::steady_clock::now().time_since_epoch(); }
-
-std::chrono::system_clock::time_point SystemTurboClock::wall() const { return std::chrono::system_clock::now(); }
-
-bool SystemTurboClock::sleep(milliseconds duration) {
-  const auto deadline = std::chrono::steady_clock::now() + duration;
-  for (;;) {
-    if (stop_.received()) return false;
-    const auto left = std::chrono::ceil<milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left <= milliseconds(0)) return true;
-    struct pollfd pfd {stop_.fd(), POLLIN, 0};
-    // Readable once a stop signal arrived; EINTR or a timeout: look again.
-    ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), INT32_MAX)));
-  }
 }
 
 namespace {
@@ -254,8 +258,9 @@ int run_turbo_here(const TurboOptions& options, std::ostream& out) {
   perf::KernelPerfEventOpener opener;
   Result<perf::StopSignals> signals = perf::StopSignals::install();
   if (!signals) throw UserError("cannot handle Ctrl-C: " + signals.error().describe(), "this is a bug in vperf");
-  SystemTurboClock clock(*signals);
+  session::SystemRunClock clock;
   TurboMachine machine{reader, opener, clock};
+  machine.stop_fd = signals->fd();
   machine.cpuid = live_cpuid_facts(cpuid);
   machine.cpuid_16_eax = live_cpuid_16_eax(cpuid);
   if (auto cpuinfo = read_file("/proc/cpuinfo")) machine.cpuinfo_mhz = msr::parse_cpuinfo_mhz(*cpuinfo);

@@ -14,7 +14,7 @@
 #include "msr/activity_counters.h"
 #include "msr/msr_reader.h"
 #include "perf/event_fd.h"
-#include "perf/stop_signals.h"
+#include "session/run_loop.h"
 
 namespace vperf::cli {
 
@@ -25,39 +25,17 @@ struct TurboOptions {
   bool json = false;
 };
 
-// Time as run_turbo sees it: a monotonic clock for the length of each interval, the wall clock
-// for the TIME column, and a sleep that SIGINT cuts short.
-class TurboClock {
- public:
-  virtual ~TurboClock() = default;
-  virtual std::chrono::nanoseconds monotonic() const = 0;
-  virtual std::chrono::system_clock::time_point wall() const = 0;
-  // Sleeps `duration`; false when the user asked to stop (SIGINT), which ends the run.
-  virtual bool sleep(std::chrono::milliseconds duration) = 0;
-};
-
-// The real clock: steady_clock for intervals, system_clock for TIME, and a sleep that returns
-// false as soon as a stop signal (SIGINT, SIGTERM, SIGHUP) has arrived since `stop` was
-// installed: it waits in poll() on the self-pipe of perf::StopSignals.
-class SystemTurboClock final : public TurboClock {
- public:
-  explicit SystemTurboClock(const perf::StopSignals& stop) : stop_(stop) {}
-  std::chrono::nanoseconds monotonic() const override;
-  std::chrono::system_clock::time_point wall() const override;
-  bool sleep(std::chrono::milliseconds duration) override;
-
- private:
-  const perf::StopSignals& stop_;
-};
-
 // Everything run_turbo reads from the machine; the CLI passes the real ones, tests fakes.
 struct TurboMachine {
-  TurboMachine(const msr::MsrReader& device, const perf::PerfEventOpener& perf_opener, TurboClock& turbo_clock)
-      : msr(device), opener(perf_opener), clock(turbo_clock) {}
+  TurboMachine(const msr::MsrReader& device, const perf::PerfEventOpener& perf_opener, session::RunClock& run_clock)
+      : msr(device), opener(perf_opener), clock(run_clock) {}
 
   const msr::MsrReader& msr;            // /dev/cpu/N/msr
   const perf::PerfEventOpener& opener;  // for the perf msr PMU
-  TurboClock& clock;
+  // Intervals are timed by the monotonic clock, TIME is the wall clock's; the run ends early
+  // once `stop_fd` is readable (perf::StopSignals' fd: SIGINT, SIGTERM, SIGHUP; -1: never).
+  session::RunClock& clock;
+  int stop_fd = -1;
   std::filesystem::path pmu_root = events::kSysfsPmuRoot;
   std::filesystem::path sysfs = "/sys";  // devices/system/cpu/online
   msr::CpuidFacts cpuid;                 // for the hint when APERF/MPERF are hidden

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "core/strings.h"
+#include "session/run_loop.h"
 
 namespace vperf::cli {
 
@@ -33,8 +34,6 @@ std::vector<pid_t> parse_pid_list(const std::string& text, const char* option) {
   return *pids;
 }
 
-bool task_alive(pid_t tid) { return std::filesystem::exists("/proc/" + std::to_string(tid)); }
-
 TaskTargets resolve_targets(bool system_wide, const std::string& cpus, const std::string& pids, const std::string& tids) {
   TaskTargets targets;
   if (!cpus.empty()) {
@@ -54,7 +53,7 @@ TaskTargets resolve_targets(bool system_wide, const std::string& cpus, const std
   if (!tids.empty()) {
     targets.threads = parse_pid_list(tids, "-t");
     for (pid_t tid : targets.threads)
-      if (!task_alive(tid)) throw UserError("no thread with TID " + std::to_string(tid), "check the TID with ps -L");
+      if (!session::task_alive(tid)) throw UserError("no thread with TID " + std::to_string(tid), "check the TID with ps -L");
   }
   return targets;
 }

@@ -19,6 +19,4 @@ TaskTargets resolve_targets(bool system_wide, const std::string& cpus, const std
 // "123,456" -> {123, 456}; `option` names the flag in the error.
 std::vector<pid_t> parse_pid_list(const std::string& text, const char* option);
 
-bool task_alive(pid_t tid);
-
 }  // namespace vperf::cli

@@ -97,24 +97,10 @@ Result<bool> SamplingSession::disable() const {
   return true;
 }
 
-Result<bool> SamplingSession::wait(std::optional<std::chrono::milliseconds> timeout, int stop_fd) {
-  std::vector<pollfd> fds;
-  // poll() skips negative fds: hung-up rings stay in the array so indices match places_.
-  for (const Place& place : places_) fds.push_back({place.hung_up ? -1 : place.fds[0].get(), POLLIN, 0});
-  if (stop_fd >= 0) fds.push_back({stop_fd, POLLIN, 0});
-  int ms = timeout ? static_cast<int>(timeout->count()) : -1;
-  for (;;) {
-    int ready = ::poll(fds.data(), fds.size(), ms);
-    if (ready >= 0) {
-      bool woke = false;
-      for (size_t i = 0; i < places_.size(); ++i) {
-        if (fds[i].revents & (POLLHUP | POLLERR)) places_[i].hung_up = true;
-        if (fds[i].revents & (POLLIN | POLLHUP)) woke = true;
-      }
-      return woke;
-    }
-    if (errno != EINTR) return Error::from_errno("poll the ring buffers");
-  }
+std::vector<int> SamplingSession::ring_fds() const {
+  std::vector<int> fds;
+  for (const Place& place : places_) fds.push_back(place.fds[0].get());
+  return fds;
 }
 
 Result<size_t> SamplingSession::drain(const std::function<void(std::span<const uint8_t>)>& on_record) {

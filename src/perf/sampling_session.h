@@ -63,11 +63,10 @@ class SamplingSession {
   Result<bool> enable() const;
   Result<bool> disable() const;
 
-  // Waits until a ring has data past its wakeup mark, `stop_fd` is readable, or `timeout`
-  // passes (nullopt: no limit). Returns true when a ring woke up: past its mark, or hung up
-  // because its task exited (once: as perf does, a hung-up ring is not polled again, or every
-  // later poll would return at once; it is still drained).
-  Result<bool> wait(std::optional<std::chrono::milliseconds> timeout, int stop_fd);
+  // One fd per ring, to poll (session/run_loop.h): readable when the ring has data past its
+  // wakeup mark, hung up (POLLHUP) once its task has exited. A hung-up ring is not polled again
+  // (as perf does: every later poll would return at once), but it is still drained.
+  std::vector<int> ring_fds() const;
 
   // Hands every record now in the rings to `on_record`, ring by ring. Returns the count.
   Result<size_t> drain(const std::function<void(std::span<const uint8_t>)>& on_record);
@@ -78,7 +77,6 @@ class SamplingSession {
     pid_t thread = -1;
     std::vector<EventFd> fds;  // one per event; fds[0] owns the ring
     std::optional<RingBuffer> ring;
-    bool hung_up = false;  // its task exited: no more poll
   };
 
   // One attempt; on failure `failed_event` is the index of the event that was refused.

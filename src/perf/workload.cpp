@@ -192,13 +192,16 @@ Result<std::optional<WorkloadExit>> Workload::wait_for(std::optional<std::chrono
     }
     if (fds[1].revents != 0) {
       std::vector<StopSignal> got = signals->take();
-      for (const StopSignal& s : got) {
-        if (!s.from_terminal) ::kill(pid_, s.number);
-      }
+      forward(got);
       if (!got.empty()) return std::optional<WorkloadExit>();
     }
     if (deadline && Clock::now() >= *deadline) return std::optional<WorkloadExit>();
   }
+}
+
+void Workload::forward(const std::vector<StopSignal>& signals) {
+  for (const StopSignal& s : signals)
+    if (!s.from_terminal) terminate(s.number);
 }
 
 void Workload::terminate(int signal) {

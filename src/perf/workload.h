@@ -40,6 +40,7 @@
 namespace vperf::perf {
 
 class StopSignals;
+struct StopSignal;
 
 struct WorkloadExit {
   bool signaled = false;
@@ -79,6 +80,14 @@ class Workload {
 
   // Sends `signal` to the child unless it has been reaped.
   void terminate(int signal = SIGTERM);
+
+  // Forwards stop signals to the child, all but those a terminal sent (the tty already gave
+  // them to the whole foreground group, child included): what wait_for does with them.
+  void forward(const std::vector<StopSignal>& signals);
+
+  // Readable once the child has exited (a pidfd), for a caller's own poll loop; wait_for
+  // with a zero timeout then reaps it. -1 before prepare().
+  int exit_fd() const { return pidfd_.get(); }
 
   bool reaped() const { return exit_.has_value(); }
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "perf/synthesize.h"
+#include "data/synthesize.h"
 #include "symbols/kallsyms.h"
 #include "symbols/kernel_modules.h"
 
@@ -21,8 +21,8 @@ void look_up_every_symbol(const vperf::symbols::SymbolTable& table) {
     if (table.find(symbol.start) == nullptr) __builtin_trap();
 }
 
-void check_sizes(const std::vector<vperf::perf::RecordBytes>& records) {
-  for (const vperf::perf::RecordBytes& record : records) {
+void check_sizes(const std::vector<vperf::data::RecordBytes>& records) {
+  for (const vperf::data::RecordBytes& record : records) {
     uint16_t size = 0;
     std::memcpy(&size, record.data() + 6, sizeof size);  // perf_event_header.size
     if (size != record.size()) __builtin_trap();
@@ -42,7 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto modules = vperf::symbols::parse_kernel_modules(text, "fuzz/modules");
   if (modules)
     for (const vperf::symbols::KernelModule& module : *modules) (void)vperf::symbols::module_dso_name(module.name);
-  check_sizes(vperf::perf::kernel_map_records(text, text, std::nullopt, 8));
-  check_sizes(vperf::perf::kernel_map_records(text, text, pid_t{1234}, 0));
+  const vperf::data::SampleFormat tid_trailer{.sample_type = PERF_SAMPLE_TID, .sample_id_all = true};  // 8 bytes
+  check_sizes(vperf::data::kernel_map_records(text, text, std::nullopt, tid_trailer));
+  check_sizes(vperf::data::kernel_map_records(text, text, pid_t{1234}, vperf::data::SampleFormat{}));
   return 0;
 }

@@ -9,16 +9,17 @@
 #include <string_view>
 
 #include "core/strings.h"
-#include "perf/synthesize.h"
+#include "data/synthesize.h"
 #include "symbols/jit_map.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   for (std::string_view line : vperf::split(text, '\n')) {
-    std::optional<vperf::perf::MappingLine> mapping = vperf::perf::parse_maps_line(line);
+    std::optional<vperf::data::MappingLine> mapping = vperf::data::parse_maps_line(line);
     if (!mapping) continue;
     if (mapping->end < mapping->start) __builtin_trap();
-    vperf::perf::RecordBytes record = vperf::perf::mmap2_record(1, 1, *mapping, 0, 8);
+    const vperf::data::SampleFormat tid_trailer{.sample_type = PERF_SAMPLE_TID, .sample_id_all = true};  // 8 bytes
+    vperf::data::RecordBytes record = vperf::data::mmap2_record(1, 1, *mapping, 0, tid_trailer);
     uint16_t record_size = 0;
     std::memcpy(&record_size, record.data() + 6, sizeof record_size);  // perf_event_header.size
     if (record_size != record.size()) __builtin_trap();

@@ -14,7 +14,7 @@
 #include "core/scoped_fd.h"
 #include "data/perf_data_writer.h"
 #include "data/perf_record.h"
-#include "perf/synthesize.h"
+#include "data/synthesize.h"
 #include "support/run_program.h"
 
 namespace vperf::test {
@@ -120,11 +120,10 @@ Result<bool> write_guest_perf_data(const std::filesystem::path& path, const Gues
     r.sample_id.time = time += 1000;
     return writer->write(data::build_record(r, &format));
   };
-  const size_t trailer = 8 * 3;  // TID, TIME, CPU: what sample_id_all appends here
   for (const GuestPerfData::GuestMaps& maps : content.guest_maps) {
-    auto records = perf::synthesize_guest_kernel_maps(maps.kallsyms, maps.modules, maps.machine_pid, trailer);
+    auto records = data::synthesize_guest_kernel_maps(maps.kallsyms, maps.modules, maps.machine_pid, format);
     if (!records) return records.error();
-    for (const perf::RecordBytes& bytes : *records)
+    for (const data::RecordBytes& bytes : *records)
       if (auto ok = writer->write(bytes); !ok) return ok.error();
   }
   for (const GuestPerfData::Thread& t : content.threads)

@@ -3,7 +3,8 @@
 #include "cli/cmd_turbo.h"
 
 #include <gtest/gtest.h>
-#include <pthread.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
@@ -16,9 +17,9 @@
 #include <functional>
 #include <map>
 #include <sstream>
-#include <thread>
 
 #include "core/error.h"
+#include "core/scoped_fd.h"
 #include "core/strings.h"
 #include "msr/msr_register.h"
 #include "support/fake_event_fs.h"
@@ -85,24 +86,33 @@ class ScriptedPmuOpener final : public perf::PerfEventOpener {
   }
 };
 
-class FakeClock final : public TurboClock {
+// A RunLoop clock whose waits return at once: time jumps by the wait's timeout (a "sleep"),
+// except at `interrupt_at`, where the stop fd becomes readable instead, as SIGINT makes it.
+class FakeClock final : public session::RunClock {
  public:
-  nanoseconds now{std::chrono::seconds(1000)};
+  nanoseconds time{std::chrono::seconds(1000)};
   std::chrono::system_clock::time_point wall_time = std::chrono::system_clock::from_time_t(12 * 3600);
   std::function<void(int)> on_sleep;  // called with the sleep's number, 1-based
   int sleeps = 0;
-  int interrupt_at = -1;  // this sleep returns false, as SIGINT would make it
-  std::vector<milliseconds> asked;
+  int interrupt_at = -1;  // this wait reports the stop fd readable
+  int stop_fd = -1;
+  std::vector<nanoseconds> asked;
 
-  nanoseconds monotonic() const override { return now; }
+  nanoseconds now() const override { return time; }
   std::chrono::system_clock::time_point wall() const override { return wall_time; }
-  bool sleep(milliseconds d) override {
-    asked.push_back(d);
-    if (++sleeps == interrupt_at) return false;
-    now += d;
-    wall_time += d;
+  Result<int> wait(std::span<pollfd> fds, std::optional<nanoseconds> timeout) override {
+    if (!timeout) return Error{"run_turbo waited with no timeout"};
+    asked.push_back(*timeout);
+    if (++sleeps == interrupt_at)
+      for (pollfd& p : fds)
+        if (p.fd == stop_fd) {
+          p.revents = POLLIN;
+          return 1;
+        }
+    time += *timeout;
+    wall_time += std::chrono::duration_cast<std::chrono::system_clock::duration>(*timeout);
     if (on_sleep) on_sleep(sleeps);
-    return true;
+    return 0;
   }
 };
 
@@ -115,6 +125,11 @@ class TurboCommand : public ::testing::Test {
     ::setenv("TZ", "UTC", 1);
     ::tzset();
     sys_.write("devices/system/cpu/online", "0-1\n");
+    int fds[2];
+    ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+    stop_read_ = ScopedFd(fds[0]);
+    stop_write_ = ScopedFd(fds[1]);
+    clock_.stop_fd = stop_read_.get();
   }
   void TearDown() override {
     if (had_tz_)
@@ -125,6 +140,7 @@ class TurboCommand : public ::testing::Test {
   }
   TurboMachine machine(const msr::MsrReader& device, const perf::PerfEventOpener& opener) {
     TurboMachine m{device, opener, clock_};
+    m.stop_fd = clock_.stop_fd;
     m.pmu_root = pmus_.root();
     m.sysfs = sys_.root();
     return m;
@@ -136,6 +152,7 @@ class TurboCommand : public ::testing::Test {
   test::TempTree sys_;
   test::TempTree pmus_;
   FakeClock clock_;
+  ScopedFd stop_read_, stop_write_;  // never written: the fake clock reports the stop
   std::string saved_tz_;
   bool had_tz_ = false;
 };
@@ -178,7 +195,7 @@ TEST_F(TurboCommand, DeviceTableSumsCpusAndShowsIdleAsDash) {
             "12:00:02              0              0     0%      -      -\n");
   EXPECT_EQ(opener.opens, 0) << "the device works, so the PMU stays closed";
   ASSERT_EQ(clock_.asked.size(), 2u);
-  EXPECT_EQ(clock_.asked[0], milliseconds(1000));
+  EXPECT_EQ(clock_.asked[0], nanoseconds(milliseconds(1000)));
 }
 
 TEST_F(TurboCommand, OneCpuAsJson) {
@@ -346,29 +363,6 @@ TEST_F(TurboCommand, ACounterThatStopsReadingEndsTheRunWithAnError) {
     EXPECT_EQ(std::string(e.what()).rfind("cannot read APERF/MPERF of CPU 1: ", 0), 0u) << e.what();
   }
   EXPECT_EQ(out.str().find("12:00:01"), std::string::npos) << "no row from a partial reading";
-}
-
-// The real clock and SIGINT: a 10 s sleep ends soon after the signal, which does not kill the
-// test process while perf::StopSignals is installed; without a signal the sleep lasts its time.
-TEST(SystemTurboClock, SigintCutsTheSleepShort) {
-  auto stop = perf::StopSignals::install();
-  ASSERT_TRUE(stop.ok()) << stop.error().describe();
-  SystemTurboClock clock(*stop);
-  const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_TRUE(clock.sleep(milliseconds(30)));
-  EXPECT_GE(std::chrono::steady_clock::now() - t0, milliseconds(30));
-
-  const pthread_t sleeper = ::pthread_self();
-  std::thread signaller([sleeper] {
-    std::this_thread::sleep_for(milliseconds(50));
-    ::pthread_kill(sleeper, SIGINT);
-  });
-  const auto t1 = std::chrono::steady_clock::now();
-  EXPECT_FALSE(clock.sleep(milliseconds(10'000)));
-  signaller.join();
-  EXPECT_LT(std::chrono::steady_clock::now() - t1, milliseconds(2'000));
-  EXPECT_FALSE(clock.sleep(milliseconds(10))) << "once asked to stop, it stays stopped";
-  EXPECT_GT(clock.wall().time_since_epoch().count(), 0);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 namespace vperf::events {
 namespace {
 
@@ -74,6 +76,28 @@ TEST(RecordAttr, SampleIdTrailerCountsTheIdFields) {
   EXPECT_EQ(sample_id_trailer_size(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD), 16u);
   EXPECT_EQ(sample_id_trailer_size(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER), 32u);
   EXPECT_EQ(sample_id_trailer_size(PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN), 0u);
+}
+
+// vperf kvm record --qmp's vcpu-clock attrs, byte for byte as the recorder filled them by hand
+// before it used the builder (perf.data files it wrote keep reading the same).
+TEST(RecordAttr, SyntheticGuestSampleAttrIsTheMonitorRecordersOne) {
+  const uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+                        PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IDENTIFIER;
+  for (bool tracking : {true, false}) {
+    perf_event_attr expected;
+    std::memset(&expected, 0, sizeof expected);
+    expected.size = sizeof expected;
+    expected.type = PERF_TYPE_SOFTWARE;
+    expected.config = PERF_COUNT_SW_CPU_CLOCK;
+    expected.sample_period = 1000000;
+    expected.sample_type = type;
+    expected.exclude_host = 1;
+    expected.sample_id_all = 1;
+    expected.comm = expected.mmap = expected.task = tracking;
+    perf_event_attr a = build_synthetic_sample_attr(software(PERF_COUNT_SW_CPU_CLOCK),
+                                                    {1000000, type, MachineScope{false, true}, tracking});
+    EXPECT_EQ(std::memcmp(&a, &expected, sizeof a), 0) << "tracking " << tracking;
+  }
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "cli/record_build_ids.h"
+#include "session/record_build_ids.h"
 
 #include <linux/perf_event.h>
 
@@ -17,7 +17,7 @@
 #include "symbols/machines.h"
 #include "symbols/vdso.h"
 
-namespace vperf::cli {
+namespace vperf::session {
 
 namespace {
 
@@ -192,4 +192,4 @@ Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, con
   return out;
 }
 
-}  // namespace vperf::cli
+}  // namespace vperf::session

@@ -1,4 +1,4 @@
-#include "cli/record_build_ids.h"
+#include "session/record_build_ids.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace vperf::cli {
+namespace vperf::session {
 namespace {
 
 // One ELF note: namesz, descsz, type, name (4-aligned), desc (4-aligned).
@@ -54,4 +54,4 @@ TEST(BuildIdFromNotes, MalformedOrMissingIsNothing) {
 }
 
 }  // namespace
-}  // namespace vperf::cli
+}  // namespace vperf::session

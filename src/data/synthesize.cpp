@@ -1,99 +1,65 @@
-#include "perf/synthesize.h"
+#include "data/synthesize.h"
 
 #include <linux/perf_event.h>
 #include <sys/sysmacros.h>
 
 #include <climits>
-#include <cstring>
 #include <map>
 #include <optional>
 
 #include "core/files.h"
 #include "core/strings.h"
 
-namespace vperf::perf {
+namespace vperf::data {
 
 namespace {
 
-// Appends fields in order and finishes with the header's size filled in.
-class RecordBuilder {
- public:
-  RecordBuilder(uint32_t type, uint16_t misc) {
-    perf_event_header header{type, misc, 0};
-    append(&header, sizeof header);
-  }
-  RecordBuilder& u32(uint32_t v) { return append(&v, sizeof v); }
-  RecordBuilder& u64(uint64_t v) { return append(&v, sizeof v); }
-  // A NUL-terminated string padded with NULs to a multiple of 8 bytes, as the kernel writes.
-  // Cut to PATH_MAX - 1 bytes, as the kernel and perf cut file names: a longer one (a module
-  // name in a guest's /proc/modules) would overflow the header's 16-bit size.
-  RecordBuilder& padded_string(std::string_view s) {
-    s = s.substr(0, kMaxStringBytes);
-    size_t size = (s.size() + 1 + 7) & ~size_t{7};
-    size_t at = bytes_.size();
-    bytes_.resize(at + size, 0);
-    std::memcpy(bytes_.data() + at, s.data(), s.size());
-    return *this;
-  }
-  RecordBytes finish(size_t id_trailer_size) {
-    bytes_.resize(bytes_.size() + id_trailer_size, 0);
-    uint16_t size = static_cast<uint16_t>(bytes_.size());
-    std::memcpy(bytes_.data() + offsetof(perf_event_header, size), &size, sizeof size);
-    return std::move(bytes_);
-  }
+// File names are cut to PATH_MAX - 1 bytes, as the kernel and perf cut them: a longer one (a
+// module name in a guest's /proc/modules) would overflow the header's 16-bit size.
+constexpr size_t kMaxStringBytes = PATH_MAX - 1;
 
- private:
-  RecordBuilder& append(const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    bytes_.insert(bytes_.end(), b, b + n);
-    return *this;
-  }
-  static constexpr size_t kMaxStringBytes = PATH_MAX - 1;
-  RecordBytes bytes_;
-};
+std::string cut(std::string_view s) { return std::string(s.substr(0, kMaxStringBytes)); }
+
+// Synthesized records carry the trailer of `format` with every field zero, as perf writes
+// them (no time, no id: a reader attributes them to the first event).
+RecordBytes encode(uint32_t type, uint16_t misc, RecordBody body, const SampleFormat& format) {
+  Record record;
+  record.type = type;
+  record.misc = misc;
+  record.body = std::move(body);
+  return build_record(record, &format);
+}
 
 std::optional<uint64_t> hex_field(std::string_view s) { return parse_u64_base(s, 16); }
 
 }  // namespace
 
-RecordBytes comm_record(pid_t pid, pid_t tid, std::string_view comm, bool exec, size_t id_trailer_size) {
-  return RecordBuilder(PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0)
-      .u32(static_cast<uint32_t>(pid))
-      .u32(static_cast<uint32_t>(tid))
-      .padded_string(comm)
-      .finish(id_trailer_size);
+RecordBytes comm_record(pid_t pid, pid_t tid, std::string_view comm, bool exec, const SampleFormat& format) {
+  return encode(PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
+                CommRecord{static_cast<uint32_t>(pid), static_cast<uint32_t>(tid), cut(comm)}, format);
 }
 
 RecordBytes mmap_record(pid_t pid, pid_t tid, uint64_t start, uint64_t length, uint64_t pgoff, std::string_view filename,
-                        uint16_t misc, size_t id_trailer_size) {
-  return RecordBuilder(PERF_RECORD_MMAP, misc)
-      .u32(static_cast<uint32_t>(pid))
-      .u32(static_cast<uint32_t>(tid))
-      .u64(start)
-      .u64(length)
-      .u64(pgoff)
-      .padded_string(filename)
-      .finish(id_trailer_size);
+                        uint16_t misc, const SampleFormat& format) {
+  return encode(PERF_RECORD_MMAP, misc,
+                MmapRecord{static_cast<uint32_t>(pid), static_cast<uint32_t>(tid), start, length, pgoff, cut(filename)}, format);
 }
 
-RecordBytes mmap2_record(pid_t pid, pid_t tid, const MappingLine& m, uint16_t misc, size_t id_trailer_size) {
-  uint32_t prot = (m.perms.size() > 0 && m.perms[0] == 'r' ? 1u : 0u) | (m.perms.size() > 1 && m.perms[1] == 'w' ? 2u : 0u) |
-                  (m.perms.size() > 2 && m.perms[2] == 'x' ? 4u : 0u);
-  uint32_t flags = m.perms.size() > 3 && m.perms[3] == 's' ? 1u /* MAP_SHARED */ : 2u /* MAP_PRIVATE */;
-  return RecordBuilder(PERF_RECORD_MMAP2, misc)
-      .u32(static_cast<uint32_t>(pid))
-      .u32(static_cast<uint32_t>(tid))
-      .u64(m.start)
-      .u64(m.end - m.start)
-      .u64(m.pgoff)
-      .u32(m.major)
-      .u32(m.minor)
-      .u64(m.inode)
-      .u64(0)
-      .u32(prot)
-      .u32(flags)
-      .padded_string(m.path.empty() ? "//anon" : m.path)
-      .finish(id_trailer_size);
+RecordBytes mmap2_record(pid_t pid, pid_t tid, const MappingLine& m, uint16_t misc, const SampleFormat& format) {
+  Mmap2Record r;
+  r.pid = static_cast<uint32_t>(pid);
+  r.tid = static_cast<uint32_t>(tid);
+  r.addr = m.start;
+  r.len = m.end - m.start;
+  r.pgoff = m.pgoff;
+  r.maj = m.major;
+  r.min = m.minor;
+  r.ino = m.inode;
+  r.prot = (m.perms.size() > 0 && m.perms[0] == 'r' ? 1u : 0u) | (m.perms.size() > 1 && m.perms[1] == 'w' ? 2u : 0u) |
+           (m.perms.size() > 2 && m.perms[2] == 'x' ? 4u : 0u);
+  r.flags = m.perms.size() > 3 && m.perms[3] == 's' ? 1u /* MAP_SHARED */ : 2u /* MAP_PRIVATE */;
+  r.filename = cut(m.path.empty() ? "//anon" : m.path);
+  return encode(PERF_RECORD_MMAP2, misc, std::move(r), format);
 }
 
 std::optional<MappingLine> parse_maps_line(std::string_view line) {
@@ -128,7 +94,7 @@ std::optional<MappingLine> parse_maps_line(std::string_view line) {
   return m;
 }
 
-Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, size_t id_trailer_size, const ProcRoot& root) {
+Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, const SampleFormat& format, const ProcRoot& root) {
   std::filesystem::path dir = root.proc / std::to_string(pid);
   Result<std::vector<std::string>> tasks = list_directory(dir / "task");
   if (!tasks) return Error{"process " + std::to_string(pid) + " is gone", ESRCH};
@@ -138,7 +104,7 @@ Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, size_t id_trailer
     if (!tid) continue;
     Result<std::string> comm = read_first_line(dir / "task" / task / "comm");
     if (!comm) continue;  // the thread ended meanwhile
-    records.push_back(comm_record(pid, static_cast<pid_t>(*tid), trim(*comm), false, id_trailer_size));
+    records.push_back(comm_record(pid, static_cast<pid_t>(*tid), trim(*comm), false, format));
   }
   Result<std::string> maps = read_file(dir / "maps");
   if (!maps) return Error{"cannot read the maps of process " + std::to_string(pid) + ": " + maps.error().message,
@@ -146,7 +112,7 @@ Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, size_t id_trailer
   for (std::string_view line : split(*maps, '\n')) {
     std::optional<MappingLine> m = parse_maps_line(line);
     if (!m || m->perms.size() < 3 || m->perms[2] != 'x') continue;  // perf synthesizes code maps only
-    records.push_back(mmap2_record(pid, pid, *m, PERF_RECORD_MISC_USER, id_trailer_size));
+    records.push_back(mmap2_record(pid, pid, *m, PERF_RECORD_MISC_USER, format));
   }
   return records;
 }
@@ -155,18 +121,18 @@ namespace {
 
 Result<std::vector<RecordBytes>> kernel_maps(const std::filesystem::path& kallsyms_path,
                                              const std::filesystem::path& modules_path,
-                                             std::optional<pid_t> guest_machine_pid, size_t id_trailer_size) {
+                                             std::optional<pid_t> guest_machine_pid, const SampleFormat& format) {
   Result<std::string> kallsyms = read_file(kallsyms_path);
   if (!kallsyms) return Error{"cannot read kallsyms: " + kallsyms.error().message, kallsyms.error().errno_value};
   Result<std::string> modules = read_file(modules_path);  // none without module support
   return kernel_map_records(*kallsyms, modules ? std::string_view(*modules) : std::string_view(), guest_machine_pid,
-                            id_trailer_size);
+                            format);
 }
 
 }  // namespace
 
 std::vector<RecordBytes> kernel_map_records(std::string_view kallsyms, std::string_view modules,
-                                            std::optional<pid_t> guest_machine_pid, size_t id_trailer_size) {
+                                            std::optional<pid_t> guest_machine_pid, const SampleFormat& format) {
   const pid_t pid = guest_machine_pid.value_or(-1);
   const uint16_t misc = guest_machine_pid ? PERF_RECORD_MISC_GUEST_KERNEL : PERF_RECORD_MISC_KERNEL;
   const std::string image = guest_machine_pid ? "[guest.kernel.kallsyms]" : "[kernel.kallsyms]";
@@ -181,7 +147,7 @@ std::vector<RecordBytes> kernel_map_records(std::string_view kallsyms, std::stri
   std::vector<RecordBytes> records;
   // Zero addresses (kptr_restrict) give no usable kernel map; the report says why later.
   if (text && etext && *text != 0 && *etext > *text)
-    records.push_back(mmap_record(pid, 0, *text, *etext - *text, *text, image + "_text", misc, id_trailer_size));
+    records.push_back(mmap_record(pid, 0, *text, *etext - *text, *text, image + "_text", misc, format));
   // Modules in address order (perf walks its sorted map tree), after the kernel for the host
   // and before it for a guest, as perf record and perf kvm record write them.
   std::map<uint64_t, RecordBytes> by_address;
@@ -192,21 +158,21 @@ std::vector<RecordBytes> kernel_map_records(std::string_view kallsyms, std::stri
     auto size = parse_u64(f[1]);
     auto base = hex_field(f[5].substr(f[5].starts_with("0x") ? 2 : 0));
     if (!size || !base || *base == 0) continue;
-    by_address.emplace(*base, mmap_record(pid, 0, *base, *size, 0, "[" + std::string(f[0]) + "]", misc, id_trailer_size));
+    by_address.emplace(*base, mmap_record(pid, 0, *base, *size, 0, "[" + std::string(f[0]) + "]", misc, format));
   }
   auto at = guest_machine_pid ? records.begin() : records.end();
   for (auto& [base, record] : by_address) at = std::next(records.insert(at, std::move(record)));
   return records;
 }
 
-Result<std::vector<RecordBytes>> synthesize_kernel_maps(size_t id_trailer_size, const ProcRoot& root) {
-  return kernel_maps(root.proc / "kallsyms", root.proc / "modules", std::nullopt, id_trailer_size);
+Result<std::vector<RecordBytes>> synthesize_kernel_maps(const SampleFormat& format, const ProcRoot& root) {
+  return kernel_maps(root.proc / "kallsyms", root.proc / "modules", std::nullopt, format);
 }
 
 Result<std::vector<RecordBytes>> synthesize_guest_kernel_maps(const std::filesystem::path& kallsyms,
                                                               const std::filesystem::path& modules, pid_t machine_pid,
-                                                              size_t id_trailer_size) {
-  return kernel_maps(kallsyms, modules, machine_pid, id_trailer_size);
+                                                              const SampleFormat& format) {
+  return kernel_maps(kallsyms, modules, machine_pid, format);
 }
 
-}  // namespace vperf::perf
+}  // namespace vperf::data

@@ -25,7 +25,7 @@
 #include "data/perf_data_writer.h"
 #include "symbols/build_id.h"
 
-namespace vperf::cli {
+namespace vperf::session {
 
 struct BuildIdSources {
   std::filesystem::path kernel_notes = "/sys/kernel/notes";
@@ -46,4 +46,4 @@ struct RecordedBuildIds {
 // returns what perf would put in its BUILD_ID section.
 Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, const BuildIdSources& sources = {});
 
-}  // namespace vperf::cli
+}  // namespace vperf::session

@@ -1,4 +1,4 @@
-#include "perf/synthesize.h"
+#include "data/synthesize.h"
 
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>
@@ -11,7 +11,7 @@
 #include "core/files.h"
 #include "support/fake_event_fs.h"
 
-namespace vperf::perf {
+namespace vperf::data {
 namespace {
 
 perf_event_header header_of(const RecordBytes& r) {
@@ -22,6 +22,10 @@ perf_event_header header_of(const RecordBytes& r) {
 
 std::string string_at(const RecordBytes& r, size_t offset) { return std::string(reinterpret_cast<const char*>(r.data() + offset)); }
 
+// Synthesized records' trailers: none, or sample_id_all's fields of `sample_type`, all zero.
+const SampleFormat kNoTrailer{};
+SampleFormat trailer_of(uint64_t sample_type) { return SampleFormat{.sample_type = sample_type, .sample_id_all = true}; }
+
 uint64_t u64_at(const RecordBytes& r, size_t offset) {
   uint64_t v;
   std::memcpy(&v, r.data() + offset, 8);
@@ -29,14 +33,32 @@ uint64_t u64_at(const RecordBytes& r, size_t offset) {
 }
 
 TEST(Synthesize, CommRecordIsPaddedAndCarriesTheTrailer) {
-  RecordBytes r = comm_record(10, 11, "spin", false, 16);
+  RecordBytes r = comm_record(10, 11, "spin", false, trailer_of(PERF_SAMPLE_TID | PERF_SAMPLE_TIME));
   perf_event_header h = header_of(r);
   EXPECT_EQ(h.type, uint32_t{PERF_RECORD_COMM});
   EXPECT_EQ(h.size, 8u + 8u + 8u + 16u) << "header, pid/tid, \"spin\\0\" padded to 8, trailer";
   EXPECT_EQ(h.size, r.size());
   EXPECT_EQ(string_at(r, 16), "spin");
-  EXPECT_EQ(header_of(comm_record(1, 1, "12345678", true, 0)).size, 8u + 8u + 16u) << "8 chars need a 9th NUL";
-  EXPECT_EQ(header_of(comm_record(1, 1, "x", true, 0)).misc, uint16_t{PERF_RECORD_MISC_COMM_EXEC});
+  EXPECT_EQ(header_of(comm_record(1, 1, "12345678", true, kNoTrailer)).size, 8u + 8u + 16u) << "8 chars need a 9th NUL";
+  EXPECT_EQ(header_of(comm_record(1, 1, "x", true, kNoTrailer)).misc, uint16_t{PERF_RECORD_MISC_COMM_EXEC});
+}
+
+// Synthesized records are made by the one record encoder: the record parser reads them back
+// field for field, trailer included.
+TEST(Synthesize, RecordsParseBackThroughTheRecordParser) {
+  const SampleFormat format = trailer_of(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU);
+  MappingLine m{0x1000, 0x3000, 0x200, 8, 1, 77, "r-xs", "/bin/x"};
+  Result<Record> parsed = parse_record(mmap2_record(5, 6, m, PERF_RECORD_MISC_USER, format), &format);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().describe();
+  EXPECT_TRUE(parsed->has_sample_id);
+  EXPECT_EQ(parsed->sample_id, SampleId{});
+  const auto* mmap2 = std::get_if<Mmap2Record>(&parsed->body);
+  ASSERT_NE(mmap2, nullptr);
+  EXPECT_EQ(*mmap2, (Mmap2Record{5, 6, 0x1000, 0x2000, 0x200, 8, 1, 77, 0, {}, 5, 1, "/bin/x"}));
+  Result<Record> comm = parse_record(comm_record(3, 4, "spin", true, format), &format);
+  ASSERT_TRUE(comm.ok()) << comm.error().describe();
+  EXPECT_EQ(comm->misc, uint16_t{PERF_RECORD_MISC_COMM_EXEC});
+  EXPECT_EQ(std::get<CommRecord>(comm->body), (CommRecord{3, 4, "spin"}));
 }
 
 TEST(Synthesize, ParsesMapsLinesWithSpacesAndAnonymousMappings) {
@@ -57,7 +79,7 @@ TEST(Synthesize, ParsesMapsLinesWithSpacesAndAnonymousMappings) {
 
 TEST(Synthesize, Mmap2RecordLayoutMatchesTheKernels) {
   MappingLine m{0x1000, 0x3000, 0x200, 8, 1, 77, "r-xp", "/bin/x"};
-  RecordBytes r = mmap2_record(5, 6, m, PERF_RECORD_MISC_USER, 0);
+  RecordBytes r = mmap2_record(5, 6, m, PERF_RECORD_MISC_USER, kNoTrailer);
   EXPECT_EQ(header_of(r).type, uint32_t{PERF_RECORD_MMAP2});
   EXPECT_EQ(u64_at(r, 16), 0x1000u);
   EXPECT_EQ(u64_at(r, 24), 0x2000u) << "length";
@@ -70,7 +92,7 @@ TEST(Synthesize, Mmap2RecordLayoutMatchesTheKernels) {
 }
 
 TEST(Synthesize, ThisProcessHasItsThreadsAndItsExecutable) {
-  Result<std::vector<RecordBytes>> records = synthesize_process(::getpid(), 0);
+  Result<std::vector<RecordBytes>> records = synthesize_process(::getpid(), kNoTrailer);
   ASSERT_TRUE(records.ok()) << records.error().describe();
   size_t comms = 0;
   bool found_self = false;
@@ -82,7 +104,7 @@ TEST(Synthesize, ThisProcessHasItsThreadsAndItsExecutable) {
   }
   EXPECT_GE(comms, 1u);
   EXPECT_TRUE(found_self) << "the test binary's code mapping";
-  Result<std::vector<RecordBytes>> gone = synthesize_process(0x3ffffff0, 0);
+  Result<std::vector<RecordBytes>> gone = synthesize_process(0x3ffffff0, kNoTrailer);
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error().errno_value, ESRCH);
 }
@@ -92,7 +114,7 @@ TEST(Synthesize, AGuestsOverlongModuleNameIsCutToFitTheRecordSize) {
   // wrapped the 16-bit record size, so the record claimed fewer bytes than it held.
   const std::string name(70000, 'm');
   std::vector<RecordBytes> records =
-      kernel_map_records("", name + " 4096 0 - Live 0xffffffffc0000000\n", pid_t{7}, 8);
+      kernel_map_records("", name + " 4096 0 - Live 0xffffffffc0000000\n", pid_t{7}, trailer_of(PERF_SAMPLE_TID));
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(header_of(records[0]).size, records[0].size());
   EXPECT_EQ(header_of(records[0]).misc, uint16_t{PERF_RECORD_MISC_GUEST_KERNEL});
@@ -105,7 +127,7 @@ TEST(Synthesize, KernelMapSpansTextToEtextAsPerf) {
   test::TempTree proc;
   proc.write("kallsyms", "ffffffff81000000 T _stext\nffffffff81000000 T _text\nffffffff82206448 T _etext\n");
   proc.write("modules", "kvm 1118208 1 kvm_intel, Live 0xffffffffc0a00000\n");
-  Result<std::vector<RecordBytes>> records = synthesize_kernel_maps(0, ProcRoot{proc.root()});
+  Result<std::vector<RecordBytes>> records = synthesize_kernel_maps(kNoTrailer, ProcRoot{proc.root()});
   ASSERT_TRUE(records.ok()) << records.error().describe();
   ASSERT_EQ(records->size(), 2u);
   const RecordBytes& kernel = (*records)[0];
@@ -116,10 +138,10 @@ TEST(Synthesize, KernelMapSpansTextToEtextAsPerf) {
   EXPECT_EQ(string_at((*records)[1], 40), "[kvm]");
   test::TempTree restricted;
   restricted.write("kallsyms", "0000000000000000 T _text\n0000000000000000 T _etext\n");
-  Result<std::vector<RecordBytes>> none = synthesize_kernel_maps(0, ProcRoot{restricted.root()});
+  Result<std::vector<RecordBytes>> none = synthesize_kernel_maps(kNoTrailer, ProcRoot{restricted.root()});
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->empty()) << "zeroed addresses give no kernel map";
 }
 
 }  // namespace
-}  // namespace vperf::perf
+}  // namespace vperf::data

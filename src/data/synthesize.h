@@ -6,13 +6,10 @@
 //   MMAP   for the kernel ("[kernel.kallsyms]_text" at _text, pgoff = _text, as perf) and for
 //          each module in /proc/modules ("[name]" or its path under /lib/modules)
 //
-// Layouts (linux/perf_event.h), all followed by the sample_id trailer when the events were
-// opened with sample_id_all: `id_trailer_size` zero bytes, as perf writes for synthesized
-// records (no time, no id: a reader attributes them to the first event).
-//   COMM:  u32 pid, tid; char comm[] (NUL-padded to 8)
-//   MMAP:  u32 pid, tid; u64 addr, len, pgoff; char filename[]
-//   MMAP2: u32 pid, tid; u64 addr, len, pgoff; u32 maj, min; u64 ino, ino_generation;
-//          u32 prot, flags; char filename[]
+// They are encoded by data::build_record (data/perf_record.h), the one record encoder, each
+// followed by the sample_id trailer of `format` (the first event's layout; none without
+// sample_id_all) with every field zero, as perf writes synthesized records (no time, no id: a
+// reader attributes them to the first event).
 #include <sys/types.h>
 
 #include <cstdint>
@@ -23,12 +20,13 @@
 #include <vector>
 
 #include "core/error.h"
+#include "data/perf_record.h"
 
-namespace vperf::perf {
+namespace vperf::data {
 
 using RecordBytes = std::vector<uint8_t>;
 
-RecordBytes comm_record(pid_t pid, pid_t tid, std::string_view comm, bool exec, size_t id_trailer_size);
+RecordBytes comm_record(pid_t pid, pid_t tid, std::string_view comm, bool exec, const SampleFormat& format);
 
 struct MappingLine {
   uint64_t start = 0, end = 0, pgoff = 0;
@@ -40,9 +38,9 @@ struct MappingLine {
 // One line of /proc/PID/maps; nullopt for a malformed line.
 std::optional<MappingLine> parse_maps_line(std::string_view line);
 
-RecordBytes mmap2_record(pid_t pid, pid_t tid, const MappingLine& mapping, uint16_t misc, size_t id_trailer_size);
+RecordBytes mmap2_record(pid_t pid, pid_t tid, const MappingLine& mapping, uint16_t misc, const SampleFormat& format);
 RecordBytes mmap_record(pid_t pid, pid_t tid, uint64_t start, uint64_t length, uint64_t pgoff, std::string_view filename,
-                        uint16_t misc, size_t id_trailer_size);
+                        uint16_t misc, const SampleFormat& format);
 
 struct ProcRoot {
   std::filesystem::path proc = "/proc";
@@ -50,16 +48,16 @@ struct ProcRoot {
 
 // COMM for each thread and MMAP2 for each executable mapping of process `pid`. Threads that
 // end meanwhile are skipped; a process that ended is an Error (ESRCH).
-Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, size_t id_trailer_size, const ProcRoot& root = {});
+Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, const SampleFormat& format, const ProcRoot& root = {});
 
 // The kernel and module maps from the texts of a kallsyms and a modules file (modules may be
 // empty): what the two functions below write, without their I/O. A guest's (`guest_machine_pid`
 // set) are guest-kernel maps of that machine; the host's have pid -1.
 std::vector<RecordBytes> kernel_map_records(std::string_view kallsyms, std::string_view modules,
-                                            std::optional<pid_t> guest_machine_pid, size_t id_trailer_size);
+                                            std::optional<pid_t> guest_machine_pid, const SampleFormat& format);
 
 // The kernel and module maps of the host, as perf record writes them first.
-Result<std::vector<RecordBytes>> synthesize_kernel_maps(size_t id_trailer_size, const ProcRoot& root = {});
+Result<std::vector<RecordBytes>> synthesize_kernel_maps(const SampleFormat& format, const ProcRoot& root = {});
 
 // A guest's kernel and module maps from its copied kallsyms and modules, as perf kvm record
 // writes them for each guest machine: "[guest.kernel.kallsyms]_text" at the guest's _text
@@ -67,6 +65,6 @@ Result<std::vector<RecordBytes>> synthesize_kernel_maps(size_t id_trailer_size, 
 // (0 for the default guest, else the VMM's pid).
 Result<std::vector<RecordBytes>> synthesize_guest_kernel_maps(const std::filesystem::path& kallsyms,
                                                               const std::filesystem::path& modules, pid_t machine_pid,
-                                                              size_t id_trailer_size);
+                                                              const SampleFormat& format);
 
-}  // namespace vperf::perf
+}  // namespace vperf::data

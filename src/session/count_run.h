@@ -1,0 +1,47 @@
+#pragma once
+// One run of `vperf stat`: the counters opened on the target (a COMMAND started the way perf
+// starts it, or CPUs, tasks, a cgroup), enabled, and read at the end, with -I snapshots on the
+// way. It runs on a RunLoop until:
+//   - the command exits (stop signals are forwarded to it, as perf::Workload describes; the
+//     command decides when to end);
+//   - without a command, a stop signal comes or every -p/-t task has ended;
+//   - --timeout or --interval-count: the command gets SIGTERM and the run waits for it.
+// The partial interval since the last -I tick is printed when counting ends (not after
+// --interval-count: the user asked for exactly N), as perf prints it.
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "events/resolved_event.h"
+#include "perf/event_fd.h"
+#include "perf/stop_signals.h"
+#include "perf/workload.h"
+#include "session/run_loop.h"
+#include "stat/stat_printer.h"
+#include "stat/stat_session.h"
+
+namespace vperf::session {
+
+struct CountRunOptions {
+  std::vector<std::string> command;
+  unsigned interval_ms = 0;     // -I; 0: none
+  unsigned interval_count = 0;  // --interval-count; 0: no limit
+  unsigned timeout_ms = 0;      // --timeout; 0: none
+};
+
+struct CountRunResult {
+  stat::StatSnapshot totals;
+  stat::RunTimes times;
+  std::optional<perf::WorkloadExit> exit;
+};
+
+// `printer_for` gives the printer for the session's events (perf's names, e.g. "cycles:u"
+// after a fallback, are known once the counters are open). Failures are UserErrors.
+using PrinterFor = std::function<stat::StatPrinter&(const std::vector<stat::StatEvent>&)>;
+CountRunResult count_once(const CountRunOptions& options, const std::vector<events::ResolvedGroup>& groups,
+                          const stat::CountTarget& target, const perf::PerfEventOpener& opener,
+                          const perf::StopSignals& signals, RunClock& clock, const PrinterFor& printer_for);
+
+}  // namespace vperf::session

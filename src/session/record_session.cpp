@@ -1,0 +1,351 @@
+#include "session/record_session.h"
+
+#include <linux/perf_event.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+#include "core/cpu_set.h"
+#include "core/files.h"
+#include "core/strings.h"
+#include "data/perf_data_reader.h"
+#include "data/perf_data_writer.h"
+#include "data/synthesize.h"
+#include "data/tracing_data.h"
+#include "events/tracefs_events.h"
+#include "perf/permission_fallback.h"
+#include "perf/sampling_session.h"
+#include "perf/stop_signals.h"
+#include "perf/workload.h"
+#include "session/record_build_ids.h"
+#include "session/record_sink.h"
+#include "symbols/machines.h"
+
+namespace vperf::session {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr int kFeatureTracingData = 1;  // HEADER_TRACING_DATA (data/perf_data_format.h)
+// Rings are drained at least this often, so the file is readable up to a recent round.
+constexpr milliseconds kDrainPeriod{100};
+
+std::vector<perf::SamplingEvent> sampling_events(const std::vector<events::ResolvedEvent>& chosen,
+                                                 events::RecordAttrOptions a) {
+  std::vector<perf::SamplingEvent> out;
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    a.several_events = chosen.size() > 1;
+    a.tracking = i == 0;
+    out.push_back({chosen[i].written.empty() ? chosen[i].name : chosen[i].written, events::build_record_attr(chosen[i], a)});
+  }
+  return out;
+}
+
+bool refused_as_missing(int errno_value) {
+  return errno_value == ENOENT || errno_value == EOPNOTSUPP || errno_value == ENODEV || errno_value == ENXIO;
+}
+
+std::string open_hint(int errno_value) {
+  if (errno_value == EACCES || errno_value == EPERM)
+    return "sampling the kernel or other users' tasks needs root, CAP_PERFMON or a lower kernel.perf_event_paranoid "
+           "(sysctl -w kernel.perf_event_paranoid=-1); -m larger than perf_event_mlock_kb also needs it";
+  if (errno_value == EMFILE) return "one ring per CPU or task: raise ulimit -n, or sample fewer tasks";
+  if (errno_value == ENOMEM) return "the ring buffers did not fit: use a smaller -m";
+  return "run 'vperf check' to see what this machine can sample";
+}
+
+// Every process in /proc, for -a: perf synthesizes them all so that samples get a comm.
+std::vector<pid_t> all_processes() {
+  std::vector<pid_t> pids;
+  Result<std::vector<std::string>> entries = list_directory("/proc");
+  if (entries)
+    for (const std::string& name : *entries)
+      if (auto pid = parse_u64(name)) pids.push_back(static_cast<pid_t>(*pid));
+  return pids;
+}
+
+// perf's evsel__fallback for an event the kernel refused for privilege: user space only.
+// The messages are kept for the caller to print.
+perf::OpenRetry permission_retry(std::vector<std::string>& messages) {
+  return [&messages](perf::SamplingEvent& event, const Error& error) {
+    std::optional<std::string> message =
+        perf::fall_back_to_user_space(event.attr, event.name, error.errno_value, [] { return perf::read_perf_event_paranoid(); });
+    if (message) messages.push_back(*message);
+    return message.has_value();
+  };
+}
+
+// vperf kvm record with guest symbols: each guest's kernel and module maps, as perf kvm record
+// writes them, so perf kvm report can read the file too.
+std::vector<data::RecordBytes> guest_kernel_maps(const guest::GuestSymbolSources& guests, const data::SampleFormat& format) {
+  std::vector<data::RecordBytes> out;
+  auto add = [&](const std::filesystem::path& kallsyms, const std::filesystem::path& modules, pid_t pid) {
+    Result<std::vector<data::RecordBytes>> maps = data::synthesize_guest_kernel_maps(kallsyms, modules, pid, format);
+    if (maps) out.insert(out.end(), maps->begin(), maps->end());
+  };
+  if (!guests.kallsyms.empty()) add(guests.kallsyms, guests.modules, symbols::Machines::kDefaultGuestPid);
+  if (!guests.mount.empty())
+    if (auto mounted = guest::guests_under_mount(guests.mount); mounted)
+      for (const auto& [pid, root] : *mounted) add(root / "proc/kallsyms", root / "proc/modules", pid);
+  return out;
+}
+
+// The BUILD_ID feature, from the recording read back as perf's process_buildids reads it.
+std::optional<RecordedBuildIds> read_back_build_ids(const std::string& path, std::ostream& err, bool quiet) {
+  Result<data::PerfDataReader> reader = data::PerfDataReader::open_file(path);
+  Result<RecordedBuildIds> ids = reader ? recorded_build_ids(reader.value()) : Result<RecordedBuildIds>(reader.error());
+  if (ids) return std::move(ids).value();
+  if (!quiet) err << "vperf: warning: " << path << " has no build-id list: " << ids.error().describe() << '\n';
+  return std::nullopt;
+}
+
+// The tracepoint formats perf stores beside tracepoint samples; nullopt without tracepoints.
+std::optional<std::vector<uint8_t>> tracepoint_formats(const std::vector<events::ResolvedEvent>& chosen) {
+  std::vector<data::TracepointName> tracepoints;
+  for (const events::ResolvedEvent& e : chosen)
+    if (e.type == PERF_TYPE_TRACEPOINT) {
+      size_t colon = e.name.find(':');
+      tracepoints.push_back({e.name.substr(0, colon), e.name.substr(colon + 1)});
+    }
+  if (tracepoints.empty()) return std::nullopt;
+  Result<std::filesystem::path> root = events::find_tracefs_root();
+  Result<std::vector<uint8_t>> bytes = root ? data::build_tracing_data(*root, tracepoints) : Result<std::vector<uint8_t>>(root.error());
+  if (!bytes) throw UserError("cannot save the tracepoint formats: " + bytes.error().describe(), "mount tracefs at /sys/kernel/tracing");
+  return std::move(bytes).value();
+}
+
+class RecordSession {
+ public:
+  RecordSession(const RecordRequest& request, const perf::PerfEventOpener& opener, RunClock& clock, std::ostream& err)
+      : r_(request), opener_(opener), clock_(clock), err_(err), chosen_(request.events) {}
+
+  int run();
+
+ private:
+  void prepare_workload();
+  void open_events();
+  void apply_filter();
+  void create_writer();
+  void write_header_records();
+  void sample();
+  void finish();
+  void print_summary() const;
+
+  const RecordRequest& r_;
+  const perf::PerfEventOpener& opener_;
+  RunClock& clock_;
+  std::ostream& err_;
+  std::vector<events::ResolvedEvent> chosen_;
+  std::optional<perf::StopSignals> signals_;
+  std::optional<perf::Workload> workload_;
+  perf::SamplingTarget target_;
+  bool system_wide_ = false;
+  bool to_pipe_ = false;
+  std::optional<perf::SamplingSession> session_;
+  std::optional<data::PerfDataWriter> writer_;
+  std::optional<RecordSink> sink_;
+  std::optional<std::vector<uint8_t>> tracing_;
+  uint64_t wakeups_ = 0;  // a ring reached its wakeup mark (half full) or its task ended
+  uint64_t processed_ = 0;
+  std::optional<perf::WorkloadExit> exit_;
+};
+
+int RecordSession::run() {
+  system_wide_ = !r_.cpus.empty();
+  to_pipe_ = r_.output == "-";
+  Result<perf::StopSignals> signals = perf::StopSignals::install();
+  if (!signals) throw UserError("cannot install signal handlers: " + signals.error().describe(), "");
+  signals_.emplace(std::move(signals).value());
+  prepare_workload();
+  open_events();
+  apply_filter();
+  create_writer();
+  write_header_records();
+  sample();
+  finish();
+  print_summary();
+  if (exit_ && exit_->signaled) err_ << r_.command.front() << ": " << ::strsignal(exit_->code) << '\n';
+  return exit_ ? exit_->shell_status() : 0;
+}
+
+void RecordSession::prepare_workload() {
+  target_ = perf::SamplingTarget{r_.threads, r_.cpus};
+  if (!r_.command.empty()) {
+    Result<perf::Workload> prepared = perf::Workload::prepare(r_.command);
+    if (!prepared) throw UserError("cannot start '" + r_.command.front() + "': " + prepared.error().describe(), "");
+    workload_.emplace(std::move(prepared).value());
+    if (!system_wide_ && r_.threads.empty()) target_.threads = {workload_->pid()};
+  }
+  if (!system_wide_ && r_.attr.inherit) {
+    // Inherited per-task counters need a CPU each to have a ring.
+    Result<std::vector<int>> online = online_cpus();
+    if (!online) throw UserError("cannot list the online CPUs: " + online.error().describe(), "is /sys mounted?");
+    target_.cpus = *online;
+  }
+}
+
+void RecordSession::open_events() {
+  events::RecordAttrOptions attr = r_.attr;
+  attr.system_wide = system_wide_;
+  attr.enable_on_exec = workload_ && !system_wide_ && r_.threads.empty();
+  std::vector<std::string> fallback_messages;
+  perf::OpenRetry retry = permission_retry(fallback_messages);
+  Result<perf::SamplingSession> session =
+      perf::SamplingSession::open(opener_, sampling_events(chosen_, attr), target_, r_.mmap_pages, retry);
+  if (!session && !r_.fallback_events.empty() && refused_as_missing(session.error().errno_value)) {
+    // perf's fallback: no hardware cycles (a VM without a virtual PMU) -> cpu-clock.
+    chosen_ = r_.fallback_events;
+    if (!r_.quiet) err_ << "vperf: cycles is not supported here (no hardware PMU); sampling cpu-clock instead, as perf does\n";
+    session = perf::SamplingSession::open(opener_, sampling_events(chosen_, attr), target_, r_.mmap_pages, retry);
+  }
+  if (!session) throw UserError(session.error().describe(), open_hint(session.error().errno_value));
+  if (!r_.quiet)
+    for (const std::string& message : fallback_messages) err_ << "vperf: warning: " << message << '\n';
+  session_.emplace(std::move(session).value());
+}
+
+void RecordSession::apply_filter() {
+  if (r_.filter.empty()) return;
+  // perf applies --filter to the event named just before it; vperf's single --filter goes to
+  // the last event, which must be a tracepoint.
+  size_t last = chosen_.size() - 1;
+  if (chosen_[last].type != PERF_TYPE_TRACEPOINT)
+    throw usage_error("--filter applies to a tracepoint, and " + session_->events()[last].name + " is not one",
+                      "e.g. -e sched:sched_switch --filter 'prev_pid == 0'");
+  if (Result<bool> ok = session_->set_filter(last, r_.filter); !ok)
+    throw usage_error("the kernel refused the filter '" + r_.filter + "': " + ok.error().describe(),
+                      "see the event's fields in /sys/kernel/tracing/events/<subsystem>/<event>/format");
+}
+
+void RecordSession::create_writer() {
+  std::vector<data::EventAttrEntry> attrs;
+  std::vector<data::SampleFormat> formats;
+  for (size_t i = 0; i < session_->events().size(); ++i) {
+    attrs.push_back({session_->events()[i].attr, session_->events()[i].name, session_->ids()[i]});
+    formats.push_back(data::SampleFormat::from_attr(session_->events()[i].attr));
+  }
+  // Whatever is at the path, a symlink too, moves aside to .old (as perf does); the new file is
+  // created without following links.
+  if (!to_pipe_ && std::filesystem::symlink_status(r_.output).type() != std::filesystem::file_type::not_found) {
+    std::error_code ec;
+    std::filesystem::rename(r_.output, r_.output + ".old", ec);
+    if (ec) throw UserError("cannot rename " + r_.output + " to " + r_.output + ".old: " + ec.message(), "check the directory's permissions");
+  }
+  Result<data::PerfDataWriter> writer =
+      to_pipe_ ? data::PerfDataWriter::create_pipe(r_.pipe_fd, attrs) : data::PerfDataWriter::create_file(r_.output, attrs);
+  if (!writer) throw UserError("cannot write " + r_.output + ": " + writer.error().describe(), "check the directory exists and is writable");
+  writer_.emplace(std::move(writer).value());
+  sink_.emplace(*writer_, std::move(formats), to_pipe_ ? "the pipe" : r_.output);
+}
+
+void RecordSession::write_header_records() {
+  tracing_ = tracepoint_formats(chosen_);
+  if (tracing_ && to_pipe_) sink_->write_all({data::tracing_data_record(*tracing_)});
+  const data::SampleFormat format = data::SampleFormat::from_attr(session_->events().front().attr);
+  if (Result<std::vector<data::RecordBytes>> kernel_maps = data::synthesize_kernel_maps(format); kernel_maps)
+    sink_->write_all(*kernel_maps);
+  if (r_.attr.scope.guest) sink_->write_all(guest_kernel_maps(r_.guests, format));  // as perf kvm: not for --no-guest
+  for (pid_t pid : system_wide_ ? all_processes() : r_.existing)
+    if (Result<std::vector<data::RecordBytes>> records = data::synthesize_process(pid, format); records)
+      sink_->write_all(*records);
+  sink_->check();
+}
+
+void RecordSession::sample() {
+  if (Result<bool> ok = session_->enable(); !ok) throw UserError("cannot start sampling: " + ok.error().describe(), "");
+  if (workload_)
+    if (Result<bool> ok = workload_->start(); !ok) throw UserError(ok.error().describe(), "check the command name and your PATH");
+  auto drain = [this] {
+    Result<size_t> n = session_->drain([this](std::span<const uint8_t> record) { sink_->write(record); });
+    if (!n) throw UserError("cannot read the samples: " + n.error().describe(), "run 'vperf check'");
+    if (*n > 0) sink_->flush_round();
+    sink_->check();
+  };
+  auto end_workload = [this] {
+    workload_->terminate(SIGTERM);
+    if (auto ended = workload_->wait_for(std::nullopt, nullptr); ended && *ended) exit_ = **ended;
+  };
+
+  RunLoop loop(clock_);
+  bool woke = false;
+  for (int fd : session_->ring_fds())
+    loop.watch_fd(fd, [&woke](short revents) {
+      if (revents & (POLLIN | POLLHUP)) woke = true;  // perf counts the times a ring woke it
+      return revents & (POLLHUP | POLLERR) ? Next::unwatch : Next::keep_going;  // its task ended
+    });
+  // As perf record: a stop signal ends the recording, and the command gets SIGTERM below.
+  // Forwarding the signal is not enough: a command started in the background (`vperf record
+  // CMD &`) inherits SIGINT ignored from the shell and would run to its end.
+  bool stopped_by_signal = false;
+  loop.watch_signals(*signals_, [&](const std::vector<perf::StopSignal>&) {
+    stopped_by_signal = true;
+    return Next::stop;
+  });
+  if (workload_)
+    loop.watch_workload(*workload_, [this](const perf::WorkloadExit& exit) {
+      exit_ = exit;
+      return Next::stop;
+    });
+  // Timing -p/-t tasks that have all ended (the VM was shut down): the command goes too.
+  if (!r_.threads.empty())
+    loop.watch_tasks(r_.threads, kDrainPeriod, [&] {
+      if (workload_) end_workload();
+      return Next::stop;
+    });
+  loop.every(clock_.now() + kDrainPeriod, kDrainPeriod, [] { return Next::keep_going; });
+  if (r_.also_wait_for) r_.also_wait_for(loop);
+  loop.after_each_wait([&] {
+    wakeups_ += woke ? 1 : 0;
+    woke = false;
+    drain();
+    return Next::keep_going;
+  });
+  if (Result<bool> ran = loop.run(); !ran) throw UserError(ran.error().describe(), "");
+
+  (void)session_->disable();
+  drain();
+  if (stopped_by_signal && workload_) end_workload();
+  sink_->flush_round();
+  sink_->check();
+}
+
+void RecordSession::finish() {
+  data::HeaderFeatures features = data::this_machine_features(r_.cmdline);
+  // perf counts what it processed while listing build-ids; a pipe is not read back, so there
+  // the count is of the records vperf drained.
+  processed_ = sink_->tally().records;
+  if (!to_pipe_)
+    if (std::optional<RecordedBuildIds> ids = read_back_build_ids(r_.output, err_, r_.quiet)) {
+      features.build_ids = std::move(ids->entries);
+      processed_ = ids->stats.records;
+    }
+  if (tracing_ && !to_pipe_) features.other.push_back({kFeatureTracingData, *tracing_});
+  if (Result<bool> ok = writer_->finish(features); !ok)
+    throw UserError("cannot finish " + r_.output + ": " + ok.error().describe(), "check the disk space");
+}
+
+void RecordSession::print_summary() const {
+  if (r_.quiet) return;
+  const RecordTally& tally = sink_->tally();
+  err_ << "[ vperf record: Woken up " << wakeups_ << " times to write data ]\n";
+  if (tally.lost_chunks)
+    err_ << "vperf: warning: Processed " << processed_ << " events and lost " << tally.lost_chunks
+         << " chunks! Check IO/CPU overload: " << tally.lost << " records were dropped (hint: use a larger -m or a lower -F)\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "[ vperf record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+                static_cast<double>(writer_->data_bytes()) / (1024.0 * 1024.0), to_pipe_ ? "(pipe)" : r_.output.c_str(),
+                static_cast<unsigned long long>(tally.samples));
+  err_ << line;
+}
+
+}  // namespace
+
+int record(const RecordRequest& request, const perf::PerfEventOpener& opener, RunClock& clock, std::ostream& err) {
+  return RecordSession(request, opener, clock, err).run();
+}
+
+}  // namespace vperf::session

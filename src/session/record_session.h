@@ -1,0 +1,57 @@
+#pragma once
+// A recording, as `perf record` makes one (the user's view is in cli/cmd_record.h):
+//   1. the events are opened on every place the target asks for, one ring per place, with
+//      perf's fallbacks (cycles -> the request's fallback events when the kernel has no such
+//      event; user space only when paranoia refuses the kernel);
+//   2. the writer gets the attrs with their kernel ids, then the tracepoint formats (pipe
+//      mode), the kernel and module maps (and guests' with --guestkallsyms/--guestmount), and
+//      COMM/MMAP2 for the tasks that already exist;
+//   3. a RunLoop drains the rings into the RecordSink whenever they wake up and every 100 ms,
+//      each batch followed by FINISHED_ROUND, until the command exits, a stop signal comes or
+//      every -p/-t task has ended;
+//   4. the file is read back for the build-ids of the DSOs samples hit (record_build_ids.h;
+//      not in pipe mode, as perf) and the feature sections are written.
+// Failures that end the command are UserErrors, with perf's wording where perf has one.
+#include <sys/types.h>
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "events/record_attr.h"
+#include "events/resolved_event.h"
+#include "guest/guest_symbols.h"
+#include "perf/event_fd.h"
+#include "session/run_loop.h"
+
+namespace vperf::session {
+
+struct RecordRequest {
+  std::vector<events::ResolvedEvent> events;           // sampled one by one, each with its own period
+  std::vector<events::ResolvedEvent> fallback_events;  // when `events` are refused as missing; empty: no fallback
+  // Frequency or period, call graph, inherit and machine scope; the per-event bits (tracking,
+  // several events, system-wide, enable on exec) are the session's.
+  events::RecordAttrOptions attr;
+  std::vector<int> cpus;       // non-empty: system-wide on these CPUs
+  std::vector<pid_t> threads;  // -p/-t: the threads to sample
+  std::vector<pid_t> existing; // -p/-t: processes whose COMM and MMAP2 are synthesized (-a: every process)
+  std::string filter;          // for the last event, which must be a tracepoint
+  std::string output = "perf.data";  // "-": perf.data in pipe mode on `pipe_fd`
+  int pipe_fd = 1;                   // standard output, or a pipe read in this process (kvm stat live)
+  unsigned mmap_pages = 128;
+  // Run and wait for; with threads, it only times the recording (perf kvm stat record -p PID -- sleep 10).
+  std::vector<std::string> command;
+  guest::GuestSymbolSources guests;  // guests whose kernel maps are written (with attr.scope.guest)
+  std::vector<std::string> cmdline;  // the CMDLINE feature
+  bool quiet = false;
+  // Called with the loop before sampling starts, to add what the caller waits for too (kvm
+  // stat live's display interval and its reader's end).
+  std::function<void(RunLoop&)> also_wait_for;
+};
+
+// Records; returns the command's exit status (128 + signal when one ended it), else 0.
+// Messages (the closing lines, fallback notes) go to `err`.
+int record(const RecordRequest& request, const perf::PerfEventOpener& opener, RunClock& clock, std::ostream& err);
+
+}  // namespace vperf::session
