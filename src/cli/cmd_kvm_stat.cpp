@@ -3,11 +3,9 @@
 
 #include <fcntl.h>
 #include <linux/kvm.h>
-#include <poll.h>
 #include <sys/time.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -30,8 +28,8 @@
 #include "events/tracefs_events.h"
 #include "host/kvm_exit_analysis.h"
 #include "output/json.h"
-#include "perf/stop_signals.h"
-#include "perf/workload.h"
+#include "perf/event_fd.h"
+#include "session/record_session.h"
 #include "report/sample_replay.h"
 #include "report/tracepoint_decoder.h"
 #include "symbols/machines.h"
@@ -396,8 +394,12 @@ std::string target_pids(const std::string& pids, const std::string& domain, cons
 
 // ---------------------------------------------------------------------------------------------
 
-int run_kvm_stat_record(const KvmStatRecordOptions& o, std::ostream& err) {
-  const std::string pids = target_pids(o.pids, o.domain, o.uri, o.allow_unsafe_uri);
+namespace {
+
+// perf kvm stat record's recording: every kvm tracepoint this kernel has (KVM_RUN entries
+// filtered in the kernel), every hit (-c 1), -m 1024, system-wide unless given VMs or a command.
+RecordOptions kvm_stat_recording(const std::string& pids, const std::vector<std::string>& command, const std::string& output,
+                                 bool quiet) {
   std::filesystem::path root = tracefs_root();
   RecordOptions record;
   for (const KvmTracepoint& t : kTracepoints)
@@ -410,13 +412,20 @@ int run_kvm_stat_record(const KvmStatRecordOptions& o, std::ostream& err) {
   if (record.events.back() == "syscalls:sys_enter_ioctl") record.filter = run_filter();
   record.period = 1;  // perf kvm stat record: -c 1, every event
   record.mmap_pages = 1024;  // and -m 1024
-  record.system_wide = pids.empty() && o.command.empty();
+  record.system_wide = pids.empty() && command.empty();
   record.pids = pids;
-  record.command = o.command;
+  record.command = command;
   record.command_times_targets = true;  // perf kvm stat record -p PID -- sleep 10
-  record.output = o.output;
-  record.quiet = o.quiet;
-  return run_record(record, err);
+  record.output = output;
+  record.quiet = quiet;
+  return record;
+}
+
+}  // namespace
+
+int run_kvm_stat_record(const KvmStatRecordOptions& o, std::ostream& err) {
+  const std::string pids = target_pids(o.pids, o.domain, o.uri, o.allow_unsafe_uri);
+  return run_record(kvm_stat_recording(pids, o.command, o.output, o.quiet), err);
 }
 
 int run_kvm_stat_report(const KvmStatReportOptions& options, std::ostream& out, std::ostream& err) {
@@ -474,15 +483,59 @@ std::string time_of_day() {
   return text;
 }
 
-// Starts `argv` with its standard output on `write_end` (the child inherits fd 1 at fork).
-Result<perf::Workload> start_with_stdout(const std::vector<std::string>& argv, int write_end) {
-  ScopedFd saved(::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3));
-  if (!saved.valid()) return Error::from_errno("dup stdout");
-  if (::dup2(write_end, STDOUT_FILENO) < 0) return Error::from_errno("dup2 the pipe onto stdout");
-  Result<perf::Workload> child = perf::Workload::prepare(argv);
-  ::dup2(saved.get(), STDOUT_FILENO);  // ours again, whatever happened
-  return child;
-}
+// The live report's reader: perf.data in pipe mode from the recording in this process, read
+// on a thread as it comes and fed to the analysis. When it stops reading (end of file, or
+// damage it cannot read past) it closes `done`, which ends the recording's run loop, and reads
+// on to the end so that the recording never blocks on a full pipe.
+class LiveReader {
+ public:
+  LiveReader(host::KvmExitAnalysis& analysis, std::mutex& lock, std::ostream& err) : analysis_(analysis), lock_(lock), err_(err) {
+    int data[2], done[2];
+    if (::pipe2(data, O_CLOEXEC) != 0 || ::pipe2(done, O_CLOEXEC) != 0) throw UserError(Error::from_errno("pipe").describe(), "");
+    data_read_ = ScopedFd(data[0]);
+    data_write_ = ScopedFd(data[1]);
+    done_read_ = ScopedFd(done[0]);
+    done_write_ = ScopedFd(done[1]);
+    thread_ = std::thread([this] { read(); });
+  }
+  ~LiveReader() { finish(); }
+
+  int recording_fd() const { return data_write_.get(); }
+  int done_fd() const { return done_read_.get(); }  // hung up once the reader stopped
+  // The end of the recording: the reader sees end of file and is joined.
+  void finish() {
+    data_write_.reset();
+    if (thread_.joinable()) thread_.join();
+  }
+  PassResult pass;  // under `lock`
+  std::string error;
+
+ private:
+  void read() {
+    try {
+      Result<data::PerfDataReader> pipe = data::PerfDataReader::open_pipe(data_read_.get());
+      if (!pipe) {
+        std::lock_guard<std::mutex> guard(lock_);
+        error = "the recording sent no perf.data: " + pipe.error().describe();
+      } else {
+        analyse_recording(pipe.value(), analysis_, pass, &lock_, "the recording's pipe", err_);
+      }
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> guard(lock_);
+      error = e.what();
+    }
+    done_write_.reset();
+    char discard[4096];
+    while (::read(data_read_.get(), discard, sizeof discard) > 0) {
+    }
+  }
+
+  host::KvmExitAnalysis& analysis_;
+  std::mutex& lock_;
+  std::ostream& err_;
+  ScopedFd data_read_, data_write_, done_read_, done_write_;
+  std::thread thread_;
+};
 
 }  // namespace
 
@@ -491,48 +544,18 @@ int run_kvm_stat_live(const KvmStatLiveOptions& options, std::ostream& out, std:
   o.pids = target_pids(o.pids, o.domain, o.uri, o.allow_unsafe_uri);
   ReportChoice choice = parse_report_choice(o.event, o.sort_key, o.vcpu, o.pids);
   if (!(o.interval_seconds >= 0.1)) throw usage_error("-d must be at least 0.1 seconds", "e.g. -d 1");
-  std::filesystem::path root = tracefs_root();
-  // The recorder records the KVM_RUN entries wherever the kernel has the tracepoint.
-  const bool run_entries = tracepoint_exists(root, kTracepoints[std::size(kTracepoints) - 1]);
-
-  Result<perf::StopSignals> signals = perf::StopSignals::install();
-  if (!signals) throw UserError("cannot install signal handlers: " + signals.error().describe(), "");
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw UserError(Error::from_errno("pipe").describe(), "");
-  ScopedFd read_end(fds[0]);
-  ScopedFd write_end(fds[1]);
-
-  // The recording is `vperf kvm stat record -o -` in a child: perf.data in pipe mode, read as
-  // it comes, so nothing is written to disk and nothing is left behind.
-  std::vector<std::string> argv = {o.recorder, "kvm", "stat", "record", "-q", "-o", "-"};
-  if (!o.pids.empty()) argv.insert(argv.end(), {"-p", o.pids});
-  Result<perf::Workload> recorder = start_with_stdout(argv, write_end.get());
-  if (!recorder) throw UserError("cannot start the recorder: " + recorder.error().describe(), "");
-  write_end.reset();  // the child's copy is the only writer: its exit is our end of file
-  if (Result<bool> ok = recorder->start(); !ok) throw UserError(ok.error().describe(), "");
+  // The recording records the KVM_RUN entries wherever the kernel has the tracepoint.
+  const bool run_entries = tracepoint_exists(tracefs_root(), kTracepoints[std::size(kTracepoints) - 1]);
 
   std::mutex lock;
   host::KvmExitAnalysis analysis(choice.filter);
-  uint64_t lost_reported = 0;
-  std::atomic<bool> reader_done{false};
-  std::string reader_error;
-  PassResult pass;
-  std::thread reader([&] {
-    try {
-      Result<data::PerfDataReader> pipe = data::PerfDataReader::open_pipe(read_end.get());
-      if (!pipe) {
-        std::lock_guard<std::mutex> guard(lock);
-        reader_error = "the recorder sent no perf.data: " + pipe.error().describe();
-      } else {
-        analyse_recording(pipe.value(), analysis, pass, &lock, "the recorder's pipe", err);
-      }
-    } catch (const std::exception& e) {
-      std::lock_guard<std::mutex> guard(lock);
-      reader_error = e.what();
-    }
-    reader_done = true;
-  });
+  // The recording runs here, as perf.data in pipe mode into the reader: nothing is written to
+  // disk and nothing is left behind.
+  session::RecordRequest request = record_request(kvm_stat_recording(o.pids, {}, "-", true));
+  LiveReader reader(analysis, lock, err);
+  request.pipe_fd = reader.recording_fd();
 
+  uint64_t lost_reported = 0;
   bool vcpu_noted = false;
   auto print_interval = [&] {
     std::lock_guard<std::mutex> guard(lock);
@@ -545,40 +568,25 @@ int run_kvm_stat_live(const KvmStatLiveOptions& options, std::ostream& out, std:
     out << time_of_day() << '\n';
     // Exits to user space have no vCPU: the header says so rather than naming one.
     std::optional<uint32_t> vcpu = table.mode == host::KvmStatMode::GuestExits ? o.vcpu : std::nullopt;
-    print_table(table, TableContext{o.pids, vcpu, pass.lost - std::min(pass.lost, lost_reported)}, out);
+    print_table(table, TableContext{o.pids, vcpu, reader.pass.lost - std::min(reader.pass.lost, lost_reported)}, out);
     out.flush();
-    lost_reported = pass.lost;
+    lost_reported = reader.pass.lost;
     analysis.clear_counts();
   };
-
-  const auto interval = std::chrono::milliseconds(static_cast<int64_t>(o.interval_seconds * 1000));
-  auto next = std::chrono::steady_clock::now() + interval;
-  bool stopped = false;
-  while (!stopped && !reader_done) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= next) {
+  const std::chrono::nanoseconds interval(static_cast<int64_t>(o.interval_seconds * 1e9));
+  request.also_wait_for = [&](session::RunLoop& loop) {
+    loop.every(loop.now() + interval, interval, [&] {
       print_interval();
-      next += interval;
-      continue;
-    }
-    // Wake at the next interval, on a stop signal, or every 100 ms to see whether the
-    // recorder is gone.
-    auto wait = std::min(std::chrono::duration_cast<std::chrono::milliseconds>(next - now), std::chrono::milliseconds(100));
-    pollfd p{signals->fd(), POLLIN, 0};
-    int ready = ::poll(&p, 1, static_cast<int>(wait.count()) + 1);
-    if (ready > 0) {
-      for (const perf::StopSignal& s : signals->take())
-        // A terminal's ^C already reached the recorder (same process group).
-        if (!s.from_terminal) recorder->terminate(SIGINT);
-      stopped = true;
-    }
-  }
-  if (!stopped) recorder->terminate(SIGINT);  // the reader ended first: make sure the child does too
-  Result<std::optional<perf::WorkloadExit>> exit = recorder->wait_for(std::nullopt, nullptr);
-  reader.join();
-  if (!reader_error.empty()) throw UserError(reader_error, "see the recorder's message above");
+      return session::Next::keep_going;
+    });
+    loop.watch_fd(reader.done_fd(), [](short) { return session::Next::stop; });
+  };
+  perf::KernelPerfEventOpener opener;
+  session::SystemRunClock clock;
+  session::record(request, opener, clock, err);
+  reader.finish();
+  if (!reader.error.empty()) throw UserError(reader.error, "run 'vperf kvm stat record' to see what the recording gives");
   print_interval();
-  if (exit && *exit && !(*exit)->signaled && (*exit)->code != 0) return (*exit)->code;
   return 0;
 }
 

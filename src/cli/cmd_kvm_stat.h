@@ -55,10 +55,9 @@ struct KvmStatLiveOptions {
   std::string event = "vmexit";
   std::optional<uint32_t> vcpu;
   std::string sort_key = "sample";
-  // The vperf that records (its `kvm stat record -o -` feeds the live report through a pipe).
-  std::string recorder = "/proc/self/exe";
 };
-// Until SIGINT/SIGTERM/SIGHUP; returns 0, or the recorder's status when it failed.
+// Records in this process (kvm stat record's recording, perf.data in pipe mode read by a
+// thread) and prints a table every -d seconds, until SIGINT/SIGTERM/SIGHUP; returns 0.
 int run_kvm_stat_live(const KvmStatLiveOptions& options, std::ostream& out, std::ostream& err);
 
 // Adds "stat" with its record/report/live subcommands under `vperf kvm`.

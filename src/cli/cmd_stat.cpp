@@ -1,6 +1,5 @@
 #include "cli/cmd_stat.h"
 
-#include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <unistd.h>
@@ -8,6 +7,7 @@
 #include <ctime>
 #include <filesystem>
 #include <cstring>
+#include <functional>
 #include <sstream>
 #include <optional>
 
@@ -68,28 +68,6 @@ void validate(const StatOptions& o) {
   if (o.detail > 3) throw usage_error("-d goes up to -ddd", "");
 }
 
-// The cgroup's directory, opened for PERF_FLAG_PID_CGROUP.
-ScopedFd open_cgroup(const std::string& name) {
-  Result<std::string> mounts = read_file("/proc/mounts");
-  std::optional<std::string> root;
-  if (mounts)
-    for (std::string_view line : split(*mounts, '\n')) {
-      std::vector<std::string_view> f = split(line, ' ');
-      if (f.size() < 4) continue;
-      if (f[2] == "cgroup2" || (f[2] == "cgroup" && (f[3].find("perf_event") != std::string::npos))) {
-        root = std::string(f[1]);
-        if (f[2] == "cgroup") break;  // a v1 perf_event hierarchy wins, as in perf
-      }
-    }
-  if (!root) throw UserError("no cgroup file system is mounted", "mount cgroup2: mount -t cgroup2 none /sys/fs/cgroup");
-  std::string path = *root + "/" + (name.front() == '/' ? name.substr(1) : name);
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    throw UserError("cannot open cgroup '" + name + "' (" + path + "): " + Error::from_errno("open").describe(),
-                    "give a cgroup path relative to " + *root + ", as listed there");
-  return ScopedFd(fd);
-}
-
 stat::AggrMode aggregation_of(const StatOptions& o) {
   if (o.no_aggr) return stat::AggrMode::PerCpu;
   if (o.per_core) return stat::AggrMode::PerCore;
@@ -116,6 +94,53 @@ std::string started_on_line() {
   return std::string("# started on ") + buf + "\n";
 }
 
+stat::StatPrintOptions print_options(const StatOptions& options, const stat::CountTarget& target) {
+  stat::StatPrintOptions print;
+  print.format = options.json ? stat::StatFormat::Json
+                 : options.csv_separator.empty() ? stat::StatFormat::Text
+                                                 : stat::StatFormat::Csv;
+  print.csv_separator = options.csv_separator;
+  print.aggregation = aggregation_of(options);
+  print.interval = options.interval_ms > 0;
+  print.interval_ns = uint64_t{options.interval_ms} * 1000000;
+  print.interval_summary = options.summary;
+  print.runs = options.repeat;
+  // perf shows the command's user/sys times only when it counted just the command.
+  print.show_rusage = !options.command.empty() && options.repeat == 1 && target.cpus.empty();
+  print.thousands_grouping = options.big_num || locale_groups_thousands();
+  return print;
+}
+
+// What the summary's header says was counted.
+stat::StatTarget described_target(const StatOptions& options) {
+  stat::StatTarget described;
+  described.command = options.command;
+  described.system_wide = options.system_wide;
+  described.cpu_list = options.cpus;
+  described.pid = options.pids;
+  described.tid = options.tids;
+  return described;
+}
+
+// The -r runs (a stop signal ends counting without a command), each added to the printer;
+// returns the last run's exit.
+std::optional<perf::WorkloadExit> count_runs(const StatOptions& options, const std::vector<events::ResolvedGroup>& groups,
+                                             const stat::CountTarget& target, const perf::StopSignals& signals,
+                                             const session::PrinterFor& printer_for,
+                                             const std::function<void(const session::CountRunResult&)>& add_run) {
+  session::CountRunOptions run_options{options.command, options.interval_ms, options.interval_count, options.timeout_ms};
+  perf::KernelPerfEventOpener opener;
+  session::SystemRunClock clock;
+  std::optional<perf::WorkloadExit> last_exit;
+  for (int run = 0; run < options.repeat; ++run) {
+    session::CountRunResult result = session::count_once(run_options, groups, target, opener, signals, clock, printer_for);
+    last_exit = result.exit;
+    add_run(result);
+    if (signals.received() && options.command.empty()) break;
+  }
+  return last_exit;
+}
+
 }  // namespace
 
 std::string stat_event_list(const StatOptions& options, bool have_stalled_cycles) {
@@ -137,18 +162,12 @@ int run_stat(const StatOptions& options, std::ostream& err) {
 
   stat::CountTarget target;
   target.inherit = !options.no_inherit;
-  stat::StatTarget described;
-  described.command = options.command;
-  described.system_wide = options.system_wide;
-  described.cpu_list = options.cpus;
-  described.pid = options.pids;
-  described.tid = options.tids;
   TaskTargets tasks = resolve_targets(options.system_wide, options.cpus, options.pids, options.tids);
   target.cpus = tasks.cpus;
   target.threads = tasks.threads;
   ScopedFd cgroup;
   if (!options.cgroup.empty()) {
-    cgroup = open_cgroup(options.cgroup);
+    cgroup = session::open_cgroup(options.cgroup);
     target.cgroup_fd = cgroup.get();
   }
 
@@ -167,20 +186,7 @@ int run_stat(const StatOptions& options, std::ostream& err) {
     out = &file;
   }
 
-  stat::StatPrintOptions print;
-  print.format = options.json ? stat::StatFormat::Json
-                 : options.csv_separator.empty() ? stat::StatFormat::Text
-                                                 : stat::StatFormat::Csv;
-  print.csv_separator = options.csv_separator;
-  print.aggregation = aggregation_of(options);
-  print.interval = options.interval_ms > 0;
-  print.interval_ns = uint64_t{options.interval_ms} * 1000000;
-  print.interval_summary = options.summary;
-  print.runs = options.repeat;
-  // perf shows the command's user/sys times only when it counted just the command.
-  print.show_rusage = !options.command.empty() && options.repeat == 1 && target.cpus.empty();
-  print.thousands_grouping = options.big_num || locale_groups_thousands();
-
+  const stat::StatPrintOptions print = print_options(options, target);
   Result<perf::StopSignals> signals = perf::StopSignals::install();
   if (!signals) throw UserError("cannot install signal handlers: " + signals.error().describe(), "");
 
@@ -193,20 +199,12 @@ int run_stat(const StatOptions& options, std::ostream& err) {
     }
     return *printer;
   };
-  session::CountRunOptions run_options{options.command, options.interval_ms, options.interval_count, options.timeout_ms};
-  perf::KernelPerfEventOpener opener;
-  session::SystemRunClock clock;
-  std::optional<perf::WorkloadExit> last_exit;
-  for (int run = 0; run < options.repeat; ++run) {
-    session::CountRunResult result = session::count_once(run_options, groups, target, opener, *signals, clock, printer_for);
-    printer->add_run(result.totals, result.times);
-    last_exit = result.exit;
-    if (signals->received() && options.command.empty()) break;
-  }
+  std::optional<perf::WorkloadExit> last_exit = count_runs(options, groups, target, *signals, printer_for,
+                                                           [&](const session::CountRunResult& r) { printer->add_run(r.totals, r.times); });
   // perf's psignal line comes before the counts.
   if (last_exit && last_exit->signaled)
     err << options.command.front() << ": " << ::strsignal(last_exit->code) << '\n';
-  printer->print_summary(stat::describe_target(described));
+  printer->print_summary(stat::describe_target(described_target(options)));
   out->flush();
   if (!*out) throw UserError("could not write the counts", "check the file system");
   if (!options.output_file.empty()) write_output_file(file.str());

@@ -1,6 +1,10 @@
 #include "session/count_run.h"
 
+#include <fcntl.h>
 #include <signal.h>
+
+#include "core/files.h"
+#include "core/strings.h"
 
 namespace vperf::session {
 
@@ -126,6 +130,27 @@ class CountRun {
 };
 
 }  // namespace
+
+ScopedFd open_cgroup(const std::string& name) {
+  Result<std::string> mounts = read_file("/proc/mounts");
+  std::optional<std::string> root;
+  if (mounts)
+    for (std::string_view line : split(*mounts, '\n')) {
+      std::vector<std::string_view> f = split(line, ' ');
+      if (f.size() < 4) continue;
+      if (f[2] == "cgroup2" || (f[2] == "cgroup" && (f[3].find("perf_event") != std::string::npos))) {
+        root = std::string(f[1]);
+        if (f[2] == "cgroup") break;  // a v1 perf_event hierarchy wins, as in perf
+      }
+    }
+  if (!root) throw UserError("no cgroup file system is mounted", "mount cgroup2: mount -t cgroup2 none /sys/fs/cgroup");
+  std::string path = *root + "/" + (name.front() == '/' ? name.substr(1) : name);
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    throw UserError("cannot open cgroup '" + name + "' (" + path + "): " + Error::from_errno("open").describe(),
+                    "give a cgroup path relative to " + *root + ", as listed there");
+  return ScopedFd(fd);
+}
 
 CountRunResult count_once(const CountRunOptions& options, const std::vector<events::ResolvedGroup>& groups,
                           const stat::CountTarget& target, const perf::PerfEventOpener& opener,

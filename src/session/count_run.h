@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/scoped_fd.h"
 #include "events/resolved_event.h"
 #include "perf/event_fd.h"
 #include "perf/stop_signals.h"
@@ -43,5 +44,9 @@ using PrinterFor = std::function<stat::StatPrinter&(const std::vector<stat::Stat
 CountRunResult count_once(const CountRunOptions& options, const std::vector<events::ResolvedGroup>& groups,
                           const stat::CountTarget& target, const perf::PerfEventOpener& opener,
                           const perf::StopSignals& signals, RunClock& clock, const PrinterFor& printer_for);
+
+// The directory of cgroup `name` (relative to the cgroup2 mount, or to a v1 perf_event
+// hierarchy, which wins as in perf), opened for PERF_FLAG_PID_CGROUP (-G).
+ScopedFd open_cgroup(const std::string& name);
 
 }  // namespace vperf::session

@@ -8,9 +8,10 @@
 namespace vperf::session {
 
 std::optional<data::LostRecord> lost_record(std::span<const uint8_t> record, const std::vector<data::SampleFormat>& formats) {
-  Result<uint64_t> size = data::record_stream_size(record);
-  if (!size || record.size() < sizeof(perf_event_header)) return std::nullopt;
-  if (reinterpret_cast<const perf_event_header*>(record.data())->type != PERF_RECORD_LOST) return std::nullopt;
+  if (record.size() < sizeof(perf_event_header)) return std::nullopt;
+  perf_event_header header;
+  std::memcpy(&header, record.data(), sizeof header);
+  if (header.type != PERF_RECORD_LOST) return std::nullopt;
   for (const data::SampleFormat& format : formats) {
     Result<data::Record> parsed = data::parse_record(record, &format);
     if (parsed)
