@@ -181,8 +181,8 @@ class DwarfUnwind : public ::testing::Test {
 
     // perf's libunwind reads a file's .eh_frame_hdr through the process's maps, so perf script
     // unwinds only recordings that have the read-only (non-code) maps of each file too: perf
-    // record --call-graph dwarf turns on attr.mmap_data for that.
-    VPERF_REQUIRE(records_data_maps(data), "a recording with data maps (attr.mmap_data) for perf script to unwind it");
+    // record --call-graph dwarf turns on attr.mmap_data for that, and so must vperf record.
+    ASSERT_TRUE(records_data_maps(data)) << "a --call-graph dwarf recording without data maps (attr.mmap_data)";
     std::map<SampleKey, UserFrames> theirs = perf_script_frames(data);
     std::map<SampleKey, UserFrames> ours = vperf_frames(data, unwinder);
     ASSERT_GT(theirs.size(), 300u);

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 #include "core/strings.h"
 #include "msr/msr_register.h"
 #include "support/fake_event_fs.h"
+#include "support/processes.h"
 
 namespace vperf::cli {
 namespace {
@@ -359,8 +361,10 @@ TEST(SystemTurboClock, SigintCutsTheSleepShort) {
   EXPECT_GE(std::chrono::steady_clock::now() - t0, milliseconds(30));
 
   const pthread_t sleeper = ::pthread_self();
-  std::thread signaller([sleeper] {
-    std::this_thread::sleep_for(milliseconds(50));
+  const pid_t sleeper_tid = static_cast<pid_t>(::syscall(SYS_gettid));
+  std::thread signaller([sleeper, sleeper_tid] {
+    // The signal comes while the clock is blocked in its sleep.
+    test::wait_until([&] { return test::blocked_in_wait(::getpid(), sleeper_tid); }, milliseconds(10'000));
     ::pthread_kill(sleeper, SIGINT);
   });
   const auto t1 = std::chrono::steady_clock::now();
