@@ -382,23 +382,23 @@ TEST_F(PerfDataTest, ReadsAKilledPerfRecordToTheEnd) {
   fs::path file = path("perf-killed.data");
   // perf and its workload in a process group of their own, killed together once perf has
   // written 32 KiB: well over 50 samples of ~150 bytes after the records it synthesizes first.
-  pid_t perf = ::fork();
-  ASSERT_GE(perf, 0);
-  if (perf == 0) {
+  pid_t recorder = ::fork();
+  ASSERT_GE(recorder, 0);
+  if (recorder == 0) {
     ::setpgid(0, 0);
     ::execlp("perf", "perf", "record", "-q", "-m", "1", "-e", "cpu-clock", "-F", "999", "-g", "-o", file.c_str(), "--",
              VPERF_WORKLOAD, "spin", "30000", static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  ::setpgid(perf, perf);
+  ::setpgid(recorder, recorder);
   const bool wrote = test::wait_until(
       [&] {
         std::error_code ec;
         return fs::file_size(file, ec) >= 32 * 1024 && !ec;
       },
       std::chrono::seconds(30));
-  ::kill(-perf, SIGKILL);
-  ASSERT_EQ(::waitpid(perf, nullptr, 0), perf);
+  ::kill(-recorder, SIGKILL);
+  ASSERT_EQ(::waitpid(recorder, nullptr, 0), recorder);
   ASSERT_TRUE(wrote) << "perf record wrote less than 32 KiB in 30 s";
   auto reader = PerfDataReader::open_file(file);
   ASSERT_TRUE(reader.ok()) << reader.error().describe();
