@@ -14,8 +14,7 @@ namespace vperf::test {
 // failure, it is never what makes a test pass.
 bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit);
 
-// Thread `tid` of process `pid` is blocked in a system call that waits for something to happen
-// (poll, select, epoll, wait4/waitid, sigtimedwait, sigsuspend, pause, nanosleep), as
+// Thread `tid` of process `pid` is blocked waiting on descriptors (poll, select, epoll), as
 // /proc/PID/task/TID/syscall shows it. A program reaches its wait loop only after its setup,
 // so this is the readiness of programs that print nothing when they are ready.
 bool blocked_in_wait(pid_t pid, pid_t tid);
