@@ -23,7 +23,8 @@
 #include "core/error.h"
 #include "core/scoped_fd.h"
 #include "data/perf_data_reader.h"
-#include "events/tracefs_events.h"
+#include "tracing/tracefs.h"
+#include "tracing/tracefs_events.h"
 #include "kvm/kvm_recording.h"
 #include "kvm/kvm_stat_table.h"
 #include "kvm/kvm_tracepoints.h"
@@ -67,11 +68,13 @@ void require_vcpus_known(const kvm::KvmExitAnalysis& analysis, std::optional<uin
                     "drop --vcpu: exits to user space are counted per VM only");
 }
 
-std::filesystem::path tracefs_root() {
-  Result<std::filesystem::path> root = events::find_tracefs_root();
+tracing::Tracefs open_tracefs() {
+  Result<std::filesystem::path> root = tracing::find_tracefs_root();
   if (!root)
     throw UserError("tracefs is not mounted: " + root.error().describe(), "mount -t tracefs nodev /sys/kernel/tracing");
-  return *root;
+  Result<tracing::Tracefs> tracefs = tracing::Tracefs::open(*root);
+  if (!tracefs) throw UserError(tracefs.error().describe(), "mount -t tracefs nodev /sys/kernel/tracing");
+  return std::move(tracefs).value();
 }
 
 // The VMs named by -p as given, or the VMM pid of the libvirt domain --domain names.
@@ -90,7 +93,7 @@ std::string target_pids(const std::string& pids, const std::string& domain, cons
 
 int run_kvm_stat_record(const KvmStatRecordOptions& o, std::ostream& err) {
   const std::string pids = target_pids(o.pids, o.domain, o.uri, o.allow_unsafe_uri);
-  Result<kvm::KvmRecordEvents> recorded = kvm::kvm_record_events(tracefs_root());
+  Result<kvm::KvmRecordEvents> recorded = kvm::kvm_record_events(open_tracefs());
   if (!recorded) throw user_error(recorded.error());
   RecordOptions record;
   record.events = recorded->events;
@@ -179,9 +182,9 @@ int run_kvm_stat_live(const KvmStatLiveOptions& options, std::ostream& out, std:
   o.pids = target_pids(o.pids, o.domain, o.uri, o.allow_unsafe_uri);
   ReportChoice choice = parse_report_choice(o.event, o.sort_key, o.vcpu, o.pids);
   if (!(o.interval_seconds >= 0.1)) throw usage_error("-d must be at least 0.1 seconds", "e.g. -d 1");
-  std::filesystem::path root = tracefs_root();
+  tracing::Tracefs tracefs = open_tracefs();
   // The recorder records the KVM_RUN entries wherever the kernel has the tracepoint.
-  const bool run_entries = kvm::tracepoint_exists(root, kvm::kvm_tracepoint(kvm::KvmEventKind::RunIoctl));
+  const bool run_entries = kvm::tracepoint_exists(tracefs, kvm::kvm_tracepoint(kvm::KvmEventKind::RunIoctl));
 
   Result<perf::StopSignals> signals = perf::StopSignals::install();
   if (!signals) throw UserError("cannot install signal handlers: " + signals.error().describe(), "");

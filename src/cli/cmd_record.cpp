@@ -22,8 +22,7 @@
 #include "core/strings.h"
 #include "data/perf_data_reader.h"
 #include "data/perf_data_writer.h"
-#include "data/tracing_data.h"
-#include "events/tracefs_events.h"
+#include "tracing/tracing_data.h"
 #include "events/record_attr.h"
 #include "perf/permission_fallback.h"
 #include "perf/sampling_session.h"
@@ -320,18 +319,17 @@ int run_record(const RecordOptions& o, std::ostream& err) {
 
   // Tracepoint samples are decoded with the formats perf stores beside them.
   std::optional<std::vector<uint8_t>> tracing;
-  std::vector<data::TracepointName> tracepoints;
+  std::vector<tracing::TracepointName> tracepoints;
   for (const events::ResolvedEvent& e : chosen)
     if (e.type == PERF_TYPE_TRACEPOINT) {
       size_t colon = e.name.find(':');
       tracepoints.push_back({e.name.substr(0, colon), e.name.substr(colon + 1)});
     }
   if (!tracepoints.empty()) {
-    Result<std::filesystem::path> root = events::find_tracefs_root();
-    Result<std::vector<uint8_t>> bytes = root ? data::build_tracing_data(*root, tracepoints) : Result<std::vector<uint8_t>>(root.error());
+    Result<std::vector<uint8_t>> bytes = tracing::build_local_tracing_data(tracepoints);
     if (!bytes) throw UserError("cannot save the tracepoint formats: " + bytes.error().describe(), "mount tracefs at /sys/kernel/tracing");
     tracing = std::move(bytes).value();
-    if (to_pipe) write_all(writer.value(), {data::tracing_data_record(*tracing)});
+    if (to_pipe) write_all(writer.value(), {tracing::tracing_data_record(*tracing)});
   }
 
   size_t trailer = events::sample_id_trailer_size(attrs.front().attr.sample_type);

@@ -2,8 +2,10 @@
 // The one pass over a kvm stat recording (report, and live's reader thread): every sample of a
 // kvm tracepoint (kvm/kvm_tracepoints.h) decoded from its raw data through the recording's
 // tracing data into a KvmEvent and added to a KvmExitAnalysis, in perf's record order.
+#include <array>
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <mutex>
 #include <optional>
 #include <ostream>
@@ -15,7 +17,7 @@
 #include "data/perf_data_reader.h"
 #include "kvm/kvm_exit_analysis.h"
 #include "report/sample_replay.h"
-#include "report/tracepoint_decoder.h"
+#include "tracing/recorded_tracing_data.h"
 
 namespace vperf::kvm {
 
@@ -31,13 +33,17 @@ struct KvmPass {
   std::optional<Error> unreadable;
 };
 
-// Samples of the kvm tracepoints into KvmEvents, through the recording's tracing data.
+// Samples of the kvm tracepoints into KvmEvents, through the recording's tracing data. The
+// fields decode() reads are resolved once per event id (TracepointField), not per sample.
 class KvmSampleDecoder {
  public:
-  // The tracing data of a file's feature section, or of a pipe's record; a later one replaces
-  // an earlier one. Data that does not parse is a warning on `warnings`.
-  void load_file_tracing_data(const data::PerfDataReader& reader, std::ostream& warnings);
-  void load_tracing_data(std::span<const uint8_t> bytes, std::ostream& warnings);
+  // Tracing data that does not parse is a "vperf: warning: " line on `warnings`.
+  explicit KvmSampleDecoder(std::ostream& warnings);
+
+  // The tracing data of a file's feature section, or of a pipe's record (any other record is
+  // not tracing data); a later one replaces an earlier one.
+  void load_file_tracing_data(const data::PerfDataReader& reader);
+  void load_tracing_data(const data::Record& record);
 
   // The kind of an event of the recording, or nullopt for one kvm stat does not use.
   std::optional<KvmEventKind> kind(const data::EventAttrEntry& entry);
@@ -51,8 +57,15 @@ class KvmSampleDecoder {
   Result<std::optional<KvmEvent>> decode(const report::ResolvedSample& sample, KvmEventKind kind, std::string_view cpuid);
 
  private:
-  std::optional<report::TracepointDecoder> decoder_;
+  // The fields of one event that decode() reads, in the order kvm_recording.cpp lists them for
+  // its kind; a slot is empty when the format lacks the field.
+  using EventFields = std::array<std::optional<tracing::TracepointField>, 3>;
+  const EventFields& fields_of(uint64_t id, KvmEventKind kind);
+  void forget_decoded_formats();
+
+  tracing::RecordedTracingData tracing_;
   std::map<uint64_t, std::optional<KvmEventKind>> kinds_;  // by tracepoint id
+  std::unordered_map<uint64_t, EventFields> fields_;       // by tracepoint id
   std::set<KvmEventKind> seen_kinds_;
   uint64_t undecodable_ = 0;
 };

@@ -42,15 +42,15 @@ const KvmTracepoint& kvm_tracepoint(KvmEventKind kind) {
   return kTracepoints[0];  // every kind has its row above
 }
 
-bool tracepoint_exists(const std::filesystem::path& tracefs_root, const KvmTracepoint& t) {
-  return std::filesystem::exists(tracefs_root / "events" / std::string(t.system) / std::string(t.event) / "format");
+bool tracepoint_exists(const tracing::Tracefs& tracefs, const KvmTracepoint& t) {
+  return tracefs.event_file_exists(t.system, t.event, "format");
 }
 
-Result<KvmRecordEvents> kvm_record_events(const std::filesystem::path& tracefs_root) {
+Result<KvmRecordEvents> kvm_record_events(const tracing::Tracefs& tracefs) {
   KvmRecordEvents out;
   bool any_kvm = false;
   for (const KvmTracepoint& t : kTracepoints) {
-    if (!tracepoint_exists(tracefs_root, t)) continue;
+    if (!tracepoint_exists(tracefs, t)) continue;
     out.events.push_back(t.name());
     if (t.kind == KvmEventKind::RunIoctl)
       out.filters[t.name()] = run_ioctl_filter();
@@ -58,7 +58,7 @@ Result<KvmRecordEvents> kvm_record_events(const std::filesystem::path& tracefs_r
       any_kvm = true;
   }
   if (!any_kvm)
-    return Error{"no kvm tracepoints in " + (tracefs_root / "events").string(), 0,
+    return Error{"no kvm tracepoints in " + (tracefs.root() / "events").string(), 0,
                  "load KVM (modprobe kvm_intel or kvm_amd); /dev/kvm must exist"};
   return out;
 }

@@ -4,7 +4,6 @@
 // and kvm_hypercall are vperf's, for the exits that reach user space (kvm/kvm_exit_analysis.h);
 // syscalls:sys_enter_ioctl, filtered in the kernel to cmd == KVM_RUN, is the VMM's KVM_RUN
 // call that ends an exit to user space.
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <span>
@@ -14,6 +13,7 @@
 
 #include "core/error.h"
 #include "kvm/kvm_exit_analysis.h"
+#include "tracing/tracefs.h"
 
 namespace vperf::kvm {
 
@@ -31,8 +31,8 @@ std::optional<KvmEventKind> kvm_event_kind(std::string_view name);
 // The tracepoint of the given kind.
 const KvmTracepoint& kvm_tracepoint(KvmEventKind kind);
 
-// Whether <tracefs_root>/events/SYSTEM/EVENT/format exists: the running kernel has it.
-bool tracepoint_exists(const std::filesystem::path& tracefs_root, const KvmTracepoint& tracepoint);
+// Whether tracefs has events/SYSTEM/EVENT/format: the running kernel has the tracepoint.
+bool tracepoint_exists(const tracing::Tracefs& tracefs, const KvmTracepoint& tracepoint);
 
 // What `vperf kvm stat record` records on this kernel: the tracepoints tracefs has, and the
 // kernel filter of each one that takes one (by event name, wherever it is in the list).
@@ -41,6 +41,6 @@ struct KvmRecordEvents {
   std::map<std::string, std::string> filters;  // "syscalls:sys_enter_ioctl" -> "cmd == 0xae80"
 };
 // An error, with its hint, when tracefs has no kvm tracepoint (KVM not loaded).
-Result<KvmRecordEvents> kvm_record_events(const std::filesystem::path& tracefs_root);
+Result<KvmRecordEvents> kvm_record_events(const tracing::Tracefs& tracefs);
 
 }  // namespace vperf::kvm

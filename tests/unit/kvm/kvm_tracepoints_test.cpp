@@ -16,7 +16,7 @@ TEST(KvmTracepoints, RecordsWhatTheKernelHasWithTheRunFilterOnTheIoctlTracepoint
   test::add_fake_tracepoint(tracefs, "kvm", "kvm_entry", 102);
   test::add_fake_tracepoint(tracefs, "syscalls", "sys_enter_ioctl", 103);
   test::add_fake_tracepoint(tracefs, "kvm", "kvm_pio", 104);
-  Result<KvmRecordEvents> recorded = kvm_record_events(tracefs.root());
+  Result<KvmRecordEvents> recorded = kvm_record_events(tracing::Tracefs::open(tracefs.root()).value());
   ASSERT_TRUE(recorded.ok()) << recorded.error().describe();
   EXPECT_EQ(recorded->events,
             (std::vector<std::string>{"kvm:kvm_entry", "kvm:kvm_exit", "kvm:kvm_pio", "syscalls:sys_enter_ioctl"}));
@@ -28,7 +28,7 @@ TEST(KvmTracepoints, RecordsWhatTheKernelHasWithTheRunFilterOnTheIoctlTracepoint
 TEST(KvmTracepoints, NoKvmTracepointIsAnErrorThatSaysToLoadKvm) {
   test::TempTree tracefs;
   test::add_fake_tracepoint(tracefs, "syscalls", "sys_enter_ioctl", 105);  // the ioctl alone is no kvm recording
-  Result<KvmRecordEvents> recorded = kvm_record_events(tracefs.root());
+  Result<KvmRecordEvents> recorded = kvm_record_events(tracing::Tracefs::open(tracefs.root()).value());
   ASSERT_FALSE(recorded.ok());
   EXPECT_EQ(recorded.error().message, "no kvm tracepoints in " + (tracefs.root() / "events").string());
   EXPECT_EQ(recorded.error().hint, "load KVM (modprobe kvm_intel or kvm_amd); /dev/kvm must exist");
