@@ -9,7 +9,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "cli/kvm_domain.h"
+#include "cli/libvirt_connect.h"
+#include "guest/domain_guest_mount.h"
 #include "cli/kvm_options.h"
 #include "core/error.h"
 #include "core/files.h"
@@ -63,7 +64,9 @@ VmAccess open_vm(const MonitorRecordOptions& o) {
     const guest::LibvirtConnection connection = connect_to_libvirt(o.uri, guest::LibvirtAccess::read_write, o.allow_unsafe_uri);
     // Before the monitor or the agent is asked anything: a remote URI's VMM is another host's
     // process, and its thread ids would name unrelated processes here.
-    vm.vmm_pid = domain_vmm_pid(connection, o.domain);
+    Result<pid_t> vmm_pid = guest::domain_vmm_pid(connection, o.domain);
+    if (!vmm_pid) throw user_error(vmm_pid.error());
+    vm.vmm_pid = *vmm_pid;
     Result<std::string> uuid = connection.uuid(o.domain);
     if (!uuid) throw UserError(uuid.error().message, "vperf kvm list -c " + o.uri + " shows the domains");
     vm.guest_identity = guest::libvirt_guest_identity(*uuid);
@@ -183,7 +186,9 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   // Only now, with everything checked, the previous recording's kept symbols make way.
   std::error_code ec;
   fs::remove_all(mount, ec);
-  if (have_symbols) write_guest_proc(proc, symbols->kallsyms, symbols->modules, "check the directory of -o");
+  if (have_symbols)
+    if (Result<bool> written = guest::write_guest_proc(proc, symbols->kallsyms, symbols->modules); !written)
+      throw UserError(written.error().describe(), "check the directory of -o");
 
   // One event per way a sample's stack was made, so every reader shows it: vcpu-clock (no kernel
   // stack) and, with -g, vcpu-clock.METHOD for each method the recording can use.

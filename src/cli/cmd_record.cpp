@@ -11,7 +11,7 @@
 
 #include "cli/cmd_kvm_monitor_record.h"
 #include "cli/command.h"
-#include "cli/kvm_domain.h"
+#include "cli/libvirt_connect.h"
 #include "cli/kvm_options.h"
 #include "cli/command_events.h"
 #include "cli/perf_data_input.h"
@@ -22,8 +22,7 @@
 #include "core/strings.h"
 #include "data/perf_data_reader.h"
 #include "data/perf_data_writer.h"
-#include "data/tracing_data.h"
-#include "events/tracefs_events.h"
+#include "tracing/tracing_data.h"
 #include "events/record_attr.h"
 #include "perf/permission_fallback.h"
 #include "perf/sampling_session.h"
@@ -225,6 +224,21 @@ void write_all(data::PerfDataWriter& writer, const std::vector<perf::RecordBytes
       throw UserError("cannot write the perf.data header records: " + ok.error().describe(), "check the disk space");
 }
 
+// A kernel filter on every counter of the tracepoint event `index`; the kernel's refusal is a
+// usage error naming the filter.
+void set_tracepoint_filter(const perf::SamplingSession& session, size_t index, const std::string& filter) {
+  if (Result<bool> ok = session.set_filter(index, filter); !ok)
+    throw usage_error("the kernel refused the filter '" + filter + "': " + ok.error().describe(),
+                      "see the event's fields in /sys/kernel/tracing/events/<subsystem>/<event>/format");
+}
+
+// The index of the tracepoint `name` among the chosen events, or nullopt.
+std::optional<size_t> tracepoint_index(const std::vector<events::ResolvedEvent>& chosen, const std::string& name) {
+  for (size_t i = 0; i < chosen.size(); ++i)
+    if (chosen[i].type == PERF_TYPE_TRACEPOINT && chosen[i].name == name) return i;
+  return std::nullopt;
+}
+
 }  // namespace
 
 int run_record(const RecordOptions& o, std::ostream& err) {
@@ -280,9 +294,12 @@ int run_record(const RecordOptions& o, std::ostream& err) {
     if (chosen[last].type != PERF_TYPE_TRACEPOINT)
       throw usage_error("--filter applies to a tracepoint, and " + session->events()[last].name + " is not one",
                         "e.g. -e sched:sched_switch --filter 'prev_pid == 0'");
-    if (Result<bool> ok = session->set_filter(last, o.filter); !ok)
-      throw usage_error("the kernel refused the filter '" + o.filter + "': " + ok.error().describe(),
-                        "see the event's fields in /sys/kernel/tracing/events/<subsystem>/<event>/format");
+    set_tracepoint_filter(*session, last, o.filter);
+  }
+  for (const auto& [name, filter] : o.tracepoint_filters) {
+    std::optional<size_t> index = tracepoint_index(chosen, name);
+    if (!index) throw usage_error("a filter names the tracepoint " + name + ", which is not recorded", "record " + name + " too");
+    set_tracepoint_filter(*session, *index, filter);
   }
 
   std::vector<data::EventAttrEntry> attrs;
@@ -302,18 +319,17 @@ int run_record(const RecordOptions& o, std::ostream& err) {
 
   // Tracepoint samples are decoded with the formats perf stores beside them.
   std::optional<std::vector<uint8_t>> tracing;
-  std::vector<data::TracepointName> tracepoints;
+  std::vector<tracing::TracepointName> tracepoints;
   for (const events::ResolvedEvent& e : chosen)
     if (e.type == PERF_TYPE_TRACEPOINT) {
       size_t colon = e.name.find(':');
       tracepoints.push_back({e.name.substr(0, colon), e.name.substr(colon + 1)});
     }
   if (!tracepoints.empty()) {
-    Result<std::filesystem::path> root = events::find_tracefs_root();
-    Result<std::vector<uint8_t>> bytes = root ? data::build_tracing_data(*root, tracepoints) : Result<std::vector<uint8_t>>(root.error());
+    Result<std::vector<uint8_t>> bytes = tracing::build_local_tracing_data(tracepoints);
     if (!bytes) throw UserError("cannot save the tracepoint formats: " + bytes.error().describe(), "mount tracefs at /sys/kernel/tracing");
     tracing = std::move(bytes).value();
-    if (to_pipe) write_all(writer.value(), {data::tracing_data_record(*tracing)});
+    if (to_pipe) write_all(writer.value(), {tracing::tracing_data_record(*tracing)});
   }
 
   size_t trailer = events::sample_id_trailer_size(attrs.front().attr.sample_type);

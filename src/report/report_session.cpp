@@ -9,7 +9,8 @@
 
 #include "data/perf_data_format.h"
 #include "report/report_chain_frames.h"
-#include "report/tracepoint_decoder.h"
+#include "report/trace_symbols.h"
+#include "tracing/recorded_tracing_data.h"
 
 namespace vperf::report {
 
@@ -56,44 +57,33 @@ std::string fallback_event_name(const perf_event_attr& attr) {
 }
 
 // Tracepoint samples' "Trace output", from the file's tracing data (a feature section, or a
-// record in a pipe).
+// record in a pipe), with the print fmts' kernel addresses resolved through the host machine.
 class TraceText {
  public:
-  explicit TraceText(symbols::Machines& machines) : machines_(machines) {}
-
-  void load(std::span<const uint8_t> tracing_data, std::vector<std::string>& warnings) {
-    Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data);
-    if (!decoder) {
-      warnings.push_back("tracing data ignored: " + decoder.error().describe());
-      return;
-    }
-    decoder_.emplace(std::move(decoder).value());
-    symbols::Machine& host = machines_.host();
-    decoder_->set_kernel_symbol_resolver([&host](uint64_t address) -> std::optional<KernelSymbol> {
-      symbols::ResolvedAddress at = host.resolve(-1, -1, PERF_RECORD_MISC_KERNEL, address);
-      if (!at.symbol) return std::nullopt;
-      KernelSymbol symbol{std::string(at.symbol_name()), address - at.symbol_offset, {}};
-      if (at.dso() && at.dso()->kind() == symbols::DsoKind::Module) symbol.module = at.dso()->name();
-      return symbol;
-    });
+  TraceText(symbols::Machines& machines, std::vector<std::string>& warnings)
+      : tracing_([&warnings](const std::string& warning) { warnings.push_back(warning); }) {
+    tracing_.set_kernel_symbol_resolver(host_kernel_symbols(machines.host()));
   }
 
+  tracing::RecordedTracingData& tracing() { return tracing_; }
+
   std::optional<std::string> event_name(const perf_event_attr& attr) const {
-    if (!decoder_ || attr.type != PERF_TYPE_TRACEPOINT) return std::nullopt;
-    return decoder_->event_name(attr.config);
+    const tracing::TracepointDecoder* decoder = tracing_.decoder();
+    if (!decoder || attr.type != PERF_TYPE_TRACEPOINT) return std::nullopt;
+    return decoder->event_name(attr.config);
   }
 
   uint32_t intern(const ResolvedSample& sample, Interner& traces) {
+    const tracing::TracepointDecoder* decoder = tracing_.decoder();
     const data::EventAttrEntry* attr = sample.view.attr;
-    if (!decoder_ || !attr || attr->attr.type != PERF_TYPE_TRACEPOINT) return 0;
+    if (!decoder || !attr || attr->attr.type != PERF_TYPE_TRACEPOINT) return 0;
     buffer_.clear();
-    decoder_->format(attr->attr.config, sample.sample.raw, sample.cpu, buffer_);
+    decoder->format(attr->attr.config, sample.sample.raw, sample.cpu, buffer_);
     return traces.intern(buffer_);
   }
 
  private:
-  symbols::Machines& machines_;
-  std::optional<TracepointDecoder> decoder_;
+  tracing::RecordedTracingData tracing_;
   std::string buffer_;
 };
 
@@ -124,10 +114,8 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
   bool by_trace = false;
   for (SortKey key : report.layout.sort_keys) by_trace |= key == SortKey::Trace;
   std::vector<std::string> trace_warnings;
-  TraceText trace_text(machines);
-  if (by_trace)
-    for (const data::RawFeature& feature : reader.features().other)
-      if (feature.feature == data::kFeatTracingData) trace_text.load(feature.bytes, trace_warnings);
+  TraceText trace_text(machines, trace_warnings);
+  if (by_trace) trace_text.tracing().load_file(reader);
 
   // Chains are needed for the Children column as well as for the graphs. Recorded chains are
   // resolved (and remembered) by ChainFrames; SampleReplay resolves them only when an unwinder
@@ -152,8 +140,8 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
     }
     if (const auto* lost = std::get_if<data::LostSamplesRecord>(&view.record.body)) report.lost_samples += lost->lost;
     else if (const auto* dropped = std::get_if<data::LostRecord>(&view.record.body)) report.lost_events += dropped->lost;
-    else if (const auto* tracing = std::get_if<data::TracingDataRecord>(&view.record.body); tracing && by_trace)
-      trace_text.load(tracing->data, trace_warnings);
+    else if (by_trace)
+      trace_text.tracing().load_record(view.record);
   });
   Result<data::ReadStats> stats = replay.run(reader, [&](const ResolvedSample& sample) {
     const std::vector<data::EventAttrEntry>& now = reader.attrs();

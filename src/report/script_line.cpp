@@ -132,7 +132,7 @@ std::string script_timestamp(uint64_t nanoseconds) {
 
 void append_script_sample(std::string& out, const ResolvedSample& sample, ScriptFieldSet fields,
                           std::string_view event_name, const ScriptLineOptions& options,
-                          const TracepointDecoder* decoder) {
+                          const tracing::TracepointDecoder* decoder) {
   char buffer[24];
   const perf_event_attr* attr = sample.view.attr ? &sample.view.attr->attr : nullptr;
   bool event_has_callchain = attr && (attr->sample_type & PERF_SAMPLE_CALLCHAIN);

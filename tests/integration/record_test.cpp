@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/cmd_record.h"
+#include "core/error.h"
 #include "data/perf_data_reader.h"
 #include "support/capability.h"
 #include "support/fake_event_fs.h"
@@ -134,6 +136,33 @@ TEST_F(Record, AFilterKeepsOnlyMatchingHits) {
                                              "-o", file("bad.data"), "--", VPERF_WORKLOAD, "getppid", "1"});
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_EQ(count_lines(bad.err, "vperf: error:"), 1u) << bad.err;
+}
+
+// A filter tied to a tracepoint by name (kvm stat's KVM_RUN filter on sys_enter_ioctl) goes to
+// that tracepoint wherever it is in the list, not to the last event as --filter does.
+TEST_F(Record, AFilterNamedByItsTracepointGoesToThatTracepoint) {
+  VPERF_REQUIRE(test::has_tracefs(), "needs tracefs");
+  cli::RecordOptions options;
+  options.events = {"syscalls:sys_enter_getppid", "syscalls:sys_exit_getppid"};
+  options.tracepoint_filters = {{"syscalls:sys_enter_getppid", "common_pid == 1"}};
+  options.output = file("named_filter.data");
+  options.quiet = true;
+  options.command = {VPERF_WORKLOAD, "getppid", "3000"};
+  std::ostringstream err;
+  ASSERT_EQ(cli::run_record(options, err), 0) << err.str();
+  test::ProgramResult script = test::run_vperf({"script", "-i", options.output});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  EXPECT_EQ(count_lines(script.out, "syscalls:sys_enter_getppid"), 0u) << "the filter is on the first event";
+  EXPECT_EQ(count_lines(script.out, "syscalls:sys_exit_getppid"), 3000u) << "and not on the last";
+
+  options.tracepoint_filters = {{"sched:sched_switch", "prev_pid == 0"}};
+  try {
+    cli::run_record(options, err);
+    FAIL() << "a filter for an event not recorded was accepted";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "a filter names the tracepoint sched:sched_switch, which is not recorded");
+    EXPECT_EQ(e.exit_code(), 2);
+  }
 }
 
 TEST_F(Record, WorkloadProfileHasTheDesignedShapeInPerfReport) {

@@ -1,7 +1,7 @@
 #pragma once
 // VM-exit analysis (vperf kvm stat report): a time-ordered stream of decoded kvm tracepoint
 // events in, one table of exits out. Pure logic: the events come from perf.data samples
-// (cli/cmd_kvm_stat.cpp decodes them) or, in tests, from synthetic sequences.
+// (kvm/kvm_recording.h decodes them) or, in tests, from synthetic sequences.
 //
 // Two modes, chosen by what the recording holds:
 //
@@ -39,9 +39,9 @@
 #include <utility>
 #include <vector>
 
-#include "host/kvm_exit_reasons.h"
+#include "kvm/kvm_exit_reasons.h"
 
-namespace vperf::host {
+namespace vperf::kvm {
 
 enum class KvmEventKind {
   Exit,           // kvm:kvm_exit
@@ -196,4 +196,4 @@ class KvmExitAnalysis {
   uint64_t user_timed_exits_ = 0;
 };
 
-}  // namespace vperf::host
+}  // namespace vperf::kvm

@@ -1,4 +1,4 @@
-#include "events/tracefs_events.h"
+#include "tracing/tracefs_events.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include "support/capability.h"
 #include "support/fake_event_fs.h"
 
-namespace vperf::events {
+namespace vperf::tracing {
 namespace {
 
 std::vector<std::string> names_of(const std::vector<const Tracepoint*>& tps) {
@@ -109,4 +109,4 @@ TEST(TracefsEvents, RealTracefsHasSchedSwitch) {
 }
 
 }  // namespace
-}  // namespace vperf::events
+}  // namespace vperf::tracing

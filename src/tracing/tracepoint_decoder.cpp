@@ -1,4 +1,4 @@
-#include "report/tracepoint_decoder.h"
+#include "tracing/tracepoint_decoder.h"
 
 #include <traceevent/event-parse.h>
 #include <sys/resource.h>
@@ -19,7 +19,7 @@
 #include "core/byte_reader.h"
 #include "core/strings.h"
 
-namespace vperf::report {
+namespace vperf::tracing {
 
 struct TracepointDecoder::State {
   struct TepDeleter {
@@ -304,16 +304,20 @@ void TracepointDecoder::format(uint64_t id, std::span<const uint8_t> raw, uint32
   out.append(state_->seq.buffer, state_->seq.len);
 }
 
-std::optional<uint64_t> TracepointDecoder::field_value(uint64_t id, std::span<const uint8_t> raw,
-                                                      std::string_view field) const {
+std::optional<TracepointField> TracepointDecoder::numeric_field(uint64_t id, std::string_view name) const {
   tep_event* event = find(id);
   if (!event) return std::nullopt;
-  tep_format_field* f = tep_find_any_field(event, std::string(field).c_str());
+  tep_format_field* f = tep_find_any_field(event, std::string(name).c_str());
   if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC))) return std::nullopt;
-  if (f->size <= 0 || f->size > 8 || f->offset < 0 || static_cast<size_t>(f->offset) + static_cast<size_t>(f->size) > raw.size())
-    return std::nullopt;
+  if (f->size <= 0 || f->size > 8 || f->offset < 0) return std::nullopt;
+  return TracepointField(f);
+}
+
+std::optional<uint64_t> TracepointField::read(std::span<const uint8_t> raw) const {
+  const tep_format_field* f = field_;
+  if (static_cast<size_t>(f->offset) + static_cast<size_t>(f->size) > raw.size()) return std::nullopt;
   unsigned long long value = 0;
-  if (tep_read_number_field(f, raw.data(), &value) != 0) return std::nullopt;
+  if (tep_read_number_field(field_, raw.data(), &value) != 0) return std::nullopt;
   if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8) {
     const unsigned bits = static_cast<unsigned>(f->size) * 8;
     const unsigned long long sign = 1ULL << (bits - 1);
@@ -324,4 +328,4 @@ std::optional<uint64_t> TracepointDecoder::field_value(uint64_t id, std::span<co
 
 const std::vector<std::string>& TracepointDecoder::warnings() const { return state_->warnings; }
 
-}  // namespace vperf::report
+}  // namespace vperf::tracing

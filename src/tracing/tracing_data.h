@@ -22,18 +22,22 @@
 #include <vector>
 
 #include "core/error.h"
+#include "tracing/tracefs.h"
 
-namespace vperf::data {
+namespace vperf::tracing {
 
 struct TracepointName {
   std::string system;  // "sched"
   std::string event;   // "sched_switch"
 };
 
-Result<std::vector<uint8_t>> build_tracing_data(const std::filesystem::path& tracefs_root,
-                                                const std::vector<TracepointName>& recorded);
+// The tracing data of the `recorded` tracepoints, read from `tracefs`.
+Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const std::vector<TracepointName>& recorded);
+
+// The same from this machine's tracefs (find_tracefs_root).
+Result<std::vector<uint8_t>> build_local_tracing_data(const std::vector<TracepointName>& recorded);
 
 // The pipe-mode record: {perf_event_header type 66, u32 size} then the data padded to 8.
 std::vector<uint8_t> tracing_data_record(const std::vector<uint8_t>& tracing_data);
 
-}  // namespace vperf::data
+}  // namespace vperf::tracing

@@ -1,10 +1,10 @@
-#include "host/kvm_exit_analysis.h"
+#include "kvm/kvm_exit_analysis.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace vperf::host {
+namespace vperf::kvm {
 
 namespace {
 
@@ -281,4 +281,4 @@ void KvmExitAnalysis::clear_counts() {
   events_ = 0;
 }
 
-}  // namespace vperf::host
+}  // namespace vperf::kvm

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-namespace vperf::host {
+namespace vperf::kvm {
 
 // The `isa` field of kvm:kvm_exit (KVM_ISA_VMX, KVM_ISA_SVM in arch/x86/kvm/trace.h).
 enum class KvmIsa : uint32_t { Vmx = 1, Svm = 2 };
@@ -45,4 +45,4 @@ std::string userspace_exit_name(uint64_t reason, int64_t error);
 // ("GenuineIntel-6-55-4" -> VMX, "AuthenticAMD-..." or "HygonGenuine-..." -> SVM).
 std::optional<KvmIsa> isa_from_cpuid(std::string_view cpuid);
 
-}  // namespace vperf::host
+}  // namespace vperf::kvm

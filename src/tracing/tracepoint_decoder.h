@@ -1,5 +1,5 @@
 #pragma once
-// TracepointDecoder: a perf.data's tracing data (data/tracing_data.h: the HEADER_TRACING_DATA
+// TracepointDecoder: a perf.data's tracing data (tracing/tracing_data.h: the HEADER_TRACING_DATA
 // feature section in a file, the payload of the HEADER_TRACING_DATA record in a pipe) loaded
 // into libtraceevent, so a tracepoint sample's raw data prints as perf script prints its
 // "trace" field: the event's print fmt applied to the record (perf's event_format__fprintf,
@@ -28,8 +28,9 @@
 
 struct tep_handle;
 struct tep_event;
+struct tep_format_field;
 
-namespace vperf::report {
+namespace vperf::tracing {
 
 struct KernelSymbol {
   std::string name;
@@ -37,6 +38,22 @@ struct KernelSymbol {
   std::string module;   // "[kvm]" for a module's symbol; empty for the kernel image
 };
 using KernelSymbolResolver = std::function<std::optional<KernelSymbol>(uint64_t address)>;
+
+// One numeric field of one event format, resolved once (TracepointDecoder::numeric_field) for
+// every sample of that event: reading it is a bounds check and a load, with no lookup by name.
+// It points into its decoder's libtraceevent state, so it is valid while that decoder lives.
+class TracepointField {
+ public:
+  // The field's value in one sample's raw data (PERF_SAMPLE_RAW; libtraceevent's
+  // tep_read_number_field); a signed field comes sign-extended (an int errno of -4 reads as
+  // (uint64_t)-4). nullopt when the raw data is too short to hold it.
+  std::optional<uint64_t> read(std::span<const uint8_t> raw) const;
+
+ private:
+  friend class TracepointDecoder;
+  explicit TracepointField(tep_format_field* field) : field_(field) {}
+  tep_format_field* field_;
+};
 
 class TracepointDecoder {
  public:
@@ -58,10 +75,9 @@ class TracepointDecoder {
   // Appends the print fmt's text for one sample's raw data (PERF_SAMPLE_RAW); appends
   // nothing for an unknown id.
   void format(uint64_t id, std::span<const uint8_t> raw, uint32_t cpu, std::string& out) const;
-  // A numeric field's value in one sample's raw data (libtraceevent's tep_read_number_field);
-  // a signed field comes sign-extended (an int errno of -4 reads as (uint64_t)-4). nullopt for
-  // an unknown id or field, an array or string field, or raw data too short to hold it.
-  std::optional<uint64_t> field_value(uint64_t id, std::span<const uint8_t> raw, std::string_view field) const;
+  // The numeric field `name` of the event `id`, to resolve once and read from every sample of
+  // the event; nullopt for an unknown id or field, or an array, string or dynamic field.
+  std::optional<TracepointField> numeric_field(uint64_t id, std::string_view name) const;
 
   // Formats that did not parse, one line each.
   const std::vector<std::string>& warnings() const;
@@ -73,4 +89,4 @@ class TracepointDecoder {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace vperf::report
+}  // namespace vperf::tracing

@@ -1,4 +1,4 @@
-#include "data/tracing_data.h"
+#include "tracing/tracing_data.h"
 
 #include <linux/perf_event.h>
 #include <unistd.h>
@@ -8,8 +8,9 @@
 #include <set>
 
 #include "core/files.h"
+#include "tracing/tracefs_events.h"
 
-namespace vperf::data {
+namespace vperf::tracing {
 
 namespace {
 
@@ -36,10 +37,10 @@ class Bytes {
 
 }  // namespace
 
-Result<std::vector<uint8_t>> build_tracing_data(const std::filesystem::path& root, const std::vector<TracepointName>& recorded) {
-  auto read = [&](const std::filesystem::path& relative) -> Result<std::string> {
-    Result<std::string> text = read_file(root / relative);
-    if (!text) return Error{"cannot read " + (root / relative).string() + ": " + text.error().message, text.error().errno_value};
+Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const std::vector<TracepointName>& recorded) {
+  auto read = [&](const std::filesystem::path& path) -> Result<std::string> {
+    Result<std::string> text = read_file(path);
+    if (!text) return Error{"cannot read " + path.string() + ": " + text.error().message, text.error().errno_value};
     return text;
   };
   Bytes b;
@@ -50,7 +51,7 @@ Result<std::vector<uint8_t>> build_tracing_data(const std::filesystem::path& roo
   b.put(static_cast<uint8_t>(sizeof(long)));
   b.put(static_cast<uint32_t>(::sysconf(_SC_PAGESIZE)));
   for (const char* name : {"header_page", "header_event"}) {
-    Result<std::string> text = read(std::filesystem::path("events") / name);
+    Result<std::string> text = read(tracefs.file(std::string("events/") + name));
     if (!text) return text.error();
     b.put_string(name);
     b.put_sized<uint64_t>(*text);
@@ -62,7 +63,7 @@ Result<std::vector<uint8_t>> build_tracing_data(const std::filesystem::path& roo
   systems.erase("ftrace");
   b.put(static_cast<uint32_t>(ftrace.size()));
   for (const std::string& event : ftrace) {
-    Result<std::string> text = read(std::filesystem::path("events/ftrace") / event / "format");
+    Result<std::string> text = read(tracefs.event_file("ftrace", event, "format"));
     if (!text) return text.error();
     b.put_sized<uint64_t>(*text);
   }
@@ -71,17 +72,25 @@ Result<std::vector<uint8_t>> build_tracing_data(const std::filesystem::path& roo
     b.put_string(system);
     b.put(static_cast<uint32_t>(events.size()));
     for (const std::string& event : events) {
-      Result<std::string> text = read(std::filesystem::path("events") / system / event / "format");
+      Result<std::string> text = read(tracefs.event_file(system, event, "format"));
       if (!text) return text.error();
       b.put_sized<uint64_t>(*text);
     }
   }
   b.put(uint32_t{0});  // kallsyms
-  Result<std::string> printk = read_file(root / "printk_formats");
+  Result<std::string> printk = read_file(tracefs.file("printk_formats"));
   b.put_sized<uint32_t>(printk ? *printk : std::string());
-  Result<std::string> cmdlines = read_file(root / "saved_cmdlines");
+  Result<std::string> cmdlines = read_file(tracefs.file("saved_cmdlines"));
   b.put_sized<uint64_t>(cmdlines ? *cmdlines : std::string());
   return std::move(b.out);
+}
+
+Result<std::vector<uint8_t>> build_local_tracing_data(const std::vector<TracepointName>& recorded) {
+  Result<std::filesystem::path> root = find_tracefs_root();
+  if (!root) return root.error();
+  Result<Tracefs> tracefs = Tracefs::open(*root);
+  if (!tracefs) return tracefs.error();
+  return build_tracing_data(*tracefs, recorded);
 }
 
 std::vector<uint8_t> tracing_data_record(const std::vector<uint8_t>& tracing_data) {
@@ -94,4 +103,4 @@ std::vector<uint8_t> tracing_data_record(const std::vector<uint8_t>& tracing_dat
   return record;
 }
 
-}  // namespace vperf::data
+}  // namespace vperf::tracing

@@ -15,7 +15,7 @@
 
 #include "core/error.h"
 
-namespace vperf::events {
+namespace vperf::tracing {
 
 struct Tracepoint {
   std::string subsystem;       // "sched"
@@ -72,4 +72,4 @@ class TracepointCatalog {
   mutable std::optional<std::vector<Tracepoint>> all_;
 };
 
-}  // namespace vperf::events
+}  // namespace vperf::tracing

@@ -1,4 +1,4 @@
-#include "events/tracefs_events.h"
+#include "tracing/tracefs_events.h"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include "core/files.h"
 #include "core/strings.h"
 
-namespace vperf::events {
+namespace vperf::tracing {
 
 namespace {
 
@@ -154,4 +154,4 @@ std::vector<const Tracepoint*> TracepointCatalog::match(std::string_view pattern
   return out;
 }
 
-}  // namespace vperf::events
+}  // namespace vperf::tracing

@@ -1,8 +1,8 @@
-#include "host/kvm_exit_reasons.h"
+#include "kvm/kvm_exit_reasons.h"
 
 #include <cstdio>
 
-namespace vperf::host {
+namespace vperf::kvm {
 
 namespace {
 
@@ -132,4 +132,4 @@ std::optional<KvmIsa> isa_from_cpuid(std::string_view cpuid) {
   return std::nullopt;
 }
 
-}  // namespace vperf::host
+}  // namespace vperf::kvm

@@ -1,18 +1,19 @@
-// TracepointDecoder on tracing data built the way `vperf record` builds it (data::build_tracing_data
+// TracepointDecoder on tracing data built the way `vperf record` builds it (build_tracing_data
 // over a tracefs tree), with sched_switch's format as Linux 6.x has it, and raw records laid out
 // by hand: the text must be what the kernel's print fmt says for those values.
-#include "report/tracepoint_decoder.h"
+#include "tracing/tracepoint_decoder.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "data/tracing_data.h"
+#include "tracing/tracing_data.h"
 #include "support/fake_event_fs.h"
 
-namespace vperf::report {
+namespace vperf::tracing {
 namespace {
 
 constexpr const char* kHeaderPage =
@@ -68,7 +69,7 @@ class TracepointDecoderTest : public ::testing::Test {
     tracefs_.write("printk_formats", "");
     tracefs_.write("saved_cmdlines", "935 vperf-workload\n1 systemd\n");
     Result<std::vector<uint8_t>> data =
-        data::build_tracing_data(tracefs_.root(), {{"sched", "sched_switch"}, {"fake", "fake_call"}});
+        build_tracing_data(Tracefs::open(tracefs_.root()).value(), {{"sched", "sched_switch"}, {"fake", "fake_call"}});
     EXPECT_TRUE(data.ok()) << (data.ok() ? "" : data.error().describe());
     return data.ok() ? *data : std::vector<uint8_t>{};
   }
@@ -196,7 +197,7 @@ TEST_F(TracepointDecoderTest, AFormatThatDoesNotParseIsAWarning) {
   tracefs_.write("events/sched/sched_switch/format", sched_switch_format());
   tracefs_.write("events/broken/broken/format", "this is no format\n");
   Result<std::vector<uint8_t>> data =
-      data::build_tracing_data(tracefs_.root(), {{"sched", "sched_switch"}, {"broken", "broken"}});
+      build_tracing_data(Tracefs::open(tracefs_.root()).value(), {{"sched", "sched_switch"}, {"broken", "broken"}});
   ASSERT_TRUE(data.ok());
   Result<TracepointDecoder> decoder = TracepointDecoder::parse(*data);
   ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
@@ -216,7 +217,7 @@ TEST_F(TracepointDecoderTest, ShortPrintkFormatsAreLeftOut) {
   tracefs_.write("printk_formats",
                  "0xffffffff81000000 : \"\"\n0xffffffff81000010 : \"a\"\n0xffffffff81000020 :\n"
                  "0xffffffff81000030 : \"ab\n0xffffffff81000040 : \"rcu stall\\n\"\n");
-  Result<std::vector<uint8_t>> data = data::build_tracing_data(tracefs_.root(), {{"sched", "sched_switch"}});
+  Result<std::vector<uint8_t>> data = build_tracing_data(Tracefs::open(tracefs_.root()).value(), {{"sched", "sched_switch"}});
   ASSERT_TRUE(data.ok());
   Result<TracepointDecoder> decoder = TracepointDecoder::parse(*data);
   ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
@@ -242,7 +243,7 @@ TEST_F(TracepointDecoderTest, PrintFmtsThatCrashLibtraceeventAreWarningsNotCrash
     bad.replace(bad.find("print fmt:"), std::string::npos, std::string("print fmt: ") + c.print_fmt + "\n");
     tracefs_.write("events/bad/bad/format", bad);
     Result<std::vector<uint8_t>> data =
-        data::build_tracing_data(tracefs_.root(), {{"sched", "sched_switch"}, {"bad", "bad"}});
+        build_tracing_data(Tracefs::open(tracefs_.root()).value(), {{"sched", "sched_switch"}, {"bad", "bad"}});
     ASSERT_TRUE(data.ok());
     Result<TracepointDecoder> decoder = TracepointDecoder::parse(*data);
     ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
@@ -253,26 +254,59 @@ TEST_F(TracepointDecoderTest, PrintFmtsThatCrashLibtraceeventAreWarningsNotCrash
   }
 }
 
+// Reads `name` of sched_switch (id 372) from `raw` through a handle resolved for this read alone.
+std::optional<uint64_t> read_field(const TracepointDecoder& decoder, std::span<const uint8_t> raw, std::string_view name) {
+  std::optional<TracepointField> field = decoder.numeric_field(372, name);
+  return field ? field->read(raw) : std::nullopt;
+}
+
 TEST_F(TracepointDecoderTest, ReadsNumericFieldValues) {
   Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data());
   ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
   std::vector<uint8_t> raw = sched_switch_raw("vperf-workload", 935, 120, 0x100, "swapper/1", 0, 98);
-  EXPECT_EQ(decoder->field_value(372, raw, "prev_pid"), 935u);
-  EXPECT_EQ(decoder->field_value(372, raw, "prev_state"), 0x100u);
-  EXPECT_EQ(decoder->field_value(372, raw, "next_prio"), 98u);
-  EXPECT_EQ(decoder->field_value(372, raw, "common_type"), 372u);  // common fields too
+  EXPECT_EQ(read_field(*decoder, raw, "prev_pid"), 935u);
+  EXPECT_EQ(read_field(*decoder, raw, "prev_state"), 0x100u);
+  EXPECT_EQ(read_field(*decoder, raw, "next_prio"), 98u);
+  EXPECT_EQ(read_field(*decoder, raw, "common_type"), 372u);  // common fields too
   // A signed field is sign-extended: pid_t -1 reads as (uint64_t)-1.
   std::vector<uint8_t> negative = sched_switch_raw("a", -1, -5, 0, "b", 0, 0);
-  EXPECT_EQ(static_cast<int64_t>(*decoder->field_value(372, negative, "prev_pid")), -1);
-  EXPECT_EQ(static_cast<int64_t>(*decoder->field_value(372, negative, "prev_prio")), -5);
-  // Strings, unknown fields and events, and raw data too short for the field: nothing.
-  EXPECT_EQ(decoder->field_value(372, raw, "prev_comm"), std::nullopt);
-  EXPECT_EQ(decoder->field_value(372, raw, "no_such_field"), std::nullopt);
-  EXPECT_EQ(decoder->field_value(373, raw, "prev_pid"), std::nullopt);
-  EXPECT_EQ(decoder->field_value(372, std::span<const uint8_t>(raw).first(60), "next_prio"), std::nullopt);
-  EXPECT_EQ(decoder->field_value(372, std::span<const uint8_t>(raw).first(60), "next_pid"), 0u);  // ends at 60
-  EXPECT_EQ(decoder->field_value(372, std::span<const uint8_t>(raw).first(60), "prev_state"), 0x100u);
+  EXPECT_EQ(static_cast<int64_t>(*read_field(*decoder, negative, "prev_pid")), -1);
+  EXPECT_EQ(static_cast<int64_t>(*read_field(*decoder, negative, "prev_prio")), -5);
+  // Strings, unknown fields and events have no handle; raw data too short for the field reads as nothing.
+  EXPECT_FALSE(decoder->numeric_field(372, "prev_comm").has_value());
+  EXPECT_FALSE(decoder->numeric_field(372, "no_such_field").has_value());
+  EXPECT_FALSE(decoder->numeric_field(373, "prev_pid").has_value());
+  std::span<const uint8_t> short_raw = std::span<const uint8_t>(raw).first(60);
+  EXPECT_EQ(read_field(*decoder, short_raw, "next_prio"), std::nullopt);
+  EXPECT_EQ(read_field(*decoder, short_raw, "next_pid"), 0u);  // ends at 60
+  EXPECT_EQ(read_field(*decoder, short_raw, "prev_state"), 0x100u);
+}
+
+// A handle is resolved once per event format and then read from every sample of the event: the
+// same sample twice gives the same values, other samples their own, with the handles made before.
+TEST_F(TracepointDecoderTest, HandlesResolvedOnceReadEverySampleOfTheirEvent) {
+  Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data());
+  ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
+  std::optional<TracepointField> prev_pid = decoder->numeric_field(372, "prev_pid");
+  std::optional<TracepointField> prev_state = decoder->numeric_field(372, "prev_state");
+  std::optional<TracepointField> next_prio = decoder->numeric_field(372, "next_prio");
+  ASSERT_TRUE(prev_pid && prev_state && next_prio);
+  std::vector<uint8_t> first = sched_switch_raw("vperf-workload", 935, 120, 0x100, "swapper/1", 0, 98);
+  std::vector<uint8_t> second = sched_switch_raw("swapper/1", 0, 120, 0, "kworker/1:0", 77, 100);
+  for (int pass = 0; pass < 2; ++pass) {
+    EXPECT_EQ(prev_pid->read(first), 935u) << "pass " << pass;
+    EXPECT_EQ(prev_state->read(first), 0x100u) << "pass " << pass;
+    EXPECT_EQ(next_prio->read(first), 98u) << "pass " << pass;
+  }
+  EXPECT_EQ(prev_pid->read(second), 0u);
+  EXPECT_EQ(prev_state->read(second), 0u);
+  EXPECT_EQ(next_prio->read(second), 100u);
+  // Formatting a sample in between leaves the handles as they were.
+  std::string text;
+  decoder->format(372, second, 1, text);
+  EXPECT_EQ(prev_pid->read(first), 935u);
+  EXPECT_EQ(next_prio->read(second), 100u);
 }
 
 }  // namespace
-}  // namespace vperf::report
+}  // namespace vperf::tracing

@@ -1,12 +1,12 @@
 // KvmExitAnalysis on synthetic event sequences whose counts and times are worked out by hand:
 // perf kvm stat's pairing (builtin-kvm.c) for VM exits, and the exits-to-user-space analysis.
-#include "host/kvm_exit_analysis.h"
+#include "kvm/kvm_exit_analysis.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-namespace vperf::host {
+namespace vperf::kvm {
 namespace {
 
 constexpr pid_t kVm = 4242;
@@ -253,4 +253,4 @@ TEST(KvmExitAnalysis, ParsesEventsAndSortKeys) {
 }
 
 }  // namespace
-}  // namespace vperf::host
+}  // namespace vperf::kvm

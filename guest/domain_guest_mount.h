@@ -1,15 +1,13 @@
 #pragma once
-// A libvirt domain named on vperf kvm's command line (--domain NAME [--connect URI]) where a
-// guest is meant:
+// A libvirt domain where vperf kvm means a guest (--domain NAME):
 //   kvm stat record|report|live --domain NAME   the domain's VMM pid, as -p would give it
 //   kvm --domain NAME report|script|flamegraph|annotate
 //                                               the guest kernel symbols of the domain's
 //                                               current boot, through its guest agent, for the
 //                                               samples of its VMM pid
-// Every failure is a UserError with the fix: libvirt not reachable, no such domain (vperf kvm
-// list shows them), no guest agent (the org.qemu.guest_agent.0 channel), a remote URI where
-// a pid of this host is needed, a kallsyms with hidden addresses; a URI that could run a
-// program or pick files (guest/libvirt_domain.h) is a usage error unless --allow-unsafe-uri.
+// Every failure is an Error whose hint says what to do: no such domain (vperf kvm list shows
+// them), no guest agent (the org.qemu.guest_agent.0 channel), a remote URI where a pid of this
+// host is needed, a kallsyms with hidden addresses, an unwritable TMPDIR.
 #include <sys/types.h>
 
 #include <filesystem>
@@ -17,30 +15,20 @@
 #include <string>
 #include <vector>
 
-#include "cli/command.h"
+#include "core/error.h"
 #include "guest/guest_agent.h"
 #include "guest/guest_memory.h"
 #include "guest/guest_symbol_cache.h"
 #include "guest/libvirt_domain.h"
 
-namespace vperf::cli {
-
-// `names` ("--connect", "-c,--connect") for the URI and --allow-unsafe-uri on `sub`; `when`
-// says what the URI goes with ("With --domain: ").
-void add_connect_options(CLI::App& sub, const std::string& names, std::string& uri, bool& allow_unsafe_uri,
-                         const std::string& when);
-
-// The connection to `uri`, read-only unless the caller needs the domain's monitor or agent; a
-// URI unsafe_libvirt_uri_reason refuses is a usage error unless `allow_unsafe_uri`.
-guest::LibvirtConnection connect_to_libvirt(const std::string& uri, guest::LibvirtAccess access, bool allow_unsafe_uri);
+namespace vperf::guest {
 
 // A guest's kallsyms and modules written as PROC/kallsyms and PROC/modules (--guestmount
-// layout: DIR/<VMM pid>/proc), PROC created; a failure is a UserError with `hint`.
-void write_guest_proc(const std::filesystem::path& proc, const std::string& kallsyms, const std::string& modules,
-                      const std::string& hint);
+// layout: DIR/<VMM pid>/proc), PROC created. The error names the file; its hint is the caller's.
+Result<bool> write_guest_proc(const std::filesystem::path& proc, const std::string& kallsyms, const std::string& modules);
 
 // The pid of the domain's VMM (QEMU) on this host.
-pid_t domain_vmm_pid(const guest::LibvirtConnection& connection, const std::string& domain);
+Result<pid_t> domain_vmm_pid(const LibvirtConnection& connection, const std::string& domain);
 
 // The guest symbols of one VMM in --guestmount layout, DIR/<VMM pid>/proc/{kallsyms,modules},
 // in a private temporary directory (mkdtemp under $TMPDIR) that lives as long as this object:
@@ -48,14 +36,15 @@ pid_t domain_vmm_pid(const guest::LibvirtConnection& connection, const std::stri
 class DomainGuestMount {
  public:
   // The domain's agent, VMM pid, UUID (the cache's key) and kernel memory (what checks a
-  // cached kallsyms) through libvirt, then from_agent.
-  static DomainGuestMount fetch(const std::string& domain, const std::string& uri, bool allow_unsafe_uri,
-                                const std::optional<guest::GuestSymbolCacheLocation>& cache_location);
+  // cached kallsyms) through `connection` (read-write: libvirt serves the agent and the
+  // monitor on no other), then from_agent.
+  static Result<DomainGuestMount> fetch(const LibvirtConnection& connection, const std::string& domain,
+                                        const std::optional<GuestSymbolCacheLocation>& cache_location);
   // The guest's kallsyms and modules through `agent` (from the per-boot cache when it holds
   // them and `live_kernel` agrees, guest/guest_symbol_cache.h) as the guest of `vmm_pid`;
   // `domain` names it in messages.
-  static DomainGuestMount from_agent(guest::GuestAgent& agent, pid_t vmm_pid, const std::string& domain,
-                                     const guest::GuestSymbolCache& cache, guest::MemoryView* live_kernel);
+  static Result<DomainGuestMount> from_agent(GuestAgent& agent, pid_t vmm_pid, const std::string& domain,
+                                             const GuestSymbolCache& cache, MemoryView* live_kernel);
 
   DomainGuestMount(DomainGuestMount&& other) noexcept;
   DomainGuestMount& operator=(DomainGuestMount&&) = delete;
@@ -66,7 +55,7 @@ class DomainGuestMount {
   const std::filesystem::path& directory() const { return directory_; }  // the --guestmount DIR
   pid_t vmm_pid() const { return vmm_pid_; }
   bool from_cache() const { return from_cache_; }
-  // Why the symbol cache was not used or written (guest::GuestSymbolFiles), to print as warnings.
+  // Why the symbol cache was not used or written (GuestSymbolFiles), to print as warnings.
   const std::vector<std::string>& cache_warnings() const { return cache_warnings_; }
 
  private:
@@ -78,4 +67,4 @@ class DomainGuestMount {
   std::vector<std::string> cache_warnings_;
 };
 
-}  // namespace vperf::cli
+}  // namespace vperf::guest
