@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -53,7 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (uint64_t id : declared_ids(text)) {
     (void)decoder->event_name(id);
     decoder->format(id, raw, 0, out);
-    for (const std::string& field : decoder->field_names(id)) (void)decoder->field_value(id, raw, field);
+    for (const std::string& name : decoder->field_names(id))
+      if (std::optional<vperf::tracing::TracepointField> field = decoder->numeric_field(id, name)) (void)field->read(raw);
   }
   return 0;
 }
