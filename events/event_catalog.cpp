@@ -168,7 +168,7 @@ EventCatalog::EventCatalog(std::vector<SysfsPmu> pmus, Result<TracepointCatalog>
 EventCatalog EventCatalog::load(const EventCatalogConfig& config) {
   Result<TracepointCatalog> tracepoints = Error{"no tracefs"};
   Result<std::filesystem::path> root =
-      config.tracefs_root ? Result<std::filesystem::path>(*config.tracefs_root) : find_tracefs_root();
+      config.tracefs_root ? Result<std::filesystem::path>(*config.tracefs_root) : tracing::find_tracefs_root();
   tracepoints = root ? TracepointCatalog::load(*root) : Result<TracepointCatalog>(root.error());
   std::vector<SysfsPmu> pmus = load_sysfs_pmus(config.sysfs_pmu_root);
   if (config.core_pmu_override) {

@@ -28,9 +28,13 @@
 #include "events/named_event_source.h"
 #include "events/resolved_event.h"
 #include "events/sysfs_pmu.h"
-#include "events/tracefs_events.h"
+#include "tracing/tracefs_events.h"
 
 namespace vperf::events {
+
+// The resolver's tracepoints are tracefs's (tracing/tracefs_events.h).
+using tracing::Tracepoint;
+using tracing::TracepointCatalog;
 
 struct EventCatalogConfig {
   std::filesystem::path sysfs_pmu_root = kSysfsPmuRoot;

@@ -4,7 +4,7 @@
 
 #include "core/files.h"
 #include "core/strings.h"
-#include "events/tracefs_events.h"
+#include "tracing/tracefs_events.h"
 
 namespace vperf::host {
 
@@ -76,7 +76,7 @@ KernelSettings probe_kernel_settings(const HostPaths& paths) {
   probe_kallsyms(paths.proc / "kallsyms", s);
 
   TracefsState& t = s.tracefs;
-  if (auto mounts = read_file(paths.proc / "mounts")) t.mount_point = events::tracefs_mount_in(*mounts);
+  if (auto mounts = read_file(paths.proc / "mounts")) t.mount_point = tracing::tracefs_mount_in(*mounts);
   if (t.mount_point) {
     const fs::path& m = *t.mount_point;
     std::error_code ec;

@@ -8,7 +8,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   # libraries vperf links
   libpfm4-dev libdw-dev libelf-dev libvirt-dev libboost-json1.81-dev libcli11-dev
-  libtraceevent-dev libcapstone-dev
+  libtraceevent-dev libtracefs-dev libcapstone-dev
   # tests: GoogleTest, Linux perf as the reference peer, cpuid(1) for cross-checking leaves,
   # clang with libFuzzer and the sanitizer runtimes for the fuzz targets
   googletest libgtest-dev linux-perf cpuid clang libclang-rt-14-dev

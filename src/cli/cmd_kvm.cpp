@@ -5,7 +5,8 @@
 
 #include "cli/cmd_kvm_list.h"
 #include "cli/cmd_kvm_stat.h"
-#include "cli/kvm_domain.h"
+#include "cli/libvirt_connect.h"
+#include "guest/domain_guest_mount.h"
 #include "cli/kvm_options.h"
 #include "guest/guest_symbol_cache.h"
 
@@ -34,10 +35,12 @@ void use_domain_symbols(const CLI::App& kvm, const std::shared_ptr<KvmOptions>& 
                       "give one: --domain reads them through the domain's guest agent");
   std::function<int()> reader = std::move(inv.action);
   inv.action = [options, reader, &inv] {
-    DomainGuestMount mount =
-        DomainGuestMount::fetch(options->domain, options->uri, options->allow_unsafe_uri, guest::default_guest_symbol_cache());
-    for (const std::string& warning : mount.cache_warnings()) *inv.err << "vperf: warning: " << warning << '\n';
-    options->guests.mount = mount.directory();
+    Result<guest::DomainGuestMount> mount = guest::DomainGuestMount::fetch(
+        connect_to_libvirt(options->uri, guest::LibvirtAccess::read_write, options->allow_unsafe_uri), options->domain,
+        guest::default_guest_symbol_cache());
+    if (!mount) throw user_error(mount.error());
+    for (const std::string& warning : mount->cache_warnings()) *inv.err << "vperf: warning: " << warning << '\n';
+    options->guests.mount = mount->directory();
     return reader();
   };
 }

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "cli/kvm_domain.h"
+#include "cli/libvirt_connect.h"
 #include "core/error.h"
 #include "guest/libvirt_domain.h"
 #include "output/json.h"

@@ -5,7 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "cli/kvm_domain.h"
+#include "cli/libvirt_connect.h"
+#include "guest/domain_guest_mount.h"
 #include "cli/kvm_options.h"
 #include "core/error.h"
 #include "core/files.h"
@@ -48,7 +49,9 @@ VmAccess open_vm(const MonitorRecordOptions& o) {
     const guest::LibvirtConnection connection = connect_to_libvirt(o.uri, guest::LibvirtAccess::read_write, o.allow_unsafe_uri);
     // Before the monitor or the agent is asked anything: a remote URI's VMM is another host's
     // process, and its thread ids would name unrelated processes here.
-    vm.vmm_pid = domain_vmm_pid(connection, o.domain);
+    Result<pid_t> vmm_pid = guest::domain_vmm_pid(connection, o.domain);
+    if (!vmm_pid) throw user_error(vmm_pid.error());
+    vm.vmm_pid = *vmm_pid;
     Result<std::string> uuid = connection.uuid(o.domain);
     if (!uuid) throw UserError(uuid.error().message, "vperf kvm list -c " + o.uri + " shows the domains");
     vm.guest_identity = guest::libvirt_guest_identity(*uuid);
@@ -226,7 +229,9 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   // Only now, with everything checked, the previous recording's kept symbols make way.
   std::error_code ec;
   fs::remove_all(mount, ec);
-  if (symbols) write_guest_proc(proc, symbols->kallsyms, symbols->modules, "check the directory of -o");
+  if (symbols)
+    if (Result<bool> written = guest::write_guest_proc(proc, symbols->kallsyms, symbols->modules); !written)
+      throw UserError(written.error().describe(), "check the directory of -o");
 
   session::MonitorTarget target{vm.monitor.get(), *vcpus, *vmm, stacks ? &*stacks : nullptr, stack_methods(o, stacks),
                                 symbols ? std::optional<fs::path>(proc) : std::nullopt};

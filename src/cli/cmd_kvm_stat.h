@@ -1,6 +1,6 @@
 #pragma once
 // vperf kvm stat record|report|live: VM-exit analysis from the kvm tracepoints, as perf kvm stat
-// (see host/kvm_exit_analysis.h for the analysis, docs/kvm-stat.md for the guide).
+// (see kvm/kvm_exit_analysis.h for the analysis, docs/kvm-stat.md for the guide).
 //
 //   record [-o perf.data.guest] [-p PID | --domain NAME] [-q] [--] [COMMAND]
 //          system-wide without a target; with a target and a COMMAND, the target while
@@ -10,7 +10,7 @@
 //   live   [-d SECONDS] [-p PID | --domain NAME] [--event ...] [--vcpu N] [-k ...]
 //
 // --domain NAME [--connect URI] is -p with the pid of that libvirt domain's VMM (QEMU) on this
-// host now (cli/kvm_domain.h); giving both is a usage error.
+// host now (guest/domain_guest_mount.h); giving both is a usage error.
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>

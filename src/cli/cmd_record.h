@@ -23,6 +23,7 @@
 //   [ vperf record: Woken up 1 times to write data ]
 //   [ vperf record: Captured and wrote 0.015 MB perf.data (280 samples) ]
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -45,6 +46,9 @@ struct RecordOptions {
   std::string pids;             // -p
   std::string tids;             // -t
   std::string filter;           // --filter, for the tracepoint given just before (perf applies it to the last -e)
+  // Kernel filters by tracepoint name ("syscalls:sys_enter_ioctl" -> "cmd == 0xae80"), wherever
+  // the tracepoint is in `events`: what a command that chooses its events filters them by.
+  std::map<std::string, std::string> tracepoint_filters;
   std::string output = "perf.data";
   unsigned mmap_pages = 128;    // -m, a power of two
   bool no_inherit = false;

@@ -16,7 +16,8 @@
 #include "report/sample_replay.h"
 #include "report/script_fields.h"
 #include "report/script_line.h"
-#include "report/tracepoint_decoder.h"
+#include "report/trace_symbols.h"
+#include "tracing/recorded_tracing_data.h"
 #include "symbols/machines.h"
 #include "unwind/dwarf_unwinder.h"
 
@@ -30,7 +31,7 @@ constexpr size_t kOutputBlock = 1 << 18;
 
 // perf's name for an event the file does not name: the builtin name of a hardware, software
 // or cache event, "system:event" for a tracepoint.
-std::string fallback_event_name(const perf_event_attr& attr, const report::TracepointDecoder* decoder) {
+std::string fallback_event_name(const perf_event_attr& attr, const tracing::TracepointDecoder* decoder) {
   if (attr.type == PERF_TYPE_TRACEPOINT && decoder) {
     if (std::optional<std::string> name = decoder->event_name(attr.config)) return *name;
   }
@@ -49,7 +50,11 @@ std::string fallback_event_name(const perf_event_attr& attr, const report::Trace
 class ScriptRun {
  public:
   ScriptRun(const ScriptOptions& options, std::ostream& out, std::ostream& err, unwind::UserStackUnwinder* unwinder)
-      : options_(options), out_(out), err_(err), unwinder_(unwinder) {}
+      : options_(options),
+        out_(out),
+        err_(err),
+        unwinder_(unwinder),
+        tracing_([&err](const std::string& warning) { err << "vperf: warning: " << warning << '\n'; }) {}
 
   int run() {
     report::ScriptFieldSelection selection;
@@ -62,7 +67,7 @@ class ScriptRun {
     }
 
     data::PerfDataReader reader = open_perf_data(options_.input, "vperf record -- COMMAND");
-    load_file_tracing_data(reader);
+    tracing_.load_file(reader);
 
     std::vector<report::ScriptEvent> events;
     for (const data::EventAttrEntry& entry : reader.attrs()) events.push_back({&entry.attr, entry.name});
@@ -83,17 +88,9 @@ class ScriptRun {
                                                                 .unwinder = unwinder_,
                                                                 .inline_frames = options_.inline_frames});
     replay.set_record_observer([&](const data::RecordView& view) {
-      if (const auto* tracing = std::get_if<data::TracingDataRecord>(&view.record.body)) load_tracing_data(tracing->data);
+      if (tracing_.load_record(view.record)) names_.clear();  // tracepoint names may come from it
     });
-    symbols::Machine& host = machines.host();
-    kernel_resolver_ = [&host](uint64_t address) -> std::optional<report::KernelSymbol> {
-      symbols::ResolvedAddress at = host.resolve(-1, -1, PERF_RECORD_MISC_KERNEL, address);
-      if (!at.symbol) return std::nullopt;
-      report::KernelSymbol symbol{std::string(at.symbol_name()), address - at.symbol_offset, {}};
-      if (at.dso() && at.dso()->kind() == symbols::DsoKind::Module) symbol.module = at.dso()->name();
-      return symbol;
-    };
-    if (decoder_) decoder_->set_kernel_symbol_resolver(kernel_resolver_);
+    tracing_.set_kernel_symbol_resolver(report::host_kernel_symbols(machines.host()));
 
     buffer_.reserve(kOutputBlock + 4096);
     Result<data::ReadStats> stats = replay.run(reader, [&](const report::ResolvedSample& sample) {
@@ -112,8 +109,8 @@ class ScriptRun {
     } else {
       for (const std::string& warning : reader.warnings()) err_ << "vperf: warning: " << warning << '\n';
     }
-    if (decoder_)
-      for (const std::string& warning : decoder_->warnings()) err_ << "vperf: warning: " << warning << '\n';
+    if (const tracing::TracepointDecoder* decoder = tracing_.decoder())
+      for (const std::string& warning : decoder->warnings()) err_ << "vperf: warning: " << warning << '\n';
     if (tracepoints_without_formats_)
       err_ << "vperf: warning: " << tracepoints_without_formats_
            << " tracepoint samples printed without their fields: the file has no usable tracing data\n";
@@ -121,36 +118,19 @@ class ScriptRun {
   }
 
  private:
-  void load_file_tracing_data(const data::PerfDataReader& reader) {
-    for (const data::RawFeature& feature : reader.features().other)
-      if (feature.feature == data::kFeatTracingData) load_tracing_data(feature.bytes);
-  }
-
-  void load_tracing_data(std::span<const uint8_t> bytes) {
-    Result<report::TracepointDecoder> decoder = report::TracepointDecoder::parse(bytes);
-    if (!decoder) {
-      err_ << "vperf: warning: tracing data ignored: " << decoder.error().describe() << '\n';
-      return;
-    }
-    decoder_.emplace(std::move(decoder).value());
-    if (kernel_resolver_) decoder_->set_kernel_symbol_resolver(kernel_resolver_);
-    names_.clear();  // tracepoint names may come from it
-  }
-
   // Names and their width, computed at the first sample as perf does (in pipe mode the
   // tracepoints are only named once the tracing data has arrived).
-  const std::string& event_name(const data::PerfDataReader& reader, const data::EventAttrEntry& entry) {
+  const std::string& event_name(const data::PerfDataReader& reader, size_t index) {
     const std::vector<data::EventAttrEntry>& attrs = reader.attrs();
     if (names_.size() != attrs.size()) {
       names_.clear();
       width_ = 0;
       for (const data::EventAttrEntry& e : attrs) {
-        names_.push_back(e.name.empty() ? fallback_event_name(e.attr, decoder_ ? &*decoder_ : nullptr) : e.name);
+        names_.push_back(e.name.empty() ? fallback_event_name(e.attr, tracing_.decoder()) : e.name);
         width_ = std::max(width_, static_cast<int>(names_.back().size()));
       }
       line_options_.event_name_width = width_;
     }
-    size_t index = static_cast<size_t>(&entry - attrs.data());
     return index < names_.size() ? names_[index] : unknown_;
   }
 
@@ -159,11 +139,12 @@ class ScriptRun {
     if (!entry) return;
     report::ScriptFieldSet fields = layout_.fields_for(entry->attr.type);
     if (fields == 0) return;
-    const std::string& name = event_name(reader, *entry);
+    const std::string& name = event_name(reader, sample.event);
+    const tracing::TracepointDecoder* decoder = tracing_.decoder();
     if (entry->attr.type == PERF_TYPE_TRACEPOINT && (fields & report::kFieldTrace) &&
-        (!decoder_ || !decoder_->has_event(entry->attr.config)))
+        (!decoder || !decoder->has_event(entry->attr.config)))
       ++tracepoints_without_formats_;
-    report::append_script_sample(buffer_, sample, fields, name, line_options_, decoder_ ? &*decoder_ : nullptr);
+    report::append_script_sample(buffer_, sample, fields, name, line_options_, decoder);
     if (buffer_.size() >= kOutputBlock) flush();
   }
 
@@ -178,8 +159,7 @@ class ScriptRun {
   unwind::UserStackUnwinder* unwinder_;
   report::ScriptFieldLayout layout_;
   report::ScriptLineOptions line_options_;
-  std::optional<report::TracepointDecoder> decoder_;
-  report::KernelSymbolResolver kernel_resolver_;
+  tracing::RecordedTracingData tracing_;
   std::vector<std::string> names_;
   int width_ = 0;
   std::string unknown_ = "[unknown]";

@@ -9,7 +9,7 @@
 //                                    (guest/guest_symbols.h)
 //   --domain NAME [--connect URI]    report, script, flamegraph, annotate: the guest symbols of
 //                                    a libvirt domain, fetched through its guest agent when the
-//                                    command runs (cli/kvm_domain.h) and given to it as a
+//                                    command runs (guest/domain_guest_mount.h) and given to it as a
 //                                    --guestmount of that domain's VMM pid
 #include <filesystem>
 #include <string>

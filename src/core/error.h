@@ -14,6 +14,9 @@ namespace vperf {
 struct Error {
   std::string message;
   int errno_value = 0;  // 0 when the failure did not come from a syscall
+  // What to do about it, when the code that failed knows (a library deep down knows that a
+  // libvirt domain needs a guest agent; the command's UserError shows it). Often empty.
+  std::string hint = {};
 
   static Error from_errno(std::string what, int err = errno) { return Error{std::move(what), err}; }
   // "open /dev/cpu/0/msr: No such file or directory"
@@ -56,6 +59,9 @@ class UserError : public std::runtime_error {
   std::string hint_;
   int exit_code_;
 };
+
+// The UserError that ends the command with `error`: its description and its hint.
+inline UserError user_error(const Error& error) { return UserError(error.describe(), error.hint); }
 
 // A usage error: bad arguments, unknown event names, malformed input strings.
 inline UserError usage_error(std::string what, std::string hint) {

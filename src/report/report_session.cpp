@@ -8,8 +8,8 @@
 #include <variant>
 
 #include "data/perf_data_format.h"
-#include "report/report_chain_frames.h"
-#include "report/tracepoint_decoder.h"
+#include "report/trace_symbols.h"
+#include "tracing/recorded_tracing_data.h"
 
 namespace vperf::report {
 
@@ -56,44 +56,33 @@ std::string fallback_event_name(const perf_event_attr& attr) {
 }
 
 // Tracepoint samples' "Trace output", from the file's tracing data (a feature section, or a
-// record in a pipe).
+// record in a pipe), with the print fmts' kernel addresses resolved through the host machine.
 class TraceText {
  public:
-  explicit TraceText(symbols::Machines& machines) : machines_(machines) {}
-
-  void load(std::span<const uint8_t> tracing_data, std::vector<std::string>& warnings) {
-    Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data);
-    if (!decoder) {
-      warnings.push_back("tracing data ignored: " + decoder.error().describe());
-      return;
-    }
-    decoder_.emplace(std::move(decoder).value());
-    symbols::Machine& host = machines_.host();
-    decoder_->set_kernel_symbol_resolver([&host](uint64_t address) -> std::optional<KernelSymbol> {
-      symbols::ResolvedAddress at = host.resolve(-1, -1, PERF_RECORD_MISC_KERNEL, address);
-      if (!at.symbol) return std::nullopt;
-      KernelSymbol symbol{std::string(at.symbol_name()), address - at.symbol_offset, {}};
-      if (at.dso() && at.dso()->kind() == symbols::DsoKind::Module) symbol.module = at.dso()->name();
-      return symbol;
-    });
+  TraceText(symbols::Machines& machines, std::vector<std::string>& warnings)
+      : tracing_([&warnings](const std::string& warning) { warnings.push_back(warning); }) {
+    tracing_.set_kernel_symbol_resolver(host_kernel_symbols(machines.host()));
   }
 
+  tracing::RecordedTracingData& tracing() { return tracing_; }
+
   std::optional<std::string> event_name(const perf_event_attr& attr) const {
-    if (!decoder_ || attr.type != PERF_TYPE_TRACEPOINT) return std::nullopt;
-    return decoder_->event_name(attr.config);
+    const tracing::TracepointDecoder* decoder = tracing_.decoder();
+    if (!decoder || attr.type != PERF_TYPE_TRACEPOINT) return std::nullopt;
+    return decoder->event_name(attr.config);
   }
 
   uint32_t intern(const ResolvedSample& sample, Interner& traces) {
+    const tracing::TracepointDecoder* decoder = tracing_.decoder();
     const data::EventAttrEntry* attr = sample.view.attr;
-    if (!decoder_ || !attr || attr->attr.type != PERF_TYPE_TRACEPOINT) return 0;
+    if (!decoder || !attr || attr->attr.type != PERF_TYPE_TRACEPOINT) return 0;
     buffer_.clear();
-    decoder_->format(attr->attr.config, sample.sample.raw, sample.cpu, buffer_);
+    decoder->format(attr->attr.config, sample.sample.raw, sample.cpu, buffer_);
     return traces.intern(buffer_);
   }
 
  private:
-  symbols::Machines& machines_;
-  std::optional<TracepointDecoder> decoder_;
+  tracing::RecordedTracingData tracing_;
   std::string buffer_;
 };
 
@@ -109,8 +98,7 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
     attrs.push_back(attr.attr);
     user_stacks |= (attr.attr.sample_type & PERF_SAMPLE_STACK_USER) != 0;
   }
-  // The unwinder matters only for --call-graph dwarf recordings; elsewhere the cached
-  // resolution of recorded chains (ChainFrames) is the fast path, whatever the caller passed.
+  // The unwinder matters only for --call-graph dwarf recordings.
   if (!user_stacks) unwinder = nullptr;
   report.layout = resolve_layout(options, attrs, reader.is_pipe());
   HistSettings settings;
@@ -119,51 +107,34 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
   settings.callchains = report.layout.call_graph;
   settings.order = report.layout.order;
   settings.filters = options.filters;
-  report.hists = std::make_unique<HistBuilder>(std::move(settings));
+  report.profile = std::make_unique<Profile>();
+  report.hists = std::make_unique<HistBuilder>(std::move(settings), *report.profile);
 
   bool by_trace = false;
   for (SortKey key : report.layout.sort_keys) by_trace |= key == SortKey::Trace;
   std::vector<std::string> trace_warnings;
-  TraceText trace_text(machines);
-  if (by_trace)
-    for (const data::RawFeature& feature : reader.features().other)
-      if (feature.feature == data::kFeatTracingData) trace_text.load(feature.bytes, trace_warnings);
+  TraceText trace_text(machines, trace_warnings);
+  if (by_trace) trace_text.tracing().load_file(reader);
 
-  // Chains are needed for the Children column as well as for the graphs. Recorded chains are
-  // resolved (and remembered) by ChainFrames; SampleReplay resolves them only when an unwinder
-  // adds user frames.
+  // Chains are needed for the Children column as well as for the graphs.
   bool chains = report.layout.children || report.layout.call_graph;
-  SampleReplay replay(machines, ReplayOptions{.ordered = true,
-                                              .resolve_chain = chains && unwinder,
-                                              .unwinder = unwinder,
-                                              .inline_frames = options.inline_frames});
-  ChainFrames chain_frames(machines, report.hists->frames());
+  SampleReplay replay(machines, *report.profile,
+                      ReplayOptions{.ordered = true,
+                                    .resolve_chain = chains,
+                                    .unwinder = unwinder,
+                                    .inline_frames = options.inline_frames});
   replay.set_record_observer([&](const data::RecordView& view) {
-    switch (view.record.type) {
-      case PERF_RECORD_MMAP:
-      case PERF_RECORD_MMAP2:
-      case PERF_RECORD_COMM:
-      case PERF_RECORD_FORK:
-      case PERF_RECORD_EXIT:
-        chain_frames.forget();
-        break;
-      default:
-        break;
-    }
     if (const auto* lost = std::get_if<data::LostSamplesRecord>(&view.record.body)) report.lost_samples += lost->lost;
     else if (const auto* dropped = std::get_if<data::LostRecord>(&view.record.body)) report.lost_events += dropped->lost;
-    else if (const auto* tracing = std::get_if<data::TracingDataRecord>(&view.record.body); tracing && by_trace)
-      trace_text.load(tracing->data, trace_warnings);
+    else if (by_trace)
+      trace_text.tracing().load_record(view.record);
   });
-  Result<data::ReadStats> stats = replay.run(reader, [&](const ResolvedSample& sample) {
-    const std::vector<data::EventAttrEntry>& now = reader.attrs();
-    size_t event = 0;
-    if (sample.view.attr && !now.empty() && sample.view.attr >= now.data() && sample.view.attr < now.data() + now.size())
-      event = static_cast<size_t>(sample.view.attr - now.data());
+  PerfDataSource source(reader);
+  Result<data::ReadStats> stats = replay.run(source, [&](const ResolvedSample& sample) {
+    // A sample without an event (an input without attrs) counts as the first event's, as perf.
+    size_t event = sample.event == data::kNoAttrIndex ? 0 : sample.event;
     uint32_t trace = by_trace ? trace_text.intern(sample, report.hists->traces()) : 0;
-    std::span<const uint32_t> chain;
-    if (chains) chain = unwinder ? chain_frames.from_resolved(sample) : chain_frames.from_callchain(sample);
-    report.hists->add(event, sample, chain, trace);
+    report.hists->add(event, sample, trace);
     return true;
   });
   if (!stats) return stats.error();

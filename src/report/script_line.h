@@ -23,7 +23,7 @@
 
 #include "report/sample_replay.h"
 #include "report/script_fields.h"
-#include "report/tracepoint_decoder.h"
+#include "tracing/tracepoint_decoder.h"
 
 namespace vperf::report {
 
@@ -41,7 +41,7 @@ struct ScriptLineOptions {
 // Appends `sample`'s text to `out`. `decoder` may be nullptr (no trace text then).
 void append_script_sample(std::string& out, const ResolvedSample& sample, ScriptFieldSet fields,
                           std::string_view event_name, const ScriptLineOptions& options,
-                          const TracepointDecoder* decoder);
+                          const tracing::TracepointDecoder* decoder);
 
 // "16430.309497": seconds and microseconds of a perf timestamp, as perf's
 // timestamp__scnprintf_usec.

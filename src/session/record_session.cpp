@@ -3,6 +3,7 @@
 #include <linux/perf_event.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -14,8 +15,8 @@
 #include "data/perf_data_reader.h"
 #include "data/perf_data_writer.h"
 #include "data/synthesize.h"
-#include "data/tracing_data.h"
-#include "events/tracefs_events.h"
+#include "tracing/tracefs_events.h"
+#include "tracing/tracing_data.h"
 #include "perf/permission_fallback.h"
 #include "perf/sampling_session.h"
 #include "perf/stop_signals.h"
@@ -105,15 +106,14 @@ std::optional<RecordedBuildIds> read_back_build_ids(const std::string& path, std
 
 // The tracepoint formats perf stores beside tracepoint samples; nullopt without tracepoints.
 std::optional<std::vector<uint8_t>> tracepoint_formats(const std::vector<events::ResolvedEvent>& chosen) {
-  std::vector<data::TracepointName> tracepoints;
+  std::vector<tracing::TracepointName> tracepoints;
   for (const events::ResolvedEvent& e : chosen)
     if (e.type == PERF_TYPE_TRACEPOINT) {
       size_t colon = e.name.find(':');
       tracepoints.push_back({e.name.substr(0, colon), e.name.substr(colon + 1)});
     }
   if (tracepoints.empty()) return std::nullopt;
-  Result<std::filesystem::path> root = events::find_tracefs_root();
-  Result<std::vector<uint8_t>> bytes = root ? data::build_tracing_data(*root, tracepoints) : Result<std::vector<uint8_t>>(root.error());
+  Result<std::vector<uint8_t>> bytes = tracing::build_local_tracing_data(tracepoints);
   if (!bytes) throw UserError("cannot save the tracepoint formats: " + bytes.error().describe(), "mount tracefs at /sys/kernel/tracing");
   return std::move(bytes).value();
 }
@@ -129,6 +129,7 @@ class RecordSession {
   void prepare_workload();
   void open_events();
   void apply_filter();
+  void set_filter(size_t index, const std::string& filter);
   void create_writer();
   void write_header_records();
   void sample();
@@ -209,15 +210,29 @@ void RecordSession::open_events() {
 }
 
 void RecordSession::apply_filter() {
-  if (r_.filter.empty()) return;
-  // perf applies --filter to the event named just before it; vperf's single --filter goes to
-  // the last event, which must be a tracepoint.
-  size_t last = chosen_.size() - 1;
-  if (chosen_[last].type != PERF_TYPE_TRACEPOINT)
-    throw usage_error("--filter applies to a tracepoint, and " + session_->events()[last].name + " is not one",
-                      "e.g. -e sched:sched_switch --filter 'prev_pid == 0'");
-  if (Result<bool> ok = session_->set_filter(last, r_.filter); !ok)
-    throw usage_error("the kernel refused the filter '" + r_.filter + "': " + ok.error().describe(),
+  if (!r_.filter.empty()) {
+    // perf applies --filter to the event named just before it; vperf's single --filter goes to
+    // the last event, which must be a tracepoint.
+    size_t last = chosen_.size() - 1;
+    if (chosen_[last].type != PERF_TYPE_TRACEPOINT)
+      throw usage_error("--filter applies to a tracepoint, and " + session_->events()[last].name + " is not one",
+                        "e.g. -e sched:sched_switch --filter 'prev_pid == 0'");
+    set_filter(last, r_.filter);
+  }
+  for (const auto& [name, filter] : r_.tracepoint_filters) {
+    auto named = [&](const events::ResolvedEvent& e) { return e.type == PERF_TYPE_TRACEPOINT && e.name == name; };
+    auto found = std::find_if(chosen_.begin(), chosen_.end(), named);
+    if (found == chosen_.end())
+      throw usage_error("a filter names the tracepoint " + name + ", which is not recorded", "record " + name + " too");
+    set_filter(static_cast<size_t>(found - chosen_.begin()), filter);
+  }
+}
+
+// A kernel filter on every counter of event `index`; the kernel's refusal is a usage error
+// naming the filter.
+void RecordSession::set_filter(size_t index, const std::string& filter) {
+  if (Result<bool> ok = session_->set_filter(index, filter); !ok)
+    throw usage_error("the kernel refused the filter '" + filter + "': " + ok.error().describe(),
                       "see the event's fields in /sys/kernel/tracing/events/<subsystem>/<event>/format");
 }
 
@@ -244,7 +259,7 @@ void RecordSession::create_writer() {
 
 void RecordSession::write_header_records() {
   tracing_ = tracepoint_formats(chosen_);
-  if (tracing_ && to_pipe_) sink_->write_all({data::tracing_data_record(*tracing_)});
+  if (tracing_ && to_pipe_) sink_->write_all({tracing::tracing_data_record(*tracing_)});
   const data::SampleFormat format = data::SampleFormat::from_attr(session_->events().front().attr);
   if (Result<std::vector<data::RecordBytes>> kernel_maps = data::synthesize_kernel_maps(format); kernel_maps)
     sink_->write_all(*kernel_maps);

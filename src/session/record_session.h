@@ -17,6 +17,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <map>
 #include <vector>
 
 #include "events/record_attr.h"
@@ -37,6 +38,9 @@ struct RecordRequest {
   std::vector<pid_t> threads;  // -p/-t: the threads to sample
   std::vector<pid_t> existing; // -p/-t: processes whose COMM and MMAP2 are synthesized (-a: every process)
   std::string filter;          // for the last event, which must be a tracepoint
+  // Filters for tracepoints named by their name, wherever they sit among the events (kvm stat's
+  // KVM_RUN filter on syscalls:sys_enter_ioctl).
+  std::map<std::string, std::string> tracepoint_filters;
   std::string output = "perf.data";  // "-": perf.data in pipe mode on `pipe_fd`
   int pipe_fd = 1;                   // standard output, or a pipe read in this process (kvm stat live)
   unsigned mmap_pages = 128;

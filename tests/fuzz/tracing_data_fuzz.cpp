@@ -7,13 +7,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/strings.h"
-#include "report/tracepoint_decoder.h"
+#include "tracing/tracepoint_decoder.h"
 
 // libtraceevent's tep_parse_event loses a few bytes on some malformed formats (on its error
 // path; nothing comes back to free). vperf parses each format once per file, so that leak is
@@ -36,7 +37,7 @@ std::vector<uint64_t> declared_ids(std::string_view text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using vperf::report::TracepointDecoder;
+  using vperf::tracing::TracepointDecoder;
   if (size < 2) return 0;
   size_t raw_size = std::min<size_t>(data[0] | (data[1] << 8), size - 2);
   // A buffer of its own, so that a read past the raw data is an ASan report.
@@ -44,16 +45,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::span<const uint8_t> tracing(data + 2 + raw_size, size - 2 - raw_size);
   vperf::Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing);
   if (!decoder) return 0;
-  decoder->set_kernel_symbol_resolver([](uint64_t address) -> std::optional<vperf::report::KernelSymbol> {
+  decoder->set_kernel_symbol_resolver([](uint64_t address) -> std::optional<vperf::tracing::KernelSymbol> {
     if (address & 1) return std::nullopt;
-    return vperf::report::KernelSymbol{"fuzz_symbol", address & ~uint64_t{0xff}, address & 2 ? "[fuzz]" : ""};
+    return vperf::tracing::KernelSymbol{"fuzz_symbol", address & ~uint64_t{0xff}, address & 2 ? "[fuzz]" : ""};
   });
   std::string_view text(reinterpret_cast<const char*>(tracing.data()), tracing.size());
   std::string out;
   for (uint64_t id : declared_ids(text)) {
     (void)decoder->event_name(id);
     decoder->format(id, raw, 0, out);
-    for (const std::string& field : decoder->field_names(id)) (void)decoder->field_value(id, raw, field);
+    for (const std::string& name : decoder->field_names(id))
+      if (std::optional<vperf::tracing::TracepointField> field = decoder->numeric_field(id, name)) (void)field->read(raw);
   }
   return 0;
 }

@@ -100,8 +100,9 @@ class DwarfUnwind : public ::testing::Test {
     report::SampleReplay replay(machines, report::ReplayOptions{.unwinder = &unwinder});
     Result<data::ReadStats> stats = replay.run(reader.value(), [&](const report::ResolvedSample& s) {
       UserFrames& frames = out[{s.tid, s.time}];
-      for (const report::ChainFrame& f : s.chain) {
-        if (f.cpumode != PERF_RECORD_MISC_USER || !f.inlined_name.empty()) continue;
+      for (uint32_t id : s.frames()) {
+        const report::ProfileFrame& f = s.profile->frame(id);
+        if (f.cpumode != PERF_RECORD_MISC_USER || f.inline_depth != 0) continue;
         frames.push_back(f.at.symbol ? std::string(f.at.symbol_name()) : "[unknown]");
       }
       return true;
@@ -181,8 +182,8 @@ class DwarfUnwind : public ::testing::Test {
 
     // perf's libunwind reads a file's .eh_frame_hdr through the process's maps, so perf script
     // unwinds only recordings that have the read-only (non-code) maps of each file too: perf
-    // record --call-graph dwarf turns on attr.mmap_data for that.
-    VPERF_REQUIRE(records_data_maps(data), "a recording with data maps (attr.mmap_data) for perf script to unwind it");
+    // record --call-graph dwarf turns on attr.mmap_data for that, and so must vperf record.
+    ASSERT_TRUE(records_data_maps(data)) << "a --call-graph dwarf recording without data maps (attr.mmap_data)";
     std::map<SampleKey, UserFrames> theirs = perf_script_frames(data);
     std::map<SampleKey, UserFrames> ours = vperf_frames(data, unwinder);
     ASSERT_GT(theirs.size(), 300u);

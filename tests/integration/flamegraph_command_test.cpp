@@ -81,13 +81,9 @@ size_t expect_reference_boxes_in(const std::string& reference_svg, const std::st
 class FlamegraphCommand : public ::testing::Test {
  protected:
   std::string file(const std::string& name) const { return (scratch_.root() / name).string(); }
-  static std::string flamegraph_dir() {
-    const char* d = std::getenv("FLAMEGRAPH_DIR");
-    return d ? d : "";
-  }
   std::string stackcollapse(const std::string& data) const {
     test::ProgramResult r = test::run_program(
-        {"sh", "-c", "perf script -i " + data + " 2>/dev/null | " + flamegraph_dir() + "/stackcollapse-perf.pl --kernel"});
+        {"sh", "-c", "perf script -i " + data + " 2>/dev/null | " + test::flamegraph_dir() + "/stackcollapse-perf.pl --kernel"});
     return r.out;
   }
   std::string folded(const std::string& data) const {
@@ -100,7 +96,7 @@ class FlamegraphCommand : public ::testing::Test {
 };
 
 TEST_F(FlamegraphCommand, FoldsVperfsRecordingExactlyAsStackcollapsePerf) {
-  VPERF_REQUIRE(!flamegraph_dir().empty(), "set FLAMEGRAPH_DIR to a FlameGraph checkout (fetch github:brendangregg/FlameGraph)");
+  VPERF_REQUIRE(!test::flamegraph_dir().empty(), "the FlameGraph scripts (../shared/tools/FlameGraph, or FLAMEGRAPH_DIR)");
   VPERF_REQUIRE(!test::find_program("perf").empty(), "needs perf script");
   std::string data = file("vperf.data");
   ASSERT_EQ(test::run_vperf({"record", "-q", "-g", "-e", "cpu-clock", "-o", data, "--", VPERF_WORKLOAD, "spin", "300"}).exit_code, 0);
@@ -110,7 +106,7 @@ TEST_F(FlamegraphCommand, FoldsVperfsRecordingExactlyAsStackcollapsePerf) {
 }
 
 TEST_F(FlamegraphCommand, FoldsPerfsRecordingExactlyAsStackcollapsePerf) {
-  VPERF_REQUIRE(!flamegraph_dir().empty(), "set FLAMEGRAPH_DIR to a FlameGraph checkout (fetch github:brendangregg/FlameGraph)");
+  VPERF_REQUIRE(!test::flamegraph_dir().empty(), "the FlameGraph scripts (../shared/tools/FlameGraph, or FLAMEGRAPH_DIR)");
   VPERF_REQUIRE(!test::find_program("perf").empty(), "needs perf record");
   std::string data = file("perf.data");
   ASSERT_EQ(test::run_program({"perf", "record", "-q", "-g", "-e", "cpu-clock", "-o", data, "--", VPERF_WORKLOAD, "spin", "300"}).exit_code, 0);
@@ -153,7 +149,7 @@ TEST_F(FlamegraphCommand, SvgParsesAndShowsTheDesignedProfile) {
 // Diffing a recording against itself has no stacks on one side only, so there the graphs must
 // be box for box the same.
 TEST_F(FlamegraphCommand, DiffIsDifffoldedPlAndFlamegraphPl) {
-  VPERF_REQUIRE(!flamegraph_dir().empty(), "set FLAMEGRAPH_DIR to a FlameGraph checkout (fetch github:brendangregg/FlameGraph)");
+  VPERF_REQUIRE(!test::flamegraph_dir().empty(), "the FlameGraph scripts (../shared/tools/FlameGraph, or FLAMEGRAPH_DIR)");
   VPERF_REQUIRE(!test::find_program("perf").empty(), "needs perf script");
   std::string before = file("before.data"), after = file("after.data");
   ASSERT_EQ(test::run_vperf({"record", "-q", "-g", "-e", "cpu-clock", "-F", "2000", "-o", before, "--", VPERF_WORKLOAD,
@@ -165,13 +161,13 @@ TEST_F(FlamegraphCommand, DiffIsDifffoldedPlAndFlamegraphPl) {
   std::ofstream(before_folded) << stackcollapse(before);
   std::ofstream(after_folded) << stackcollapse(after);
   auto difffolded = [&](const std::string& a, const std::string& b) {
-    test::ProgramResult r = test::run_program({"perl", flamegraph_dir() + "/difffolded.pl", a, b});
+    test::ProgramResult r = test::run_program({"perl", test::flamegraph_dir() + "/difffolded.pl", a, b});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::ofstream(file("diff.folded")) << r.out;
     return r.out;
   };
   auto flamegraph_pl = [&](const std::vector<std::string>& options) {
-    std::vector<std::string> argv = {"perl", flamegraph_dir() + "/flamegraph.pl"};
+    std::vector<std::string> argv = {"perl", test::flamegraph_dir() + "/flamegraph.pl"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(file("diff.folded"));
     test::ProgramResult r = test::run_program(argv);

@@ -1,6 +1,6 @@
 // vperf's flame graphs against the reference, Brendan Gregg's FlameGraph scripts, and in a real
 // browser:
-//  - with $FLAMEGRAPH_DIR (a checkout of github.com/brendangregg/FlameGraph), the same folded
+//  - with the FlameGraph scripts (the pinned ../shared/tools/FlameGraph, or $FLAMEGRAPH_DIR), the same folded
 //    stacks go through flamegraph.pl (and difffolded.pl) and through vperf's SVG writer; both
 //    SVGs are parsed and every box must agree: the same names and counts (the hover titles,
 //    percentages and deltas included), x and width within 0.1 px, and the same fill colour;
@@ -57,14 +57,9 @@ class TempDir {
   fs::path path_;
 };
 
-std::string flamegraph_dir() {
-  const char* dir = std::getenv("FLAMEGRAPH_DIR");
-  return dir && fs::exists(fs::path(dir) / "flamegraph.pl") ? dir : "";
-}
-
 #define REQUIRE_FLAMEGRAPH_DIR()                                                                    \
-  VPERF_REQUIRE(!flamegraph_dir().empty() && !test::find_program("perl").empty(),                   \
-                "FLAMEGRAPH_DIR set to a checkout of github.com/brendangregg/FlameGraph, and perl")
+  VPERF_REQUIRE(!test::flamegraph_dir().empty() && !test::find_program("perl").empty(),                   \
+                "the FlameGraph scripts (../shared/tools/FlameGraph, or FLAMEGRAPH_DIR), and perl")
 
 // Folded stacks from a fixed pseudo-random tree: shared prefixes, wide and narrow boxes, and the
 // names that break naive writers (C++ templates, XML specials, "[unknown]", a name that another
@@ -196,7 +191,7 @@ std::string run_script(const std::vector<std::string>& argv) {
 }
 
 std::string flamegraph_pl(const std::vector<std::string>& options, const fs::path& input) {
-  std::vector<std::string> argv{"perl", flamegraph_dir() + "/flamegraph.pl"};
+  std::vector<std::string> argv{"perl", test::flamegraph_dir() + "/flamegraph.pl"};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back(input.string());
   return run_script(argv);
@@ -272,7 +267,7 @@ TEST(FlameGraphVsFlamegraphPl, SameDifferentialGraphAsDifffoldedPl) {
   const fs::path after_file = dir.file("after.folded", after_text);
   auto difffolded = [&](const fs::path& first) {
     return dir.file("diff.folded",
-                    run_script({"perl", flamegraph_dir() + "/difffolded.pl", first.string(), after_file.string()}));
+                    run_script({"perl", test::flamegraph_dir() + "/difffolded.pl", first.string(), after_file.string()}));
   };
   FlameGraphOptions options;
   options.annotations = report::Annotations::all();
@@ -292,11 +287,11 @@ TEST(FlameGraphVsFlamegraphPl, SameDifferentialGraphAsDifffoldedPl) {
 
 TEST(FlameGraphVsFlamegraphPl, SameBoxesForTheRepositorysPerfExample) {
   REQUIRE_FLAMEGRAPH_DIR();
-  const fs::path example = fs::path(flamegraph_dir()) / "example-perf-stacks.txt.gz";
-  VPERF_REQUIRE(fs::exists(example), "example-perf-stacks.txt.gz in FLAMEGRAPH_DIR");
+  const fs::path example = fs::path(test::flamegraph_dir()) / "example-perf-stacks.txt.gz";
+  VPERF_REQUIRE(fs::exists(example), "example-perf-stacks.txt.gz beside the FlameGraph scripts");
   TempDir dir;
   const std::string folded = run_script(
-      {"sh", "-c", "zcat '" + example.string() + "' | perl '" + flamegraph_dir() + "/stackcollapse-perf.pl' --all"});
+      {"sh", "-c", "zcat '" + example.string() + "' | perl '" + test::flamegraph_dir() + "/stackcollapse-perf.pl' --all"});
   ASSERT_FALSE(folded.empty());
   const StackProfile profile = parse(folded);
   // stackcollapse-perf.pl's own output reads back and prints the same.

@@ -217,10 +217,11 @@ TEST_F(KvmMonitor, GuestKernelStacksMatchTheGuestKernelsOwnUnwinder) {
 
   test::ProgramResult script = test::run_vperf({"kvm", "script", "-i", data});
   ASSERT_EQ(script.exit_code, 0) << script.err;
-  size_t at_truth_leaf = 0, equal_to_truth = 0, idle = 0, idle_to_startup = 0, kernel_without_stack = 0;
+  size_t orc_samples = 0, at_truth_leaf = 0, equal_to_truth = 0, idle = 0, idle_to_startup = 0, kernel_without_stack = 0;
   for (const ScriptSample& s : script_samples(script.out)) {
     if (s.event == "vcpu-clock" && !s.frames.empty() && s.frames.front().find("+0x") != std::string::npos) ++kernel_without_stack;
     if (s.event != "vcpu-clock.orc" || s.frames.empty()) continue;
+    ++orc_samples;
     if (s.frames.front() == truth.front()) {
       ++at_truth_leaf;
       equal_to_truth += s.frames == truth ? 1 : 0;
@@ -235,9 +236,14 @@ TEST_F(KvmMonitor, GuestKernelStacksMatchTheGuestKernelsOwnUnwinder) {
   // A vCPU caught at the first instructions of a syscall still runs on the user's stack pointer:
   // its stack cannot be dumped from the kernel's side; rare.
   EXPECT_LE(kernel_without_stack, 2 + at_truth_leaf / 50);
-  EXPECT_GT(at_truth_leaf, 50u) << script.out.substr(0, 4000);
+  // How many samples 3 s give depends on how fast QEMU's monitor answers (TCG: 29 to 60 Hz of the
+  // 200 asked, fewer on a busy host), so the counts are checked as shares of the samples taken:
+  // one vCPU runs dd (in clear_user on about a quarter of all samples), the other idles.
+  EXPECT_GE(at_truth_leaf, 10u) << script.out.substr(0, 4000);
+  EXPECT_GT(at_truth_leaf * 8, orc_samples) << at_truth_leaf << " of " << orc_samples << " at " << truth.front();
   EXPECT_EQ(equal_to_truth, at_truth_leaf) << script.out.substr(0, 4000);
-  EXPECT_GT(idle, 50u);
+  EXPECT_GE(idle, 10u);
+  EXPECT_GT(idle * 4, orc_samples) << idle << " idle of " << orc_samples;
   EXPECT_EQ(idle_to_startup, idle) << script.out.substr(0, 4000);
 
   // Without --pause the guest runs on between registers and dump: stacks that moved on are
@@ -265,8 +271,9 @@ TEST_F(KvmMonitor, GuestKernelStacksMatchTheGuestKernelsOwnUnwinder) {
   ASSERT_EQ(rec3.exit_code, 0) << rec3.err;
   EXPECT_NE(rec3.err.find(" by scan;"), std::string::npos) << rec3.err;
   test::ProgramResult script3 = test::run_vperf({"kvm", "script", "-i", scanned});
-  size_t scan_at_leaf = 0, scan_superset = 0;
+  size_t scan_samples = 0, scan_at_leaf = 0, scan_superset = 0;
   for (const ScriptSample& s : script_samples(script3.out)) {
+    scan_samples += s.event == "vcpu-clock.scan" && !s.frames.empty() ? 1 : 0;
     if (s.event != "vcpu-clock.scan" || s.frames.empty() || s.frames.front() != truth.front()) continue;
     ++scan_at_leaf;
     // Every exact frame (the leaf aside) appears in the scan, in order.
@@ -278,7 +285,8 @@ TEST_F(KvmMonitor, GuestKernelStacksMatchTheGuestKernelsOwnUnwinder) {
     }
     scan_superset += all ? 1 : 0;
   }
-  EXPECT_GT(scan_at_leaf, 20u);
+  EXPECT_GE(scan_at_leaf, 10u);
+  EXPECT_GT(scan_at_leaf * 8, scan_samples) << scan_at_leaf << " of " << scan_samples;
   EXPECT_EQ(scan_superset, scan_at_leaf) << script3.out.substr(0, 4000);
 
   // --pause never resumes a VM the user paused: refused before anything is written. (QEMU's

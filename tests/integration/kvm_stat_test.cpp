@@ -19,11 +19,11 @@
 #include <regex>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "support/capability.h"
 #include "support/fake_event_fs.h"
+#include "support/processes.h"
 #include "support/run_program.h"
 
 namespace vperf {
@@ -267,7 +267,10 @@ TEST_F(KvmStat, LiveShowsEveryExitOfAVmmAndLeavesNothingBehind) {
     ::execl(VPERF_BINARY, VPERF_BINARY, "kvm", "stat", "live", "-d", "0.5", "-p", pid.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the recorder attaches
+  // The recorder has attached when a process of live's tree holds perf_event descriptors and
+  // waits in its loop (it enables them before it waits).
+  ASSERT_TRUE(test::wait_until([&] { return test::counting_and_waiting(live); }, std::chrono::seconds(30)))
+      << "kvm stat live never attached to the VMM";
   ASSERT_EQ(::write(go[1], "g", 1), 1);
   ::close(go[1]);
   int vmm_status = 0;
@@ -277,10 +280,7 @@ TEST_F(KvmStat, LiveShowsEveryExitOfAVmmAndLeavesNothingBehind) {
   // live ends by itself once its -p process is gone; ^C-like SIGINT only if it hangs.
   int status = 0;
   pid_t done = 0;
-  for (int i = 0; i < 100 && done == 0; ++i) {
-    done = ::waitpid(live, &status, WNOHANG);
-    if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  test::wait_until([&] { return (done = ::waitpid(live, &status, WNOHANG)) != 0; }, std::chrono::seconds(10));
   if (done == 0) {
     ::kill(live, SIGINT);
     ::waitpid(live, &status, 0);

@@ -7,10 +7,12 @@
 //  (c) a writer that dies before finish() leaves a file perf report reads up to the last round.
 // VPERF_PERF_DATA_KEEP=DIR keeps the files made here (the fuzz seeds come from it).
 #include <fcntl.h>
+#include <signal.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -23,6 +25,7 @@
 #include "data/perf_data_reader.h"
 #include "data/perf_data_writer.h"
 #include "support/capability.h"
+#include "support/processes.h"
 #include "support/run_program.h"
 
 namespace vperf {
@@ -377,9 +380,26 @@ TEST_F(PerfDataTest, KilledWriterLeavesAFilePerfReads) {
 // warning saying why.
 TEST_F(PerfDataTest, ReadsAKilledPerfRecordToTheEnd) {
   fs::path file = path("perf-killed.data");
-  std::string cmd = "perf record -q -m 1 -e cpu-clock -F 999 -g -o '" + file.string() + "' -- '" + VPERF_WORKLOAD +
-                    "' spin 3000 & sleep 1; kill -9 $!; wait";
-  test::run_program({"sh", "-c", cmd});
+  // perf and its workload in a process group of their own, killed together once perf has
+  // written 32 KiB: well over 50 samples of ~150 bytes after the records it synthesizes first.
+  pid_t recorder = ::fork();
+  ASSERT_GE(recorder, 0);
+  if (recorder == 0) {
+    ::setpgid(0, 0);
+    ::execlp("perf", "perf", "record", "-q", "-m", "1", "-e", "cpu-clock", "-F", "999", "-g", "-o", file.c_str(), "--",
+             VPERF_WORKLOAD, "spin", "30000", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(recorder, recorder);
+  const bool wrote = test::wait_until(
+      [&] {
+        std::error_code ec;
+        return fs::file_size(file, ec) >= 32 * 1024 && !ec;
+      },
+      std::chrono::seconds(30));
+  ::kill(-recorder, SIGKILL);
+  ASSERT_EQ(::waitpid(recorder, nullptr, 0), recorder);
+  ASSERT_TRUE(wrote) << "perf record wrote less than 32 KiB in 30 s";
   auto reader = PerfDataReader::open_file(file);
   ASSERT_TRUE(reader.ok()) << reader.error().describe();
   data::ReadStats stats;

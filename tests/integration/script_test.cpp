@@ -127,10 +127,6 @@ class ScriptCommand : public ::testing::Test {
   }
 
   std::string file(const std::string& name) const { return (scratch_.root() / name).string(); }
-  static std::string flamegraph_dir() {
-    const char* d = std::getenv("FLAMEGRAPH_DIR");
-    return d ? d : "";
-  }
 
   // perf script's stdout (its stderr says things like "Warning: ... lost", not compared).
   static std::string perf_script(const std::string& data, const std::vector<std::string>& extra = {}) {
@@ -182,7 +178,7 @@ class ScriptCommand : public ::testing::Test {
   std::string stackcollapse(const std::string& script_output) const {
     std::string path = file("script-" + std::to_string(collapse_count_++) + ".txt");
     std::ofstream(path) << script_output;
-    test::ProgramResult r = test::run_program({flamegraph_dir() + "/stackcollapse-perf.pl", path});
+    test::ProgramResult r = test::run_program({test::flamegraph_dir() + "/stackcollapse-perf.pl", path});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return r.out;
   }
@@ -409,7 +405,7 @@ TEST_F(ScriptTracepoints, SchedSwitchInPipeModeMatchesPerf) {
 }
 
 TEST_F(ScriptCommand, StackcollapseFoldsVperfScriptAsPerfScript) {
-  VPERF_REQUIRE(!flamegraph_dir().empty(), "set FLAMEGRAPH_DIR to a FlameGraph checkout (fetch github:brendangregg/FlameGraph)");
+  VPERF_REQUIRE(!test::flamegraph_dir().empty(), "the FlameGraph scripts (../shared/tools/FlameGraph, or FLAMEGRAPH_DIR)");
   std::string spin = file("collapse-spin.data");
   record_vperf({"-g", "-e", "cpu-clock", "-o", spin, "--", VPERF_WORKLOAD, "spin", "300"});
   expect_same_folding(spin);

@@ -158,19 +158,6 @@ class Background {
   bool reaped_ = false;
 };
 
-// perf_event file descriptors `pid` holds open: vperf has opened its counters.
-int perf_event_fds(pid_t pid) {
-  int n = 0;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
-    std::error_code link_ec;
-    fs::path target = fs::read_symlink(entry.path(), link_ec);
-    if (!link_ec && target.string() == "anon_inode:[perf_event]") ++n;
-  }
-  return n;
-}
-
-// The children of `parent` whose comm is `comm`.
 // A child that blocks until released, then execs `argv`: what it does after the release is
 // all the workload's (no shell, no start-up system calls of its own), and its PID is known
 // before it starts.
@@ -230,8 +217,9 @@ test::ProgramResult attach_and_count(const std::string& option, uint64_t calls, 
   EXPECT_GT(child.pid(), 0);
   Background vperf({VPERF_BINARY, "stat", "-x,", "-e", kGetppid, option, std::to_string(child.pid())});
   EXPECT_GT(vperf.pid(), 0);
-  EXPECT_TRUE(wait_until([&] { return perf_event_fds(vperf.pid()) > 0; }, 10s)) << "vperf never opened a counter";
-  std::this_thread::sleep_for(200ms);  // from open to enable is a few lines of vperf; leave it time
+  // vperf opens, enables, then waits: blocked in its wait loop with counters open, it counts.
+  EXPECT_TRUE(wait_until([&] { return test::counting_and_waiting(vperf.pid()); }, 10s))
+      << "vperf never opened a counter and reached its wait loop";
   child.release();
   EXPECT_EQ(child.wait(), 0);
   const auto child_end = Clock::now();

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace vperf::test {
@@ -33,6 +34,26 @@ bool has_tracefs() {
 
 bool has_kprobes() { return has_tracefs() && std::filesystem::exists("/sys/kernel/tracing/kprobe_events"); }
 bool has_uprobes() { return has_tracefs() && std::filesystem::exists("/sys/kernel/tracing/uprobe_events"); }
+
+bool maps_vdso() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);)
+    if (line.ends_with(" [vdso]")) return true;
+  return false;
+}
+
+bool kallsyms_shows_addresses() {
+  std::ifstream kallsyms("/proc/kallsyms");
+  std::string address;
+  if (!(kallsyms >> address)) return false;
+  return address.find_first_not_of('0') != std::string::npos;
+}
+
+std::string flamegraph_dir() {
+  const char* chosen = std::getenv("FLAMEGRAPH_DIR");
+  const std::filesystem::path dir = chosen ? chosen : VPERF_PINNED_FLAMEGRAPH_DIR;
+  return std::filesystem::exists(dir / "flamegraph.pl") ? dir.string() : "";
+}
 
 std::string find_program(const std::string& name) {
   const char* path = std::getenv("PATH");

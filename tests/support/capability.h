@@ -14,6 +14,15 @@ bool has_hardware_pmu();
 bool has_tracefs();
 bool has_kprobes();
 bool has_uprobes();
+// This process maps a [vdso] (a line of /proc/self/maps says so), so the kernel gives one.
+bool maps_vdso();
+// /proc/kallsyms exists and shows real addresses (not all zeros under kernel.kptr_restrict):
+// decided from its first line, without the product's parser.
+bool kallsyms_shows_addresses();
+// The FlameGraph scripts (flamegraph.pl, stackcollapse-perf.pl, difffolded.pl): $FLAMEGRAPH_DIR
+// when set, else the pinned copy in ../shared/tools/FlameGraph; empty if that holds no
+// flamegraph.pl.
+std::string flamegraph_dir();
 // Path of a program on PATH, or empty.
 std::string find_program(const std::string& name);
 

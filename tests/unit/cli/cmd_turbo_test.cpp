@@ -23,6 +23,7 @@
 #include "core/strings.h"
 #include "msr/msr_register.h"
 #include "support/fake_event_fs.h"
+#include "support/processes.h"
 
 namespace vperf::cli {
 namespace {

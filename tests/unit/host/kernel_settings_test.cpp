@@ -1,6 +1,6 @@
 #include "host/kernel_settings.h"
 
-#include "events/tracefs_events.h"
+#include "tracing/tracefs_events.h"
 
 #include <gtest/gtest.h>
 
@@ -76,10 +76,10 @@ TEST(KernelSettings, MissingFilesAreErrorsNotValues) {
 TEST(KernelSettings, TracefsUnderDebugfs) {
   test::TempTree tree("ks-debugfs");
   tree.mkdir("debug/tracing/events");
-  auto m = events::tracefs_mount_in("debugfs " + (tree.root() / "debug").string() + " debugfs rw 0 0\n");
+  auto m = tracing::tracefs_mount_in("debugfs " + (tree.root() / "debug").string() + " debugfs rw 0 0\n");
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(*m, tree.root() / "debug/tracing");
-  EXPECT_FALSE(events::tracefs_mount_in("proc /proc proc rw 0 0\n").has_value());
+  EXPECT_FALSE(tracing::tracefs_mount_in("proc /proc proc rw 0 0\n").has_value());
 }
 
 // The real machine, against independent reads of the same files.

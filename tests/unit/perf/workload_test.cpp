@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "perf/stop_signals.h"
+#include "support/processes.h"
 
 namespace vperf::perf {
 namespace {
@@ -113,7 +114,9 @@ TEST(Workload, ChildDoesNotRunBeforeStart) {
   fs::path p = scratch_path("gate");
   auto w = Workload::prepare({"touch", p.string()});
   ASSERT_TRUE(w.ok());
-  std::this_thread::sleep_for(200ms);
+  // Parked: blocked reading the go-ahead, not exec'd (touch would have run and exited).
+  EXPECT_TRUE(test::wait_until([&] { return test::blocked_syscall(w->pid(), w->pid()) == SYS_read; }, 10s))
+      << "the child is not waiting for start()";
   EXPECT_FALSE(fs::exists(p)) << "the child ran before start()";
   ASSERT_TRUE(w->start().ok());
   auto done = w->wait_for(10s, nullptr);
@@ -134,8 +137,7 @@ TEST(Workload, NeverStartedChildNeverExecsAndIsReaped) {
   }
   EXPECT_FALSE(is_our_child(pid));
   EXPECT_FALSE(fs::exists(fs::path("/proc") / std::to_string(pid))) << "no zombie left";
-  std::this_thread::sleep_for(100ms);
-  EXPECT_FALSE(fs::exists(p));
+  EXPECT_FALSE(fs::exists(p)) << "reaped without running touch";
 }
 
 TEST(Workload, TimeoutReturnsNulloptThenTerminateEndsIt) {
@@ -188,8 +190,10 @@ TEST(Workload, StopSignalIsForwardedToTheChild) {
   auto w = Workload::prepare({"sleep", "10"});
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE(w->start().ok());
-  std::thread sender([] {
-    std::this_thread::sleep_for(100ms);
+  const pid_t waiter = static_cast<pid_t>(::syscall(SYS_gettid));
+  std::thread sender([waiter] {
+    // The signal comes while wait_for is blocked in its poll.
+    test::wait_until([&] { return test::blocked_in_wait(::getpid(), waiter); }, 10s);
     ::kill(::getpid(), SIGTERM);  // as `kill -TERM <vperf>` would
   });
   auto waited = w->wait_for(5s, &*signals);

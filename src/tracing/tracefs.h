@@ -1,0 +1,50 @@
+#pragma once
+// One tracefs (the kernel's tracing directory, or a tree laid out like one in tests) through
+// libtracefs: where its files are, and whether they exist. A Tracefs holds libtracefs's top
+// instance of its root; ftrace instances (tracefs_instance_create) and dynamic events (kprobes
+// and uprobes, tracefs_dynevent) will be reached through it too.
+//
+// Where tracefs is mounted stays vperf's own finding (tracing/tracefs_events.h,
+// find_tracefs_root): libtracefs's tracefs_tracing_dir() mounts tracefs when it is not mounted
+// (vperf must not change the machine's mounts), reads only /proc/mounts (tests give another),
+// does not unescape "\040" in mount paths, and takes <debugfs>/tracing without checking that
+// it holds events/.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/error.h"
+
+struct tracefs_instance;
+
+namespace vperf::tracing {
+
+class Tracefs {
+ public:
+  // The tracefs at `root`; an error when `root` is not a directory.
+  static Result<Tracefs> open(const std::filesystem::path& root);
+
+  Tracefs(Tracefs&&) noexcept;
+  Tracefs& operator=(Tracefs&&) noexcept;
+  ~Tracefs();
+
+  const std::filesystem::path& root() const { return root_; }
+  // <root>/events/SYSTEM/EVENT/FILE ("format", "id", "filter").
+  std::filesystem::path event_file(std::string_view system, std::string_view event, std::string_view file) const;
+  bool event_file_exists(std::string_view system, std::string_view event, std::string_view file) const;
+  // <root>/NAME ("printk_formats", "saved_cmdlines", "events/header_page").
+  std::filesystem::path file(std::string_view name) const;
+
+ private:
+  struct InstanceDeleter {
+    void operator()(tracefs_instance* instance) const;
+  };
+  Tracefs(std::filesystem::path root, std::unique_ptr<tracefs_instance, InstanceDeleter> top)
+      : root_(std::move(root)), top_(std::move(top)) {}
+
+  std::filesystem::path root_;
+  std::unique_ptr<tracefs_instance, InstanceDeleter> top_;  // libtracefs's view of root_'s top instance
+};
+
+}  // namespace vperf::tracing

@@ -1,0 +1,106 @@
+#include "tracing/tracing_data.h"
+
+#include <linux/perf_event.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "core/files.h"
+#include "tracing/tracefs_events.h"
+
+namespace vperf::tracing {
+
+namespace {
+
+constexpr uint32_t kRecordHeaderTracingData = 66;  // PERF_RECORD_HEADER_TRACING_DATA
+
+class Bytes {
+ public:
+  template <typename T>
+  void put(T value) {
+    const auto* p = reinterpret_cast<const uint8_t*>(&value);
+    out.insert(out.end(), p, p + sizeof value);
+  }
+  void put_string(std::string_view s) {
+    out.insert(out.end(), s.begin(), s.end());
+    out.push_back(0);
+  }
+  template <typename SizeType>
+  void put_sized(const std::string& text) {
+    put(static_cast<SizeType>(text.size()));
+    out.insert(out.end(), text.begin(), text.end());
+  }
+  std::vector<uint8_t> out;
+};
+
+}  // namespace
+
+Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const std::vector<TracepointName>& recorded) {
+  auto read = [&](const std::filesystem::path& path) -> Result<std::string> {
+    Result<std::string> text = read_file(path);
+    if (!text) return Error{"cannot read " + path.string() + ": " + text.error().message, text.error().errno_value};
+    return text;
+  };
+  Bytes b;
+  const uint8_t magic[10] = {23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
+  b.out.insert(b.out.end(), magic, magic + sizeof magic);
+  b.put_string("0.6");
+  b.put(uint8_t{0});
+  b.put(static_cast<uint8_t>(sizeof(long)));
+  b.put(static_cast<uint32_t>(::sysconf(_SC_PAGESIZE)));
+  for (const char* name : {"header_page", "header_event"}) {
+    Result<std::string> text = read(tracefs.file(std::string("events/") + name));
+    if (!text) return text.error();
+    b.put_string(name);
+    b.put_sized<uint64_t>(*text);
+  }
+  std::map<std::string, std::set<std::string>> systems;
+  for (const TracepointName& tp : recorded) systems[tp.system].insert(tp.event);
+  // ftrace's own formats are written only for recorded events of the ftrace system.
+  std::set<std::string> ftrace = systems.count("ftrace") ? systems["ftrace"] : std::set<std::string>{};
+  systems.erase("ftrace");
+  b.put(static_cast<uint32_t>(ftrace.size()));
+  for (const std::string& event : ftrace) {
+    Result<std::string> text = read(tracefs.event_file("ftrace", event, "format"));
+    if (!text) return text.error();
+    b.put_sized<uint64_t>(*text);
+  }
+  b.put(static_cast<uint32_t>(systems.size()));
+  for (const auto& [system, events] : systems) {
+    b.put_string(system);
+    b.put(static_cast<uint32_t>(events.size()));
+    for (const std::string& event : events) {
+      Result<std::string> text = read(tracefs.event_file(system, event, "format"));
+      if (!text) return text.error();
+      b.put_sized<uint64_t>(*text);
+    }
+  }
+  b.put(uint32_t{0});  // kallsyms
+  Result<std::string> printk = read_file(tracefs.file("printk_formats"));
+  b.put_sized<uint32_t>(printk ? *printk : std::string());
+  Result<std::string> cmdlines = read_file(tracefs.file("saved_cmdlines"));
+  b.put_sized<uint64_t>(cmdlines ? *cmdlines : std::string());
+  return std::move(b.out);
+}
+
+Result<std::vector<uint8_t>> build_local_tracing_data(const std::vector<TracepointName>& recorded) {
+  Result<std::filesystem::path> root = find_tracefs_root();
+  if (!root) return root.error();
+  Result<Tracefs> tracefs = Tracefs::open(*root);
+  if (!tracefs) return tracefs.error();
+  return build_tracing_data(*tracefs, recorded);
+}
+
+std::vector<uint8_t> tracing_data_record(const std::vector<uint8_t>& tracing_data) {
+  uint32_t padded = static_cast<uint32_t>((tracing_data.size() + 7) & ~size_t{7});
+  std::vector<uint8_t> record(12 + padded, 0);
+  perf_event_header header{kRecordHeaderTracingData, 0, 12};
+  std::memcpy(record.data(), &header, sizeof header);
+  std::memcpy(record.data() + 8, &padded, sizeof padded);
+  std::memcpy(record.data() + 12, tracing_data.data(), tracing_data.size());
+  return record;
+}
+
+}  // namespace vperf::tracing
