@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -18,8 +17,7 @@
 #include "host/cpuid_source.h"
 #include "msr/base_frequency.h"
 #include "msr/msr_register.h"
-#include "msr/turbo.h"
-#include "msr/turbo_ratio_limit.h"
+#include "msr/turbo_view.h"
 #include "output/json.h"
 #include "perf/stop_signals.h"
 
@@ -27,7 +25,6 @@ namespace vperf::cli {
 
 namespace {
 
-namespace json = boost::json;
 using std::chrono::milliseconds;
 using std::chrono::nanoseconds;
 
@@ -43,27 +40,6 @@ std::vector<int> select_cpus(const TurboOptions& options, const std::filesystem:
     if (!std::binary_search(online->begin(), online->end(), cpu))
       throw usage_error("CPU " + std::to_string(cpu) + " is not online", "online CPUs: " + format_cpu_list(*online));
   return std::move(parsed).value();
-}
-
-struct TurboLimits {
-  std::vector<msr::TurboStep> steps;
-  std::string unreadable;  // why not, when steps are unknown
-};
-
-TurboLimits read_turbo_limits(const msr::MsrReader& device, int cpu, bool device_counts) {
-  TurboLimits limits;
-  auto limit = device.read(cpu, msr::address::kTurboRatioLimit);
-  if (!limit) {
-    limits.unreadable = limit.error().describe();
-    if (!device_counts) limits.unreadable += " (the perf msr PMU has no event for it; it needs /dev/cpu/N/msr)";
-    return limits;
-  }
-  std::optional<uint64_t> limit1;
-  if (auto v = device.read(cpu, msr::address::kTurboRatioLimit1)) limit1 = *v;
-  const msr::TurboLimitLayout layout = msr::infer_turbo_limit_layout(*limit, limit1);
-  limits.steps = msr::decode_turbo_ratio_limits(*limit, limit1, layout, msr::kBusClockMhz);
-  if (limits.steps.empty()) limits.unreadable = "MSR_TURBO_RATIO_LIMIT is 0 (no turbo, or turbo disabled)";
-  return limits;
 }
 
 std::vector<msr::ActivitySample> read_all(const msr::ActivityCounters& counters, const std::vector<int>& cpus) {
@@ -88,42 +64,8 @@ std::string hms(std::chrono::system_clock::time_point t) {
   return buf;
 }
 
-std::string percent_or_dash(std::optional<double> v) { return v ? std::to_string(std::llround(*v)) + "%" : "-"; }
-
-std::string row_text(const std::string& time, const msr::TurboRow& row) {
-  char buf[160];
-  std::snprintf(
-      buf, sizeof buf, "%-8s %14llu %14llu %6s %6s %6s", time.c_str(), static_cast<unsigned long long>(row.c0_mcyc),
-      static_cast<unsigned long long>(row.c0_acyc), (std::to_string(std::llround(row.util_percent)) + "%").c_str(),
-      percent_or_dash(row.ratio_percent).c_str(), row.mhz ? std::to_string(std::llround(*row.mhz)).c_str() : "-");
-  return buf;
-}
-
-std::string header_text() {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%-8s %14s %14s %6s %6s %6s", "TIME", "C0_MCYC", "C0_ACYC", "UTIL", "RATIO", "MHz");
-  return buf;
-}
-
-std::string mhz_text(double mhz) {
-  if (mhz == std::floor(mhz)) return std::to_string(static_cast<long long>(mhz));
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", mhz);
-  return buf;
-}
-
-json::value optional_number(std::optional<double> v) { return v ? json::value(*v) : json::value(nullptr); }
-
-// What the rows are measured against, known before the first interval.
-struct TurboSetup {
-  std::vector<int> cpus;
-  msr::ActivityCounterChoice choice;
-  msr::BaseFrequency base;
-  TurboLimits limits;
-};
-
-TurboSetup set_up(const TurboOptions& options, TurboMachine& machine) {
-  TurboSetup setup;
+msr::TurboSetup set_up(const TurboOptions& options, TurboMachine& machine) {
+  msr::TurboSetup setup;
   setup.cpus = select_cpus(options, machine.sysfs);
   setup.choice = msr::open_activity_counters({machine.msr, machine.opener, machine.pmu_root, machine.cpuid}, setup.cpus);
   if (!setup.choice.counters) throw UserError(setup.choice.missing, setup.choice.hint);
@@ -139,57 +81,8 @@ TurboSetup set_up(const TurboOptions& options, TurboMachine& machine) {
     throw UserError("cannot tell the base frequency that turbo is measured against: " + base.error().message,
                     "none of MSR_PLATFORM_INFO, CPUID leaf 0x16 or /proc/cpuinfo gives it on this machine");
   setup.base = *base;
-  setup.limits = read_turbo_limits(machine.msr, setup.cpus.front(), device_counts);
+  setup.limits = msr::read_turbo_limits(machine.msr, setup.cpus.front(), device_counts);
   return setup;
-}
-
-void print_text_header(const TurboOptions& options, const TurboSetup& setup, std::ostream& out) {
-  out << "Base MHz : " << mhz_text(setup.base.mhz) << " (" << setup.base.derivation << ")\n";
-  if (setup.limits.steps.empty()) {
-    out << "Turbo    : turbo ratio limits unreadable: " << setup.limits.unreadable << '\n';
-  } else {
-    for (size_t i = 0; i < setup.limits.steps.size(); ++i)
-      out << (i == 0 ? "Turbo    : " : "           ") << msr::describe(setup.limits.steps[i]) << '\n';
-  }
-  out << "CPUs     : " << format_cpu_list(setup.cpus) << (setup.cpus.size() > 1 ? ", summed" : "")
-      << " (counters: " << setup.choice.counters->describe() << ", every " << options.interval_ms << " ms)\n\n"
-      << header_text() << '\n';
-  out.flush();
-}
-
-json::object row_json(const std::string& time, double seconds, const msr::TurboRow& row, const msr::ActivityDelta& sum) {
-  json::object o;
-  o["time"] = time;
-  o["seconds"] = seconds;
-  o["c0_mcyc"] = row.c0_mcyc;
-  o["c0_acyc"] = row.c0_acyc;
-  o["tsc"] = sum.tsc;
-  o["util_percent"] = row.util_percent;
-  o["ratio_percent"] = optional_number(row.ratio_percent);
-  o["mhz"] = optional_number(row.mhz);
-  return o;
-}
-
-json::object report_json(const TurboOptions& options, const TurboSetup& setup, json::array rows) {
-  json::object o;
-  o["base_mhz"] = setup.base.mhz;
-  o["base_source"] = msr::source_key(setup.base.source);
-  o["base_derivation"] = setup.base.derivation;
-  if (setup.limits.steps.empty()) {
-    o["turbo_steps"] = nullptr;
-    o["turbo_steps_error"] = setup.limits.unreadable;
-  } else {
-    json::array steps;
-    for (const msr::TurboStep& s : setup.limits.steps)
-      steps.push_back(json::object{{"active_cores", s.active_cores}, {"ratio", s.ratio}, {"mhz", s.mhz}});
-    o["turbo_steps"] = std::move(steps);
-    o["turbo_steps_error"] = nullptr;
-  }
-  o["counters"] = setup.choice.counters->describe();
-  o["cpus"] = format_cpu_list(setup.cpus);
-  o["interval_ms"] = options.interval_ms;
-  o["intervals"] = std::move(rows);
-  return o;
 }
 
 }  // namespace
@@ -200,10 +93,10 @@ int run_turbo(const TurboOptions& options, TurboMachine& machine, std::ostream& 
                       "give an interval of at least " + std::to_string(kMinIntervalMs) + " ms");
   if (options.count && *options.count < 1)
     throw usage_error("--count " + std::to_string(*options.count) + " must be at least 1", "");
-  const TurboSetup setup = set_up(options, machine);
-  if (!options.json) print_text_header(options, setup, out);
+  const msr::TurboSetup setup = set_up(options, machine);
+  if (!options.json) out << msr::turbo_text_header(setup, options.interval_ms) << std::flush;
 
-  json::array rows;
+  boost::json::array rows;
   std::vector<msr::ActivitySample> before = read_all(*setup.choice.counters, setup.cpus);
   nanoseconds previous = machine.clock.now();
   const milliseconds interval(options.interval_ms);
@@ -220,9 +113,9 @@ int run_turbo(const TurboOptions& options, TurboMachine& machine, std::ostream& 
     const msr::TurboRow row = msr::turbo_row(sum, setup.base.mhz, seconds);
     const std::string time = hms(machine.clock.wall());
     if (options.json) {
-      rows.push_back(row_json(time, seconds, row, sum));
+      rows.push_back(msr::turbo_row_json(time, seconds, row, sum));
     } else {
-      out << row_text(time, row) << '\n';
+      out << msr::turbo_row_text(time, row) << '\n';
       out.flush();
     }
     before = std::move(after);
@@ -230,7 +123,7 @@ int run_turbo(const TurboOptions& options, TurboMachine& machine, std::ostream& 
     return options.count && ++done >= *options.count ? session::Next::stop : session::Next::keep_going;
   });
   if (Result<bool> ran = loop.run(); !ran) throw UserError("cannot wait for the next interval: " + ran.error().describe(), "");
-  if (options.json) output::print_json(out, report_json(options, setup, std::move(rows)));
+  if (options.json) output::print_json(out, msr::turbo_report_json(setup, options.interval_ms, std::move(rows)));
   return 0;
 }
 
