@@ -1,11 +1,7 @@
 // vperf kvm stat: see cmd_kvm_stat.h and docs/kvm-stat.md.
 #include "cli/cmd_kvm_stat.h"
 
-#include <sys/time.h>
-
 #include <chrono>
-#include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -18,7 +14,7 @@
 #include "core/error.h"
 #include "data/perf_data_reader.h"
 #include "tracing/tracefs.h"
-#include "tracing/tracefs_events.h"
+#include "kvm/kvm_live_display.h"
 #include "kvm/kvm_live_reader.h"
 #include "kvm/kvm_recording.h"
 #include "kvm/kvm_stat_table.h"
@@ -64,11 +60,8 @@ void require_vcpus_known(const kvm::KvmExitAnalysis& analysis, std::optional<uin
 }
 
 tracing::Tracefs open_tracefs() {
-  Result<std::filesystem::path> root = tracing::find_tracefs_root();
-  if (!root)
-    throw UserError("tracefs is not mounted: " + root.error().describe(), "mount -t tracefs nodev /sys/kernel/tracing");
-  Result<tracing::Tracefs> tracefs = tracing::Tracefs::open(*root);
-  if (!tracefs) throw UserError(tracefs.error().describe(), "mount -t tracefs nodev /sys/kernel/tracing");
+  Result<tracing::Tracefs> tracefs = tracing::Tracefs::open_mounted();
+  if (!tracefs) throw user_error(tracefs.error());
   return std::move(tracefs).value();
 }
 
@@ -124,17 +117,9 @@ int run_kvm_stat_report(const KvmStatReportOptions& options, std::ostream& out, 
   kvm::KvmPass pass;
   if (Result<bool> read = kvm::analyse_kvm_recording(reader, analysis, pass, nullptr, err); !read) throw user_error(read.error());
   if (pass.unreadable) throw unreadable_samples(o.input, *pass.unreadable);
-  if (!pass.kvm_events_recorded)
-    throw UserError(o.input + " has no kvm tracepoint events", std::string("record them: ") + std::string(kRecordHint));
-  if (pass.undecodable)
-    err << "vperf: warning: " << pass.undecodable << " kvm samples could not be decoded (no tracing data for their format)\n";
-  if (analysis.events() == 0 && !o.domain.empty())
-    throw UserError(o.input + " has no kvm events of domain " + o.domain + "'s VMM (pid " + o.pids + " now)",
-                    "a domain started again since the recording runs under another pid: give the recorded one with -p");
-  if (analysis.events() == 0)
-    throw UserError(o.input + " has no kvm events" + (choice.filter.pids.empty() ? "" : " of pid(s) " + o.pids) +
-                        ": no VM ran while it was recorded",
-                    "record while a VM runs: " + std::string(kRecordHint));
+  if (std::optional<Error> problem =
+          kvm::kvm_report_problem(pass, analysis, {o.input, std::string(kRecordHint), o.domain, o.pids}, err))
+    throw user_error(*problem);
   require_vcpus_known(analysis, o.vcpu);
   analysis.set_run_entries_recorded(pass.run_entries_recorded);
   kvm::KvmExitTable table = analysis.table(choice.event, choice.key);
@@ -157,20 +142,6 @@ constexpr int64_t kMaxVcpu = (1 << 20) - 1;
 // -d: perf kvm stat live's display interval; a day is a generous bound.
 constexpr double kOneDaySeconds = 24 * 3600;
 
-// perf kvm stat live's time of day before each table.
-std::string time_of_day() {
-  timeval tv{};
-  ::gettimeofday(&tv, nullptr);
-  tm local{};
-  char text[64] = "00:00:00.000000";
-  if (::localtime_r(&tv.tv_sec, &local)) {
-    char hms[16];
-    std::strftime(hms, sizeof hms, "%H:%M:%S", &local);
-    std::snprintf(text, sizeof text, "%s.%06ld", hms, static_cast<long>(tv.tv_usec));
-  }
-  return text;
-}
-
 }  // namespace
 
 int run_kvm_stat_live(const KvmStatLiveOptions& options, std::ostream& out, std::ostream& err) {
@@ -189,25 +160,8 @@ int run_kvm_stat_live(const KvmStatLiveOptions& options, std::ostream& out, std:
   kvm::KvmLiveReader reader(analysis, lock, err);
   request.pipe_fd = reader.recording_fd();
 
-  uint64_t lost_reported = 0;
-  bool vcpu_noted = false;
-  auto print_interval = [&] {
-    std::lock_guard<std::mutex> guard(lock);
-    if (choice.filter.vcpu && analysis.mode() == kvm::KvmStatMode::UserspaceExits && analysis.events() > 0 && !vcpu_noted) {
-      err << "vperf: warning: --vcpu is ignored: no kvm:kvm_entry fired, so exits to user space have no vCPU; showing all\n";
-      vcpu_noted = true;
-    }
-    analysis.set_run_entries_recorded(run_entries);
-    kvm::KvmExitTable table = analysis.table(choice.event, choice.key);
-    out << time_of_day() << '\n';
-    // Exits to user space have no vCPU: the header says so rather than naming one.
-    std::optional<uint32_t> vcpu = table.mode == kvm::KvmStatMode::GuestExits ? o.vcpu : std::nullopt;
-    const uint64_t lost = reader.pass.lost;
-    kvm::print_kvm_table(table, kvm::KvmTableContext{o.pids, vcpu, lost - std::min(lost, lost_reported)}, out);
-    out.flush();
-    lost_reported = lost;
-    analysis.clear_counts();
-  };
+  kvm::KvmLiveDisplay display(analysis, lock, reader, {choice.event, choice.key, o.pids, o.vcpu, run_entries});
+  auto print_interval = [&] { display.print_interval(out, err); };
   const std::chrono::nanoseconds interval(static_cast<int64_t>(o.interval_seconds * 1e9));
   request.also_wait_for = [&](session::RunLoop& loop) {
     loop.every(loop.now() + interval, interval, [&] {

@@ -181,4 +181,21 @@ Result<bool> analyse_kvm_recording(data::PerfDataReader& reader, KvmExitAnalysis
   return true;
 }
 
+std::optional<Error> kvm_report_problem(const KvmPass& pass, const KvmExitAnalysis& analysis, const KvmReportInput& input,
+                                        std::ostream& warnings) {
+  if (!pass.kvm_events_recorded)
+    return Error{input.file + " has no kvm tracepoint events", 0, "record them: " + input.record_hint};
+  if (pass.undecodable)
+    warnings << "vperf: warning: " << pass.undecodable
+             << " kvm samples could not be decoded (no tracing data for their format)\n";
+  if (analysis.events() == 0 && !input.domain.empty())
+    return Error{input.file + " has no kvm events of domain " + input.domain + "'s VMM (pid " + input.pids + " now)", 0,
+                 "a domain started again since the recording runs under another pid: give the recorded one with -p"};
+  if (analysis.events() == 0)
+    return Error{input.file + " has no kvm events" + (input.pids.empty() ? "" : " of pid(s) " + input.pids) +
+                     ": no VM ran while it was recorded",
+                 0, "record while a VM runs: " + input.record_hint};
+  return std::nullopt;
+}
+
 }  // namespace vperf::kvm

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <set>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "core/error.h"
@@ -76,5 +77,19 @@ class KvmSampleDecoder {
 // decode()'s; damage the reader cannot read past ends the pass with pass.unreadable set.
 Result<bool> analyse_kvm_recording(data::PerfDataReader& reader, KvmExitAnalysis& analysis, KvmPass& pass,
                                    std::mutex* lock, std::ostream& warnings);
+
+// What kvm stat report read, for its messages.
+struct KvmReportInput {
+  std::string file;         // -i
+  std::string record_hint;  // the command that records what report needs
+  std::string domain;       // --domain, if given
+  std::string pids;         // -p as given (or the domain's VMM pid); empty: every VM
+};
+
+// Why the events of a whole pass make no table (no kvm events at all, none of the VMs asked
+// for, ...): one error with its fix; nullopt when there is a table to show. Warnings about what
+// the table lacks go to `warnings`.
+std::optional<Error> kvm_report_problem(const KvmPass& pass, const KvmExitAnalysis& analysis, const KvmReportInput& input,
+                                        std::ostream& warnings);
 
 }  // namespace vperf::kvm

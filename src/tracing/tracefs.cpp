@@ -4,6 +4,8 @@
 
 #include <cerrno>
 
+#include "tracing/tracefs_events.h"
+
 // libtracefs 1.6 would name these files, but its header does not compile as C++ under clang
 // (an inline function passes 0 for an enum; gcc accepts it only with -fpermissive), and the
 // fuzz build is clang's. The layout it would return is tracefs's own, written out here; ftrace
@@ -16,6 +18,15 @@ Result<Tracefs> Tracefs::open(const std::filesystem::path& root) {
   if (::stat(root.c_str(), &st) != 0) return Error::from_errno("tracefs at " + root.string() + " is not a directory");
   if (!S_ISDIR(st.st_mode)) return Error::from_errno("tracefs at " + root.string() + " is not a directory", ENOTDIR);
   return Tracefs(root);
+}
+
+Result<Tracefs> Tracefs::open_mounted(const std::filesystem::path& proc_mounts) {
+  constexpr const char* kMount = "mount -t tracefs nodev /sys/kernel/tracing";
+  Result<std::filesystem::path> root = find_tracefs_root(proc_mounts);
+  if (!root) return Error{root.error().describe(), 0, kMount};
+  Result<Tracefs> tracefs = open(*root);
+  if (!tracefs) return Error{tracefs.error().describe(), 0, kMount};
+  return tracefs;
 }
 
 std::filesystem::path Tracefs::event_file(std::string_view system, std::string_view event, std::string_view file) const {

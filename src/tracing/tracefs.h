@@ -21,6 +21,8 @@ class Tracefs {
  public:
   // The tracefs at `root`; an error when `root` is not a directory.
   static Result<Tracefs> open(const std::filesystem::path& root);
+  // The machine's tracefs, wherever /proc/mounts says it is; the error's hint says how to mount it.
+  static Result<Tracefs> open_mounted(const std::filesystem::path& proc_mounts = "/proc/mounts");
 
   const std::filesystem::path& root() const { return root_; }
   // <root>/events/SYSTEM/EVENT/FILE ("format", "id", "filter").

@@ -1,5 +1,7 @@
 #include "tracing/tracefs_events.h"
 
+#include "tracing/tracefs.h"
+
 #include <gtest/gtest.h>
 
 #include "core/files.h"
@@ -77,6 +79,20 @@ TEST(TracefsEvents, FallsBackToWellKnownPaths) {
   } else {
     EXPECT_NE(root.error().message.find("tracefs is not mounted"), std::string::npos);
   }
+}
+
+TEST(Tracefs, OpenMountedSaysHowToMountWhenTheMountIsGone) {
+  test::TempTree tree;
+  tree.write("mounts", "nodev " + (tree.root() / "gone").string() + " tracefs rw,relatime 0 0\n");
+  Result<Tracefs> tracefs = Tracefs::open_mounted(tree.root() / "mounts");
+  ASSERT_FALSE(tracefs);
+  EXPECT_NE(tracefs.error().describe().find("gone"), std::string::npos) << tracefs.error().describe();
+  EXPECT_EQ(tracefs.error().hint, "mount -t tracefs nodev /sys/kernel/tracing");
+
+  std::filesystem::create_directory(tree.root() / "gone");
+  tracefs = Tracefs::open_mounted(tree.root() / "mounts");
+  ASSERT_TRUE(tracefs) << tracefs.error().describe();
+  EXPECT_EQ(tracefs->root(), tree.root() / "gone");
 }
 
 // Subsystems are read lazily: find and match read only what they need, and agree with all().
