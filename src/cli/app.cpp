@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,17 +53,7 @@ void add_help_command(CLI::App& app, Invocation& inv) {
   });
 }
 
-}  // namespace
-
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app{"vperf: a profiler and PMC workbench for Linux that understands virtual machines", "vperf"};
-  app.set_version_flag("--version", std::string("vperf ") + VPERF_VERSION);
-  app.require_subcommand(1);
-  app.fallthrough(false);
-
-  Invocation inv;
-  inv.out = &out;
-  inv.err = &err;
+void add_commands(CLI::App& app, Invocation& inv) {
   add_list_command(app, inv);
   add_encode_command(app, inv);
   add_decode_command(app, inv);
@@ -77,52 +68,77 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   add_turbo_command(app, inv);
   add_kvm_command(app, inv);
   add_help_command(app, inv);
+}
 
+// CLI11 would only say "A subcommand is required" for "vperf frobnicate"; name the word.
+void reject_unknown_command(CLI::App& app, int argc, const char* const* argv) {
+  if (argc <= 1 || argv[1][0] == '-') return;
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  if (std::find(names.begin(), names.end(), argv[1]) != names.end()) return;
+  std::vector<std::string> close = closest_names(argv[1], names);
+  throw usage_error(std::string("unknown command '") + argv[1] + "'",
+                    (close.empty() ? std::string() : "did you mean " + join_alternatives(close) + "? ") +
+                        "run 'vperf --help' for the list of commands");
+}
+
+// "vperf stat [options] -- CMD ARGS": everything after the first "--" is the command, untouched
+// by CLI11 (which would read the command's own options and "--" as its own). Returns how many
+// words CLI11 parses.
+int split_off_command(int argc, const char* const* argv, Invocation& inv) {
+  bool runs_a_command = argc > 1 && (std::string_view(argv[1]) == "stat" || std::string_view(argv[1]) == "record" ||
+                                     std::string_view(argv[1]) == "kvm");  // kvm stat record -- VMM
+  for (int i = 2; runs_a_command && i < argc; ++i)
+    if (std::string_view(argv[i]) == "--") {
+      inv.command_after_separator.assign(argv + i + 1, argv + argc);
+      inv.has_separator = true;
+      return i;
+    }
+  return argc;
+}
+
+// Parses the command line into `inv`. Returns the exit status when parsing alone answers it
+// (help, version, a usage error); nullopt when inv.action is to run.
+std::optional<int> parse(CLI::App& app, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   try {
-    // CLI11 would only say "A subcommand is required" for "vperf frobnicate"; name the word.
-    if (argc > 1 && argv[1][0] != '-') {
-      std::vector<std::string> names;
-      for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
-      if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-        std::vector<std::string> close = closest_names(argv[1], names);
-        throw usage_error(std::string("unknown command '") + argv[1] + "'",
-                          (close.empty() ? std::string() : "did you mean " + join_alternatives(close) + "? ") +
-                              "run 'vperf --help' for the list of commands");
-      }
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::CallForVersion& v) {
+    out << v.what() << '\n';
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // A subcommand's own --help arrives here too.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      out << (app.get_subcommands().empty() ? app.help() : app.get_subcommands().front()->help());
+      return 0;
     }
-    // "vperf stat [options] -- CMD ARGS": everything after the first "--" is the command,
-    // untouched by CLI11 (which would read the command's own options and "--" as its own).
-    int parsed_argc = argc;
-    bool runs_a_command = argc > 1 && (std::string_view(argv[1]) == "stat" || std::string_view(argv[1]) == "record" ||
-                                       std::string_view(argv[1]) == "kvm");  // kvm stat record -- VMM
-    for (int i = 2; runs_a_command && i < argc; ++i)
-      if (std::string_view(argv[i]) == "--") {
-        inv.command_after_separator.assign(argv + i + 1, argv + argc);
-        inv.has_separator = true;
-        parsed_argc = i;
-        break;
-      }
-    try {
-      app.parse(parsed_argc, argv);
-    } catch (const CLI::CallForHelp&) {
-      out << app.help();
-      return 0;
-    } catch (const CLI::CallForAllHelp&) {
-      out << app.help("", CLI::AppFormatMode::All);
-      return 0;
-    } catch (const CLI::CallForVersion& v) {
-      out << v.what() << '\n';
-      return 0;
-    } catch (const CLI::ParseError& e) {
-      // A subcommand's own --help arrives here too.
-      if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
-        out << (app.get_subcommands().empty() ? app.help() : app.get_subcommands().front()->help());
-        return 0;
-      }
-      std::string sub = subcommand_of(app);
-      print_error(err, e.what(), sub.empty() ? "run 'vperf --help'" : "run 'vperf help " + sub + "'");
-      return kExitUsage;
-    }
+    std::string sub = subcommand_of(app);
+    print_error(err, e.what(), sub.empty() ? "run 'vperf --help'" : "run 'vperf help " + sub + "'");
+    return kExitUsage;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"vperf: a profiler and PMC workbench for Linux that understands virtual machines", "vperf"};
+  app.set_version_flag("--version", std::string("vperf ") + VPERF_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  Invocation inv;
+  inv.out = &out;
+  inv.err = &err;
+  add_commands(app, inv);
+  try {
+    reject_unknown_command(app, argc, argv);
+    if (std::optional<int> answered = parse(app, split_off_command(argc, argv, inv), argv, out, err)) return *answered;
     int status = inv.action ? inv.action() : 0;
     // A full disk or a closed pipe must not pass for success.
     out.flush();
