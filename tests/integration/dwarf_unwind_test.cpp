@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -110,19 +111,35 @@ class DwarfUnwind : public ::testing::Test {
     return out;
   }
 
-  // Samples whose user frames are the same in both, out of perf's; prints the first differences.
-  static double agreement(const std::map<SampleKey, UserFrames>& perf, const std::map<SampleKey, UserFrames>& vperf) {
-    size_t same = 0, shown = 0;
+  // perf 6.1's libunwind gives up on some stacks (exit handlers', a user ip outside every map
+  // just after exec): it ends them with a frame it cannot name, or shows no user frame at all,
+  // where vperf's unwinder shows the same frames and goes on (or shows the ip as "[unknown]").
+  static bool gave_up_where_vperf_went_on(const UserFrames& perf, const UserFrames& vperf) {
+    if (perf.empty()) return !vperf.empty() && vperf.front() == "[unknown]";
+    return perf.back() == "[unknown]" && vperf.size() >= perf.size() && std::equal(perf.begin(), perf.end() - 1, vperf.begin());
+  }
+
+  // Samples whose user frames are the same in both, out of perf's, and those where perf gave up
+  // and vperf went on from the same frames; prints the rest.
+  struct Agreement {
+    size_t same = 0, perf_gave_up = 0, total = 0;
+  };
+  static Agreement agreement(const std::map<SampleKey, UserFrames>& perf, const std::map<SampleKey, UserFrames>& vperf) {
+    Agreement a;
+    size_t shown = 0;
     for (const auto& [key, frames] : perf) {
+      ++a.total;
       auto it = vperf.find(key);
       if (it != vperf.end() && it->second == frames) {
-        ++same;
+        ++a.same;
+      } else if (it != vperf.end() && gave_up_where_vperf_went_on(frames, it->second)) {
+        ++a.perf_gave_up;
       } else if (shown++ < 5) {
         std::cout << "sample tid " << key.first << " time " << key.second << "\n  perf:  " << join(frames)
                   << "\n  vperf: " << (it == vperf.end() ? "(missing)" : join(it->second)) << "\n";
       }
     }
-    return perf.empty() ? 0.0 : static_cast<double>(same) / static_cast<double>(perf.size());
+    return a;
   }
 
   static bool records_data_maps(const std::string& data) {
@@ -173,7 +190,9 @@ class DwarfUnwind : public ::testing::Test {
     SpinSplit split = spin_split(data, unwinder);
     ASSERT_GT(split.samples, 300u) << "about 500 samples of 1 ms";
     const double in_leaves = static_cast<double>(split.hash + split.math) / static_cast<double>(split.total);
-    EXPECT_GT(in_leaves, 0.8) << split.hash << " hash + " << split.math << " math of " << split.total;
+    // Most of the time is in the two designed leaves (the rest in clock_gettime, a syscall on
+    // VMs, and the loops): a check that the recording is of the workload, not of the product.
+    EXPECT_GT(in_leaves, 0.5) << split.hash << " hash + " << split.math << " math of " << split.total;
     const double hash_share = static_cast<double>(split.hash) / static_cast<double>(split.hash + split.math);
     EXPECT_NEAR(hash_share, 2.0 / 3.0, 0.15) << split.hash << " hash vs " << split.math << " math";
     std::cout << split.samples << " samples, " << in_leaves * 100 << "% in the designed chains, hash share "
@@ -187,9 +206,10 @@ class DwarfUnwind : public ::testing::Test {
     std::map<SampleKey, UserFrames> ours = vperf_frames(data, unwinder);
     ASSERT_GT(theirs.size(), 300u);
     EXPECT_EQ(ours.size(), theirs.size());
-    const double agreed = agreement(theirs, ours);
-    std::cout << "same user frames as perf script: " << agreed * 100 << "% of " << theirs.size() << " samples\n";
-    EXPECT_GE(agreed, 0.95);
+    const Agreement agreed = agreement(theirs, ours);
+    std::cout << "same user frames as perf script: " << agreed.same << " of " << agreed.total << " samples, "
+              << agreed.perf_gave_up << " more where perf gave up\n";
+    EXPECT_EQ(agreed.same + agreed.perf_gave_up, agreed.total);
   }
 
   test::TempTree scratch_;
@@ -290,6 +310,12 @@ std::pair<int, int> body_lines(const std::string& file, const std::string& name)
 
 // binutils' addr2line -i: the source line of the innermost frame at a file address, from the
 // line table (its function names can be wrong, its lines are not). {file, line}.
+// perf 6.1's libunwind gives up on some stacks (see gave_up_where_vperf_went_on above): no user
+// frame, or a last frame it cannot name, where vperf's unwinder goes on.
+bool perf_gave_up(const std::vector<AddressGroup>& groups) {
+  return groups.empty() || (!groups.back().frames.empty() && groups.back().frames.back().name == "[unknown]");
+}
+
 std::pair<std::string, int> addr2line_innermost(const std::string& binary, const std::string& address) {
   test::ProgramResult r = test::run_program({"addr2line", "-e", binary, "-i", "0x" + address});
   std::string first = r.out.substr(0, r.out.find('\n'));
@@ -306,7 +332,7 @@ std::pair<std::string, int> addr2line_innermost(const std::string& binary, const
 //  - the inlined functions' names must be the same, except where addr2line (binutils 2.40)
 //    names the innermost inlined frame after the out-of-line function: there the line it gives
 //    must lie in the body of the function vperf names (inline_inner);
-//  - by design, nearly every sample is inline_inner <- inline_middle <- inline_outer.
+//  - by design, most samples are inline_inner <- inline_middle <- inline_outer.
 TEST_F(DwarfUnwind, InlinedFramesFollowTheLineTableAndMatchPerf) {
   VPERF_REQUIRE(!test::find_program("perf").empty(), "perf for the reference inline chains");
   VPERF_REQUIRE(!test::find_program("addr2line").empty(), "addr2line (binutils) for the line table");
@@ -320,13 +346,18 @@ TEST_F(DwarfUnwind, InlinedFramesFollowTheLineTableAndMatchPerf) {
   ASSERT_EQ(ours.size(), theirs.size());
 
   const std::string workload = VPERF_WORKLOAD_DWARF;
-  size_t designed = 0, mislabelled = 0, chains = 0;
+  size_t designed = 0, mislabelled = 0, chains = 0, gave_up = 0;
   for (size_t s = 0; s < ours.size(); ++s) {
     const ScriptSample& o = ours[s];
     const ScriptSample& t = theirs[s];
     ASSERT_EQ(o.header, t.header);
-    ASSERT_EQ(o.groups.size(), t.groups.size()) << o.header;
-    for (size_t g = 0; g < o.groups.size(); ++g) {
+    size_t compared = o.groups.size();
+    if (o.groups.size() != t.groups.size()) {
+      ASSERT_TRUE(perf_gave_up(t.groups) && o.groups.size() > t.groups.size()) << o.header;
+      compared = t.groups.empty() ? 0 : t.groups.size() - 1;
+      ++gave_up;
+    }
+    for (size_t g = 0; g < compared; ++g) {
       const AddressGroup& og = o.groups[g];
       const AddressGroup& tg = t.groups[g];
       ASSERT_EQ(og.address, tg.address) << o.header;
@@ -356,8 +387,11 @@ TEST_F(DwarfUnwind, InlinedFramesFollowTheLineTableAndMatchPerf) {
     }
   }
   std::cout << ours.size() << " samples, " << designed << " in inline_inner <- inline_middle <- inline_outer, "
-            << chains << " inline chains, " << mislabelled << " named wrong by addr2line\n";
-  EXPECT_GT(static_cast<double>(designed), 0.9 * static_cast<double>(ours.size()));
+            << chains << " inline chains, " << mislabelled << " named wrong by addr2line, " << gave_up
+            << " where perf gave up unwinding\n";
+  // The workload spends most of its time in the designed chain (the rest in clock_gettime and
+  // the outer loops): a check that the recording is of it, not a threshold on the product.
+  EXPECT_GT(2 * designed, ours.size());
 
   // --no-inline: the frames the unwinder found, nothing added (as perf script --no-inline).
   test::ProgramResult plain = test::run_vperf({"script", "--no-inline", "-i", data});
@@ -371,9 +405,43 @@ TEST_F(DwarfUnwind, InlinedFramesFollowTheLineTableAndMatchPerf) {
   }
 }
 
-// report --children gives inlined functions entries of their own, "NAME (inlined)", as perf.
+// The functions inlined at each address of `binary`, innermost first (the out-of-line function
+// that holds the address left out), as llvm-symbolizer reads them: LLVM's own DWARF reader,
+// neither libdw (vperf) nor binutils (perf).
+std::map<std::string, std::vector<std::string>> llvm_inlined_functions(const test::TempTree& scratch, const std::string& binary,
+                                                                        const std::set<std::string>& addresses) {
+  std::string input;
+  for (const std::string& address : addresses) input += "0x" + address + "\n";
+  scratch.write("addresses", input);
+  test::ProgramResult r = test::run_program(
+      {"sh", "-c", "llvm-symbolizer --inlining --obj='" + binary + "' < '" + (scratch.root() / "addresses").string() + "'"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::vector<std::string>> out;
+  std::istringstream in(r.out);
+  auto address = addresses.begin();
+  std::vector<std::string> chain;  // function names; every other line is a file:line:column
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) {
+      chain.push_back(line);
+      std::getline(in, line);
+      continue;
+    }
+    if (address == addresses.end()) break;
+    if (!chain.empty()) chain.pop_back();
+    out[*address++] = chain;
+    chain.clear();
+  }
+  EXPECT_EQ(out.size(), addresses.size()) << r.out;
+  return out;
+}
+
+// report --children gives inlined functions entries of their own, "NAME (inlined)", as perf,
+// covering the samples in which the DWARF says they are inlined. perf's own rows are not the
+// reference for inlined functions: binutils names some addresses after the out-of-line function
+// (see above), so perf's inline_middle row is short of the samples at those addresses.
 TEST_F(DwarfUnwind, ReportGivesInlinedFunctionsTheirOwnChildrenEntries) {
   VPERF_REQUIRE(!test::find_program("perf").empty(), "perf report as the reference");
+  VPERF_REQUIRE(!test::find_program("llvm-symbolizer").empty(), "llvm-symbolizer (LLVM's DWARF reader) for the inline chains");
   std::string data = record(Recorder::Vperf, VPERF_WORKLOAD_DWARF, "inline.data", "inline", "500");
   auto row = [](const std::string& report, const std::string& symbol) {
     std::istringstream in(report);
@@ -384,15 +452,37 @@ TEST_F(DwarfUnwind, ReportGivesInlinedFunctionsTheirOwnChildrenEntries) {
   test::ProgramResult perf = test::run_program({"perf", "report", "--stdio", "--children", "-g", "none", "-i", data});
   test::ProgramResult vperf = test::run_vperf({"report", "--stdio", "--children", "-g", "none", "-i", data});
   ASSERT_EQ(vperf.exit_code, 0) << vperf.err;
-  for (const std::string symbol : {"inline_outer", "inline_middle (inlined)"}) {
-    EXPECT_FALSE(row(vperf.out, symbol).empty()) << symbol << "\n" << vperf.out;
-    EXPECT_EQ(row(vperf.out, symbol), row(perf.out, symbol)) << symbol;
+  EXPECT_EQ(row(vperf.out, "inline_outer"), row(perf.out, "inline_outer"));
+
+  // Each sample's period and unwound addresses (perf's unwinding, checked equal to vperf's above).
+  test::ProgramResult frames = test::run_program({"perf", "script", "--no-inline", "-F", "period,ip,sym,dso", "-i", data});
+  ASSERT_EQ(frames.exit_code, 0) << frames.err;
+  const std::string workload = VPERF_WORKLOAD_DWARF;
+  std::vector<ScriptSample> samples = parse_script(frames.out);
+  std::set<std::string> addresses;
+  for (const ScriptSample& sample : samples)
+    for (const AddressGroup& group : sample.groups)
+      if (group.frames.back().dso == workload) addresses.insert(group.address);
+  std::map<std::string, std::vector<std::string>> inlined = llvm_inlined_functions(scratch_, workload, addresses);
+  uint64_t total = 0;
+  std::map<std::string, uint64_t> period_in;
+  for (const ScriptSample& sample : samples) {
+    const uint64_t period = std::stoull(sample.header);
+    total += period;
+    std::set<std::string> in_sample;
+    for (const AddressGroup& group : sample.groups)
+      if (auto it = inlined.find(group.address); it != inlined.end()) in_sample.insert(it->second.begin(), it->second.end());
+    for (const std::string& function : in_sample) period_in[function] += period;
   }
-  // perf's inline_inner row is short of the samples addr2line names wrong (see above): vperf's
-  // covers the same samples as inline_middle's, as the workload is designed.
-  std::string inner = row(vperf.out, "inline_inner (inlined)"), middle = row(vperf.out, "inline_middle (inlined)");
-  ASSERT_FALSE(inner.empty());
-  EXPECT_EQ(inner.substr(0, inner.find("[.]")), middle.substr(0, middle.find("[.]")));
+  ASSERT_GT(total, 0u);
+  for (const std::string function : {"inline_middle", "inline_inner"}) {
+    char expected[32];
+    std::snprintf(expected, sizeof expected, "%.2f%%", 100.0 * static_cast<double>(period_in[function]) / static_cast<double>(total));
+    std::istringstream line(row(vperf.out, function + " (inlined)"));
+    std::string children;
+    line >> children;
+    EXPECT_EQ(children, expected) << function << "\n" << vperf.out;
+  }
 
   test::ProgramResult plain = test::run_vperf({"report", "--stdio", "--children", "--no-inline", "-i", data});
   EXPECT_EQ(plain.out.find("(inlined)"), std::string::npos);
@@ -404,14 +494,25 @@ TEST_F(DwarfUnwind, FoldedStacksCarryTheInlineChain) {
   std::string data = record(Recorder::Vperf, VPERF_WORKLOAD_DWARF, "inline.data", "inline", "500");
   test::ProgramResult folded = test::run_vperf({"flamegraph", "--folded", "-o", "-", "-i", data});
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  // inline_inner is only ever reached inlined into inline_middle, inlined into inline_outer:
+  // every stack through it must carry that whole chain. The workload spends most of its
+  // time there (the rest in clock_gettime, a syscall on VMs without a usable vDSO clock), so at
+  // least half of the weight is the designed stack: a check of the recording, not a threshold
+  // on the product.
   uint64_t designed = 0, total = 0;
   std::istringstream in(folded.out);
   for (std::string line; std::getline(in, line);) {
+    const std::string stack = line.substr(0, line.rfind(' '));
     uint64_t weight = std::stoull(line.substr(line.rfind(' ') + 1));
     total += weight;
-    if (line.find("::run_inline;inline_outer;inline_middle_[i];inline_inner_[i] ") != std::string::npos) designed += weight;
+    if (stack.find("inline_inner") == std::string::npos) continue;
+    // An interrupt taken there adds kernel frames above the user stack.
+    std::string user = stack;
+    while (user.ends_with("_[k]")) user.erase(user.rfind(';'));
+    EXPECT_TRUE(user.ends_with("::run_inline;inline_outer;inline_middle_[i];inline_inner_[i]")) << line;
+    designed += weight;
   }
-  EXPECT_GT(static_cast<double>(designed), 0.9 * static_cast<double>(total)) << folded.out;
+  EXPECT_GT(2 * designed, total) << folded.out;
   test::ProgramResult plain = test::run_vperf({"flamegraph", "--folded", "--no-inline", "-o", "-", "-i", data});
   EXPECT_EQ(plain.out.find("_[i]"), std::string::npos);
 }

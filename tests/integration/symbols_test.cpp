@@ -251,7 +251,8 @@ void cross_check_with_perf(const std::vector<std::string>& workload_args, CrossC
     if (!parse_frame(line, f)) continue;
     bool in_kernel = f.address >= kKernelStart;
     uint64_t ip = f.address;
-    if (!in_kernel) {
+    // perf prints an address outside every map as it is, with dso "[unknown]".
+    if (!in_kernel && f.dso != "[unknown]") {
       auto it = exec_maps.find(f.dso);
       if (it == exec_maps.end()) {
         user_frames.add(false, "no mapping for " + f.dso);
@@ -260,7 +261,7 @@ void cross_check_with_perf(const std::vector<std::string>& workload_args, CrossC
       ip = f.address - it->second.second + it->second.first;
     }
     auto r = machine.resolve(tid, tid, in_kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER, ip);
-    bool ok = r.symbol_name() == f.sym && r.dso_name() == f.dso && (in_kernel || r.map_relative == f.address);
+    bool ok = r.symbol_name() == f.sym && r.dso_name() == f.dso && (in_kernel || !r.map || r.map_relative == f.address);
     std::ostringstream what;
     what << std::hex << f.address << ": perf " << f.sym << " (" << f.dso << "), vperf " << r.symbol_name() << " ("
          << r.dso_name() << ") at " << r.map_relative;
