@@ -10,7 +10,6 @@ packages=(
   libpfm4-dev libdw-dev libelf-dev libvirt-dev libboost-json1.81-dev libcli11-dev
   libtraceevent-dev libtracefs-dev libcapstone-dev
   # tests: GoogleTest, Linux perf as the reference peer, cpuid(1) for cross-checking leaves,
-  # clang with libFuzzer and the sanitizer runtimes for the fuzz targets
   # clang with libFuzzer and the sanitizer runtimes for the fuzz targets; llvm's llvm-symbolizer, a
   # third DWARF reader (neither libdw nor binutils) for the inline-chain tests
   googletest libgtest-dev linux-perf cpuid clang libclang-rt-14-dev llvm
