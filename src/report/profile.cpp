@@ -1,0 +1,119 @@
+#include "report/profile.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "symbols/dso.h"
+
+namespace vperf::report {
+
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ULL; }
+
+}  // namespace
+
+std::optional<symbols::BuildId> ProfileMapping::build_id() const {
+  const symbols::Dso* d = dso();
+  if (d == nullptr) return std::nullopt;
+  return d->build_id();
+}
+
+size_t Profile::FrameKeyHash::operator()(const FrameKey& k) const {
+  uint64_t h = reinterpret_cast<uintptr_t>(k.map) * 0x9e3779b97f4a7c15ULL;
+  h ^= (k.ip + k.cpumode + (uint64_t{k.inline_depth} << 8)) * 0xc2b2ae3d27d4eb4fULL;
+  return static_cast<size_t>(h ^ (h >> 31));
+}
+
+size_t Profile::FunctionKeyHash::operator()(const FunctionKey& k) const {
+  uint64_t h = reinterpret_cast<uintptr_t>(k.object) * 0x9e3779b97f4a7c15ULL;
+  h ^= (k.ip + (uint64_t{k.inlined_name} << 32)) * 0xc2b2ae3d27d4eb4fULL;
+  return static_cast<size_t>(h ^ (h >> 31));
+}
+
+size_t Profile::CountKeyHash::operator()(const CountKey& k) const {
+  uint64_t h = (uint64_t{k.event} << 32 | k.comm) * 0x9e3779b97f4a7c15ULL;
+  h ^= k.stack * 0xc2b2ae3d27d4eb4fULL;
+  return static_cast<size_t>(h ^ (h >> 29));
+}
+
+uint32_t Profile::intern_mapping(const std::shared_ptr<const symbols::Map>& map) {
+  auto [it, added] = mapping_ids_.try_emplace(map.get(), static_cast<uint32_t>(mappings_.size()));
+  if (added) mappings_.push_back(ProfileMapping{map});
+  return it->second;
+}
+
+uint32_t Profile::intern_function(const ProfileFrame& frame, std::string_view inlined_name) {
+  const symbols::ResolvedAddress& at = frame.at;
+  const symbols::Symbol* symbol = at.symbol;
+  FunctionKey key{};
+  ProfileFunction function{symbol, at.dso(), frame.ip, symbol ? symbol->start : frame.ip, at.level, 0};
+  if (!inlined_name.empty()) {
+    // The same function inlined into two others is two functions, as perf's inline symbols.
+    function.inlined_name = texts_.intern(inlined_name);
+    function.order_key = frame.ip;
+    key = FunctionKey{symbol ? static_cast<const void*>(symbol) : at.dso(), 0, function.inlined_name};
+  } else {
+    key = symbol ? FunctionKey{symbol, 0, 0} : FunctionKey{at.dso(), frame.ip, 0};
+  }
+  auto [it, added] = function_ids_.try_emplace(key, static_cast<uint32_t>(functions_.size()));
+  if (added) functions_.push_back(function);
+  return it->second;
+}
+
+uint32_t Profile::intern_frame(uint64_t ip, uint8_t cpumode, const symbols::ResolvedAddress& at,
+                               std::string_view inlined_name, uint32_t inline_depth) {
+  auto [it, added] = frame_ids_.try_emplace(FrameKey{at.map.get(), ip, inline_depth, cpumode},
+                                            static_cast<uint32_t>(frames_.size()));
+  if (!added) return it->second;
+  ProfileFrame frame{ip, cpumode, inline_depth, kNoId, kNoId, at};
+  if (at.map) frame.mapping = intern_mapping(at.map);
+  frame.function = intern_function(frame, inlined_name);
+  frames_.push_back(std::move(frame));
+  return it->second;
+}
+
+uint32_t Profile::intern_stack(std::span<const uint32_t> frames) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (uint32_t id : frames) hash = mix(hash, id);
+  hash = mix(hash, frames.size());
+  auto [it, added] = stack_by_hash_.try_emplace(hash, static_cast<uint32_t>(stacks_.size()));
+  if (!added) {
+    for (uint32_t id = it->second; id != kNoId; id = next_same_hash_[id]) {
+      std::span<const uint32_t> known = stack(id);
+      if (known.size() == frames.size() && std::equal(known.begin(), known.end(), frames.begin())) return id;
+    }
+  }
+  uint32_t id = static_cast<uint32_t>(stacks_.size());
+  stacks_.emplace_back(static_cast<uint32_t>(stack_frames_.size()), static_cast<uint32_t>(frames.size()));
+  stack_frames_.insert(stack_frames_.end(), frames.begin(), frames.end());
+  // A new stack whose hash was known goes to the front of that hash's chain.
+  next_same_hash_.push_back(added ? kNoId : it->second);
+  it->second = id;
+  return id;
+}
+
+std::string Profile::function_label(uint32_t id) const {
+  const ProfileFunction& f = functions_[id];
+  if (f.inlined_name != 0) return text(f.inlined_name) + " (inlined)";
+  if (f.symbol) return f.symbol->name;
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%#" PRIx64, f.address);
+  return buf;
+}
+
+void Profile::count(uint32_t event, uint32_t comm, uint32_t stack, uint64_t weight) {
+  auto [it, added] = count_ids_.try_emplace(CountKey{event, comm, stack}, static_cast<uint32_t>(counts_.size()));
+  if (added) counts_.push_back(ProfileCount{event, comm, stack, {}});
+  ProfileValue& value = counts_[it->second].value;
+  ++value.samples;
+  value.weight += weight;
+}
+
+void Profile::clear_counts() {
+  counts_.clear();
+  count_ids_.clear();
+}
+
+}  // namespace vperf::report
