@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,15 @@ void add_help_command(CLI::App& app, Invocation& inv) {
       return 0;
     };
   });
+}
+
+// perf records /proc/self/exe's target first, then its arguments as given.
+std::vector<std::string> whole_command_line(int argc, const char* const* argv) {
+  std::error_code error;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  std::vector<std::string> words{error || argc < 1 ? (argc > 0 ? argv[0] : "vperf") : exe.string()};
+  words.insert(words.end(), argv + std::min(argc, 1), argv + argc);
+  return words;
 }
 
 void add_commands(CLI::App& app, Invocation& inv) {
@@ -135,6 +145,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   Invocation inv;
   inv.out = &out;
   inv.err = &err;
+  inv.cmdline = whole_command_line(argc, argv);
   add_commands(app, inv);
   try {
     reject_unknown_command(app, argc, argv);

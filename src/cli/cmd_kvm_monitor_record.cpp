@@ -160,9 +160,7 @@ session::MonitorRecordRequest monitor_request(const MonitorRecordOptions& o) {
   request.duration_seconds = o.duration_seconds;
   request.pause = o.pause;
   request.command = o.command;
-  request.cmdline = {"vperf", "kvm", "record"};
-  if (!o.qmp.empty()) request.cmdline.insert(request.cmdline.end(), {"--qmp", o.qmp.string()});
-  if (!o.domain.empty()) request.cmdline.insert(request.cmdline.end(), {"--domain", o.domain, "--connect", o.uri});
+  request.cmdline = o.cmdline;
   return request;
 }
 

@@ -36,6 +36,7 @@
 namespace vperf::cli {
 
 struct MonitorRecordOptions {
+  std::vector<std::string> cmdline;  // the whole command line, for perf.data's header
   std::filesystem::path qmp;   // QEMU's QMP socket
   std::filesystem::path qga;   // the guest agent's socket (optional)
   std::string domain;          // or a libvirt domain: its monitor (unless --qmp), pid and agent

@@ -105,7 +105,9 @@ RecordOptions kvm_stat_recording(const std::string& pids, const std::vector<std:
 
 int run_kvm_stat_record(const KvmStatRecordOptions& o, std::ostream& err) {
   const std::string pids = target_pids(o.pids, o.domain, o.uri, o.allow_unsafe_uri);
-  return run_record(kvm_stat_recording(pids, o.command, o.output, o.quiet), err);
+  RecordOptions recording = kvm_stat_recording(pids, o.command, o.output, o.quiet);
+  recording.cmdline = o.cmdline;
+  return run_record(recording, err);
 }
 
 int run_kvm_stat_report(const KvmStatReportOptions& options, std::ostream& out, std::ostream& err) {
@@ -213,6 +215,7 @@ void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv) {
   rec->callback([rec, record, &inv] {
     require_domain_for_connect(*rec, record->domain);
     record->command = command_words(*rec, inv);
+    record->cmdline = inv.cmdline;
     inv.action = [record, &inv] { return run_kvm_stat_record(*record, *inv.err); };
   });
 

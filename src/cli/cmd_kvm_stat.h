@@ -30,6 +30,7 @@ struct KvmStatRecordOptions {
   bool allow_unsafe_uri = false;           // --allow-unsafe-uri
   std::vector<std::string> command;
   bool quiet = false;
+  std::vector<std::string> cmdline;  // the whole command line, for perf.data's header
 };
 int run_kvm_stat_record(const KvmStatRecordOptions& options, std::ostream& err);
 

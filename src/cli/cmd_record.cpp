@@ -139,8 +139,7 @@ session::RecordRequest record_request(const RecordOptions& o) {
   request.mmap_pages = o.mmap_pages;
   request.command = o.command;
   request.guests = o.guests;
-  request.cmdline = {"vperf", "record"};
-  request.cmdline.insert(request.cmdline.end(), o.command.begin(), o.command.end());
+  request.cmdline = o.cmdline;
   request.quiet = o.quiet;
   return request;
 }
@@ -181,6 +180,8 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->footer("COMMAND: the program to record and its arguments, e.g. vperf record -g -- ./prog\n");
   sub->callback([sub, options, monitor, kvm, &inv] {
     options->command = command_words(*sub, inv);
+    options->cmdline = inv.cmdline;
+    monitor->cmdline = inv.cmdline;
     const bool output_given = sub->count("--output") > 0;
     if (!monitor->qga.empty() && !monitor->domain.empty())
       throw usage_error("--qga and --domain both name the guest agent", "libvirt reaches a domain's agent by itself: drop --qga");

@@ -36,6 +36,7 @@
 namespace vperf::cli {
 
 struct RecordOptions {
+  std::vector<std::string> cmdline;  // the whole command line, for perf.data's header
   std::vector<std::string> events;  // -e; empty: cycles (or its cpu-clock fallback)
   std::optional<uint64_t> frequency;
   std::optional<uint64_t> period;

@@ -21,6 +21,9 @@ struct Invocation {
   // "-- CMD ARGS" after a subcommand's options, kept out of option parsing (vperf stat -- CMD).
   bool has_separator = false;
   std::vector<std::string> command_after_separator;
+  // The whole command line, vperf's own path first (as perf's header records perf's): what
+  // perf.data's cmdline feature holds.
+  std::vector<std::string> cmdline;
 };
 
 // For options whose empty value would silently mean "not given" (--model '', --perfmon '').

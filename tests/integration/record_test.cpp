@@ -190,6 +190,19 @@ TEST_F(Record, NoPmuFallsBackToCpuClockAndSaysSo) {
   EXPECT_NE(header.out.find("cpu-clock"), std::string::npos) << header.out;
 }
 
+// perf.data's cmdline is the whole command line, vperf's path first, as perf records its own.
+TEST_F(Record, HeaderKeepsTheWholeCommandLine) {
+  std::string data = file("cmdline.data");
+  test::ProgramResult rec =
+      test::run_vperf({"record", "-q", "-e", "cpu-clock", "-F", "99", "-g", "-o", data, "--", VPERF_WORKLOAD, "spin", "10"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  test::ProgramResult header = test::run_program({"perf", "report", "--header-only", "-i", data});
+  ASSERT_EQ(header.exit_code, 0) << header.err;
+  const std::string expected = "# cmdline : " + std::filesystem::canonical(VPERF_BINARY).string() +
+                               " record -q -e cpu-clock -F 99 -g -o " + data + " -- " + VPERF_WORKLOAD + " spin 10 \n";
+  EXPECT_NE(header.out.find(expected), std::string::npos) << header.out;
+}
+
 TEST_F(Record, PipeModeIsReadByPerf) {
   VPERF_REQUIRE(test::has_tracefs(), "needs tracefs");
   test::ProgramResult piped = test::run_program(

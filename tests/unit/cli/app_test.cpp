@@ -34,6 +34,31 @@ TEST(Cli, HelpListsEveryCommand) {
     EXPECT_NE(r.out.find(cmd), std::string::npos) << cmd << " missing from:\n" << r.out;
 }
 
+// An option vperf does not know, before the command, is a usage error naming it (CLI11 would
+// otherwise end the options there and run "-M" as the command); perf's own are "not supported
+// yet". Nothing runs.
+TEST(Cli, UnknownOptionBeforeTheCommandIsAUsageError) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string said;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"stat", "-M", "IPC", "--", "true"}, "perf stat's option -M is not supported by vperf yet"},
+           {{"stat", "--topdown", "--", "true"}, "perf stat's option --topdown is not supported by vperf yet"},
+           {{"stat", "--null", "true"}, "perf stat's option --null is not supported by vperf yet"},
+           {{"record", "-s", "--", "true"}, "perf record's option -s is not supported by vperf yet"},
+           {{"record", "--branch-filter=any", "--", "true"}, "perf record's option --branch-filter=any is not supported by vperf yet"},
+           {{"stat", "--frobnicate", "--", "true"}, "unknown option --frobnicate"},
+           {{"record", "-Z", "true"}, "unknown option -Z"},
+       }) {
+    auto r = run_cli(c.args);
+    EXPECT_EQ(r.status, 2) << c.args[1];
+    EXPECT_TRUE(is_one_error_line(r.err)) << r.err;
+    EXPECT_EQ(r.err.rfind("vperf: error: " + c.said + " (hint: run 'vperf help " + c.args[0] + "'", 0), 0u) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
 TEST(Cli, HelpCommandShowsOneCommandsOptions) {
   auto r = run_cli({"help", "list"});
   EXPECT_EQ(r.status, 0);
