@@ -95,7 +95,6 @@ RecordOptions kvm_stat_recording(const std::string& pids, const std::vector<std:
   record.system_wide = pids.empty() && command.empty();
   record.pids = pids;
   record.command = command;
-  record.command_times_targets = true;  // perf kvm stat record -p PID -- sleep 10
   record.output = output;
   record.quiet = quiet;
   return record;

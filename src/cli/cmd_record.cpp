@@ -51,8 +51,6 @@ void validate(const RecordOptions& o) {
   bool cpu_wide = o.system_wide || !o.cpus.empty();
   if (targets > 1) throw usage_error("-p and -t cannot be combined", "give the processes with -p, or the threads with -t");
   if (targets && cpu_wide) throw usage_error("-p/-t sample tasks, -a/-C sample CPUs: choose one", "drop -p/-t, or drop -a/-C");
-  if (targets && !o.command.empty() && !o.command_times_targets)
-    throw usage_error("a COMMAND and -p/-t cannot be combined", "record the command, or attach to the running tasks");
   if (!targets && !cpu_wide && o.command.empty())
     throw usage_error("nothing to record", "give a COMMAND (vperf record -g -- ./prog), or -a, -C CPUS, -p PID, -t TID");
   if (o.frequency && o.period) throw usage_error("-F and -c cannot be combined", "sample by frequency (-F) or every N events (-c)");

@@ -54,10 +54,9 @@ struct RecordOptions {
   unsigned mmap_pages = 128;    // -m, a power of two
   bool no_inherit = false;
   bool quiet = false;
+  // With -p/-t/-a/-C, the COMMAND only says how long to record (perf record -p PID -- sleep
+  // 10): it is run, not sampled, and ends with the tasks.
   std::vector<std::string> command;
-  // With -p/-t, a COMMAND only says how long to record the tasks (perf kvm stat record -p PID
-  // -- sleep 10): it is run, not sampled. Off for vperf record, which refuses the pair.
-  bool command_times_targets = false;
   // Which machines unmodified events sample: the host, unless vperf kvm says otherwise.
   events::MachineScope scope{};
   // vperf kvm: guests whose kernel and module maps are written as perf kvm record writes them.

@@ -46,8 +46,6 @@ void validate(const StatOptions& o) {
   if (targets > 1) throw usage_error("-p and -t cannot be combined", "give the processes with -p, or the threads with -t");
   if (targets && cpu_wide)
     throw usage_error("-p/-t count tasks, -a/-C count CPUs: choose one", "drop -p/-t, or drop -a/-C");
-  if (targets && !o.command.empty())
-    throw usage_error("a COMMAND and -p/-t cannot be combined", "count the command, or attach to the running tasks");
   if (!targets && !cpu_wide && o.command.empty())
     throw usage_error("nothing to count", "give a COMMAND to run (vperf stat -- sleep 1), or -a, -C CPUS, -p PID, -t TID");
   if (!o.cgroup.empty() && !cpu_wide)
@@ -106,7 +104,7 @@ stat::StatPrintOptions print_options(const StatOptions& options, const stat::Cou
   print.interval_summary = options.summary;
   print.runs = options.repeat;
   // perf shows the command's user/sys times only when it counted just the command.
-  print.show_rusage = !options.command.empty() && options.repeat == 1 && target.cpus.empty();
+  print.show_rusage = !options.command.empty() && options.repeat == 1 && target.cpus.empty() && target.threads.empty();
   print.thousands_grouping = options.big_num || locale_groups_thousands();
   return print;
 }

@@ -34,7 +34,8 @@ class CountRun {
       Result<perf::Workload> prepared = perf::Workload::prepare(options_.command);
       if (!prepared) throw UserError("cannot start '" + options_.command.front() + "': " + prepared.error().describe(), "");
       workload.emplace(std::move(prepared).value());
-      if (target.cpus.empty()) {
+      // With -p/-t (or CPUs) the command only times the counting, as perf stat -p PID -- sleep 1.
+      if (target.cpus.empty() && target.threads.empty()) {
         target.threads = {workload->pid()};
         target.enable_on_exec = true;
       }
@@ -89,6 +90,7 @@ class CountRun {
   std::optional<perf::WorkloadExit> wait(const stat::StatSession& session, std::optional<perf::Workload>& workload) {
     RunLoop loop(clock_);
     std::optional<perf::WorkloadExit> exit;
+    bool tasks_ended = false;
     if (workload) {
       loop.watch_workload(*workload, [&exit](const perf::WorkloadExit& e) {
         exit = e;
@@ -98,6 +100,14 @@ class CountRun {
         workload->forward(taken);  // the command decides when to end
         return Next::keep_going;
       });
+      // Timing -p/-t tasks that have all ended: the command goes too, and is waited for. It
+      // was only a timer, so its end by SIGTERM is not the run's exit status.
+      if (!base_.threads.empty())
+        loop.watch_tasks(base_.threads, kTaskCheckPeriod, [&workload, &tasks_ended] {
+          tasks_ended = true;
+          workload->terminate(SIGTERM);
+          return Next::keep_going;
+        });
     } else {
       loop.watch_signals(signals_, [](const std::vector<perf::StopSignal>&) { return Next::stop; });
       if (!base_.threads.empty()) loop.watch_tasks(base_.threads, kTaskCheckPeriod, [] { return Next::stop; });
@@ -115,6 +125,7 @@ class CountRun {
     }
     if (options_.timeout_ms) loop.at(start_ + milliseconds(options_.timeout_ms), end_counting);
     if (Result<bool> ran = loop.run(); !ran) throw UserError("cannot wait for the command: " + ran.error().describe(), "");
+    if (tasks_ended) return std::nullopt;
     return exit;
   }
 

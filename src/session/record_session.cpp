@@ -309,6 +309,7 @@ void RecordSession::sample() {
   if (!r_.threads.empty())
     loop.watch_tasks(r_.threads, kDrainPeriod, [&] {
       if (workload_) end_workload();
+      exit_.reset();  // the command was only a timer: its end by SIGTERM is not the run's status
       return Next::stop;
     });
   loop.every(clock_.now() + kDrainPeriod, kDrainPeriod, [] { return Next::keep_going; });

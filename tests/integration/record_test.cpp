@@ -24,6 +24,7 @@
 #include "cli/cmd_record.h"
 #include "core/error.h"
 #include "data/perf_data_reader.h"
+#include "support/background.h"
 #include "support/capability.h"
 #include "support/fake_event_fs.h"
 #include "support/processes.h"
@@ -188,6 +189,27 @@ TEST_F(Record, NoPmuFallsBackToCpuClockAndSaysSo) {
   EXPECT_NE(rec.err.find("sampling cpu-clock instead"), std::string::npos) << rec.err;
   test::ProgramResult header = test::run_program({"perf", "report", "-i", data, "--header-only"});
   EXPECT_NE(header.out.find("cpu-clock"), std::string::npos) << header.out;
+}
+
+// perf's attach idiom: `record -p PID -- sleep N` samples the task, not the command, and the
+// recording ends when the task does (the command was only a timer: exit status 0). Exact: the
+// held task makes 3000 calls once released, the command none that are recorded.
+TEST_F(Record, CommandWithPidOnlyTimesTheRecording) {
+  VPERF_REQUIRE(test::has_tracefs(), "needs tracefs for syscalls:sys_enter_getppid");
+  std::string data = file("attach.data");
+  test::HeldChild child({VPERF_WORKLOAD, "getppid", "3000"});
+  test::Background vperf({VPERF_BINARY, "record", "-q", "-e", "syscalls:sys_enter_getppid", "-p",
+                          std::to_string(child.pid()), "-o", data, "--", VPERF_WORKLOAD, "getppid", "1000000000"});
+  ASSERT_GT(vperf.pid(), 0);
+  ASSERT_TRUE(test::wait_until([&] { return test::counting_and_waiting(vperf.pid()); }, std::chrono::seconds(10)));
+  child.release();
+  EXPECT_EQ(child.wait(), 0);
+  test::ProgramResult r = vperf.wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  test::ProgramResult script = test::run_program({"perf", "script", "-F", "pid", "-i", data});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  EXPECT_EQ(count_lines(script.out, std::to_string(child.pid())), 3000u);
+  EXPECT_EQ(std::count(script.out.begin(), script.out.end(), '\n'), 3000) << "only the task's calls are recorded";
 }
 
 // perf.data's cmdline is the whole command line, vperf's path first, as perf records its own.

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/background.h"
 #include "support/capability.h"
 #include "support/processes.h"
 #include "support/run_program.h"
@@ -37,6 +38,8 @@ namespace vperf {
 namespace {
 
 namespace fs = std::filesystem;
+using test::Background;
+using test::HeldChild;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using test::children_named;
@@ -89,125 +92,6 @@ std::set<int> online_cpus() {
   }
   return cpus;
 }
-
-// A program running in the background, its stdout/stderr kept in memory files, so the test
-// can signal it, watch its children, and collect what it printed once it ends.
-class Background {
- public:
-  explicit Background(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {{"LC_ALL", "C"}}) {
-    out_fd_ = ::memfd_create("vperf-test-out", MFD_CLOEXEC);
-    err_fd_ = ::memfd_create("vperf-test-err", MFD_CLOEXEC);
-    std::vector<std::string> env_strings;
-    for (char** e = environ; *e; ++e) {
-      std::string entry(*e);
-      if (!env.count(entry.substr(0, entry.find('=')))) env_strings.push_back(entry);
-    }
-    for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
-    std::vector<std::string> args_copy = argv;
-    std::vector<char*> args, envp;
-    for (auto& s : args_copy) args.push_back(s.data());
-    args.push_back(nullptr);
-    for (auto& s : env_strings) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out_fd_, 1);
-    posix_spawn_file_actions_adddup2(&actions, err_fd_, 2);
-    int rc = ::posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) pid_ = -1;
-  }
-  ~Background() {
-    if (pid_ > 0 && !reaped_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    ::close(out_fd_);
-    ::close(err_fd_);
-  }
-  pid_t pid() const { return pid_; }
-
-  // Waits for the end; exit_code as run_program (-1 when a signal ended it).
-  test::ProgramResult wait() {
-    test::ProgramResult r;
-    int status = 0;
-    if (pid_ > 0 && !reaped_) {
-      ::waitpid(pid_, &status, 0);
-      reaped_ = true;
-      r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-    r.out = slurp(out_fd_);
-    r.err = slurp(err_fd_);
-    return r;
-  }
-
- private:
-  static std::string slurp(int fd) {
-    std::string text;
-    char buf[65536];
-    ssize_t n;
-    off_t at = 0;
-    while ((n = ::pread(fd, buf, sizeof buf, at)) > 0) {
-      text.append(buf, static_cast<size_t>(n));
-      at += n;
-    }
-    return text;
-  }
-  pid_t pid_ = -1;
-  int out_fd_ = -1, err_fd_ = -1;
-  bool reaped_ = false;
-};
-
-// A child that blocks until released, then execs `argv`: what it does after the release is
-// all the workload's (no shell, no start-up system calls of its own), and its PID is known
-// before it starts.
-class HeldChild {
- public:
-  explicit HeldChild(const std::vector<std::string>& argv) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return;
-    std::vector<std::string> copy = argv;
-    std::vector<char*> args;
-    for (auto& s : copy) args.push_back(s.data());
-    args.push_back(nullptr);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::close(fds[1]);
-      char c;
-      if (::read(fds[0], &c, 1) != 1) ::_exit(120);  // the test went away without releasing it
-      ::execv(args[0], args.data());
-      ::_exit(127);
-    }
-    ::close(fds[0]);
-    release_fd_ = fds[1];
-  }
-  ~HeldChild() {
-    if (release_fd_ >= 0) ::close(release_fd_);
-    if (pid_ > 0 && !reaped_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  pid_t pid() const { return pid_; }
-  void release() {
-    char c = 'x';
-    EXPECT_EQ(::write(release_fd_, &c, 1), 1);
-    ::close(release_fd_);
-    release_fd_ = -1;
-  }
-  // The exit status, reaped at once so a -p/-t counter sees the task gone (not a zombie).
-  int wait() {
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    reaped_ = true;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-
- private:
-  pid_t pid_ = -1;
-  int release_fd_ = -1;
-  bool reaped_ = false;
-};
 
 // Runs `vperf stat ATTACH_OPTION <held child's pid> -x, -e getppid`, releases the child once
 // vperf holds its counters, and returns what vperf printed. vperf must end by itself when the
@@ -346,6 +230,47 @@ TEST(StatTargets, AttachToPidCountsExactlyAndEndsWithIt) {
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_CSV_COUNT(r, kGetppid, 5000);
   EXPECT_LT(tail, 2s) << "vperf must end by itself once the process has ended";
+}
+
+// perf's attach idiom: a COMMAND given with -p only times the counting. It runs uncounted: the
+// held task never runs while the command makes 1000 calls, so the counter never ran, and both
+// perf and vperf print it "<not counted>" (a count of the command's calls would be 1000).
+TEST(StatTargets, CommandWithPidOnlyTimesTheCountingAsPerf) {
+  VPERF_REQUIRE(can_count_tracepoints(), "tracefs and root (tracepoint counters)");
+  VPERF_REQUIRE(!test::find_program("perf").empty(), "perf stat as the reference");
+  HeldChild idle({VPERF_WORKLOAD, "getppid", "10"});
+  const std::vector<std::string> line{"stat", "-x,", "-e", kGetppid, "-p", std::to_string(idle.pid()), "--",
+                                      VPERF_WORKLOAD, "getppid", "1000"};
+  test::ProgramResult r = vperf_stat(std::vector<std::string>(line.begin() + 1, line.end()));
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.err, std::string("<not counted>,,") + kGetppid + ",0,100.00,,\n");
+  std::vector<std::string> perf_line{"perf"};
+  perf_line.insert(perf_line.end(), line.begin(), line.end());
+  test::ProgramResult perf = test::run_program(perf_line);
+  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  EXPECT_EQ(r.err, perf.err);
+  test::ProgramResult text = vperf_stat({"-e", kGetppid, "-p", std::to_string(idle.pid()), "--", "true"});
+  ASSERT_EQ(text.exit_code, 0) << describe(text);
+  EXPECT_NE(text.err.find("Performance counter stats for process id '" + std::to_string(idle.pid()) + "':"), std::string::npos)
+      << text.err;
+  EXPECT_EQ(text.err.find("seconds user"), std::string::npos) << "perf shows no user/sys times of a timing command";
+}
+
+// The counted task ending ends the run: the timing command is ended (it was only a timer, so the
+// exit status is 0) and the count is the task's, exactly.
+TEST(StatTargets, CommandWithPidEndsWhenTheTasksEnd) {
+  VPERF_REQUIRE(can_count_tracepoints(), "tracefs and root (tracepoint counters)");
+  HeldChild child({VPERF_WORKLOAD, "getppid", "4000"});
+  Background vperf({VPERF_BINARY, "stat", "-x,", "-e", kGetppid, "-p", std::to_string(child.pid()), "--", "sleep", "60"});
+  ASSERT_GT(vperf.pid(), 0);
+  ASSERT_TRUE(wait_until([&] { return test::counting_and_waiting(vperf.pid()); }, 10s));
+  child.release();
+  EXPECT_EQ(child.wait(), 0);
+  const auto child_end = Clock::now();
+  test::ProgramResult r = vperf.wait();
+  EXPECT_LT(Clock::now() - child_end, 2s) << "the run must end with the task, not with the sleep";
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_CSV_COUNT(r, kGetppid, 4000);
 }
 
 TEST(StatTargets, AttachToTidCountsExactlyAndEndsWithIt) {

@@ -66,7 +66,8 @@ TEST(RunStat, RefusesOptionCombinationsLikePerf) {
   expect_usage_error(cgroup, "-G");
   StatOptions both = with_command();
   both.pids = "1";
-  expect_usage_error(both, "cannot be combined");
+  both.tids = "1";
+  expect_usage_error(both, "-p and -t cannot be combined");
   StatOptions formats = with_command();
   formats.json = true;
   formats.csv_separator = ",";
