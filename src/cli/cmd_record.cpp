@@ -11,6 +11,7 @@
 #include "cli/target_options.h"
 #include "core/strings.h"
 #include "perf/event_fd.h"
+#include "perf/sample_rate.h"
 #include "session/record_session.h"
 #include "symbols/machines.h"
 
@@ -91,6 +92,13 @@ void add_monitor_options(CLI::App& sub, MonitorRecordOptions& monitor) {
 // record's options that the monitor recorder takes too.
 void take_record_options(const RecordOptions& options, const KvmOptions& kvm, MonitorRecordOptions& monitor) {
   monitor.frequency = static_cast<double>(options.frequency.value_or(1000));
+  if (!options.frequency_text.empty()) {
+    // The monitor's ticks are vperf's own timer, not the kernel's sampling: no "max" here.
+    std::optional<uint64_t> ticks = parse_u64(options.frequency_text);
+    if (!ticks || *ticks == 0 || *ticks > 1000000)
+      throw usage_error("-F " + options.frequency_text + " is not a tick rate for the monitor", "e.g. -F 1000");
+    monitor.frequency = static_cast<double>(*ticks);
+  }
   monitor.quiet = options.quiet;
   monitor.command = options.command;
   monitor.guests = kvm.guests;
@@ -160,7 +168,21 @@ session::RecordRequest record_request(const RecordOptions& o) {
   return request;
 }
 
-int run_record(const RecordOptions& o, std::ostream& err) {
+// -F for perf events: a rate up to the kernel's limit, or "max", said as perf says it.
+std::optional<uint64_t> perf_sample_rate(const RecordOptions& o, std::ostream& err) {
+  if (o.frequency_text.empty()) return o.frequency;
+  Result<uint64_t> limit = perf::max_sample_rate();
+  if (!limit) throw UserError("cannot read the kernel's sample rate limit: " + limit.error().describe(), "is /proc mounted?");
+  Result<perf::SampleRateChoice> rate = perf::choose_sample_rate(o.frequency_text, *limit);
+  if (!rate) throw usage_error(rate.error().describe(), rate.error().hint);
+  if (!rate->info.empty() && !o.quiet) err << "vperf: " << rate->info << '\n';
+  if (!rate->warning.empty()) err << "vperf: warning: " << rate->warning << '\n';
+  return rate->hz;
+}
+
+int run_record(const RecordOptions& given, std::ostream& err) {
+  RecordOptions o = given;
+  o.frequency = perf_sample_rate(given, err);
   const session::RecordRequest request = record_request(o);
   perf::KernelPerfEventOpener opener;
   session::SystemRunClock clock;
@@ -172,7 +194,8 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   CLI::App* sub = app.add_subcommand("record", "Sample a command, CPUs or tasks into perf.data (perf's format)");
   sub->add_option("-e,--event", options->events, "Events to sample (default cycles; cpu-clock where there is no PMU)")
       ->allow_extra_args(false);
-  sub->add_option("-F,--freq", options->frequency, "Samples per second (default 4000)")->check(whole_number_in(1, 10000000));
+  sub->add_option("-F,--freq", options->frequency_text, "Samples per second (default 4000), or max (the kernel's limit)")
+      ->check(non_empty());
   sub->add_option("-c,--count", options->period, "Sample every N events")->check(whole_number_in(1, INT64_MAX));
   sub->add_flag("-g", options->call_graph_fp, "Record call chains (frame pointers)");
   sub->add_option("--call-graph", options->call_graph,

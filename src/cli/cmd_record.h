@@ -39,6 +39,7 @@ struct RecordOptions {
   std::vector<std::string> cmdline;  // the whole command line, for perf.data's header
   std::vector<std::string> events;  // -e; empty: cycles (or its cpu-clock fallback)
   std::optional<uint64_t> frequency;
+  std::string frequency_text;  // -F as given: samples per second, or "max" (perf events only)
   std::optional<uint64_t> period;
   bool call_graph_fp = false;   // -g
   std::string call_graph;       // --call-graph fp | dwarf[,SIZE]

@@ -24,6 +24,8 @@
 
 #include "cli/cmd_record.h"
 #include "core/error.h"
+#include "core/files.h"
+#include "core/strings.h"
 #include "data/perf_data_reader.h"
 #include "support/background.h"
 #include "support/capability.h"
@@ -237,6 +239,28 @@ TEST_F(Record, CommandWithPidOnlyTimesTheRecording) {
   ASSERT_EQ(script.exit_code, 0) << script.err;
   EXPECT_EQ(count_lines(script.out, std::to_string(child.pid())), 3000u);
   EXPECT_EQ(std::count(script.out.begin(), script.out.end(), '\n'), 3000) << "only the task's calls are recorded";
+}
+
+// -F max is the kernel's limit, said as perf says it, and is what the event asks for; a rate above
+// the limit is lowered to it with a warning (the kernel would refuse the event).
+TEST_F(Record, FrequencyMaxIsTheKernelsLimit) {
+  Result<std::string> limit_text = read_first_line("/proc/sys/kernel/perf_event_max_sample_rate");
+  ASSERT_TRUE(limit_text);
+  const std::string limit = std::string(trim(*limit_text));
+  std::string data = file("max.data");
+  test::ProgramResult rec = test::run_vperf({"record", "-e", "cpu-clock", "-F", "max", "-o", data, "--", VPERF_WORKLOAD, "spin", "20"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.err.rfind("vperf: Using a maximum frequency rate of " + limit + " Hz\n", 0), 0u) << rec.err;
+  test::ProgramResult header = test::run_program({"perf", "report", "--header-only", "-i", data});
+  EXPECT_NE(header.out.find("sample_freq } = " + limit + ","), std::string::npos) << header.out;
+
+  const std::string above = std::to_string(std::stoull(limit) + 1);
+  rec = test::run_vperf({"record", "-q", "-e", "cpu-clock", "-F", above, "-o", data, "--", VPERF_WORKLOAD, "spin", "20"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.err.find("vperf: warning: Maximum frequency rate (" + limit + " Hz) exceeded, throttling from " + above), std::string::npos)
+      << rec.err;
+  rec = test::run_vperf({"record", "-F", "fast", "--", "true"});
+  EXPECT_EQ(rec.exit_code, 2) << rec.err;
 }
 
 // perf.data's cmdline is the whole command line, vperf's path first, as perf records its own.
