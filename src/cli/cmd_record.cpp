@@ -105,21 +105,6 @@ void take_record_options(const RecordOptions& options, const KvmOptions& kvm, Mo
   }
 }
 
-// A kernel filter on every counter of the tracepoint event `index`; the kernel's refusal is a
-// usage error naming the filter.
-void set_tracepoint_filter(const perf::SamplingSession& session, size_t index, const std::string& filter) {
-  if (Result<bool> ok = session.set_filter(index, filter); !ok)
-    throw usage_error("the kernel refused the filter '" + filter + "': " + ok.error().describe(),
-                      "see the event's fields in /sys/kernel/tracing/events/<subsystem>/<event>/format");
-}
-
-// The index of the tracepoint `name` among the chosen events, or nullopt.
-std::optional<size_t> tracepoint_index(const std::vector<events::ResolvedEvent>& chosen, const std::string& name) {
-  for (size_t i = 0; i < chosen.size(); ++i)
-    if (chosen[i].type == PERF_TYPE_TRACEPOINT && chosen[i].name == name) return i;
-  return std::nullopt;
-}
-
 }  // namespace
 
 session::RecordRequest record_request(const RecordOptions& o) {
