@@ -120,7 +120,7 @@ class ScriptRun {
  private:
   // Names and their width, computed at the first sample as perf does (in pipe mode the
   // tracepoints are only named once the tracing data has arrived).
-  const std::string& event_name(const data::PerfDataReader& reader, size_t index) {
+  const std::string& event_name(const data::PerfDataReader& reader, const data::EventAttrEntry& entry) {
     const std::vector<data::EventAttrEntry>& attrs = reader.attrs();
     if (names_.size() != attrs.size()) {
       names_.clear();
@@ -131,6 +131,7 @@ class ScriptRun {
       }
       line_options_.event_name_width = width_;
     }
+    size_t index = static_cast<size_t>(&entry - attrs.data());
     return index < names_.size() ? names_[index] : unknown_;
   }
 
@@ -139,7 +140,7 @@ class ScriptRun {
     if (!entry) return;
     report::ScriptFieldSet fields = layout_.fields_for(entry->attr.type);
     if (fields == 0) return;
-    const std::string& name = event_name(reader, sample.event);
+    const std::string& name = event_name(reader, *entry);
     const tracing::TracepointDecoder* decoder = tracing_.decoder();
     if (entry->attr.type == PERF_TYPE_TRACEPOINT && (fields & report::kFieldTrace) &&
         (!decoder || !decoder->has_event(entry->attr.config)))

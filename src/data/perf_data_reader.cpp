@@ -21,7 +21,7 @@
 namespace vperf::data {
 namespace {
 
-constexpr size_t kNoAttr = kNoAttrIndex;
+constexpr size_t kNoAttr = std::numeric_limits<size_t>::max();
 
 // One record's bytes: a view into the mapped input, or a copy read from a pipe.
 struct Chunk {
@@ -553,7 +553,7 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
     ++stats.by_type[type];
     if (type == PERF_RECORD_SAMPLE) ++stats.samples;
     if (const auto* lost = std::get_if<LostRecord>(&rec->body)) stats.lost += lost->lost;
-    if (!callback(RecordView{*rec, c.bytes, attr, c.offset, attr_index})) stopped = true;
+    if (!callback(RecordView{*rec, c.bytes, attr, c.offset})) stopped = true;
   };
   auto flush = [&](uint64_t limit) {
     while (!queue.empty() && queue.begin()->first <= limit && !stopped) {

@@ -45,9 +45,6 @@ namespace vperf::data {
 // included) and AUXTRACE records one AUX buffer's worth.
 inline constexpr uint64_t kMaxPipeRecordBytes = uint64_t{1} << 30;
 
-// RecordView::attr_index of a record without an event.
-inline constexpr size_t kNoAttrIndex = SIZE_MAX;
-
 // One record as delivered: parsed, with its bytes as in the input (including the payload of
 // HEADER_TRACING_DATA / AUXTRACE) and its event. Valid only during the callback.
 struct RecordView {
@@ -55,7 +52,6 @@ struct RecordView {
   std::span<const uint8_t> bytes;
   const EventAttrEntry* attr;  // nullptr for perf's user records, or if the input has no attrs
   uint64_t offset;             // byte offset in the file or stream
-  size_t attr_index = kNoAttrIndex;  // attr's position in attrs(): the event's index
 };
 // Return false to stop reading.
 using RecordCallback = std::function<bool(const RecordView&)>;

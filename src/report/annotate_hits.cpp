@@ -23,39 +23,39 @@ void sort_hottest_first(std::vector<SymbolHits>& symbols, const std::vector<std:
 
 Result<AnnotateHits> collect_annotate_hits(data::PerfDataReader& reader, symbols::Machines& machines) {
   AnnotateHits result;
-  // Samples counted per (event, ip frame) in the replay's profile, then gathered per symbol.
-  Profile profile;
-  SampleReplay replay(machines, profile, ReplayOptions{.resolve_chain = false});
-  PerfDataSource source(reader);
-  Result<data::ReadStats> stats = replay.run(source, [&](const ResolvedSample& s) {
-    ++result.samples;
-    uint32_t event = s.event == data::kNoAttrIndex ? kNoId : static_cast<uint32_t>(s.event);
-    profile.count(event, 0, profile.intern_stack(std::span<const uint32_t>(&s.ip_frame, 1)), s.sample.period ? s.sample.period : 1);
-    return true;
-  });
-  if (!stats) return stats.error();
   // By the event's position among the file's attrs: in pipe mode an event's name may arrive
   // after its samples (EVENT_DESC at the end of the stream), so names are looked up at the end.
   using Key = std::tuple<size_t, const symbols::Dso*, uint64_t>;
   std::map<Key, SymbolHits> by_symbol;
-  for (const ProfileCount& counted : profile.counts()) {
-    const symbols::ResolvedAddress& at = profile.frame(profile.stack(counted.stack).front()).at;
+  constexpr size_t kNoAttr = static_cast<size_t>(-1);
+  auto attr_index = [&reader, kNoAttr](const data::EventAttrEntry* attr) {
+    const auto& attrs = reader.attrs();
+    for (size_t i = 0; i < attrs.size(); ++i)
+      if (&attrs[i] == attr) return i;
+    return kNoAttr;
+  };
+  SampleReplay replay(machines, ReplayOptions{.resolve_chain = false});
+  Result<data::ReadStats> stats = replay.run(reader, [&](const ResolvedSample& s) {
+    ++result.samples;
+    const symbols::ResolvedAddress& at = s.at;
     if (at.symbol == nullptr || !at.map || !at.map->dso) {
-      result.without_symbol += counted.value.samples;
-      continue;
+      ++result.without_symbol;
+      return true;
     }
-    size_t event = counted.event == kNoId ? data::kNoAttrIndex : counted.event;
-    SymbolHits& hits = by_symbol[Key{event, at.map->dso.get(), at.symbol->start}];
+    SymbolHits& hits = by_symbol[Key{attr_index(s.view.attr), at.map->dso.get(), at.symbol->start}];
     if (!hits.map) {
       hits.map = at.map;
       hits.symbol = at.symbol;
     }
+    uint64_t period = s.sample.period ? s.sample.period : 1;
     AddressHits& here = hits.by_address[at.symbol_address];
-    here.samples += counted.value.samples;
-    here.period += counted.value.weight;
-    hits.samples += counted.value.samples;
-    hits.period += counted.value.weight;
-  }
+    ++here.samples;
+    here.period += period;
+    ++hits.samples;
+    hits.period += period;
+    return true;
+  });
+  if (!stats) return stats.error();
   result.warnings = reader.warnings();
   std::vector<std::string> event_order;
   for (const auto& attr : reader.attrs()) event_order.push_back(attr.name);

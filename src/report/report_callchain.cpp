@@ -1,26 +1,53 @@
 #include "report/report_callchain.h"
 
 #include <algorithm>
+#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 
 namespace vperf::report {
+
+uint32_t FrameTable::intern(const ChainFrame& frame) {
+  if (!frame.inlined_name.empty()) {
+    const void* owner = frame.at.symbol ? static_cast<const void*>(frame.at.symbol) : frame.at.dso();
+    auto [it, added] = by_inlined_.try_emplace({owner, inlined_names_.intern(frame.inlined_name)},
+                                               static_cast<uint32_t>(frames_.size()));
+    if (added)
+      frames_.push_back(
+          Frame{frame.at.symbol, frame.at.dso(), frame.ip, frame.ip, frame.at.level, std::string(frame.inlined_name)});
+    return it->second;
+  }
+  const symbols::Symbol* symbol = frame.at.symbol;
+  Key key = symbol ? Key{symbol, 0} : Key{frame.at.dso(), frame.ip};
+  auto [it, added] = by_key_.try_emplace(key, static_cast<uint32_t>(frames_.size()));
+  if (added) frames_.push_back(Frame{symbol, frame.at.dso(), frame.ip, symbol ? symbol->start : frame.ip, frame.at.level, {}});
+  return it->second;
+}
+
+std::string FrameTable::name(uint32_t id) const {
+  const Frame& f = frames_[id];
+  if (!f.inlined_name.empty()) return f.inlined_name + " (inlined)";
+  if (f.symbol) return f.symbol->name;
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%#" PRIx64, f.ip);
+  return buf;
+}
 
 uint32_t CallchainForest::new_tree() {
   nodes_.push_back(Node{});
   return static_cast<uint32_t>(nodes_.size() - 1);
 }
 
-void CallchainForest::add(uint32_t tree, std::span<const uint32_t> functions, uint64_t period) {
+void CallchainForest::add(uint32_t tree, std::span<const uint32_t> frames, uint64_t period) {
   uint32_t at = tree;
   nodes_[at].cumul += period;
-  for (uint32_t function : functions) {
+  for (uint32_t frame : frames) {
     uint32_t child = nodes_[at].first_child;
-    while (child != kNone && nodes_[child].function != function) child = nodes_[child].next_sibling;
+    while (child != kNone && nodes_[child].frame != frame) child = nodes_[child].next_sibling;
     if (child == kNone) {
       child = static_cast<uint32_t>(nodes_.size());
       Node n;
-      n.function = function;
+      n.frame = frame;
       n.next_sibling = nodes_[at].first_child;
       nodes_.push_back(n);
       nodes_[at].first_child = child;
@@ -31,7 +58,7 @@ void CallchainForest::add(uint32_t tree, std::span<const uint32_t> functions, ui
   nodes_[at].hit += period;
 }
 
-std::vector<uint32_t> CallchainForest::sorted_children(uint32_t index, uint64_t min_hit, const Profile& profile) const {
+std::vector<uint32_t> CallchainForest::sorted_children(uint32_t index, uint64_t min_hit, const FrameTable& frames) const {
   std::vector<uint32_t> kids;
   for (uint32_t c = nodes_[index].first_child; c != kNone; c = nodes_[c].next_sibling)
     if (nodes_[c].cumul >= min_hit) kids.push_back(c);
@@ -39,7 +66,7 @@ std::vector<uint32_t> CallchainForest::sorted_children(uint32_t index, uint64_t 
   // the highest address down.
   std::sort(kids.begin(), kids.end(), [&](uint32_t a, uint32_t b) {
     if (nodes_[a].cumul != nodes_[b].cumul) return nodes_[a].cumul > nodes_[b].cumul;
-    return profile.function(nodes_[a].function).order_key > profile.function(nodes_[b].function).order_key;
+    return frames.order_key(nodes_[a].frame) > frames.order_key(nodes_[b].frame);
   });
   return kids;
 }
@@ -60,8 +87,8 @@ constexpr const char* kMargin = "            ";  // perf's callchain left margin
 
 class GraphPrinter {
  public:
-  GraphPrinter(std::string& out, const CallchainForest& forest, const Profile& profile, const CallGraphPrint& how)
-      : out_(out), forest_(forest), profile_(profile), how_(how) {}
+  GraphPrinter(std::string& out, const CallchainForest& forest, const FrameTable& frames, const CallGraphPrint& how)
+      : out_(out), forest_(forest), frames_(frames), how_(how) {}
 
   uint64_t min_hit_under(uint32_t node) const {
     if (how_.mode == CallGraphMode::Fractal) {
@@ -70,7 +97,7 @@ class GraphPrinter {
     }
     return static_cast<uint64_t>(static_cast<double>(how_.threshold_total) * (how_.min_percent / 100.0));
   }
-  std::vector<uint32_t> children(uint32_t node) const { return forest_.sorted_children(node, min_hit_under(node), profile_); }
+  std::vector<uint32_t> children(uint32_t node) const { return forest_.sorted_children(node, min_hit_under(node), frames_); }
 
   void margin(int left) {
     out_ += kMargin;
@@ -115,7 +142,7 @@ class GraphPrinter {
       graph_line(depth, mask, left);
       std::vector<uint32_t> run = forest_.run(kids[k]);
       for (size_t i = 0; i < run.size(); ++i)
-        frame_line(child.cumul, profile_.function_label(forest_.node(run[i]).function), depth, new_mask, i == 0, total, left);
+        frame_line(child.cumul, frames_.name(forest_.node(run[i]).frame), depth, new_mask, i == 0, total, left);
       const auto& last = forest_.node(run.back());
       uint64_t new_total = how_.mode == CallGraphMode::Fractal ? last.cumul - last.hit : total;
       level(children(run.back()), new_total, depth + 1, new_mask | (1ULL << depth), left);
@@ -129,17 +156,17 @@ class GraphPrinter {
  private:
   std::string& out_;
   const CallchainForest& forest_;
-  const Profile& profile_;
+  const FrameTable& frames_;
   const CallGraphPrint& how_;
 };
 
 }  // namespace
 
 void print_call_graph(std::string& out, const CallchainForest& forest, uint32_t tree, uint64_t parent_period,
-                      const Profile& profile, const CallGraphPrint& how) {
+                      const FrameTable& frames, const CallGraphPrint& how) {
   if (how.mode == CallGraphMode::None) return;
   size_t start = out.size();
-  GraphPrinter printer(out, forest, profile, how);
+  GraphPrinter printer(out, forest, frames, how);
   int left = 0;
   std::vector<uint32_t> roots = printer.children(tree);
   // One root carrying the whole entry: printed without a percentage, one column less.
@@ -158,7 +185,7 @@ void print_call_graph(std::string& out, const CallchainForest& forest, uint32_t 
       } else {
         printer.margin(left);
       }
-      out += profile.function_label(forest.node(run[i]).function);
+      out += frames.name(forest.node(run[i]).frame);
       out += '\n';
     }
     roots = printer.children(run.back());

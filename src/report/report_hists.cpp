@@ -18,8 +18,7 @@ size_t EntryKeyHash::operator()(const EntryKey& k) const {
   return static_cast<size_t>(h ^ (h >> 29));
 }
 
-HistBuilder::HistBuilder(HistSettings settings, const Profile& profile)
-    : settings_(std::move(settings)), profile_(profile) {
+HistBuilder::HistBuilder(HistSettings settings) : settings_(std::move(settings)) {
   for (SortKey key : settings_.sort_keys) {
     switch (key) {
       case SortKey::Comm: key_comm_ = true; break;
@@ -50,12 +49,9 @@ EntryKey HistBuilder::key_for(uint32_t comm, uint32_t trace, pid_t tid, int32_t 
   return key;
 }
 
-size_t HistBuilder::ChainKeyHash::operator()(const ChainKey& k) const {
+size_t HistBuilder::ChainKeyHash::operator()(const std::vector<uint64_t>& key) const {
   uint64_t h = 0xcbf29ce484222325ULL;
-  for (uint64_t v : {uint64_t{k.event}, uint64_t{k.self}, uint64_t{k.comm}, uint64_t{k.trace}, uint64_t{k.stack},
-                     uint64_t{static_cast<uint32_t>(k.tid)}, uint64_t{static_cast<uint32_t>(k.pid)},
-                     uint64_t{static_cast<uint32_t>(k.cpu)}, uint64_t{k.shown}, uint64_t{static_cast<unsigned char>(k.level)}})
-    h = (h ^ v) * 0x100000001b3ULL;
+  for (uint64_t v : key) h = (h ^ v) * 0x100000001b3ULL;
   return static_cast<size_t>(h ^ (h >> 32));
 }
 
@@ -83,7 +79,7 @@ bool HistBuilder::passes_filters(const ResolvedSample& sample) const {
   return true;
 }
 
-void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace) {
+void HistBuilder::add(size_t event, const ResolvedSample& sample, std::span<const uint32_t> chain, uint32_t trace) {
   if (events_.size() <= event) {
     events_.resize(event + 1);
     index_.resize(event + 1);
@@ -95,7 +91,7 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
   uint64_t period = sample.sample.period;
   if (attr && !(attr->sample_type & PERF_SAMPLE_PERIOD)) period = attr->sample_period;
   int32_t cpu = attr && (attr->sample_type & PERF_SAMPLE_CPU) ? static_cast<int32_t>(sample.cpu) : -1;
-  bool has_chain = attr && (attr->sample_type & PERF_SAMPLE_CALLCHAIN) && !sample.frames().empty();
+  bool has_chain = attr && (attr->sample_type & PERF_SAMPLE_CALLCHAIN) && !chain.empty();
   if (has_chain) hists.has_callchains = true;
   bool shown = passes_filters(sample);
 
@@ -132,11 +128,15 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
   }
   if (!has_chain || (!settings_.children && !settings_.callchains)) return;
 
-  // Counted per distinct stack; the chains are spread over entries and trees by finish().
-  ChainKey key{static_cast<uint32_t>(event), self, comm, trace, sample.stack, sample.tid, sample.pid, cpu, shown,
-               sample.at.level};
-  auto [it, added] = chain_index_.try_emplace(key, static_cast<uint32_t>(chains_.size()));
-  if (added) chains_.emplace_back(key, ChainCount{});
+  // The chain in display order (root first for caller graphs), counted per distinct chain.
+  bool caller = settings_.order == CallGraphOrder::Caller;
+  size_t n = chain.size();
+  chain_key_.assign({event, self, comm, static_cast<uint64_t>(static_cast<uint32_t>(sample.tid)),
+                     static_cast<uint64_t>(static_cast<uint32_t>(sample.pid)), static_cast<uint64_t>(static_cast<uint32_t>(cpu)),
+                     trace, shown ? 1u : 0u, static_cast<uint64_t>(static_cast<unsigned char>(sample.at.level))});
+  for (size_t i = 0; i < n; ++i) chain_key_.push_back(chain[caller ? n - 1 - i : i]);
+  auto [it, added] = chain_index_.try_emplace(chain_key_, static_cast<uint32_t>(chains_.size()));
+  if (added) chains_.emplace_back(chain_key_, ChainCount{});
   ChainCount& count = chains_[it->second].second;
   count.period += period;
   ++count.samples;
@@ -153,37 +153,27 @@ void HistBuilder::finish() {
         if (auto it = latest_comm_.find(e.tid); it != latest_comm_.end()) e.comm = it->second;
 }
 
-void HistBuilder::reset() {
-  events_.clear();
-  index_.clear();
-  chains_.clear();
-  chain_index_.clear();
-  latest_comm_.clear();
-}
-
 // One distinct chain with its samples: the graph of its own entry, and (children) every other
-// frame's entry and graph. Chains merge by function (two stacks may be one chain here), in
-// display order (root first for caller graphs).
-void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t samples) {
-  const uint32_t self = key.self;
-  const uint32_t comm = key.comm;
-  const pid_t tid = key.tid;
-  const pid_t pid = key.pid;
-  const int32_t cpu = key.cpu;
-  const uint32_t trace = key.trace;
-  const bool shown = key.shown;
-  char level = key.level;
-  EventHists& hists = events_[key.event];
-  std::span<const uint32_t> stack = profile_.stack(key.stack);
-  size_t n = stack.size();
-  bool caller = settings_.order == CallGraphOrder::Caller;
-  chain_functions_.resize(n);
-  for (size_t i = 0; i < n; ++i) chain_functions_[i] = profile_.frame(stack[caller ? n - 1 - i : i]).function;
+// frame's entry and graph.
+void HistBuilder::apply_chain(const std::vector<uint64_t>& key, uint64_t period, uint64_t samples) {
+  constexpr size_t kFramesAt = 9;
+  size_t event = key[0];
+  uint32_t self = static_cast<uint32_t>(key[1]);
+  uint32_t comm = static_cast<uint32_t>(key[2]);
+  pid_t tid = static_cast<pid_t>(static_cast<uint32_t>(key[3]));
+  pid_t pid = static_cast<pid_t>(static_cast<uint32_t>(key[4]));
+  int32_t cpu = static_cast<int32_t>(static_cast<uint32_t>(key[5]));
+  uint32_t trace = static_cast<uint32_t>(key[6]);
+  bool shown = key[7] != 0;
+  char level = static_cast<char>(key[8]);
+  EventHists& hists = events_[event];
+  chain_frames_.assign(key.begin() + kFramesAt, key.end());
+  size_t n = chain_frames_.size();
 
   if (settings_.callchains) {
     HistEntry& e = hists.entries[self];
     if (e.chain_tree == CallchainForest::kNone) e.chain_tree = hists.chains.new_tree();
-    hists.chains.add(e.chain_tree, chain_functions_, period);
+    hists.chains.add(e.chain_tree, chain_frames_, period);
     e.max_depth = std::max(e.max_depth, static_cast<uint32_t>(n));
   }
   if (!settings_.children) return;
@@ -191,7 +181,7 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
   reached_.clear();
   reached_.push_back(self);
   for (size_t i = 0; i < n; ++i) {
-    const ProfileFunction& frame = profile_.function(chain_functions_[i]);
+    const FrameTable::Frame& frame = frames_.frame(chain_frames_[i]);
     // perf reuses the sample's location for each frame: a frame outside every map keeps the
     // level of the frame before it.
     if (frame.dso)
@@ -199,9 +189,9 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
     bool created = false;
     // An inlined function is an entry of its own (perf's inline symbols), named apart from
     // the function it was inlined into.
-    uint32_t inlined = frame.inlined_name == 0 ? 0 : chain_functions_[i] + 1;
-    uint32_t entry = entry_for(hists, index_[key.event],
-                               key_for(comm, trace, tid, cpu, frame.dso, frame.symbol, frame.address, inlined), created);
+    uint32_t inlined = frame.inlined_name.empty() ? 0 : chain_frames_[i] + 1;
+    uint32_t entry =
+        entry_for(hists, index_[event], key_for(comm, trace, tid, cpu, frame.dso, frame.symbol, frame.ip, inlined), created);
     HistEntry& e = hists.entries[entry];
     if (created) {
       e.pid = pid;
@@ -210,8 +200,8 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
       e.level = level;
       e.dso = frame.dso;
       e.symbol = frame.symbol;
-      e.address = frame.address;
-      if (inlined) e.inlined_name = profile_.text(frame.inlined_name);
+      e.address = frame.ip;
+      if (inlined) e.inlined_name = frame.inlined_name;
       e.filtered = !shown;
       e.comm = comm;
     }
@@ -221,7 +211,7 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
     e.children_samples += samples;
     if (settings_.callchains) {
       if (e.chain_tree == CallchainForest::kNone) e.chain_tree = hists.chains.new_tree();
-      hists.chains.add(e.chain_tree, std::span<const uint32_t>(chain_functions_).subspan(i), period);
+      hists.chains.add(e.chain_tree, std::span<const uint32_t>(chain_frames_).subspan(i), period);
       e.max_depth = std::max(e.max_depth, static_cast<uint32_t>(n - i));
     }
   }

@@ -26,7 +26,6 @@
 #include <vector>
 
 #include "report/interner.h"
-#include "report/profile.h"
 #include "report/report_callchain.h"
 #include "report/report_options.h"
 #include "report/sample_replay.h"
@@ -42,7 +41,7 @@ struct EntryKey {
   const symbols::Symbol* symbol = nullptr;
   uint64_t address = 0;  // unresolved symbol: the address perf shows
   uint32_t trace = 0;    // interned trace output
-  uint32_t inlined = 0;  // an inlined function's entry (--children): its Profile function id + 1
+  uint32_t inlined = 0;  // an inlined function's entry (--children): its FrameTable id + 1
   bool operator==(const EntryKey&) const = default;
 };
 
@@ -88,50 +87,30 @@ struct HistSettings {
   SampleFilters filters;
 };
 
-// Groups samples of any number of events. The samples' stacks are read from `profile` (the
-// SampleReplay's), which must outlive the builder.
+// Groups samples of any number of events.
 class HistBuilder {
  public:
-  HistBuilder(HistSettings settings, const Profile& profile);
+  explicit HistBuilder(HistSettings settings);
 
-  // The sample's call chain is its stack (none when SampleReplay did not resolve chains).
+  // `chain`: the sample's call-chain frames (frames() ids, leaf first; see report_chain_frames.h).
   // `trace`: the sample's trace output, interned in traces() (0, "", when not sorting by it).
-  void add(size_t event, const ResolvedSample& sample, uint32_t trace = 0);
+  void add(size_t event, const ResolvedSample& sample, std::span<const uint32_t> chain, uint32_t trace = 0);
   // Applies the chains counted by add(); call once, after the last sample.
   void finish();
-  // Forgets every sample (entries, totals, chains), as a live view does before each refresh;
-  // comm and trace ids stay valid.
-  void reset();
 
   std::vector<EventHists>& events() { return events_; }
   const std::vector<EventHists>& events() const { return events_; }
   const Interner& comms() const { return comms_; }
   Interner& traces() { return traces_; }
   const Interner& traces() const { return traces_; }
-  const Profile& profile() const { return profile_; }
+  const FrameTable& frames() const { return frames_; }
+  FrameTable& frames() { return frames_; }
   const HistSettings& settings() const { return settings_; }
 
  private:
   EntryKey key_for(uint32_t comm, uint32_t trace, pid_t tid, int32_t cpu, const symbols::Dso* dso,
                    const symbols::Symbol* symbol, uint64_t address, uint32_t inlined = 0) const;
-  // Samples with one (event, self entry, comm, tid, pid, cpu, trace, shown, level, stack).
-  struct ChainKey {
-    uint32_t event;
-    uint32_t self;
-    uint32_t comm;
-    uint32_t trace;
-    uint32_t stack;
-    int32_t tid;
-    int32_t pid;
-    int32_t cpu;
-    bool shown;
-    char level;
-    bool operator==(const ChainKey&) const = default;
-  };
-  struct ChainKeyHash {
-    size_t operator()(const ChainKey& key) const;
-  };
-  void apply_chain(const ChainKey& key, uint64_t period, uint64_t samples);
+  void apply_chain(const std::vector<uint64_t>& key, uint64_t period, uint64_t samples);
   uint32_t entry_for(EventHists& hists, std::unordered_map<EntryKey, uint32_t, EntryKeyHash>& index, const EntryKey& key,
                      bool& created);
   bool passes_filters(const ResolvedSample& sample) const;
@@ -143,15 +122,20 @@ class HistBuilder {
   std::vector<std::unordered_map<EntryKey, uint32_t, EntryKeyHash>> index_;
   Interner comms_;
   Interner traces_;
-  const Profile& profile_;
+  FrameTable frames_;
+  // Samples by (event, self entry, comm, tid, pid, cpu, trace, shown, level, chain frames...).
+  struct ChainKeyHash {
+    size_t operator()(const std::vector<uint64_t>& key) const;
+  };
   struct ChainCount {
     uint64_t period = 0;
     uint64_t samples = 0;
   };
-  std::unordered_map<ChainKey, uint32_t, ChainKeyHash> chain_index_;
-  std::vector<std::pair<ChainKey, ChainCount>> chains_;  // in first-seen order
-  // Scratch, kept to avoid allocations: a chain's functions in display order.
-  std::vector<uint32_t> chain_functions_;
+  std::unordered_map<std::vector<uint64_t>, uint32_t, ChainKeyHash> chain_index_;
+  std::vector<std::pair<std::vector<uint64_t>, ChainCount>> chains_;  // in first-seen order
+  // Per-sample scratch, kept to avoid allocations.
+  std::vector<uint64_t> chain_key_;
+  std::vector<uint32_t> chain_frames_;
   std::vector<uint32_t> reached_;
   std::unordered_map<pid_t, uint32_t> latest_comm_;  // by tid, for the pid/tid columns
 };

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "data/perf_data_format.h"
+#include "report/report_chain_frames.h"
 #include "report/trace_symbols.h"
 #include "tracing/recorded_tracing_data.h"
 
@@ -98,7 +99,8 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
     attrs.push_back(attr.attr);
     user_stacks |= (attr.attr.sample_type & PERF_SAMPLE_STACK_USER) != 0;
   }
-  // The unwinder matters only for --call-graph dwarf recordings.
+  // The unwinder matters only for --call-graph dwarf recordings; elsewhere the cached
+  // resolution of recorded chains (ChainFrames) is the fast path, whatever the caller passed.
   if (!user_stacks) unwinder = nullptr;
   report.layout = resolve_layout(options, attrs, reader.is_pipe());
   HistSettings settings;
@@ -107,8 +109,7 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
   settings.callchains = report.layout.call_graph;
   settings.order = report.layout.order;
   settings.filters = options.filters;
-  report.profile = std::make_unique<Profile>();
-  report.hists = std::make_unique<HistBuilder>(std::move(settings), *report.profile);
+  report.hists = std::make_unique<HistBuilder>(std::move(settings));
 
   bool by_trace = false;
   for (SortKey key : report.layout.sort_keys) by_trace |= key == SortKey::Trace;
@@ -116,25 +117,41 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
   TraceText trace_text(machines, trace_warnings);
   if (by_trace) trace_text.tracing().load_file(reader);
 
-  // Chains are needed for the Children column as well as for the graphs.
+  // Chains are needed for the Children column as well as for the graphs. Recorded chains are
+  // resolved (and remembered) by ChainFrames; SampleReplay resolves them only when an unwinder
+  // adds user frames.
   bool chains = report.layout.children || report.layout.call_graph;
-  SampleReplay replay(machines, *report.profile,
-                      ReplayOptions{.ordered = true,
-                                    .resolve_chain = chains,
-                                    .unwinder = unwinder,
-                                    .inline_frames = options.inline_frames});
+  SampleReplay replay(machines, ReplayOptions{.ordered = true,
+                                              .resolve_chain = chains && unwinder,
+                                              .unwinder = unwinder,
+                                              .inline_frames = options.inline_frames});
+  ChainFrames chain_frames(machines, report.hists->frames());
   replay.set_record_observer([&](const data::RecordView& view) {
+    switch (view.record.type) {
+      case PERF_RECORD_MMAP:
+      case PERF_RECORD_MMAP2:
+      case PERF_RECORD_COMM:
+      case PERF_RECORD_FORK:
+      case PERF_RECORD_EXIT:
+        chain_frames.forget();
+        break;
+      default:
+        break;
+    }
     if (const auto* lost = std::get_if<data::LostSamplesRecord>(&view.record.body)) report.lost_samples += lost->lost;
     else if (const auto* dropped = std::get_if<data::LostRecord>(&view.record.body)) report.lost_events += dropped->lost;
     else if (by_trace)
       trace_text.tracing().load_record(view.record);
   });
-  PerfDataSource source(reader);
-  Result<data::ReadStats> stats = replay.run(source, [&](const ResolvedSample& sample) {
-    // A sample without an event (an input without attrs) counts as the first event's, as perf.
-    size_t event = sample.event == data::kNoAttrIndex ? 0 : sample.event;
+  Result<data::ReadStats> stats = replay.run(reader, [&](const ResolvedSample& sample) {
+    const std::vector<data::EventAttrEntry>& now = reader.attrs();
+    size_t event = 0;
+    if (sample.view.attr && !now.empty() && sample.view.attr >= now.data() && sample.view.attr < now.data() + now.size())
+      event = static_cast<size_t>(sample.view.attr - now.data());
     uint32_t trace = by_trace ? trace_text.intern(sample, report.hists->traces()) : 0;
-    report.hists->add(event, sample, trace);
+    std::span<const uint32_t> chain;
+    if (chains) chain = unwinder ? chain_frames.from_resolved(sample) : chain_frames.from_callchain(sample);
+    report.hists->add(event, sample, chain, trace);
     return true;
   });
   if (!stats) return stats.error();

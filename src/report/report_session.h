@@ -9,7 +9,6 @@
 
 #include "core/error.h"
 #include "data/perf_data_reader.h"
-#include "report/profile.h"
 #include "report/report_hists.h"
 #include "report/report_options.h"
 #include "symbols/machines.h"
@@ -33,7 +32,6 @@ struct ReportLayout {
 struct ReportData {
   std::vector<ReportEvent> events;  // one per attr of the file, in file order
   ReportLayout layout;
-  std::unique_ptr<Profile> profile;    // the frames, functions and stacks the histograms name
   std::unique_ptr<HistBuilder> hists;  // hists->events()[i] belongs to events[i] (may be shorter)
   uint64_t lost_samples = 0;           // PERF_RECORD_LOST_SAMPLES (perf's "Total Lost Samples")
   uint64_t lost_events = 0;            // PERF_RECORD_LOST: events the kernel dropped

@@ -283,7 +283,7 @@ std::string render_stdio(const ReportData& report, const ReportOptions& options,
       out += line + "\n";
       if (report.layout.call_graph && e->chain_tree != CallchainForest::kNone)
         print_call_graph(out, hists->chains, e->chain_tree, report.layout.children ? e->children_period : e->self_period,
-                         *report.profile, graph);
+                         report.hists->frames(), graph);
     }
     out += "\n\n";
   }

@@ -7,16 +7,7 @@
 namespace vperf::report {
 
 SampleReplay::SampleReplay(symbols::Machines& machines, ReplayOptions options)
-    : machines_(machines), own_profile_(std::make_unique<Profile>()), profile_(own_profile_.get()), options_(options) {
-  register_idle_thread();
-}
-
-SampleReplay::SampleReplay(symbols::Machines& machines, Profile& profile, ReplayOptions options)
-    : machines_(machines), profile_(&profile), options_(options) {
-  register_idle_thread();
-}
-
-void SampleReplay::register_idle_thread() {
+    : machines_(machines), options_(options) {
   // perf registers the host's idle thread before reading (perf_session__register_idle_thread):
   // pid 0 is "swapper" until a COMM record says otherwise.
   symbols::Thread& idle = machines_.host().findnew_thread(0, 0);
@@ -68,19 +59,6 @@ symbols::MmapEvent mmap_event(const MmapLike& m, uint8_t cpumode, std::optional<
 void SampleReplay::on_record(const data::RecordView& view, const SampleCallback& on_sample, bool& keep_going) {
   if (observer_) observer_(view);
   const data::Record& record = view.record;
-  switch (record.type) {
-    case PERF_RECORD_MMAP:
-    case PERF_RECORD_MMAP2:
-    case PERF_RECORD_COMM:
-    case PERF_RECORD_FORK:
-    case PERF_RECORD_EXIT:
-      // An address space changes (or a MapSet may be freed and its address reused).
-      resolved_.clear();
-      resolved_frames_.clear();
-      break;
-    default:
-      break;
-  }
   uint8_t cpumode = record.misc & PERF_RECORD_MISC_CPUMODE_MASK;
   if (const auto* m = std::get_if<data::MmapRecord>(&record.body)) {
     symbols::MmapEvent e = mmap_event(*m, cpumode, std::nullopt);
@@ -115,50 +93,19 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
       unnamed_comm_ = ":" + std::to_string(out.tid);
       out.comm = unnamed_comm_;
     }
-    out.event = view.attr_index;
-    out.profile = profile_;
-    frames_.clear();
-    append_frames(out, cpumode, s->ip, false, frames_);
-    out.ip_frame = frames_.front();
-    out.at = profile_->frame(out.ip_frame).at;
-    if (options_.resolve_chain) walk_callchain(view, *s, out);
+    out.at = machines_.resolve(out.pid, out.tid, cpumode, s->ip);
+    if (options_.resolve_chain) resolve_chain(view, *s, out);
     keep_going = on_sample(out);
   }
 }
 
-void SampleReplay::append_frames(const ResolvedSample& sample, uint8_t mode, uint64_t ip, bool with_inlines,
-                                 std::vector<uint32_t>& frames) {
-  bool kernel = mode == PERF_RECORD_MISC_KERNEL;
-  bool user = mode == PERF_RECORD_MISC_USER;
-  // Only host addresses whose space is known are remembered (guest machines go by pid).
-  const void* space = kernel ? nullptr : (user && sample.thread ? sample.thread->maps.get() : nullptr);
-  bool cacheable = kernel || (user && space != nullptr);
-  AddressKey key{space, ip, mode, with_inlines};
-  if (cacheable) {
-    if (auto it = resolved_.find(key); it != resolved_.end()) {
-      frames.insert(frames.end(), resolved_frames_.begin() + it->second.first,
-                    resolved_frames_.begin() + it->second.first + it->second.count);
-      return;
-    }
-  }
-  size_t first = frames.size();
-  symbols::ResolvedAddress at = machines_.resolve(sample.pid, sample.tid, mode, ip);
-  if (with_inlines) {
-    const std::vector<std::string>& inlined = inlined_at(at);
-    for (size_t i = 0; i < inlined.size(); ++i)
-      frames.push_back(profile_->intern_frame(ip, mode, at, inlined[i], static_cast<uint32_t>(inlined.size() - i)));
-  }
-  frames.push_back(profile_->intern_frame(ip, mode, at));
-  if (cacheable) {
-    resolved_.emplace(key, FrameRun{static_cast<uint32_t>(resolved_frames_.size()), static_cast<uint32_t>(frames.size() - first)});
-    resolved_frames_.insert(resolved_frames_.end(), frames.begin() + static_cast<ptrdiff_t>(first), frames.end());
-  }
-}
-
-void SampleReplay::walk_callchain(const data::RecordView& view, const data::Sample& sample, ResolvedSample& out) {
-  frames_.clear();
+void SampleReplay::resolve_chain(const data::RecordView& view, const data::Sample& sample, ResolvedSample& out) {
+  auto push = [&](uint8_t mode, uint64_t ip) {
+    out.chain.push_back(ChainFrame{ip, mode, machines_.resolve(out.pid, out.tid, mode, ip), {}});
+  };
+  out.chain.reserve(sample.callchain.size() + 1);
   if (sample.callchain.empty()) {
-    frames_.push_back(out.ip_frame);
+    out.chain.push_back(ChainFrame{sample.ip, out.cpumode, out.at, {}});
   } else {
     uint8_t mode = out.cpumode;
     for (uint64_t entry : sample.callchain) {
@@ -166,13 +113,9 @@ void SampleReplay::walk_callchain(const data::RecordView& view, const data::Samp
         mode = *switched;
         continue;
       }
-      if (entry >= PERF_CONTEXT_MAX) {  // another marker
-        if (out.unknown_marker_at == kNoId) out.unknown_marker_at = static_cast<uint32_t>(frames_.size());
-        continue;
-      }
-      append_frames(out, mode, entry, false, frames_);
+      if (entry >= PERF_CONTEXT_MAX) continue;  // another marker
+      push(mode, entry);
     }
-    out.recorded_frames = static_cast<uint32_t>(frames_.size());
   }
   // User stacks are the host's: a guest sample's copy (if any) is of the VMM, not the guest.
   const bool host_sample = out.cpumode == PERF_RECORD_MISC_USER || out.cpumode == PERF_RECORD_MISC_KERNEL;
@@ -180,13 +123,16 @@ void SampleReplay::walk_callchain(const data::RecordView& view, const data::Samp
       out.thread) {
     // A user-mode sample's recorded callchain (kernel part only, under exclude_callchain_user)
     // is empty: the unwound frames start at the sample ip themselves, so drop the lone ip frame.
-    if (sample.callchain.empty()) frames_.clear();
+    if (sample.callchain.empty()) out.chain.clear();
     const symbols::Machine* machine = machines_.find_for_cpumode(PERF_RECORD_MISC_USER, out.pid);
     std::vector<uint64_t> ips;
     if (machine) options_.unwinder->unwind(*machine, *out.thread, sample, view.attr->attr, ips);
-    for (uint64_t ip : ips) append_frames(out, PERF_RECORD_MISC_USER, ip, true, frames_);
+    for (uint64_t ip : ips) {
+      symbols::ResolvedAddress at = machines_.resolve(out.pid, out.tid, PERF_RECORD_MISC_USER, ip);
+      for (const std::string& name : inlined_at(at)) out.chain.push_back(ChainFrame{ip, PERF_RECORD_MISC_USER, at, name});
+      out.chain.push_back(ChainFrame{ip, PERF_RECORD_MISC_USER, std::move(at), {}});
+    }
   }
-  out.stack = profile_->intern_stack(frames_);
 }
 
 const std::vector<std::string>& SampleReplay::inlined_at(const symbols::ResolvedAddress& at) {
@@ -205,13 +151,8 @@ const std::vector<std::string>& SampleReplay::inlined_at(const symbols::Resolved
 }
 
 Result<data::ReadStats> SampleReplay::run(data::PerfDataReader& reader, const SampleCallback& on_sample) {
-  PerfDataSource source(reader);
-  return run(source, on_sample);
-}
-
-Result<data::ReadStats> SampleReplay::run(RecordSource& source, const SampleCallback& on_sample) {
   bool keep_going = true;
-  return source.read(
+  return reader.read(
       [&](const data::RecordView& view) {
         on_record(view, on_sample, keep_going);
         return keep_going;

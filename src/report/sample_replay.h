@@ -4,28 +4,20 @@
 // (src/symbols), and each sample handed on with its thread's comm, its ip resolved and its
 // callchain resolved frame by frame, leaf first. Nothing here decides how samples are shown.
 //
-// The sample's call stack is what perf's callchain cursor holds, as frames of the Profile
-// (profile.h) the replay builds: the recorded callchain with its PERF_CONTEXT_* markers turned
-// into cpumodes, then, for a sample with a user stack copy (--call-graph dwarf), the user frames
-// an unwind::UserStackUnwinder recovers from it. Without a callchain, the ip alone is the one
-// frame. This is the one place a callchain is walked; everything else reads the stack.
+// Callchain frames are what perf's callchain cursor holds: the recorded callchain with its
+// PERF_CONTEXT_* markers turned into cpumodes, then, for a sample with a user stack copy
+// (--call-graph dwarf), the user frames an unwind::UserStackUnwinder recovers from it. Without a
+// callchain, the ip alone is the one frame.
 //
 // Each unwound frame whose DSO has DWARF is expanded into its inline chain as perf 6.1's
 // append_inlines does: one frame per function inlined at that address (innermost first, each
-// an inlined frame with the same ip), then the real frame. perf does this for unwound frames
-// only, not for a recorded (frame-pointer) callchain, and so does vperf.
-//
-// Speed: each (address space, cpumode, address) of the host is resolved once and remembered
-// until a task or map record changes an address space (MMAP, MMAP2, COMM, FORK, EXIT), so a
-// profile of a hot loop resolves its few hundred addresses once instead of ~10 per sample.
-// Guest addresses (their machines go by pid) are resolved each time.
+// with inlined_name set and the same ip), then the real frame. perf does this for unwound
+// frames only, not for a recorded (frame-pointer) callchain, and so does vperf.
 #include <sys/types.h>
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -34,12 +26,20 @@
 
 #include "core/error.h"
 #include "data/perf_data_reader.h"
-#include "report/profile.h"
-#include "report/record_source.h"
 #include "symbols/machines.h"
 #include "unwind/user_stack_unwinder.h"
 
 namespace vperf::report {
+
+struct ChainFrame {
+  uint64_t ip = 0;  // as recorded (or unwound)
+  uint8_t cpumode = PERF_RECORD_MISC_USER;
+  symbols::ResolvedAddress at;
+  // Non-empty for a frame added for an inlined call site: the inlined function's name (at then
+  // holds the enclosing real frame's address and symbol), as perf's inline_list. It points
+  // into the SampleReplay's cache of inline chains: valid while the SampleReplay lives.
+  std::string_view inlined_name;
+};
 
 struct ResolvedSample {
   const data::RecordView& view;  // the record and its event; valid only during the callback
@@ -52,27 +52,12 @@ struct ResolvedSample {
   std::string_view comm{};  // the thread's, or ":TID" as perf shows an unnamed thread
   const symbols::Thread* thread = nullptr;  // the host thread (for a guest sample: the vCPU thread)
   symbols::ResolvedAddress at{};   // the sample ip
-  size_t event = data::kNoAttrIndex;  // the event's index among the source's attrs()
-  const Profile* profile = nullptr;   // the replay's: what ip_frame and stack name
-  uint32_t ip_frame = kNoId;          // the sample ip as a profile frame
-  // The call stack (ReplayOptions::resolve_chain): a profile stack, leaf first; {ip} alone
-  // without a callchain.
-  uint32_t stack = kNoId;
-  // How the stack came about, for perf script's cursor rules: the frames at its start taken from
-  // the recorded callchain (the rest were unwound), and how many of them came before the first
-  // callchain marker perf does not know (the kernel ends some tracepoint callchains with -1);
-  // kNoId when there is none.
-  uint32_t recorded_frames = 0;
-  uint32_t unknown_marker_at = kNoId;
-
-  std::span<const uint32_t> frames() const {
-    return profile && stack != kNoId ? profile->stack(stack) : std::span<const uint32_t>{};
-  }
+  std::vector<ChainFrame> chain{};  // leaf first; {ip} alone without a callchain
 };
 
 struct ReplayOptions {
   bool ordered = true;                       // perf's FINISHED_ROUND ordering
-  bool resolve_chain = true;                 // false: ResolvedSample::stack stays kNoId (cheaper)
+  bool resolve_chain = true;                 // false: ResolvedSample::chain stays empty (cheaper)
   unwind::UserStackUnwinder* unwinder = nullptr;  // nullptr: user stack copies are ignored
   bool inline_frames = true;  // unwound frames expanded into their inline chains (perf's --inline)
 };
@@ -84,65 +69,26 @@ using RecordObserver = std::function<void(const data::RecordView&)>;
 
 class SampleReplay {
  public:
-  // Frames and stacks go into a profile of the replay's own, or into `profile` (which must
-  // outlive the replay's use of it: consumers keep it to read what the samples named).
   explicit SampleReplay(symbols::Machines& machines, ReplayOptions options = {});
-  SampleReplay(symbols::Machines& machines, Profile& profile, ReplayOptions options = {});
 
   void set_record_observer(RecordObserver observer) { observer_ = std::move(observer); }
-  // Reads `source` to its end (or until on_sample returns false). Can be called again with more
-  // records (a live source's next refresh): the machine model and the profile carry over.
-  Result<data::ReadStats> run(RecordSource& source, const SampleCallback& on_sample);
   Result<data::ReadStats> run(data::PerfDataReader& reader, const SampleCallback& on_sample);
-
-  Profile& profile() { return *profile_; }
-  const Profile& profile() const { return *profile_; }
 
   // The cpumode a callchain marker switches to; nullopt for an address.
   static std::optional<uint8_t> context_mode(uint64_t entry);
 
  private:
-  void register_idle_thread();
   void on_record(const data::RecordView& view, const SampleCallback& on_sample, bool& keep_going);
   symbols::Machine* machine_for(uint8_t cpumode, pid_t pid);
-  void walk_callchain(const data::RecordView& view, const data::Sample& sample, ResolvedSample& out);
-  // The profile frames of one address: the real frame, preceded by the frames of the functions
-  // inlined there when `with_inlines` (unwound frames); appended to `frames`.
-  void append_frames(const ResolvedSample& sample, uint8_t mode, uint64_t ip, bool with_inlines,
-                     std::vector<uint32_t>& frames);
+  void resolve_chain(const data::RecordView& view, const data::Sample& sample, ResolvedSample& out);
   // The names of the functions inlined at an address of a DSO, innermost first (empty when
   // nothing is inlined there or the DSO has no DWARF); looked up once per address.
   const std::vector<std::string>& inlined_at(const symbols::ResolvedAddress& at);
 
   symbols::Machines& machines_;
-  std::unique_ptr<Profile> own_profile_;
-  Profile* profile_;
   ReplayOptions options_;
   RecordObserver observer_;
   std::string unnamed_comm_;
-  std::vector<uint32_t> frames_;  // the sample being walked, kept to avoid allocations
-  // Resolved addresses: (address space, cpumode, address, with inlines) -> a run of
-  // resolved_frames_ (the inlined frames, then the real one). Cleared when a space changes.
-  struct AddressKey {
-    const void* space;  // the thread's MapSet, or nullptr for the kernel
-    uint64_t ip;
-    uint8_t mode;
-    bool with_inlines;
-    bool operator==(const AddressKey&) const = default;
-  };
-  struct AddressKeyHash {
-    size_t operator()(const AddressKey& k) const {
-      uint64_t h = reinterpret_cast<uintptr_t>(k.space) * 0x9e3779b97f4a7c15ULL;
-      h ^= (k.ip + k.mode + (k.with_inlines ? 0x100 : 0)) * 0xc2b2ae3d27d4eb4fULL;
-      return static_cast<size_t>(h ^ (h >> 31));
-    }
-  };
-  struct FrameRun {
-    uint32_t first;
-    uint32_t count;
-  };
-  std::unordered_map<AddressKey, FrameRun, AddressKeyHash> resolved_;
-  std::vector<uint32_t> resolved_frames_;
   struct InlineKey {
     const symbols::Dso* dso;
     uint64_t address;

@@ -2,8 +2,6 @@
 
 #include <linux/perf_event.h>
 
-#include <optional>
-
 namespace vperf::report {
 
 namespace {
@@ -25,8 +23,8 @@ FrameKind kind_of(uint8_t cpumode) {
 // dso's file name in brackets when only the dso is known, or "[unknown]". Host frames count
 // as kernel frames by stackcollapse-perf.pl's rule, from the dso: a "[bracketed]" dso other
 // than [unknown] (the kernel, modules, and also [vdso]) or a vmlinux.
-Frame frame_of(const Profile& profile, const ProfileFrame& frame) {
-  if (std::string_view inlined = profile.inlined_name(frame); !inlined.empty()) return {std::string(inlined), FrameKind::Inlined};
+Frame frame_of(const ChainFrame& frame) {
+  if (!frame.inlined_name.empty()) return {std::string(frame.inlined_name), FrameKind::Inlined};
   const symbols::ResolvedAddress& at = frame.at;
   std::string_view dso = at.dso_name();
   std::string name;
@@ -51,31 +49,19 @@ Frame frame_of(const Profile& profile, const ProfileFrame& frame) {
 Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machines& machines,
                                    unwind::UserStackUnwinder* unwinder, bool inline_frames) {
   SampleStacks result;
-  Profile profile;
-  SampleReplay replay(machines, profile, ReplayOptions{.unwinder = unwinder, .inline_frames = inline_frames});
-  PerfDataSource source(reader);
-  Result<data::ReadStats> stats = replay.run(source, [&](const ResolvedSample& sample) {
+  SampleReplay replay(machines, ReplayOptions{.unwinder = unwinder, .inline_frames = inline_frames});
+  Result<data::ReadStats> stats = replay.run(reader, [&](const ResolvedSample& sample) {
+    Stack stack;
+    stack.reserve(sample.chain.size() + 1);
+    stack.push_back(process_frame(std::string(sample.comm)));
+    for (auto frame = sample.chain.rbegin(); frame != sample.chain.rend(); ++frame)
+      stack.push_back(frame_of(*frame));
     // stackcollapse-perf.pl adds up the period perf script prints, 1 when there is none.
-    uint32_t event = sample.event == data::kNoAttrIndex ? 0 : static_cast<uint32_t>(sample.event);
-    profile.count(event, profile.intern_text(sample.comm), sample.stack, sample.sample.period ? sample.sample.period : 1);
+    result.profile.add(stack, sample.sample.period ? sample.sample.period : 1);
     ++result.samples;
     return true;
   });
   if (!stats) return stats.error();
-
-  // Each frame named once, each distinct (comm, stack) made a folded stack once.
-  std::vector<std::optional<Frame>> named(profile.frame_count());
-  for (const ProfileCount& counted : profile.counts()) {
-    std::span<const uint32_t> frames = profile.stack(counted.stack);
-    Stack stack;
-    stack.reserve(frames.size() + 1);
-    stack.push_back(process_frame(profile.text(counted.comm)));
-    for (auto id = frames.rbegin(); id != frames.rend(); ++id) {
-      if (!named[*id]) named[*id] = frame_of(profile, profile.frame(*id));
-      stack.push_back(*named[*id]);
-    }
-    result.profile.add(std::move(stack), counted.value.weight);
-  }
   result.warnings = reader.warnings();
   return result;
 }

@@ -1,9 +1,7 @@
 #pragma once
-// perf.data -> StackProfile: SampleReplay's profile (profile.h) of every sample's stack, counted
-// per (comm, stack), then each distinct stack named once as a stack of symbol names, root
-// first, with the process (comm) at the bottom: the same stacks `perf script |
-// stackcollapse-perf.pl` folds. (StackProfile is the folded-stacks text's model, which
-// flamegraph.pl-style graphs are drawn from, whether the lines came from perf.data or a file.)
+// perf.data -> StackProfile: replays the task and map records into perf's machine model
+// (src/symbols) and turns every sample into a stack of symbol names, root first, with the
+// process (comm) at the bottom: the same stacks `perf script | stackcollapse-perf.pl` folds.
 //
 // A sample's frames: its callchain when it has one (leaf first; PERF_CONTEXT_* markers switch
 // between kernel, user and guest addresses, as perf does), else its ip alone. Frames whose

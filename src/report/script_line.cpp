@@ -60,22 +60,20 @@ void append_dso(std::string& out, const symbols::ResolvedAddress& at) {
 
 // The address perf prints for a callchain entry: a user-space dso's frames as offsets in the
 // dso (map_ip), kernel and unmapped ones as they are.
-uint64_t shown_frame_address(const ProfileFrame& frame) {
+uint64_t shown_frame_address(const ChainFrame& frame) {
   const symbols::Dso* dso = frame.at.dso();
   return dso && !dso->is_kernel() ? frame.at.map_relative : frame.ip;
 }
 
-void append_frame(std::string& out, const Profile& profile, uint32_t id, ScriptFieldSet fields) {
+void append_frame(std::string& out, const ChainFrame& frame, ScriptFieldSet fields) {
   char buffer[24];
-  const ProfileFrame& frame = profile.frame(id);
-  std::string_view inlined_name = profile.inlined_name(frame);
   out.push_back('\t');
   if (fields & kFieldIp) append_right_aligned(out, hex(buffer, shown_frame_address(frame)), 16);
   if (fields & kFieldSym) {
     out.push_back(' ');
-    append_symbol(out, frame.at, inlined_name, (fields & kFieldSymOff) != 0);
+    append_symbol(out, frame.at, frame.inlined_name, (fields & kFieldSymOff) != 0);
   }
-  bool inlined = !inlined_name.empty();
+  bool inlined = !frame.inlined_name.empty();
   if ((fields & kFieldDso) && !inlined) append_dso(out, frame.at);
   if (inlined) out.append(" (inlined)");
   out.push_back('\n');
@@ -84,14 +82,20 @@ void append_frame(std::string& out, const Profile& profile, uint32_t id, ScriptF
 // The frames perf's callchain cursor holds for this sample, with --max-stack applied to the
 // recorded part and to the unwound part separately (as perf's thread__resolve_callchain).
 void append_callchain(std::string& out, const ResolvedSample& sample, ScriptFieldSet fields, const ScriptLineOptions& options) {
-  size_t recorded = sample.recorded_frames;
+  size_t recorded = 0;
   // perf's add_callchain_ip knows only the HV, KERNEL and USER markers; any other one (the
-  // kernel ends some tracepoint callchains with -1) makes it discard the recorded chain, if it
-  // comes before --max-stack frames. vperf also knows the guest markers (perf 6.1 drops guest
-  // callchains): their frames resolve against the guest (SampleReplay::context_mode).
-  bool discarded = sample.unknown_marker_at != kNoId && sample.unknown_marker_at < options.max_stack;
-  std::span<const uint32_t> frames = sample.frames();
-  size_t available = frames.size();
+  // kernel ends some tracepoint callchains with -1) makes it discard the recorded chain. vperf
+  // also knows the guest markers (perf 6.1 drops guest callchains): their frames resolve
+  // against the guest (SampleReplay::context_mode).
+  bool discarded = false;
+  for (uint64_t entry : sample.sample.callchain) {
+    if (entry < PERF_CONTEXT_MAX) {
+      ++recorded;
+    } else if (!SampleReplay::context_mode(entry) && recorded < options.max_stack) {
+      discarded = true;
+    }
+  }
+  size_t available = sample.chain.size();
   // SampleReplay shows an empty recorded callchain as the lone sample ip; perf's cursor holds
   // nothing then, unless user frames were unwound.
   bool unwound = options.user_stacks_unwound && !sample.sample.stack_user.empty() && !sample.sample.regs_user.empty() &&
@@ -99,10 +103,10 @@ void append_callchain(std::string& out, const ResolvedSample& sample, ScriptFiel
   if (sample.sample.callchain.empty() && !unwound) available = 0;
   recorded = std::min(recorded, available);
   size_t shown_recorded = discarded ? 0 : std::min<size_t>(recorded, options.max_stack);
-  for (size_t i = 0; i < shown_recorded; ++i) append_frame(out, *sample.profile, frames[i], fields);
+  for (size_t i = 0; i < shown_recorded; ++i) append_frame(out, sample.chain[i], fields);
   size_t unwound_frames = available - recorded;
   size_t shown_unwound = std::min<size_t>(unwound_frames, options.max_stack);
-  for (size_t i = 0; i < shown_unwound; ++i) append_frame(out, *sample.profile, frames[recorded + i], fields);
+  for (size_t i = 0; i < shown_unwound; ++i) append_frame(out, sample.chain[recorded + i], fields);
 }
 
 uint64_t shown_period(const ResolvedSample& sample) {

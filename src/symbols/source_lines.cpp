@@ -27,6 +27,17 @@ std::string function_name(Dwarf_Die* die) {
   return "[unknown]";
 }
 
+// DWARF 5 line tables may name a file relative to the compile unit's directory (gcc 12 writes
+// "../src/x.cpp" under DW_AT_comp_dir): joined here, so the path does not depend on the
+// directory vperf runs in.
+std::string file_in_cu(const char* file, Dwarf_Die* cu) {
+  if (file[0] == '/') return file;
+  Dwarf_Attribute attr;
+  const char* dir = dwarf_attr(cu, DW_AT_comp_dir, &attr) != nullptr ? dwarf_formstring(&attr) : nullptr;
+  if (dir == nullptr || dir[0] == '\0') return file;
+  return std::string(dir) + "/" + file;
+}
+
 SourceLocation call_site(Dwarf_Die* inlined, Dwarf_Die* cu) {
   SourceLocation loc;
   Dwarf_Attribute attr;
@@ -35,7 +46,7 @@ SourceLocation call_site(Dwarf_Die* inlined, Dwarf_Die* cu) {
   size_t nfiles = 0;
   if (dwarf_attr(inlined, DW_AT_call_file, &attr) != nullptr && dwarf_formudata(&attr, &value) == 0 &&
       dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && value < nfiles) {
-    if (const char* file = dwarf_filesrc(files, value, nullptr, nullptr)) loc.file = file;
+    if (const char* file = dwarf_filesrc(files, value, nullptr, nullptr)) loc.file = file_in_cu(file, cu);
   }
   if (dwarf_attr(inlined, DW_AT_call_line, &attr) != nullptr && dwarf_formudata(&attr, &value) == 0)
     loc.line = static_cast<int>(value);
@@ -77,7 +88,7 @@ std::optional<SourceLocation> DwarfInfo::line_at(uint64_t vaddr) const {
   Dwarf_Line* line = dwarf_getsrc_die(&cu, vaddr);
   if (line == nullptr) return std::nullopt;
   SourceLocation loc;
-  if (const char* file = dwarf_linesrc(line, nullptr, nullptr)) loc.file = file;
+  if (const char* file = dwarf_linesrc(line, nullptr, nullptr)) loc.file = file_in_cu(file, &cu);
   dwarf_lineno(line, &loc.line);
   dwarf_linecol(line, &loc.column);
   return loc;

@@ -1,8 +1,8 @@
 #pragma once
-// One tracefs (the kernel's tracing directory, or a tree laid out like one in tests) through
-// libtracefs: where its files are, and whether they exist. A Tracefs holds libtracefs's top
-// instance of its root; ftrace instances (tracefs_instance_create) and dynamic events (kprobes
-// and uprobes, tracefs_dynevent) will be reached through it too.
+// One tracefs (the kernel's tracing directory, or a tree laid out like one in tests): where its
+// files are, and whether they exist. ftrace instances and dynamic events (kprobes and uprobes)
+// will be reached through it too (through libtracefs, from a C translation unit: its header is
+// not C++, see tracefs.cpp).
 //
 // Where tracefs is mounted stays vperf's own finding (tracing/tracefs_events.h,
 // find_tracefs_root): libtracefs's tracefs_tracing_dir() mounts tracefs when it is not mounted
@@ -10,13 +10,10 @@
 // does not unescape "\040" in mount paths, and takes <debugfs>/tracing without checking that
 // it holds events/.
 #include <filesystem>
-#include <memory>
 #include <string>
 #include <string_view>
 
 #include "core/error.h"
-
-struct tracefs_instance;
 
 namespace vperf::tracing {
 
@@ -24,10 +21,6 @@ class Tracefs {
  public:
   // The tracefs at `root`; an error when `root` is not a directory.
   static Result<Tracefs> open(const std::filesystem::path& root);
-
-  Tracefs(Tracefs&&) noexcept;
-  Tracefs& operator=(Tracefs&&) noexcept;
-  ~Tracefs();
 
   const std::filesystem::path& root() const { return root_; }
   // <root>/events/SYSTEM/EVENT/FILE ("format", "id", "filter").
@@ -37,14 +30,9 @@ class Tracefs {
   std::filesystem::path file(std::string_view name) const;
 
  private:
-  struct InstanceDeleter {
-    void operator()(tracefs_instance* instance) const;
-  };
-  Tracefs(std::filesystem::path root, std::unique_ptr<tracefs_instance, InstanceDeleter> top)
-      : root_(std::move(root)), top_(std::move(top)) {}
+  explicit Tracefs(std::filesystem::path root) : root_(std::move(root)) {}
 
   std::filesystem::path root_;
-  std::unique_ptr<tracefs_instance, InstanceDeleter> top_;  // libtracefs's view of root_'s top instance
 };
 
 }  // namespace vperf::tracing

@@ -100,9 +100,8 @@ class DwarfUnwind : public ::testing::Test {
     report::SampleReplay replay(machines, report::ReplayOptions{.unwinder = &unwinder});
     Result<data::ReadStats> stats = replay.run(reader.value(), [&](const report::ResolvedSample& s) {
       UserFrames& frames = out[{s.tid, s.time}];
-      for (uint32_t id : s.frames()) {
-        const report::ProfileFrame& f = s.profile->frame(id);
-        if (f.cpumode != PERF_RECORD_MISC_USER || f.inline_depth != 0) continue;
+      for (const report::ChainFrame& f : s.chain) {
+        if (f.cpumode != PERF_RECORD_MISC_USER || !f.inlined_name.empty()) continue;
         frames.push_back(f.at.symbol ? std::string(f.at.symbol_name()) : "[unknown]");
       }
       return true;

@@ -51,7 +51,8 @@ bool kallsyms_shows_addresses() {
 
 std::string flamegraph_dir() {
   const char* chosen = std::getenv("FLAMEGRAPH_DIR");
-  const std::filesystem::path dir = chosen ? chosen : VPERF_PINNED_FLAMEGRAPH_DIR;
+  // Unset or empty: the pinned copy beside the project.
+  const std::filesystem::path dir = chosen && *chosen ? chosen : VPERF_PINNED_FLAMEGRAPH_DIR;
   return std::filesystem::exists(dir / "flamegraph.pl") ? dir.string() : "";
 }
 

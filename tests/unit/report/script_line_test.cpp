@@ -42,43 +42,24 @@ class ScriptLineTest : public ::testing::Test {
     entry_.name = "cpu-clock";
   }
 
-  // A frame of the sample's stack; inlined_name set for an inlined frame.
-  struct TestFrame {
-    uint64_t ip;
-    uint8_t cpumode;
-    symbols::ResolvedAddress at;
-    std::string_view inlined_name;
-  };
-
-  // `chain`: the stack SampleReplay would give the sample (leaf first), of which recorded_ came
-  // from the recorded callchain, the first unknown marker after unknown_marker_at_ of them.
   std::string line(const data::Sample& s, pid_t pid, uint64_t time, const symbols::ResolvedAddress& at,
-                   const std::vector<TestFrame>& chain, ScriptFieldSet fields, uint32_t cpu = 0) {
+                   std::vector<ChainFrame> chain, ScriptFieldSet fields, uint32_t cpu = 0) {
     data::Record record;
     record.type = PERF_RECORD_SAMPLE;
-    data::RecordView view{record, {}, &entry_, 0, 0};
+    data::RecordView view{record, {}, &entry_, 0};
     ResolvedSample sample{.view = view, .sample = s, .pid = pid};
     sample.tid = pid;
     sample.cpu = cpu;
     sample.time = time;
     sample.comm = comm_;
     sample.at = at;
-    std::vector<uint32_t> frames;
-    for (const TestFrame& f : chain)
-      frames.push_back(profile_.intern_frame(f.ip, f.cpumode, f.at, f.inlined_name, f.inlined_name.empty() ? 0 : 1));
-    sample.profile = &profile_;
-    sample.stack = profile_.intern_stack(frames);
-    sample.recorded_frames = recorded_;
-    sample.unknown_marker_at = unknown_marker_at_;
+    sample.chain = std::move(chain);
     std::string out;
     append_script_sample(out, sample, fields, entry_.name, options_, nullptr);
     return out;
   }
 
   data::EventAttrEntry entry_;
-  Profile profile_;
-  uint32_t recorded_ = 0;
-  uint32_t unknown_marker_at_ = kNoId;
   std::string comm_ = "vperf-workload";
   ScriptLineOptions options_{.event_name_width = 9, .use_callchain = true};
   std::shared_ptr<const symbols::Map> ld_ = map_of(symbols::DsoKind::User, kLd, 0x7fa5cd96f000, 0x7fa5cd995000);
@@ -111,8 +92,7 @@ TEST_F(ScriptLineTest, CallchainFramesOneALineWithDsoOffsetsForUserSpace) {
   s.callchain = {PERF_CONTEXT_USER, 0x7fa5cd983f02, 0x690000000};
   symbols::ResolvedAddress leaf = resolved(s.ip, ld_, &intel_check_word_, 0x122);
   leaf.map_relative = 0x14f02;
-  recorded_ = 2;
-  std::vector<TestFrame> chain{{s.ip, PERF_RECORD_MISC_USER, leaf, {}},
+  std::vector<ChainFrame> chain{{s.ip, PERF_RECORD_MISC_USER, leaf, {}},
                                 {0x690000000, PERF_RECORD_MISC_USER, resolved(0x690000000, nullptr, nullptr, 0), {}}};
   EXPECT_EQ(line(s, 932, 16554553375000, leaf, chain, kDefault),
             "vperf-workload   932 16554.553375:     250000 cpu-clock: \n"
@@ -135,8 +115,7 @@ TEST_F(ScriptLineTest, KernelFramesAndMaxStack) {
   s.callchain = {PERF_CONTEXT_KERNEL, 0xffffffff821c7fc8, 0xffffffff821c7fd0};
   symbols::ResolvedAddress a = resolved(0xffffffff821c7fc8, kernel_, &mas_next_slot_, 0x8);
   symbols::ResolvedAddress b = resolved(0xffffffff821c7fd0, kernel_, &mas_next_slot_, 0x10);
-  std::vector<TestFrame> chain{{a.ip, PERF_RECORD_MISC_KERNEL, a, {}}, {b.ip, PERF_RECORD_MISC_KERNEL, b, {}}};
-  recorded_ = 2;
+  std::vector<ChainFrame> chain{{a.ip, PERF_RECORD_MISC_KERNEL, a, {}}, {b.ip, PERF_RECORD_MISC_KERNEL, b, {}}};
   options_.max_stack = 1;
   EXPECT_EQ(line(s, 1, 1000000000, a, chain, kFieldIp | kFieldSym | kFieldSymOff | kFieldDso),
             "\n\tffffffff821c7fc8 mas_next_slot+0x8 ([kernel.kallsyms])\n\n");
@@ -154,15 +133,9 @@ TEST_F(ScriptLineTest, UnknownCallchainMarkerDiscardsTheRecordedChain) {
   // perf 6.1 prints the sample with no frames at all.
   s.callchain = {PERF_CONTEXT_KERNEL, 0xffffffff821c7fc8, PERF_CONTEXT_USER, 0xdca57d, ~0ULL};
   symbols::ResolvedAddress a = resolved(s.ip, kernel_, &mas_next_slot_, 0x8);
-  std::vector<TestFrame> chain{{a.ip, PERF_RECORD_MISC_KERNEL, a, {}},
+  std::vector<ChainFrame> chain{{a.ip, PERF_RECORD_MISC_KERNEL, a, {}},
                                 {0xdca57d, PERF_RECORD_MISC_USER, resolved(0xdca57d, nullptr, nullptr, 0), {}}};
-  recorded_ = 2;
-  unknown_marker_at_ = 2;
   EXPECT_EQ(line(s, 1, 0, a, chain, kFieldComm | kFieldIp | kFieldSym), "vperf-workload \n\n");
-  // Past --max-stack the marker is never reached: perf prints the frames before it.
-  options_.max_stack = 2;
-  EXPECT_EQ(line(s, 1, 0, a, chain, kFieldComm | kFieldIp | kFieldSym),
-            "vperf-workload \n\tffffffff821c7fc8 mas_next_slot\n\t          dca57d [unknown]\n\n");
 }
 
 TEST_F(ScriptLineTest, EmptyRecordedCallchainHasNoFrames) {
@@ -182,8 +155,7 @@ TEST_F(ScriptLineTest, InlinedFramesEndInInlinedInsteadOfTheDso) {
   s.ip = 0x7fa5cd984004;
   s.callchain = {PERF_CONTEXT_USER, s.ip};
   symbols::ResolvedAddress at = resolved(s.ip, ld_, &intel_check_word_, 0x224);
-  std::vector<TestFrame> chain{{s.ip, PERF_RECORD_MISC_USER, at, "check_one"}, {s.ip, PERF_RECORD_MISC_USER, at, {}}};
-  recorded_ = 1;
+  std::vector<ChainFrame> chain{{s.ip, PERF_RECORD_MISC_USER, at, "check_one"}, {s.ip, PERF_RECORD_MISC_USER, at, {}}};
   EXPECT_EQ(line(s, 7, 0, at, chain, kFieldIp | kFieldSym | kFieldSymOff | kFieldDso),
             "\n\t           15004 check_one+0x224 (inlined)\n"
             "\t           15004 intel_check_word.constprop.0+0x224 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)\n\n");
