@@ -17,18 +17,18 @@ class PausedVm {
   ~PausedVm() {
     if (paused_) (void)monitor_.qmp("cont", {});
   }
-  Result<bool> pause() {
-    if (!wanted_) return true;
+  Result<void> pause() {
+    if (!wanted_) return {};
     if (Result<boost::json::value> ok = monitor_.qmp("stop", {}); !ok) return ok.error();
     paused_ = true;
-    return true;
+    return {};
   }
-  Result<bool> resume() {
-    if (!paused_) return true;
+  Result<void> resume() {
+    if (!paused_) return {};
     Result<boost::json::value> ok = monitor_.qmp("cont", {});
     if (!ok) return Error{"the VM stays paused: " + ok.error().message};  // the destructor tries once more
     paused_ = false;
-    return true;
+    return {};
   }
 
  private:
@@ -77,7 +77,7 @@ Result<SamplerStats> sample_vcpus(VmMonitor& monitor, const std::vector<VcpuThre
     }
     next = std::max(next + interval, now);  // never bunch up ticks after a slow answer
     PausedVm paused(monitor, options.pause_each_tick);
-    if (Result<bool> ok = paused.pause(); !ok) return ok.error();
+    VPERF_TRY(paused.pause());
     Result<std::string> text = monitor.hmp("info registers -a");
     if (!text) return text.error();
     Result<std::vector<VcpuRegisters>> cpus = parse_info_registers(*text);
@@ -93,7 +93,7 @@ Result<SamplerStats> sample_vcpus(VmMonitor& monitor, const std::vector<VcpuThre
     stats.samples += tick.size();
     ++stats.ticks;
     if (!on_tick(tick)) break;
-    if (Result<bool> ok = paused.resume(); !ok) return ok.error();
+    VPERF_TRY(paused.resume());
   }
   stats.seconds = static_cast<double>(monotonic_ns() - start) / 1e9;
   return stats;

@@ -138,7 +138,9 @@ class StatRun {
         target.enable_on_exec = true;
       }
     }
-    stat::StatSession session = stat::StatSession::open(opener, groups_, target);
+    Result<stat::StatSession> opened = stat::StatSession::open(opener, groups_, target);
+    if (!opened) throw UserError(opened.error().describe(), stat::open_failure_hint(opened.error()));
+    stat::StatSession session = std::move(opened).value();
     printer_ = &printer_for_(session.events());
 
     start_ = Clock::now();

@@ -176,8 +176,7 @@ Result<bool> decode_feature(int feature, std::span<const uint8_t> bytes, HeaderF
         uint32_t build_id_type = kRecordHeaderBuildId;
         std::memcpy(copy.data(), &build_id_type, sizeof(build_id_type));
         VPERF_TRY(Record rec, parse_record(copy, nullptr));
-        VPERF_TRY(auto ok, r.skip(size - 8u));
-        (void)ok;
+        VPERF_TRY(r.skip(size - 8u));
         const auto* b = std::get_if<BuildIdRecord>(&rec.body);
         if (!b) continue;
         BuildIdEntry e;
