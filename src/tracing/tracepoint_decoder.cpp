@@ -23,7 +23,7 @@ namespace vperf::tracing {
 
 struct TracepointDecoder::State {
   struct TepDeleter {
-    void operator()(tep_handle* tep) const { tep_free(tep); }
+    void operator()(tep_handle* handle) const { tep_free(handle); }
   };
   std::unique_ptr<tep_handle, TepDeleter> tep;
   std::vector<std::string> warnings;
