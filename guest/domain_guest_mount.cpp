@@ -38,7 +38,7 @@ Result<fs::path> make_private_directory() {
 
 }  // namespace
 
-Result<bool> write_guest_proc(const fs::path& proc, const std::string& kallsyms, const std::string& modules) {
+Result<void> write_guest_proc(const fs::path& proc, const std::string& kallsyms, const std::string& modules) {
   std::error_code ec;
   fs::create_directories(proc, ec);
   if (ec) return Error{"cannot create " + proc.string() + ": " + ec.message()};
@@ -48,7 +48,7 @@ Result<bool> write_guest_proc(const fs::path& proc, const std::string& kallsyms,
     out.close();
     if (!out) return Error{"cannot write " + (proc / name).string() + ": " + std::strerror(errno)};
   }
-  return true;
+  return {};
 }
 
 Result<pid_t> domain_vmm_pid(const LibvirtConnection& connection, const std::string& domain) {
@@ -103,7 +103,7 @@ Result<DomainGuestMount> DomainGuestMount::from_agent(GuestAgent& agent, pid_t v
   if (!directory) return directory.error();
   DomainGuestMount mount(*directory, vmm_pid, files->from_cache);
   mount.cache_warnings_ = std::move(files->cache_warnings);
-  if (Result<bool> written = write_guest_proc(mount.directory_ / std::to_string(vmm_pid) / "proc", files->kallsyms,
+  if (Result<void> written = write_guest_proc(mount.directory_ / std::to_string(vmm_pid) / "proc", files->kallsyms,
                                               files->modules);
       !written)
     return with_hint(written.error(), kTmpdirHint);

@@ -25,7 +25,7 @@ namespace vperf::guest {
 
 // A guest's kallsyms and modules written as PROC/kallsyms and PROC/modules (--guestmount
 // layout: DIR/<VMM pid>/proc), PROC created. The error names the file; its hint is the caller's.
-Result<bool> write_guest_proc(const std::filesystem::path& proc, const std::string& kallsyms, const std::string& modules);
+Result<void> write_guest_proc(const std::filesystem::path& proc, const std::string& kallsyms, const std::string& modules);
 
 // The pid of the domain's VMM (QEMU) on this host.
 Result<pid_t> domain_vmm_pid(const LibvirtConnection& connection, const std::string& domain);

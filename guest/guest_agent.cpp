@@ -96,7 +96,7 @@ Result<std::unique_ptr<QgaSocketAgent>> QgaSocketAgent::connect(const std::files
   // answer meant for someone else.
   const int64_t id = static_cast<int64_t>(::getpid()) * 1000003 + static_cast<int64_t>(std::chrono::steady_clock::now().time_since_epoch().count() % 1000003);
   boost::json::object sync{{"execute", "guest-sync-delimited"}, {"arguments", {{"id", id}}}};
-  if (Result<bool> sent = agent->socket_.send(sync); !sent) return sent.error();
+  VPERF_TRY(agent->socket_.send(sync));
   for (;;) {
     Result<boost::json::object> answer = agent->socket_.receive(kAgentTimeout);
     if (!answer) return Error{"guest agent at " + socket.string() + " does not answer: " + answer.error().message, answer.error().errno_value};
@@ -108,7 +108,7 @@ Result<std::unique_ptr<QgaSocketAgent>> QgaSocketAgent::connect(const std::files
 Result<boost::json::value> QgaSocketAgent::command(std::string_view name, const boost::json::object& arguments) {
   boost::json::object message{{"execute", name}};
   if (!arguments.empty()) message["arguments"] = arguments;
-  if (Result<bool> sent = socket_.send(message); !sent) return sent.error();
+  VPERF_TRY(socket_.send(message));
   Result<boost::json::object> answer = socket_.receive(kAgentTimeout);
   if (!answer) return answer.error();
   return qmp_return(*answer, name);

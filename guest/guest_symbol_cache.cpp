@@ -143,7 +143,7 @@ Result<GuestSymbolFiles> read_guest_symbols(GuestAgent& agent, const GuestSymbol
   const std::string release_line = out.release + "\n";
   for (const auto& [name, text] : {std::pair<const char*, const std::string*>{"kallsyms", &out.kallsyms},
                                    {"release", &release_line}, {"modules", &out.modules}})
-    if (Result<bool> written = entry->replace(name, *text); !written) {
+    if (Result<void> written = entry->replace(name, *text); !written) {
       warn("not written", written.error());
       break;
     }

@@ -46,7 +46,7 @@ namespace {
 
 // Loads what the machine's kernel maps need now, so a bad file is reported before any sample
 // is read (a zeroed kallsyms would otherwise leave every guest sample unresolved).
-Result<bool> prepare(symbols::Machine& machine, const std::string& what) {
+Result<void> prepare(symbols::Machine& machine, const std::string& what) {
   if (!machine.config().kallsyms.empty()) {
     auto k = machine.kallsyms();
     if (!k) {
@@ -59,19 +59,18 @@ Result<bool> prepare(symbols::Machine& machine, const std::string& what) {
   }
   auto maps = machine.create_kernel_maps();
   if (!maps) return Error{what + ": " + maps.error().describe(), maps.error().errno_value};
-  return true;
+  return {};
 }
 
 }  // namespace
 
-Result<bool> add_guest_machines(symbols::Machines& machines, const GuestSymbolSources& sources) {
+Result<void> add_guest_machines(symbols::Machines& machines, const GuestSymbolSources& sources) {
   if (!sources.modules.empty() && !sources.has_default_guest())
     return Error{"--guestmodules needs --guestkallsyms (or --guestvmlinux): the module list has no symbols"};
   if (sources.has_default_guest()) {
     symbols::Machine& guest = machines.add_guest(
         symbols::Machines::kDefaultGuestPid, guest_symbol_config(sources.kallsyms, sources.modules, sources.vmlinux, {}));
-    auto ready = prepare(guest, "the guest's symbols");
-    if (!ready) return ready.error();
+    VPERF_TRY(prepare(guest, "the guest's symbols"));
   }
   if (!sources.mount.empty()) {
     auto guests = guests_under_mount(sources.mount);
@@ -82,11 +81,10 @@ Result<bool> add_guest_machines(symbols::Machines& machines, const GuestSymbolSo
     for (const auto& [pid, root] : *guests) {
       symbols::Machine& guest =
           machines.add_guest(pid, guest_symbol_config(root / "proc/kallsyms", root / "proc/modules", {}, root));
-      auto ready = prepare(guest, "the guest of VMM pid " + std::to_string(pid));
-      if (!ready) return ready.error();
+      VPERF_TRY(prepare(guest, "the guest of VMM pid " + std::to_string(pid)));
     }
   }
-  return true;
+  return {};
 }
 
 }  // namespace vperf::guest

@@ -45,7 +45,7 @@ Result<std::map<pid_t, std::filesystem::path>> guests_under_mount(const std::fil
 // Adds the default guest and the mounted guests to `machines` and makes their kernel maps.
 // Errors name the file and say what to do: unreadable files, a kallsyms whose addresses are
 // all 0 (kptr_restrict in the guest), --guestmodules without --guestkallsyms.
-Result<bool> add_guest_machines(symbols::Machines& machines, const GuestSymbolSources& sources);
+Result<void> add_guest_machines(symbols::Machines& machines, const GuestSymbolSources& sources);
 
 // The fix for a guest kallsyms with hidden addresses: it has to be copied again.
 std::string guest_kallsyms_hint();

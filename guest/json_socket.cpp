@@ -32,7 +32,7 @@ Result<JsonSocket> JsonSocket::connect(const std::filesystem::path& path) {
   return s;
 }
 
-Result<bool> JsonSocket::send(const boost::json::value& message) {
+Result<void> JsonSocket::send(const boost::json::value& message) {
   std::string line = boost::json::serialize(message) + "\n";
   size_t done = 0;
   while (done < line.size()) {
@@ -41,7 +41,7 @@ Result<bool> JsonSocket::send(const boost::json::value& message) {
     if (n < 0) return Error::from_errno("write to " + path_.string());
     done += static_cast<size_t>(n);
   }
-  return true;
+  return {};
 }
 
 Result<boost::json::object> JsonSocket::receive(std::chrono::milliseconds timeout) {

@@ -18,7 +18,7 @@ class JsonSocket {
  public:
   static Result<JsonSocket> connect(const std::filesystem::path& path);
 
-  Result<bool> send(const boost::json::value& message);
+  Result<void> send(const boost::json::value& message);
   // The next whole JSON object, or an Error (ETIMEDOUT, the peer closed, unparsable text).
   Result<boost::json::object> receive(std::chrono::milliseconds timeout);
   const std::filesystem::path& path() const { return path_; }

@@ -15,18 +15,18 @@ class PausedVm {
   ~PausedVm() {
     if (paused_) (void)monitor_.qmp("cont", {});
   }
-  Result<bool> pause() {
-    if (!wanted_) return true;
+  Result<void> pause() {
+    if (!wanted_) return {};
     if (Result<boost::json::value> ok = monitor_.qmp("stop", {}); !ok) return ok.error();
     paused_ = true;
-    return true;
+    return {};
   }
-  Result<bool> resume() {
-    if (!paused_) return true;
+  Result<void> resume() {
+    if (!paused_) return {};
     Result<boost::json::value> ok = monitor_.qmp("cont", {});
     if (!ok) return Error{"the VM stays paused: " + ok.error().message};  // the destructor tries once more
     paused_ = false;
-    return true;
+    return {};
   }
 
  private:
@@ -51,17 +51,17 @@ Result<bool> vm_is_running(VmMonitor& monitor) {
   return running->as_bool();
 }
 
-Result<bool> VcpuSampler::check_can_pause() {
-  if (!pause_each_tick_) return true;
+Result<void> VcpuSampler::check_can_pause() {
+  if (!pause_each_tick_) return {};
   Result<bool> running = vm_is_running(monitor_);
   if (!running) return running.error();
   if (!*running) return Error{"the VM is not running, and pausing it for each tick would resume it afterwards"};
-  return true;
+  return {};
 }
 
 Result<bool> VcpuSampler::tick(uint64_t time_ns, const std::function<bool(std::span<const VcpuSample>)>& on_tick) {
   PausedVm paused(monitor_, pause_each_tick_);
-  if (Result<bool> ok = paused.pause(); !ok) return ok.error();
+  VPERF_TRY(paused.pause());
   Result<std::string> text = monitor_.hmp("info registers -a");
   if (!text) return text.error();
   Result<std::vector<VcpuRegisters>> cpus = parse_info_registers(*text);
@@ -77,7 +77,7 @@ Result<bool> VcpuSampler::tick(uint64_t time_ns, const std::function<bool(std::s
   stats_.samples += tick_.size();
   ++stats_.ticks;
   if (!on_tick(tick_)) return false;
-  if (Result<bool> ok = paused.resume(); !ok) return ok.error();
+  VPERF_TRY(paused.resume());
   return true;
 }
 

@@ -50,7 +50,7 @@ class VcpuSampler {
       : monitor_(monitor), vcpus_(vcpus), pause_each_tick_(pause_each_tick) {}
 
   // Refuses a VM that is not running when the ticks pause it (see above).
-  Result<bool> check_can_pause();
+  Result<void> check_can_pause();
   // One tick stamped `time_ns` (CLOCK_MONOTONIC): every vCPU's registers, handed to `on_tick`
   // (one sample per vCPU) while the VM is still paused. Returns on_tick's answer (false: stop),
   // or the monitor's error.

@@ -83,7 +83,7 @@ Result<std::unique_ptr<QmpSocketMonitor>> QmpSocketMonitor::connect(const std::f
 Result<boost::json::value> QmpSocketMonitor::qmp(std::string_view command, const boost::json::object& arguments) {
   boost::json::object message{{"execute", command}};
   if (!arguments.empty()) message["arguments"] = arguments;
-  if (Result<bool> sent = socket_.send(message); !sent) return sent.error();
+  VPERF_TRY(socket_.send(message));
   for (;;) {
     Result<boost::json::object> answer = socket_.receive(kAnswerTimeout);
     if (!answer) return answer.error();

@@ -242,7 +242,7 @@ std::optional<CpuidRegs> DumpCpuidSource::query(uint32_t leaf, uint32_t subleaf)
 
 std::string DumpCpuidSource::describe() const { return "dump " + dump_.source + ", " + cpu_.header; }
 
-Result<bool> require_decodable_leaves(const CpuidDump& dump, size_t cpu_index) {
+Result<void> require_decodable_leaves(const CpuidDump& dump, size_t cpu_index) {
   const CpuidDumpCpu& cpu = dump.cpus.at(cpu_index);
   auto leaf0 = cpu.leaves.find({0, 0});
   std::vector<uint32_t> needed{0, 1};
@@ -251,7 +251,7 @@ Result<bool> require_decodable_leaves(const CpuidDump& dump, size_t cpu_index) {
     if (!cpu.leaves.count({leaf, 0}))
       return Error{dump.source + ": " + cpu.header + " has no leaf " + hex(leaf) +
                    " (decoding needs leaves 0, 1 and, where the maximum leaf reaches it, 0xa)"};
-  return true;
+  return {};
 }
 
 }  // namespace vperf::host

@@ -56,7 +56,7 @@ Result<CpuidDump> load_cpuid_dump(const std::filesystem::path& path);
 // for. The error lists the CPU numbers the dump has.
 // Without leaves 0, 1 and (when the maximum leaf reaches it) 0xA, the vendor, the hypervisor
 // bit and the PMU would be decoded from zeros: an error naming the missing leaf instead.
-Result<bool> require_decodable_leaves(const CpuidDump& dump, size_t cpu_index);
+Result<void> require_decodable_leaves(const CpuidDump& dump, size_t cpu_index);
 
 Result<size_t> select_dump_cpu(const CpuidDump& dump, std::optional<int> cpu_number);
 

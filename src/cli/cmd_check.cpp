@@ -6,7 +6,7 @@
 
 #include "cli/command.h"
 #include "core/error.h"
-#include "events/pfm_session.h"
+#include "pmc/pfm_session.h"
 #include "host/capability_check.h"
 #include "host/check_report.h"
 #include "host/cpuid_dump.h"

@@ -1,9 +1,9 @@
 // vperf decode [--model NAME] [--perfmon FILE|DIR] [--json] RAW...
-// The logic lives in events/pmc_decode.h (decode_pmc_encodings), callable without the CLI.
+// The logic lives in pmc/pmc_decode.h (decode_pmc_encodings), callable without the CLI.
 #include <memory>
 
 #include "cli/command.h"
-#include "events/pmc_decode.h"
+#include "pmc/pmc_decode.h"
 #include "output/json.h"
 
 namespace vperf::cli {

@@ -1,9 +1,9 @@
 // vperf encode [--model NAME] [--perfmon FILE|DIR] [--json] EVENT...
-// The logic lives in events/pmc_encode.h (encode_events), callable without the CLI.
+// The logic lives in pmc/pmc_encode.h (encode_events), callable without the CLI.
 #include <memory>
 
 #include "cli/command.h"
-#include "events/pmc_encode.h"
+#include "pmc/pmc_encode.h"
 #include "output/json.h"
 
 namespace vperf::cli {

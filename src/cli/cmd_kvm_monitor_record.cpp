@@ -228,7 +228,7 @@ int run_monitor_record(const MonitorRecordOptions& o, std::ostream& err) {
   std::error_code ec;
   fs::remove_all(mount, ec);
   if (symbols)
-    if (Result<bool> written = guest::write_guest_proc(proc, symbols->kallsyms, symbols->modules); !written)
+    if (Result<void> written = guest::write_guest_proc(proc, symbols->kallsyms, symbols->modules); !written)
       throw UserError(written.error().describe(), "check the directory of -o");
 
   session::MonitorTarget target{vm.monitor.get(), *vcpus, *vmm, stacks ? &*stacks : nullptr, stack_methods(o, stacks),

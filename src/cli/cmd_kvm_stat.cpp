@@ -116,7 +116,7 @@ int run_kvm_stat_report(const KvmStatReportOptions& options, std::ostream& out, 
   data::PerfDataReader reader = open_perf_data(o.input, kRecordHint);
   kvm::KvmExitAnalysis analysis(choice.filter);
   kvm::KvmPass pass;
-  if (Result<bool> read = kvm::analyse_kvm_recording(reader, analysis, pass, nullptr, err); !read) throw user_error(read.error());
+  if (Result<void> read = kvm::analyse_kvm_recording(reader, analysis, pass, nullptr, err); !read) throw user_error(read.error());
   if (pass.unreadable) throw unreadable_samples(o.input, *pass.unreadable);
   if (std::optional<Error> problem =
           kvm::kvm_report_problem(pass, analysis, {o.input, std::string(kRecordHint), o.domain, o.pids}, err))

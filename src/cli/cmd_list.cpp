@@ -1,13 +1,13 @@
 // vperf list [FILTER] [--json]                           perf's events available here
 // vperf list --pmc [--model M] [--perfmon P] [FILTER]    the libpfm4 (+ perfmon) PMC catalog
-// The logic lives in events/event_listing.h and events/pmc_catalog.h; this file decides which
+// The logic lives in events/event_listing.h and pmc/pmc_catalog.h; this file decides which
 // one runs and answers the listing's "does the kernel accept this hardware event" question.
 #include <memory>
 
 #include "cli/command.h"
 #include "events/event_catalog.h"
 #include "events/event_listing.h"
-#include "events/pmc_catalog.h"
+#include "pmc/pmc_catalog.h"
 #include "output/json.h"
 #include "perf/event_fd.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "events/pmc_catalog.h"
+#include "pmc/pmc_catalog.h"
 
 namespace vperf::cli {
 

@@ -1,11 +1,11 @@
 #pragma once
 // The event resolver of the commands that open counters (stat, record): perf's builtins, raw
 // events, sysfs PMUs and tracepoints, with the libpfm4/perfmon names loaded only when a name
-// reaches them (events/deferred_pmc_source.h), so a plain `-e task-clock` costs what perf's does.
+// reaches them (pmc/deferred_pmc_source.h), so a plain `-e task-clock` costs what perf's does.
 #include <string_view>
 #include <vector>
 
-#include "events/deferred_pmc_source.h"
+#include "pmc/deferred_pmc_source.h"
 #include "events/event_catalog.h"
 
 namespace vperf::cli {

@@ -25,7 +25,7 @@ UserError unreadable_samples(const std::string& input, const Error& error) {
 
 void add_guests(symbols::Machines& machines, const guest::GuestSymbolSources& guests) {
   if (guests.empty()) return;
-  Result<bool> added = guest::add_guest_machines(machines, guests);
+  Result<void> added = guest::add_guest_machines(machines, guests);
   if (!added) {
     const bool hidden = added.error().errno_value == EACCES;
     throw UserError(hidden ? added.error().message : added.error().describe(),

@@ -18,18 +18,18 @@ Result<std::span<const uint8_t>> ByteReader::bytes(size_t n, std::string_view wh
   return view;
 }
 
-Result<bool> ByteReader::skip(size_t n, std::string_view what) {
+Result<void> ByteReader::skip(size_t n, std::string_view what) {
   if (remaining() < n) return truncated(what, n);
   pos_ += n;
-  return true;
+  return {};
 }
 
-Result<bool> ByteReader::seek(size_t position) {
+Result<void> ByteReader::seek(size_t position) {
   if (position > bytes_.size())
     return Error{"seek to " + hex(position) + " past the end (" + hex(bytes_.size()) + ") at offset " +
                  hex(base_)};
   pos_ = position;
-  return true;
+  return {};
 }
 
 Result<ByteReader> ByteReader::sub(size_t n, std::string_view what) {

@@ -49,9 +49,9 @@ class ByteReader {
   // The next n bytes, as a view into the input.
   Result<std::span<const uint8_t>> bytes(size_t n, std::string_view what = "bytes");
   // Skips n bytes.
-  Result<bool> skip(size_t n, std::string_view what = "bytes");
+  Result<void> skip(size_t n, std::string_view what = "bytes");
   // Moves to an absolute position within this reader (0..size()).
-  Result<bool> seek(size_t position);
+  Result<void> seek(size_t position);
   // A reader over the next n bytes; this reader moves past them.
   Result<ByteReader> sub(size_t n, std::string_view what = "section");
   // A reader over [offset, offset + n) of this reader's bytes, independent of the position.

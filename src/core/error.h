@@ -4,6 +4,7 @@
 //  - a failure that ends the program is a UserError, thrown and caught only in main(),
 //    printed as one line: "vperf: error: WHAT (hint: WHAT TO DO)".
 #include <cerrno>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -46,6 +47,44 @@ class [[nodiscard]] Result {
   }
   std::variant<T, Error> v_;
 };
+
+// A step that yields nothing but can fail (write, ioctl, seek): `return {};` on success.
+template <>
+class [[nodiscard]] Result<void> {
+ public:
+  Result() = default;
+  Result(Error error) : error_(std::move(error)) {}
+
+  bool ok() const { return !error_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  const Error& error() const {
+    if (ok()) throw std::logic_error("Result<void>::error() on success");
+    return *error_;
+  }
+
+ private:
+  std::optional<Error> error_;
+};
+
+// Propagates a failed Result's Error from the enclosing function (whose Result type may
+// differ); on success execution continues:
+//   VPERF_TRY(writer.flush());                    // the value, if any, is dropped
+//   VPERF_TRY(uint64_t nr, reader.u64("nr"));     // assigns the value to a new or existing lhs
+#define VPERF_TRY(...) VPERF_TRY_PICK(__VA_ARGS__, VPERF_TRY_ASSIGN, VPERF_TRY_CHECK, )(__VA_ARGS__)
+#define VPERF_TRY_PICK(first, second, name, ...) name
+#define VPERF_TRY_CHECK(expr)                                                  \
+  do {                                                                         \
+    if (auto&& vperf_try_result = (expr); !vperf_try_result.ok()) {            \
+      return vperf_try_result.error();                                         \
+    }                                                                          \
+  } while (false)
+#define VPERF_TRY_ASSIGN(lhs, expr) VPERF_TRY_ASSIGN_AS(lhs, expr, VPERF_TRY_CAT(vperf_try_, __COUNTER__))
+#define VPERF_TRY_ASSIGN_AS(lhs, expr, result)          \
+  auto result = (expr);                                 \
+  if (!result.ok()) return result.error();              \
+  lhs = std::move(result).value()
+#define VPERF_TRY_CAT2(a, b) a##b
+#define VPERF_TRY_CAT(a, b) VPERF_TRY_CAT2(a, b)
 
 // An error that ends the command. exit_code 1 = runtime failure, 2 = usage error.
 class UserError : public std::runtime_error {

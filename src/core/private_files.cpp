@@ -81,7 +81,7 @@ Result<std::string> PrivateDirectory::read(const std::string& name) const {
   }
 }
 
-Result<bool> PrivateDirectory::replace(const std::string& name, std::string_view text) const {
+Result<void> PrivateDirectory::replace(const std::string& name, std::string_view text) const {
   const fs::path path = path_ / name;
   static std::atomic<unsigned> serial{0};
   const std::string temporary = "." + name + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++) + "." +
@@ -101,7 +101,7 @@ Result<bool> PrivateDirectory::replace(const std::string& name, std::string_view
   }
   if (::close(fd.release()) != 0) return fail("write " + path.string());
   if (::renameat(fd_.get(), temporary.c_str(), fd_.get(), name.c_str()) != 0) return fail("rename onto " + path.string());
-  return true;
+  return {};
 }
 
 }  // namespace vperf

@@ -31,7 +31,7 @@ class PrivateDirectory {
   Result<std::string> read(const std::string& name) const;
   // Writes `text` to a new temporary file here and renames it over `name`: a reader never sees
   // half a file, and whatever was at `name` (a symbolic link too) is replaced, not followed.
-  Result<bool> replace(const std::string& name, std::string_view text) const;
+  Result<void> replace(const std::string& name, std::string_view text) const;
 
  private:
   PrivateDirectory(ScopedFd fd, std::filesystem::path path) : fd_(std::move(fd)), path_(std::move(path)) {}

@@ -48,12 +48,4 @@ class ByteWriter {
   std::vector<uint8_t> out_;
 };
 
-// Assigns the value of a Result expression to `lhs`, or returns its Error from the function.
-#define VPERF_TRY(lhs, expr)                   \
-  auto VPERF_TRY_CAT(_r, __LINE__) = (expr);   \
-  if (!VPERF_TRY_CAT(_r, __LINE__).ok()) return VPERF_TRY_CAT(_r, __LINE__).error(); \
-  lhs = std::move(VPERF_TRY_CAT(_r, __LINE__)).value()
-#define VPERF_TRY_CAT2(a, b) a##b
-#define VPERF_TRY_CAT(a, b) VPERF_TRY_CAT2(a, b)
-
 }  // namespace vperf::data

@@ -166,18 +166,16 @@ Result<bool> decode_feature(int feature, std::span<const uint8_t> bytes, HeaderF
       std::vector<BuildIdEntry> ids;
       while (!r.at_end()) {
         auto start = r.rest();
-        VPERF_TRY(auto type, r.u32("BUILD_ID header"));
+        VPERF_TRY(r.u32("BUILD_ID header"));  // the type: see below
         VPERF_TRY(uint16_t misc, r.u16("BUILD_ID header"));
         VPERF_TRY(uint16_t size, r.u16("BUILD_ID header"));
-        (void)type;
         if (size < 8 || size > start.size()) return Error{"BUILD_ID entry of size " + std::to_string(size) + " at offset " + std::to_string(r.offset() - 8)};
         // perf leaves the type 0 in the section; parse it as the HEADER_BUILD_ID record it is.
         std::vector<uint8_t> copy(start.begin(), start.begin() + size);
         uint32_t build_id_type = kRecordHeaderBuildId;
         std::memcpy(copy.data(), &build_id_type, sizeof(build_id_type));
         VPERF_TRY(Record rec, parse_record(copy, nullptr));
-        VPERF_TRY(auto ok, r.skip(size - 8u));
-        (void)ok;
+        VPERF_TRY(r.skip(size - 8u));
         const auto* b = std::get_if<BuildIdRecord>(&rec.body);
         if (!b) continue;
         BuildIdEntry e;

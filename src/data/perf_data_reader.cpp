@@ -280,13 +280,13 @@ struct PerfDataReader::Impl {
     return 0;
   }
 
-  Result<bool> parse_file_header();
-  Result<bool> read_attrs(uint64_t attr_size, uint64_t attrs_offset, uint64_t attrs_size);
-  Result<bool> read_features(const uint64_t (&bits)[4]);
+  Result<void> parse_file_header();
+  Result<void> read_attrs(uint64_t attr_size, uint64_t attrs_offset, uint64_t attrs_size);
+  Result<void> read_features(const uint64_t (&bits)[4]);
   void scan_pipe_start();
 };
 
-Result<bool> PerfDataReader::Impl::parse_file_header() {
+Result<void> PerfDataReader::Impl::parse_file_header() {
   ByteReader r(input);
   VPERF_TRY(uint64_t magic, r.u64("perf.data magic"));
   if (magic == kPerfMagic2Swapped) return Error{name + " was written on a machine of the other byte order; not supported"};
@@ -299,7 +299,7 @@ Result<bool> PerfDataReader::Impl::parse_file_header() {
     data_end = input.size();
     scan_pipe_start();
     if (fatal) return *fatal;
-    return true;
+    return {};
   }
   if (header_size != kFileHeaderSize && header_size != kHeaderFeaturesOffset)
     return Error{name + ": unknown perf.data header size " + std::to_string(header_size)};
@@ -308,8 +308,7 @@ Result<bool> PerfDataReader::Impl::parse_file_header() {
   VPERF_TRY(uint64_t attrs_size, r.u64("attrs section"));
   VPERF_TRY(uint64_t data_off, r.u64("data section"));
   VPERF_TRY(uint64_t data_sz, r.u64("data section"));
-  VPERF_TRY(auto event_types, r.bytes(16, "event_types section"));
-  (void)event_types;
+  VPERF_TRY(r.bytes(16, "event_types section"));
   uint64_t bits[4] = {};
   if (header_size == kFileHeaderSize)
     for (auto& b : bits) { VPERF_TRY(b, r.u64("feature bitmap")); }
@@ -320,8 +319,7 @@ Result<bool> PerfDataReader::Impl::parse_file_header() {
                                   ? input.size()
                                   : data_off + data_sz;
   if (data_off < data_in_file_end) layout.push_back({data_off, data_in_file_end - data_off, "the data section"});
-  VPERF_TRY(auto attrs_ok, read_attrs(attr_size, attrs_offset, attrs_size));
-  (void)attrs_ok;
+  VPERF_TRY(read_attrs(attr_size, attrs_offset, attrs_size));
   if (auto overlap = first_overlap(layout, name)) return *overlap;
 
   data_size_field = data_sz;
@@ -336,17 +334,16 @@ Result<bool> PerfDataReader::Impl::parse_file_header() {
          hex(input.size()) + " bytes): truncated");
   } else {
     data_end = data_off + data_sz;
-    VPERF_TRY(auto features_ok, read_features(bits));
-    (void)features_ok;
+    VPERF_TRY(read_features(bits));
   }
   apply_event_desc();
-  return true;
+  return {};
 }
 
 // The attrs section: attrs_size / attr_size perf_file_attr entries, each an attr and the range
 // of its ids. Every range must lie in the file, clear of the others (added to `layout`).
-Result<bool> PerfDataReader::Impl::read_attrs(uint64_t attr_size, uint64_t attrs_offset, uint64_t attrs_size) {
-  if (attrs_size == 0) return true;
+Result<void> PerfDataReader::Impl::read_attrs(uint64_t attr_size, uint64_t attrs_offset, uint64_t attrs_size) {
+  if (attrs_size == 0) return {};
   if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096)
     return Error{name + ": implausible attr size " + std::to_string(attr_size) + " in the header: the file is damaged"};
   if (attrs_size % attr_size != 0)
@@ -381,20 +378,20 @@ Result<bool> PerfDataReader::Impl::read_attrs(uint64_t attr_size, uint64_t attrs
     attrs.push_back(std::move(e));
     index_attr(attrs.size() - 1);
   }
-  return true;
+  return {};
 }
 
 // The feature table after the data and the sections it points to. A section that does not fit
 // in the file is left out with a warning (truncation); one that overlaps another part is damage.
-Result<bool> PerfDataReader::Impl::read_features(const uint64_t (&bits)[4]) {
+Result<void> PerfDataReader::Impl::read_features(const uint64_t (&bits)[4]) {
   std::vector<int> set;
   for (int f = 1; f < static_cast<int>(kFeatureBits); ++f)
     if (bits[f / 64] & (uint64_t{1} << (f % 64))) set.push_back(f);
-  if (set.empty()) return true;
+  if (set.empty()) return {};
   auto table = ByteReader(input).sub_at(data_end, set.size() * 16, "feature table");
   if (!table) {
     warn("feature sections missing (file truncated after the data): " + table.error().describe());
-    return true;
+    return {};
   }
   std::vector<Extent> claimed = layout;
   claimed.push_back({data_end, set.size() * 16, "the feature table"});
@@ -415,7 +412,7 @@ Result<bool> PerfDataReader::Impl::read_features(const uint64_t (&bits)[4]) {
     auto ok = decode_feature(f, bytes, features);
     if (!ok) warn("bad " + feature_name(f) + " section: " + ok.error().describe());
   }
-  return true;
+  return {};
 }
 
 void PerfDataReader::Impl::scan_pipe_start() {
@@ -456,8 +453,7 @@ Result<PerfDataReader> PerfDataReader::open_file(const std::filesystem::path& pa
     impl->mapping->size = static_cast<size_t>(st.st_size);
     impl->input = std::span(static_cast<const uint8_t*>(addr), impl->mapping->size);
   }
-  VPERF_TRY(auto ok, impl->parse_file_header());
-  (void)ok;
+  VPERF_TRY(impl->parse_file_header());
   return PerfDataReader(std::move(impl));
 }
 
@@ -466,8 +462,7 @@ Result<PerfDataReader> PerfDataReader::from_bytes(std::vector<uint8_t> bytes) {
   impl->name = "input";
   impl->owned = std::move(bytes);
   impl->input = impl->owned;
-  VPERF_TRY(auto ok, impl->parse_file_header());
-  (void)ok;
+  VPERF_TRY(impl->parse_file_header());
   return PerfDataReader(std::move(impl));
 }
 

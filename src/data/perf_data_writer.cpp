@@ -20,7 +20,7 @@ namespace {
 constexpr size_t kBufferLimit = 1 << 20;
 constexpr uint64_t kFileAttrSize = sizeof(perf_event_attr) + 16;
 
-Result<bool> write_all(int fd, std::span<const uint8_t> bytes) {
+Result<void> write_all(int fd, std::span<const uint8_t> bytes) {
   while (!bytes.empty()) {
     ssize_t n = ::write(fd, bytes.data(), bytes.size());
     if (n < 0) {
@@ -29,10 +29,10 @@ Result<bool> write_all(int fd, std::span<const uint8_t> bytes) {
     }
     bytes = bytes.subspan(static_cast<size_t>(n));
   }
-  return true;
+  return {};
 }
 
-Result<bool> pwrite_all(int fd, std::span<const uint8_t> bytes, uint64_t offset) {
+Result<void> pwrite_all(int fd, std::span<const uint8_t> bytes, uint64_t offset) {
   while (!bytes.empty()) {
     ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset));
     if (n < 0) {
@@ -42,7 +42,7 @@ Result<bool> pwrite_all(int fd, std::span<const uint8_t> bytes, uint64_t offset)
     bytes = bytes.subspan(static_cast<size_t>(n));
     offset += static_cast<uint64_t>(n);
   }
-  return true;
+  return {};
 }
 
 void normalize(std::vector<EventAttrEntry>& attrs) {
@@ -138,8 +138,7 @@ Result<PerfDataWriter> PerfDataWriter::create_file(const std::filesystem::path& 
   const uint64_t no_features[4] = {};
   auto header = file_header(w.attrs_offset_, w.attrs_.size() * kFileAttrSize, w.data_offset_, 0, no_features);
   std::memcpy(out.data().data(), header.data(), header.size());
-  VPERF_TRY(auto ok, write_all(fd, out.data()));
-  (void)ok;
+  VPERF_TRY(write_all(fd, out.data()));
   return w;
 }
 
@@ -162,8 +161,7 @@ Result<PerfDataWriter> PerfDataWriter::create_pipe(int fd, std::vector<EventAttr
     rec.body = std::move(body);
     out.bytes(build_record(rec, nullptr));
   }
-  VPERF_TRY(auto ok, write_all(fd, out.data()));
-  (void)ok;
+  VPERF_TRY(write_all(fd, out.data()));
   return w;
 }
 
@@ -178,32 +176,31 @@ void PerfDataWriter::note_sample_time(std::span<const uint8_t> record) {
   if (!last_time_ || *time > *last_time_) last_time_ = *time;
 }
 
-Result<bool> PerfDataWriter::write(std::span<const uint8_t> record) {
+Result<void> PerfDataWriter::write(std::span<const uint8_t> record) {
   if (finished_) return Error{"write after finish()"};
   note_sample_time(record);
   buffer_.insert(buffer_.end(), record.begin(), record.end());
   data_bytes_ += record.size();
   since_round_ += record.size();
   if (buffer_.size() >= kBufferLimit) return flush_buffer();
-  return true;
+  return {};
 }
 
-Result<bool> PerfDataWriter::flush_buffer() {
-  if (buffer_.empty()) return true;
-  VPERF_TRY(auto ok, write_all(fd_, buffer_));
-  (void)ok;
+Result<void> PerfDataWriter::flush_buffer() {
+  if (buffer_.empty()) return {};
+  VPERF_TRY(write_all(fd_, buffer_));
   buffer_.clear();
-  return true;
+  return {};
 }
 
-Result<bool> PerfDataWriter::update_header(uint64_t feature_bits0) {
-  if (pipe_) return true;
+Result<void> PerfDataWriter::update_header(uint64_t feature_bits0) {
+  if (pipe_) return {};
   const uint64_t features[4] = {feature_bits0, 0, 0, 0};
   auto header = file_header(attrs_offset_, attrs_.size() * kFileAttrSize, data_offset_, data_bytes_, features);
   return pwrite_all(fd_, header, 0);
 }
 
-Result<bool> PerfDataWriter::flush_round() {
+Result<void> PerfDataWriter::flush_round() {
   if (finished_) return Error{"flush_round after finish()"};
   if (since_round_ > 0) {
     perf_event_header round{kRecordFinishedRound, 0, sizeof(perf_event_header)};
@@ -212,15 +209,13 @@ Result<bool> PerfDataWriter::flush_round() {
     data_bytes_ += sizeof(round);
     since_round_ = 0;
   }
-  VPERF_TRY(auto ok, flush_buffer());
-  (void)ok;
+  VPERF_TRY(flush_buffer());
   return update_header(0);
 }
 
-Result<bool> PerfDataWriter::finish(const HeaderFeatures& features) {
+Result<void> PerfDataWriter::finish(const HeaderFeatures& features) {
   if (finished_) return Error{"finish() called twice"};
-  VPERF_TRY(auto ok, flush_round());
-  (void)ok;
+  VPERF_TRY(flush_round());
   finished_ = true;
   HeaderFeatures f = features;
   if (!f.first_sample_time && first_time_) f.first_sample_time = first_time_;
@@ -259,14 +254,12 @@ Result<bool> PerfDataWriter::finish(const HeaderFeatures& features) {
     out.bytes(s.bytes);
     words[s.feature / 64] |= uint64_t{1} << (s.feature % 64);
   }
-  VPERF_TRY(auto wrote, pwrite_all(fd_, out.data(), table_offset));
-  (void)wrote;
+  VPERF_TRY(pwrite_all(fd_, out.data(), table_offset));
   auto header = file_header(attrs_offset_, attrs_.size() * kFileAttrSize, data_offset_, data_bytes_, words);
-  VPERF_TRY(auto done, pwrite_all(fd_, header, 0));
-  (void)done;
+  VPERF_TRY(pwrite_all(fd_, header, 0));
   if (::ftruncate(fd_, static_cast<off_t>(table_offset + out.size())) != 0)
     return Error::from_errno("truncate perf data file");
-  return true;
+  return {};
 }
 
 }  // namespace vperf::data

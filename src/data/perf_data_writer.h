@@ -92,20 +92,20 @@ class PerfDataWriter {
 
   // One whole record, perf_event_header first (header.size == record.size(), a multiple of 8
   // except for perf's own user records). Buffered; errors are the write(2) errors.
-  Result<bool> write(std::span<const uint8_t> record);
+  Result<void> write(std::span<const uint8_t> record);
   // After a batch: writes FINISHED_ROUND, writes out the buffer and (file mode) updates the
   // header's data size, so what is written so far is readable if vperf is killed.
-  Result<bool> flush_round();
+  Result<void> flush_round();
   // Feature sections (file) or feature records (pipe), then the final header. Call once.
-  Result<bool> finish(const HeaderFeatures& features);
+  Result<void> finish(const HeaderFeatures& features);
   // Bytes of records written so far (the data section's size), including buffered ones.
   uint64_t data_bytes() const { return data_bytes_; }
   const std::vector<EventAttrEntry>& attrs() const { return attrs_; }
 
  private:
   PerfDataWriter() = default;
-  Result<bool> flush_buffer();
-  Result<bool> update_header(uint64_t feature_bits0);
+  Result<void> flush_buffer();
+  Result<void> update_header(uint64_t feature_bits0);
   void note_sample_time(std::span<const uint8_t> record);
 
   ScopedFd owned_fd_;  // file mode only
@@ -121,4 +121,4 @@ class PerfDataWriter {
   std::optional<uint64_t> first_time_, last_time_;
 };
 
-}  // namespace vperf::data
+}  // namespace vperf::data  // namespace vperf::data  // namespace vperf::data  // namespace vperf::data

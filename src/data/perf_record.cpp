@@ -74,13 +74,13 @@ Result<std::vector<uint8_t>> read_block(ByteReader& r, uint64_t read_format) {
   return byte_vector(r, words * 8, "read_format values");
 }
 
-Result<bool> parse_regs(ByteReader& r, uint64_t mask, uint64_t& abi, std::vector<uint64_t>& regs, std::string_view what) {
+Result<void> parse_regs(ByteReader& r, uint64_t mask, uint64_t& abi, std::vector<uint64_t>& regs, std::string_view what) {
   VPERF_TRY(abi, r.u64(what));
   regs.clear();
   if (abi != 0) {
     VPERF_TRY(regs, u64_array(r, static_cast<uint64_t>(std::popcount(mask)), what));
   }
-  return true;
+  return {};
 }
 
 void put_regs(ByteWriter& w, uint64_t mask, uint64_t abi, const std::vector<uint64_t>& regs) {
@@ -125,8 +125,7 @@ Result<Sample> parse_sample(ByteReader& r, const SampleFormat& f, SampleId& sid)
     VPERF_TRY(s.branch_stack, byte_vector(r, fixed + nr * 24, "branch stack"));
   }
   if (has(t, PERF_SAMPLE_REGS_USER)) {
-    VPERF_TRY(auto ok, parse_regs(r, f.regs_user_mask, s.regs_user_abi, s.regs_user, "user regs"));
-    (void)ok;
+    VPERF_TRY(parse_regs(r, f.regs_user_mask, s.regs_user_abi, s.regs_user, "user regs"));
   }
   if (has(t, PERF_SAMPLE_STACK_USER)) {
     VPERF_TRY(uint64_t size, r.u64("user stack size"));
@@ -137,8 +136,7 @@ Result<Sample> parse_sample(ByteReader& r, const SampleFormat& f, SampleId& sid)
   if (has(t, PERF_SAMPLE_DATA_SRC)) { VPERF_TRY(s.data_src, r.u64("sample data_src")); }
   if (has(t, PERF_SAMPLE_TRANSACTION)) { VPERF_TRY(s.transaction, r.u64("sample transaction")); }
   if (has(t, PERF_SAMPLE_REGS_INTR)) {
-    VPERF_TRY(auto ok, parse_regs(r, f.regs_intr_mask, s.regs_intr_abi, s.regs_intr, "intr regs"));
-    (void)ok;
+    VPERF_TRY(parse_regs(r, f.regs_intr_mask, s.regs_intr_abi, s.regs_intr, "intr regs"));
   }
   if (has(t, PERF_SAMPLE_PHYS_ADDR)) { VPERF_TRY(s.phys_addr, r.u64("sample phys_addr")); }
   if (has(t, PERF_SAMPLE_CGROUP)) { VPERF_TRY(s.cgroup, r.u64("sample cgroup")); }
@@ -198,7 +196,7 @@ void put_sample(ByteWriter& w, const Sample& s, const SampleFormat& f, const Sam
   }
 }
 
-Result<bool> parse_trailer(ByteReader& r, const SampleFormat& f, SampleId& sid) {
+Result<void> parse_trailer(ByteReader& r, const SampleFormat& f, SampleId& sid) {
   uint64_t t = f.sample_type;
   if (has(t, PERF_SAMPLE_TID)) {
     VPERF_TRY(sid.pid, r.u32("sample_id pid"));
@@ -212,7 +210,7 @@ Result<bool> parse_trailer(ByteReader& r, const SampleFormat& f, SampleId& sid) 
     VPERF_TRY(sid.cpu_res, r.u32("sample_id cpu"));
   }
   if (has(t, PERF_SAMPLE_IDENTIFIER)) { VPERF_TRY(sid.id, r.u64("sample_id identifier")); }
-  return true;
+  return {};
 }
 
 void put_trailer(ByteWriter& w, const SampleFormat& f, const SampleId& sid) {
@@ -249,8 +247,7 @@ Result<RecordBody> parse_kernel_body(uint32_t type, uint16_t misc, ByteReader& r
       VPERF_TRY(m.pgoff, r.u64("mmap2 pgoff"));
       if (has(misc, PERF_RECORD_MISC_MMAP_BUILD_ID)) {
         VPERF_TRY(uint8_t size, r.u8("mmap2 build_id_size"));
-        VPERF_TRY(auto reserved, r.bytes(3, "mmap2 reserved"));
-        (void)reserved;
+        VPERF_TRY(r.bytes(3, "mmap2 reserved"));
         VPERF_TRY(auto id, r.bytes(20, "mmap2 build_id"));
         m.build_id.assign(id.begin(), id.begin() + std::min<size_t>(size, 20));
       } else {
@@ -402,22 +399,19 @@ Result<RecordBody> parse_user_body(uint32_t type, uint16_t misc, ByteReader& r, 
     case kRecordAuxtraceInfo: {
       AuxtraceInfoRecord a;
       VPERF_TRY(a.type, r.u32("auxtrace_info type"));
-      VPERF_TRY(auto reserved, r.u32("auxtrace_info reserved"));
-      (void)reserved;
+      VPERF_TRY(r.u32("auxtrace_info reserved"));
       VPERF_TRY(a.priv, u64_array(r, r.remaining() / 8, "auxtrace_info priv"));
       return RecordBody(std::move(a));
     }
     case kRecordAuxtrace: {
       AuxtraceRecord a;
-      VPERF_TRY(auto size, r.u64("auxtrace size"));
-      (void)size;
+      VPERF_TRY(r.u64("auxtrace size"));
       VPERF_TRY(a.offset, r.u64("auxtrace offset"));
       VPERF_TRY(a.reference, r.u64("auxtrace reference"));
       VPERF_TRY(a.idx, r.u32("auxtrace idx"));
       VPERF_TRY(a.tid, r.u32("auxtrace tid"));
       VPERF_TRY(a.cpu, r.u32("auxtrace cpu"));
-      VPERF_TRY(auto reserved, r.u32("auxtrace reserved"));
-      (void)reserved;
+      VPERF_TRY(r.u32("auxtrace reserved"));
       a.data.assign(payload.begin(), payload.end());
       return RecordBody(std::move(a));
     }
@@ -476,8 +470,7 @@ Result<RecordBody> parse_user_body(uint32_t type, uint16_t misc, ByteReader& r, 
         VPERF_TRY(t.time_mask, r.u64("time_conv time_mask"));
         VPERF_TRY(t.cap_user_time_zero, r.u8("time_conv cap_user_time_zero"));
         VPERF_TRY(t.cap_user_time_short, r.u8("time_conv cap_user_time_short"));
-        VPERF_TRY(auto reserved, r.bytes(6, "time_conv reserved"));
-        (void)reserved;
+        VPERF_TRY(r.bytes(6, "time_conv reserved"));
       }
       return RecordBody(std::move(t));
     }
@@ -683,8 +676,7 @@ bool AttrRecord::operator==(const AttrRecord& o) const {
 
 Result<size_t> attr_size_in(std::span<const uint8_t> room) {
   ByteReader r(room);
-  VPERF_TRY(auto type, r.u32("attr type"));
-  (void)type;
+  VPERF_TRY(r.u32("attr type"));
   VPERF_TRY(uint32_t size, r.u32("attr size"));
   if (size == 0) size = PERF_ATTR_SIZE_VER0;  // perf's rule for the oldest writers
   if (size < PERF_ATTR_SIZE_VER0 || size > room.size())
@@ -710,8 +702,7 @@ Result<perf_event_attr> attr_from_bytes(std::span<const uint8_t> bytes) {
 Result<uint64_t> record_stream_size(std::span<const uint8_t> bytes) {
   ByteReader r(bytes);
   VPERF_TRY(uint32_t type, r.u32("record header"));
-  VPERF_TRY(uint16_t misc, r.u16("record header"));
-  (void)misc;
+  VPERF_TRY(r.u16("record header"));
   VPERF_TRY(uint16_t size, r.u16("record header"));
   if (size < kHeaderBytes) return Error{"record of type " + record_name(type) + " has size " + std::to_string(size) + " (< 8)"};
   uint64_t total = size;
@@ -754,8 +745,7 @@ Result<Record> parse_record(std::span<const uint8_t> bytes, const SampleFormat* 
                    std::to_string(trailer) + "-byte sample_id trailer"};
     VPERF_TRY(ByteReader fields, body.sub(body.size() - trailer, "record body"));
     if (trailer) {
-      VPERF_TRY(auto ok, parse_trailer(body, *format, rec.sample_id));
-      (void)ok;
+      VPERF_TRY(parse_trailer(body, *format, rec.sample_id));
       rec.has_sample_id = true;
     }
     VPERF_TRY(rec.body, parse_kernel_body(rec.type, rec.misc, fields));

@@ -34,7 +34,7 @@ void KvmLiveReader::read() {
     Result<data::PerfDataReader> pipe = data::PerfDataReader::open_pipe(data_read_.get());
     if (!pipe) {
       failure = "the recording sent no perf.data: " + pipe.error().describe();
-    } else if (Result<bool> read = analyse_kvm_recording(pipe.value(), analysis_, pass, &lock_, err_); !read) {
+    } else if (Result<void> read = analyse_kvm_recording(pipe.value(), analysis_, pass, &lock_, err_); !read) {
       failure = read.error().describe();
     }
   } catch (const std::exception& e) {

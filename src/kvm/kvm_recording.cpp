@@ -136,7 +136,7 @@ Result<std::optional<KvmEvent>> KvmSampleDecoder::decode(const report::ResolvedS
   return std::optional<KvmEvent>(e);
 }
 
-Result<bool> analyse_kvm_recording(data::PerfDataReader& reader, KvmExitAnalysis& analysis, KvmPass& pass,
+Result<void> analyse_kvm_recording(data::PerfDataReader& reader, KvmExitAnalysis& analysis, KvmPass& pass,
                                    std::mutex* lock, std::ostream& warnings) {
   auto guard = [lock] { return lock ? std::unique_lock<std::mutex>(*lock) : std::unique_lock<std::mutex>(); };
   KvmSampleDecoder decoder(warnings);
@@ -169,7 +169,7 @@ Result<bool> analyse_kvm_recording(data::PerfDataReader& reader, KvmExitAnalysis
   std::unique_lock<std::mutex> held = guard();
   if (!stats) {
     pass.unreadable = stats.error();
-    return true;
+    return {};
   }
   for (const std::string& warning : reader.warnings()) warnings << "vperf: warning: " << warning << '\n';
   // Events the recording has but no sample of: their attrs still say they were recorded.
@@ -178,7 +178,7 @@ Result<bool> analyse_kvm_recording(data::PerfDataReader& reader, KvmExitAnalysis
   pass.run_entries_recorded = decoder.saw_kind(KvmEventKind::RunIoctl);
   pass.userspace_exits_recorded = decoder.saw_kind(KvmEventKind::UserspaceExit);
   pass.undecodable = decoder.undecodable();
-  return true;
+  return {};
 }
 
 std::optional<Error> kvm_report_problem(const KvmPass& pass, const KvmExitAnalysis& analysis, const KvmReportInput& input,

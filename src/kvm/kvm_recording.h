@@ -75,7 +75,7 @@ class KvmSampleDecoder {
 // under `lock` when one is given (live's display reads them meanwhile). Tracing data that does
 // not parse and the reader's warnings go to `warnings` as "vperf: warning: " lines. The error is
 // decode()'s; damage the reader cannot read past ends the pass with pass.unreadable set.
-Result<bool> analyse_kvm_recording(data::PerfDataReader& reader, KvmExitAnalysis& analysis, KvmPass& pass,
+Result<void> analyse_kvm_recording(data::PerfDataReader& reader, KvmExitAnalysis& analysis, KvmPass& pass,
                                    std::mutex* lock, std::ostream& warnings);
 
 // What kvm stat report read, for its messages.

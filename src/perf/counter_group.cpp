@@ -115,14 +115,14 @@ Result<CounterGroup> CounterGroup::open(const PerfEventOpener& opener, std::span
   return CounterGroup(std::move(fds), read_format);
 }
 
-Result<bool> CounterGroup::enable() const {
+Result<void> CounterGroup::enable() const {
   if (::ioctl(fds_[0].get(), PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0) return Error::from_errno("enable counters");
-  return true;
+  return {};
 }
 
-Result<bool> CounterGroup::disable() const {
+Result<void> CounterGroup::disable() const {
   if (::ioctl(fds_[0].get(), PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) != 0) return Error::from_errno("disable counters");
-  return true;
+  return {};
 }
 
 Result<std::vector<CounterReading>> CounterGroup::read() const {

@@ -52,8 +52,8 @@ class CounterGroup {
   CounterGroup(const CounterGroup&) = delete;
   CounterGroup& operator=(const CounterGroup&) = delete;
 
-  Result<bool> enable() const;   // the whole group, through the leader
-  Result<bool> disable() const;
+  Result<void> enable() const;   // the whole group, through the leader
+  Result<void> disable() const;
   // One reading per member, in attr order.
   Result<std::vector<CounterReading>> read() const;
   size_t size() const { return fds_.size(); }

@@ -12,15 +12,15 @@
 namespace vperf::perf {
 
 namespace {
-Result<bool> ioctl_call(int fd, unsigned long request, const char* what) {
+Result<void> ioctl_call(int fd, unsigned long request, const char* what) {
   if (::ioctl(fd, request, 0) != 0) return Error::from_errno(what);
-  return true;
+  return {};
 }
 }  // namespace
 
-Result<bool> EventFd::enable() const { return ioctl_call(get(), PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE"); }
-Result<bool> EventFd::disable() const { return ioctl_call(get(), PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE"); }
-Result<bool> EventFd::reset() const { return ioctl_call(get(), PERF_EVENT_IOC_RESET, "PERF_EVENT_IOC_RESET"); }
+Result<void> EventFd::enable() const { return ioctl_call(get(), PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE"); }
+Result<void> EventFd::disable() const { return ioctl_call(get(), PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE"); }
+Result<void> EventFd::reset() const { return ioctl_call(get(), PERF_EVENT_IOC_RESET, "PERF_EVENT_IOC_RESET"); }
 
 Result<size_t> EventFd::read(void* buf, size_t size) const {
   for (;;) {

@@ -19,9 +19,9 @@ class EventFd {
   int get() const { return fd_.get(); }
   bool valid() const { return fd_.valid(); }
 
-  Result<bool> enable() const;
-  Result<bool> disable() const;
-  Result<bool> reset() const;
+  Result<void> enable() const;
+  Result<void> disable() const;
+  Result<void> reset() const;
   // Reads the counter value with the attr's read_format; `buf` must hold it.
   Result<size_t> read(void* buf, size_t size) const;
 

@@ -75,26 +75,26 @@ Result<SamplingSession> SamplingSession::open_once(const PerfEventOpener& kernel
   return session;
 }
 
-Result<bool> SamplingSession::set_filter(size_t index, const std::string& filter) const {
+Result<void> SamplingSession::set_filter(size_t index, const std::string& filter) const {
   for (const Place& place : places_)
     if (index < place.fds.size() && ::ioctl(place.fds[index].get(), PERF_EVENT_IOC_SET_FILTER, filter.c_str()) != 0)
       return Error::from_errno("set the filter '" + filter + "' on " + events_[index].name);
-  return true;
+  return {};
 }
 
-Result<bool> SamplingSession::enable() const {
+Result<void> SamplingSession::enable() const {
   for (const Place& place : places_)
     for (size_t e = 0; e < place.fds.size(); ++e)
       if (!events_[e].attr.enable_on_exec)
-        if (auto ok = place.fds[e].enable(); !ok) return ok;
-  return true;
+        VPERF_TRY(place.fds[e].enable());
+  return {};
 }
 
-Result<bool> SamplingSession::disable() const {
+Result<void> SamplingSession::disable() const {
   for (const Place& place : places_)
     for (const EventFd& fd : place.fds)
-      if (auto ok = fd.disable(); !ok) return ok;
-  return true;
+      VPERF_TRY(fd.disable());
+  return {};
 }
 
 std::vector<int> SamplingSession::ring_fds() const {

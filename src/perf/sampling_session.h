@@ -57,11 +57,11 @@ class SamplingSession {
   const std::vector<std::vector<uint64_t>>& ids() const { return ids_; }
 
   // A tracepoint filter ("prev_pid == 0") on every counter of event `index`.
-  Result<bool> set_filter(size_t index, const std::string& filter) const;
+  Result<void> set_filter(size_t index, const std::string& filter) const;
 
   // Starts and stops the counters that do not start on exec.
-  Result<bool> enable() const;
-  Result<bool> disable() const;
+  Result<void> enable() const;
+  Result<void> disable() const;
 
   // One fd per ring, to poll (session/run_loop.h): readable when the ring has data past its
   // wakeup mark, hung up (POLLHUP) once its task has exited. A hung-up ring is not polled again

@@ -117,7 +117,7 @@ void Workload::kill_and_reap() {
   pid_ = -1;
 }
 
-Result<bool> Workload::start() {
+Result<void> Workload::start() {
   const std::string what = "cannot run '" + argv_.at(0) + "'";
   if (started_ || !control_.valid()) return Error{what + ": already started", 0};
   started_ = true;
@@ -140,7 +140,7 @@ Result<bool> Workload::start() {
     got += static_cast<size_t>(n);
   }
   control_.reset();
-  if (got == 0) return true;  // end-of-file: the CLOEXEC end closed, exec succeeded
+  if (got == 0) return {};  // end-of-file: the CLOEXEC end closed, exec succeeded
   if (got == sizeof exec_errno) {
     (void)reap();  // it _exits(127) right after telling us
     return Error{what, exec_errno};

@@ -70,7 +70,7 @@ class Workload {
 
   // Lets the child exec and returns once exec has happened. If it failed the child exits 127
   // and the Error is "cannot run 'foo': No such file or directory" (exec's errno). Once only.
-  Result<bool> start();
+  Result<void> start();
 
   // Waits up to `timeout` (nullopt: no limit) for the child to end and reaps it. Returns the
   // exit, or nullopt when the time ran out or a stop signal arrived (it has then been

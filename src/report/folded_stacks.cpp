@@ -106,7 +106,7 @@ Error line_error(size_t number, std::string_view what) {
 }
 
 template <typename OnLine>
-Result<bool> for_each_line(std::string_view text, OnLine on_line) {
+Result<void> for_each_line(std::string_view text, OnLine on_line) {
   size_t number = 0;
   while (!text.empty()) {
     size_t nl = text.find('\n');
@@ -117,7 +117,7 @@ Result<bool> for_each_line(std::string_view text, OnLine on_line) {
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     if (auto error = on_line(number, line)) return *error;
   }
-  return true;
+  return {};
 }
 
 }  // namespace

@@ -188,20 +188,20 @@ Result<std::vector<std::string>> ScriptFieldSelection::apply(std::string_view ar
 namespace {
 
 // perf's evsel__check_attr for the first event of a type.
-Result<bool> check_event(const ScriptEvent& event, ScriptFieldSet& fields, ScriptFieldSet user_set_fields) {
+Result<void> check_event(const ScriptEvent& event, ScriptFieldSet& fields, ScriptFieldSet user_set_fields) {
   const uint64_t sample_type = event.attr->sample_type;
-  auto require = [&](uint64_t bit, std::string_view what, ScriptFieldSet field) -> Result<bool> {
-    if (sample_type & bit) return true;
+  auto require = [&](uint64_t bit, std::string_view what, ScriptFieldSet field) -> Result<void> {
+    if (sample_type & bit) return {};
     if (user_set_fields & field) {
       std::string shown = field == (kFieldTid | kFieldPid) ? "tid/pid" : std::string(script_field_name(static_cast<ScriptField>(field)));
       return Error{"samples of event '" + event.name + "' were recorded without " + std::string(what) + ": cannot print field '" +
                    shown + "'"};
     }
     fields &= ~field;  // a default the file cannot fill: dropped quietly, as perf does
-    return true;
+    return {};
   };
   if (fields & kFieldIp)
-    if (Result<bool> ok = require(PERF_SAMPLE_IP, "IP", kFieldIp); !ok) return ok;
+    if (Result<void> ok = require(PERF_SAMPLE_IP, "IP", kFieldIp); !ok) return ok;
   bool has_address = (sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR)) != 0;
   if ((fields & kFieldSym) && !has_address)
     return Error{"field 'sym' needs sample addresses, but event '" + event.name + "' has neither IP nor ADDR"};
@@ -209,12 +209,12 @@ Result<bool> check_event(const ScriptEvent& event, ScriptFieldSet& fields, Scrip
   if ((fields & kFieldDso) && !has_address)
     return Error{"field 'dso' needs sample addresses, but event '" + event.name + "' has neither IP nor ADDR"};
   if (fields & (kFieldPid | kFieldTid))
-    if (Result<bool> ok = require(PERF_SAMPLE_TID, "TID", kFieldTid | kFieldPid); !ok) return ok;
+    if (Result<void> ok = require(PERF_SAMPLE_TID, "TID", kFieldTid | kFieldPid); !ok) return ok;
   if (fields & kFieldTime)
-    if (Result<bool> ok = require(PERF_SAMPLE_TIME, "TIME", kFieldTime); !ok) return ok;
+    if (Result<void> ok = require(PERF_SAMPLE_TIME, "TIME", kFieldTime); !ok) return ok;
   if (fields & kFieldCpu)
-    if (Result<bool> ok = require(PERF_SAMPLE_CPU, "CPU", kFieldCpu); !ok) return ok;
-  return true;
+    if (Result<void> ok = require(PERF_SAMPLE_CPU, "CPU", kFieldCpu); !ok) return ok;
+  return {};
 }
 
 bool has_callchain(const perf_event_attr& attr) { return (attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0; }
@@ -240,7 +240,7 @@ Result<ScriptFieldLayout> ScriptFieldSelection::resolve(const std::vector<Script
       seen[index_of(type)] = true;
       TypeState& st = types[index_of(type)];
       if (event.attr->sample_type)
-        if (Result<bool> ok = check_event(event, st.fields, st.user_set_fields); !ok) return ok.error();
+        if (Result<void> ok = check_event(event, st.fields, st.user_set_fields); !ok) return ok.error();
       bool chains = (combined & PERF_SAMPLE_CALLCHAIN) || (combined & PERF_SAMPLE_BRANCH_STACK) ||
                     ((combined & PERF_SAMPLE_REGS_USER) && (combined & PERF_SAMPLE_STACK_USER));
       if (layout.use_callchain && chains) {
@@ -258,7 +258,7 @@ Result<ScriptFieldLayout> ScriptFieldSelection::resolve(const std::vector<Script
         break;
       }
       if (first && st.fields)
-        if (Result<bool> ok = check_event(*first, st.fields, st.user_set_fields); !ok) return ok.error();
+        if (Result<void> ok = check_event(*first, st.fields, st.user_set_fields); !ok) return ok.error();
     }
     if (layout.use_callchain && !events.empty()) {
       bool any = false;

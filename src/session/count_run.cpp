@@ -40,13 +40,15 @@ class CountRun {
         target.enable_on_exec = true;
       }
     }
-    stat::StatSession session = stat::StatSession::open(opener, groups, target);
+    Result<stat::StatSession> opened = stat::StatSession::open(opener, groups, target);
+    if (!opened) throw UserError(opened.error().describe(), stat::open_failure_hint(opened.error()));
+    stat::StatSession session = std::move(opened).value();
     printer_ = &printer_for(session.events());
 
     start_ = clock_.now();
     check(session.enable(), "enable the counters");
     if (workload) {
-      Result<bool> started = workload->start();
+      Result<void> started = workload->start();
       if (!started) throw UserError(started.error().describe(), "check the command name and your PATH");
     }
     CountRunResult result;

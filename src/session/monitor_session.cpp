@@ -93,7 +93,7 @@ class MonitorRecording {
   MonitorRecordResult run(const perf::StopSignals& signals, std::optional<perf::Workload>& workload) {
     MonitorRecordResult result;
     guest::VcpuSampler sampler(*target_.monitor, target_.vcpus, r_.pause);
-    if (Result<bool> ok = sampler.check_can_pause(); !ok) {
+    if (Result<void> ok = sampler.check_can_pause(); !ok) {
       result.stats = ok.error();
       return result;
     }
@@ -202,13 +202,13 @@ MonitorRecordResult record_through_monitor(const MonitorRecordRequest& request, 
     Result<perf::Workload> w = perf::Workload::prepare(request.command);
     if (!w) throw UserError(w.error().describe(), "");
     workload.emplace(std::move(w).value());
-    if (Result<bool> started = workload->start(); !started) throw UserError(started.error().describe(), "check the command");
+    if (Result<void> started = workload->start(); !started) throw UserError(started.error().describe(), "check the command");
   }
   MonitorRecordResult result = MonitorRecording(request, target, clock, sink, format, events.front().attr.sample_period)
                                    .run(*signals, workload);
   sink.flush_round();
   sink.check();
-  if (Result<bool> ok = writer->finish(data::this_machine_features(request.cmdline)); !ok)
+  if (Result<void> ok = writer->finish(data::this_machine_features(request.cmdline)); !ok)
     throw UserError("cannot finish " + request.output + ": " + ok.error().describe(), "");
   return result;
 }

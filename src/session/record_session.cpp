@@ -231,7 +231,7 @@ void RecordSession::apply_filter() {
 // A kernel filter on every counter of event `index`; the kernel's refusal is a usage error
 // naming the filter.
 void RecordSession::set_filter(size_t index, const std::string& filter) {
-  if (Result<bool> ok = session_->set_filter(index, filter); !ok)
+  if (Result<void> ok = session_->set_filter(index, filter); !ok)
     throw usage_error("the kernel refused the filter '" + filter + "': " + ok.error().describe(),
                       "see the event's fields in /sys/kernel/tracing/events/<subsystem>/<event>/format");
 }
@@ -271,9 +271,9 @@ void RecordSession::write_header_records() {
 }
 
 void RecordSession::sample() {
-  if (Result<bool> ok = session_->enable(); !ok) throw UserError("cannot start sampling: " + ok.error().describe(), "");
+  if (Result<void> ok = session_->enable(); !ok) throw UserError("cannot start sampling: " + ok.error().describe(), "");
   if (workload_)
-    if (Result<bool> ok = workload_->start(); !ok) throw UserError(ok.error().describe(), "check the command name and your PATH");
+    if (Result<void> ok = workload_->start(); !ok) throw UserError(ok.error().describe(), "check the command name and your PATH");
   auto drain = [this] {
     Result<size_t> n = session_->drain([this](std::span<const uint8_t> record) { sink_->write(record); });
     if (!n) throw UserError("cannot read the samples: " + n.error().describe(), "run 'vperf check'");
@@ -340,7 +340,7 @@ void RecordSession::finish() {
       processed_ = ids->stats.records;
     }
   if (tracing_ && !to_pipe_) features.other.push_back({kFeatureTracingData, *tracing_});
-  if (Result<bool> ok = writer_->finish(features); !ok)
+  if (Result<void> ok = writer_->finish(features); !ok)
     throw UserError("cannot finish " + r_.output + ": " + ok.error().describe(), "check the disk space");
 }
 

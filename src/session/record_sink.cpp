@@ -35,7 +35,7 @@ void RecordSink::count(std::span<const uint8_t> record) {
 void RecordSink::write(std::span<const uint8_t> record) {
   count(record);
   if (failure_) return;
-  if (Result<bool> ok = writer_.write(record); !ok) failure_ = ok.error();
+  if (Result<void> ok = writer_.write(record); !ok) failure_ = ok.error();
 }
 
 void RecordSink::write(const data::Record& record, const data::SampleFormat& format) {
@@ -44,12 +44,12 @@ void RecordSink::write(const data::Record& record, const data::SampleFormat& for
 
 void RecordSink::write_all(const std::vector<std::vector<uint8_t>>& records) {
   for (const std::vector<uint8_t>& r : records)
-    if (Result<bool> ok = writer_.write(r); !ok && !failure_) failure_ = ok.error();
+    if (Result<void> ok = writer_.write(r); !ok && !failure_) failure_ = ok.error();
 }
 
 void RecordSink::flush_round() {
   if (failure_) return;
-  if (Result<bool> ok = writer_.flush_round(); !ok) failure_ = ok.error();
+  if (Result<void> ok = writer_.flush_round(); !ok) failure_ = ok.error();
 }
 
 void RecordSink::check() const {

@@ -82,8 +82,8 @@ std::vector<Place> places_for(const events::ResolvedGroup& group, const CountTar
 
 }  // namespace
 
-StatSession StatSession::open(const perf::PerfEventOpener& kernel, const std::vector<events::ResolvedGroup>& groups,
-                              const CountTarget& target) {
+Result<StatSession> StatSession::open(const perf::PerfEventOpener& kernel,
+                                      const std::vector<events::ResolvedGroup>& groups, const CountTarget& target) {
   perf::GuestFilterFallbackOpener opener(kernel);
   StatSession session;
   for (const events::ResolvedGroup& group : groups) {
@@ -145,28 +145,33 @@ StatSession StatSession::open(const perf::PerfEventOpener& kernel, const std::ve
       std::string names;
       for (size_t index : indices) names += (names.empty() ? "" : ",") + session.events_[index].name;
       if (means_not_supported(err))
-        throw UserError("the group {" + names + "} cannot be counted: " + counters.error().describe(),
-                        "a group is counted all together or not at all; count the unsupported member alone to see "
-                        "'<not supported>', or run 'vperf check'");
-      throw UserError("cannot count " + (group.is_group ? "{" + names + "}" : names) + " on " +
-                          place_text(place.cpu, place.thread) + ": " + counters.error().describe(),
-                      open_hint(err));
+        return Error{"the group {" + names + "} cannot be counted: " + counters.error().message, err};
+      return Error{"cannot count " + (group.is_group ? "{" + names + "}" : names) + " on " +
+                       place_text(place.cpu, place.thread) + ": " + counters.error().message,
+                   err};
     }
   }
   return session;
 }
 
-Result<bool> StatSession::enable() const {
-  for (const OpenedGroup& group : opened_)
-    if (!group.starts_on_exec)
-      if (auto ok = group.counters.enable(); !ok) return ok;
-  return true;
+std::string open_failure_hint(const Error& error) {
+  // Only a {group} fails for a missing event: a lone one is kept as "<not supported>".
+  if (means_not_supported(error.errno_value))
+    return "a group is counted all together or not at all; count the unsupported member alone to see "
+           "'<not supported>', or run 'vperf check'";
+  return open_hint(error.errno_value);
 }
 
-Result<bool> StatSession::disable() const {
+Result<void> StatSession::enable() const {
   for (const OpenedGroup& group : opened_)
-    if (auto ok = group.counters.disable(); !ok) return ok;
-  return true;
+    if (!group.starts_on_exec)
+      VPERF_TRY(group.counters.enable());
+  return {};
+}
+
+Result<void> StatSession::disable() const {
+  for (const OpenedGroup& group : opened_) VPERF_TRY(group.counters.disable());
+  return {};
 }
 
 Result<StatSnapshot> StatSession::read(uint64_t elapsed_ns) const {

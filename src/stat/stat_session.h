@@ -41,16 +41,18 @@ struct CountTarget {
 
 class StatSession {
  public:
-  // Opens everything; throws UserError for failures perf treats as fatal (see above).
-  static StatSession open(const perf::PerfEventOpener& opener, const std::vector<events::ResolvedGroup>& groups,
-                          const CountTarget& target);
+  // Opens everything. A failure perf treats as fatal (see above) is an Error naming the event,
+  // the place and the kernel's answer; open_failure_hint says what to do about it. A PMU
+  // cpumask that cannot be parsed (broken sysfs) still throws UserError.
+  static Result<StatSession> open(const perf::PerfEventOpener& opener, const std::vector<events::ResolvedGroup>& groups,
+                                  const CountTarget& target);
 
   // The events in print order, named as perf names them.
   const std::vector<StatEvent>& events() const { return events_; }
 
   // Starts and stops every counter that does not start by itself on exec.
-  Result<bool> enable() const;
-  Result<bool> disable() const;
+  Result<void> enable() const;
+  Result<void> disable() const;
   // Reads every counter once. `elapsed_ns` is the caller's wall-clock time since enabling.
   Result<StatSnapshot> read(uint64_t elapsed_ns) const;
 
@@ -67,5 +69,8 @@ class StatSession {
   std::vector<OpenStatus> status_;  // parallel to events_
   std::vector<OpenedGroup> opened_;
 };
+
+// The fix to suggest for an Error from StatSession::open (the hint of the command's error line).
+std::string open_failure_hint(const Error& error);
 
 }  // namespace vperf::stat

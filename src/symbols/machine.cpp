@@ -91,7 +91,7 @@ uint64_t Machine::kernel_start() const {
   return maps.empty() ? (1ULL << 63) : maps.front()->start;
 }
 
-Result<bool> Machine::create_kernel_maps() {
+Result<void> Machine::create_kernel_maps() {
   uint64_t start = 0, end = 0;
   if (!config_.vmlinux.empty()) {
     // The image's own text: _text (or its first symbol) to _etext (or its last symbol's end).
@@ -117,14 +117,14 @@ Result<bool> Machine::create_kernel_maps() {
 
   auto modules = load_kernel_modules(config_.modules);
   if (!modules) {
-    if (modules.error().errno_value == ENOENT) return true;  // a kernel without module support
+    if (modules.error().errno_value == ENOENT) return {};  // a kernel without module support
     return modules.error();
   }
   for (const auto& m : modules.value()) {
     std::string name = module_dso_name(m.name);
     kernel_maps_.insert(Map{m.base, m.base + m.size, 0, PROT_READ | PROT_EXEC, MapAddressing::Absolute, 0, module_dso(name)});
   }
-  return true;
+  return {};
 }
 
 void Machine::process_kernel_mmap(const MmapEvent& event) {

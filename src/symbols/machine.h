@@ -65,7 +65,7 @@ class Machine {
   // The kernel's maps from config.kallsyms and config.modules, as perf builds them when there
   // are no kernel MMAP events (machine__create_kernel_maps): the kernel from _text (or _stext)
   // to _etext, a map per module from /proc/modules. A missing modules file means no modules.
-  Result<bool> create_kernel_maps();
+  Result<void> create_kernel_maps();
   const MapSet& kernel_maps() const { return kernel_maps_; }
   // config.kallsyms, loaded once; the Error says how to fix hidden addresses.
   Result<const Kallsyms*> kallsyms() const;

@@ -23,7 +23,7 @@ namespace vperf::tracing {
 
 struct TracepointDecoder::State {
   struct TepDeleter {
-    void operator()(tep_handle* tep) const { tep_free(tep); }
+    void operator()(tep_handle* handle) const { tep_free(handle); }
   };
   std::unique_ptr<tep_handle, TepDeleter> tep;
   std::vector<std::string> warnings;
@@ -68,14 +68,14 @@ Result<std::string> sized_text32(ByteReader& r, std::string_view what) {
   return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
 }
 
-Result<bool> expect_tag(ByteReader& r, std::string_view tag) {
+Result<void> expect_tag(ByteReader& r, std::string_view tag) {
   // The tag and its NUL.
   Result<std::span<const uint8_t>> bytes = r.bytes(tag.size() + 1, tag);
   if (!bytes) return bytes.error();
   if (std::memcmp(bytes->data(), tag.data(), tag.size()) != 0 || (*bytes)[tag.size()] != 0)
     return Error{"tracing data: expected the " + std::string(tag) + " section at offset " +
                  std::to_string(r.offset() - tag.size() - 1)};
-  return true;
+  return {};
 }
 
 // The first field of the print fmt (REC->NAME) that the format does not declare, if any.
@@ -190,13 +190,13 @@ Result<TracepointDecoder> TracepointDecoder::parse(std::span<const uint8_t> trac
   tep_set_long_size(tep, *long_size);
   tep_set_page_size(tep, static_cast<int>(*page_size));
 
-  if (Result<bool> ok = expect_tag(r, "header_page"); !ok) return ok.error();
+  VPERF_TRY(expect_tag(r, "header_page"));
   Result<std::string> header_page = sized_text64(r, "header_page");
   if (!header_page) return header_page.error();
   // The commit field's size is the kernel's long size (a 32-bit perf may read a 64-bit kernel).
   if (tep_parse_header_page(tep, header_page->data(), header_page->size(), tep_get_long_size(tep)) == 0)
     tep_set_long_size(tep, tep_get_header_page_size(tep));
-  if (Result<bool> ok = expect_tag(r, "header_event"); !ok) return ok.error();
+  VPERF_TRY(expect_tag(r, "header_event"));
   if (Result<std::string> skipped = sized_text64(r, "header_event"); !skipped) return skipped.error();
 
   auto add_format = [&](const std::string& text, const char* system) {

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "events/perfmon_encoding.h"
-#include "events/perfmon_json.h"
-#include "events/perfmon_mapfile.h"
+#include "pmc/perfmon_encoding.h"
+#include "pmc/perfmon_json.h"
+#include "pmc/perfmon_mapfile.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,5 +1,5 @@
-// libFuzzer target for event names that reach libpfm4 (events/pfm_event_source.h) and Intel's
-// perfmon tables (events/perfmon_event_source.h) through the resolver, as `vperf encode --model
+// libFuzzer target for event names that reach libpfm4 (pmc/pfm_event_source.h) and Intel's
+// perfmon tables (pmc/perfmon_event_source.h) through the resolver, as `vperf encode --model
 // skx` and `vperf stat -e` do: any byte string must resolve or throw vperf::UserError. Each name
 // opens and closes libpfm4 sessions (forced to skx, or to the model a prefix names), so this also
 // drives libpfm4's initialise/terminate cycle that once read freed tables where debugfs was
@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "events/attr_builder.h"
-#include "events/event_environment.h"
+#include "pmc/event_environment.h"
 #include "events/event_spec.h"
 
 namespace {

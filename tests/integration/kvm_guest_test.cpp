@@ -135,7 +135,7 @@ class KvmGuest : public ::testing::Test {
 
   std::string write(const test::GuestPerfData& d, const std::string& name) {
     std::string path = (scratch_.root() / name).string();
-    Result<bool> ok = test::write_guest_perf_data(path, d);
+    Result<void> ok = test::write_guest_perf_data(path, d);
     EXPECT_TRUE(ok.ok()) << ok.error().describe();
     return path;
   }

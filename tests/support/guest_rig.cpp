@@ -92,7 +92,7 @@ double clear_user_share(const std::map<std::string, double>& shares) {
   return sum;
 }
 
-Result<bool> write_guest_perf_data(const std::filesystem::path& path, const GuestPerfData& content) {
+Result<void> write_guest_perf_data(const std::filesystem::path& path, const GuestPerfData& content) {
   data::EventAttrEntry entry;
   std::memset(&entry.attr, 0, sizeof entry.attr);
   entry.attr.size = sizeof entry.attr;
@@ -110,7 +110,7 @@ Result<bool> write_guest_perf_data(const std::filesystem::path& path, const Gues
   if (!writer) return writer.error();
 
   uint64_t time = 1000000;
-  auto write = [&](uint32_t type, uint16_t misc, data::RecordBody body, pid_t pid, pid_t tid) -> Result<bool> {
+  auto write = [&](uint32_t type, uint16_t misc, data::RecordBody body, pid_t pid, pid_t tid) -> Result<void> {
     data::Record r;
     r.type = type;
     r.misc = misc;
@@ -124,21 +124,19 @@ Result<bool> write_guest_perf_data(const std::filesystem::path& path, const Gues
     auto records = data::synthesize_guest_kernel_maps(maps.kallsyms, maps.modules, maps.machine_pid, format);
     if (!records) return records.error();
     for (const data::RecordBytes& bytes : *records)
-      if (auto ok = writer->write(bytes); !ok) return ok.error();
+      VPERF_TRY(writer->write(bytes));
   }
   for (const GuestPerfData::Thread& t : content.threads)
-    if (auto ok = write(PERF_RECORD_COMM, 0, data::CommRecord{static_cast<uint32_t>(t.pid), static_cast<uint32_t>(t.tid), t.comm},
-                        t.pid, t.tid);
-        !ok)
-      return ok.error();
+    VPERF_TRY(write(PERF_RECORD_COMM, 0, data::CommRecord{static_cast<uint32_t>(t.pid), static_cast<uint32_t>(t.tid), t.comm},
+                    t.pid, t.tid));
   for (const GuestSample& s : content.samples) {
     data::Sample sample;
     sample.ip = s.ip;
     sample.period = 1000;
     sample.callchain = s.callchain;
-    if (auto ok = write(PERF_RECORD_SAMPLE, s.cpumode, sample, s.vmm_pid, s.vcpu_tid); !ok) return ok.error();
+    VPERF_TRY(write(PERF_RECORD_SAMPLE, s.cpumode, sample, s.vmm_pid, s.vcpu_tid));
   }
-  if (auto ok = writer->flush_round(); !ok) return ok.error();
+  VPERF_TRY(writer->flush_round());
   data::HeaderFeatures features;
   features.hostname = "vperf-test";
   features.osrelease = "6.1.0";

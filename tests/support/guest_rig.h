@@ -89,7 +89,7 @@ double clear_user_share(const std::map<std::string, double>& shares);
 
 // Writes a perf.data (cycles, guest-only as perf kvm record opens it: exclude_host) with
 // `content`; period 1000 per sample.
-Result<bool> write_guest_perf_data(const std::filesystem::path& path, const GuestPerfData& content);
+Result<void> write_guest_perf_data(const std::filesystem::path& path, const GuestPerfData& content);
 
 }  // namespace vperf::test
 

@@ -29,7 +29,7 @@ TEST(GuestSymbols, DefaultGuestServesEveryVmmWithoutItsOwnMachine) {
   tree.write("modules", kModules);
   symbols::Machines machines{symbols::SymbolConfig{}};
   GuestSymbolSources sources{tree.root() / "kallsyms", tree.root() / "modules", {}, {}};
-  Result<bool> added = add_guest_machines(machines, sources);
+  Result<void> added = add_guest_machines(machines, sources);
   ASSERT_TRUE(added.ok()) << added.error().describe();
   // Without any MMAP record: the kernel and module maps come from the files.
   for (pid_t vmm : {0, 1234, 999}) {
@@ -61,7 +61,7 @@ TEST(GuestSymbols, GuestMountGivesEachVmmItsOwnGuest) {
              "ffffffffa2000300 T _etext\n");
   tree.write("guests/notes/readme", "not a guest: ignored\n");
   symbols::Machines machines{symbols::SymbolConfig{}};
-  Result<bool> added = add_guest_machines(machines, GuestSymbolSources{{}, {}, {}, tree.root() / "guests"});
+  Result<void> added = add_guest_machines(machines, GuestSymbolSources{{}, {}, {}, tree.root() / "guests"});
   ASSERT_TRUE(added.ok()) << added.error().describe();
   EXPECT_EQ(machines.guests().size(), 2u);
   EXPECT_EQ(machines.resolve(100, 101, kGuestKernel, 0xffffffffa1000104).symbol_name(), "guest_schedule");
@@ -81,7 +81,7 @@ TEST(GuestSymbols, ZeroedKallsymsIsRefusedWithTheGuestsFix) {
              "0000000000000000 T guest_schedule\n"
              "0000000000000000 T _etext\n");
   symbols::Machines machines{symbols::SymbolConfig{}};
-  Result<bool> added = add_guest_machines(machines, GuestSymbolSources{tree.root() / "kallsyms", {}, {}, {}});
+  Result<void> added = add_guest_machines(machines, GuestSymbolSources{tree.root() / "kallsyms", {}, {}, {}});
   ASSERT_FALSE(added.ok());
   EXPECT_EQ(added.error().errno_value, EACCES);
   EXPECT_NE(added.error().message.find("kptr_restrict"), std::string::npos) << added.error().message;
@@ -95,7 +95,7 @@ TEST(GuestSymbols, BadSourcesAreErrors) {
       << "--guestmodules alone has no symbols";
   EXPECT_FALSE(add_guest_machines(machines, GuestSymbolSources{tree.root() / "missing", {}, {}, {}}).ok());
   tree.write("empty/.keep", "");
-  Result<bool> empty = add_guest_machines(machines, GuestSymbolSources{{}, {}, {}, tree.root() / "empty"});
+  Result<void> empty = add_guest_machines(machines, GuestSymbolSources{{}, {}, {}, tree.root() / "empty"});
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.error().message.find("<VMM pid>"), std::string::npos) << empty.error().message;
 }
@@ -119,7 +119,7 @@ TEST(GuestSymbols, VmlinuxGivesTheGuestKernelItsSymbols) {
   ASSERT_FALSE(nm.out.empty()) << nm.err;
   const uint64_t b = std::stoull(nm.out, nullptr, 16);
   symbols::Machines machines{symbols::SymbolConfig{}};
-  Result<bool> added = add_guest_machines(machines, GuestSymbolSources{{}, {}, image, {}});
+  Result<void> added = add_guest_machines(machines, GuestSymbolSources{{}, {}, image, {}});
   ASSERT_TRUE(added.ok()) << added.error().describe();
   symbols::ResolvedAddress r = machines.resolve(4242, 4243, kGuestKernel, b + 1);
   EXPECT_EQ(r.symbol_name(), "guest_func_b");

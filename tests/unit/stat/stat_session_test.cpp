@@ -78,7 +78,7 @@ TEST(StatSession, AWorkloadIsCountedPerTaskAndStartsOnExec) {
   CountTarget target;
   target.threads = {4242};
   target.enable_on_exec = true;
-  StatSession session = StatSession::open(kernel, {alone(kTaskClock)}, target);
+  StatSession session = StatSession::open(kernel, {alone(kTaskClock)}, target).value();
   ASSERT_EQ(kernel.opened.size(), 1u);
   EXPECT_EQ(kernel.opened[0].target.pid, 4242);
   EXPECT_EQ(kernel.opened[0].target.cpu, -1);
@@ -99,7 +99,7 @@ TEST(StatSession, SystemWideOpensOnePerCpuWithoutInheritOrExec) {
   CountTarget target;
   target.cpus = {0, 2, 3};
   target.enable_on_exec = true;  // a workload with -a: its counters are CPU-wide, enabled by ioctl
-  StatSession session = StatSession::open(kernel, {alone(kTaskClock)}, target);
+  StatSession session = StatSession::open(kernel, {alone(kTaskClock)}, target).value();
   ASSERT_EQ(kernel.opened.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(kernel.opened[i].target.pid, -1);
@@ -118,7 +118,7 @@ TEST(StatSession, ACgroupIsPassedAsPidWithTheCgroupFlag) {
   CountTarget target;
   target.cpus = {1};
   target.cgroup_fd = 77;
-  StatSession::open(kernel, {alone(kTaskClock)}, target);
+  ASSERT_TRUE(StatSession::open(kernel, {alone(kTaskClock)}, target).ok());
   ASSERT_EQ(kernel.opened.size(), 1u);
   EXPECT_EQ(kernel.opened[0].target.pid, 77);
   EXPECT_TRUE(kernel.opened[0].target.flags & PERF_FLAG_PID_CGROUP);
@@ -132,7 +132,7 @@ TEST(StatSession, PerCpuPmuEventsUseTheirCpumaskEvenForATask) {
   CountTarget target;
   target.threads = {10};
   target.enable_on_exec = true;
-  StatSession::open(kernel, {alone(uncore), alone(kTaskClock)}, target);
+  ASSERT_TRUE(StatSession::open(kernel, {alone(uncore), alone(kTaskClock)}, target).ok());
   ASSERT_EQ(kernel.opened.size(), 3u);
   EXPECT_EQ(kernel.opened[0].target.cpu, 0);
   EXPECT_EQ(kernel.opened[1].target.cpu, 28);
@@ -145,7 +145,7 @@ TEST(StatSession, AMissingLoneEventIsNotSupportedAndTheRestCount) {
   ScriptedKernel kernel(no_pmu);
   CountTarget target;
   target.threads = {1};
-  StatSession session = StatSession::open(kernel, {alone(kTaskClock), alone(kCycles), alone(kInstructions)}, target);
+  StatSession session = StatSession::open(kernel, {alone(kTaskClock), alone(kCycles), alone(kInstructions)}, target).value();
   Result<StatSnapshot> snapshot = session.read(1);
   ASSERT_TRUE(snapshot.ok());
   EXPECT_EQ(snapshot->counts[0].status, OpenStatus::Opened);
@@ -159,12 +159,10 @@ TEST(StatSession, AGroupWithAnUnsupportedMemberEndsTheCommandLikePerf) {
   ScriptedKernel kernel(no_pmu);
   CountTarget target;
   target.threads = {1};
-  try {
-    StatSession::open(kernel, {braced({kTaskClock, kCycles})}, target);
-    FAIL() << "perf 6.1 refuses the whole group";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("{task-clock,cycles}"), std::string::npos) << e.what();
-  }
+  Result<StatSession> session = StatSession::open(kernel, {braced({kTaskClock, kCycles})}, target);
+  ASSERT_FALSE(session.ok()) << "perf 6.1 refuses the whole group";
+  EXPECT_NE(session.error().message.find("{task-clock,cycles}"), std::string::npos) << session.error().message;
+  EXPECT_NE(open_failure_hint(session.error()).find("count the unsupported member alone"), std::string::npos);
 }
 
 TEST(StatSession, GroupsAreOpenedWithTheLeaderAndReadTogether) {
@@ -176,7 +174,7 @@ TEST(StatSession, GroupsAreOpenedWithTheLeaderAndReadTogether) {
   });
   CountTarget target;
   target.threads = {5};
-  StatSession session = StatSession::open(kernel, {braced({kCycles, kInstructions})}, target);
+  StatSession session = StatSession::open(kernel, {braced({kCycles, kInstructions})}, target).value();
   ASSERT_EQ(kernel.opened.size(), 2u);
   EXPECT_EQ(kernel.opened[0].target.group_fd, -1);
   EXPECT_GE(kernel.opened[1].target.group_fd, 0);
@@ -200,7 +198,7 @@ TEST(StatSession, NoPermissionFallsBackToUserSpaceAndSaysSo) {
   });
   CountTarget target;
   target.threads = {1};
-  StatSession session = StatSession::open(kernel, {alone(kTaskClock)}, target);
+  StatSession session = StatSession::open(kernel, {alone(kTaskClock)}, target).value();
   EXPECT_EQ(session.events()[0].name, "task-clock:u");
   ASSERT_EQ(kernel.opened.size(), 1u);
   EXPECT_TRUE(kernel.opened[0].attr.exclude_kernel);
@@ -213,18 +211,15 @@ TEST(StatSession, NoPermissionWithExplicitModifiersOrSystemWideIsAnErrorWithTheF
   });
   CountTarget system_wide;
   system_wide.cpus = {0};
-  try {
-    StatSession::open(kernel, {alone(kTaskClock)}, system_wide);
-    FAIL() << "system-wide counting needs the privilege";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("CPU 0"), std::string::npos) << e.what();
-    EXPECT_NE(e.hint().find("perf_event_paranoid"), std::string::npos) << e.hint();
-  }
+  Result<StatSession> refused_system_wide = StatSession::open(kernel, {alone(kTaskClock)}, system_wide);
+  ASSERT_FALSE(refused_system_wide.ok()) << "system-wide counting needs the privilege";
+  EXPECT_NE(refused_system_wide.error().message.find("CPU 0"), std::string::npos) << refused_system_wide.error().message;
+  EXPECT_NE(open_failure_hint(refused_system_wide.error()).find("perf_event_paranoid"), std::string::npos);
   events::ResolvedEvent kernel_only = kTaskClock;
   kernel_only.modifiers.kernel = true;
   CountTarget task;
   task.threads = {1};
-  EXPECT_THROW(StatSession::open(kernel, {alone(kernel_only)}, task), UserError);
+  EXPECT_FALSE(StatSession::open(kernel, {alone(kernel_only)}, task).ok());
 }
 
 TEST(StatSession, APmuWithoutGuestFilteringIsRetriedWithoutExcludeGuest) {
@@ -237,7 +232,7 @@ TEST(StatSession, APmuWithoutGuestFilteringIsRetriedWithoutExcludeGuest) {
   tsc.pmu = "msr";
   CountTarget target;
   target.cpus = {0, 1};
-  StatSession session = StatSession::open(kernel, {alone(tsc)}, target);
+  StatSession session = StatSession::open(kernel, {alone(tsc)}, target).value();
   ASSERT_EQ(kernel.opened.size(), 2u);
   EXPECT_FALSE(kernel.opened[1].attr.exclude_guest);
   Result<StatSnapshot> snapshot = session.read(1);
@@ -252,12 +247,10 @@ TEST(StatSession, TooManyOpenFilesNamesTheLimit) {
   });
   CountTarget target;
   target.threads = {1};
-  try {
-    StatSession::open(kernel, {alone(kTaskClock)}, target);
-    FAIL();
-  } catch (const UserError& e) {
-    EXPECT_NE(e.hint().find("ulimit -n"), std::string::npos) << e.hint();
-  }
+  Result<StatSession> session = StatSession::open(kernel, {alone(kTaskClock)}, target);
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.error().errno_value, EMFILE);
+  EXPECT_NE(open_failure_hint(session.error()).find("ulimit -n"), std::string::npos);
 }
 
 TEST(SnapshotDelta, SubtractsValuesAndTimesSampleBySample) {

@@ -1,10 +1,10 @@
-#include "events/pmc_encode.h"
+#include "pmc/pmc_encode.h"
 
 #include <boost/json.hpp>
 
 #include "core/strings.h"
 #include "events/attr_builder.h"
-#include "events/pmc_notes.h"
+#include "pmc/pmc_notes.h"
 
 namespace vperf::events {
 

@@ -1,4 +1,4 @@
-#include "events/deferred_pmc_source.h"
+#include "pmc/deferred_pmc_source.h"
 
 namespace vperf::events {
 

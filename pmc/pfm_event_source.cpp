@@ -1,7 +1,7 @@
-#include "events/pfm_event_source.h"
+#include "pmc/pfm_event_source.h"
 
 #include "core/strings.h"
-#include "events/pmc_encoding.h"
+#include "pmc/pmc_encoding.h"
 
 namespace vperf::events {
 

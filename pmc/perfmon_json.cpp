@@ -1,4 +1,4 @@
-#include "events/perfmon_json.h"
+#include "pmc/perfmon_json.h"
 
 #include <boost/json.hpp>
 

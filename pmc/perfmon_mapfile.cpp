@@ -1,4 +1,4 @@
-#include "events/perfmon_mapfile.h"
+#include "pmc/perfmon_mapfile.h"
 
 #include <array>
 #include <bitset>

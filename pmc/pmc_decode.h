@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "events/pmc_catalog.h"
-#include "events/pmc_encoding.h"
+#include "pmc/pmc_catalog.h"
+#include "pmc/pmc_encoding.h"
 
 namespace vperf::events {
 

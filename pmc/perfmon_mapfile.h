@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "events/perfmon_json.h"
-#include "events/pmc_models.h"
+#include "pmc/perfmon_json.h"
+#include "pmc/pmc_models.h"
 
 namespace vperf::events {
 

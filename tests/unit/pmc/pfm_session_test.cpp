@@ -2,7 +2,7 @@
 // and not, as `vperf encode --model M` opens them. These tests also run in every mount state
 // (tests/mount_states): with debugfs mounted, libpfm4's perf_events layer used to build a
 // tracepoint table that pfm_terminate() freed and the next forced session read and freed again.
-#include "events/pfm_session.h"
+#include "pmc/pfm_session.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "events/pmc_notes.h"
+#include "pmc/pmc_notes.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "events/event_environment.h"
+#include "pmc/event_environment.h"
 
 namespace vperf::events {
 

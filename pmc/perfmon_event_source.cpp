@@ -1,4 +1,4 @@
-#include "events/perfmon_event_source.h"
+#include "pmc/perfmon_event_source.h"
 
 #include "core/strings.h"
 

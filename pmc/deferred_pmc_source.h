@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "events/named_event_source.h"
-#include "events/perfmon_event_source.h"
-#include "events/pfm_event_source.h"
-#include "events/pmc_catalog.h"
+#include "pmc/perfmon_event_source.h"
+#include "pmc/pfm_event_source.h"
+#include "pmc/pmc_catalog.h"
 
 namespace vperf::events {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "events/event_environment.h"
+#include "pmc/event_environment.h"
 #include "events/resolved_event.h"
 
 namespace vperf::events {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "events/perfmon_json.h"
-#include "events/pmc_encoding.h"
+#include "pmc/perfmon_json.h"
+#include "pmc/pmc_encoding.h"
 
 namespace vperf::events {
 

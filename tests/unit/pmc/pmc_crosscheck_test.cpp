@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "core/strings.h"
-#include "events/perfmon_encoding.h"
-#include "events/pmc_catalog.h"
+#include "pmc/perfmon_encoding.h"
+#include "pmc/pmc_catalog.h"
 
 namespace vperf::events {
 namespace {

@@ -1,4 +1,4 @@
-#include "events/pmc_catalog.h"
+#include "pmc/pmc_catalog.h"
 
 #include <algorithm>
 #include <boost/json.hpp>
@@ -6,8 +6,8 @@
 
 #include "core/files.h"
 #include "core/strings.h"
-#include "events/perfmon_encoding.h"
-#include "events/perfmon_mapfile.h"
+#include "pmc/perfmon_encoding.h"
+#include "pmc/perfmon_mapfile.h"
 #include "output/table.h"
 
 namespace vperf::events {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "events/pmc_models.h"
+#include "pmc/pmc_models.h"
 
 namespace vperf::events {
 

@@ -1,10 +1,10 @@
-#include "events/pmc_decode.h"
+#include "pmc/pmc_decode.h"
 
 #include <boost/json.hpp>
 
 #include "core/strings.h"
-#include "events/perfmon_encoding.h"
-#include "events/pmc_notes.h"
+#include "pmc/perfmon_encoding.h"
+#include "pmc/pmc_notes.h"
 
 namespace vperf::events {
 

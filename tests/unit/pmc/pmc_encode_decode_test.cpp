@@ -3,12 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "events/perfmon_event_source.h"
-#include "events/pfm_event_source.h"
-#include "events/pmc_catalog.h"
-#include "events/pmc_decode.h"
-#include "events/event_environment.h"
-#include "events/pmc_encode.h"
+#include "pmc/perfmon_event_source.h"
+#include "pmc/pfm_event_source.h"
+#include "pmc/pmc_catalog.h"
+#include "pmc/pmc_decode.h"
+#include "pmc/event_environment.h"
+#include "pmc/pmc_encode.h"
 
 namespace vperf::events {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "events/named_event_source.h"
-#include "events/pmc_catalog.h"
+#include "pmc/pmc_catalog.h"
 
 namespace vperf::events {
 

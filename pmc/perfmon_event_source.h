@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "events/named_event_source.h"
-#include "events/perfmon_encoding.h"
-#include "events/perfmon_json.h"
+#include "pmc/perfmon_encoding.h"
+#include "pmc/perfmon_json.h"
 
 namespace vperf::events {
 

@@ -1,4 +1,4 @@
-#include "events/pmc_encoding.h"
+#include "pmc/pmc_encoding.h"
 
 #include <array>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "events/pmc_models.h"
+#include "pmc/pmc_models.h"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "events/pfm_session.h"
+#include "pmc/pfm_session.h"
 
 #include <perfmon/pfmlib_perf_event.h>
 

@@ -2,10 +2,10 @@
 // files (VPERF_TESTDATA) and on malformed input.
 #include <gtest/gtest.h>
 
-#include "events/perfmon_encoding.h"
-#include "events/perfmon_json.h"
-#include "events/perfmon_mapfile.h"
-#include "events/pmc_encoding.h"
+#include "pmc/perfmon_encoding.h"
+#include "pmc/perfmon_json.h"
+#include "pmc/perfmon_mapfile.h"
+#include "pmc/pmc_encoding.h"
 
 namespace vperf::events {
 namespace {

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "events/event_catalog.h"
-#include "events/perfmon_event_source.h"
-#include "events/pfm_event_source.h"
-#include "events/pmc_catalog.h"
+#include "pmc/perfmon_event_source.h"
+#include "pmc/pfm_event_source.h"
+#include "pmc/pmc_catalog.h"
 
 namespace vperf::events {
 

@@ -1,4 +1,4 @@
-#include "events/perfmon_encoding.h"
+#include "pmc/perfmon_encoding.h"
 
 #include <array>
 #include <string_view>

@@ -14,10 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include "events/perfmon_json.h"
-#include "events/pfm_session.h"
-#include "events/pmc_encoding.h"
-#include "events/pmc_models.h"
+#include "pmc/perfmon_json.h"
+#include "pmc/pfm_session.h"
+#include "pmc/pmc_encoding.h"
+#include "pmc/pmc_models.h"
 #include "events/sysfs_pmu.h"
 
 namespace vperf::events {
