@@ -16,7 +16,9 @@ Result<uint64_t> max_sample_rate(const std::filesystem::path& path) {
 Result<SampleRateChoice> choose_sample_rate(std::string_view text, uint64_t limit) {
   if (text == "max") return SampleRateChoice{limit, "Using a maximum frequency rate of " + std::to_string(limit) + " Hz", ""};
   std::optional<uint64_t> hz = parse_u64(text);
-  if (!hz || *hz == 0) return Error{"-F " + std::string(text) + " is not a frequency", 0, "give samples per second, e.g. -F 999, or -F max"};
+  if (!hz || *hz == 0)
+    return Error{"-F " + std::string(text) + " must be a whole number of samples per second (1 or more) or max", 0,
+                 "e.g. -F 999, or -F max for the kernel's limit"};
   if (*hz <= limit) return SampleRateChoice{*hz, "", ""};
   return SampleRateChoice{limit, "",
                           "Maximum frequency rate (" + std::to_string(limit) + " Hz) exceeded, throttling from " +

@@ -312,9 +312,12 @@ std::pair<int, int> body_lines(const std::string& file, const std::string& name)
 // binutils' addr2line -i: the source line of the innermost frame at a file address, from the
 // line table (its function names can be wrong, its lines are not). {file, line}.
 // perf 6.1's libunwind gives up on some stacks (see gave_up_where_vperf_went_on above): no user
-// frame, or a last frame it cannot name, where vperf's unwinder goes on.
+// frame (none at all, or only the kernel's: a sample in execve, whose user ip is in no map yet),
+// or a last frame it cannot name, where vperf's unwinder goes on or shows the ip as "[unknown]".
 bool perf_gave_up(const std::vector<AddressGroup>& groups) {
-  return groups.empty() || (!groups.back().frames.empty() && groups.back().frames.back().name == "[unknown]");
+  if (groups.empty() || groups.back().frames.empty()) return true;
+  const ScriptFrame& last = groups.back().frames.back();
+  return last.name == "[unknown]" || last.dso == "[kernel.kallsyms]";
 }
 
 std::pair<std::string, int> addr2line_innermost(const std::string& binary, const std::string& address) {
