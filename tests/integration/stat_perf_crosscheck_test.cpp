@@ -4,6 +4,8 @@
 // agree (page faults within a few, task-clock within a stated tolerance).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -122,6 +124,10 @@ TEST_P(StatPerfLayout, SameLinesAsPerf) {
   std::vector<std::string> v_shapes, f_shapes;
   for (const auto& l : v) v_shapes.push_back(shape(l));
   for (const auto& l : f) f_shapes.push_back(shape(l));
+  // How many -I intervals fit in the run is the scheduler's choice on a busy machine (a 150 ms
+  // command gives one or two): the layout is compared with repeated lines taken as one.
+  v_shapes.erase(std::unique(v_shapes.begin(), v_shapes.end()), v_shapes.end());
+  f_shapes.erase(std::unique(f_shapes.begin(), f_shapes.end()), f_shapes.end());
   EXPECT_EQ(v_shapes, f_shapes) << describe(p);
 }
 
