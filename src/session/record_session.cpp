@@ -219,8 +219,11 @@ void RecordSession::apply_filter() {
                         "e.g. -e sched:sched_switch --filter 'prev_pid == 0'");
     set_filter(last, r_.filter);
   }
-  for (const auto& [name, filter] : r_.tracepoint_filters) {
-    auto named = [&](const events::ResolvedEvent& e) { return e.type == PERF_TYPE_TRACEPOINT && e.name == name; };
+  for (const auto& named_filter : r_.tracepoint_filters) {
+    // A structured binding is not captured here: clang 14 (the fuzz build) refuses that.
+    const std::string& name = named_filter.first;
+    const std::string& filter = named_filter.second;
+    auto named = [&name](const events::ResolvedEvent& e) { return e.type == PERF_TYPE_TRACEPOINT && e.name == name; };
     auto found = std::find_if(chosen_.begin(), chosen_.end(), named);
     if (found == chosen_.end())
       throw usage_error("a filter names the tracepoint " + name + ", which is not recorded", "record " + name + " too");
