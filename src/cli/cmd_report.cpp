@@ -99,7 +99,7 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
   Result<report::ReportData> data = report::build_report(reader, machines, o.report, unwinder);
   if (!data) throw unreadable_samples(o.input, data.error());
   // What went wrong with the input, on one line: the report below is what could be read.
-  if (!data->warnings.empty()) {
+  if (!data->warnings.empty() && !o.report.quiet) {
     err << "vperf: warning: ";
     for (size_t i = 0; i < data->warnings.size(); ++i) err << (i ? "; " : "") << data->warnings[i];
     err << '\n';
@@ -137,6 +137,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_option("-g,--call-graph", raw->call_graph,
                   "Call graph: graph|fractal|none[,THRESHOLD][,caller|callee] (default graph,0.5, caller with children)");
   sub->add_flag("-n,--show-nr-samples", o.report.show_samples, "Samples column");
+  sub->add_flag("-q,--quiet", o.report.quiet, "No '#' comment lines and no warnings, as perf report -q");
   sub->add_flag("--inline,!--no-inline", o.report.inline_frames,
                 "Show functions inlined at DWARF-unwound frames (default; --no-inline: without them)");
   sub->add_option("--percent-limit", o.report.percent_limit, "Hide entries and call-graph branches below this percentage")

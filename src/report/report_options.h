@@ -45,6 +45,7 @@ struct ReportOptions {
   bool relative_percentage = false;    // --percentage relative: of the filtered total
   SampleFilters filters;
   bool inline_frames = true;           // --no-inline: DWARF-unwound frames without inline chains
+  bool quiet = false;                  // -q: no '#' comment lines, no warnings (perf report -q)
 };
 
 }  // namespace vperf::report

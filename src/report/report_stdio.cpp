@@ -287,6 +287,17 @@ std::string render_stdio(const ReportData& report, const ReportOptions& options,
     }
     out += "\n\n";
   }
+  if (options.quiet) {
+    // perf report -q: the same output without its '#' comment lines.
+    std::string rows;
+    for (size_t at = 0; at < out.size();) {
+      size_t end = out.find('\n', at);
+      end = end == std::string::npos ? out.size() : end + 1;
+      if (out[at] != '#') rows.append(out, at, end - at);
+      at = end;
+    }
+    return rows;
+  }
   return out;
 }
 
