@@ -47,14 +47,6 @@ std::set<pid_t> parse_ids(const std::string& text, const char* option) {
   return ids;
 }
 
-// The time perf's "# captured on" shows: when the file (or the pipe) last changed.
-std::optional<int64_t> captured_on(const std::string& input) {
-  struct stat st {};
-  int rc = input == "-" ? ::fstat(STDIN_FILENO, &st) : ::stat(input.c_str(), &st);
-  if (rc != 0) return std::nullopt;
-  return static_cast<int64_t>(st.st_mtime);
-}
-
 void write(std::ostream& out, const std::string& text) { out.write(text.data(), static_cast<std::streamsize>(text.size())); }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "data/perf_data_format.h"
 #include "data/perf_data_reader.h"
 #include "events/builtin_events.h"
+#include "report/report_header.h"
 #include "report/sample_replay.h"
 #include "report/script_fields.h"
 #include "report/script_line.h"
@@ -67,6 +68,12 @@ class ScriptRun {
     }
 
     data::PerfDataReader reader = open_perf_data(options_.input, "vperf record -- COMMAND");
+    if (options_.header) {
+      // A pipe's features may come last: its header is not known before its samples.
+      if (reader.is_pipe()) throw usage_error("--header reads a file's header, and the input is a pipe", "give -i FILE");
+      const std::string header = report::render_header(reader, report::HeaderInfo{options_.input, captured_on(options_.input)});
+      out_.write(header.data(), static_cast<std::streamsize>(header.size()));
+    }
     tracing_.load_file(reader);
 
     std::vector<report::ScriptEvent> events;
@@ -182,6 +189,7 @@ void add_script_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
                   "hw:/sw:/trace: for one event type; +field/-field change the defaults")
       ->allow_extra_args(false);
   sub->add_flag("-G,--hide-call-graph", options->hide_callchain, "Print the sample ip alone, without its callchain");
+  sub->add_flag("--header", options->header, "Print the perf.data header first (as perf report --header-only)");
   sub->add_option("--max-stack", options->max_stack, "At most this many callchain frames per sample (default 127)")
       ->check(whole_number_in(0, 65535));
   sub->add_flag("--inline,!--no-inline", options->inline_frames,

@@ -23,6 +23,7 @@ struct ScriptOptions {
   bool hide_callchain = false;      // -G
   unsigned max_stack = 127;
   bool inline_frames = true;        // --no-inline: DWARF-unwound frames without inline chains
+  bool header = false;              // --header: the perf.data header first, as perf script --header
   guest::GuestSymbolSources guests; // vperf kvm: the guests' symbols
 };
 

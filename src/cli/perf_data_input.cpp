@@ -1,5 +1,7 @@
 #include "cli/perf_data_input.h"
 
+#include <sys/stat.h>
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,6 +35,13 @@ void add_guests(symbols::Machines& machines, const guest::GuestSymbolSources& gu
                            : "copy /proc/kallsyms and /proc/modules out of the guest as root and give them with "
                              "--guestkallsyms and --guestmodules (or --guestmount DIR with DIR/<VMM pid>/proc/)");
   }
+}
+
+std::optional<int64_t> captured_on(const std::string& input) {
+  struct stat st {};
+  int rc = input == "-" ? ::fstat(STDIN_FILENO, &st) : ::stat(input.c_str(), &st);
+  if (rc != 0) return std::nullopt;
+  return static_cast<int64_t>(st.st_mtime);
 }
 
 }  // namespace vperf::cli

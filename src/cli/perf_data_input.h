@@ -1,6 +1,8 @@
 #pragma once
 // The -i option every perf.data reader shares (report, script, annotate, flamegraph): a file,
 // or "-" for perf's pipe format on standard input.
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,6 +19,9 @@ data::PerfDataReader open_perf_data(const std::string& input, std::string_view r
 // The UserError for an input whose records could not be read (the reader found it damaged
 // past what a warning covers), saying what to do.
 UserError unreadable_samples(const std::string& input, const Error& error);
+
+// The time perf's "# captured on" shows: when the file (or the pipe) last changed.
+std::optional<int64_t> captured_on(const std::string& input);
 
 // Adds the guest machines `guests` describes (vperf kvm's --guest* options; nothing when it is
 // empty). Throws UserError naming the file and the fix when a guest's symbols are unusable.

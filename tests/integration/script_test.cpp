@@ -339,6 +339,23 @@ void drop_samples_perf_could_not_unwind(std::string& perf_text, std::string& vpe
   for (const std::string& b : sample_blocks(vperf_text))
     if (b.find(" [unknown] ([unknown])") != std::string::npos && b.find("\tffffffff") != std::string::npos)
       dropped.insert(b.substr(0, b.find('\n')));
+  // perf also gives up on some user stacks entirely (the dynamic loader's at start-up): no user
+  // frame in its block, where vperf unwinds some.
+  auto has_user_frame = [](const std::string& block) {
+    std::istringstream lines(block);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.empty() || line[0] != '\t') continue;
+      std::istringstream words(line);
+      std::string address;
+      if (words >> address && !address.starts_with("ffffffff")) return true;
+    }
+    return false;
+  };
+  std::set<std::string> vperf_unwound_user;
+  for (const std::string& b : sample_blocks(vperf_text))
+    if (has_user_frame(b)) vperf_unwound_user.insert(b.substr(0, b.find('\n')));
+  for (const std::string& b : sample_blocks(perf_text))
+    if (!has_user_frame(b) && vperf_unwound_user.count(b.substr(0, b.find('\n')))) dropped.insert(b.substr(0, b.find('\n')));
   auto keep = [&](const std::string& text) {
     std::string out;
     for (const std::string& b : sample_blocks(text))
@@ -453,6 +470,23 @@ TEST_F(ScriptCommand, StackcollapseFoldsVperfScriptAsPerfScript) {
   std::string perfs = file("collapse-perf.data");
   record_perf({"-g", "-e", "cpu-clock", "-o", perfs, "--", VPERF_WORKLOAD, "page-faults", "20000"});
   expect_same_folding(perfs);
+}
+
+// --header: the file's header (perf report --header-only's lines), then the samples, byte for
+// byte as perf script --header prints them; a pipe's header is not known before its samples.
+TEST_F(ScriptCommand, HeaderComesFirstAsPerfPrintsIt) {
+  std::string data = file("header.data");
+  record_perf({"-g", "-e", "cpu-clock", "-o", data, "--", VPERF_WORKLOAD, "spin", "100"});
+  test::ProgramResult theirs = test::run_program({"perf", "script", "--header", "-i", data});
+  ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+  test::ProgramResult ours = test::run_vperf({"script", "--header", "-i", data});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  ASSERT_EQ(ours.out.rfind("# ========\n# captured on", 0), 0u) << ours.out.substr(0, 200);
+  EXPECT_SCRIPT_MATCHES(theirs.out, ours.out);
+  test::ProgramResult piped = test::run_program(
+      {"sh", "-c", quote(VPERF_BINARY) + " record -q -e cpu-clock -o - -- " + VPERF_WORKLOAD + " spin 20 | " + quote(VPERF_BINARY) +
+                       " script --header -i -"});
+  EXPECT_NE(piped.err.find("--header reads a file's header, and the input is a pipe"), std::string::npos) << piped.err;
 }
 
 TEST_F(ScriptCommand, TruncatedFilePrintsWhatItHoldsAndOneWarning) {
