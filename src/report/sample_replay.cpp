@@ -20,7 +20,10 @@ void SampleReplay::register_idle_thread() {
   // perf registers the host's idle thread before reading (perf_session__register_idle_thread):
   // pid 0 is "swapper" until a COMM record says otherwise.
   symbols::Thread& idle = machines_.host().findnew_thread(0, 0);
-  if (idle.comm == ":0") idle.comm = "swapper";
+  if (!idle.comm_set) {
+    idle.comm = "swapper";
+    idle.comm_set = true;
+  }
 }
 
 std::optional<uint8_t> SampleReplay::context_mode(uint64_t entry) {

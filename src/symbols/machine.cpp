@@ -225,17 +225,22 @@ void Machine::process_comm(pid_t pid, pid_t tid, std::string_view comm, bool /*e
   // come), so a sample taken inside execve still resolves its user frames in the old image.
   Thread& t = findnew_thread(pid, tid);
   t.comm = std::string(comm);
+  t.comm_set = true;
 }
 
 void Machine::process_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid) {
   Thread& parent = findnew_thread(ppid, ptid);
-  std::string comm = parent.comm;
+  // As perf's thread__fork: a parent's name is passed on only if something named it; a child of
+  // an unnamed parent is ":TID" of its own.
+  const bool comm_set = parent.comm_set;
+  std::string comm = comm_set ? parent.comm : ":" + std::to_string(tid);
   std::shared_ptr<MapSet> parent_maps = parent.maps;
   threads_.erase(tid);  // a reused tid: the old thread is gone (perf removes it too)
   auto child = std::make_unique<Thread>();
   child->pid = pid;
   child->tid = tid;
   child->comm = comm;
+  child->comm_set = comm_set;
   if (pid == ppid) child->maps = parent_maps;                        // a new thread of the same process
   else child->maps = std::make_shared<MapSet>(*parent_maps);         // a new process: a copy
   threads_[tid] = std::move(child);

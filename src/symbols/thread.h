@@ -15,6 +15,7 @@ struct Thread {
   pid_t pid = -1;
   pid_t tid = -1;
   std::string comm;  // perf shows ":TID" until a COMM event names the thread
+  bool comm_set = false;  // a COMM record (or perf's idle "swapper") named it: a fork passes it on
   std::shared_ptr<MapSet> maps;
   bool exited = false;
 };

@@ -69,6 +69,20 @@ TEST(MapSet, NewMappingCutsTheOverlappedParts) {
   EXPECT_EQ(set.size(), 1u);
 }
 
+// perf's thread__fork passes the parent's name on only when a COMM named the parent: a child of
+// a task vperf never saw named is ":TID" of its own, not the parent's ":PPID".
+TEST(Machine, ForkPassesOnOnlyANameThatWasSet) {
+  Machine m{SymbolConfig{}};
+  m.process_fork(7141, 7141, 7142, 7141);  // the parent (7141) was never named
+  ASSERT_NE(m.find_thread(7142), nullptr);
+  EXPECT_EQ(m.find_thread(7142)->comm, ":7142");
+  m.process_comm(300, 300, "named", false);
+  m.process_fork(300, 300, 301, 300);
+  EXPECT_EQ(m.find_thread(301)->comm, "named");
+  m.process_fork(302, 301, 302, 301);  // a grandchild: the name was set upstream
+  EXPECT_EQ(m.find_thread(302)->comm, "named");
+}
+
 TEST(Machine, ThreadsOfAProcessShareMapsAndForkCopiesThem) {
   test::TempTree tree;
   Machine m(fixture_config(tree));
