@@ -75,4 +75,24 @@ size_t sample_id_trailer_size(uint64_t sample_type) {
   return size;
 }
 
+std::vector<ResolvedEvent> without_hardware_cycles(const std::vector<ResolvedEvent>& sampled) {
+  std::vector<ResolvedEvent> fallback = sampled;
+  bool any = false;
+  for (ResolvedEvent& e : fallback) {
+    if (e.type != PERF_TYPE_HARDWARE || e.config != PERF_COUNT_HW_CPU_CYCLES) continue;
+    any = true;
+    const size_t modifiers = e.written.find(':');
+    e.name = "cpu-clock";
+    std::string kept = modifiers == std::string::npos ? std::string() : e.written.substr(modifiers);
+    std::erase(kept, 'p');  // a software clock has no skid to remove
+    e.written = "cpu-clock" + (kept == ":" ? std::string() : kept);
+    e.pmu = "software";
+    e.type = PERF_TYPE_SOFTWARE;
+    e.config = PERF_COUNT_SW_CPU_CLOCK;
+    e.modifiers.precise = 0;
+  }
+  return any ? fallback : std::vector<ResolvedEvent>{};
+}
+
+
 }  // namespace vperf::events

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "events/attr_builder.h"
 #include "events/resolved_event.h"
@@ -42,6 +43,11 @@ struct RecordAttrOptions {
 constexpr uint64_t kDwarfUserRegisters = 0xff0fff;
 
 perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOptions& options);
+
+// perf's fallback where the kernel has no hardware cycles (evsel__fallback): every cycles event,
+// the default or one given with -e and its modifiers, becomes cpu-clock with the same privilege
+// levels ("cycles:k" -> "cpu-clock:k"). Empty when no event is cycles.
+std::vector<ResolvedEvent> without_hardware_cycles(const std::vector<ResolvedEvent>& sampled);
 
 // The attr of samples vperf makes itself instead of the kernel (vperf kvm record --qmp: vCPU
 // registers read through QEMU's monitor): never opened, so no read_format, not disabled, not

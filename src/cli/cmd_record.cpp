@@ -113,28 +113,6 @@ void take_record_options(const RecordOptions& options, const KvmOptions& kvm, Mo
 
 }  // namespace
 
-// perf's fallback where the kernel has no hardware cycles (evsel__fallback): every cycles event,
-// the default or one given with -e and its modifiers, becomes cpu-clock with the same privilege
-// levels ("cycles:k" -> "cpu-clock:k"). Empty when no event is cycles.
-std::vector<events::ResolvedEvent> without_hardware_cycles(const std::vector<events::ResolvedEvent>& sampled) {
-  std::vector<events::ResolvedEvent> fallback = sampled;
-  bool any = false;
-  for (events::ResolvedEvent& e : fallback) {
-    if (e.type != PERF_TYPE_HARDWARE || e.config != PERF_COUNT_HW_CPU_CYCLES) continue;
-    any = true;
-    const size_t modifiers = e.written.find(':');
-    e.name = "cpu-clock";
-    std::string kept = modifiers == std::string::npos ? std::string() : e.written.substr(modifiers);
-    std::erase(kept, 'p');  // a software clock has no skid to remove
-    e.written = "cpu-clock" + (kept == ":" ? std::string() : kept);
-    e.pmu = "software";
-    e.type = PERF_TYPE_SOFTWARE;
-    e.config = PERF_COUNT_SW_CPU_CLOCK;
-    e.modifiers.precise = 0;
-  }
-  return any ? fallback : std::vector<events::ResolvedEvent>{};
-}
-
 session::RecordRequest record_request(const RecordOptions& o) {
   validate(o);
   if (!o.guests.empty()) {
@@ -145,7 +123,7 @@ session::RecordRequest record_request(const RecordOptions& o) {
   CommandEvents resolver;
   session::RecordRequest request;
   request.events = sampled_events(o, resolver);
-  request.fallback_events = without_hardware_cycles(request.events);
+  request.fallback_events = events::without_hardware_cycles(request.events);
   request.attr.frequency = o.frequency;
   request.attr.period = o.period;
   request.attr.call_graph = cg.mode;
