@@ -20,6 +20,11 @@ constexpr size_t kMaxStringBytes = PATH_MAX - 1;
 
 std::string cut(std::string_view s) { return std::string(s.substr(0, kMaxStringBytes)); }
 
+// A task's name is at most TASK_COMM_LEN - 1 bytes in the kernel's own COMM records, but
+// /proc/PID/comm of a kworker adds its workqueue ("kworker/0:0H-kblockd"); perf cuts what it
+// reads to the kernel's size ("kworker/0:0H-kb"), so synthesized names match recorded ones.
+constexpr size_t kMaxCommBytes = 15;
+
 // Synthesized records carry the trailer of `format` with every field zero, as perf writes
 // them (no time, no id: a reader attributes them to the first event).
 RecordBytes encode(uint32_t type, uint16_t misc, RecordBody body, const SampleFormat& format) {
@@ -36,7 +41,7 @@ std::optional<uint64_t> hex_field(std::string_view s) { return parse_u64_base(s,
 
 RecordBytes comm_record(pid_t pid, pid_t tid, std::string_view comm, bool exec, const SampleFormat& format) {
   return encode(PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
-                CommRecord{static_cast<uint32_t>(pid), static_cast<uint32_t>(tid), cut(comm)}, format);
+                CommRecord{static_cast<uint32_t>(pid), static_cast<uint32_t>(tid), std::string(comm.substr(0, kMaxCommBytes))}, format);
 }
 
 RecordBytes mmap_record(pid_t pid, pid_t tid, uint64_t start, uint64_t length, uint64_t pgoff, std::string_view filename,

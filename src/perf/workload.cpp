@@ -23,8 +23,9 @@ namespace {
 // SIGPIPE): it waits for one byte, execs, and if exec fails sends exec's errno back. Its end
 // is O_CLOEXEC, so a successful exec reads as end-of-file in the parent.
 // Runs between fork and exec: async-signal-safe calls only.
-[[noreturn]] void run_child(int control, char* const* args, const sigset_t& mask) {
+[[noreturn]] void run_child(int control, char* const* args, const sigset_t& mask, WorkloadStdout stdout_to) {
   StopSignals::reset_in_child();
+  if (stdout_to == WorkloadStdout::to_stderr) ::dup2(STDERR_FILENO, STDOUT_FILENO);
   ::pthread_sigmask(SIG_SETMASK, &mask, nullptr);
   char go = 0;
   ssize_t n;
@@ -48,7 +49,7 @@ std::string WorkloadExit::describe() const {
   return "killed by signal " + std::to_string(code) + (what ? std::string(" (") + what + ")" : std::string());
 }
 
-Result<Workload> Workload::prepare(const std::vector<std::string>& argv) {
+Result<Workload> Workload::prepare(const std::vector<std::string>& argv, WorkloadStdout stdout_to) {
   if (argv.empty() || argv[0].empty()) return Error{"no command to run", EINVAL};
   // Everything the child needs is made before fork: a multi-threaded parent's child may not
   // allocate.
@@ -70,7 +71,7 @@ Result<Workload> Workload::prepare(const std::vector<std::string>& argv) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(parent_end.get());
-    run_child(child_end.get(), args.data(), old_mask);
+    run_child(child_end.get(), args.data(), old_mask, stdout_to);
   }
   const int fork_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);

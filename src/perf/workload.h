@@ -42,6 +42,10 @@ namespace vperf::perf {
 class StopSignals;
 struct StopSignal;
 
+// Where the workload's standard output goes. A recording written to vperf's own stdout (-o -)
+// would be corrupted by the workload's output, so there, as perf does, it goes to stderr.
+enum class WorkloadStdout { inherited, to_stderr };
+
 struct WorkloadExit {
   bool signaled = false;
   int code = 0;  // exit code, or signal number when signaled
@@ -56,7 +60,8 @@ class Workload {
  public:
   // Forks; the child waits for start(). argv[0] is looked up on PATH unless it has a '/'.
   // Errors: empty argv, fork or socketpair failure. A missing program is start()'s error.
-  static Result<Workload> prepare(const std::vector<std::string>& argv);
+  static Result<Workload> prepare(const std::vector<std::string>& argv,
+                                  WorkloadStdout stdout_to = WorkloadStdout::inherited);
 
   Workload(Workload&& other) noexcept;
   Workload& operator=(Workload&& other) noexcept;

@@ -176,7 +176,8 @@ int RecordSession::run() {
 void RecordSession::prepare_workload() {
   target_ = perf::SamplingTarget{r_.threads, r_.cpus};
   if (!r_.command.empty()) {
-    Result<perf::Workload> prepared = perf::Workload::prepare(r_.command);
+    Result<perf::Workload> prepared = perf::Workload::prepare(
+        r_.command, to_pipe_ ? perf::WorkloadStdout::to_stderr : perf::WorkloadStdout::inherited);
     if (!prepared) throw UserError("cannot start '" + r_.command.front() + "': " + prepared.error().describe(), "");
     workload_.emplace(std::move(prepared).value());
     if (!system_wide_ && r_.threads.empty()) target_.threads = {workload_->pid()};
@@ -324,6 +325,9 @@ void RecordSession::sample() {
     return Next::keep_going;
   });
   if (Result<bool> ran = loop.run(); !ran) throw UserError(ran.error().describe(), "");
+  // The wait that ended the recording (the command ended, a signal, the tasks gone) is a
+  // wakeup as perf counts them: its poll returning counts, so perf never says "0 times".
+  ++wakeups_;
 
   (void)session_->disable();
   drain();

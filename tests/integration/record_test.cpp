@@ -285,6 +285,47 @@ TEST_F(Record, PipeModeIsReadByPerf) {
   EXPECT_EQ(piped.out, "777\n") << piped.err;
 }
 
+// The workload prints to stdout while the recording goes to stdout: as perf, vperf sends the
+// workload's output to stderr so the stream stays whole for both readers.
+TEST_F(Record, PipeModeSendsTheWorkloadsOutputToStderr) {
+  VPERF_REQUIRE(test::has_tracefs(), "needs tracefs");
+  const std::string record = std::string(VPERF_BINARY) + " record -q -e syscalls:sys_enter_getppid -o - -- " +
+                             VPERF_WORKLOAD + " --verbose getppid 333";
+  test::ProgramResult by_perf = test::run_program({"sh", "-c", record + " | perf script -i - | grep -c sys_enter_getppid"});
+  EXPECT_EQ(by_perf.out, "333\n") << by_perf.err;
+  EXPECT_NE(by_perf.err.find("getppid: 333 system calls"), std::string::npos) << by_perf.err;
+  test::ProgramResult by_vperf = test::run_program(
+      {"sh", "-c", record + " | " + VPERF_BINARY + " report -i - --stdio -q --sort comm"});
+  EXPECT_EQ(by_vperf.exit_code, 0) << by_vperf.err;
+  EXPECT_NE(by_vperf.out.find("100.00%  vperf-workload"), std::string::npos) << by_vperf.out << by_vperf.err;
+}
+
+// Synthesized task names are cut to the kernel's 15 bytes as perf cuts them (a kworker's
+// /proc comm adds its workqueue), read back by perf itself; and a system-wide recording has
+// been woken at least once, as perf counts wakeups.
+TEST_F(Record, SystemWideNamesAreTheKernelsLengthAndItWokeUp) {
+  std::string data = file("a.data");
+  test::ProgramResult rec = test::run_vperf({"record", "-a", "-e", "cpu-clock", "-o", data, "--", "true"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.err.find("Woken up 0 times"), std::string::npos) << rec.err;
+  EXPECT_NE(rec.err.find("times to write data ]"), std::string::npos) << rec.err;
+  test::ProgramResult events = test::run_program({"perf", "script", "--show-task-events", "-i", data});
+  ASSERT_EQ(events.exit_code, 0) << events.err;
+  std::regex comm_line(R"(PERF_RECORD_COMM: (.*):(\d+)/(\d+)$)");
+  size_t comms = 0, long_proc_names = 0;
+  std::istringstream in(events.out);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, comm_line)) continue;
+    ++comms;
+    EXPECT_LE(m[1].length(), 15) << line;
+    Result<std::string> now = read_first_line("/proc/" + m[2].str() + "/task/" + m[3].str() + "/comm");
+    if (now && now->size() > 15) ++long_proc_names;
+  }
+  EXPECT_GT(comms, 0u) << events.out;
+  if (long_proc_names == 0) GTEST_SKIP() << "no task here has a /proc comm over 15 bytes: the cut was not exercised";
+}
+
 TEST_F(Record, AnExistingFileBecomesDotOld) {
   std::string data = file("perf.data");
   ASSERT_EQ(test::run_vperf({"record", "-q", "-e", "cpu-clock", "-o", data, "--", VPERF_WORKLOAD, "exit", "0"}).exit_code, 0);

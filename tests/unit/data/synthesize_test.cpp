@@ -43,6 +43,15 @@ TEST(Synthesize, CommRecordIsPaddedAndCarriesTheTrailer) {
   EXPECT_EQ(header_of(comm_record(1, 1, "x", true, kNoTrailer)).misc, uint16_t{PERF_RECORD_MISC_COMM_EXEC});
 }
 
+// /proc/PID/comm of a kworker names its workqueue too, past the kernel's TASK_COMM_LEN; the
+// record carries what the kernel's own COMM would and what perf synthesizes: 15 bytes.
+TEST(Synthesize, CommIsCutToTheKernelsTaskNameLength) {
+  RecordBytes r = comm_record(10, 10, "kworker/0:0H-kblockd", false, kNoTrailer);
+  EXPECT_EQ(string_at(r, 16), "kworker/0:0H-kb");
+  EXPECT_EQ(header_of(r).size, 8u + 8u + 16u);
+  EXPECT_EQ(string_at(comm_record(1, 1, "exactly15chars!", false, kNoTrailer), 16), "exactly15chars!");
+}
+
 // Synthesized records are made by the one record encoder: the record parser reads them back
 // field for field, trailer included.
 TEST(Synthesize, RecordsParseBackThroughTheRecordParser) {
