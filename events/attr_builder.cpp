@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/error.h"
+
 namespace vperf::events {
 
 namespace {
@@ -89,6 +91,11 @@ perf_event_attr blank_attr(uint32_t type, uint64_t config) {
 }
 
 perf_event_attr build_attr(const ResolvedEvent& event, const SampleSettings& settings) {
+  // Only stat measures tool events (it never builds their attrs); perf 6.1's record takes
+  // them and silently records nothing.
+  if (event.is_tool())
+    throw usage_error(event.name + " is one of stat's tool events (the run's time), not a counter to sample",
+                      "count it with 'vperf stat -e " + event.name + "', and record another event");
   perf_event_attr attr = blank_attr(event.type, event.config);
   attr.config1 = event.config1;
   attr.config2 = event.config2;

@@ -46,6 +46,13 @@ constexpr std::array<SymbolRow, 12> kSoftwareRows{{
     {"cgroup-switches", "", PERF_COUNT_SW_CGROUP_SWITCHES},
 }};
 
+// perf's tool events, in perf's order; config is the ToolEvent.
+constexpr std::array<SymbolRow, 3> kToolRows{{
+    {"duration_time", "", static_cast<uint64_t>(ToolEvent::DurationTime)},
+    {"user_time", "", static_cast<uint64_t>(ToolEvent::UserTime)},
+    {"system_time", "", static_cast<uint64_t>(ToolEvent::SystemTime)},
+}};
+
 // Spellings perf accepts for each part of a cache event name; the first one is the one
 // perf prints (for ops, results in "-loads" use the second, plural, spelling).
 using Spellings = std::array<std::string_view, 5>;
@@ -164,6 +171,8 @@ std::vector<BuiltinEvent> software_events() {
   return from_rows(kSoftwareRows, BuiltinKind::Software, PERF_TYPE_SOFTWARE);
 }
 
+std::vector<BuiltinEvent> tool_events() { return from_rows(kToolRows, BuiltinKind::Tool, kToolEventType); }
+
 std::vector<BuiltinEvent> hardware_cache_events() {
   std::vector<BuiltinEvent> out;
   for (size_t cache = 0; cache < kCacheSpellings.size(); ++cache)
@@ -177,7 +186,7 @@ std::vector<BuiltinEvent> hardware_cache_events() {
 }
 
 std::optional<BuiltinEvent> find_builtin_event(std::string_view name) {
-  for (const std::vector<BuiltinEvent>& symbols : {hardware_events(), software_events()}) {
+  for (const std::vector<BuiltinEvent>& symbols : {hardware_events(), software_events(), tool_events()}) {
     for (const BuiltinEvent& event : symbols) {
       if (event.name == name || (!event.alias.empty() && event.alias == name)) return event;
     }
@@ -194,7 +203,7 @@ std::optional<BuiltinEvent> find_builtin_event(std::string_view name) {
 
 std::vector<std::string> builtin_event_names() {
   std::vector<std::string> out;
-  for (const auto& list : {hardware_events(), software_events(), hardware_cache_events()})
+  for (const auto& list : {hardware_events(), software_events(), tool_events(), hardware_cache_events()})
     for (const BuiltinEvent& event : list) {
       out.push_back(event.name);
       if (!event.alias.empty()) out.push_back(event.alias);

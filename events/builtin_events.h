@@ -18,15 +18,20 @@
 #include <string_view>
 #include <vector>
 
+#include "events/resolved_event.h"
+
 namespace vperf::events {
 
-enum class BuiltinKind { Hardware, Software, HardwareCache };
+// Tool events are perf stat's own measurements, not kernel counters: duration_time (the
+// run's wall time), user_time and system_time (the command's rusage), all in ns.
+enum class BuiltinKind { Hardware, Software, HardwareCache, Tool };
+
 
 struct BuiltinEvent {
   std::string name;   // the name perf lists first: "cpu-cycles", "L1-dcache-load-misses"
   std::string alias;  // the second name perf lists ("cycles"), or empty
   BuiltinKind kind = BuiltinKind::Hardware;
-  uint32_t type = 0;  // PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE or PERF_TYPE_HW_CACHE
+  uint32_t type = 0;  // PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE, PERF_TYPE_HW_CACHE or kToolEventType
   uint64_t config = 0;
   bool operator==(const BuiltinEvent&) const = default;
 };
@@ -36,6 +41,8 @@ std::vector<BuiltinEvent> hardware_events();
 std::vector<BuiltinEvent> software_events();
 // Every valid cache x op x result combination, in (cache, op, result) order.
 std::vector<BuiltinEvent> hardware_cache_events();
+// duration_time, user_time, system_time, as perf lists them.
+std::vector<BuiltinEvent> tool_events();
 
 // Looks a name up the way perf's parser does: hardware and software names and aliases
 // exactly ("cycles", "cs"), cache names with any of perf's spellings, case-sensitively as perf's lexer

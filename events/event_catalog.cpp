@@ -270,12 +270,12 @@ std::vector<ResolvedEvent> EventCatalog::resolve_event(const EventSpec& spec) co
       if (!builtin) throw usage_error("unknown event '" + spec.name + "'", std::string(kListHint));
       ResolvedEvent event;
       event.name = spec.name;
-      event.pmu = builtin->kind == BuiltinKind::Software ? "software" : core_pmu_;
+      event.pmu = builtin->kind == BuiltinKind::Software ? "software" : builtin->kind == BuiltinKind::Tool ? "tool" : core_pmu_;
       event.type = builtin->type;
       event.config = builtin->config;
       event.modifiers = spec.modifiers;
       event.origin = EventOrigin::Builtin;
-      if (builtin->kind != BuiltinKind::Software) event.max_precise = max_precise_of(core);
+      if (builtin->kind == BuiltinKind::Hardware || builtin->kind == BuiltinKind::HardwareCache) event.max_precise = max_precise_of(core);
       return {event};
     }
     case SpecKind::Raw: {

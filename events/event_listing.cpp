@@ -47,7 +47,7 @@ void add_builtins(std::vector<ListedEvent>& out, const std::vector<BuiltinEvent>
                   const std::string& pmu, const ListingOptions& options) {
   std::vector<ListedEvent> listed;
   for (const BuiltinEvent& event : events) {
-    if (group != ListGroup::Software && options.hardware_event_supported &&
+    if ((group == ListGroup::Hardware || group == ListGroup::HardwareCache) && options.hardware_event_supported &&
         !options.hardware_event_supported(event.type, event.config))
       continue;
     ListedEvent item;
@@ -59,7 +59,9 @@ void add_builtins(std::vector<ListedEvent>& out, const std::vector<BuiltinEvent>
     item.description = std::string(list_group_label(group));
     listed.push_back(std::move(item));
   }
-  std::sort(listed.begin(), listed.end(), [](const ListedEvent& a, const ListedEvent& b) { return a.name < b.name; });
+  // perf sorts its symbol tables by name but lists the tool events in their own order.
+  if (group != ListGroup::Tool)
+    std::sort(listed.begin(), listed.end(), [](const ListedEvent& a, const ListedEvent& b) { return a.name < b.name; });
   out.insert(out.end(), listed.begin(), listed.end());
 }
 
@@ -70,6 +72,7 @@ std::vector<ListedEvent> everything(const EventCatalog& catalog, const ListingOp
   std::vector<ListedEvent> out;
   add_builtins(out, hardware_events(), ListGroup::Hardware, catalog.core_pmu(), options);
   add_builtins(out, software_events(), ListGroup::Software, "software", options);
+  add_builtins(out, tool_events(), ListGroup::Tool, "tool", options);
   add_builtins(out, hardware_cache_events(), ListGroup::HardwareCache, catalog.core_pmu(), options);
 
   std::vector<ListedEvent> pmu_events;
@@ -137,6 +140,7 @@ std::string_view list_group_label(ListGroup group) {
   switch (group) {
     case ListGroup::Hardware: return "Hardware event";
     case ListGroup::Software: return "Software event";
+    case ListGroup::Tool: return "Tool event";
     case ListGroup::HardwareCache: return "Hardware cache event";
     case ListGroup::KernelPmu: return "Kernel PMU event";
     case ListGroup::RawDescriptor: return "Raw hardware event descriptor";
@@ -152,7 +156,10 @@ std::vector<ListedEvent> filtered(std::vector<ListedEvent> all, std::string_view
   if (filter.empty()) return all;
   std::vector<ListedEvent> out;
   if (auto group = keyword_group(filter)) {
-    std::copy_if(all.begin(), all.end(), std::back_inserter(out), [&](const ListedEvent& e) { return e.group == *group; });
+    // perf's "sw" lists the tool events too.
+    std::copy_if(all.begin(), all.end(), std::back_inserter(out), [&](const ListedEvent& e) {
+      return e.group == *group || (*group == ListGroup::Software && e.group == ListGroup::Tool);
+    });
     return out;
   }
   // perf turns a plain word into "*word*"; the raw descriptors are templates, not names.

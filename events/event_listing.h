@@ -25,7 +25,7 @@
 
 namespace vperf::events {
 
-enum class ListGroup { Hardware, Software, HardwareCache, KernelPmu, RawDescriptor, Tracepoint };
+enum class ListGroup { Hardware, Software, Tool, HardwareCache, KernelPmu, RawDescriptor, Tracepoint };
 
 // "Hardware event", "Software event", ... as perf prints them in brackets.
 std::string_view list_group_label(ListGroup group);

@@ -27,6 +27,11 @@ struct Modifiers {
 // is Alone. AttrBuilder uses it for disabled/enable_on_exec/pinned and read_format.
 enum class GroupRole { Alone, Leader, Member };
 
+// perf stat's tool events (duration_time, user_time, system_time) are measured by the
+// command, not opened: their type is one no kernel PMU has, their config says which.
+inline constexpr uint32_t kToolEventType = 0xffffffffu;
+enum class ToolEvent : uint64_t { DurationTime = 1, UserTime = 2, SystemTime = 3 };
+
 // Where an event's encoding came from.
 enum class EventOrigin { Builtin, Raw, SysfsPmu, Libpfm, Perfmon, Tracepoint };
 
@@ -54,6 +59,8 @@ struct ResolvedEvent {
   // some kernels) whose events are opened on those CPUs, not per task; perf stat then counts
   // system-wide and does not set enable_on_exec.
   std::string cpumask;
+
+  bool is_tool() const { return type == kToolEventType; }
 };
 
 // Events resolved from one user string: a lone event is a group of one. "{cycles,instructions}:u"

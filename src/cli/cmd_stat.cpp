@@ -106,6 +106,7 @@ stat::StatPrintOptions print_options(const StatOptions& options, const stat::Cou
   // perf shows the command's user/sys times only when it counted just the command.
   print.show_rusage = !options.command.empty() && options.repeat == 1 && target.cpus.empty() && target.threads.empty();
   print.thousands_grouping = options.big_num || locale_groups_thousands();
+  print.null_run = options.null_run;
   return print;
 }
 
@@ -143,6 +144,7 @@ std::optional<perf::WorkloadExit> count_runs(const StatOptions& options, const s
 
 std::string stat_event_list(const StatOptions& options, bool have_stalled_cycles) {
   if (!options.events.empty()) return join(options.events, ",");
+  if (options.null_run) return "";
   bool cpu_wide = options.system_wide || !options.cpus.empty();
   std::string list = std::string(cpu_wide ? "cpu-clock," : "task-clock,") + kDefaultEvents;
   if (have_stalled_cycles) list += std::string(",") + kStalledCycles;
@@ -156,7 +158,9 @@ int run_stat(const StatOptions& options, std::ostream& err) {
 
   CommandEvents event_resolver;
   bool stalled = event_resolver.core_pmu_has("stalled-cycles-frontend") && event_resolver.core_pmu_has("stalled-cycles-backend");
-  std::vector<events::ResolvedGroup> groups = event_resolver.resolve(stat_event_list(options, stalled));
+  const std::string event_list = stat_event_list(options, stalled);
+  std::vector<events::ResolvedGroup> groups;
+  if (!event_list.empty()) groups = event_resolver.resolve(event_list);
 
   stat::CountTarget target;
   target.inherit = !options.no_inherit;
@@ -238,6 +242,7 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
       ->check(whole_number_in(1, UINT32_MAX));
   sub->add_flag("-B,--big-num", options->big_num, "Group thousands in counts (default: as the locale does, like perf)");
   sub->add_flag("-i,--no-inherit", options->no_inherit, "Do not count the command's child tasks");
+  sub->add_flag("-n,--null", options->null_run, "Count no events (unless -e gives some): only the elapsed, user and sys times");
   // The command is everything after "--" (app.cpp keeps it out of option parsing), or, as
   // with perf, everything from the first word that is not an option.
   sub->prefix_command();

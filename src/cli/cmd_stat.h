@@ -43,6 +43,7 @@ struct StatOptions {
   unsigned timeout_ms = 0;          // --timeout
   bool big_num = false;             // -B: thousands separators in text output
   bool no_inherit = false;          // -i
+  bool null_run = false;            // -n: no default events, only the times (perf stat --null)
   std::vector<std::string> command;
 };
 

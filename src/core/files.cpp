@@ -61,6 +61,15 @@ Result<ScopedFd> create_regular_file(const std::filesystem::path& path, mode_t m
   return regular_and_blocking(std::move(fd), path);
 }
 
+Result<void> move_aside_to_old(const std::filesystem::path& path) {
+  struct stat existing {};
+  if (::lstat(path.c_str(), &existing) != 0) return {};
+  if (!S_ISREG(existing.st_mode) && !S_ISLNK(existing.st_mode)) return not_regular(path, existing.st_mode);
+  const std::string old = path.string() + ".old";
+  if (::rename(path.c_str(), old.c_str()) != 0) return Error::from_errno("rename " + path.string() + " to " + old);
+  return {};
+}
+
 Result<size_t> replace_file(const std::filesystem::path& path, std::string_view content) {
   const std::string name = path.filename().string();
   if (name.empty() || name == "." || name == "..") return Error{path.string() + ": not a file name", EINVAL};

@@ -28,6 +28,12 @@ Result<std::string> read_file(const std::filesystem::path& path, size_t max_byte
 // replace_file) in a shared directory such as /tmp must not land where a planted link points.
 Result<ScopedFd> create_regular_file(const std::filesystem::path& path, mode_t mode);
 
+// Moves an existing output file aside to PATH.old before a new one is created, as perf keeps
+// the previous perf.data. Only a regular file or a symbolic link (the link itself) moves: a
+// device, FIFO or directory at the path is an Error and stays where it is (renaming /dev/null
+// as root would take it from the whole machine). Nothing at the path is not an error.
+Result<void> move_aside_to_old(const std::filesystem::path& path);
+
 // Writes `content` to `path` whole or not at all: into a new temporary file beside it (created
 // with O_EXCL, so never through a symlink an attacker planted in a shared directory), renamed
 // over `path` once complete. A symlink at `path` is replaced, not followed; a path that is a

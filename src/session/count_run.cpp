@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <signal.h>
 
+#include <cmath>
+
 #include "core/files.h"
 #include "core/strings.h"
 
@@ -62,7 +64,12 @@ class CountRun {
 
   CountRunResult finish(const stat::StatSession& session, CountRunResult result) {
     const uint64_t elapsed = elapsed_ns();
-    Result<stat::StatSnapshot> totals = session.read(elapsed);
+    stat::CommandTimes command;
+    if (result.exit) {  // rusage has microseconds; perf's user_time and system_time show them in ns
+      command.user_ns = static_cast<uint64_t>(std::llround(result.exit->user_seconds * 1e6)) * 1000;
+      command.system_ns = static_cast<uint64_t>(std::llround(result.exit->system_seconds * 1e6)) * 1000;
+    }
+    Result<stat::StatSnapshot> totals = session.read(elapsed, command);
     check(totals, "read the counters");
     if (options_.interval_ms && !interval_count_reached_) {
       stat::StatSnapshot delta = stat::snapshot_delta(*totals, previous_);

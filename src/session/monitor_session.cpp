@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "core/files.h"
 #include "data/perf_data_writer.h"
 #include "data/perf_record.h"
 #include "data/synthesize.h"
@@ -181,9 +182,9 @@ std::vector<data::EventAttrEntry> monitor_events(double frequency, const std::ve
 MonitorRecordResult record_through_monitor(const MonitorRecordRequest& request, MonitorTarget& target, RunClock& clock) {
   const std::vector<data::EventAttrEntry> events = monitor_events(request.frequency, target.methods, target.stacks != nullptr);
   const data::SampleFormat format = data::SampleFormat::from_attr(events.front().attr);
-  std::error_code ec;
-  if (fs::symlink_status(request.output, ec).type() != fs::file_type::not_found)
-    fs::rename(request.output, request.output + ".old", ec);
+  if (Result<void> moved = move_aside_to_old(request.output); !moved)
+    throw UserError("cannot write the recording to " + request.output + ": " + moved.error().describe(),
+                    "give -o a file name");
   Result<data::PerfDataWriter> writer = data::PerfDataWriter::create_file(request.output, events);
   if (!writer) throw UserError("cannot create " + request.output + ": " + writer.error().describe(), "");
   RecordSink sink(writer.value(), {format}, request.output);

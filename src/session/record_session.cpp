@@ -247,13 +247,12 @@ void RecordSession::create_writer() {
     attrs.push_back({session_->events()[i].attr, session_->events()[i].name, session_->ids()[i]});
     formats.push_back(data::SampleFormat::from_attr(session_->events()[i].attr));
   }
-  // Whatever is at the path, a symlink too, moves aside to .old (as perf does); the new file is
-  // created without following links.
-  if (!to_pipe_ && std::filesystem::symlink_status(r_.output).type() != std::filesystem::file_type::not_found) {
-    std::error_code ec;
-    std::filesystem::rename(r_.output, r_.output + ".old", ec);
-    if (ec) throw UserError("cannot rename " + r_.output + " to " + r_.output + ".old: " + ec.message(), "check the directory's permissions");
-  }
+  // The previous file moves aside to .old (as perf does); the new file is created without
+  // following links.
+  if (!to_pipe_)
+    if (Result<void> moved = move_aside_to_old(r_.output); !moved)
+      throw UserError("cannot write the recording to " + r_.output + ": " + moved.error().describe(),
+                      "give -o a file name (or -o - for a pipe)");
   Result<data::PerfDataWriter> writer =
       to_pipe_ ? data::PerfDataWriter::create_pipe(r_.pipe_fd, attrs) : data::PerfDataWriter::create_file(r_.output, attrs);
   if (!writer) throw UserError("cannot write " + r_.output + ": " + writer.error().describe(), "check the directory exists and is writable");

@@ -72,6 +72,7 @@ int metric_context(const events::ResolvedEvent& event) {
 
 EventUnit event_unit(const events::ResolvedEvent& event) {
   if (metric_role(event) == MetricRole::Clock) return EventUnit{"msec", 1e-6};
+  if (event.is_tool()) return EventUnit{"ns", 1};  // perf's tool events count nanoseconds
   return EventUnit{};
 }
 

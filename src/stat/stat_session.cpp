@@ -89,16 +89,28 @@ Result<StatSession> StatSession::open(const perf::PerfEventOpener& kernel,
   for (const events::ResolvedGroup& group : groups) {
     std::vector<size_t> indices;
     for (const events::ResolvedEvent& event : group.members) {
-      indices.push_back(session.events_.size());
       StatEvent stat_event;
       stat_event.name = event.written.empty() ? event.name : event.written;
       stat_event.event = event;
-      stat_event.group_leader = group.is_group ? static_cast<int>(indices.front()) : -1;
+      // A tool event is measured, not opened: a {group} of it and counters is the counters'
+      // group (perf 6.1 makes the tool event the leader and then counts nothing of the rest).
+      if (!event.is_tool()) {
+        indices.push_back(session.events_.size());
+        stat_event.group_leader = group.is_group ? static_cast<int>(indices.front()) : -1;
+      }
       session.events_.push_back(std::move(stat_event));
       session.status_.push_back(OpenStatus::Opened);
     }
+    if (indices.empty()) continue;
+    events::ResolvedGroup counted;
+    counted.is_group = group.is_group;
+    for (const events::ResolvedEvent& event : group.members)
+      if (!event.is_tool()) counted.members.push_back(event);
+    if (counted.is_group && counted.members.size() < group.members.size())
+      for (size_t m = 0; m < indices.size(); ++m)
+        session.events_[indices[m]].event.group_role = m == 0 ? events::GroupRole::Leader : events::GroupRole::Member;
 
-    bool per_cpu_pmu = !group.members.front().cpumask.empty();
+    bool per_cpu_pmu = !counted.members.front().cpumask.empty();
     bool system_wide = per_cpu_pmu || target.threads.empty();
     events::SampleSettings settings = events::perf_stat_settings();
     settings.enable_on_exec = target.enable_on_exec && !system_wide;
@@ -111,7 +123,7 @@ Result<StatSession> StatSession::open(const perf::PerfEventOpener& kernel,
     };
     std::vector<perf_event_attr> attrs = build_attrs();
 
-    for (const Place& place : places_for(group, target)) {
+    for (const Place& place : places_for(counted, target)) {
       perf::OpenTarget where;
       where.cpu = place.cpu;
       where.pid = place.thread;
@@ -123,8 +135,8 @@ Result<StatSession> StatSession::open(const perf::PerfEventOpener& kernel,
       int err = counters ? 0 : counters.error().errno_value;
 
       // perf's fallback: without privilege modifiers, count user space only and say so.
-      if (!counters && means_no_permission(err) && !system_wide && group.members.size() == 1 &&
-          !has_privilege_modifiers(group.members.front())) {
+      if (!counters && means_no_permission(err) && !system_wide && counted.members.size() == 1 &&
+          !has_privilege_modifiers(counted.members.front())) {
         StatEvent& only = session.events_[indices.front()];
         only.event.modifiers.user = true;
         only.name += ":u";
@@ -137,7 +149,7 @@ Result<StatSession> StatSession::open(const perf::PerfEventOpener& kernel,
                                               std::move(counters).value()});
         continue;
       }
-      if (means_not_supported(err) && !group.is_group) {
+      if (means_not_supported(err) && !counted.is_group) {
         // Not on this machine: the event is printed as "<not supported>" and nothing of it stays open.
         session.status_[indices.front()] = OpenStatus::NotSupported;
         break;
@@ -146,7 +158,7 @@ Result<StatSession> StatSession::open(const perf::PerfEventOpener& kernel,
       for (size_t index : indices) names += (names.empty() ? "" : ",") + session.events_[index].name;
       if (means_not_supported(err))
         return Error{"the group {" + names + "} cannot be counted: " + counters.error().message, err};
-      return Error{"cannot count " + (group.is_group ? "{" + names + "}" : names) + " on " +
+      return Error{"cannot count " + (counted.is_group ? "{" + names + "}" : names) + " on " +
                        place_text(place.cpu, place.thread) + ": " + counters.error().message,
                    err};
     }
@@ -174,11 +186,21 @@ Result<void> StatSession::disable() const {
   return {};
 }
 
-Result<StatSnapshot> StatSession::read(uint64_t elapsed_ns) const {
+Result<StatSnapshot> StatSession::read(uint64_t elapsed_ns, const CommandTimes& command) const {
   StatSnapshot snapshot;
   snapshot.elapsed_ns = elapsed_ns;
   snapshot.counts.resize(events_.size());
-  for (size_t i = 0; i < events_.size(); ++i) snapshot.counts[i].status = status_[i];
+  for (size_t i = 0; i < events_.size(); ++i) {
+    snapshot.counts[i].status = status_[i];
+    if (!events_[i].event.is_tool()) continue;
+    uint64_t value = 0;
+    switch (static_cast<events::ToolEvent>(events_[i].event.config)) {
+      case events::ToolEvent::DurationTime: value = elapsed_ns; break;
+      case events::ToolEvent::UserTime: value = command.user_ns; break;
+      case events::ToolEvent::SystemTime: value = command.system_ns; break;
+    }
+    snapshot.counts[i].samples.push_back(CounterSample{-1, -1, perf::CounterReading{value, value, value, std::nullopt}});
+  }
   for (const OpenedGroup& group : opened_) {
     Result<std::vector<perf::CounterReading>> readings = group.counters.read();
     if (!readings) return readings.error();

@@ -39,6 +39,12 @@ struct CountTarget {
   bool inherit = true;          // follow children the tasks create
 };
 
+// The counted command's CPU times (its rusage, children included) once it has been reaped;
+// zero before, and without a command: what perf's user_time and system_time read.
+struct CommandTimes {
+  uint64_t user_ns = 0, system_ns = 0;
+};
+
 class StatSession {
  public:
   // Opens everything. A failure perf treats as fatal (see above) is an Error naming the event,
@@ -54,7 +60,10 @@ class StatSession {
   Result<void> enable() const;
   Result<void> disable() const;
   // Reads every counter once. `elapsed_ns` is the caller's wall-clock time since enabling.
-  Result<StatSnapshot> read(uint64_t elapsed_ns) const;
+  // Tool events are not counters: duration_time reads `elapsed_ns`, user_time and
+  // system_time the command's times, with enabled = running = value as perf sets them (so a
+  // zero reads "<not counted>", as in perf).
+  Result<StatSnapshot> read(uint64_t elapsed_ns, const CommandTimes& command = {}) const;
 
  private:
   struct OpenedGroup {

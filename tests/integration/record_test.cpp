@@ -326,6 +326,22 @@ TEST_F(Record, SystemWideNamesAreTheKernelsLengthAndItWokeUp) {
   if (long_proc_names == 0) GTEST_SKIP() << "no task here has a /proc comm over 15 bytes: the cut was not exercised";
 }
 
+// Only a previous recording (a regular file, or a link itself) moves aside to .old: a device
+// or FIFO at the output path stays in place, untouched, and the command says so in one line
+// (vperf record -o /dev/null as root used to rename /dev/null and put a file there).
+TEST_F(Record, AnOutputThatIsNotAFileStaysInPlace) {
+  std::string fifo = file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  test::ProgramResult rec = test::run_vperf({"record", "-q", "-e", "cpu-clock", "-o", fifo, "--", "true"});
+  EXPECT_EQ(rec.exit_code, 1) << rec.err;
+  EXPECT_EQ(std::count(rec.err.begin(), rec.err.end(), '\n'), 1) << rec.err;
+  EXPECT_NE(rec.err.find("is a FIFO, not a regular file"), std::string::npos) << rec.err;
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_FALSE(fs::exists(fifo + ".old"));
+}
+
 TEST_F(Record, AnExistingFileBecomesDotOld) {
   std::string data = file("perf.data");
   ASSERT_EQ(test::run_vperf({"record", "-q", "-e", "cpu-clock", "-o", data, "--", VPERF_WORKLOAD, "exit", "0"}).exit_code, 0);

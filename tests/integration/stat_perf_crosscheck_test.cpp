@@ -152,7 +152,20 @@ INSTANTIATE_TEST_SUITE_P(
         LayoutCase{"CsvIntervalSummary", {"-x,", "-I", "100", "--summary", "-e", "task-clock", "--", VPERF_WORKLOAD, "sleep", "150"}},
         LayoutCase{"JsonRepeat", {"--json", "-r", "2", "-e", "task-clock", "--", VPERF_WORKLOAD, "spin", "20"}},
         LayoutCase{"JsonInterval", {"--json", "-I", "100", "-e", "task-clock", "--", VPERF_WORKLOAD, "sleep", "150"}},
-        LayoutCase{"JsonNoAggr", {"--json", "-a", "-A", "-e", "cpu-clock", "--", "sleep", "0.1"}}),
+        LayoutCase{"JsonNoAggr", {"--json", "-a", "-A", "-e", "cpu-clock", "--", "sleep", "0.1"}},
+        // A spinning command has user time in every run: no "<not counted>" on one side only.
+        LayoutCase{"ToolEvents", {"-e", "duration_time,user_time,task-clock", "--", VPERF_WORKLOAD, "spin", "50"}},
+        LayoutCase{"CsvToolEvents", {"-x,", "-e", "duration_time,user_time", "--", VPERF_WORKLOAD, "spin", "50"}},
+        LayoutCase{"JsonToolEvents", {"--json", "-e", "duration_time,user_time", "--", VPERF_WORKLOAD, "spin", "50"}},
+        LayoutCase{"RepeatToolEvents", {"-r", "2", "-e", "duration_time,user_time", "--", VPERF_WORKLOAD, "spin", "30"}},
+        LayoutCase{"IntervalDuration", {"-I", "100", "-e", "duration_time", "--", VPERF_WORKLOAD, "sleep", "150"}},
+        LayoutCase{"Null", {"-n", "--", "sleep", "0.1"}},
+        LayoutCase{"NullRepeat", {"-n", "-r", "2", "--", "sleep", "0.05"}},
+        LayoutCase{"NullSystemWide", {"-n", "-a", "--", "sleep", "0.1"}},
+        LayoutCase{"NullCsv", {"-n", "-x,", "--", "sleep", "0.1"}},
+        LayoutCase{"NullJson", {"-n", "--json", "--", "sleep", "0.1"}},
+        LayoutCase{"NullWithAnEvent", {"-n", "-e", "task-clock", "--", "sleep", "0.1"}},
+        LayoutCase{"NullInterval", {"-n", "-I", "100", "--", VPERF_WORKLOAD, "sleep", "150"}}),
     [](const ::testing::TestParamInfo<LayoutCase>& param_info) { return std::string(param_info.param.name); });
 
 TEST(StatPerfCrosscheck, CsvPageFaultsFieldByField) {

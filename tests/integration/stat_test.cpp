@@ -21,6 +21,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <regex>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -566,6 +567,32 @@ TEST(StatOptions, CsvSeparatorIsUsed) {
   ASSERT_TRUE(tc) << describe(r);
   EXPECT_EQ(tc->fields[1], "msec");
   EXPECT_EQ(tc->fields.back(), "CPUs utilized");
+}
+
+// perf's tool events are the run's own times: duration_time is the elapsed time printed below
+// it to the nanosecond, user_time and system_time the command's rusage lines (a zero is
+// "<not counted>", as perf prints it).
+TEST(StatOptions, ToolEventsAreTheRunsOwnTimes) {
+  test::ProgramResult r = vperf_stat({"-e", "duration_time,user_time,system_time", "--", VPERF_WORKLOAD, "spin", "50"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  std::map<std::string, std::string> value;
+  for (const test::TextRow& row : test::parse_text_rows(r.err)) {
+    value[row.event] = row.value;
+    EXPECT_EQ(row.unit, "ns") << row.line;
+  }
+  auto footer_ns = [&](const std::string& what) -> std::string {
+    std::smatch m;
+    if (!std::regex_search(r.err, m, std::regex("([0-9]+)\\.([0-9]{9}) seconds " + what))) return "missing";
+    std::string ns = m[1].str() == "0" ? m[2].str() : m[1].str() + m[2].str();
+    ns.erase(0, std::min(ns.find_first_not_of('0'), ns.size() - 1));
+    return ns == "0" ? "<not counted>" : ns;
+  };
+  EXPECT_EQ(value["duration_time"], footer_ns("time elapsed")) << describe(r);
+  EXPECT_EQ(value["user_time"], footer_ns("user")) << describe(r);
+  EXPECT_EQ(value["system_time"], footer_ns("sys")) << describe(r);
+  test::ProgramResult record = test::run_vperf({"record", "-e", "duration_time", "-o", "-", "--", "true"});
+  EXPECT_EQ(record.exit_code, 2) << describe(record);
+  EXPECT_NE(record.err.find("vperf stat -e duration_time"), std::string::npos) << describe(record);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ TEST(Cli, UnknownOptionBeforeTheCommandIsAUsageError) {
   for (const Case& c : std::vector<Case>{
            {{"stat", "-M", "IPC", "--", "true"}, "perf stat's option -M is not supported by vperf yet"},
            {{"stat", "--topdown", "--", "true"}, "perf stat's option --topdown is not supported by vperf yet"},
-           {{"stat", "--null", "true"}, "perf stat's option --null is not supported by vperf yet"},
+           {{"stat", "--metric-only", "true"}, "perf stat's option --metric-only is not supported by vperf yet"},
            {{"record", "-s", "--", "true"}, "perf record's option -s is not supported by vperf yet"},
            {{"record", "--branch-filter=any", "--", "true"}, "perf record's option --branch-filter=any is not supported by vperf yet"},
            {{"stat", "--frobnicate", "--", "true"}, "unknown option --frobnicate"},
