@@ -45,12 +45,7 @@ std::string format_cpu_list(const std::vector<int>& cpus) {
     while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
     if (!out.empty()) out += ',';
     out += std::to_string(cpus[i]);
-    if (j > i) {
-      // Appended in two steps: GCC 12 at -O3 sees `"-" + std::to_string()` as an overlapping
-      // memcpy (a -Wrestrict false positive, GCC bug 105651), an error in -Werror builds.
-      out += '-';
-      out += std::to_string(cpus[j]);
-    }
+    if (j > i) out += "-" + std::to_string(cpus[j]);
     i = j + 1;
   }
   return out;
