@@ -4,6 +4,7 @@
 
 #include "core/files.h"
 #include "core/strings.h"
+#include "pmc/xz_text.h"
 
 namespace vperf::events {
 
@@ -196,6 +197,11 @@ Result<PerfmonFile> parse_perfmon_json(std::string_view text, const std::string&
 Result<PerfmonFile> load_perfmon_file(const std::filesystem::path& path) {
   Result<std::string> text = read_file(path);
   if (!text) return Error{text.error().describe()};
+  if (path.extension() == ".xz") {
+    // The same bound as an uncompressed file: Intel's largest table is ~2.6 MB.
+    text = decompress_xz(*text, kMaxWholeFileBytes, path.string());
+    if (!text) return text.error();
+  }
   return parse_perfmon_json(*text, path.string());
 }
 

@@ -60,6 +60,7 @@ struct PerfmonFile {
 };
 
 Result<PerfmonFile> parse_perfmon_json(std::string_view text, const std::string& source);
+// A file ending in ".xz" is decompressed first (pmc/xz_text.h), as the bundled tables are.
 Result<PerfmonFile> load_perfmon_file(const std::filesystem::path& path);
 
 }  // namespace vperf::events
