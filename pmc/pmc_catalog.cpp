@@ -523,6 +523,11 @@ json::value pmc_catalog_json(const PmcCatalog& cat, std::string_view filter) {
       for (uint32_t c : e.event_codes) codes.push_back(json::value(hex(c)));
       eo["event_codes"] = std::move(codes);
       eo["umask"] = hex(e.umask);
+      if (!e.umask_alternatives.empty()) {
+        json::array others;
+        for (uint32_t u : e.umask_alternatives) others.push_back(json::value(hex(u)));
+        eo["umask_alternatives"] = std::move(others);
+      }
       if (e.umask_ext != 0) eo["umask_ext"] = hex(e.umask_ext);
       eo["cmask"] = e.counter_mask;
       eo["inv"] = e.invert;
