@@ -4,9 +4,10 @@
 //
 // The input may be damaged or hostile, so the output is bounded: decompression stops with an
 // error once it would pass `max_bytes` (an xz bomb must not exhaust memory), and the decoder
-// may use at most kXzDecoderMemoryLimit (the bundle is written with a 4 MiB dictionary; a file
-// asking for more is refused rather than allocated). Concatenated xz streams are read as one
-// text, as xz(1) does; trailing bytes that are not an xz stream are an error.
+// may use at most kXzDecoderMemoryLimit: enough for any xz preset (`xz -9` needs 65 MiB; the
+// bundle is written with a 4 MiB dictionary), while a header asking for more is refused rather
+// than allocated. Concatenated xz streams are read as one text, as xz(1) does; trailing bytes
+// that are not an xz stream are an error.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -16,7 +17,7 @@
 
 namespace vperf::events {
 
-inline constexpr uint64_t kXzDecoderMemoryLimit = 64 << 20;
+inline constexpr uint64_t kXzDecoderMemoryLimit = uint64_t{96} << 20;
 
 // Whether `bytes` starts with the xz stream magic (FD 37 7A 58 5A 00).
 bool has_xz_magic(std::string_view bytes);
