@@ -37,6 +37,9 @@ const ModelTables kModels[] = {
     {"spr", {"SPR/events/sapphirerapids_core.json", "SPR/events/sapphirerapids_uncore.json"}},
 };
 
+// gtest prints a parameter with this (the model) instead of its bytes.
+void PrintTo(const ModelTables& tables, std::ostream* os) { *os << tables.model; }
+
 json::array intel_events(const std::filesystem::path& file) {
   Result<std::string> text = read_file(file);
   EXPECT_TRUE(text.ok()) << file;
