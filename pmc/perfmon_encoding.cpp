@@ -1,5 +1,6 @@
 #include "pmc/perfmon_encoding.h"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -56,18 +57,25 @@ std::string uncore_pmu_for_unit(const std::string& unit) {
 
 PerfmonEncoding encode_perfmon_event(const PerfmonEvent& event, CoreLayout layout) {
   PerfmonEncoding enc;
-  auto config_for = [&](uint32_t code) {
+  auto config_for = [&](uint32_t code, uint32_t umask) {
     CoreEventFields f;
     f.event = code;
-    f.umask = event.umask;
+    f.umask = umask;
     f.edge = event.edge_detect;
     f.any_thread = event.any_thread;
     f.invert = event.invert;
     f.cmask = event.counter_mask;
     return join_core_config(f, layout);
   };
-  enc.config = config_for(event.event_codes.front());
-  for (size_t i = 1; i < event.event_codes.size(); ++i) enc.alternative_configs.push_back(config_for(event.event_codes[i]));
+  enc.config = config_for(event.event_codes.front(), event.umask);
+  // The i-th EventCode goes with the i-th UMask, one pair per MSR ("0xB7, 0xBB" with one UMask
+  // on big cores, "0xB7" with "0x01,0x02" on Atom ones); the shorter list repeats its last entry.
+  std::vector<uint32_t> umasks{event.umask};
+  umasks.insert(umasks.end(), event.umask_alternatives.begin(), event.umask_alternatives.end());
+  size_t pairs = std::max(event.event_codes.size(), umasks.size());
+  for (size_t i = 1; i < pairs; ++i)
+    enc.alternative_configs.push_back(config_for(event.event_codes[std::min(i, event.event_codes.size() - 1)],
+                                                 umasks[std::min(i, umasks.size() - 1)]));
 
   if (event.fixed_counter) {
     for (const FixedCounterAlias& a : kFixedCounterAliases) {

@@ -26,7 +26,7 @@ struct PerfmonEncoding {
   std::string raw_syntax;    // "r1c0"; empty for uncore events
   std::string pmu_syntax;    // "cpu/event=0xc0,umask=0x01/"
   std::string fixed_counter_note;  // why a fixed-counter event has the config it has, or empty
-  std::vector<uint64_t> alternative_configs;  // other EventCodes (0xbb next to 0xb7)
+  std::vector<uint64_t> alternative_configs;  // other EventCode/UMask pairs (0xbb next to 0xb7)
   int max_precise = 0;
 };
 

@@ -4,6 +4,7 @@
 
 #include "core/files.h"
 #include "core/strings.h"
+#include "pmc/xz_text.h"
 
 namespace vperf::events {
 
@@ -105,8 +106,17 @@ Result<PerfmonEvent> parse_event(const json::object& obj, const std::string& whe
     uint64_t max;
     uint64_t* target;
   };
-  uint64_t umask = 0, cmask = 0, pebs = 0, precise = 0;
-  for (const NumberField& nf : {NumberField{"UMask", 0xff, &umask}, NumberField{"UMaskExt", UINT64_MAX, &e.umask_ext},
+  Result<std::vector<uint32_t>> umasks = g.number_list("UMask", false);
+  if (!umasks) return umasks.error();
+  for (uint32_t u : *umasks)
+    if (u > 0xff) return g.fail("UMask", hex(u) + " is out of range (max 0xff)");
+  if (!umasks->empty()) {
+    e.umask = umasks->front();
+    e.umask_alternatives.assign(umasks->begin() + 1, umasks->end());
+  }
+
+  uint64_t cmask = 0, pebs = 0, precise = 0;
+  for (const NumberField& nf : {NumberField{"UMaskExt", UINT64_MAX, &e.umask_ext},
                                 NumberField{"CounterMask", 0xff, &cmask}, NumberField{"MSRValue", UINT64_MAX, &e.msr_value},
                                 NumberField{"PEBS", 3, &pebs}, NumberField{"Precise", 3, &precise},
                                 NumberField{"SampleAfterValue", UINT64_MAX, &e.sample_after_value}}) {
@@ -114,7 +124,6 @@ Result<PerfmonEvent> parse_event(const json::object& obj, const std::string& whe
     if (!v) return v.error();
     *nf.target = *v;
   }
-  e.umask = static_cast<uint32_t>(umask);
   e.counter_mask = static_cast<uint32_t>(cmask);
   e.pebs = static_cast<int>(pebs != 0 ? pebs : precise);
 
@@ -196,6 +205,11 @@ Result<PerfmonFile> parse_perfmon_json(std::string_view text, const std::string&
 Result<PerfmonFile> load_perfmon_file(const std::filesystem::path& path) {
   Result<std::string> text = read_file(path);
   if (!text) return Error{text.error().describe()};
+  if (path.extension() == ".xz") {
+    // The same bound as an uncompressed file: Intel's largest table is ~2.6 MB.
+    text = decompress_xz(*text, kMaxWholeFileBytes, path.string());
+    if (!text) return text.error();
+  }
   return parse_perfmon_json(*text, path.string());
 }
 

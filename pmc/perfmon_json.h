@@ -6,6 +6,8 @@
 //   EventName           "L2_STORE_LOCK_RQSTS.HIT_M"
 //   EventCode           "0x27"; two codes "0xB7, 0xBB" for OFFCORE_RESPONSE (one per MSR)
 //   UMask               "0x08"          UMaskExt  "0x00c001ff" (uncore, SPR and later)
+//                       "0x01,0x02" on Atom cores (and "0x01,0x02,0x04,0x08" on some newer
+//                       ones): one umask per MSR of MSRIndex, like the two EventCodes above
 //   CounterMask         "0".."255"      Invert, EdgeDetect, AnyThread  "0" / "1"
 //   MSRIndex            "0x1a6,0x1a7" (offcore), "0x3F6" (load latency), "0x3F7" (frontend)
 //   MSRValue            the value for that MSR -> perf_event_attr.config1
@@ -32,7 +34,8 @@ namespace vperf::events {
 struct PerfmonEvent {
   std::string name;
   std::vector<uint32_t> event_codes;  // at least one
-  uint32_t umask = 0;
+  uint32_t umask = 0;                       // the first UMask
+  std::vector<uint32_t> umask_alternatives;  // the others of a UMask list, in order
   uint64_t umask_ext = 0;
   uint32_t counter_mask = 0;
   bool invert = false;
@@ -60,6 +63,7 @@ struct PerfmonFile {
 };
 
 Result<PerfmonFile> parse_perfmon_json(std::string_view text, const std::string& source);
+// A file ending in ".xz" is decompressed first (pmc/xz_text.h), as the bundled tables are.
 Result<PerfmonFile> load_perfmon_file(const std::filesystem::path& path);
 
 }  // namespace vperf::events

@@ -168,6 +168,29 @@ std::vector<MapfileEntry> select_event_files(const std::vector<MapfileEntry>& en
   return out;
 }
 
+namespace {
+
+// Where a mapfile row's file is in a checkout: as named, or compressed beside that name (the
+// bundled tables, pmc/perfmon_bundle.h, keep every file as FILE.xz).
+std::optional<std::filesystem::path> checkout_file(const std::filesystem::path& root, const MapfileEntry& entry) {
+  std::filesystem::path plain = root / std::filesystem::path(entry.filename).relative_path();
+  std::error_code ec;
+  if (std::filesystem::exists(plain, ec)) return plain;
+  std::filesystem::path compressed = plain;
+  compressed += ".xz";
+  if (std::filesystem::exists(compressed, ec)) return compressed;
+  return std::nullopt;
+}
+
+Result<std::vector<MapfileEntry>> read_mapfile(const std::filesystem::path& root) {
+  std::filesystem::path mapfile = root / "mapfile.csv";
+  Result<std::string> text = read_file(mapfile);
+  if (!text) return Error{text.error().describe()};
+  return parse_mapfile(*text, mapfile.string());
+}
+
+}  // namespace
+
 PerfmonImport import_perfmon(const std::filesystem::path& path, const std::optional<CpuSignature>& cpu) {
   PerfmonImport result;
   std::error_code ec;
@@ -181,12 +204,10 @@ PerfmonImport import_perfmon(const std::filesystem::path& path, const std::optio
     return result;
   }
 
-  std::filesystem::path mapfile = path / "mapfile.csv";
-  Result<std::string> text = read_file(mapfile);
-  if (!text)
-    throw UserError("--perfmon " + path.string() + ": " + text.error().describe(),
+  if (!std::filesystem::exists(path / "mapfile.csv", ec))
+    throw UserError("--perfmon " + path.string() + ": " + (path / "mapfile.csv").string() + " does not exist",
                     "a perfmon directory must be a checkout root with mapfile.csv (github.com/intel/perfmon)");
-  Result<std::vector<MapfileEntry>> entries = parse_mapfile(*text, mapfile.string());
+  Result<std::vector<MapfileEntry>> entries = read_mapfile(path);
   if (!entries) throw UserError(entries.error().message, "mapfile.csv must be Intel perfmon's CSV");
   if (!cpu)
     throw usage_error("--perfmon " + path.string() + ": no CPU signature to choose files with",
@@ -196,8 +217,8 @@ PerfmonImport import_perfmon(const std::filesystem::path& path, const std::optio
     throw UserError("mapfile.csv has no event files for " + cpu->mapfile_key(),
                     "this perfmon checkout does not describe the CPU; pass --perfmon FILE.json instead");
   for (const MapfileEntry& e : chosen) {
-    std::filesystem::path file_path = path / std::filesystem::path(e.filename).relative_path();
-    if (!std::filesystem::exists(file_path, ec)) {
+    std::optional<std::filesystem::path> file_path = checkout_file(path, e);
+    if (!file_path) {
       if (is_optional_file_type(e.event_type)) {
         result.notes.push_back("skipped " + e.filename + " (" + e.event_type +
                                "): listed in mapfile.csv but not in this checkout");
@@ -206,8 +227,33 @@ PerfmonImport import_perfmon(const std::filesystem::path& path, const std::optio
       throw UserError("mapfile.csv line " + std::to_string(e.line) + " names " + e.filename + ", which is missing",
                       "use a complete perfmon checkout or pass the JSON file itself");
     }
-    Result<PerfmonFile> file = load_perfmon_file(file_path);
+    Result<PerfmonFile> file = load_perfmon_file(*file_path);
     if (!file) throw UserError(file.error().message, "fix or replace the file; it must be Intel perfmon JSON");
+    result.files.push_back(std::move(file).value());
+  }
+  return result;
+}
+
+PerfmonImport import_bundled_perfmon(const std::filesystem::path& bundle, const CpuSignature& cpu) {
+  const std::string hint =
+      "vperf's installation is damaged: reinstall it, or pass --perfmon DIR with a checkout of github.com/intel/perfmon";
+  Result<std::vector<MapfileEntry>> entries = read_mapfile(bundle);
+  if (!entries) throw UserError("bundled perfmon tables: " + entries.error().message, hint);
+  PerfmonImport result;
+  std::vector<MapfileEntry> chosen = select_event_files(*entries, cpu);
+  if (chosen.empty()) {
+    result.notes.push_back("Intel's perfmon tables (bundled) have no entry for " + cpu.mapfile_key() +
+                           ": libpfm4's names only");
+    return result;
+  }
+  for (const MapfileEntry& e : chosen) {
+    std::optional<std::filesystem::path> file_path = checkout_file(bundle, e);
+    if (!file_path)
+      throw UserError("bundled perfmon tables: " + (bundle / "mapfile.csv").string() + " line " + std::to_string(e.line) +
+                          " names " + e.filename + ", which is missing",
+                      hint);
+    Result<PerfmonFile> file = load_perfmon_file(*file_path);
+    if (!file) throw UserError("bundled perfmon tables: " + file.error().message, hint);
     result.files.push_back(std::move(file).value());
   }
   return result;

@@ -51,6 +51,12 @@ struct PerfmonImport {
 // --perfmon PATH: a single JSON file, or a perfmon checkout root with mapfile.csv (then `cpu`
 // picks the files; without a matching row it is a UserError naming the signature).
 // Malformed JSON is a UserError naming the file and the offending event and field.
+// In a checkout directory, a file listed as FILE may also be there as FILE.xz.
 PerfmonImport import_perfmon(const std::filesystem::path& path, const std::optional<CpuSignature>& cpu);
+
+// vperf's bundled tables (pmc/perfmon_bundle.h) for `cpu`. A CPU the mapfile does not list is
+// not an error (a note: libpfm4 alone then); a listed file that is missing or malformed is a
+// UserError, since the installation is damaged.
+PerfmonImport import_bundled_perfmon(const std::filesystem::path& bundle, const CpuSignature& cpu);
 
 }  // namespace vperf::events

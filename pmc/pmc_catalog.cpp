@@ -6,6 +6,8 @@
 
 #include "core/files.h"
 #include "core/strings.h"
+#include "pmc/encoding_disagreements.h"
+#include "pmc/perfmon_bundle.h"
 #include "pmc/perfmon_encoding.h"
 #include "pmc/perfmon_mapfile.h"
 #include "output/table.h"
@@ -199,7 +201,7 @@ PmcModel resolve_pmc_model(std::string_view requested) {
                         " libpfm4 core PMU names (vperf list --pmc --model NAME)");
 }
 
-PmcCatalog load_pmc_catalog(const PmcCatalogOptions& options) {
+PmcCatalog load_libpfm_catalog(const PmcCatalogOptions& options) {
   PmcCatalog cat;
   cat.model = resolve_pmc_model(options.model);
   cat.layout = layout_for(cat.model);
@@ -250,12 +252,30 @@ PmcCatalog load_pmc_catalog(const PmcCatalogOptions& options) {
 
   std::set<std::string> sysfs = sysfs_pmu_names(options.sysfs_pmu_root);
   for (PmcPmuEntry& e : cat.pmus) e.kernel_status = kernel_status_for(e, cat, sysfs, options.sysfs_pmu_root);
+  return cat;
+}
 
+void add_perfmon_tables(PmcCatalog& cat, const PmcCatalogOptions& options) {
+  PerfmonImport imported;
   if (options.perfmon) {
-    PerfmonImport imported = import_perfmon(*options.perfmon, cat.model.cpu);
-    cat.perfmon = std::move(imported.files);
-    for (std::string& n : imported.notes) cat.notes.push_back(std::move(n));
+    imported = import_perfmon(*options.perfmon, cat.model.cpu);
+    cat.perfmon_origin = "--perfmon " + options.perfmon->string();
+  } else if (cat.model.cpu && cat.model.cpu->is_intel()) {
+    std::filesystem::path bundle = bundled_perfmon_dir();
+    imported = import_bundled_perfmon(bundle, *cat.model.cpu);
+    cat.perfmon_origin = "vperf's bundled copy of Intel's tables (" + bundle.string() + ")";
+  } else if (!cat.model.cpu && cat.layout == CoreLayout::Intel) {
+    cat.notes.push_back("model " + cat.model.name +
+                        " has no CPU signature in vperf's model table, so Intel's perfmon tables cannot be chosen for it: "
+                        "libpfm4's names only (--perfmon FILE.json adds Intel's)");
   }
+  cat.perfmon = std::move(imported.files);
+  for (std::string& n : imported.notes) cat.notes.push_back(std::move(n));
+}
+
+PmcCatalog load_pmc_catalog(const PmcCatalogOptions& options) {
+  PmcCatalog cat = load_libpfm_catalog(options);
+  add_perfmon_tables(cat, options);
   return cat;
 }
 
@@ -345,6 +365,8 @@ void print_pmc_catalog(std::ostream& out, const PmcCatalog& cat, std::string_vie
   out << "\nlibpfm4: " << cat.pmus.size() << " PMU tables, " << cat.libpfm_event_count() << " events";
   if (!cat.perfmon.empty()) out << "; perfmon JSON: " << cat.perfmon.size() << " files, " << cat.perfmon_event_count() << " events";
   out << "\n";
+  if (!cat.perfmon_origin.empty()) out << "perfmon: " << cat.perfmon_origin << "; its names and encodings win over libpfm4's\n";
+  EncodingDisagreements disagreements(cat);
   for (const std::string& n : cat.notes) out << "note: " << n << "\n";
 
   for (const PmcPmuEntry& entry : cat.pmus) {
@@ -382,6 +404,9 @@ void print_pmc_catalog(std::ostream& out, const PmcCatalog& cat, std::string_vie
           std::string raw = entry.encoded && i < e->umask_encodings.size()
                                 ? encoding_cells(e->umask_encodings[i], cat.layout, core, &pmu_syntax)
                                 : "-";
+          if (core)
+            if (std::optional<OtherCatalogEncoding> intel = perfmon_encoding_if_different(disagreements, e->name, u.name))
+              raw += " " + intel->text();
           std::vector<std::string> flags;
           if (u.is_default) flags.push_back("default");
           if (u.is_precise) flags.push_back("PEBS");
@@ -400,8 +425,11 @@ void print_pmc_catalog(std::ostream& out, const PmcCatalog& cat, std::string_vie
     for (const PerfmonEvent& e : f.events) {
       if (!pmc_filter_matches(filter, e.name)) continue;
       PerfmonEncoding enc = encode_perfmon_event(e, cat.layout);
-      table.add_row({e.name, enc.raw_syntax.empty() ? "-" : enc.raw_syntax, enc.pmu_syntax, perfmon_flags(e),
-                     e.brief_description});
+      std::string raw = enc.raw_syntax.empty() ? "-" : enc.raw_syntax;
+      if (std::optional<OtherCatalogEncoding> libpfm = libpfm_encoding_if_different(disagreements, e.name);
+          libpfm && !e.is_uncore())
+        raw += " " + libpfm->text();
+      table.add_row({e.name, raw, enc.pmu_syntax, perfmon_flags(e), e.brief_description});
       ++rows;
     }
     if (rows == 0) continue;
@@ -413,6 +441,7 @@ void print_pmc_catalog(std::ostream& out, const PmcCatalog& cat, std::string_vie
 }
 
 json::value pmc_catalog_json(const PmcCatalog& cat, std::string_view filter) {
+  EncodingDisagreements disagreements(cat);
   json::object root;
   json::object model;
   model["name"] = cat.model.name;
@@ -447,6 +476,7 @@ json::value pmc_catalog_json(const PmcCatalog& cat, std::string_view filter) {
         uo["precise"] = u.is_precise;
         if (!u.alias_of.empty()) uo["alias_of"] = u.alias_of;
         if (entry.encoded && i < e.umask_encodings.size()) uo["encoding"] = encoding_json(e.umask_encodings[i], cat.layout, core);
+        if (core) uo["other_catalog"] = other_catalog_json(perfmon_encoding_if_different(disagreements, e.name, u.name));
         umasks.push_back(std::move(uo));
       }
       for (const PfmUmask& u : e.umasks)
@@ -493,6 +523,11 @@ json::value pmc_catalog_json(const PmcCatalog& cat, std::string_view filter) {
       for (uint32_t c : e.event_codes) codes.push_back(json::value(hex(c)));
       eo["event_codes"] = std::move(codes);
       eo["umask"] = hex(e.umask);
+      if (!e.umask_alternatives.empty()) {
+        json::array others;
+        for (uint32_t u : e.umask_alternatives) others.push_back(json::value(hex(u)));
+        eo["umask_alternatives"] = std::move(others);
+      }
       if (e.umask_ext != 0) eo["umask_ext"] = hex(e.umask_ext);
       eo["cmask"] = e.counter_mask;
       eo["inv"] = e.invert;
@@ -514,12 +549,15 @@ json::value pmc_catalog_json(const PmcCatalog& cat, std::string_view filter) {
       eo["raw"] = enc.raw_syntax.empty() ? json::value(nullptr) : json::value(enc.raw_syntax);
       eo["perf"] = enc.pmu_syntax;
       eo["max_precise"] = enc.max_precise;
+      eo["other_catalog"] =
+          other_catalog_json(e.is_uncore() ? std::nullopt : libpfm_encoding_if_different(disagreements, e.name));
       events.push_back(std::move(eo));
     }
     files.push_back(json::object{{"file", f.source}, {"info", f.info}, {"version", f.version},
                                  {"event_count", f.events.size()}, {"events", std::move(events)}});
   }
   root["perfmon"] = std::move(files);
+  root["perfmon_origin"] = cat.perfmon_origin.empty() ? json::value(nullptr) : json::value(cat.perfmon_origin);
   json::array notes;
   for (const std::string& n : cat.notes) notes.push_back(json::value(n));
   root["notes"] = std::move(notes);

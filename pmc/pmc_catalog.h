@@ -1,6 +1,7 @@
 #pragma once
 // The PMC catalog of one CPU model: libpfm4's core, uncore and RAPL PMUs with every event,
-// umask, modifier and raw encoding, plus Intel perfmon JSON events when --perfmon was given.
+// umask, modifier and raw encoding, plus Intel's perfmon JSON events: for an Intel model, the
+// tables vperf bundles (pmc/perfmon_bundle.h), or the user's with --perfmon FILE|DIR instead.
 // This is what `vperf list --pmc`, `vperf encode` and `vperf decode` work from.
 //
 // Presence is reported honestly: libpfm4 decides "present" from CPUID family/model alone, so
@@ -24,7 +25,7 @@ namespace vperf::events {
 
 struct PmcCatalogOptions {
   std::string model;                             // --model; empty = the running CPU
-  std::optional<std::filesystem::path> perfmon;  // --perfmon FILE|DIR
+  std::optional<std::filesystem::path> perfmon;  // --perfmon FILE|DIR; nullopt: the bundled tables
   std::filesystem::path sysfs_pmu_root = kSysfsPmuRoot;
 };
 
@@ -41,6 +42,7 @@ struct PmcCatalog {
   CoreLayout layout = CoreLayout::Intel;
   std::vector<PmcPmuEntry> pmus;  // core PMU first, then uncore, then RAPL
   std::vector<PerfmonFile> perfmon;
+  std::string perfmon_origin;  // where `perfmon` came from, for listings; empty when nowhere
   std::vector<std::string> notes;
 
   const PmcPmuEntry* core_pmu() const;
@@ -55,9 +57,14 @@ PmcModel resolve_pmc_model(std::string_view requested);
 // tables has no PMC names, which is not an error for a builtin or tracepoint event.
 bool running_cpu_has_pmc_model();
 
-// Loads libpfm4's tables for the model (and the perfmon files, if asked). Errors the user
-// can fix (unknown model, unreadable or malformed perfmon JSON) are UserErrors.
+// Loads libpfm4's tables for the model and then its perfmon tables (add_perfmon_tables).
+// Errors the user can fix (unknown model, unreadable or malformed perfmon JSON) are UserErrors.
 PmcCatalog load_pmc_catalog(const PmcCatalogOptions& options);
+// The two halves, for DeferredPmcSource, which reads Intel's tables only when a name reaches them.
+PmcCatalog load_libpfm_catalog(const PmcCatalogOptions& options);
+// Fills `perfmon`: --perfmon's files when given; else, for an Intel model, the bundled tables of
+// its CPU signature (only that model's files are read and decompressed); else none.
+void add_perfmon_tables(PmcCatalog& catalog, const PmcCatalogOptions& options);
 
 // `vperf list --pmc [FILTER]`: FILTER is a glob ("*UOPS*") or a case-insensitive substring
 // matched against "EVENT", "EVENT:UMASK", "pmu::EVENT:UMASK" and perfmon "EVENT.NAME".

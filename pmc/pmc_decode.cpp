@@ -22,14 +22,16 @@ void add_match(const RawEncoding& raw, DecodeMatch m, DecodedRaw& d) {
     d.matches.push_back(std::move(m));
 }
 
-void match_libpfm(const PmcCatalog& cat, const RawEncoding& raw, DecodedRaw& out) {
+void match_libpfm(const PmcCatalog& cat, const EncodingDisagreements& disagreements, const RawEncoding& raw,
+                  DecodedRaw& out) {
   for (const PmcPmuEntry& entry : cat.pmus) {
     if (!entry.encoded || entry.pmu.kind != PfmPmuKind::Core) continue;  // raw forms name the core PMU
     for (const PfmEvent& e : entry.pmu.events) {
       std::string base = e.pmu + "::" + e.name;
       if (e.umasks.empty()) {
         if (e.encoding && e.encoding->config == raw.config && config1_matches(raw, e.encoding->config1))
-          add_match(raw, {"libpfm4", base, e.description, e.encoding->config1, e.is_precise ? "PEBS" : ""}, out);
+          add_match(raw, {"libpfm4", base, e.description, e.encoding->config1, e.is_precise ? "PEBS" : "", std::nullopt},
+                    out);
         continue;
       }
       for (size_t i = 0; i < e.umasks.size() && i < e.umask_encodings.size(); ++i) {
@@ -40,13 +42,17 @@ void match_libpfm(const PmcCatalog& cat, const RawEncoding& raw, DecodedRaw& out
         if (!u.alias_of.empty()) detail.push_back("alias of " + u.alias_of);
         if (u.is_default) detail.push_back("default umask");
         if (u.is_precise) detail.push_back("PEBS");
-        add_match(raw, {"libpfm4", base + ":" + u.name, u.description, enc->config1, join(detail, ", ")}, out);
+        add_match(raw,
+                  {"libpfm4", base + ":" + u.name, u.description, enc->config1, join(detail, ", "),
+                   perfmon_encoding_if_different(disagreements, e.name, u.name)},
+                  out);
       }
     }
   }
 }
 
-void match_perfmon(const PmcCatalog& cat, const RawEncoding& raw, DecodedRaw& out) {
+void match_perfmon(const PmcCatalog& cat, const EncodingDisagreements& disagreements, const RawEncoding& raw,
+                   DecodedRaw& out) {
   for (const PerfmonFile& f : cat.perfmon) {
     for (const PerfmonEvent& e : f.events) {
       if (e.is_uncore()) continue;
@@ -58,7 +64,10 @@ void match_perfmon(const PmcCatalog& cat, const RawEncoding& raw, DecodedRaw& ou
       if (e.fixed_counter) detail.push_back("fixed counter " + std::to_string(*e.fixed_counter));
       if (e.pebs > 0) detail.push_back("PEBS");
       if (e.deprecated) detail.push_back("deprecated");
-      add_match(raw, {"perfmon", e.name, e.brief_description, enc.config1, join(detail, ", ")}, out);
+      add_match(raw,
+                {"perfmon", e.name, e.brief_description, enc.config1, join(detail, ", "),
+                 libpfm_encoding_if_different(disagreements, e.name)},
+                out);
     }
   }
 }
@@ -72,8 +81,9 @@ DecodedRaw decode_pmc_encoding(const PmcCatalog& cat, const RawEncoding& raw) {
   d.raw_syntax = perf_raw_syntax(raw.config);
   d.pmu_syntax = perf_cpu_pmu_syntax(raw.config, raw.config1,
                                      config1_term_for_event_code(d.fields.event & 0xff), cat.layout);
-  match_libpfm(cat, raw, d);
-  match_perfmon(cat, raw, d);
+  EncodingDisagreements disagreements(cat);
+  match_libpfm(cat, disagreements, raw, d);
+  match_perfmon(cat, disagreements, raw, d);
   d.notes = encoding_notes(cat.model, raw.config);
   return d;
 }
@@ -115,12 +125,13 @@ void print_decoded(std::ostream& out, const PmcCatalog& cat, const std::vector<D
         << fields_text(d.fields) << ")\n";
     if (d.matches.empty() && d.config1_variants.empty()) {
       out << "  no catalog event has this encoding"
-          << (cat.perfmon.empty() ? " in libpfm4's tables (add --perfmon DIR for Intel's)" : "") << "\n";
+          << (cat.perfmon.empty() ? " in libpfm4's tables" : "") << "\n";
     }
     size_t width = 0;
     for (const DecodeMatch& m : d.matches) width = std::max(width, m.name.size());
     for (const DecodeMatch& m : d.matches) {
       out << "  " << (m.source == "libpfm4" ? "libpfm4 " : "perfmon ") << m.name << std::string(width - m.name.size() + 2, ' ');
+      if (m.other_catalog) out << m.other_catalog->text() << " ";
       if (!m.detail.empty()) out << "[" << m.detail << "] ";
       if (m.config1 != 0) out << "[config1=" << hex(m.config1) << "] ";
       out << m.description << "\n";
@@ -171,7 +182,8 @@ json::value decoded_json(const PmcCatalog& cat, const std::vector<DecodedRaw>& d
     json::array matches;
     for (const DecodeMatch& m : d.matches)
       matches.push_back(json::object{{"source", m.source}, {"name", m.name}, {"description", m.description},
-                                     {"config1", hex(m.config1)}, {"detail", m.detail}});
+                                     {"config1", hex(m.config1)}, {"detail", m.detail},
+                                     {"other_catalog", other_catalog_json(m.other_catalog)}});
     o["matches"] = std::move(matches);
     json::array variants;
     for (const DecodeMatch& m : d.config1_variants)

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "pmc/encoding_disagreements.h"
 #include "pmc/pmc_catalog.h"
 #include "pmc/pmc_encoding.h"
 
@@ -22,6 +23,8 @@ struct DecodeMatch {
   std::string description;
   uint64_t config1 = 0;
   std::string detail;  // "alias of REF_XCLK", "PEBS", "fixed counter 2", "deprecated"
+  // Where the other catalog encodes the same name otherwise (libpfm4 and Intel disagree).
+  std::optional<OtherCatalogEncoding> other_catalog;
 };
 
 struct DecodedRaw {

@@ -77,10 +77,24 @@ void add_named_details(EncodedEvent& enc, const EventEnvironment& env) {
   if (r.config1 == 0) enc.config1_term.clear();
 }
 
+// Where the catalog that did not resolve the event encodes the same name otherwise.
+std::optional<OtherCatalogEncoding> other_catalog_encoding(const ResolvedEvent& r, const EncodingDisagreements& disagreements) {
+  if (r.type != kPerfTypeRaw) return std::nullopt;
+  if (r.origin == EventOrigin::Perfmon) return libpfm_encoding_if_different(disagreements, split(r.name, ':').front());
+  if (r.origin != EventOrigin::Libpfm) return std::nullopt;
+  // "ivb::EVENT:UMASK[:modifier...]"
+  std::string_view name = r.name;
+  if (size_t sep = name.find("::"); sep != std::string_view::npos) name = name.substr(sep + 2);
+  std::vector<std::string_view> parts = split(name, ':');
+  if (parts.size() < 2) return std::nullopt;
+  return perfmon_encoding_if_different(disagreements, parts[0], parts[1]);
+}
+
 }  // namespace
 
 std::vector<EncodedEvent> encode_events(const EventEnvironment& env, const std::vector<std::string>& events) {
   std::vector<EncodedEvent> out;
+  EncodingDisagreements disagreements(env.pmc());
   for (const std::string& input : events) {
     for (const ResolvedGroup& group : env.catalog().resolve(input)) {
       for (const ResolvedEvent& event : group.members) {
@@ -91,6 +105,7 @@ std::vector<EncodedEvent> encode_events(const EventEnvironment& env, const std::
         enc.attr = build_attr(event, SampleSettings{});
         add_named_details(enc, env);
         fill_syntax(enc, env.pmc());
+        enc.other_catalog = other_catalog_encoding(event, disagreements);
         if (event.type == kPerfTypeRaw)
           for (std::string& n : encoding_notes(env.pmc().model, event.config)) enc.notes.push_back(std::move(n));
         out.push_back(std::move(enc));
@@ -112,8 +127,10 @@ void print_encoded_events(std::ostream& out, const PmcCatalog& cat, const std::v
     };
     line("name", r.name);
     if (!e.description.empty()) line("description", e.description);
-    if (!e.raw_syntax.empty()) line("perf raw", e.raw_syntax);
-    if (!e.pmu_syntax.empty()) line("perf pmu", e.pmu_syntax);
+    // Where libpfm4 and Intel disagree, the first encoding line says so.
+    std::string other = e.other_catalog ? "  " + e.other_catalog->text() : "";
+    if (!e.raw_syntax.empty()) line("perf raw", e.raw_syntax + other);
+    if (!e.pmu_syntax.empty()) line("perf pmu", e.pmu_syntax + (e.raw_syntax.empty() ? other : ""));
     line("extra MSR", r.config1 == 0 ? std::string("none")
                                      : (e.config1_term.empty() ? std::string("config1") : e.config1_term) + "=" +
                                            hex(r.config1) + " (config1)");
@@ -163,6 +180,7 @@ json::value encoded_events_json(const PmcCatalog& cat, const std::vector<Encoded
     attr["pinned"] = static_cast<bool>(a.pinned);
     o["perf_event_attr"] = std::move(attr);
     o["config_hex"] = hex(r.config);
+    o["other_catalog"] = other_catalog_json(e.other_catalog);
     if (!e.libpfm_fully_qualified.empty()) o["libpfm"] = e.libpfm_fully_qualified;
     json::array notes;
     for (const std::string& n : e.notes) notes.push_back(json::value(n));

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "pmc/encoding_disagreements.h"
 #include "pmc/event_environment.h"
 #include "events/resolved_event.h"
 
@@ -26,6 +27,9 @@ struct EncodedEvent {
   std::string config1_term; // "offcore_rsp", "ldlat", "frontend" when config1 is used
   std::string libpfm_fully_qualified;
   std::vector<std::string> notes;  // fixed-counter and clock traps
+  // The other catalog's encoding of the same name where libpfm4 and Intel's table disagree:
+  // libpfm4's for a perfmon event, Intel's for a libpfm4 one.
+  std::optional<OtherCatalogEncoding> other_catalog;
 };
 
 // Resolves and encodes each string. Unknown names and bad modifiers are usage errors with

@@ -17,6 +17,8 @@ struct CpuSignature {
   uint32_t model = 0;
   std::optional<uint32_t> stepping;
   bool operator==(const CpuSignature&) const = default;
+  // Intel's perfmon tables describe Intel CPUs only.
+  bool is_intel() const { return vendor == "GenuineIntel"; }
   // mapfile.csv spelling, as perf writes it: "GenuineIntel-6-55-4" (family in decimal, model and
   // stepping in upper-case hex, stepping only when known).
   std::string mapfile_key() const;

@@ -10,16 +10,13 @@ scripts/build.sh
 if [ ! -d /sys/kernel/tracing/events ] && [ "$(id -u)" -eq 0 ]; then
   mount -t tracefs nodev /sys/kernel/tracing || true
 fi
-# Intel's perfmon tables, where this checkout has them beside it, add the SDM names to decode.
-perfmon=()
-[ -f ../shared/testdata/perfmon/mapfile.csv ] && perfmon=(--perfmon ../shared/testdata/perfmon)
 set -x
 build/vperf check
 build/vperf list sw
 build/vperf list pmu
 build/vperf list 'sched:sched_s*'
 build/vperf encode --model skx INST_RETIRED.ANY_P MEM_LOAD_RETIRED.L3_MISS:pp
-build/vperf decode --model ivb "${perfmon[@]}" r13c
+build/vperf decode --model ivb r13c  # libpfm4's names and Intel's (bundled perfmon tables)
 workload=build/src/workloads/vperf-workload
 # perf stat's default set (IPC and branch lines where there is a PMU, <not supported> where not)
 build/vperf stat -- "$workload" spin 300

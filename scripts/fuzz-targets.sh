@@ -22,6 +22,7 @@ fuzz_seeds() {
   case $1 in
     perfmon_json_fuzz) echo "$testdata/perfmon/IVB/events $testdata/perfmon/SPR/events" ;;
     cpuid_dump_fuzz) echo "$testdata/cpuid" ;;
+    perfmon_xz_fuzz) echo "$PWD/pmc/data/perfmon/IVB/events $PWD/pmc/data/perfmon/SLM/events" ;;
     perf_data_pipe_fuzz) echo "$PWD/tests/fuzz/corpus/perf_data_pipe $PWD/tests/fuzz/corpus/perf_data" ;;
     *) echo "$PWD/tests/fuzz/corpus/${1%_fuzz}" ;;
   esac

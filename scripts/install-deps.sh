@@ -9,10 +9,12 @@ packages=(
   # libraries vperf links
   libpfm4-dev libdw-dev libelf-dev libvirt-dev libboost-json1.81-dev libcli11-dev
   libtraceevent-dev libtracefs-dev libcapstone-dev
+  liblzma-dev  # the bundled Intel perfmon tables are .json.xz (xz-utils regenerates them)
   # tests: GoogleTest, Linux perf as the reference peer, cpuid(1) for cross-checking leaves,
   # clang with libFuzzer and the sanitizer runtimes for the fuzz targets; llvm's llvm-symbolizer, a
   # third DWARF reader (neither libdw nor binutils) for the inline-chain tests
   googletest libgtest-dev linux-perf cpuid clang libclang-rt-14-dev llvm
+  strace  # proves which files a command reads (tests/integration/perfmon_bundle_startup_test.cpp)
   chromium  # headless: runs the flame graph SVG script (tests/integration/flamegraph_test.cpp), ~30 s to install
   # the real guest of the vperf kvm tests (scripts/test-guest.sh): QEMU (TCG where KVM cannot
   # boot it), cpio for its initramfs; the guest's own packages come with apt-get download

@@ -59,7 +59,7 @@ void add_model_options(CLI::App& sub, ModelOptions& options) {
   sub.add_option("--model", options.model, "CPU model whose PMC catalog to use (ivb, skx, icx, spr, zen3, ...); default: this CPU")
       ->check(non_empty());
   sub.add_option("--perfmon", options.perfmon,
-                 "Also use Intel perfmon JSON: a file, or a perfmon checkout root with mapfile.csv")
+                 "Intel perfmon JSON to use instead of vperf's bundled copy: a file, or a perfmon checkout root with mapfile.csv")
       ->check(non_empty());
 }
 

@@ -43,7 +43,7 @@ inline CLI::Option* add_json_flag(CLI::App& sub, bool& json) {
 // --model and --perfmon: which CPU's PMC catalog list, encode and decode work from.
 struct ModelOptions {
   std::string model;    // empty: this machine's CPU
-  std::string perfmon;  // empty: libpfm4 only
+  std::string perfmon;  // empty: the bundled Intel tables (Intel models only)
 
   events::PmcCatalogOptions catalog_options() const;
 };

@@ -81,6 +81,24 @@ TEST(PerfmonJson, MalformedInputNamesFileEventAndField) {
   EXPECT_FALSE(parse_perfmon_json("42", "z").ok());
 }
 
+// Atom cores list one UMask per offcore MSR (Silvermont_core.json, OFFCORE_RESPONSE: EventCode
+// "0xB7", UMask "0x01,0x02", MSRIndex "0x1a6,0x1a7"); every pair encodes and decodes.
+TEST(PerfmonJson, AUmaskListIsOneUmaskPerMsr) {
+  Result<PerfmonFile> f = parse_perfmon_json(
+      R"({"Events": [{"EventName": "OFFCORE_RESPONSE", "EventCode": "0xB7", "UMask": "0x01,0x02",
+                     "MSRIndex": "0x1a6,0x1a7", "MSRValue": "0x10001"}]})",
+      "atom.json");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  const PerfmonEvent& e = f->events.at(0);
+  EXPECT_EQ(e.umask, 0x01u);
+  EXPECT_EQ(e.umask_alternatives, (std::vector<uint32_t>{0x02}));
+  PerfmonEncoding enc = encode_perfmon_event(e, CoreLayout::Intel);
+  EXPECT_EQ(enc.config, 0x1b7u);
+  EXPECT_EQ(enc.alternative_configs, (std::vector<uint64_t>{0x2b7}));
+  EXPECT_EQ(enc.config1, 0x10001u);
+  EXPECT_FALSE(parse_perfmon_json(R"([{"EventName": "A", "EventCode": "0x3c", "UMask": "0x01,0x100"}])", "z").ok());
+}
+
 TEST(PerfmonMapfile, SteppingSplitsSkylakeFromCascadeLake) {
   CpuSignature skx{"GenuineIntel", 6, 0x55, 4};
   CpuSignature clx{"GenuineIntel", 6, 0x55, 7};

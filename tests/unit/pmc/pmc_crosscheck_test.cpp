@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "core/strings.h"
-#include "pmc/perfmon_encoding.h"
+#include "pmc/encoding_disagreements.h"
 #include "pmc/pmc_catalog.h"
 
 namespace vperf::events {
@@ -69,47 +69,22 @@ struct Agreement {
   std::vector<std::string> unexplained;
 };
 
-// libpfm's encoding of EVENT:UMASK in the catalog's core PMU, or nullopt if it has no such pair.
-std::optional<PfmEncoding> libpfm_encoding(const PmcPmuEntry& core, std::string_view event, std::string_view umask) {
-  for (const PfmEvent& e : core.pmu.events) {
-    if (!equals_nocase(e.name, event)) continue;
-    for (size_t i = 0; i < e.umasks.size() && i < e.umask_encodings.size(); ++i)
-      if (equals_nocase(e.umasks[i].name, umask)) return e.umask_encodings[i];
-  }
-  return std::nullopt;
-}
-
+// The join and the comparison are the ones encode, decode and list --pmc use to show libpfm4's
+// encoding beside Intel's (pmc/encoding_disagreements.h).
 Agreement cross_check(const std::string& model) {
   PmcCatalogOptions options;
   options.model = model;
   options.perfmon = kPerfmonRoot;
   PmcCatalog catalog = load_pmc_catalog(options);
-  const PmcPmuEntry* core = catalog.core_pmu();
-  EXPECT_NE(core, nullptr);
+  EXPECT_NE(catalog.core_pmu(), nullptr);
+  EncodingDisagreements disagreements(catalog);
   Agreement result;
-  if (core == nullptr) return result;
-  for (const PerfmonFile& file : catalog.perfmon) {
-    for (const PerfmonEvent& e : file.events) {
-      if (e.is_uncore()) continue;
-      std::vector<std::string_view> parts = split(e.name, '.');
-      if (parts.size() != 2) continue;  // three-part names (OFFCORE_RESPONSE.X.Y) have no libpfm twin
-      std::optional<PfmEncoding> pfm = libpfm_encoding(*core, parts[0], parts[1]);
-      if (!pfm) continue;
-      ++result.compared;
-      PerfmonEncoding ref = encode_perfmon_event(e, catalog.layout);
-      bool same = pfm->config == ref.config;
-      for (uint64_t alt : ref.alternative_configs) same = same || pfm->config == alt;
-      // Fixed-counter events: libpfm4 may use the table's own pseudo-encoding (EventCode |
-      // UMask << 8) where perf uses the general-purpose twin; both name the same counter.
-      if (e.fixed_counter) same = same || pfm->config == (uint64_t{e.event_codes.front()} | uint64_t{e.umask} << 8);
-      if (same) {
-        ++result.agree;
-        continue;
-      }
-      std::string line = e.name + ": libpfm4 " + hex(pfm->config) + " (" + pfm->fully_qualified + "), perfmon " +
-                         hex(ref.config);
-      (explained(model, e.name) ? result.explained_differences : result.unexplained).push_back(line);
-    }
+  result.compared = disagreements.compared();
+  result.agree = result.compared - disagreements.all().size();
+  for (const EncodingDisagreement& d : disagreements.all()) {
+    std::string line = d.perfmon_name + ": libpfm4 " + hex(d.libpfm_config) + " (" + d.libpfm_name + "), perfmon " +
+                       hex(d.perfmon_config);
+    (explained(model, d.perfmon_name) ? result.explained_differences : result.unexplained).push_back(line);
   }
   return result;
 }

@@ -2,6 +2,8 @@
 // --model) and Intel's perfmon files in VPERF_TESTDATA.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "core/error.h"
 #include "pmc/perfmon_event_source.h"
 #include "pmc/pfm_event_source.h"
@@ -34,12 +36,17 @@ TEST(PmcEncode, InstRetiredAnyPOnSkylakeX) {
   auto skx = env_for("skx", false);
   std::vector<EncodedEvent> e = encode_events(*skx, {"INST_RETIRED.ANY_P", "INST_RETIRED:ANY_P:u:c=1:i:e"});
   ASSERT_EQ(e.size(), 2u);
-  EXPECT_EQ(e[0].source, "libpfm4");
-  EXPECT_EQ(e[0].event.name, "skx::INST_RETIRED:ANY_P");
+  // The dotted name is Intel's, so Intel's table answers (bundled; no --perfmon needed).
+  EXPECT_EQ(e[0].source, "perfmon");
+  EXPECT_EQ(e[0].event.name, "INST_RETIRED.ANY_P");
   EXPECT_EQ(e[0].raw_syntax, "rc0");
   EXPECT_EQ(e[0].pmu_syntax, "cpu/event=0xc0,umask=0x00/");
   EXPECT_EQ(e[0].event.type, kPerfTypeRaw);
-  EXPECT_EQ(e[0].event.max_precise, 2);
+  EXPECT_EQ(e[0].event.max_precise, 0);  // skylakex_core.json: PEBS "0" (INST_RETIRED.PREC_DIST is the PEBS one)
+  EXPECT_FALSE(e[0].other_catalog) << "libpfm4 agrees on rc0";
+  // The colon name is libpfm4's, which calls ANY_P a PEBS event.
+  EXPECT_EQ(e[1].source, "libpfm4");
+  EXPECT_EQ(e[1].event.max_precise, 2);
   // SDM IA32_PERFEVTSELx: cmask 1 << 24, inv bit 23, edge bit 18.
   EXPECT_EQ(e[1].event.config, 0xc0u | (1u << 24) | (1u << 23) | (1u << 18));
   EXPECT_TRUE(e[1].event.exclude_kernel);
@@ -75,12 +82,72 @@ TEST(PmcEncode, PmuPrefixSelectsAnotherModel) {
   EXPECT_EQ(e[0].event.pmu, "cpu");
 }
 
-TEST(PmcEncode, DottedNameMapsToLibpfmWhenNoPerfmonIsLoaded) {
+TEST(PmcEncode, DottedNameResolvesThroughIntelsBundledTableByDefault) {
   auto ivb = env_for("ivb", false);
+  ASSERT_FALSE(ivb->pmc().perfmon.empty()) << "no bundled table for ivb";
   std::vector<EncodedEvent> e = encode_events(*ivb, {"L2_STORE_LOCK_RQSTS.HIT_M"});
-  EXPECT_EQ(e[0].source, "libpfm4");
-  EXPECT_EQ(e[0].event.name, "ivb::L2_STORE_LOCK_RQSTS:HIT_M");
+  EXPECT_EQ(e[0].source, "perfmon");
+  EXPECT_EQ(e[0].event.name, "L2_STORE_LOCK_RQSTS.HIT_M");
   EXPECT_EQ(e[0].event.config, 0x827u);
+}
+
+// Issue 16: libpfm4 4.13 swaps umasks 0x01 and 0x04 of IVB's event 0x58; Intel's table
+// (ivybridge_core.json: EventCode 0x58, UMask 0x01) wins, and the line says what libpfm4 has.
+TEST(PmcEncode, IntelsTableWinsWhereLibpfmDisagreesAndTheLineSaysSo) {
+  auto ivb = env_for("ivb", false);
+  std::vector<EncodedEvent> e =
+      encode_events(*ivb, {"MOVE_ELIMINATION.INT_ELIMINATED", "MOVE_ELIMINATION:INT_ELIMINATED"});
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].source, "perfmon");
+  EXPECT_EQ(e[0].raw_syntax, "r158");
+  ASSERT_TRUE(e[0].other_catalog);
+  EXPECT_EQ(e[0].other_catalog->text(), "(libpfm4: r458)");
+  // libpfm4's own spelling still reaches libpfm4, with Intel's encoding beside it.
+  EXPECT_EQ(e[1].source, "libpfm4");
+  EXPECT_EQ(e[1].raw_syntax, "r458");
+  ASSERT_TRUE(e[1].other_catalog);
+  EXPECT_EQ(e[1].other_catalog->text(), "(perfmon: r158)");
+  std::ostringstream text;
+  print_encoded_events(text, ivb->pmc(), e);
+  EXPECT_NE(text.str().find("perf raw        r158  (libpfm4: r458)\n"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("perf raw        r458  (perfmon: r158)\n"), std::string::npos) << text.str();
+
+  PmcCatalog catalog = catalog_for("ivb", false);
+  std::vector<DecodedRaw> d = decode_pmc_encodings(catalog, {"r158"});
+  std::ostringstream decoded;
+  print_decoded(decoded, catalog, d);
+  EXPECT_NE(decoded.str().find("perfmon MOVE_ELIMINATION.INT_ELIMINATED           (libpfm4: r458)"), std::string::npos)
+      << decoded.str();
+  EXPECT_NE(decoded.str().find("libpfm4 ivb::MOVE_ELIMINATION:INT_NOT_ELIMINATED  (perfmon: r458)"), std::string::npos)
+      << decoded.str();
+
+  std::ostringstream listed;
+  print_pmc_catalog(listed, catalog, "MOVE_ELIMINATION.INT_ELIMINATED");
+  EXPECT_NE(listed.str().find("MOVE_ELIMINATION.INT_ELIMINATED  r158 (libpfm4: r458)"), std::string::npos) << listed.str();
+  EXPECT_NE(listed.str().find("INT_ELIMINATED  0x4    r458 (perfmon: r158)"), std::string::npos) << listed.str();
+}
+
+// Where the two agree, the lines are as before: nothing is added.
+TEST(PmcEncode, AgreeingEncodingsSayNothingMore) {
+  auto ivb = env_for("ivb", false);
+  std::vector<EncodedEvent> e = encode_events(*ivb, {"MOVE_ELIMINATION.SIMD_ELIMINATED", "INST_RETIRED:ANY_P"});
+  EXPECT_FALSE(e[0].other_catalog);
+  EXPECT_FALSE(e[1].other_catalog);
+  std::ostringstream text;
+  print_encoded_events(text, ivb->pmc(), e);
+  EXPECT_EQ(text.str().find("(libpfm4:"), std::string::npos) << text.str();
+  EXPECT_EQ(text.str().find("(perfmon:"), std::string::npos) << text.str();
+}
+
+// --perfmon replaces the bundled tables with the user's copy.
+TEST(PmcEncode, PerfmonOptionReplacesTheBundledTables) {
+  PmcCatalogOptions o;
+  o.model = "ivb";
+  o.perfmon = kPerfmonRoot / "IVB/events/ivybridge_uncore.json";
+  PmcCatalog cat = load_pmc_catalog(o);
+  ASSERT_EQ(cat.perfmon.size(), 1u);
+  EXPECT_EQ(cat.perfmon[0].source, o.perfmon->string());
+  EXPECT_NE(cat.perfmon_origin.find("--perfmon"), std::string::npos);
 }
 
 TEST(PmcEncode, PerfmonOffcoreEventCarriesConfig1) {
