@@ -107,11 +107,17 @@ perf_event_attr build_attr(const ResolvedEvent& event, const SampleSettings& set
   attr.exclude_guest = bits.exclude_guest;
   attr.exclude_host = bits.exclude_host;
   attr.precise_ip = static_cast<uint64_t>(std::min(kMaxPrecise, event.modifiers.precise + event.group_modifiers.precise));
+  // P: perf asks for the top level and lets the kernel's answer lower it; vperf knows the
+  // PMU's max_precise where sysfs publishes it.
+  if (event.modifiers.precise_max || event.group_modifiers.precise_max)
+    attr.precise_ip = static_cast<uint64_t>(event.max_precise.value_or(kMaxPrecise));
+  attr.exclude_idle = event.modifiers.exclude_idle || event.group_modifiers.exclude_idle;
 
   const bool in_group = event.group_role != GroupRole::Alone;
   const bool leads = event.group_role != GroupRole::Member;
   // A group's D pins the group through its leader; a member's own D is passed on as written.
   attr.pinned = event.modifiers.pinned || (leads && event.group_modifiers.pinned);
+  attr.exclusive = event.modifiers.exclusive || (leads && event.group_modifiers.exclusive);
   attr.disabled = settings.start_disabled && leads;
   attr.enable_on_exec = settings.enable_on_exec && leads;
   attr.inherit = settings.inherit;

@@ -27,6 +27,11 @@ Modifiers merge(const Modifiers& a, const Modifiers& b) {
   m.precise = a.precise + b.precise;
   m.sample_read = a.sample_read || b.sample_read;
   m.pinned = a.pinned || b.pinned;
+  m.exclude_idle = a.exclude_idle || b.exclude_idle;
+  m.weak = a.weak || b.weak;
+  m.exclusive = a.exclusive || b.exclusive;
+  m.precise_max = a.precise_max || b.precise_max;
+  m.bpf_counter = a.bpf_counter || b.bpf_counter;
   return m;
 }
 

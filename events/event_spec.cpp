@@ -307,6 +307,11 @@ class Parser {
       case 'p': ++mods.precise; return true;
       case 'S': mods.sample_read = true; return true;
       case 'D': mods.pinned = true; return true;
+      case 'I': mods.exclude_idle = true; return true;
+      case 'W': mods.weak = true; return true;
+      case 'e': mods.exclusive = true; return true;
+      case 'P': mods.precise_max = true; return true;
+      case 'b': mods.bpf_counter = true; return true;
       default: return false;
     }
   }
@@ -340,6 +345,11 @@ std::string modifiers_text(const Modifiers& m) {
   out.append(static_cast<size_t>(m.precise), 'p');
   if (m.sample_read) out += 'S';
   if (m.pinned) out += 'D';
+  if (m.exclude_idle) out += 'I';
+  if (m.weak) out += 'W';
+  if (m.exclusive) out += 'e';
+  if (m.precise_max) out += 'P';
+  if (m.bpf_counter) out += 'b';
   return out;
 }
 

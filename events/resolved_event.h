@@ -8,8 +8,9 @@
 
 namespace vperf::events {
 
-// perf's event modifiers (":u", ":k", ":h", ":G", ":H", ":p".. ":ppp", ":S", ":D"),
-// recorded as written; AttrBuilder turns them into exclude_* bits the way perf does.
+// perf 6.1's event modifiers (":u", ":k", ":h", ":G", ":H", ":p".. ":ppp", ":P", ":S", ":D",
+// ":I", ":W", ":e", ":b"), recorded as written; AttrBuilder turns them into attr bits the way
+// perf does.
 struct Modifiers {
   bool user = false;         // u
   bool kernel = false;       // k
@@ -19,6 +20,13 @@ struct Modifiers {
   int precise = 0;           // number of 'p' (0..3)
   bool sample_read = false;  // S: group leader samples read the group
   bool pinned = false;       // D: pin the event (group) to the PMU
+  bool exclude_idle = false;  // I: do not count while the CPU idles
+  bool weak = false;          // W: a {group} the kernel refuses (EINVAL) is counted member by member
+  bool exclusive = false;     // e: the event (group) alone on the PMU
+  bool precise_max = false;   // P: the highest precise level the PMU has
+  // b: perf counts through a shared BPF counter (bperf); vperf has no BPF and opens an ordinary
+  // counter, which gives the same counts.
+  bool bpf_counter = false;
   bool operator==(const Modifiers&) const = default;
   bool empty() const { return *this == Modifiers{}; }
 };

@@ -41,6 +41,7 @@ struct ReportOptions {
   std::optional<bool> children;        // nullopt: perf's default (on when the file has callchains)
   CallGraphOptions call_graph;
   bool show_samples = false;           // -n: the Samples column
+  bool show_total_period = false;      // --show-total-period: the Period column
   double percent_limit = 0;            // --percent-limit: hide entries (and branches) below it
   bool relative_percentage = false;    // --percentage relative: of the filtered total
   SampleFilters filters;

@@ -14,7 +14,7 @@ constexpr size_t kSamplesWidth = 12;
 constexpr size_t kUnresolvedWidth = 16;  // perf: BITS_PER_LONG / 4
 
 // One column of the table, as perf's hpp formats.
-enum class Column : uint8_t { Children, Self, Overhead, Samples, Key };
+enum class Column : uint8_t { Children, Self, Overhead, Samples, Period, Key };
 
 struct ColumnSpec {
   Column column;
@@ -112,6 +112,8 @@ std::vector<ColumnSpec> columns_for(const ReportData& report, const ReportOption
     columns.push_back({Column::Overhead, SortKey::Comm, kOverheadWidth, "Overhead"});
   }
   if (options.show_samples) columns.push_back({Column::Samples, SortKey::Comm, kSamplesWidth, "Samples"});
+  // perf's Period is the entry's own period, in children mode too.
+  if (options.show_total_period) columns.push_back({Column::Period, SortKey::Comm, kSamplesWidth, "Period"});
   for (SortKey key : report.layout.sort_keys) {
     if (elided(options, key)) continue;
     ColumnSpec spec{Column::Key, key, sort_key_header(key).size(), sort_key_header(key)};
@@ -268,9 +270,11 @@ std::string render_stdio(const ReportData& report, const ReportOptions& options,
           case Column::Children: cell = percent_text(e->children_period, total, col.width); break;
           case Column::Self:
           case Column::Overhead: cell = percent_text(e->self_period, total, col.width); break;
-          case Column::Samples: {
+          case Column::Samples:
+          case Column::Period: {
             char buf[32];
-            std::snprintf(buf, sizeof buf, "%*" PRIu64, static_cast<int>(col.width), e->self_samples);
+            std::snprintf(buf, sizeof buf, "%*" PRIu64, static_cast<int>(col.width),
+                          col.column == Column::Samples ? e->self_samples : e->self_period);
             cell = buf;
             break;
           }

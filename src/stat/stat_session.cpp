@@ -1,5 +1,6 @@
 #include "stat/stat_session.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <string>
 
@@ -110,60 +111,80 @@ Result<StatSession> StatSession::open(const perf::PerfEventOpener& kernel,
       for (size_t m = 0; m < indices.size(); ++m)
         session.events_[indices[m]].event.group_role = m == 0 ? events::GroupRole::Leader : events::GroupRole::Member;
 
-    bool per_cpu_pmu = !counted.members.front().cpumask.empty();
-    bool system_wide = per_cpu_pmu || target.threads.empty();
-    events::SampleSettings settings = events::perf_stat_settings();
-    settings.enable_on_exec = target.enable_on_exec && !system_wide;
-    settings.inherit = target.inherit && !system_wide;
-
-    auto build_attrs = [&] {
-      std::vector<perf_event_attr> attrs;
-      for (size_t index : indices) attrs.push_back(events::build_attr(session.events_[index].event, settings));
-      return attrs;
-    };
-    std::vector<perf_event_attr> attrs = build_attrs();
-
-    for (const Place& place : places_for(counted, target)) {
-      perf::OpenTarget where;
-      where.cpu = place.cpu;
-      where.pid = place.thread;
-      if (place.thread < 0 && target.cgroup_fd >= 0 && !per_cpu_pmu) {
-        where.pid = target.cgroup_fd;
-        where.flags |= PERF_FLAG_PID_CGROUP;
+    Result<void> opened = session.open_group(opener, counted, indices, target);
+    // perf's weak group ({a,b}:W): when the kernel refuses the group as a whole (EINVAL,
+    // EBADF: too many counters to schedule together), its members are counted one by one.
+    const bool weak = counted.is_group && (counted.members.front().group_modifiers.weak || counted.members.front().modifiers.weak);
+    if (!opened && weak && (opened.error().errno_value == EINVAL || opened.error().errno_value == EBADF)) {
+      std::erase_if(session.opened_, [&](const OpenedGroup& g) { return g.events.front() == indices.front(); });
+      for (size_t index : indices) {
+        StatEvent& member = session.events_[index];
+        member.event.group_role = events::GroupRole::Alone;
+        member.group_leader = -1;
+        VPERF_TRY(session.open_group(opener, events::ResolvedGroup{{member.event}, false}, {index}, target));
       }
-      Result<perf::CounterGroup> counters = perf::CounterGroup::open(opener, attrs, where);
-      int err = counters ? 0 : counters.error().errno_value;
-
-      // perf's fallback: without privilege modifiers, count user space only and say so.
-      if (!counters && means_no_permission(err) && !system_wide && counted.members.size() == 1 &&
-          !has_privilege_modifiers(counted.members.front())) {
-        StatEvent& only = session.events_[indices.front()];
-        only.event.modifiers.user = true;
-        only.name += ":u";
-        attrs = build_attrs();
-        counters = perf::CounterGroup::open(opener, attrs, where);
-        err = counters ? 0 : counters.error().errno_value;
-      }
-      if (counters) {
-        session.opened_.push_back(OpenedGroup{indices, place.cpu, place.thread, settings.enable_on_exec,
-                                              std::move(counters).value()});
-        continue;
-      }
-      if (means_not_supported(err) && !counted.is_group) {
-        // Not on this machine: the event is printed as "<not supported>" and nothing of it stays open.
-        session.status_[indices.front()] = OpenStatus::NotSupported;
-        break;
-      }
-      std::string names;
-      for (size_t index : indices) names += (names.empty() ? "" : ",") + session.events_[index].name;
-      if (means_not_supported(err))
-        return Error{"the group {" + names + "} cannot be counted: " + counters.error().message, err};
-      return Error{"cannot count " + (counted.is_group ? "{" + names + "}" : names) + " on " +
-                       place_text(place.cpu, place.thread) + ": " + counters.error().message,
-                   err};
+      continue;
     }
+    if (!opened) return opened.error();
   }
   return session;
+}
+
+Result<void> StatSession::open_group(const perf::PerfEventOpener& opener, const events::ResolvedGroup& group,
+                                     const std::vector<size_t>& indices, const CountTarget& target) {
+  bool per_cpu_pmu = !group.members.front().cpumask.empty();
+  bool system_wide = per_cpu_pmu || target.threads.empty();
+  events::SampleSettings settings = events::perf_stat_settings();
+  settings.enable_on_exec = target.enable_on_exec && !system_wide;
+  settings.inherit = target.inherit && !system_wide;
+
+  auto build_attrs = [&] {
+    std::vector<perf_event_attr> attrs;
+    for (size_t index : indices) attrs.push_back(events::build_attr(events_[index].event, settings));
+    return attrs;
+  };
+  std::vector<perf_event_attr> attrs = build_attrs();
+
+  for (const Place& place : places_for(group, target)) {
+    perf::OpenTarget where;
+    where.cpu = place.cpu;
+    where.pid = place.thread;
+    if (place.thread < 0 && target.cgroup_fd >= 0 && !per_cpu_pmu) {
+      where.pid = target.cgroup_fd;
+      where.flags |= PERF_FLAG_PID_CGROUP;
+    }
+    Result<perf::CounterGroup> counters = perf::CounterGroup::open(opener, attrs, where);
+    int err = counters ? 0 : counters.error().errno_value;
+
+    // perf's fallback: without privilege modifiers, count user space only and say so.
+    if (!counters && means_no_permission(err) && !system_wide && group.members.size() == 1 &&
+        !has_privilege_modifiers(group.members.front())) {
+      StatEvent& only = events_[indices.front()];
+      only.event.modifiers.user = true;
+      only.name += ":u";
+      attrs = build_attrs();
+      counters = perf::CounterGroup::open(opener, attrs, where);
+      err = counters ? 0 : counters.error().errno_value;
+    }
+    if (counters) {
+      opened_.push_back(OpenedGroup{indices, place.cpu, place.thread, settings.enable_on_exec, std::move(counters).value()});
+      continue;
+    }
+    if (means_not_supported(err) && !group.is_group) {
+      // Not on this machine: the event is printed as "<not supported>" and nothing of it stays open.
+      status_[indices.front()] = OpenStatus::NotSupported;
+      std::erase_if(opened_, [&](const OpenedGroup& g) { return g.events.front() == indices.front(); });
+      return {};
+    }
+    std::string names;
+    for (size_t index : indices) names += (names.empty() ? "" : ",") + events_[index].name;
+    if (means_not_supported(err))
+      return Error{"the group {" + names + "} cannot be counted: " + counters.error().message, err};
+    return Error{"cannot count " + (group.is_group ? "{" + names + "}" : names) + " on " +
+                     place_text(place.cpu, place.thread) + ": " + counters.error().message,
+                 err};
+  }
+  return {};
 }
 
 std::string open_failure_hint(const Error& error) {

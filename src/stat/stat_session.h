@@ -74,6 +74,10 @@ class StatSession {
     perf::CounterGroup counters;
   };
 
+  // Opens `group` (the events at `indices`) on every place of the target.
+  Result<void> open_group(const perf::PerfEventOpener& opener, const events::ResolvedGroup& group,
+                          const std::vector<size_t>& indices, const CountTarget& target);
+
   std::vector<StatEvent> events_;
   std::vector<OpenStatus> status_;  // parallel to events_
   std::vector<OpenedGroup> opened_;

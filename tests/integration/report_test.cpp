@@ -180,7 +180,8 @@ TEST_F(Report, CallGraphTextMatchesPerf) {
   perf_record({"-e", "cpu-clock", "-F", "1000", "-g", "-o", data, "--", VPERF_WORKLOAD, "spin", "500"});
   for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
            {}, {"--no-children"}, {"-g", "caller", "--no-children"}, {"-g", "callee"}, {"--no-children", "-g", "fractal"},
-           {"--percent-limit", "5"}, {"--no-children", "--sort", "sym"}, {"-q"}, {"-q", "--no-children", "-n"}}) {
+           {"--percent-limit", "5"}, {"--no-children", "--sort", "sym"}, {"-q"}, {"-q", "--no-children", "-n"},
+           {"--no-children", "-n", "--show-total-period"}, {"--show-total-period", "--sort", "comm,sym"}}) {
     std::string what;
     for (const std::string& o : options) what += o + " ";
     EXPECT_EQ(vperf_report(data, options), without_tip(perf_report(data, options))) << what;

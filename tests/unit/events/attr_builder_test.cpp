@@ -1,6 +1,8 @@
 #include "events/attr_builder.h"
 
 #include <gtest/gtest.h>
+
+#include <cstring>
 #include <linux/perf_event.h>
 
 namespace vperf::events {
@@ -30,6 +32,10 @@ Modifiers mods(std::string_view letters) {
       case 'p': ++m.precise; break;
       case 'S': m.sample_read = true; break;
       case 'D': m.pinned = true; break;
+      case 'I': m.exclude_idle = true; break;
+      case 'e': m.exclusive = true; break;
+      case 'P': m.precise_max = true; break;
+      case 'b': m.bpf_counter = true; break;
       default: ADD_FAILURE() << "bad letter " << c;
     }
   }
@@ -109,6 +115,24 @@ TEST(AttrBuilder, PreciseAddsGroupLevelsAndClamps) {
   EXPECT_EQ(build_attr(software(0, mods("ppp")), {}).precise_ip, 3u);
   EXPECT_EQ(build_attr(software(0, mods("p"), mods("p"), GroupRole::Leader), {}).precise_ip, 2u);
   EXPECT_EQ(build_attr(software(0, mods("ppp"), mods("pp"), GroupRole::Leader), {}).precise_ip, 3u);
+}
+
+TEST(AttrBuilder, IdleExclusiveAndMaximumPrecision) {
+  EXPECT_TRUE(build_attr(software(0, mods("I")), {}).exclude_idle);
+  EXPECT_FALSE(build_attr(software(0), {}).exclude_idle);
+  EXPECT_TRUE(build_attr(software(0, {}, mods("I"), GroupRole::Member), {}).exclude_idle) << "a group's I reaches every member";
+  EXPECT_TRUE(build_attr(software(0, mods("e")), {}).exclusive);
+  EXPECT_TRUE(build_attr(software(0, {}, mods("e"), GroupRole::Leader), {}).exclusive);
+  EXPECT_FALSE(build_attr(software(0, {}, mods("e"), GroupRole::Member), {}).exclusive) << "the leader holds the PMU for the group";
+  EXPECT_EQ(build_attr(software(0, mods("P")), {}).precise_ip, 3u) << "no known maximum: perf's top level";
+  ResolvedEvent pebs2 = software(0, mods("P"));
+  pebs2.max_precise = 2;
+  EXPECT_EQ(build_attr(pebs2, {}).precise_ip, 2u) << "the PMU's max_precise";
+  perf_event_attr bpf = build_attr(software(0, mods("b")), {}), plain = build_attr(software(0), {});
+  // perf 6.1 (perf stat -vv -e task-clock:b): any modifier leaves exclude_guest to the letters.
+  EXPECT_FALSE(bpf.exclude_guest);
+  plain.exclude_guest = 0;
+  EXPECT_EQ(std::memcmp(&bpf, &plain, sizeof bpf), 0) << "b counts with an ordinary counter";
 }
 
 TEST(AttrBuilder, GroupRolesAndReadFormat) {

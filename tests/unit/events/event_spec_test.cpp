@@ -38,11 +38,15 @@ TEST(EventSpec, BuiltinWithCombinedModifiers) {
 }
 
 TEST(EventSpec, EveryModifierLetter) {
-  EventSpec spec = only_event("cs:ukhGHpppSD");
+  // perf 6.1's lexer: modifier_event [ukhpPGHSDIWeb]+
+  EventSpec spec = only_event("cs:ukhGHpppSDIWePb");
   Modifiers m = spec.modifiers;
   EXPECT_TRUE(m.user && m.kernel && m.hypervisor && m.guest && m.host && m.sample_read && m.pinned);
+  EXPECT_TRUE(m.exclude_idle && m.weak && m.exclusive && m.precise_max && m.bpf_counter);
   EXPECT_EQ(m.precise, 3);
-  EXPECT_EQ(modifiers_text(m), "ukhGHpppSD");
+  EXPECT_EQ(modifiers_text(m), "ukhGHpppSDIWePb");
+  EXPECT_TRUE(parse_event_list("{cycles,instructions}:W").front().modifiers.weak);
+  EXPECT_THROW(parse_event_list("cs:WW"), UserError) << "a repeated letter is a syntax error, as in perf";
 }
 
 TEST(EventSpec, CacheEventIsBuiltin) {

@@ -165,6 +165,36 @@ TEST(StatSession, AGroupWithAnUnsupportedMemberEndsTheCommandLikePerf) {
   EXPECT_NE(open_failure_hint(session.error()).find("count the unsupported member alone"), std::string::npos);
 }
 
+// perf's weak group: {a,b}:W that the kernel refuses together (EINVAL: it cannot schedule them
+// at once) is counted member by member; without W the refusal ends the command.
+TEST(StatSession, AWeakGroupTheKernelRefusesIsCountedMemberByMember) {
+  ScriptedKernel kernel([](const perf_event_attr& attr, const perf::OpenTarget& where) -> Result<std::vector<uint64_t>> {
+    if (where.group_fd >= 0) return refused(EINVAL);
+    return std::vector<uint64_t>{attr.config == PERF_COUNT_HW_CPU_CYCLES ? 300u : 400u, 1000, 1000};
+  });
+  CountTarget target;
+  target.threads = {5};
+  events::ResolvedGroup weak = braced({kCycles, kInstructions});
+  for (events::ResolvedEvent& e : weak.members) e.group_modifiers.weak = true;
+  StatSession session = StatSession::open(kernel, {weak}, target).value();
+  EXPECT_EQ(session.events()[1].group_leader, -1);
+  ASSERT_EQ(kernel.opened.size(), 3u) << "the leader in the group, then each member alone";
+  EXPECT_FALSE(kernel.opened[1].attr.read_format & PERF_FORMAT_GROUP) << "a member counted alone is read alone";
+  EXPECT_EQ(kernel.opened[2].target.group_fd, -1);
+  Result<StatSnapshot> snapshot = session.read(1);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.error().describe();
+  ASSERT_EQ(snapshot->counts[0].samples.size(), 1u);
+  ASSERT_EQ(snapshot->counts[1].samples.size(), 1u);
+  EXPECT_EQ(snapshot->counts[0].samples[0].reading.value, 300u);
+  EXPECT_EQ(snapshot->counts[1].samples[0].reading.value, 400u);
+
+  ScriptedKernel strict([](const perf_event_attr&, const perf::OpenTarget& where) -> Result<std::vector<uint64_t>> {
+    if (where.group_fd >= 0) return refused(EINVAL);
+    return std::vector<uint64_t>{2, 1000, 1000, 1, 1, 1, 1};
+  });
+  EXPECT_FALSE(StatSession::open(strict, {braced({kCycles, kInstructions})}, target).ok());
+}
+
 TEST(StatSession, GroupsAreOpenedWithTheLeaderAndReadTogether) {
   // A PMU that counts both; multiplexed: running is half of enabled.
   ScriptedKernel kernel([](const perf_event_attr& attr, const perf::OpenTarget& where) -> Result<std::vector<uint64_t>> {
