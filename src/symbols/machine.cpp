@@ -86,11 +86,6 @@ int64_t Machine::kernel_delta(uint64_t recorded_reference) const {
   return static_cast<int64_t>(k.value()->relocation_reference()->address - recorded_reference);
 }
 
-uint64_t Machine::kernel_start() const {
-  auto maps = kernel_maps_.maps();
-  return maps.empty() ? (1ULL << 63) : maps.front()->start;
-}
-
 Result<void> Machine::create_kernel_maps() {
   uint64_t start = 0, end = 0;
   if (!config_.vmlinux.empty()) {
@@ -286,7 +281,6 @@ ResolvedAddress Machine::resolve(pid_t pid, pid_t tid, uint8_t cpumode, uint64_t
     std::shared_ptr<const Map> before = kernel_maps_.find_preceding(ip);
     if (before && before->dso && before->dso->name() == kernel_name_) r.map = std::move(before);
   }
-  if (!r.map && user_mode && ip >= kernel_start()) r.map = kernel_maps_.find_shared(ip);
   if (!r.map) return r;
   r.map_relative = r.map->map_ip(ip);
   auto addr = r.map->dso->symbol_address(r.map_relative);
