@@ -64,11 +64,12 @@ class CraftedFile {
     add(PERF_RECORD_COMM, 0, data::CommRecord{kPid, kPid, "crafted"});
   }
 
-  void map_file(uint64_t start, uint64_t len, const std::string& path) {
+  void map_file(uint64_t start, uint64_t len, const std::string& path, uint64_t pgoff = 0) {
     data::Mmap2Record m;
     m.pid = m.tid = kPid;
     m.addr = start;
     m.len = len;
+    m.pgoff = pgoff;
     m.prot = PROT_READ | PROT_EXEC;
     m.flags = MAP_PRIVATE;
     m.filename = path;
@@ -188,6 +189,59 @@ TEST_F(SymbolParity, UserCallchainEntriesInTheKernelRangeAreUnknownAsInPerf) {
   for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
            {}, {"--no-children"}, {"--children", "--sort", "dso,sym"}, {"--no-children", "--sort", "sym", "-g", "caller"}})
     expect_report_as_perf(data, options);
+}
+
+
+// The text segment of an ELF file (offset, address, size), from readelf.
+struct TextSegment {
+  uint64_t offset = 0, vaddr = 0, size = 0;
+};
+std::optional<TextSegment> text_segment(const std::string& path) {
+  test::ProgramResult r = test::run_program({"readelf", "-lW", path});
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string type, offset, vaddr, paddr, filesz, memsz, flags;
+    if (fields >> type >> offset >> vaddr >> paddr >> filesz >> memsz >> flags && type == "LOAD" &&
+        line.find(" R E ") != std::string::npos)
+      return TextSegment{std::stoull(offset, nullptr, 16), std::stoull(vaddr, nullptr, 16), std::stoull(filesz, nullptr, 16)};
+  }
+  return std::nullopt;
+}
+
+TEST_F(SymbolParity, CxxNamesAsPerfDemanglesThemAtEveryFunctionOfAnOptimisedBinary) {
+  // vperf itself (RelWithDebInfo, -O2): about 4,700 functions, among them .isra, .constprop,
+  // .part and .cold clones, thunks, lambdas, templates, operators and local names.
+  const std::string binary = VPERF_BINARY;
+  std::optional<TextSegment> text = text_segment(binary);
+  VPERF_REQUIRE(text.has_value(), "readelf (binutils) to read the binary's segments");
+  test::ProgramResult nm = test::run_program({"nm", "--defined-only", binary});
+  ASSERT_EQ(nm.exit_code, 0) << nm.err;
+  std::vector<uint64_t> addresses;
+  int clones = 0;
+  std::istringstream in(nm.out);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string value, type, name;
+    if (!(fields >> value >> type >> name) || (type != "t" && type != "T" && type != "W" && type != "w")) continue;
+    uint64_t address = std::stoull(value, nullptr, 16);
+    if (address < text->vaddr || address >= text->vaddr + text->size) continue;
+    addresses.push_back(address);
+    if (name.starts_with("_Z") && (name.find(".isra") != std::string::npos || name.find(".cold") != std::string::npos ||
+                                   name.find(".constprop") != std::string::npos || name.find(".part") != std::string::npos))
+      ++clones;
+  }
+  ASSERT_GT(addresses.size(), 1000u);
+  ASSERT_GT(clones, 50) << "the binary should have clones to compare";
+  const uint64_t base = 0x555500000000;
+  CraftedFile f;
+  f.map_file(base + text->vaddr, text->size, binary, text->offset);
+  for (uint64_t address : addresses) f.sample(PERF_RECORD_MISC_USER, base + address, {PERF_CONTEXT_USER, base + address});
+  const fs::path data = scratch_.root() / "functions.data";
+  f.write(data);
+  expect_script_as_perf(data, {"-F", "ip,sym,dso"});
+  expect_script_as_perf(data, {"-G", "-F", "ip,sym,symoff"});
+  expect_report_as_perf(data, {"--no-children", "--sort", "sym"});
 }
 
 }  // namespace
