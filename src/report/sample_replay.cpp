@@ -2,6 +2,7 @@
 
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <variant>
 
 namespace vperf::report {
@@ -41,6 +42,20 @@ std::optional<uint8_t> SampleReplay::context_mode(uint64_t entry) {
     default:
       return std::nullopt;
   }
+}
+
+ResolvedSample::CursorFrames ResolvedSample::cursor(size_t max_stack, bool user_stacks_unwound) const {
+  // vperf also knows the guest markers (perf 6.1 drops guest callchains): their frames resolve
+  // against the guest (SampleReplay::context_mode), so they do not discard.
+  const bool discarded = unknown_marker_at != kNoId && unknown_marker_at < max_stack;
+  std::span<const uint32_t> all = frames();
+  const bool unwound = user_stacks_unwound && !sample.stack_user.empty() && !sample.regs_user.empty() && thread != nullptr;
+  const size_t available = sample.callchain.empty() && !unwound ? 0 : all.size();
+  const size_t recorded = std::min<size_t>(recorded_frames, available);
+  CursorFrames out;
+  out.recorded = all.first(discarded ? 0 : std::min(recorded, max_stack));
+  out.unwound = all.subspan(recorded, std::min(available - recorded, max_stack));
+  return out;
 }
 
 symbols::Machine* SampleReplay::machine_for(uint8_t cpumode, pid_t pid) {

@@ -41,6 +41,9 @@
 
 namespace vperf::report {
 
+// perf's default --max-stack (the kernel's perf_event_max_stack default).
+inline constexpr unsigned kPerfMaxStack = 127;
+
 struct ResolvedSample {
   const data::RecordView& view;  // the record and its event; valid only during the callback
   const data::Sample& sample;
@@ -68,6 +71,18 @@ struct ResolvedSample {
   std::span<const uint32_t> frames() const {
     return profile && stack != kNoId ? profile->stack(stack) : std::span<const uint32_t>{};
   }
+
+  // The frames perf's callchain cursor holds for a sample of an event with callchains: what
+  // perf script prints under the sample line, and so what stackcollapse-perf.pl folds. perf's
+  // add_callchain_ip knows only the HV, KERNEL and USER markers; any other one before
+  // `max_stack` frames (the kernel ends some callchains with -1) discards the recorded part. An
+  // empty recorded callchain holds nothing (not the lone ip frames() shows) unless user frames
+  // were unwound (`user_stacks_unwound`: the reader has an unwinder). --max-stack applies to
+  // the recorded part and to the unwound part separately, as perf's thread__resolve_callchain.
+  struct CursorFrames {
+    std::span<const uint32_t> recorded, unwound;
+  };
+  CursorFrames cursor(size_t max_stack, bool user_stacks_unwound) const;
 };
 
 struct ReplayOptions {

@@ -192,6 +192,29 @@ TEST_F(SymbolParity, UserCallchainEntriesInTheKernelRangeAreUnknownAsInPerf) {
 }
 
 
+TEST_F(SymbolParity, FoldedStacksHoldWhatPerfScriptPrints) {
+  VPERF_REQUIRE(!test::flamegraph_dir().empty(), "the FlameGraph scripts (../shared/tools/FlameGraph, or FLAMEGRAPH_DIR)");
+  std::optional<uint64_t> schedule = kallsyms_address("schedule");
+  VPERF_REQUIRE(schedule.has_value(), "kernel addresses in /proc/kallsyms (root, kptr_restrict)");
+  const uint64_t base = 0x555500000000;
+  CraftedFile f;
+  f.map_file(base, fs::file_size(VPERF_WORKLOAD), VPERF_WORKLOAD);
+  // A callchain the kernel ended with -1: perf discards the recorded chain and prints no frame.
+  f.sample(PERF_RECORD_MISC_USER, base + 0x2000, {PERF_CONTEXT_USER, base + 0x2000, static_cast<uint64_t>(-1)});
+  // An empty callchain of an event with callchains: nothing either, not the sample ip.
+  f.sample(PERF_RECORD_MISC_USER, base + 0x2100, {});
+  f.sample(PERF_RECORD_MISC_KERNEL, *schedule, {PERF_CONTEXT_KERNEL, *schedule, PERF_CONTEXT_USER, base + 0x2200});
+  const fs::path data = scratch_.root() / "cursor.data";
+  f.write(data);
+  expect_script_as_perf(data, {});
+  test::ProgramResult theirs = test::run_program(
+      {"sh", "-c", "perf script -i " + data.string() + " 2>/dev/null | " + test::flamegraph_dir() + "/stackcollapse-perf.pl --kernel"});
+  test::ProgramResult ours = test::run_vperf({"flamegraph", "-i", data.string(), "--folded", "-o", "-"});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  ASSERT_NE(theirs.out.find("crafted 2000\n"), std::string::npos) << theirs.out;
+  EXPECT_EQ(ours.out, theirs.out);
+}
+
 // The text segment of an ELF file (offset, address, size), from readelf.
 struct TextSegment {
   uint64_t offset = 0, vaddr = 0, size = 0;
