@@ -122,7 +122,8 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
                       ReplayOptions{.ordered = true,
                                     .resolve_chain = chains,
                                     .unwinder = unwinder,
-                                    .inline_frames = options.inline_frames});
+                                    .inline_frames = options.inline_frames,
+                                    .out_of_scope_samples = true});
   replay.set_record_observer([&](const data::RecordView& view) {
     if (const auto* lost = std::get_if<data::LostSamplesRecord>(&view.record.body)) report.lost_samples += lost->lost;
     else if (const auto* dropped = std::get_if<data::LostRecord>(&view.record.body)) report.lost_events += dropped->lost;
@@ -142,6 +143,7 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
   report.stats = *stats;
   report.warnings = reader.warnings();
   report.warnings.insert(report.warnings.end(), trace_warnings.begin(), trace_warnings.end());
+  if (std::optional<std::string> note = replay.scope_note()) report.warnings.push_back(*note);
   // Pipe mode learns attrs, and their names, while reading.
   for (size_t i = report.events.size(); i < reader.attrs().size(); ++i)
     report.events.push_back(ReportEvent{reader.attrs()[i].name, reader.attrs()[i].attr.sample_type});

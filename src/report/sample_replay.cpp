@@ -118,7 +118,11 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
     else if (machine != nullptr)
       machine->process_exit(static_cast<pid_t>(t->pid), static_cast<pid_t>(t->tid));
   } else if (const auto* s = std::get_if<data::Sample>(&record.body)) {
+    const bool in_scope = machines_.sample_scope().shows(cpumode);
+    ++(in_scope ? in_scope_ : out_of_scope_);
+    if (!in_scope && !options_.out_of_scope_samples) return;
     ResolvedSample out{.view = view, .sample = *s, .pid = static_cast<pid_t>(record.sample_id.pid)};
+    out.in_scope = in_scope;
     out.tid = static_cast<pid_t>(record.sample_id.tid);
     out.cpu = record.sample_id.cpu;
     out.time = record.sample_id.time;
@@ -220,6 +224,16 @@ const std::vector<std::string>& SampleReplay::inlined_at(const symbols::Resolved
     }
   }
   return it->second;
+}
+
+std::optional<std::string> SampleReplay::scope_note() const {
+  if (out_of_scope_ == 0 || in_scope_ != 0 || machines_.sample_scope().host) return std::nullopt;
+  // A guest-only recording (exclude_host) whose samples all came from the host: a software
+  // event such as cpu-clock, the fallback on a host without a PMU, ignores exclude_host.
+  return "all " + std::to_string(out_of_scope_) +
+         " samples are the host's, left out as perf kvm leaves them out: sampling a guest needs a host PMU "
+         "(cpu-clock, the fallback without one, samples the host); on this host sample the guest with "
+         "vperf kvm record --qmp SOCKET or --domain NAME";
 }
 
 Result<data::ReadStats> SampleReplay::run(data::PerfDataReader& reader, const SampleCallback& on_sample) {

@@ -67,6 +67,10 @@ struct ResolvedSample {
   // kNoId when there is none.
   uint32_t recorded_frames = 0;
   uint32_t unknown_marker_at = kNoId;
+  // Whether the machines' SampleScope shows this sample (perf kvm: a host sample is filtered
+  // unless --host). Only readers that count filtered samples see one that is not
+  // (ReplayOptions::out_of_scope_samples).
+  bool in_scope = true;
 
   std::span<const uint32_t> frames() const {
     return profile && stack != kNoId ? profile->stack(stack) : std::span<const uint32_t>{};
@@ -90,6 +94,9 @@ struct ReplayOptions {
   bool resolve_chain = true;                 // false: ResolvedSample::stack stays kNoId (cheaper)
   unwind::UserStackUnwinder* unwinder = nullptr;  // nullptr: user stack copies are ignored
   bool inline_frames = true;  // unwound frames expanded into their inline chains (perf's --inline)
+  // Hand on the samples the machines' SampleScope leaves out too, marked (report counts them in
+  // its totals); otherwise they are dropped, as perf script drops them.
+  bool out_of_scope_samples = false;
 };
 
 // Return false to stop.
@@ -109,6 +116,13 @@ class SampleReplay {
   // records (a live source's next refresh): the machine model and the profile carry over.
   Result<data::ReadStats> run(RecordSource& source, const SampleCallback& on_sample);
   Result<data::ReadStats> run(data::PerfDataReader& reader, const SampleCallback& on_sample);
+
+  // Samples the machines' SampleScope left out so far (handed on or not).
+  uint64_t out_of_scope_samples() const { return out_of_scope_; }
+  // One line for a reader whose samples the scope left out, every one of them, when that was
+  // the host's (vperf kvm without --host): why, and how to sample a guest here. nullopt
+  // otherwise.
+  std::optional<std::string> scope_note() const;
 
   Profile& profile() { return *profile_; }
   const Profile& profile() const { return *profile_; }
@@ -135,6 +149,8 @@ class SampleReplay {
   ReplayOptions options_;
   RecordObserver observer_;
   std::string unnamed_comm_;
+  uint64_t out_of_scope_ = 0;
+  uint64_t in_scope_ = 0;
   std::vector<uint32_t> frames_;  // the sample being walked, kept to avoid allocations
   // Resolved addresses: (address space, cpumode, address, with inlines) -> a run of
   // resolved_frames_ (the inlined frames, then the real one). Cleared when a space changes.

@@ -103,6 +103,7 @@ Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machin
     result.profile.add(std::move(stack), counted.value.weight);
   }
   result.warnings = reader.warnings();
+  if (std::optional<std::string> note = replay.scope_note()) result.warnings.push_back(*note);
   return result;
 }
 

@@ -489,3 +489,52 @@ TEST_F(KvmGuest, HostPmuRecordingOfARunningGuest) {
 
 }  // namespace
 }  // namespace vperf
+
+namespace vperf {
+namespace {
+
+// On a host without a hardware PMU, vperf kvm record (as perf kvm record) falls back to
+// cpu-clock, which ignores exclude_host: its samples are the host's. perf kvm report filters
+// host samples unless --host and shows an empty guest table; vperf shows the same, and says in
+// one line why and what samples a guest on such a host (--qmp/--domain).
+TEST(KvmWithoutHostPmu, HostSamplesAreLeftOutAsPerfKvmLeavesThemOut) {
+  VPERF_REQUIRE(!test::has_hardware_pmu(), "a host without a hardware PMU (cpu-clock fallback)");
+  VPERF_REQUIRE(!test::find_program("perf").empty(), "perf kvm report as the oracle");
+  test::TempTree scratch;
+  const std::string data = (scratch.root() / "kvm.data").string();
+  test::ProgramResult rec = test::run_vperf({"kvm", "record", "-q", "-a", "-o", data, "--", VPERF_WORKLOAD, "spin", "200"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto without_tip = [](const std::string& text) {
+    size_t tip = text.find("#\n# (Tip:");
+    return tip == std::string::npos ? text : text.substr(0, tip);
+  };
+  for (const std::vector<std::string>& scope : std::vector<std::vector<std::string>>{{}, {"--host"}}) {
+    std::vector<std::string> perf = {"perf", "kvm"}, ours = {"kvm"};
+    for (const std::string& o : scope) perf.push_back(o), ours.push_back(o);
+    for (const std::string& o : std::vector<std::string>{"report", "--stdio", "-i", data, "--sort", "comm,dso"})
+      perf.push_back(o), ours.push_back(o);
+    test::ProgramResult theirs = test::run_program(perf);
+    test::ProgramResult mine = test::run_vperf(ours);
+    ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+    ASSERT_EQ(mine.exit_code, 0) << mine.err;
+    EXPECT_EQ(mine.out, without_tip(theirs.out)) << (scope.empty() ? "guest" : "--host");
+    if (scope.empty()) {
+      EXPECT_EQ(table_rows(mine.out), std::vector<std::string>{}) << mine.out;
+      EXPECT_TRUE(mine.err.starts_with("vperf: warning: all ")) << mine.err;
+      EXPECT_EQ(std::count(mine.err.begin(), mine.err.end(), '\n'), 1) << mine.err;
+      EXPECT_NE(mine.err.find("needs a host PMU"), std::string::npos) << mine.err;
+      EXPECT_NE(mine.err.find("vperf kvm record --qmp"), std::string::npos) << mine.err;
+    } else {
+      EXPECT_NE(mine.out.find("vperf-workload"), std::string::npos) << mine.out;
+      EXPECT_EQ(mine.err, "");
+    }
+  }
+  // perf 6.1 has no kvm script; vperf's, like perf script, prints none of the host's samples.
+  test::ProgramResult script = test::run_vperf({"kvm", "script", "-i", data});
+  EXPECT_EQ(script.exit_code, 0) << script.err;
+  EXPECT_EQ(script.out, "");
+  EXPECT_TRUE(script.err.starts_with("vperf: warning: all ")) << script.err;
+}
+
+}  // namespace
+}  // namespace vperf
