@@ -135,7 +135,15 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
     // A sample without an event (an input without attrs) counts as the first event's, as perf.
     size_t event = sample.event == data::kNoAttrIndex ? 0 : sample.event;
     uint32_t trace = by_trace ? trace_text.intern(sample, report.hists->traces()) : 0;
-    report.hists->add(event, sample, trace);
+    if (!chains) {
+      report.hists->add(event, sample, trace);
+      return true;
+    }
+    // Chains as perf's callchain cursor holds them (a chain the kernel ended with an unknown
+    // marker is discarded, as perf report discards it).
+    ResolvedSample as_cursor = sample;
+    as_cursor.stack = replay.cursor_stack(sample);
+    report.hists->add(event, as_cursor, trace);
     return true;
   });
   if (!stats) return stats.error();

@@ -226,6 +226,16 @@ const std::vector<std::string>& SampleReplay::inlined_at(const symbols::Resolved
   return it->second;
 }
 
+uint32_t SampleReplay::cursor_stack(const ResolvedSample& sample) {
+  const bool callchains = sample.view.attr && (sample.view.attr->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+  if (!callchains || sample.stack == kNoId) return sample.stack;
+  ResolvedSample::CursorFrames cursor = sample.cursor(kPerfMaxStack, options_.unwinder != nullptr);
+  if (cursor.recorded.size() + cursor.unwound.size() == sample.frames().size()) return sample.stack;
+  cursor_frames_.assign(cursor.recorded.begin(), cursor.recorded.end());
+  cursor_frames_.insert(cursor_frames_.end(), cursor.unwound.begin(), cursor.unwound.end());
+  return profile_->intern_stack(cursor_frames_);
+}
+
 std::optional<std::string> SampleReplay::scope_note() const {
   if (out_of_scope_ == 0 || in_scope_ != 0 || machines_.sample_scope().host) return std::nullopt;
   // A guest-only recording (exclude_host) whose samples all came from the host: a software

@@ -117,6 +117,12 @@ class SampleReplay {
   Result<data::ReadStats> run(RecordSource& source, const SampleCallback& on_sample);
   Result<data::ReadStats> run(data::PerfDataReader& reader, const SampleCallback& on_sample);
 
+  // The profile stack of perf's callchain cursor for `sample` (ResolvedSample::cursor with
+  // perf's default --max-stack, user frames if this replay unwinds): what perf report counts
+  // and perf script prints for an event with callchains. sample.stack when the cursor holds
+  // every frame; the sample's own stack for an event without callchains (its lone ip).
+  uint32_t cursor_stack(const ResolvedSample& sample);
+
   // Samples the machines' SampleScope left out so far (handed on or not).
   uint64_t out_of_scope_samples() const { return out_of_scope_; }
   // One line for a reader whose samples the scope left out, every one of them, when that was
@@ -152,6 +158,7 @@ class SampleReplay {
   uint64_t out_of_scope_ = 0;
   uint64_t in_scope_ = 0;
   std::vector<uint32_t> frames_;  // the sample being walked, kept to avoid allocations
+  std::vector<uint32_t> cursor_frames_;  // cursor_stack's, kept likewise
   // Resolved addresses: (address space, cpumode, address, with inlines) -> a run of
   // resolved_frames_ (the inlined frames, then the real one). Cleared when a space changes.
   struct AddressKey {

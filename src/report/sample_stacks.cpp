@@ -66,23 +66,12 @@ Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machin
   Profile profile;
   SampleReplay replay(machines, profile, ReplayOptions{.unwinder = unwinder, .inline_frames = inline_frames});
   PerfDataSource source(reader);
-  std::vector<uint32_t> cursor_frames;
   Result<data::ReadStats> stats = replay.run(source, [&](const ResolvedSample& sample) {
     // stackcollapse-perf.pl adds up the period perf script prints, 1 when there is none.
     uint32_t event = sample.event == data::kNoAttrIndex ? 0 : static_cast<uint32_t>(sample.event);
-    // An event with callchains: the frames perf script prints under the sample line (perf's
-    // cursor, which may hold fewer than the replay's stack, or none). Without: the sample ip
-    // that perf script prints on the line itself.
-    uint32_t stack = sample.stack;
-    const bool callchains = sample.view.attr && (sample.view.attr->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
-    if (callchains) {
-      ResolvedSample::CursorFrames cursor = sample.cursor(kPerfMaxStack, unwinder != nullptr);
-      if (cursor.recorded.size() + cursor.unwound.size() != sample.frames().size()) {
-        cursor_frames.assign(cursor.recorded.begin(), cursor.recorded.end());
-        cursor_frames.insert(cursor_frames.end(), cursor.unwound.begin(), cursor.unwound.end());
-        stack = profile.intern_stack(cursor_frames);
-      }
-    }
+    // The frames perf script prints under the sample line (perf's callchain cursor, which may
+    // hold fewer than the replay's stack, or none), or the ip it prints on the line itself.
+    const uint32_t stack = replay.cursor_stack(sample);
     profile.count(event, profile.intern_text(sample.comm), stack, sample.sample.period ? sample.sample.period : 1);
     ++result.samples;
     return true;

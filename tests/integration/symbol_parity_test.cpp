@@ -138,30 +138,29 @@ class SymbolParity : public ::testing::Test {
  protected:
   void SetUp() override { VPERF_REQUIRE(!test::find_program("perf").empty(), "perf 6.1 as the reference"); }
 
-  static void expect_script_as_perf(const fs::path& data, const std::vector<std::string>& options) {
-    std::vector<std::string> perf{"perf", "script", "-i", data.string()};
-    std::vector<std::string> mine{"script", "-i", data.string()};
-    perf.insert(perf.end(), options.begin(), options.end());
+  // perf COMMAND and vperf COMMAND on `data` with `options` print the same (perf's closing tip
+  // left out); `perf_only` are perf's extra options (--stdio).
+  static void expect_as_perf(const std::string& command, const fs::path& data, const std::vector<std::string>& options,
+                             const std::vector<std::string>& perf_only = {}) {
+    std::vector<std::string> mine{command, "-i", data.string()};
     mine.insert(mine.end(), options.begin(), options.end());
+    std::vector<std::string> perf{"perf"};
+    perf.insert(perf.end(), mine.begin(), mine.end());
+    perf.insert(perf.end(), perf_only.begin(), perf_only.end());
     test::ProgramResult theirs = test::run_program(perf);
     test::ProgramResult ours = test::run_vperf(mine);
     ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
     ASSERT_EQ(ours.exit_code, 0) << ours.err;
     ASSERT_FALSE(theirs.out.empty());
-    EXPECT_EQ(first_difference(theirs.out, ours.out), "");
+    std::string what = command;
+    for (const std::string& o : options) what += " " + o;
+    EXPECT_EQ(first_difference(without_tip(theirs.out), ours.out), "") << what;
+  }
+  static void expect_script_as_perf(const fs::path& data, const std::vector<std::string>& options) {
+    expect_as_perf("script", data, options);
   }
   static void expect_report_as_perf(const fs::path& data, const std::vector<std::string>& options) {
-    std::vector<std::string> perf{"perf", "report", "--stdio", "-i", data.string()};
-    std::vector<std::string> mine{"report", "-i", data.string()};
-    perf.insert(perf.end(), options.begin(), options.end());
-    mine.insert(mine.end(), options.begin(), options.end());
-    test::ProgramResult theirs = test::run_program(perf);
-    test::ProgramResult ours = test::run_vperf(mine);
-    ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
-    ASSERT_EQ(ours.exit_code, 0) << ours.err;
-    std::string what;
-    for (const std::string& o : options) what += o + " ";
-    EXPECT_EQ(first_difference(without_tip(theirs.out), ours.out), "") << what;
+    expect_as_perf("report", data, options, {"--stdio"});
   }
 
   test::TempTree scratch_;
@@ -192,7 +191,7 @@ TEST_F(SymbolParity, UserCallchainEntriesInTheKernelRangeAreUnknownAsInPerf) {
 }
 
 
-TEST_F(SymbolParity, FoldedStacksHoldWhatPerfScriptPrints) {
+TEST_F(SymbolParity, FoldedStacksAndReportsHoldWhatPerfsCallchainCursorHolds) {
   VPERF_REQUIRE(!test::flamegraph_dir().empty(), "the FlameGraph scripts (../shared/tools/FlameGraph, or FLAMEGRAPH_DIR)");
   std::optional<uint64_t> schedule = kallsyms_address("schedule");
   VPERF_REQUIRE(schedule.has_value(), "kernel addresses in /proc/kallsyms (root, kptr_restrict)");
@@ -207,6 +206,10 @@ TEST_F(SymbolParity, FoldedStacksHoldWhatPerfScriptPrints) {
   const fs::path data = scratch_.root() / "cursor.data";
   f.write(data);
   expect_script_as_perf(data, {});
+  // perf report counts the same cursor: the discarded chain adds no Children.
+  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+           {"--children", "--sort", "dso,sym"}, {"--no-children", "--sort", "dso,sym"}, {"--children", "-g", "caller"}})
+    expect_report_as_perf(data, options);
   test::ProgramResult theirs = test::run_program(
       {"sh", "-c", "perf script -i " + data.string() + " 2>/dev/null | " + test::flamegraph_dir() + "/stackcollapse-perf.pl --kernel"});
   test::ProgramResult ours = test::run_vperf({"flamegraph", "-i", data.string(), "--folded", "-o", "-"});
