@@ -41,7 +41,7 @@ int run_annotate(const AnnotateOptions& o, std::ostream& out, std::ostream& err)
   report::AsmSyntax syntax = parse_style(o.disassembler_style);
   data::PerfDataReader reader = open_perf_data(o.input, "vperf record -- COMMAND");
   symbols::Machines machines{o.code_sources.config};
-  add_guests(machines, o.guests);
+  add_guests(machines, o.guests, o.sample_scope);
   Result<report::AnnotateHits> hits = report::collect_annotate_hits(reader, machines);
   if (!hits) throw unreadable_samples(o.input, hits.error());
   for (const std::string& warning : hits->warnings) err << "vperf: warning: " << warning << '\n';

@@ -23,6 +23,7 @@ struct AnnotateOptions {
   bool stdio = false;  // perf's --stdio: accepted, text on stdout is the only interface
   report::CodeSources code_sources;  // tests point kcore and symfs elsewhere
   guest::GuestSymbolSources guests;  // vperf kvm: the guests' symbols
+  symbols::SampleScope sample_scope;  // vperf kvm: --host/--guest (perf kvm shows the guest only)
 };
 
 // Returns 0 when at least one symbol was annotated.

@@ -87,7 +87,7 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
   if (o.header && !reader.is_pipe()) write(out, report::render_header(reader, info));
 
   symbols::Machines machines{symbols::SymbolConfig{}};
-  add_guests(machines, o.guests);
+  add_guests(machines, o.guests, o.sample_scope);
   Result<report::ReportData> data = report::build_report(reader, machines, o.report, unwinder);
   if (!data) throw unreadable_samples(o.input, data.error());
   // What went wrong with the input, on one line: the report below is what could be read.

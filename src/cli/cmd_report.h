@@ -23,6 +23,7 @@ struct ReportCommandOptions {
   bool header_only = false;  // the feature header alone
   bool json = false;
   guest::GuestSymbolSources guests;  // vperf kvm: the guests' symbols
+  symbols::SampleScope sample_scope;  // vperf kvm: --host/--guest (perf kvm shows the guest only)
 };
 
 // Parses perf report's -g/--call-graph value: "graph|fractal|none[,THRESHOLD[,caller|callee]]"

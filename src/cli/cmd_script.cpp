@@ -89,7 +89,7 @@ class ScriptRun {
     bool any_ip = false;
     for (report::ScriptFieldSet fields : layout_.fields) any_ip = any_ip || (fields & report::kFieldIp);
     symbols::Machines machines{symbols::SymbolConfig{}};
-    add_guests(machines, options_.guests);
+    add_guests(machines, options_.guests, options_.sample_scope);
     report::SampleReplay replay(machines, report::ReplayOptions{.ordered = true,
                                                                 .resolve_chain = any_ip && layout_.use_callchain,
                                                                 .unwinder = unwinder_,
@@ -107,6 +107,7 @@ class ScriptRun {
     flush();
     out_.flush();
     if (!stats) throw unreadable_samples(options_.input, stats.error());
+    scope_note_ = replay.scope_note();
     if (stats->truncated && !reader.warnings().empty()) {
       // The reader may say it twice (a header that promises more, a record cut short); a
       // truncated file is one event, so one line.
@@ -121,6 +122,7 @@ class ScriptRun {
     if (tracepoints_without_formats_)
       err_ << "vperf: warning: " << tracepoints_without_formats_
            << " tracepoint samples printed without their fields: the file has no usable tracing data\n";
+    if (std::optional<std::string> note = scope_note_) err_ << "vperf: warning: " << *note << '\n';
     return 0;
   }
 
@@ -172,6 +174,7 @@ class ScriptRun {
   std::string unknown_ = "[unknown]";
   std::string buffer_;
   uint64_t tracepoints_without_formats_ = 0;
+  std::optional<std::string> scope_note_;  // SampleReplay::scope_note, said after the samples
 };
 
 }  // namespace

@@ -25,6 +25,7 @@ struct ScriptOptions {
   bool inline_frames = true;        // --no-inline: DWARF-unwound frames without inline chains
   bool header = false;              // --header: the perf.data header first, as perf script --header
   guest::GuestSymbolSources guests; // vperf kvm: the guests' symbols
+  symbols::SampleScope sample_scope;  // vperf kvm: --host/--guest (perf kvm shows the guest only)
 };
 
 // Writes the samples to `out` (buffered, not flushed per line); warnings go to `err`.

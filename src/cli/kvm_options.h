@@ -45,13 +45,16 @@ inline std::filesystem::path guestmount_beside(const std::filesystem::path& data
 }
 
 // A perf.data reader's options under `vperf kvm` (report, script, flamegraph, annotate): the
-// guests' symbols — those given, else the ones a monitor recording kept beside the file — and
-// kvm's data file unless -i named one. Nothing without `kvm`.
+// guests' symbols — those given, else the ones a monitor recording kept beside the file —, the
+// machines whose samples it shows (perf kvm: the guest's unless --host), and kvm's data file
+// unless -i named one. Nothing without `kvm`.
 template <typename ReaderOptions>
 void apply_kvm_defaults(const KvmOptions* kvm, bool input_given, ReaderOptions& options) {
   if (kvm == nullptr) return;
   if (!input_given) options.input = kvm->data_file();
   options.guests = kvm->guests;
+  const events::MachineScope scope = kvm->scope();
+  options.sample_scope = symbols::SampleScope{.host = scope.host, .guest = scope.guest};
   std::error_code ec;
   if (options.guests.empty() && std::filesystem::is_directory(guestmount_beside(options.input), ec))
     options.guests.mount = guestmount_beside(options.input);

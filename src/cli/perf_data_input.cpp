@@ -25,7 +25,8 @@ UserError unreadable_samples(const std::string& input, const Error& error) {
                    "the recording is damaged: record it again");
 }
 
-void add_guests(symbols::Machines& machines, const guest::GuestSymbolSources& guests) {
+void add_guests(symbols::Machines& machines, const guest::GuestSymbolSources& guests, symbols::SampleScope scope) {
+  machines.set_sample_scope(scope);
   if (guests.empty()) return;
   Result<void> added = guest::add_guest_machines(machines, guests);
   if (!added) {

@@ -24,7 +24,8 @@ UserError unreadable_samples(const std::string& input, const Error& error);
 std::optional<int64_t> captured_on(const std::string& input);
 
 // Adds the guest machines `guests` describes (vperf kvm's --guest* options; nothing when it is
-// empty). Throws UserError naming the file and the fix when a guest's symbols are unusable.
-void add_guests(symbols::Machines& machines, const guest::GuestSymbolSources& guests);
+// empty), and shows the samples of the machines `scope` names. Throws UserError naming the file
+// and the fix when a guest's symbols are unusable.
+void add_guests(symbols::Machines& machines, const guest::GuestSymbolSources& guests, symbols::SampleScope scope = {});
 
 }  // namespace vperf::cli

@@ -57,6 +57,7 @@ Result<AnnotateHits> collect_annotate_hits(data::PerfDataReader& reader, symbols
     hits.period += counted.value.weight;
   }
   result.warnings = reader.warnings();
+  if (std::optional<std::string> note = replay.scope_note()) result.warnings.push_back(*note);
   std::vector<std::string> event_order;
   for (const auto& attr : reader.attrs()) event_order.push_back(attr.name);
   result.symbols.reserve(by_symbol.size());

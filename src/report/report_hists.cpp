@@ -71,6 +71,7 @@ uint32_t HistBuilder::entry_for(EventHists& hists, std::unordered_map<EntryKey, 
 }
 
 bool HistBuilder::passes_filters(const ResolvedSample& sample) const {
+  if (!sample.in_scope) return false;  // perf kvm's host or guest filter (symbols::SampleScope)
   const SampleFilters& f = settings_.filters;
   if (!f.comms.empty() && !f.comms.contains(std::string(sample.comm))) return false;
   if (!f.pids.empty() && !f.pids.contains(sample.pid)) return false;

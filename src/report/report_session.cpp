@@ -122,7 +122,8 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
                       ReplayOptions{.ordered = true,
                                     .resolve_chain = chains,
                                     .unwinder = unwinder,
-                                    .inline_frames = options.inline_frames});
+                                    .inline_frames = options.inline_frames,
+                                    .out_of_scope_samples = true});
   replay.set_record_observer([&](const data::RecordView& view) {
     if (const auto* lost = std::get_if<data::LostSamplesRecord>(&view.record.body)) report.lost_samples += lost->lost;
     else if (const auto* dropped = std::get_if<data::LostRecord>(&view.record.body)) report.lost_events += dropped->lost;
@@ -134,7 +135,15 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
     // A sample without an event (an input without attrs) counts as the first event's, as perf.
     size_t event = sample.event == data::kNoAttrIndex ? 0 : sample.event;
     uint32_t trace = by_trace ? trace_text.intern(sample, report.hists->traces()) : 0;
-    report.hists->add(event, sample, trace);
+    if (!chains) {
+      report.hists->add(event, sample, trace);
+      return true;
+    }
+    // Chains as perf's callchain cursor holds them (a chain the kernel ended with an unknown
+    // marker is discarded, as perf report discards it).
+    ResolvedSample as_cursor = sample;
+    as_cursor.stack = replay.cursor_stack(sample);
+    report.hists->add(event, as_cursor, trace);
     return true;
   });
   if (!stats) return stats.error();
@@ -142,6 +151,7 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
   report.stats = *stats;
   report.warnings = reader.warnings();
   report.warnings.insert(report.warnings.end(), trace_warnings.begin(), trace_warnings.end());
+  if (std::optional<std::string> note = replay.scope_note()) report.warnings.push_back(*note);
   // Pipe mode learns attrs, and their names, while reading.
   for (size_t i = report.events.size(); i < reader.attrs().size(); ++i)
     report.events.push_back(ReportEvent{reader.attrs()[i].name, reader.attrs()[i].attr.sample_type});

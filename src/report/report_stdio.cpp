@@ -10,6 +10,7 @@ namespace vperf::report {
 namespace {
 
 constexpr size_t kOverheadWidth = 8;
+constexpr size_t kMaxColumnHeader = 1023;
 constexpr size_t kSamplesWidth = 12;
 constexpr size_t kUnresolvedWidth = 16;  // perf: BITS_PER_LONG / 4
 
@@ -247,6 +248,9 @@ std::string render_stdio(const ReportData& report, const ReportOptions& options,
       // Numbers are right-aligned, and so are their headers.
       if (col.column != Column::Key) h.insert(0, col.width > h.size() ? col.width - h.size() : 0, ' ');
       pad_to(h, col.width);
+      // perf formats each column's header into a 1024-byte buffer: a wider column's header
+      // (a symbol of over 1000 characters) is cut to 1023, its dots are not.
+      if (h.size() > kMaxColumnHeader) h.resize(kMaxColumnHeader);
       header += h;
       dots.append(col.width, '.');
     }

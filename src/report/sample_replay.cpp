@@ -2,6 +2,7 @@
 
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <variant>
 
 namespace vperf::report {
@@ -41,6 +42,20 @@ std::optional<uint8_t> SampleReplay::context_mode(uint64_t entry) {
     default:
       return std::nullopt;
   }
+}
+
+ResolvedSample::CursorFrames ResolvedSample::cursor(size_t max_stack, bool user_stacks_unwound) const {
+  // vperf also knows the guest markers (perf 6.1 drops guest callchains): their frames resolve
+  // against the guest (SampleReplay::context_mode), so they do not discard.
+  const bool discarded = unknown_marker_at != kNoId && unknown_marker_at < max_stack;
+  std::span<const uint32_t> all = frames();
+  const bool unwound = user_stacks_unwound && !sample.stack_user.empty() && !sample.regs_user.empty() && thread != nullptr;
+  const size_t available = sample.callchain.empty() && !unwound ? 0 : all.size();
+  const size_t recorded = std::min<size_t>(recorded_frames, available);
+  CursorFrames out;
+  out.recorded = all.first(discarded ? 0 : std::min(recorded, max_stack));
+  out.unwound = all.subspan(recorded, std::min(available - recorded, max_stack));
+  return out;
 }
 
 symbols::Machine* SampleReplay::machine_for(uint8_t cpumode, pid_t pid) {
@@ -103,7 +118,11 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
     else if (machine != nullptr)
       machine->process_exit(static_cast<pid_t>(t->pid), static_cast<pid_t>(t->tid));
   } else if (const auto* s = std::get_if<data::Sample>(&record.body)) {
+    const bool in_scope = machines_.sample_scope().shows(cpumode);
+    ++(in_scope ? in_scope_ : out_of_scope_);
+    if (!in_scope && !options_.out_of_scope_samples) return;
     ResolvedSample out{.view = view, .sample = *s, .pid = static_cast<pid_t>(record.sample_id.pid)};
+    out.in_scope = in_scope;
     out.tid = static_cast<pid_t>(record.sample_id.tid);
     out.cpu = record.sample_id.cpu;
     out.time = record.sample_id.time;
@@ -205,6 +224,26 @@ const std::vector<std::string>& SampleReplay::inlined_at(const symbols::Resolved
     }
   }
   return it->second;
+}
+
+uint32_t SampleReplay::cursor_stack(const ResolvedSample& sample) {
+  const bool callchains = sample.view.attr && (sample.view.attr->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+  if (!callchains || sample.stack == kNoId) return sample.stack;
+  ResolvedSample::CursorFrames cursor = sample.cursor(kPerfMaxStack, options_.unwinder != nullptr);
+  if (cursor.recorded.size() + cursor.unwound.size() == sample.frames().size()) return sample.stack;
+  cursor_frames_.assign(cursor.recorded.begin(), cursor.recorded.end());
+  cursor_frames_.insert(cursor_frames_.end(), cursor.unwound.begin(), cursor.unwound.end());
+  return profile_->intern_stack(cursor_frames_);
+}
+
+std::optional<std::string> SampleReplay::scope_note() const {
+  if (out_of_scope_ == 0 || in_scope_ != 0 || machines_.sample_scope().host) return std::nullopt;
+  // A guest-only recording (exclude_host) whose samples all came from the host: a software
+  // event such as cpu-clock, the fallback on a host without a PMU, ignores exclude_host.
+  return "all " + std::to_string(out_of_scope_) +
+         " samples are the host's, left out as perf kvm leaves them out: sampling a guest needs a host PMU "
+         "(cpu-clock, the fallback without one, samples the host); on this host sample the guest with "
+         "vperf kvm record --qmp SOCKET or --domain NAME";
 }
 
 Result<data::ReadStats> SampleReplay::run(data::PerfDataReader& reader, const SampleCallback& on_sample) {

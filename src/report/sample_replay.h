@@ -41,6 +41,9 @@
 
 namespace vperf::report {
 
+// perf's default --max-stack (the kernel's perf_event_max_stack default).
+inline constexpr unsigned kPerfMaxStack = 127;
+
 struct ResolvedSample {
   const data::RecordView& view;  // the record and its event; valid only during the callback
   const data::Sample& sample;
@@ -64,10 +67,26 @@ struct ResolvedSample {
   // kNoId when there is none.
   uint32_t recorded_frames = 0;
   uint32_t unknown_marker_at = kNoId;
+  // Whether the machines' SampleScope shows this sample (perf kvm: a host sample is filtered
+  // unless --host). Only readers that count filtered samples see one that is not
+  // (ReplayOptions::out_of_scope_samples).
+  bool in_scope = true;
 
   std::span<const uint32_t> frames() const {
     return profile && stack != kNoId ? profile->stack(stack) : std::span<const uint32_t>{};
   }
+
+  // The frames perf's callchain cursor holds for a sample of an event with callchains: what
+  // perf script prints under the sample line, and so what stackcollapse-perf.pl folds. perf's
+  // add_callchain_ip knows only the HV, KERNEL and USER markers; any other one before
+  // `max_stack` frames (the kernel ends some callchains with -1) discards the recorded part. An
+  // empty recorded callchain holds nothing (not the lone ip frames() shows) unless user frames
+  // were unwound (`user_stacks_unwound`: the reader has an unwinder). --max-stack applies to
+  // the recorded part and to the unwound part separately, as perf's thread__resolve_callchain.
+  struct CursorFrames {
+    std::span<const uint32_t> recorded, unwound;
+  };
+  CursorFrames cursor(size_t max_stack, bool user_stacks_unwound) const;
 };
 
 struct ReplayOptions {
@@ -75,6 +94,9 @@ struct ReplayOptions {
   bool resolve_chain = true;                 // false: ResolvedSample::stack stays kNoId (cheaper)
   unwind::UserStackUnwinder* unwinder = nullptr;  // nullptr: user stack copies are ignored
   bool inline_frames = true;  // unwound frames expanded into their inline chains (perf's --inline)
+  // Hand on the samples the machines' SampleScope leaves out too, marked (report counts them in
+  // its totals); otherwise they are dropped, as perf script drops them.
+  bool out_of_scope_samples = false;
 };
 
 // Return false to stop.
@@ -94,6 +116,19 @@ class SampleReplay {
   // records (a live source's next refresh): the machine model and the profile carry over.
   Result<data::ReadStats> run(RecordSource& source, const SampleCallback& on_sample);
   Result<data::ReadStats> run(data::PerfDataReader& reader, const SampleCallback& on_sample);
+
+  // The profile stack of perf's callchain cursor for `sample` (ResolvedSample::cursor with
+  // perf's default --max-stack, user frames if this replay unwinds): what perf report counts
+  // and perf script prints for an event with callchains. sample.stack when the cursor holds
+  // every frame; the sample's own stack for an event without callchains (its lone ip).
+  uint32_t cursor_stack(const ResolvedSample& sample);
+
+  // Samples the machines' SampleScope left out so far (handed on or not).
+  uint64_t out_of_scope_samples() const { return out_of_scope_; }
+  // One line for a reader whose samples the scope left out, every one of them, when that was
+  // the host's (vperf kvm without --host): why, and how to sample a guest here. nullopt
+  // otherwise.
+  std::optional<std::string> scope_note() const;
 
   Profile& profile() { return *profile_; }
   const Profile& profile() const { return *profile_; }
@@ -120,7 +155,10 @@ class SampleReplay {
   ReplayOptions options_;
   RecordObserver observer_;
   std::string unnamed_comm_;
+  uint64_t out_of_scope_ = 0;
+  uint64_t in_scope_ = 0;
   std::vector<uint32_t> frames_;  // the sample being walked, kept to avoid allocations
+  std::vector<uint32_t> cursor_frames_;  // cursor_stack's, kept likewise
   // Resolved addresses: (address space, cpumode, address, with inlines) -> a run of
   // resolved_frames_ (the inlined frames, then the real one). Cleared when a space changes.
   struct AddressKey {

@@ -2,6 +2,8 @@
 
 #include <linux/perf_event.h>
 
+#include <cinttypes>
+#include <cstdio>
 #include <optional>
 
 namespace vperf::report {
@@ -21,27 +23,37 @@ FrameKind kind_of(uint8_t cpumode) {
   }
 }
 
-// A frame as `perf script | stackcollapse-perf.pl --kernel` names it: the symbol, or the
-// dso's file name in brackets when only the dso is known, or "[unknown]". Host frames count
-// as kernel frames by stackcollapse-perf.pl's rule, from the dso: a "[bracketed]" dso other
-// than [unknown] (the kernel, modules, and also [vdso]) or a vmlinux.
+// A frame as `perf script | stackcollapse-perf.pl --kernel` names it. perf script prints it as
+// "ADDR SYMBOL+0xOFFSET (DSO)", or "[unknown]" for the symbol, and stackcollapse-perf.pl splits
+// that with a greedy regex, /^\s*(\w+)\s*(.+) \((.*)\)/: at the line's last " (", which is
+// inside the dso's name when that holds one ("/memfd:jit (deleted)": the function becomes
+// "[unknown] (/memfd:jit" and the module "deleted"). Then the offset is cut from the function's
+// end, an "[unknown]" function becomes the module's file name in brackets (when the module is
+// known), and the frame is a kernel frame when the module is "[bracketed]" (not [unknown]: the
+// kernel, modules, and also [vdso]) or a vmlinux.
 Frame frame_of(const Profile& profile, const ProfileFrame& frame) {
   if (std::string_view inlined = profile.inlined_name(frame); !inlined.empty()) return {std::string(inlined), FrameKind::Inlined};
   const symbols::ResolvedAddress& at = frame.at;
-  std::string_view dso = at.dso_name();
-  std::string name;
+  std::string line;
   if (at.symbol) {
-    name = std::string(at.symbol_name());
-  } else if (at.map && dso != "[unknown]") {
-    std::string_view base = dso.substr(dso.rfind('/') == std::string_view::npos ? 0 : dso.rfind('/') + 1);
-    name = "[" + std::string(base) + "]";
+    char offset[24];
+    std::snprintf(offset, sizeof offset, "+0x%" PRIx64, at.symbol_offset);
+    line.append(at.symbol_name()).append(offset);
   } else {
-    name = "[unknown]";
+    line = "[unknown]";
   }
+  line.append(" (").append(at.dso_name()).append(")");
+  const size_t split = line.rfind(" (");
+  std::string name = line.substr(0, split);
+  const std::string module = line.substr(split + 2, line.size() - split - 3);
+  if (size_t plus = name.rfind("+0x"); plus != std::string::npos && plus + 3 < name.size() &&
+      name.find_first_not_of("0123456789abcdef", plus + 3) == std::string::npos)
+    name.erase(plus);
+  if (name == "[unknown]" && module != "[unknown]") name = "[" + module.substr(module.rfind('/') + 1) + "]";
   FrameKind kind = kind_of(frame.cpumode);
   if (kind == FrameKind::User || kind == FrameKind::Kernel) {
-    bool kernel_dso = (dso.starts_with("[") && dso.find("unknown") == std::string_view::npos) || dso.ends_with("vmlinux");
-    kind = kernel_dso ? FrameKind::Kernel : FrameKind::User;
+    bool kernel_module = (module.starts_with("[") || module.ends_with("vmlinux")) && module.find("unknown") == std::string::npos;
+    kind = kernel_module ? FrameKind::Kernel : FrameKind::User;
   }
   return {std::move(name), kind};
 }
@@ -57,7 +69,10 @@ Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machin
   Result<data::ReadStats> stats = replay.run(source, [&](const ResolvedSample& sample) {
     // stackcollapse-perf.pl adds up the period perf script prints, 1 when there is none.
     uint32_t event = sample.event == data::kNoAttrIndex ? 0 : static_cast<uint32_t>(sample.event);
-    profile.count(event, profile.intern_text(sample.comm), sample.stack, sample.sample.period ? sample.sample.period : 1);
+    // The frames perf script prints under the sample line (perf's callchain cursor, which may
+    // hold fewer than the replay's stack, or none), or the ip it prints on the line itself.
+    const uint32_t stack = replay.cursor_stack(sample);
+    profile.count(event, profile.intern_text(sample.comm), stack, sample.sample.period ? sample.sample.period : 1);
     ++result.samples;
     return true;
   });
@@ -77,6 +92,7 @@ Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machin
     result.profile.add(std::move(stack), counted.value.weight);
   }
   result.warnings = reader.warnings();
+  if (std::optional<std::string> note = replay.scope_note()) result.warnings.push_back(*note);
   return result;
 }
 

@@ -81,28 +81,10 @@ void append_frame(std::string& out, const Profile& profile, uint32_t id, ScriptF
   out.push_back('\n');
 }
 
-// The frames perf's callchain cursor holds for this sample, with --max-stack applied to the
-// recorded part and to the unwound part separately (as perf's thread__resolve_callchain).
 void append_callchain(std::string& out, const ResolvedSample& sample, ScriptFieldSet fields, const ScriptLineOptions& options) {
-  size_t recorded = sample.recorded_frames;
-  // perf's add_callchain_ip knows only the HV, KERNEL and USER markers; any other one (the
-  // kernel ends some tracepoint callchains with -1) makes it discard the recorded chain, if it
-  // comes before --max-stack frames. vperf also knows the guest markers (perf 6.1 drops guest
-  // callchains): their frames resolve against the guest (SampleReplay::context_mode).
-  bool discarded = sample.unknown_marker_at != kNoId && sample.unknown_marker_at < options.max_stack;
-  std::span<const uint32_t> frames = sample.frames();
-  size_t available = frames.size();
-  // SampleReplay shows an empty recorded callchain as the lone sample ip; perf's cursor holds
-  // nothing then, unless user frames were unwound.
-  bool unwound = options.user_stacks_unwound && !sample.sample.stack_user.empty() && !sample.sample.regs_user.empty() &&
-                 sample.thread != nullptr;
-  if (sample.sample.callchain.empty() && !unwound) available = 0;
-  recorded = std::min(recorded, available);
-  size_t shown_recorded = discarded ? 0 : std::min<size_t>(recorded, options.max_stack);
-  for (size_t i = 0; i < shown_recorded; ++i) append_frame(out, *sample.profile, frames[i], fields);
-  size_t unwound_frames = available - recorded;
-  size_t shown_unwound = std::min<size_t>(unwound_frames, options.max_stack);
-  for (size_t i = 0; i < shown_unwound; ++i) append_frame(out, *sample.profile, frames[recorded + i], fields);
+  ResolvedSample::CursorFrames cursor = sample.cursor(options.max_stack, options.user_stacks_unwound);
+  for (uint32_t id : cursor.recorded) append_frame(out, *sample.profile, id, fields);
+  for (uint32_t id : cursor.unwound) append_frame(out, *sample.profile, id, fields);
 }
 
 uint64_t shown_period(const ResolvedSample& sample) {

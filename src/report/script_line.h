@@ -32,7 +32,7 @@ struct ScriptLineOptions {
   bool use_callchain = true;  // ScriptFieldLayout::use_callchain
   // perf script's --max-stack (perf's default, the kernel's perf_event_max_stack default):
   // at most this many recorded callchain addresses, and as many unwound user frames.
-  unsigned max_stack = 127;
+  unsigned max_stack = kPerfMaxStack;
   // The chain's user frames were unwound from a stack copy (ReplayOptions::unwinder was set):
   // a sample whose recorded callchain is empty then still has frames to show.
   bool user_stacks_unwound = false;

@@ -86,11 +86,6 @@ int64_t Machine::kernel_delta(uint64_t recorded_reference) const {
   return static_cast<int64_t>(k.value()->relocation_reference()->address - recorded_reference);
 }
 
-uint64_t Machine::kernel_start() const {
-  auto maps = kernel_maps_.maps();
-  return maps.empty() ? (1ULL << 63) : maps.front()->start;
-}
-
 Result<void> Machine::create_kernel_maps() {
   uint64_t start = 0, end = 0;
   if (!config_.vmlinux.empty()) {
@@ -117,8 +112,19 @@ Result<void> Machine::create_kernel_maps() {
 
   auto modules = load_kernel_modules(config_.modules);
   if (!modules) {
-    if (modules.error().errno_value == ENOENT) return {};  // a kernel without module support
-    return modules.error();
+    if (modules.error().errno_value != ENOENT) return modules.error();
+    // No module list (a kernel without module support, or a guest's kallsyms given alone):
+    // each module of the kallsyms gets a map over its symbols, so a sample in a module resolves
+    // to its function, not to an address past the kernel image's end. (perf 6.1 needs the list
+    // or the file's module MMAPs to place them.)
+    if (config_.vmlinux.empty()) {
+      auto k = kallsyms();
+      for (const auto& [name, table] : k.value()->modules())
+        if (!table.empty())
+          kernel_maps_.insert(Map{table.symbols().front().start, table.symbols().back().end, 0, PROT_READ | PROT_EXEC,
+                                  MapAddressing::Absolute, 0, module_dso("[" + name + "]")});
+    }
+    return {};
   }
   for (const auto& m : modules.value()) {
     std::string name = module_dso_name(m.name);
@@ -137,10 +143,14 @@ void Machine::process_kernel_mmap(const MmapEvent& event) {
   }
   std::string name;
   std::shared_ptr<Dso> dso;
-  if (event.filename.starts_with("/") || event.filename.ends_with(".ko") || event.filename.find(".ko.") != std::string::npos) {
+  // As perf's machine__process_kernel_mmap_event: a path or a "[name]" that is not the kernel
+  // image is a module, whose symbols are the kallsyms lines of that module ("[virtio_console]"
+  // written by perf kvm record for a guest module, with or without a modules list).
+  if (event.filename.starts_with("/") || event.filename.starts_with("[") || event.filename.ends_with(".ko") ||
+      event.filename.find(".ko.") != std::string::npos) {
     dso = module_dso(module_dso_name(event.filename));
   } else {
-    // [bpf_prog], ftrace trampolines and other kernel text without symbols here.
+    // Other kernel text without symbols here.
     name = event.filename;
     if (auto it = dsos_.find(name); it != dsos_.end()) dso = it->second;
     else dso = remember(name, std::make_shared<Dso>(DsoKind::Unknown, name, nullptr));
@@ -286,7 +296,6 @@ ResolvedAddress Machine::resolve(pid_t pid, pid_t tid, uint8_t cpumode, uint64_t
     std::shared_ptr<const Map> before = kernel_maps_.find_preceding(ip);
     if (before && before->dso && before->dso->name() == kernel_name_) r.map = std::move(before);
   }
-  if (!r.map && user_mode && ip >= kernel_start()) r.map = kernel_maps_.find_shared(ip);
   if (!r.map) return r;
   r.map_relative = r.map->map_ip(ip);
   auto addr = r.map->dso->symbol_address(r.map_relative);

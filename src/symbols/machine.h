@@ -83,8 +83,9 @@ class Machine {
   std::vector<const Thread*> threads() const;
 
   // perf's thread__find_map + map__find_symbol. cpumode = header.misc & CPUMODE_MASK of the
-  // sample (or the context of a callchain entry). A user-mode address outside every map of the
-  // thread is looked up in the kernel maps, as perf does (vsyscall, entry trampolines).
+  // sample (or the context of a callchain entry): a user-mode address is looked up in the
+  // thread's maps only, as perf 6.1 does, so a user frame that lies in the kernel's range (a
+  // frame-pointer walk through code without frame pointers) is unknown, not a kernel symbol.
   ResolvedAddress resolve(pid_t pid, pid_t tid, uint8_t cpumode, uint64_t ip) const;
 
   std::shared_ptr<const Dso> find_dso(std::string_view name) const;
@@ -103,7 +104,6 @@ class Machine {
   std::shared_ptr<Dso> user_dso(const MmapEvent& event, MapAddressing& addressing);
   std::shared_ptr<Dso> remember(std::string key, std::shared_ptr<Dso> dso);
   int64_t kernel_delta(uint64_t recorded_reference) const;
-  uint64_t kernel_start() const;
 
   pid_t pid_;
   SymbolConfig config_;

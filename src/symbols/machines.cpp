@@ -35,6 +35,19 @@ bool is_guest_mode(uint8_t cpumode) {
 }
 }  // namespace
 
+bool SampleScope::shows(uint8_t cpumode) const {
+  switch (cpumode & PERF_RECORD_MISC_CPUMODE_MASK) {
+    case PERF_RECORD_MISC_KERNEL:
+    case PERF_RECORD_MISC_USER:
+      return host;
+    case PERF_RECORD_MISC_GUEST_KERNEL:
+    case PERF_RECORD_MISC_GUEST_USER:
+      return guest;
+    default:
+      return true;
+  }
+}
+
 Machine* Machines::find_for_cpumode(uint8_t cpumode, pid_t pid) {
   return const_cast<Machine*>(std::as_const(*this).find_for_cpumode(cpumode, pid));
 }

@@ -16,6 +16,16 @@
 
 namespace vperf::symbols {
 
+// perf's perf_host/perf_guest: whose samples a reader shows. perf kvm shows the guest's only
+// unless --host (and the host's only with --host --no-guest); a sample of a machine left out
+// is filtered: report still counts it in its totals (perf's "# Samples"), script, flame graphs
+// and annotate drop it. Samples of no machine (hypervisor mode) are always shown, as in perf.
+struct SampleScope {
+  bool host = true;
+  bool guest = true;
+  bool shows(uint8_t cpumode) const;
+};
+
 class Machines {
  public:
   static constexpr pid_t kDefaultGuestPid = 0;
@@ -38,7 +48,11 @@ class Machines {
 
   ResolvedAddress resolve(pid_t pid, pid_t tid, uint8_t cpumode, uint64_t ip) const;
 
+  void set_sample_scope(SampleScope scope) { scope_ = scope; }
+  const SampleScope& sample_scope() const { return scope_; }
+
  private:
+  SampleScope scope_;
   Machine host_;
   std::map<pid_t, std::unique_ptr<Machine>> guests_;
 };

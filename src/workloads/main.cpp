@@ -17,6 +17,7 @@ void usage(std::FILE* to) {
       "  page-faults N   touch N fresh pages (N minor page faults)\n"
       "  spin MS         burn MS milliseconds of CPU time in a fixed call chain\n"
       "  inline MS       the same in two levels of inlined functions (see workloads.h)\n"
+      "  memfd-jit MS    burn MS milliseconds of CPU time in code run from a memfd mapping\n"
       "  sleep MS        sleep MS milliseconds\n"
       "  kvm-pio N       run a tiny KVM guest that does N port writes (needs /dev/kvm);\n"
       "                  exactly N KVM_RUN calls, N + 1 with --run-to-hlt\n"
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   if (command == "page-faults") return run_page_faults(n, options);
   if (command == "spin") return run_spin(n, options);
   if (command == "inline") return run_inline(n, options);
+  if (command == "memfd-jit") return run_memfd_jit(n, options);
   if (command == "sleep") return run_sleep(n, options);
   if (command == "kvm-pio") return run_kvm_pio(n, options);
   if (command == "exit") {

@@ -38,6 +38,11 @@ int run_spin(uint64_t ms, const Options& options);
 // chain in DWARF, which is what DWARF call graphs expand into inlined frames.
 int run_inline(uint64_t ms, const Options& options);
 
+// Burns `ms` milliseconds of CPU time in machine code copied into a memfd and mapped
+// executable, as a JIT runs its code: the mapping is "/memfd:vperf-jit (deleted)", with no
+// symbols (memfd_jit.cpp).
+int run_memfd_jit(uint64_t ms, const Options& options);
+
 // Sleeps `ms` milliseconds (nanosleep, resumed after interruptions).
 int run_sleep(uint64_t ms, const Options& options);
 

@@ -239,6 +239,51 @@ TEST_F(KvmGuest, ReportMatchesPerfKvmReport) {
   EXPECT_NE(by_sym.out.find("[g] " + module_.name), std::string::npos) << by_sym.out;
 }
 
+// Samples in a guest module's functions resolve as perf kvm resolves them: the module's map from
+// the file's guest MMAP records ("[virtio_console]", as perf kvm record writes it) or from
+// --guestmodules, its symbols from the module's lines of --guestkallsyms. perf 6.1 names them
+// with or without --guestmodules once the file has the module maps, in either sample order
+// (the module sampled before or after the kernel image); the tables must be equal byte for
+// byte. Beyond perf: a file without guest MMAP records shows the same table (perf resolves
+// nothing there), the module maps then coming from --guestmodules or, without it, from the
+// modules' symbols in --guestkallsyms.
+TEST_F(KvmGuest, ModuleSymbolsResolveAsPerfKvm) {
+  VPERF_REQUIRE(!test::find_program("perf").empty(), "perf kvm as the oracle");
+  std::optional<TextSymbol> console = text_symbol(symbols_, "virtio_console", {"show_port_name", ""});
+  ASSERT_TRUE(console.has_value());
+  const std::vector<std::string> kallsyms_only = {"--guestkallsyms", rig_.kallsyms.string()};
+  for (bool kernel_first : {true, false}) {
+    auto file = [&](bool with_maps) {
+      test::GuestPerfData d;
+      d.threads = {{kVmm, kVmm, "qemu-system-x86"}, {kVmm, kVcpu0, "CPU 0/KVM"}};
+      if (with_maps) d.guest_maps.push_back({0, rig_.kallsyms, rig_.modules});
+      auto add = [&](int n, uint64_t ip) {
+        for (int i = 0; i < n; ++i) d.samples.push_back({kVmm, kVcpu0, PERF_RECORD_MISC_GUEST_KERNEL, ip + 4 * (i % 4), {}});
+      };
+      if (kernel_first) add(3, schedule_.start + 8);
+      add(4, console->start + 0x10);
+      add(2, module_.start + 4);
+      if (!kernel_first) add(3, schedule_.start + 8);
+      return write(d, std::string(kernel_first ? "kernel-first" : "module-first") + (with_maps ? "-maps" : "") + ".data");
+    };
+    const std::string with_maps = file(true), without_maps = file(false);
+    for (const std::vector<std::string>& options : {symbol_options(), kallsyms_only}) {
+      const std::string what = std::string(kernel_first ? "kernel first" : "module first") +
+                               (options.size() == 2 ? ", --guestkallsyms only" : ", --guestkallsyms and --guestmodules");
+      for (const char* keys : {"dso,sym", "sym", "dso"}) {
+        test::ProgramResult theirs = perf_kvm(options, {"report", "--stdio", "-i", with_maps, "--sort", keys});
+        test::ProgramResult ours = vperf_kvm(options, {"report", "--stdio", "-i", with_maps, "--sort", keys});
+        ASSERT_EQ(ours.exit_code, 0) << ours.err;
+        EXPECT_EQ(joined(table_rows(ours.out)), joined(table_rows(theirs.out))) << keys << ", " << what;
+        test::ProgramResult no_maps = vperf_kvm(options, {"report", "--stdio", "-i", without_maps, "--sort", keys});
+        EXPECT_EQ(joined(table_rows(no_maps.out)), joined(table_rows(theirs.out))) << keys << ", " << what << ", no guest MMAPs";
+      }
+      test::ProgramResult named = vperf_kvm(options, {"report", "--stdio", "-i", with_maps, "--sort", "dso,sym"});
+      EXPECT_NE(named.out.find("44.44%  [virtio_console]         [g] " + console->name), std::string::npos) << named.out;
+    }
+  }
+}
+
 // Beyond perf 6.1: without the guest MMAP records (a file from another recorder, or perf kvm
 // record run without --guestkallsyms) perf kvm report resolves nothing; vperf makes the guest's
 // kernel maps from --guestkallsyms/--guestmodules and shows the same table as with them.
@@ -440,6 +485,57 @@ TEST_F(KvmGuest, HostPmuRecordingOfARunningGuest) {
                                             "report", "--stdio", "--sort", "dso,sym", "-i", data});
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
   EXPECT_NE(rep.out.find("[guest.kernel.kallsyms]  [g] "), std::string::npos) << rep.out;
+}
+
+}  // namespace
+}  // namespace vperf
+
+namespace vperf {
+namespace {
+
+// On a host without a hardware PMU, vperf kvm record (as perf kvm record) falls back to
+// cpu-clock, which ignores exclude_host: its samples are the host's. perf kvm report filters
+// host samples unless --host and shows an empty guest table; vperf shows the same, and says in
+// one line why and what samples a guest on such a host (--qmp/--domain).
+TEST(KvmWithoutHostPmu, HostSamplesAreLeftOutAsPerfKvmLeavesThemOut) {
+  VPERF_REQUIRE(!test::has_hardware_pmu(), "a host without a hardware PMU (cpu-clock fallback)");
+  VPERF_REQUIRE(!test::find_program("perf").empty(), "perf kvm report as the oracle");
+  test::TempTree scratch;
+  const std::string data = (scratch.root() / "kvm.data").string();
+  test::ProgramResult rec = test::run_vperf({"kvm", "record", "-q", "-a", "-o", data, "--", VPERF_WORKLOAD, "spin", "200"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto without_tip = [](const std::string& text) {
+    size_t tip = text.find("#\n# (Tip:");
+    return tip == std::string::npos ? text : text.substr(0, tip);
+  };
+  for (const std::vector<std::string>& scope : std::vector<std::vector<std::string>>{{}, {"--host"}}) {
+    std::vector<std::string> perf = {"perf", "kvm"}, ours = {"kvm"};
+    for (const std::string& o : scope) perf.push_back(o), ours.push_back(o);
+    // With --host, the workload's rows (what else ran on the machine meanwhile is not the point).
+    std::vector<std::string> report = {"report", "--stdio", "-i", data, "--sort", "comm,dso"};
+    if (!scope.empty()) report.insert(report.end(), {"--comm", "vperf-workload"});
+    for (const std::string& o : report) perf.push_back(o), ours.push_back(o);
+    test::ProgramResult theirs = test::run_program(perf);
+    test::ProgramResult mine = test::run_vperf(ours);
+    ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+    ASSERT_EQ(mine.exit_code, 0) << mine.err;
+    EXPECT_EQ(mine.out, without_tip(theirs.out)) << (scope.empty() ? "guest" : "--host");
+    if (scope.empty()) {
+      EXPECT_EQ(table_rows(mine.out), std::vector<std::string>{}) << mine.out;
+      EXPECT_TRUE(mine.err.starts_with("vperf: warning: all ")) << mine.err;
+      EXPECT_EQ(std::count(mine.err.begin(), mine.err.end(), '\n'), 1) << mine.err;
+      EXPECT_NE(mine.err.find("needs a host PMU"), std::string::npos) << mine.err;
+      EXPECT_NE(mine.err.find("vperf kvm record --qmp"), std::string::npos) << mine.err;
+    } else {
+      EXPECT_NE(mine.out.find("vperf-workload"), std::string::npos) << mine.out;
+      EXPECT_EQ(mine.err, "");
+    }
+  }
+  // perf 6.1 has no kvm script; vperf's, like perf script, prints none of the host's samples.
+  test::ProgramResult script = test::run_vperf({"kvm", "script", "-i", data});
+  EXPECT_EQ(script.exit_code, 0) << script.err;
+  EXPECT_EQ(script.out, "");
+  EXPECT_TRUE(script.err.starts_with("vperf: warning: all ")) << script.err;
 }
 
 }  // namespace

@@ -93,7 +93,6 @@ bool perf_left_kernel_address_unnamed(const std::string& theirs, const std::stri
 //  - vperf has a ".plt" symbol for the PLT header, where perf has none ("[unknown]").
 //  - perf names some PLT entries after _init, the symbol before the PLT ("_init+0x3b"), where
 //    vperf names the entry ("__errno_location@plt+0xb").
-//  - vperf keeps GCC's clone suffix (" [clone .constprop.0]") that perf's demangler drops.
 //  - perf leaves a kernel address unnamed that /proc/kallsyms names as vperf does (above).
 bool known_symbol_difference(const std::string& theirs, const std::string& ours) {
   size_t prefix = 0;
@@ -113,14 +112,12 @@ bool known_symbol_difference(const std::string& theirs, const std::string& ours)
   std::string b = ours.substr(prefix, word_end(ours) - prefix);
   static const std::regex plt_name(R"(@plt(\+0x[0-9a-f]+)?)");
   static const std::regex plt_header(R"(\.plt(\+0x[0-9a-f]+)?)");
-  static const std::regex clone_suffix(R"( \[clone \.[a-z_]+\.[0-9]+\])");
   if (std::regex_match(a, plt_name) && b == "[unknown]") return true;
   if (a == "[unknown]" && std::regex_match(b, plt_header)) return true;
   static const std::regex init_offset(R"(_init\+0x[0-9a-f]+)");
   static const std::regex plt_entry(R"(\S+@plt(\+0x[0-9a-f]+)?)");
   if (std::regex_match(a, init_offset) && std::regex_match(b, plt_entry)) return true;
-  if (perf_left_kernel_address_unnamed(theirs, ours)) return true;
-  return std::regex_replace(ours, clone_suffix, "") == theirs;
+  return perf_left_kernel_address_unnamed(theirs, ours);
 }
 
 struct ScriptComparison {

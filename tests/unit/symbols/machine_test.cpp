@@ -153,22 +153,42 @@ TEST(Machine, KernelMapsFromKallsymsAndModules) {
   auto past_modules = m.resolve(-1, 0, kKernel, 0xfffffffff0000000);
   EXPECT_EQ(past_modules.symbol_name(), "[unknown]");
   EXPECT_EQ(past_modules.dso_name(), "[unknown]");
-  // A user-mode sample at a kernel address (entry code) is looked up in the kernel maps.
+  // A user-mode address is looked up in the process's maps only, as perf 6.1's thread__find_map:
+  // one in the kernel's range (a frame-pointer walk's garbage) is unknown, not kernel code.
   auto user_in_kernel = m.resolve(5, 5, kUser, 0xffffffff81000201);
-  EXPECT_EQ(user_in_kernel.symbol_name(), "entry_SYSCALL_64");
+  EXPECT_EQ(user_in_kernel.symbol_name(), "[unknown]");
+  EXPECT_EQ(user_in_kernel.dso_name(), "[unknown]");
   EXPECT_EQ(user_in_kernel.level, '.');
 }
 
-TEST(Machine, MissingModulesFileMeansNoModules) {
+TEST(Machine, WithoutAModulesFileModuleMapsComeFromKallsyms) {
   test::TempTree tree;
   SymbolConfig c = fixture_config(tree);
   c.modules = tree.root() / "absent";
   Machine m(c);
   ASSERT_TRUE(m.create_kernel_maps().ok());
-  EXPECT_EQ(m.kernel_maps().size(), 1u);
-  // Without modules the kernel map reaches the end of the address space (perf's ~0 end).
-  EXPECT_EQ(m.resolve(-1, 0, kKernel, 0xffffffffc0a00104).dso_name(), "[kernel.kallsyms]");
-  EXPECT_EQ(m.resolve(-1, 0, kKernel, 0xffffffffc0a00104).symbol_name(), "[unknown]");
+  // The kernel, and [kvm] over its kallsyms symbols (to the page after the last one).
+  EXPECT_EQ(m.kernel_maps().size(), 2u);
+  EXPECT_EQ(m.resolve(-1, 0, kKernel, 0xffffffffc0a00104).dso_name(), "[kvm]");
+  EXPECT_EQ(m.resolve(-1, 0, kKernel, 0xffffffffc0a00104).symbol_name(), "kvm_vcpu_ioctl");
+  // Between the kernel and the module, the kernel map reaches the module; past it, nothing.
+  EXPECT_EQ(m.resolve(-1, 0, kKernel, 0xffffffffc0000000).dso_name(), "[kernel.kallsyms]");
+  EXPECT_EQ(m.resolve(-1, 0, kKernel, 0xffffffffc0b00000).dso_name(), "[unknown]");
+}
+
+TEST(Machine, ABracketedKernelMmapIsAModuleWithItsKallsymsSymbols) {
+  // perf kvm record writes a guest module's map as "[virtio_console]"; without a modules file
+  // its symbols are still the module's kallsyms lines (perf's dso__split_kallsyms).
+  test::TempTree tree;
+  SymbolConfig c = fixture_config(tree);
+  c.modules.clear();
+  Machine m(c);
+  MmapEvent kvm = anon_mmap(-1, 0xffffffffc0a00000, 0x2000, "[kvm]");
+  kvm.cpumode = kKernel;
+  m.process_mmap(kvm);
+  auto at = m.resolve(-1, 0, kKernel, 0xffffffffc0a00104);
+  EXPECT_EQ(at.dso_name(), "[kvm]");
+  EXPECT_EQ(at.symbol_name(), "kvm_vcpu_ioctl");
 }
 
 TEST(Machine, HiddenKallsymsIsAnErrorWithTheFix) {
