@@ -159,6 +159,8 @@ INSTANTIATE_TEST_SUITE_P(
         LayoutCase{"JsonToolEvents", {"--json", "-e", "duration_time,user_time", "--", VPERF_WORKLOAD, "spin", "50"}},
         LayoutCase{"RepeatToolEvents", {"-r", "2", "-e", "duration_time,user_time", "--", VPERF_WORKLOAD, "spin", "30"}},
         LayoutCase{"IntervalDuration", {"-I", "100", "-e", "duration_time", "--", VPERF_WORKLOAD, "sleep", "150"}},
+        LayoutCase{"Modifiers", {"-e", "task-clock:I,page-faults:e,task-clock:P,task-clock:b", "--", VPERF_WORKLOAD, "getppid", "10"}},
+        LayoutCase{"WeakGroup", {"-e", "{task-clock,page-faults}:W", "--", VPERF_WORKLOAD, "getppid", "10"}},
         LayoutCase{"Null", {"-n", "--", "sleep", "0.1"}},
         LayoutCase{"NullRepeat", {"-n", "-r", "2", "--", "sleep", "0.05"}},
         LayoutCase{"NullSystemWide", {"-n", "-a", "--", "sleep", "0.1"}},
