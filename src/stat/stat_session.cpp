@@ -116,7 +116,7 @@ Result<StatSession> StatSession::open(const perf::PerfEventOpener& kernel,
     // EBADF: too many counters to schedule together), its members are counted one by one.
     const bool weak = counted.is_group && (counted.members.front().group_modifiers.weak || counted.members.front().modifiers.weak);
     if (!opened && weak && (opened.error().errno_value == EINVAL || opened.error().errno_value == EBADF)) {
-      std::erase_if(session.opened_, [&](const OpenedGroup& g) { return g.events.front() == indices.front(); });
+      session.close_group(indices.front());
       for (size_t index : indices) {
         StatEvent& member = session.events_[index];
         member.event.group_role = events::GroupRole::Alone;
@@ -128,6 +128,10 @@ Result<StatSession> StatSession::open(const perf::PerfEventOpener& kernel,
     if (!opened) return opened.error();
   }
   return session;
+}
+
+void StatSession::close_group(size_t first_event) {
+  std::erase_if(opened_, [first_event](const OpenedGroup& g) { return g.events.front() == first_event; });
 }
 
 Result<void> StatSession::open_group(const perf::PerfEventOpener& opener, const events::ResolvedGroup& group,
@@ -173,7 +177,7 @@ Result<void> StatSession::open_group(const perf::PerfEventOpener& opener, const 
     if (means_not_supported(err) && !group.is_group) {
       // Not on this machine: the event is printed as "<not supported>" and nothing of it stays open.
       status_[indices.front()] = OpenStatus::NotSupported;
-      std::erase_if(opened_, [&](const OpenedGroup& g) { return g.events.front() == indices.front(); });
+      close_group(indices.front());
       return {};
     }
     std::string names;

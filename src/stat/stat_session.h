@@ -78,6 +78,9 @@ class StatSession {
   Result<void> open_group(const perf::PerfEventOpener& opener, const events::ResolvedGroup& group,
                           const std::vector<size_t>& indices, const CountTarget& target);
 
+  // Closes what open_group opened for the group whose first event is `first_event`, on every place.
+  void close_group(size_t first_event);
+
   std::vector<StatEvent> events_;
   std::vector<OpenStatus> status_;  // parallel to events_
   std::vector<OpenedGroup> opened_;
