@@ -113,6 +113,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   struct Raw {
     ReportCommandOptions options;
     std::string sort;
+    std::string fields;
     std::string call_graph;
     std::string percentage = "absolute";
     std::string comms, pids, tids, dsos, symbols;
@@ -124,6 +125,9 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_option("-i,--input", o.input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
   sub->add_flag("--stdio", raw->stdio, "Text output (the only interface; accepted for perf's command lines)");
   sub->add_option("-s,--sort", raw->sort, "Sort keys: comm,pid,tid,dso,sym,cpu,trace (default comm,dso,sym; trace for tracepoints)");
+  sub->add_option("-F,--fields", raw->fields,
+                  "Columns in order: overhead, overhead_sys, overhead_us, overhead_guest_sys, overhead_guest_us, "
+                  "overhead_children, sample, period and sort keys (as perf report -F)");
   auto* children = sub->add_flag("--children", raw->children, "Children column: time in each function and its callees");
   sub->add_flag("--no-children", raw->no_children, "Self time only")->excludes(children);
   sub->add_option("-g,--call-graph", raw->call_graph,
@@ -152,6 +156,14 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
       if (!keys) throw usage_error(keys.error().message, "sort keys: comm, pid, tid, dso, sym, cpu, trace");
       opt.report.sort_keys = *keys;
       opt.report.sort_starts_with_sym = raw->sort.rfind("sym", 0) == 0;
+    }
+    if (!raw->fields.empty()) {
+      Result<std::vector<report::OutputField>> fields = report::parse_output_fields(raw->fields);
+      if (!fields)
+        throw usage_error(fields.error().message,
+                          "fields: overhead, overhead_sys, overhead_us, overhead_guest_sys, overhead_guest_us, "
+                          "overhead_children, sample, period, comm, pid, tid, dso, sym, cpu, trace");
+      opt.report.fields = *fields;
     }
     if (raw->children) opt.report.children = true;
     if (raw->no_children) opt.report.children = false;

@@ -126,6 +126,13 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
   }
   e.comm = comm;
   e.self_period += period;
+  switch (sample.cpumode) {
+    case PERF_RECORD_MISC_KERNEL: e.kernel_period += period; break;
+    case PERF_RECORD_MISC_USER: e.user_period += period; break;
+    case PERF_RECORD_MISC_GUEST_KERNEL: e.guest_kernel_period += period; break;
+    case PERF_RECORD_MISC_GUEST_USER: e.guest_user_period += period; break;
+    default: break;
+  }
   ++e.self_samples;
   if (settings_.children) {
     e.children_period += period;

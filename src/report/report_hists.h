@@ -62,6 +62,8 @@ struct HistEntry {
   uint64_t address = 0;
   std::string inlined_name;  // an inlined function's entry: its name (symbol is its owner's)
   uint64_t self_period = 0;
+  // self_period by the samples' cpumode (perf -F overhead_sys, _us, _guest_sys, _guest_us).
+  uint64_t kernel_period = 0, user_period = 0, guest_kernel_period = 0, guest_user_period = 0;
   uint64_t children_period = 0;
   uint64_t self_samples = 0;
   uint64_t children_samples = 0;

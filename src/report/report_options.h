@@ -47,6 +47,9 @@ struct ReportOptions {
   SampleFilters filters;
   bool inline_frames = true;           // --no-inline: DWARF-unwound frames without inline chains
   bool quiet = false;                  // -q: no '#' comment lines, no warnings (perf report -q)
+  // -F: the columns, in order, instead of perf's default ones (-n and --show-total-period are
+  // then ignored, as perf ignores them). Empty: the default columns.
+  std::vector<OutputField> fields;
 };
 
 }  // namespace vperf::report

@@ -2,6 +2,7 @@
 
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iterator>
 #include <optional>
@@ -29,6 +30,19 @@ ReportLayout resolve_layout(const ReportOptions& options, const std::vector<perf
   // perf picks "trace" before it has read a pipe's events: never for a pipe.
   bool by_trace = all_tracepoints && !pipe;
   layout.sort_keys = options.sort_keys.value_or(by_trace ? std::vector<SortKey>{SortKey::Trace} : default_sort_keys());
+  if (!options.fields.empty()) {
+    // perf -F: entries are grouped by the keys of -s (none without it) and -F together.
+    layout.sort_keys = options.sort_keys.value_or(std::vector<SortKey>{});
+    for (SortKey key : layout.sort_keys) layout.order_by.push_back({FieldKind::Key, key});
+    layout.columns = options.fields;
+    for (const OutputField& field : options.fields) {
+      if (std::find(layout.order_by.begin(), layout.order_by.end(), field) != layout.order_by.end()) continue;
+      layout.order_by.push_back(field);
+      if (field.kind == FieldKind::Key) layout.sort_keys.push_back(field.key);
+    }
+    for (const OutputField& field : layout.order_by)
+      if (std::find(layout.columns.begin(), layout.columns.end(), field) == layout.columns.end()) layout.columns.push_back(field);
+  }
   // perf report: --children is the default, silently off without callchains.
   bool children_wanted = options.children.value_or(true);
   layout.children = callchains && children_wanted && !pipe;

@@ -28,6 +28,11 @@ struct ReportLayout {
   bool children = false;    // Children + Self columns
   bool call_graph = false;  // graphs printed under entries
   CallGraphOrder order = CallGraphOrder::Caller;
+  // With -F (both empty without it), as perf sets them up: the columns are -F's fields then
+  // -s's keys it lacks; entries are ordered by -s's keys then -F's fields, a number largest
+  // first.
+  std::vector<OutputField> columns;
+  std::vector<OutputField> order_by;
 };
 
 struct ReportData {

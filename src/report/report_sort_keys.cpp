@@ -1,6 +1,8 @@
 #include "report/report_sort_keys.h"
 
+#include <algorithm>
 #include <array>
+#include <optional>
 #include <cctype>
 #include <utility>
 
@@ -11,6 +13,16 @@ namespace {
 // perf's sort dimension names in the order perf's prefix match tries them.
 constexpr std::array<std::pair<std::string_view, SortKey>, 5> kPerfNames{{
     {"pid", SortKey::Pid}, {"comm", SortKey::Comm}, {"dso", SortKey::Dso}, {"symbol", SortKey::Sym}, {"cpu", SortKey::Cpu}}};
+
+// perf's hpp format names, in the order its prefix match tries them after the sort keys.
+constexpr std::array<std::pair<std::string_view, FieldKind>, 8> kPerfFieldNames{{{"overhead", FieldKind::Overhead},
+                                                                               {"overhead_sys", FieldKind::OverheadSys},
+                                                                               {"overhead_us", FieldKind::OverheadUs},
+                                                                               {"overhead_guest_sys", FieldKind::OverheadGuestSys},
+                                                                               {"overhead_guest_us", FieldKind::OverheadGuestUs},
+                                                                               {"overhead_children", FieldKind::Children},
+                                                                               {"sample", FieldKind::Samples},
+                                                                               {"period", FieldKind::Period}}};
 
 bool is_prefix_nocase(std::string_view prefix, std::string_view word) {
   if (prefix.size() > word.size()) return false;
@@ -46,6 +58,41 @@ Result<std::vector<SortKey>> parse_sort_keys(std::string_view text) {
   }
   if (keys.empty()) return Error{"no sort key given"};
   return keys;
+}
+
+Result<std::vector<OutputField>> parse_output_fields(std::string_view text) {
+  std::vector<OutputField> fields;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find_first_of(", ", pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (word.empty()) continue;
+    std::optional<OutputField> field;
+    if (Result<std::vector<SortKey>> key = parse_sort_keys(word)) field = OutputField{FieldKind::Key, key->front()};
+    for (const auto& [name, kind] : kPerfFieldNames)
+      if (!field && is_prefix_nocase(word, name)) field = OutputField{kind};
+    if (!field) return Error{"unknown output field '" + std::string(word) + "'"};
+    if (std::find(fields.begin(), fields.end(), *field) == fields.end()) fields.push_back(*field);
+  }
+  if (fields.empty()) return Error{"no output field given"};
+  return fields;
+}
+
+std::string_view field_header(OutputField field) {
+  switch (field.kind) {
+    case FieldKind::Overhead: return "Overhead";
+    case FieldKind::OverheadSys: return "sys";
+    case FieldKind::OverheadUs: return "usr";
+    case FieldKind::OverheadGuestSys: return "guest sys";
+    case FieldKind::OverheadGuestUs: return "guest usr";
+    case FieldKind::Children: return "Children";
+    case FieldKind::Samples: return "Samples";
+    case FieldKind::Period: return "Period";
+    case FieldKind::Key: return sort_key_header(field.key);
+  }
+  return "?";
 }
 
 std::string_view sort_key_name(SortKey key) {

@@ -31,4 +31,22 @@ std::string_view sort_key_name(SortKey key);     // "comm", "pid", "tid", "dso",
 std::string_view sort_key_header(SortKey key);   // the column header as perf prints it
 std::string sort_keys_text(const std::vector<SortKey>& keys);  // "comm,dso,sym"
 
+// perf report -F's output fields: perf's numeric columns (its "hpp" formats) or a sort key's
+// column. Overhead is the entry's own period, OverheadSys/Us/GuestSys/GuestUs the part of it
+// sampled in that cpumode, Children the period with callees, Samples and Period the counts.
+enum class FieldKind : uint8_t { Overhead, OverheadSys, OverheadUs, OverheadGuestSys, OverheadGuestUs, Children, Samples, Period, Key };
+
+struct OutputField {
+  FieldKind kind = FieldKind::Key;
+  SortKey key = SortKey::Comm;  // the column's key, for FieldKind::Key
+  bool operator==(const OutputField&) const = default;
+};
+
+// "overhead,sym": perf's field names, case-insensitive, a prefix matched as perf matches it
+// (sort keys first, then overhead, overhead_sys, overhead_us, overhead_guest_sys,
+// overhead_guest_us, overhead_children, sample, period). A repeated field counts once; an
+// unknown one is an Error naming it.
+Result<std::vector<OutputField>> parse_output_fields(std::string_view text);
+std::string_view field_header(OutputField field);  // "Overhead", "sys", "guest usr", "Symbol", ...
+
 }  // namespace vperf::report

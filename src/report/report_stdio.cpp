@@ -15,14 +15,27 @@ constexpr size_t kSamplesWidth = 12;
 constexpr size_t kUnresolvedWidth = 16;  // perf: BITS_PER_LONG / 4
 
 // One column of the table, as perf's hpp formats.
-enum class Column : uint8_t { Children, Self, Overhead, Samples, Period, Key };
-
 struct ColumnSpec {
-  Column column;
-  SortKey key = SortKey::Comm;
+  OutputField field;
   size_t width = 0;
   std::string_view header;
 };
+
+// The number a numeric column shows (a percentage of the total for the overhead ones).
+uint64_t field_value(FieldKind kind, const HistEntry& e) {
+  switch (kind) {
+    case FieldKind::Overhead: return e.self_period;
+    case FieldKind::OverheadSys: return e.kernel_period;
+    case FieldKind::OverheadUs: return e.user_period;
+    case FieldKind::OverheadGuestSys: return e.guest_kernel_period;
+    case FieldKind::OverheadGuestUs: return e.guest_user_period;
+    case FieldKind::Children: return e.children_period;
+    case FieldKind::Samples: return e.self_samples;
+    case FieldKind::Period: return e.self_period;
+    case FieldKind::Key: return 0;
+  }
+  return 0;
+}
 
 // perf's strcmp-style comparisons of two entries by a key: <0 when a sorts first.
 int compare_key(const ReportData& report, SortKey key, const HistEntry& a, const HistEntry& b) {
@@ -103,21 +116,33 @@ std::string key_text(const ReportData& report, SortKey key, const HistEntry& e, 
   return text;
 }
 
+// perf's default columns: Children and Self (or Overhead), -n's Samples, Period, the sort keys.
+std::vector<OutputField> default_columns(const ReportData& report, const ReportOptions& options) {
+  std::vector<OutputField> fields;
+  if (report.layout.children) fields.push_back({FieldKind::Children});
+  fields.push_back({FieldKind::Overhead});
+  if (options.show_samples) fields.push_back({FieldKind::Samples});
+  // perf's Period is the entry's own period, in children mode too.
+  if (options.show_total_period) fields.push_back({FieldKind::Period});
+  for (SortKey key : report.layout.sort_keys) fields.push_back({FieldKind::Key, key});
+  return fields;
+}
+
 std::vector<ColumnSpec> columns_for(const ReportData& report, const ReportOptions& options, const EventHists& hists,
                                     const std::vector<const HistEntry*>& all) {
   std::vector<ColumnSpec> columns;
-  if (report.layout.children) {
-    columns.push_back({Column::Children, SortKey::Comm, kOverheadWidth, "Children"});
-    columns.push_back({Column::Self, SortKey::Comm, kOverheadWidth, "Self"});
-  } else {
-    columns.push_back({Column::Overhead, SortKey::Comm, kOverheadWidth, "Overhead"});
-  }
-  if (options.show_samples) columns.push_back({Column::Samples, SortKey::Comm, kSamplesWidth, "Samples"});
-  // perf's Period is the entry's own period, in children mode too.
-  if (options.show_total_period) columns.push_back({Column::Period, SortKey::Comm, kSamplesWidth, "Period"});
-  for (SortKey key : report.layout.sort_keys) {
+  const bool defaults = report.layout.columns.empty();
+  for (const OutputField& field : defaults ? default_columns(report, options) : report.layout.columns) {
+    std::string_view header = field_header(field);
+    if (defaults && field.kind == FieldKind::Overhead && report.layout.children) header = "Self";
+    if (field.kind != FieldKind::Key) {
+      size_t min_width = field.kind == FieldKind::Samples || field.kind == FieldKind::Period ? kSamplesWidth : kOverheadWidth;
+      columns.push_back({field, std::max(min_width, header.size()), header});
+      continue;
+    }
+    SortKey key = field.key;
     if (elided(options, key)) continue;
-    ColumnSpec spec{Column::Key, key, sort_key_header(key).size(), sort_key_header(key)};
+    ColumnSpec spec{field, header.size(), header};
     for (const HistEntry* e : all) {
       size_t len = 0;
       switch (key) {
@@ -179,22 +204,51 @@ std::string samples_with_unit(uint64_t samples) {
   return std::to_string(samples) + unit;
 }
 
+namespace {
+
+// perf's Children order: larger first. perf puts a caller above its callee when their Children
+// tie (same thread, sorted by symbol): the caller's graph is the deeper one in caller order.
+// perf's comparison is not transitive across threads; grouping ties by thread first makes it
+// an order. <0 when a sorts first.
+int compare_children(const ReportData& report, const HistEntry& a, const HistEntry& b, bool by_symbol) {
+  if (a.children_period != b.children_period) return a.children_period > b.children_period ? -1 : 1;
+  if (!by_symbol || !report.layout.children) return 0;
+  if (a.tid != b.tid) return a.tid < b.tid ? -1 : 1;
+  if (a.max_depth == b.max_depth) return 0;
+  bool deeper_first = report.layout.order == CallGraphOrder::Caller;
+  return (a.max_depth > b.max_depth) == deeper_first ? -1 : 1;
+}
+
+}  // namespace
+
 void sort_entries(const ReportData& report, std::vector<const HistEntry*>& entries) {
   const std::vector<SortKey>& keys = report.hists->settings().sort_keys;
-  bool children = report.layout.children;
-  bool by_symbol = std::find(keys.begin(), keys.end(), SortKey::Sym) != keys.end();
-  bool caller = report.layout.order == CallGraphOrder::Caller;
-  std::stable_sort(entries.begin(), entries.end(), [&](const HistEntry* a, const HistEntry* b) {
-    if (children) {
-      if (a->children_period != b->children_period) return a->children_period > b->children_period;
-      // perf puts a caller above its callee when their Children tie (same thread, sorted by
-      // symbol): the caller's graph is the deeper one in caller order. perf's comparison is
-      // not transitive across threads; grouping ties by thread first makes it an order.
-      if (by_symbol) {
-        if (a->tid != b->tid) return a->tid < b->tid;
-        if (a->max_depth != b->max_depth) return caller ? a->max_depth > b->max_depth : a->max_depth < b->max_depth;
+  const bool by_symbol = std::find(keys.begin(), keys.end(), SortKey::Sym) != keys.end();
+  if (!report.layout.order_by.empty()) {
+    // -F: field by field, numbers largest first.
+    std::stable_sort(entries.begin(), entries.end(), [&](const HistEntry* a, const HistEntry* b) {
+      for (const OutputField& field : report.layout.order_by) {
+        if (field.kind == FieldKind::Key) {
+          // perf orders symbols by name here: two unresolved ones tie.
+          if (field.key == SortKey::Sym && !a->symbol && !b->symbol) continue;
+          if (int c = compare_key(report, field.key, *a, *b)) return c < 0;
+        } else if (field.kind == FieldKind::Children) {
+          if (int c = compare_children(report, *a, *b, by_symbol)) return c < 0;
+        } else if (uint64_t x = field_value(field.kind, *a), y = field_value(field.kind, *b); x != y) {
+          return x > y;
+        }
       }
-    }
+      // Entries tied on every field stay in the order perf groups them in: by key, addresses
+      // for unresolved symbols.
+      for (SortKey key : keys)
+        if (int c = compare_key(report, key, *a, *b)) return c < 0;
+      return false;
+    });
+    return;
+  }
+  std::stable_sort(entries.begin(), entries.end(), [&](const HistEntry* a, const HistEntry* b) {
+    if (report.layout.children)
+      if (int c = compare_children(report, *a, *b, by_symbol)) return c < 0;
     if (a->self_period != b->self_period) return a->self_period > b->self_period;
     for (SortKey key : keys)
       if (int c = compare_key(report, key, *a, *b)) return c < 0;
@@ -246,7 +300,7 @@ std::string render_stdio(const ReportData& report, const ReportOptions& options,
       dots += c == 0 ? " " : "  ";
       std::string h(col.header);
       // Numbers are right-aligned, and so are their headers.
-      if (col.column != Column::Key) h.insert(0, col.width > h.size() ? col.width - h.size() : 0, ' ');
+      if (col.field.kind != FieldKind::Key) h.insert(0, col.width > h.size() ? col.width - h.size() : 0, ' ');
       pad_to(h, col.width);
       // perf formats each column's header into a 1024-byte buffer: a wider column's header
       // (a symbol of over 1000 characters) is cut to 1023, its dots are not.
@@ -270,21 +324,26 @@ std::string render_stdio(const ReportData& report, const ReportOptions& options,
         const ColumnSpec& col = columns[c];
         line += "  ";
         std::string cell;
-        switch (col.column) {
-          case Column::Children: cell = percent_text(e->children_period, total, col.width); break;
-          case Column::Self:
-          case Column::Overhead: cell = percent_text(e->self_period, total, col.width); break;
-          case Column::Samples:
-          case Column::Period: {
+        switch (col.field.kind) {
+          case FieldKind::Samples:
+          case FieldKind::Period: {
             char buf[32];
-            std::snprintf(buf, sizeof buf, "%*" PRIu64, static_cast<int>(col.width),
-                          col.column == Column::Samples ? e->self_samples : e->self_period);
+            std::snprintf(buf, sizeof buf, "%*" PRIu64, static_cast<int>(col.width), field_value(col.field.kind, *e));
             cell = buf;
             break;
           }
-          case Column::Key: cell = key_text(report, col.key, *e, col.width); break;
+          case FieldKind::Key: cell = key_text(report, col.field.key, *e, col.width); break;
+          case FieldKind::Children:
+            // Without children mode perf has no Children to show.
+            if (!report.layout.children) {
+              cell = std::string(col.width > 3 ? col.width - 3 : 0, ' ') + "N/A";
+              break;
+            }
+            [[fallthrough]];
+          default: cell = percent_text(field_value(col.field.kind, *e), total, col.width); break;
         }
-        bool unpadded_last = c + 1 == columns.size() && col.column == Column::Key && (col.key == SortKey::Sym || col.key == SortKey::Trace);
+        bool unpadded_last = c + 1 == columns.size() && col.field.kind == FieldKind::Key &&
+                             (col.field.key == SortKey::Sym || col.field.key == SortKey::Trace);
         if (!unpadded_last) pad_to(cell, col.width);
         line += cell;
       }

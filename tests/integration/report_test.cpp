@@ -188,6 +188,34 @@ TEST_F(Report, CallGraphTextMatchesPerf) {
   }
 }
 
+// perf report -F: the columns in the given order, entries grouped by -F's and -s's keys and
+// ordered field by field (-s's keys first); byte for byte as perf, call graphs included.
+TEST_F(Report, OutputFieldsMatchPerf) {
+  std::string data = file("fields.data");
+  perf_record({"-e", "cpu-clock", "-F", "1000", "-g", "-o", data, "--", VPERF_WORKLOAD, "spin", "300"});
+  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+           {"-F", "overhead,sym"},
+           {"-F", "sym,overhead", "-g", "none"},
+           {"-F", "overhead,sample,period,comm", "--no-children"},
+           {"-F", "comm,dso", "-g", "none"},
+           {"-F", "overhead_sys,overhead_us,sym", "--no-children"},
+           {"-F", "overhead,sym", "-s", "dso", "-g", "none"},
+           {"-F", "overhead_children,overhead,sym"},
+           {"-F", "overhead_children,overhead,sym", "--no-children", "-g", "none"},  // N/A: no children
+           {"-F", "overhead,sample"},
+           {"-F", "overhead_guest_sys,overhead_guest_us,over,samp,per,sym", "-g", "none"},  // prefixes
+           {"-F", "cpu,sample,dso", "--no-children"},
+           {"-F", "Overhead,SYM,sym", "-n", "--percent-limit", "5"},  // -n ignored, a field once
+           {"-F", "overhead,sample,comm,pid", "-s", "pid"}}) {
+    std::string what;
+    for (const std::string& o : options) what += o + " ";
+    EXPECT_EQ(vperf_report(data, options), without_tip(perf_report(data, options))) << what;
+  }
+  test::ProgramResult bad = test::run_vperf({"report", "-i", data, "-F", "overhead,nonsense"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown output field 'nonsense'"), std::string::npos) << bad.err;
+}
+
 TEST_F(Report, SpinProfileShowsTheDesignedTwoToOneSplit) {
   std::string data = file("spin.data");
   test::ProgramResult r =

@@ -286,5 +286,25 @@ TEST(ReportSortKeys, ParsesPerfNamesAndPrefixes) {
   EXPECT_FALSE(parse_sort_keys("").ok());
 }
 
+TEST(ReportOutputFields, ParsesPerfNamesPrefixesAndSortKeys) {
+  auto fields = parse_output_fields("Overhead,overhead_us,sym,SAMP,per,overhead_c,over");
+  ASSERT_TRUE(fields.ok());
+  EXPECT_EQ(*fields, (std::vector<OutputField>{{FieldKind::Overhead},
+                                               {FieldKind::OverheadUs},
+                                               {FieldKind::Key, SortKey::Sym},
+                                               {FieldKind::Samples},
+                                               {FieldKind::Period},
+                                               {FieldKind::Children}}));
+  // A sort key's prefix wins, as in perf ("p" is pid, not period).
+  fields = parse_output_fields("p");
+  ASSERT_TRUE(fields.ok());
+  EXPECT_EQ(fields->front(), (OutputField{FieldKind::Key, SortKey::Pid}));
+  EXPECT_EQ(field_header({FieldKind::OverheadGuestSys}), "guest sys");
+  auto bad = parse_output_fields("overhead,srcline");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("'srcline'"), std::string::npos);
+  EXPECT_FALSE(parse_output_fields(",").ok());
+}
+
 }  // namespace
 }  // namespace vperf::report
