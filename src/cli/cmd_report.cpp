@@ -132,6 +132,9 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_flag("--no-children", raw->no_children, "Self time only")->excludes(children);
   sub->add_option("-g,--call-graph", raw->call_graph,
                   "Call graph: graph|fractal|none[,THRESHOLD][,caller|callee] (default graph,0.5, caller with children)");
+  sub->add_option("--max-stack", o.report.max_stack,
+                  "At most this many callchain frames per sample, the root-most in caller graphs (default 127)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_flag("-n,--show-nr-samples", o.report.show_samples, "Samples column");
   sub->add_flag("--show-total-period", o.report.show_total_period, "Period column (each entry's own event count)");
   sub->add_flag("-q,--quiet", o.report.quiet, "No '#' comment lines and no warnings, as perf report -q");

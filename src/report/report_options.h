@@ -14,6 +14,9 @@
 
 namespace vperf::report {
 
+// perf's default --max-stack (the kernel's perf_event_max_stack default).
+inline constexpr unsigned kPerfMaxStack = 127;
+
 // perf report -g's print type: graph (percent of the total), fractal (percent of the parent),
 // none (no call graph, callchains still feed the Children column).
 enum class CallGraphMode : uint8_t { Graph, Fractal, None };
@@ -46,6 +49,7 @@ struct ReportOptions {
   bool relative_percentage = false;    // --percentage relative: of the filtered total
   SampleFilters filters;
   bool inline_frames = true;           // --no-inline: DWARF-unwound frames without inline chains
+  unsigned max_stack = kPerfMaxStack;  // --max-stack: callchain frames per sample
   bool quiet = false;                  // -q: no '#' comment lines, no warnings (perf report -q)
   // -F: the columns, in order, instead of perf's default ones (-n and --show-total-period are
   // then ignored, as perf ignores them). Empty: the default columns.

@@ -156,7 +156,7 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
     // Chains as perf's callchain cursor holds them (a chain the kernel ended with an unknown
     // marker is discarded, as perf report discards it).
     ResolvedSample as_cursor = sample;
-    as_cursor.stack = replay.cursor_stack(sample);
+    as_cursor.stack = replay.cursor_stack(sample, options.max_stack, report.layout.order == CallGraphOrder::Caller);
     report.hists->add(event, as_cursor, trace);
     return true;
   });

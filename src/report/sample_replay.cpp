@@ -44,7 +44,7 @@ std::optional<uint8_t> SampleReplay::context_mode(uint64_t entry) {
   }
 }
 
-ResolvedSample::CursorFrames ResolvedSample::cursor(size_t max_stack, bool user_stacks_unwound) const {
+ResolvedSample::CursorFrames ResolvedSample::cursor(size_t max_stack, bool user_stacks_unwound, bool root_first) const {
   // vperf also knows the guest markers (perf 6.1 drops guest callchains): their frames resolve
   // against the guest (SampleReplay::context_mode), so they do not discard.
   const bool discarded = unknown_marker_at != kNoId && unknown_marker_at < max_stack;
@@ -53,8 +53,14 @@ ResolvedSample::CursorFrames ResolvedSample::cursor(size_t max_stack, bool user_
   const size_t available = sample.callchain.empty() && !unwound ? 0 : all.size();
   const size_t recorded = std::min<size_t>(recorded_frames, available);
   CursorFrames out;
-  out.recorded = all.first(discarded ? 0 : std::min(recorded, max_stack));
-  out.unwound = all.subspan(recorded, std::min(available - recorded, max_stack));
+  const size_t kept = discarded ? 0 : std::min(recorded, max_stack);
+  out.recorded = all.subspan(root_first ? recorded - kept : 0, kept);
+  // perf's unwinder stops after max_stack real frames; inlined functions come on top of them.
+  std::span<const uint32_t> unwound_all = all.subspan(recorded, available - recorded);
+  size_t real = 0, end = 0;
+  while (end < unwound_all.size() && real < max_stack)
+    if (profile->frame(unwound_all[end++]).inline_depth == 0) ++real;
+  out.unwound = unwound_all.first(end);
   return out;
 }
 
@@ -226,10 +232,10 @@ const std::vector<std::string>& SampleReplay::inlined_at(const symbols::Resolved
   return it->second;
 }
 
-uint32_t SampleReplay::cursor_stack(const ResolvedSample& sample) {
+uint32_t SampleReplay::cursor_stack(const ResolvedSample& sample, size_t max_stack, bool root_first) {
   const bool callchains = sample.view.attr && (sample.view.attr->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
   if (!callchains || sample.stack == kNoId) return sample.stack;
-  ResolvedSample::CursorFrames cursor = sample.cursor(kPerfMaxStack, options_.unwinder != nullptr);
+  ResolvedSample::CursorFrames cursor = sample.cursor(max_stack, options_.unwinder != nullptr, root_first);
   if (cursor.recorded.size() + cursor.unwound.size() == sample.frames().size()) return sample.stack;
   cursor_frames_.assign(cursor.recorded.begin(), cursor.recorded.end());
   cursor_frames_.insert(cursor_frames_.end(), cursor.unwound.begin(), cursor.unwound.end());

@@ -36,13 +36,11 @@
 #include "data/perf_data_reader.h"
 #include "report/profile.h"
 #include "report/record_source.h"
+#include "report/report_options.h"
 #include "symbols/machines.h"
 #include "unwind/user_stack_unwinder.h"
 
 namespace vperf::report {
-
-// perf's default --max-stack (the kernel's perf_event_max_stack default).
-inline constexpr unsigned kPerfMaxStack = 127;
 
 struct ResolvedSample {
   const data::RecordView& view;  // the record and its event; valid only during the callback
@@ -82,11 +80,14 @@ struct ResolvedSample {
   // `max_stack` frames (the kernel ends some callchains with -1) discards the recorded part. An
   // empty recorded callchain holds nothing (not the lone ip frames() shows) unless user frames
   // were unwound (`user_stacks_unwound`: the reader has an unwinder). --max-stack applies to
-  // the recorded part and to the unwound part separately, as perf's thread__resolve_callchain.
+  // the recorded part and to the unwound part separately, as perf's thread__resolve_callchain:
+  // perf walks the recorded callchain from its root in caller order (`root_first`: report's
+  // caller graphs), so the cut keeps the recorded part's root-most frames then; the unwinder
+  // always stops after the leaf-most ones.
   struct CursorFrames {
     std::span<const uint32_t> recorded, unwound;
   };
-  CursorFrames cursor(size_t max_stack, bool user_stacks_unwound) const;
+  CursorFrames cursor(size_t max_stack, bool user_stacks_unwound, bool root_first = false) const;
 };
 
 struct ReplayOptions {
@@ -117,11 +118,11 @@ class SampleReplay {
   Result<data::ReadStats> run(RecordSource& source, const SampleCallback& on_sample);
   Result<data::ReadStats> run(data::PerfDataReader& reader, const SampleCallback& on_sample);
 
-  // The profile stack of perf's callchain cursor for `sample` (ResolvedSample::cursor with
-  // perf's default --max-stack, user frames if this replay unwinds): what perf report counts
+  // The profile stack of perf's callchain cursor for `sample` (ResolvedSample::cursor, user
+  // frames if this replay unwinds): what perf report counts
   // and perf script prints for an event with callchains. sample.stack when the cursor holds
   // every frame; the sample's own stack for an event without callchains (its lone ip).
-  uint32_t cursor_stack(const ResolvedSample& sample);
+  uint32_t cursor_stack(const ResolvedSample& sample, size_t max_stack = kPerfMaxStack, bool root_first = false);
 
   // Samples the machines' SampleScope left out so far (handed on or not).
   uint64_t out_of_scope_samples() const { return out_of_scope_; }

@@ -181,7 +181,10 @@ TEST_F(Report, CallGraphTextMatchesPerf) {
   for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
            {}, {"--no-children"}, {"-g", "caller", "--no-children"}, {"-g", "callee"}, {"--no-children", "-g", "fractal"},
            {"--percent-limit", "5"}, {"--no-children", "--sort", "sym"}, {"-q"}, {"-q", "--no-children", "-n"},
-           {"--no-children", "-n", "--show-total-period"}, {"--show-total-period", "--sort", "comm,sym"}}) {
+           {"--no-children", "-n", "--show-total-period"}, {"--show-total-period", "--sort", "comm,sym"},
+           // --max-stack cuts the leaf-most frames of callee graphs, the root-most of caller ones.
+           {"--max-stack", "3"}, {"--max-stack", "2", "--no-children"}, {"--max-stack", "1", "-g", "caller", "--no-children"},
+           {"--max-stack", "0"}}) {
     std::string what;
     for (const std::string& o : options) what += o + " ";
     EXPECT_EQ(vperf_report(data, options), without_tip(perf_report(data, options))) << what;
