@@ -93,6 +93,7 @@ void add_annotate_command(CLI::App& app, Invocation& inv, std::shared_ptr<const 
   auto options = std::make_shared<AnnotateOptions>();
   CLI::App* sub = app.add_subcommand("annotate", "Disassemble sampled symbols with per-instruction sample shares");
   sub->add_option("-i,--input", options->input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
+  add_symfs_option(*sub, options->code_sources.config.symfs);
   sub->add_option("symbol", options->symbol, "Annotate only this symbol (default: every symbol with samples)");
   sub->add_option("-s,--symbol", options->symbol, "Annotate only this symbol (as perf annotate -s)");
   sub->add_option("-M,--disassembler-style", options->disassembler_style, "att (default, objdump's) or intel");

@@ -35,7 +35,7 @@ struct FoldedRecording {
 
 FoldedRecording fold_recording(const std::string& input, const FlamegraphOptions& o, std::ostream& err) {
   data::PerfDataReader reader = open_perf_data(input, "vperf record -g -- COMMAND");
-  symbols::Machines machines{symbols::SymbolConfig{}};
+  symbols::Machines machines{o.symbols};
   add_guests(machines, o.guests, o.sample_scope);
   std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
   Result<report::SampleStacks> stacks = report::sample_stacks(reader, machines, unwinder.get(), o.inline_frames);
@@ -108,6 +108,7 @@ void add_flamegraph_command(CLI::App& app, Invocation& inv, std::shared_ptr<cons
   auto options = std::make_shared<FlamegraphOptions>();
   CLI::App* sub = app.add_subcommand("flamegraph", "Draw an interactive SVG flame graph from perf.data");
   sub->add_option("-i,--input", options->input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
+  add_symfs_option(*sub, options->symbols.symfs);
   sub->add_option("-o,--output", options->output, "SVG to write (default flamegraph.svg; - for stdout)")->check(non_empty());
   sub->add_flag("--folded", options->folded, "Write folded stacks (stackcollapse-perf.pl --kernel format) instead");
   sub->add_option("--title", options->title, "Title (default \"Flame Graph\")");

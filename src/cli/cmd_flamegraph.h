@@ -38,6 +38,7 @@ struct FlamegraphOptions {
   bool inline_frames = true;  // --no-inline: DWARF-unwound frames without inline chains
   guest::GuestSymbolSources guests;  // vperf kvm: the guests' symbols
   symbols::SampleScope sample_scope;  // vperf kvm: --host/--guest (perf kvm shows the guest only)
+  symbols::SymbolConfig symbols;      // --symfs
 };
 
 // Returns 0; messages (the summary line, reader warnings) go to `err`.

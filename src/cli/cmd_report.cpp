@@ -86,7 +86,7 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
   }
   if (o.header && !reader.is_pipe()) write(out, report::render_header(reader, info));
 
-  symbols::Machines machines{symbols::SymbolConfig{}};
+  symbols::Machines machines{o.symbols};
   add_guests(machines, o.guests, o.sample_scope);
   Result<report::ReportData> data = report::build_report(reader, machines, o.report, unwinder);
   if (!data) throw unreadable_samples(o.input, data.error());
@@ -149,6 +149,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_option("--tid", raw->tids, "Only these thread ids (comma list)");
   sub->add_option("-d,--dsos", raw->dsos, "Only these shared objects (comma list)");
   sub->add_option("-S,--symbols", raw->symbols, "Only these symbols (comma list)");
+  add_symfs_option(*sub, o.symbols.symfs);
   auto* header = sub->add_flag("--header", o.header, "Print the perf.data header before the report");
   sub->add_flag("--header-only", o.header_only, "Print the perf.data header only")->excludes(header);
   add_json_flag(*sub, o.json);

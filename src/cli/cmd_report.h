@@ -24,6 +24,7 @@ struct ReportCommandOptions {
   bool json = false;
   guest::GuestSymbolSources guests;  // vperf kvm: the guests' symbols
   symbols::SampleScope sample_scope;  // vperf kvm: --host/--guest (perf kvm shows the guest only)
+  symbols::SymbolConfig symbols;      // --symfs
 };
 
 // Parses perf report's -g/--call-graph value: "graph|fractal|none[,THRESHOLD[,caller|callee]]"

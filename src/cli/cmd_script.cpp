@@ -88,7 +88,7 @@ class ScriptRun {
 
     bool any_ip = false;
     for (report::ScriptFieldSet fields : layout_.fields) any_ip = any_ip || (fields & report::kFieldIp);
-    symbols::Machines machines{symbols::SymbolConfig{}};
+    symbols::Machines machines{options_.symbols};
     add_guests(machines, options_.guests, options_.sample_scope);
     report::SampleReplay replay(machines, report::ReplayOptions{.ordered = true,
                                                                 .resolve_chain = any_ip && layout_.use_callchain,
@@ -187,6 +187,7 @@ void add_script_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   auto options = std::make_shared<ScriptOptions>();
   CLI::App* sub = app.add_subcommand("script", "Print the samples of a perf.data as perf script does");
   sub->add_option("-i,--input", options->input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
+  add_symfs_option(*sub, options->symbols.symfs);
   sub->add_option("-F,--fields", options->fields,
                   "Fields to print: comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period; "
                   "hw:/sw:/trace: for one event type; +field/-field change the defaults")

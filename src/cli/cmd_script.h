@@ -26,6 +26,7 @@ struct ScriptOptions {
   bool header = false;              // --header: the perf.data header first, as perf script --header
   guest::GuestSymbolSources guests; // vperf kvm: the guests' symbols
   symbols::SampleScope sample_scope;  // vperf kvm: --host/--guest (perf kvm shows the guest only)
+  symbols::SymbolConfig symbols;      // --symfs
 };
 
 // Writes the samples to `out` (buffered, not flushed per line); warnings go to `err`.

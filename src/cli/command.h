@@ -4,6 +4,7 @@
 //   add_NAME_command(app, inv)  its CLI11 wiring, which parses into the options and
 //                               leaves the call to run_NAME in inv.action.
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -38,6 +39,14 @@ CLI::Validator number_in(double min, double max);          // a finite decimal n
 // Adds "--json" to a subcommand; every command of vperf has it.
 inline CLI::Option* add_json_flag(CLI::App& sub, bool& json) {
   return sub.add_flag("--json", json, "Print the result as JSON");
+}
+
+// perf's --symfs DIR for the readers of perf.data: user-space files and their separate
+// debuginfo are read under DIR (another machine's or a container's root). Kernel symbols still
+// come from this machine's kallsyms, where perf would leave them unresolved.
+inline CLI::Option* add_symfs_option(CLI::App& sub, std::filesystem::path& symfs) {
+  return sub.add_option("--symfs", symfs, "Look for user-space files and their debuginfo under this directory")
+      ->check(CLI::ExistingDirectory);
 }
 
 // --model and --perfmon: which CPU's PMC catalog list, encode and decode work from.

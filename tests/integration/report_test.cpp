@@ -219,6 +219,33 @@ TEST_F(Report, OutputFieldsMatchPerf) {
   EXPECT_NE(bad.err.find("unknown output field 'nonsense'"), std::string::npos) << bad.err;
 }
 
+// --symfs: a recording whose binary has moved under another root (another machine's, a
+// container's) resolves as perf resolves it there. Kernel symbols are left out of the
+// comparison: perf shows none with --symfs, vperf still reads this machine's kallsyms.
+TEST_F(Report, SymfsFindsTheRecordedFilesUnderAnotherRoot) {
+  fs::path run = scratch_.root() / "run", root = scratch_.root() / "root";
+  fs::create_directories(run);
+  fs::copy_file(VPERF_WORKLOAD, run / "w");
+  std::string data = file("symfs.data");
+  perf_record({"-N", "-e", "cpu-clock", "-F", "1000", "-g", "-o", data, "--", (run / "w").string(), "spin", "200"});
+  fs::create_directories(root / run.relative_path());
+  fs::rename(run / "w", root / run.relative_path() / "w");
+
+  const std::vector<std::string> user_side{"--no-children", "--dsos", "w", "-g", "none", "-n"};
+  EXPECT_EQ(vperf_report(data, user_side).find("spin_leaf_hash"), std::string::npos) << "the file is gone here";
+  std::vector<std::string> with_symfs = user_side;
+  with_symfs.insert(with_symfs.end(), {"--symfs", root.string()});
+  std::string mine = vperf_report(data, with_symfs);
+  EXPECT_NE(mine.find("[.] spin_leaf_hash"), std::string::npos) << mine;
+  EXPECT_EQ(mine, without_tip(perf_report(data, with_symfs)));
+  test::ProgramResult script = test::run_vperf({"script", "-i", data, "-F", "ip,sym", "--symfs", root.string()});
+  EXPECT_NE(script.out.find("spin_leaf_hash"), std::string::npos) << script.err;
+
+  test::ProgramResult missing = test::run_vperf({"report", "-i", data, "--symfs", (root / "absent").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("--symfs"), std::string::npos) << missing.err;
+}
+
 TEST_F(Report, SpinProfileShowsTheDesignedTwoToOneSplit) {
   std::string data = file("spin.data");
   test::ProgramResult r =
