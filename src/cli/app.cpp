@@ -31,6 +31,20 @@ std::string subcommand_of(const CLI::App& app) {
   return "";
 }
 
+// The subcommand that was parsed last ("report" in "vperf kvm report").
+const CLI::App& innermost_subcommand(const CLI::App& app) {
+  const CLI::App* at = &app;
+  while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
+  return *at;
+}
+
+// The first word that looks like an option among those the innermost subcommand left over.
+std::optional<std::string> first_unknown_option(const CLI::App& app) {
+  for (const std::string& word : innermost_subcommand(app).remaining())
+    if (word.size() > 1 && word[0] == '-') return word;
+  return std::nullopt;
+}
+
 void add_help_command(CLI::App& app, Invocation& inv) {
   auto topic = std::make_shared<std::string>();
   CLI::App* sub = app.add_subcommand("help", "Show help for vperf or for one command");
@@ -128,6 +142,13 @@ std::optional<int> parse(CLI::App& app, int argc, const char* const* argv, std::
       return 0;
     }
     std::string sub = subcommand_of(app);
+    // An option the command does not have: say whether it is one of perf's.
+    if (dynamic_cast<const CLI::ExtrasError*>(&e))
+      if (std::optional<std::string> option = first_unknown_option(app)) {
+        UserError error = unknown_option(innermost_subcommand(app).get_name(), *option);
+        print_error(err, error.what(), error.hint());
+        return kExitUsage;
+      }
     print_error(err, e.what(), sub.empty() ? "run 'vperf --help'" : "run 'vperf help " + sub + "'");
     return kExitUsage;
   }

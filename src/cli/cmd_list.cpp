@@ -10,6 +10,7 @@
 #include "pmc/pmc_catalog.h"
 #include "output/json.h"
 #include "perf/event_fd.h"
+#include "stat/stat_metrics.h"
 
 namespace vperf::cli {
 
@@ -29,7 +30,25 @@ bool kernel_opens(const perf::PerfEventOpener& opener, uint32_t type, uint64_t c
   return opener.open(attr, perf::OpenTarget{}).ok();
 }
 
+// vperf's named metrics (stat -M), laid out as perf list metrics lays out its own.
+void print_metrics(std::ostream& out, bool json) {
+  if (json) {
+    boost::json::array metrics;
+    for (const stat::NamedMetric& m : stat::named_metrics())
+      metrics.push_back(boost::json::object{{"name", m.name}, {"events", m.events}, {"shows", m.shows}});
+    output::print_json(out, boost::json::object{{"metrics", std::move(metrics)}});
+    return;
+  }
+  out << "\nMetrics:\n\n";
+  for (const stat::NamedMetric& m : stat::named_metrics())
+    out << "  " << m.name << "\n       [" << m.shows << ": " << m.events << "]\n";
+}
+
 int run_list(const ListOptions& options, std::ostream& out) {
+  if (options.filter == "metrics" || options.filter == "metric") {
+    print_metrics(out, options.json);
+    return 0;
+  }
   if (options.pmc || !options.model.model.empty() || !options.model.perfmon.empty()) {
     events::PmcCatalog catalog = events::load_pmc_catalog(options.model.catalog_options());
     if (options.json)
@@ -59,7 +78,7 @@ void add_list_command(CLI::App& app, Invocation& inv) {
   auto options = std::make_shared<ListOptions>();
   CLI::App* sub = app.add_subcommand("list", "List events: perf's groups here, or the PMC catalog of any CPU model");
   sub->add_option("filter", options->filter,
-                  "A group (hw, sw, cache, pmu, tracepoint), a glob ('sched:*') or a substring ('cache')");
+                  "A group (hw, sw, cache, pmu, tracepoint, metrics), a glob ('sched:*') or a substring ('cache')");
   sub->add_flag("--pmc", options->pmc, "List the libpfm4 PMC catalog: every core, uncore and RAPL event with its encoding");
   add_model_options(*sub, options->model);
   add_json_flag(*sub, options->json);

@@ -23,6 +23,7 @@
 #include "perf/stop_signals.h"
 #include "perf/workload.h"
 #include "session/count_run.h"
+#include "stat/stat_metrics.h"
 #include "stat/stat_printer.h"
 #include "stat/stat_session.h"
 
@@ -219,6 +220,10 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   CLI::App* sub = app.add_subcommand("stat", "Count events while a command runs, or on CPUs or tasks, as perf stat");
   sub->add_option("-e,--event", options->events, "Events to count (repeat or separate with commas; {a,b} is a group)")
       ->allow_extra_args(false);
+  auto metrics = std::make_shared<std::vector<std::string>>();
+  sub->add_option("-M,--metrics", *metrics, "Count the events of these metrics (comma list; vperf list metrics names them)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   sub->add_flag("-d,--detailed", options->detail, "Add perf's detailed cache events (-dd, -ddd add more)");
   sub->add_flag("-a,--all-cpus", options->system_wide, "Count on every online CPU, all tasks");
   sub->add_option("-C,--cpu", options->cpus, "Count on these CPUs only (0-3,8)")->check(non_empty());
@@ -247,7 +252,10 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   // with perf, everything from the first word that is not an option.
   sub->prefix_command();
   sub->footer("COMMAND: the program to count and its arguments, e.g. vperf stat -e task-clock -- sleep 1\n");
-  sub->callback([sub, options, &inv] {
+  sub->callback([sub, options, metrics, &inv] {
+    Result<std::vector<std::string>> metric_events = stat::events_of_metrics(*metrics);
+    if (!metric_events) throw usage_error(metric_events.error().message, "vperf list metrics names the metrics vperf has");
+    options->events.insert(options->events.end(), metric_events->begin(), metric_events->end());
     options->command = command_words(*sub, inv);
     inv.action = [options, &inv] { return run_stat(*options, *inv.err); };
   });

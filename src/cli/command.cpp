@@ -63,16 +63,19 @@ void add_model_options(CLI::App& sub, ModelOptions& options) {
       ->check(non_empty());
 }
 
+UserError unknown_option(const std::string& command, const std::string& word) {
+  const std::string help = "run 'vperf help " + command + "' for the options vperf has";
+  if (is_perf_option(command, word))
+    return usage_error("perf " + command + "'s option " + word + " is not supported by vperf yet", help);
+  return usage_error("unknown option " + word, help);
+}
+
 std::vector<std::string> command_words(const CLI::App& sub, const Invocation& inv) {
   std::vector<std::string> words = sub.remaining();
   // CLI11's prefix_command ends parsing at the first word it does not know, an unknown option
   // too, and "vperf stat -M IPC -- true" would then run "-M". A command never starts with '-'.
   if (!words.empty() && words.front().size() > 1 && words.front().starts_with('-')) {
-    const std::string& word = words.front();
-    const std::string help = "run 'vperf help " + sub.get_name() + "' for the options vperf has";
-    if (is_perf_option(sub.get_name(), word))
-      throw usage_error("perf " + sub.get_name() + "'s option " + word + " is not supported by vperf yet", help);
-    throw usage_error("unknown option " + word, help);
+    throw unknown_option(sub.get_name(), words.front());
   }
   if (!inv.has_separator) return words;
   // "vperf stat CMD x -- y": the "--" is the command's own.

@@ -61,6 +61,10 @@ void add_model_options(CLI::App& sub, ModelOptions& options);
 // The command a subcommand runs ("vperf stat [opts] [--] CMD ARGS"): the words CLI11 left
 // after the options (prefix_command) and, after a "--", the words app.cpp kept aside; a "--"
 // inside the command's own arguments stays there. Throws usage_error for a bare "--".
+// The usage error for an option `command` does not have: perf's own ("perf report's option
+// --hierarchy is not supported by vperf yet") or an unknown one ("unknown option --frob").
+UserError unknown_option(const std::string& command, const std::string& word);
+
 std::vector<std::string> command_words(const CLI::App& sub, const Invocation& inv);
 
 void add_list_command(CLI::App& app, Invocation& inv);

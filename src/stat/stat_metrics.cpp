@@ -3,7 +3,9 @@
 #include <linux/perf_event.h>
 
 #include <algorithm>
+#include <cctype>
 
+#include "core/strings.h"
 #include "events/attr_builder.h"
 
 namespace vperf::stat {
@@ -207,6 +209,48 @@ std::vector<MetricValue> derive_metrics(const StatEvent& event, double value, co
     return {metric("%8.3f", prefix == ' ' ? "/sec" : std::string(1, prefix) + "/sec", rate)};
   }
   return {MetricValue{}};
+}
+
+namespace {
+
+constexpr NamedMetric kNamedMetrics[] = {
+    {"IPC", "cycles,instructions", "insn per cycle, on the instructions line"},
+    {"GHz", "task-clock,cycles", "GHz, on the cycles line"},
+    {"CPUs_utilized", "task-clock", "CPUs utilized, on the task-clock line"},
+    {"branch_miss_rate", "branches,branch-misses", "of all branches, on the branch-misses line"},
+    {"cache_miss_rate", "cache-references,cache-misses", "of all cache refs, on the cache-misses line"},
+    {"L1d_miss_rate", "L1-dcache-loads,L1-dcache-load-misses", "of all L1-dcache accesses"},
+    {"L1i_miss_rate", "L1-icache-loads,L1-icache-load-misses", "of all L1-icache accesses"},
+    {"LLC_miss_rate", "LLC-loads,LLC-load-misses", "of all LL-cache accesses"},
+    {"dTLB_miss_rate", "dTLB-loads,dTLB-load-misses", "of all dTLB cache accesses"},
+    {"iTLB_miss_rate", "iTLB-loads,iTLB-load-misses", "of all iTLB cache accesses"},
+    {"frontend_idle", "cycles,stalled-cycles-frontend", "frontend cycles idle"},
+    {"backend_idle", "cycles,stalled-cycles-backend", "backend cycles idle"},
+    {"turbo_ratio", "cycles,ref-cycles", "turbo ratio, under the cycles line's GHz"},
+    {"msr_turbo_ratio", "msr/aperf/,msr/mperf/", "turbo ratio, on the aperf line"},
+    {"tsc_utilization", "msr/mperf/,msr/tsc/", "of TSC, on the mperf line"},
+};
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
+std::span<const NamedMetric> named_metrics() { return kNamedMetrics; }
+
+Result<std::vector<std::string>> events_of_metrics(const std::vector<std::string>& names) {
+  std::vector<std::string> events;
+  for (const std::string& name : names) {
+    auto metric = std::find_if(std::begin(kNamedMetrics), std::end(kNamedMetrics),
+                               [&](const NamedMetric& m) { return same_name(m.name, name); });
+    if (metric == std::end(kNamedMetrics)) return Error{"unknown metric '" + name + "'"};
+    for (std::string_view event : split(metric->events, ','))
+      if (std::find(events.begin(), events.end(), event) == events.end()) events.emplace_back(event);
+  }
+  return events;
 }
 
 }  // namespace vperf::stat

@@ -28,10 +28,13 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
+#include <string_view>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "events/resolved_event.h"
 #include "stat/stat_counts.h"
 
@@ -105,6 +108,19 @@ struct MetricInputs {
 // Returns at least one entry; the first never has new_line set.
 std::vector<MetricValue> derive_metrics(const StatEvent& event, double display_value, const ShadowStats& shadow,
                                         const MetricInputs& inputs);
+
+// The metrics above by name, for stat -M/--metrics: the events that make each one's line.
+// They are not grouped (perf groups a metric's events unless --metric-no-group): on a VM that
+// hides some counters a group would fail whole, where alone the hidden one says
+// <not supported> and the rest count.
+struct NamedMetric {
+  std::string_view name;    // matched without regard to case, as perf matches metric names
+  std::string_view events;  // an -e list
+  std::string_view shows;   // the metric line it gives, for the list and the docs
+};
+std::span<const NamedMetric> named_metrics();
+// The events of these metrics, each once, in order; an unknown name is an Error naming it.
+Result<std::vector<std::string>> events_of_metrics(const std::vector<std::string>& names);
 
 // perf's convert_unit_double: 1234567 -> 1.234567 with 'M'; ' ' below 1000.
 double convert_unit(double value, char* unit);

@@ -595,6 +595,29 @@ TEST(StatOptions, ToolEventsAreTheRunsOwnTimes) {
   EXPECT_NE(record.err.find("vperf stat -e duration_time"), std::string::npos) << describe(record);
 }
 
+// -M names the events of vperf's metrics: the same lines, metric column included, as those
+// events given with -e (a hidden counter says <not supported> and the rest still count).
+TEST(StatOptions, MetricsCountTheirEventsAsDashE) {
+  test::ProgramResult by_metric = vperf_stat({"-x", ",", "-M", "CPUs_utilized,IPC", "--", VPERF_WORKLOAD, "spin", "30"});
+  test::ProgramResult by_event = vperf_stat({"-x", ",", "-e", "task-clock,cycles,instructions", "--", VPERF_WORKLOAD, "spin", "30"});
+  ASSERT_EQ(by_metric.exit_code, 0) << describe(by_metric);
+  ASSERT_EQ(by_event.exit_code, 0) << describe(by_event);
+  std::vector<test::CsvLine> mine = test::parse_csv(by_metric.err, ","), theirs = test::parse_csv(by_event.err, ",");
+  ASSERT_EQ(mine.size(), theirs.size()) << describe(by_metric);
+  for (size_t i = 0; i < mine.size(); ++i) {
+    ASSERT_EQ(mine[i].fields.size(), theirs[i].fields.size()) << mine[i].line;
+    EXPECT_EQ(mine[i].fields[1], theirs[i].fields[1]) << mine[i].line;  // unit
+    EXPECT_EQ(mine[i].fields[2], theirs[i].fields[2]) << mine[i].line;  // event
+    EXPECT_EQ(mine[i].fields.back(), theirs[i].fields.back()) << mine[i].line;  // metric unit
+  }
+  auto tc = test::find_csv_event(mine, "task-clock");
+  ASSERT_TRUE(tc) << describe(by_metric);
+  EXPECT_EQ(tc->fields.back(), "CPUs utilized");
+  test::ProgramResult unknown = vperf_stat({"-M", "TopdownL1", "--", "true"});
+  EXPECT_EQ(unknown.exit_code, 2) << describe(unknown);
+  EXPECT_NE(unknown.err.find("unknown metric 'TopdownL1' (hint: vperf list metrics"), std::string::npos) << describe(unknown);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 

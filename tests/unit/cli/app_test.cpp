@@ -43,18 +43,26 @@ TEST(Cli, UnknownOptionBeforeTheCommandIsAUsageError) {
     std::string said;
   };
   for (const Case& c : std::vector<Case>{
-           {{"stat", "-M", "IPC", "--", "true"}, "perf stat's option -M is not supported by vperf yet"},
+           {{"stat", "-j", "--", "true"}, "perf stat's option -j is not supported by vperf yet"},
            {{"stat", "--topdown", "--", "true"}, "perf stat's option --topdown is not supported by vperf yet"},
            {{"stat", "--metric-only", "true"}, "perf stat's option --metric-only is not supported by vperf yet"},
            {{"record", "-s", "--", "true"}, "perf record's option -s is not supported by vperf yet"},
            {{"record", "--branch-filter=any", "--", "true"}, "perf record's option --branch-filter=any is not supported by vperf yet"},
            {{"stat", "--frobnicate", "--", "true"}, "unknown option --frobnicate"},
            {{"record", "-Z", "true"}, "unknown option -Z"},
+           // The readers of perf.data say the same of the options perf has there.
+           {{"report", "-i", "x.data", "--hierarchy"}, "perf report's option --hierarchy is not supported by vperf yet"},
+           {{"report", "--no-demangle"}, "perf report's option --no-demangle is not supported by vperf yet"},
+           {{"script", "-L"}, "perf script's option -L is not supported by vperf yet"},
+           {{"annotate", "--stdio2"}, "perf annotate's option --stdio2 is not supported by vperf yet"},
+           {{"kvm", "report", "--tui"}, "perf report's option --tui is not supported by vperf yet"},
+           {{"script", "--frobnicate"}, "unknown option --frobnicate"},
        }) {
     auto r = run_cli(c.args);
     EXPECT_EQ(r.status, 2) << c.args[1];
     EXPECT_TRUE(is_one_error_line(r.err)) << r.err;
-    EXPECT_EQ(r.err.rfind("vperf: error: " + c.said + " (hint: run 'vperf help " + c.args[0] + "'", 0), 0u) << r.err;
+    const std::string& command = c.args[0] == "kvm" ? c.args[1] : c.args[0];
+    EXPECT_EQ(r.err.rfind("vperf: error: " + c.said + " (hint: run 'vperf help " + command + "'", 0), 0u) << r.err;
     EXPECT_EQ(r.out, "");
   }
 }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "events/builtin_events.h"
+
 namespace vperf::stat {
 namespace {
 
@@ -194,6 +196,23 @@ TEST(ConvertUnit, StepsOnlyAboveAThousand) {
   EXPECT_EQ(unit, 'K');
   EXPECT_DOUBLE_EQ(convert_unit(2.5e12, &unit), 2500.0);
   EXPECT_EQ(unit, 'G');
+}
+
+// stat -M: each metric's events once, in order, names matched without case; every event a
+// metric names is one vperf counts (a builtin event or the msr PMU's).
+TEST(NamedMetrics, EventsOfMetricsAreEachCountedOnce) {
+  auto events = events_of_metrics({"IPC", "GHz", "ipc"});
+  ASSERT_TRUE(events.ok());
+  EXPECT_EQ(*events, (std::vector<std::string>{"cycles", "instructions", "task-clock"}));
+  auto unknown = events_of_metrics({"IPC", "TopdownL1"});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().message, "unknown metric 'TopdownL1'");
+  for (const NamedMetric& metric : named_metrics()) {
+    auto each = events_of_metrics({std::string(metric.name)});
+    ASSERT_TRUE(each.ok()) << metric.name;
+    for (const std::string& event : *each)
+      EXPECT_TRUE(events::find_builtin_event(event) || event.starts_with("msr/")) << metric.name << ": " << event;
+  }
 }
 
 }  // namespace
