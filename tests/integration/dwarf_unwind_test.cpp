@@ -294,6 +294,7 @@ class DwarfParity : public DwarfUnwind {
 
   void check_parity(Target target) {
     VPERF_REQUIRE(!test::find_program("perf").empty(), "perf for the reference recording and unwinding");
+    if (target == Target::SystemWide) VPERF_REQUIRE(test::running_as_root(), "root to sample every CPU (-a)");
     if (target != Target::Command) start_spinning();
     const StackShares theirs = recorded_stacks(Recorder::Perf, target, "perf.data");
     const StackShares ours = recorded_stacks(Recorder::Vperf, target, "vperf.data");
