@@ -99,7 +99,12 @@ std::optional<MappingLine> parse_maps_line(std::string_view line) {
   return m;
 }
 
-Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, const SampleFormat& format, const ProcRoot& root) {
+SynthesizedMaps synthesized_maps_for(const perf_event_attr& attr) {
+  return attr.mmap_data ? SynthesizedMaps::All : SynthesizedMaps::CodeOnly;
+}
+
+Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, SynthesizedMaps which, const SampleFormat& format,
+                                                    const ProcRoot& root) {
   std::filesystem::path dir = root.proc / std::to_string(pid);
   Result<std::vector<std::string>> tasks = list_directory(dir / "task");
   if (!tasks) return Error{"process " + std::to_string(pid) + " is gone", ESRCH};
@@ -116,8 +121,12 @@ Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, const SampleForma
                           maps.error().errno_value};
   for (std::string_view line : split(*maps, '\n')) {
     std::optional<MappingLine> m = parse_maps_line(line);
-    if (!m || m->perms.size() < 3 || m->perms[2] != 'x') continue;  // perf synthesizes code maps only
-    records.push_back(mmap2_record(pid, pid, *m, PERF_RECORD_MISC_USER, format));
+    if (!m) continue;
+    const bool code = m->perms.size() > 2 && m->perms[2] == 'x';
+    if (!code && which == SynthesizedMaps::CodeOnly) continue;
+    // A data map is marked as the kernel marks its own when attr.mmap_data asks for them.
+    const uint16_t misc = code ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA;
+    records.push_back(mmap2_record(pid, pid, *m, misc, format));
   }
   return records;
 }

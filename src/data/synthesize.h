@@ -2,7 +2,8 @@
 // Records the kernel never sends for what existed before recording started, built the way
 // perf record synthesizes them, so a report can name the tasks and map their addresses:
 //   COMM   for every thread of an existing process (-p, -a)
-//   MMAP2  for every executable mapping in /proc/PID/maps
+//   MMAP2  for every executable mapping in /proc/PID/maps, and every other one too when the
+//          recording asks the kernel for data maps (attr.mmap_data, as --call-graph dwarf does)
 //   MMAP   for the kernel ("[kernel.kallsyms]_text" at _text, pgoff = _text, as perf) and for
 //          each module in /proc/modules ("[name]" or its path under /lib/modules)
 //
@@ -10,6 +11,7 @@
 // followed by the sample_id trailer of `format` (the first event's layout; none without
 // sample_id_all) with every field zero, as perf writes synthesized records (no time, no id: a
 // reader attributes them to the first event).
+#include <linux/perf_event.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -46,9 +48,21 @@ struct ProcRoot {
   std::filesystem::path proc = "/proc";
 };
 
-// COMM for each thread and MMAP2 for each executable mapping of process `pid`. Threads that
-// end meanwhile are skipped; a process that ended is an Error (ESRCH).
-Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, const SampleFormat& format, const ProcRoot& root = {});
+// Which mappings of /proc/PID/maps become MMAP2 records: the code maps, or all of them (data
+// maps, misc MMAP_DATA: the file's read-only segments, [heap], [stack], //anon, [vvar]) as
+// perf record synthesizes them when its events have attr.mmap_data. perf's DWARF unwinder
+// reads a file's .eh_frame_hdr through the map that holds it, which is a read-only one, so a
+// recording of a running process without them unwinds no further than the sampled ip.
+enum class SynthesizedMaps { CodeOnly, All };
+
+// The maps to synthesize for a recording whose tracking event has `attr`: all of them when it
+// asks the kernel for data maps too, so that existing and new mappings are recorded alike.
+SynthesizedMaps synthesized_maps_for(const perf_event_attr& attr);
+
+// COMM for each thread and MMAP2 for the mappings `which` of process `pid`, in address order.
+// Threads that end meanwhile are skipped; a process that ended is an Error (ESRCH).
+Result<std::vector<RecordBytes>> synthesize_process(pid_t pid, SynthesizedMaps which, const SampleFormat& format,
+                                                    const ProcRoot& root = {});
 
 // The kernel and module maps from the texts of a kallsyms and a modules file (modules may be
 // empty): what the two functions below write, without their I/O. A guest's (`guest_machine_pid`

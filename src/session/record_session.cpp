@@ -267,8 +267,9 @@ void RecordSession::write_header_records() {
   if (Result<std::vector<data::RecordBytes>> kernel_maps = data::synthesize_kernel_maps(format); kernel_maps)
     sink_->write_all(*kernel_maps);
   if (r_.attr.scope.guest) sink_->write_all(guest_kernel_maps(r_.guests, format));  // as perf kvm: not for --no-guest
+  const data::SynthesizedMaps maps = data::synthesized_maps_for(session_->events().front().attr);
   for (pid_t pid : system_wide_ ? all_processes() : r_.existing)
-    if (Result<std::vector<data::RecordBytes>> records = data::synthesize_process(pid, format); records)
+    if (Result<std::vector<data::RecordBytes>> records = data::synthesize_process(pid, maps, format); records)
       sink_->write_all(*records);
   sink_->check();
 }

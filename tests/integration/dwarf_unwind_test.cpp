@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -24,8 +25,10 @@
 #include "data/perf_data_reader.h"
 #include "report/sample_replay.h"
 #include "report/sample_stacks.h"
+#include "support/background.h"
 #include "support/capability.h"
 #include "support/fake_event_fs.h"
+#include "support/processes.h"
 #include "support/run_program.h"
 #include "symbols/machines.h"
 #include "unwind/dwarf_unwinder.h"
@@ -232,6 +235,95 @@ TEST_F(DwarfUnwind, PerfRecordingOfTheFramePointerBuildAgreesWithPerfScript) {
 TEST_F(DwarfUnwind, VperfRecordingOfTheFramePointerBuildAgreesWithPerfScript) {
   check(Recorder::Vperf, VPERF_WORKLOAD);
 }
+
+// The stacks perf script unwinds from a recording, each with its share of the samples, as
+// "leaf;caller;...": the profile a reader sees, whoever recorded the file.
+using StackShares = std::map<std::string, double>;
+
+StackShares stack_shares(const std::map<SampleKey, UserFrames>& samples) {
+  StackShares shares;
+  for (const auto& [key, frames] : samples) shares[join(frames)] += 1.0 / static_cast<double>(samples.size());
+  return shares;
+}
+
+std::string describe(const StackShares& shares) {
+  std::string out;
+  for (const auto& [stack, share] : shares)
+    if (share >= 0.02) out += "  " + std::to_string(static_cast<int>(share * 100)) + "% " + stack + "\n";
+  return out;
+}
+
+// perf 6.1 must unwind vperf's --call-graph dwarf recording as deep as its own recording of the
+// same target. The workload is the frame-pointerless spin, whose designed stacks
+// (spin_leaf_hash <- spin_phase_hash <- spin_phase_outer <- run_spin <- main <- libc's start)
+// hold most samples; sampling jitter moves their shares by a few percent, so each stack that
+// holds a tenth of one file's samples must hold at least a twentieth of the other's. A file perf
+// cannot unwind gives stacks of the sampled ip alone, which perf's own file never has.
+class DwarfParity : public DwarfUnwind {
+ protected:
+  enum class Target { RunningProcess, SystemWide, Command };
+
+  // perf script's stacks of the workload's samples in a recording of `target` by `recorder`.
+  StackShares recorded_stacks(Recorder recorder, Target target, const std::string& name) {
+    const std::string data = (scratch_.root() / name).string();
+    std::vector<std::string> argv = {"record", "-q", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf", "-o", data};
+    if (target == Target::RunningProcess) argv.insert(argv.end(), {"-p", std::to_string(spinning_->pid())});
+    if (target == Target::SystemWide) argv.push_back("-a");
+    if (target == Target::Command)
+      argv.insert(argv.end(), {"--", VPERF_WORKLOAD_DWARF, "spin", "1000"});
+    else
+      argv.insert(argv.end(), {"--", "sleep", "2"});  // times the recording of a process that already runs
+    if (recorder == Recorder::Perf) argv.insert(argv.begin(), "perf");
+    test::ProgramResult r = recorder == Recorder::Perf ? test::run_program(argv) : test::run_vperf(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::map<SampleKey, UserFrames> samples = perf_script_frames(data);
+    if (target != Target::Command) std::erase_if(samples, [&](const auto& s) { return s.first.first != spinning_->pid(); });
+    EXPECT_GT(samples.size(), 50u) << "samples of the workload in " << name;
+    return stack_shares(samples);
+  }
+
+  // The spin workload, started before either recorder and running through both recordings;
+  // ready once it has used CPU time beyond its start-up (its loader is done, every library is
+  // mapped), so the recorders find its maps in /proc, not in the kernel's records of an exec.
+  void start_spinning() {
+    spinning_.emplace(std::vector<std::string>{VPERF_WORKLOAD_DWARF, "spin", "600000"});
+    ASSERT_GT(spinning_->pid(), 0);
+    ASSERT_TRUE(test::wait_until([&] { return test::cpu_ticks(spinning_->pid()) >= 2; }, std::chrono::seconds(30)))
+        << "the workload never started spinning";
+  }
+
+  void check_parity(Target target) {
+    VPERF_REQUIRE(!test::find_program("perf").empty(), "perf for the reference recording and unwinding");
+    if (target == Target::SystemWide) VPERF_REQUIRE(test::running_as_root(), "root to sample every CPU (-a)");
+    if (target != Target::Command) start_spinning();
+    const StackShares theirs = recorded_stacks(Recorder::Perf, target, "perf.data");
+    const StackShares ours = recorded_stacks(Recorder::Vperf, target, "vperf.data");
+    auto share_in = [](const StackShares& shares, const std::string& stack) {
+      auto it = shares.find(stack);
+      return it == shares.end() ? 0.0 : it->second;
+    };
+    size_t designed = 0;
+    for (const auto& [stack, share] : theirs) {
+      if (share < 0.1) continue;
+      ++designed;
+      EXPECT_GE(share_in(ours, stack), 0.05) << stack << " holds " << share << " of perf's file";
+    }
+    for (const auto& [stack, share] : ours) {
+      if (share < 0.1) continue;
+      EXPECT_GE(share_in(theirs, stack), 0.05) << stack << " holds " << share << " of vperf's file";
+    }
+    EXPECT_GE(designed, 1u);
+    std::cout << "perf script on perf's file:\n" << describe(theirs) << "perf script on vperf's file:\n" << describe(ours);
+  }
+
+  std::optional<test::Background> spinning_;
+};
+
+TEST_F(DwarfParity, PerfUnwindsVperfsRecordingOfARunningProcessAsItsOwn) { check_parity(Target::RunningProcess); }
+
+TEST_F(DwarfParity, PerfUnwindsVperfsSystemWideRecordingAsItsOwn) { check_parity(Target::SystemWide); }
+
+TEST_F(DwarfParity, PerfUnwindsVperfsRecordingOfACommandAsItsOwn) { check_parity(Target::Command); }
 
 TEST_F(DwarfUnwind, WithoutTheUnwinderOnlyTheSampledIpRemains) {
   // The control: the same recording without an unwinder has no caller frames at all, so the

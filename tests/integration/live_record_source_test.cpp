@@ -44,7 +44,8 @@ TEST(LiveRecordSource, ReplaysEveryCallOfATaskRefreshByRefresh) {
   ASSERT_TRUE(sampling) << sampling.error().describe();
   ASSERT_TRUE(sampling->enable());
   const data::SampleFormat format = data::SampleFormat::from_attr(sampling->events().front().attr);
-  Result<std::vector<data::RecordBytes>> existing = data::synthesize_process(child.pid(), format);
+  Result<std::vector<data::RecordBytes>> existing =
+      data::synthesize_process(child.pid(), data::synthesized_maps_for(sampling->events().front().attr), format);
   ASSERT_TRUE(existing) << existing.error().describe();
   LiveRecordSource source(sampling.value(), *existing);
   ASSERT_EQ(source.attrs().size(), 1u);

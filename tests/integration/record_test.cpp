@@ -498,21 +498,6 @@ TEST_F(Record, NoLostSamplesAtTwentyKilohertzWherePerfLosesNone) {
   EXPECT_TRUE(std::regex_search(rec.err, std::regex(R"(\[ vperf record: Woken up [0-9]+ times to write data \])"))) << rec.err;
 }
 
-// CPU time `pid` has used, in clock ticks (utime + stime of /proc/PID/stat).
-uint64_t cpu_ticks(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  const size_t close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream rest(stat.substr(close + 2));
-  std::string field;
-  for (int i = 3; i <= 13; ++i) rest >> field;  // state .. cmajflt
-  uint64_t utime = 0, stime = 0;
-  rest >> utime >> stime;
-  return utime + stime;
-}
-
 // A ring too small for the rate loses records; the closing lines say so as perf's do. The loss
 // is made certain, not hoped for: vperf is stopped (SIGSTOP) while the workload spins for 200 ms
 // of CPU time, 4000 samples at 20 kHz for a one-page ring, and continued after.
@@ -536,9 +521,9 @@ TEST_F(Record, LostChunksAreReportedAsPerfReportsThem) {
       std::chrono::seconds(10));
   if (recording) {
     ASSERT_EQ(::kill(vperf, SIGSTOP), 0);
-    const uint64_t start = cpu_ticks(workload.front());
+    const uint64_t start = test::cpu_ticks(workload.front());
     const long ticks_per_second = ::sysconf(_SC_CLK_TCK);
-    EXPECT_TRUE(test::wait_until([&] { return cpu_ticks(workload.front()) >= start + ticks_per_second / 5; },
+    EXPECT_TRUE(test::wait_until([&] { return test::cpu_ticks(workload.front()) >= start + ticks_per_second / 5; },
                                  std::chrono::seconds(30)))
         << "the workload did not spin while vperf was stopped";
     ::kill(vperf, SIGCONT);

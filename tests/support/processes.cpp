@@ -50,6 +50,20 @@ bool blocked_in_wait(pid_t pid, pid_t tid) {
   return std::find(kWaits.begin(), kWaits.end(), number) != kWaits.end();
 }
 
+uint64_t cpu_ticks(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 13; ++i) rest >> field;  // state .. cmajflt
+  uint64_t utime = 0, stime = 0;
+  rest >> utime >> stime;
+  return utime + stime;
+}
+
 bool blocked_in_wait(pid_t pid) { return blocked_in_wait(pid, pid); }
 
 int perf_event_fds(pid_t pid) {

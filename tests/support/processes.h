@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ bool counting_and_waiting(pid_t root);
 // Runs on this thread until it has used `cpu_time` of CPU time (CLOCK_THREAD_CPUTIME_ID): an
 // event that samples CPU time (cpu-clock, task-clock) on this CPU certainly fires meanwhile.
 void use_cpu_time(std::chrono::microseconds cpu_time);
+
+// CPU time `pid` has used, in clock ticks (utime + stime of /proc/PID/stat); 0 once it is gone.
+uint64_t cpu_ticks(pid_t pid);
 
 // PIDs of the live children of `parent` whose comm is `comm`.
 std::vector<pid_t> children_named(pid_t parent, const std::string& comm);

@@ -101,7 +101,7 @@ TEST(Synthesize, Mmap2RecordLayoutMatchesTheKernels) {
 }
 
 TEST(Synthesize, ThisProcessHasItsThreadsAndItsExecutable) {
-  Result<std::vector<RecordBytes>> records = synthesize_process(::getpid(), kNoTrailer);
+  Result<std::vector<RecordBytes>> records = synthesize_process(::getpid(), SynthesizedMaps::CodeOnly, kNoTrailer);
   ASSERT_TRUE(records.ok()) << records.error().describe();
   size_t comms = 0;
   bool found_self = false;
@@ -113,9 +113,59 @@ TEST(Synthesize, ThisProcessHasItsThreadsAndItsExecutable) {
   }
   EXPECT_GE(comms, 1u);
   EXPECT_TRUE(found_self) << "the test binary's code mapping";
-  Result<std::vector<RecordBytes>> gone = synthesize_process(0x3ffffff0, kNoTrailer);
+  Result<std::vector<RecordBytes>> gone = synthesize_process(0x3ffffff0, SynthesizedMaps::CodeOnly, kNoTrailer);
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error().errno_value, ESRCH);
+}
+
+// A process's maps as perf record synthesizes them: the code maps alone, or with data maps
+// (attr.mmap_data, --call-graph dwarf) every mapping in /proc/PID/maps order, the non-code ones
+// marked MMAP_DATA as the kernel marks its own. The read-only segment before the code holds
+// .eh_frame_hdr, which perf's unwinder reads through its map.
+TEST(Synthesize, DataMapsComeWithTheCodeMapsWhenTheRecordingAsksForThem) {
+  test::TempTree proc;
+  proc.write("42/task/42/comm", "spin\n");
+  proc.write("42/maps",
+             "55d0c0a00000-55d0c0a02000 r--p 00000000 fe:00 248139                     /usr/bin/spin\n"
+             "55d0c0a02000-55d0c0a07000 r-xp 00002000 fe:00 248139                     /usr/bin/spin\n"
+             "55d0c0a07000-55d0c0a09000 r--p 00007000 fe:00 248139                     /usr/bin/spin\n"
+             "55d0c0a09000-55d0c0a0a000 rw-p 00009000 fe:00 248139                     /usr/bin/spin\n"
+             "7f8d194ac000-7f8d194b9000 rw-p 00000000 00:00 0 \n"
+             "7f8d194bd000-7f8d194c4000 r--s 00000000 fe:00 332280                     /usr/lib/gconv.cache\n"
+             "7ffd626ec000-7ffd6270d000 rw-p 00000000 00:00 0                          [stack]\n");
+  struct Seen {
+    uint64_t start;
+    uint16_t misc;
+    uint32_t prot, flags;
+    std::string name;
+    bool operator==(const Seen&) const = default;
+  };
+  auto maps = [&](SynthesizedMaps which) {
+    Result<std::vector<RecordBytes>> records = synthesize_process(42, which, kNoTrailer, ProcRoot{proc.root()});
+    EXPECT_TRUE(records.ok()) << records.error().describe();
+    std::vector<Seen> seen;
+    for (const RecordBytes& r : records.value()) {
+      if (header_of(r).type != PERF_RECORD_MMAP2) continue;
+      uint32_t prot, flags;
+      std::memcpy(&prot, r.data() + 64, 4);
+      std::memcpy(&flags, r.data() + 68, 4);
+      seen.push_back({u64_at(r, 16), header_of(r).misc, prot, flags, string_at(r, 72)});
+    }
+    return seen;
+  };
+  constexpr uint16_t user = PERF_RECORD_MISC_USER, data = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA;
+  EXPECT_EQ(maps(SynthesizedMaps::CodeOnly), (std::vector<Seen>{{0x55d0c0a02000, user, 5, 2, "/usr/bin/spin"}}));
+  EXPECT_EQ(maps(SynthesizedMaps::All), (std::vector<Seen>{{0x55d0c0a00000, data, 1, 2, "/usr/bin/spin"},
+                                                           {0x55d0c0a02000, user, 5, 2, "/usr/bin/spin"},
+                                                           {0x55d0c0a07000, data, 1, 2, "/usr/bin/spin"},
+                                                           {0x55d0c0a09000, data, 3, 2, "/usr/bin/spin"},
+                                                           {0x7f8d194ac000, data, 3, 2, "//anon"},
+                                                           {0x7f8d194bd000, data, 1, 1, "/usr/lib/gconv.cache"},
+                                                           {0x7ffd626ec000, data, 3, 2, "[stack]"}}));
+  perf_event_attr attr{};
+  EXPECT_EQ(synthesized_maps_for(attr), SynthesizedMaps::CodeOnly);
+  attr.mmap_data = 1;
+  EXPECT_EQ(synthesized_maps_for(attr), SynthesizedMaps::All);
 }
 
 TEST(Synthesize, AGuestsOverlongModuleNameIsCutToFitTheRecordSize) {
