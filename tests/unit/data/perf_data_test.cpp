@@ -226,6 +226,32 @@ TEST(PerfData, FinishedRoundOrdersLikePerf) {
   std::filesystem::remove(path);
 }
 
+// perf dumps a FINISHED_ROUND (perf script -D) before the records it releases: a round is
+// delivered first, then what it flushes.
+TEST(PerfData, FinishedRoundComesBeforeTheRecordsItReleases) {
+  auto path = temp_path("round_first.data");
+  {
+    auto w = PerfDataWriter::create_file(path, two_events());
+    ASSERT_TRUE(w.ok());
+    write_records(w.value());
+    ASSERT_TRUE(w->finish({}));
+  }
+  auto r = PerfDataReader::open_file(path);
+  ASSERT_TRUE(r.ok());
+  std::vector<std::string> order;
+  auto stats = r->read([&](const RecordView& v) {
+    if (v.record.type == kRecordFinishedRound) order.push_back("round");
+    else if (v.record.type == PERF_RECORD_COMM || v.record.type == PERF_RECORD_SAMPLE)
+      order.push_back(std::to_string(v.record.sample_id.time));
+    return true;
+  });
+  ASSERT_TRUE(stats.ok());
+  // The first round releases nothing (nothing is older than the round before it); the second
+  // releases up to the first round's newest (30); 40 comes at the end.
+  EXPECT_EQ(order, (std::vector<std::string>{"round", "round", "5", "10", "20", "25", "30", "40"}));
+  std::filesystem::remove(path);
+}
+
 TEST(PerfData, PipeModeDeliversTheSameAsFileMode) {
   auto path = temp_path("file.data");
   auto pipe_path = temp_path("pipe.data");
