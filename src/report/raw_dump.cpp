@@ -164,36 +164,36 @@ std::string cpu_list_text(const std::vector<int>& cpus) {
 // The CPUs of a perf_record_cpu_map_data (CPU_MAP's body, EVENT_UPDATE's CPUS): a list of u16,
 // a bitmask of 32- or 64-bit words, or a range (perf 6.1's three encodings).
 Result<std::vector<int>> cpu_map_cpus(ByteReader r) {
-  VPERF_TRY(type, r.u16("cpu map type"));
+  VPERF_TRY(uint16_t type, r.u16("cpu map type"));
   std::vector<int> cpus;
   if (type == 0) {  // PERF_CPU_MAP__CPUS
-    VPERF_TRY(nr, r.u16("cpu count"));
+    VPERF_TRY(uint16_t nr, r.u16("cpu count"));
     for (uint16_t i = 0; i < nr; ++i) {
-      VPERF_TRY(cpu, r.u16("cpu"));
+      VPERF_TRY(uint16_t cpu, r.u16("cpu"));
       cpus.push_back(cpu == 0xffff ? -1 : cpu);
     }
   } else if (type == 1) {  // PERF_CPU_MAP__MASK
-    VPERF_TRY(nr, r.u16("mask words"));
-    VPERF_TRY(long_size, r.u16("mask word size"));
+    VPERF_TRY(uint16_t nr, r.u16("mask words"));
+    VPERF_TRY(uint16_t long_size, r.u16("mask word size"));
     if (long_size != 4 && long_size != 8) return Error{"cpu mask words of " + std::to_string(long_size) + " bytes"};
     if (long_size == 8) VPERF_TRY(r.skip(4, "padding"));
     for (uint16_t word = 0; word < nr; ++word) {
       uint64_t bits = 0;
       if (long_size == 4) {
-        VPERF_TRY(w, r.u32("mask word"));
+        VPERF_TRY(uint32_t w, r.u32("mask word"));
         bits = w;
       } else {
-        VPERF_TRY(w, r.u64("mask word"));
+        VPERF_TRY(uint64_t w, r.u64("mask word"));
         bits = w;
       }
       for (unsigned bit = 0; bit < 8u * long_size; ++bit)
         if (bits & (uint64_t{1} << bit)) cpus.push_back(static_cast<int>(word * 8u * long_size + bit));
     }
   } else if (type == 2) {  // PERF_CPU_MAP__RANGE_CPUS
-    VPERF_TRY(any_cpu, r.u8("any cpu"));
+    VPERF_TRY(uint8_t any_cpu, r.u8("any cpu"));
     VPERF_TRY(r.skip(1, "padding"));
-    VPERF_TRY(start, r.u16("start cpu"));
-    VPERF_TRY(end, r.u16("end cpu"));
+    VPERF_TRY(uint16_t start, r.u16("start cpu"));
+    VPERF_TRY(uint16_t end, r.u16("end cpu"));
     if (any_cpu) cpus.push_back(-1);
     for (int cpu = start; cpu <= end; ++cpu) cpus.push_back(cpu);
   } else {
@@ -320,8 +320,9 @@ void RawDump::append_sample(const data::RecordView& view, std::string& out) cons
   }
   if (type & PERF_SAMPLE_REGS_USER) append_registers("user", s.regs_user_abi, attr->sample_regs_user, s.regs_user, out);
   if (type & PERF_SAMPLE_REGS_INTR) append_registers("intr", s.regs_intr_abi, attr->sample_regs_intr, s.regs_intr, out);
-  if (type & PERF_SAMPLE_STACK_USER)
-    append_format(out, "... ustack: size %zu, offset 0x%llx\n", s.stack_user.size(),
+  if (type & PERF_SAMPLE_STACK_USER)  // perf's size is the kernel's dyn_size: the bytes it could copy
+    append_format(out, "... ustack: size %llu, offset 0x%llx\n",
+                  static_cast<unsigned long long>(s.stack_user.empty() ? 0 : s.stack_user_dyn_size),
                   static_cast<unsigned long long>(user_stack_offset(s, type)));
   if (type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
     if (type & PERF_SAMPLE_WEIGHT_STRUCT)  // {u32 var1_dw; u16 var2_w (ins_lat); u16 var3_w}
