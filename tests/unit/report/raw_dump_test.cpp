@@ -77,7 +77,7 @@ std::vector<std::string> decoded_lines(const std::vector<uint8_t>& stream, RawDu
     std::string text;
     dump.append_record(view, text);
     const size_t at = text.find(" [0x", text.rfind("\n\n") + 2);
-    lines.push_back(text.substr(text.find(']', at) + 2));
+    lines.push_back(text.substr(text.find("]: ", at) + 3));
     return true;
   });
   EXPECT_TRUE(stats.ok());
@@ -172,7 +172,7 @@ TEST(RawDump, HexDumpPadsTheLastLine) {
             ". ... raw event: size 8 bytes\n"
             ".  0000:  44 00 00 00 00 00 08 00                          D.......        \n"
             "\n"
-            "0 " + kAfterAttr + " [0x8]: PERF_RECORD_FINISHED_ROUND\n");
+            "-1 -1 " + kAfterAttr + " [0x8]: PERF_RECORD_FINISHED_ROUND\n");  // no sample_id_all
 }
 
 TEST(RawDump, AggregatedStatsAsPerfReportPrintsThem) {
