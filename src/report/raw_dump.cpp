@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "core/byte_reader.h"
+#include "core/cpu_set.h"  // format_cpu_list: perf's cpu_map__snprint
 #include "data/perf_data_format.h"
 #include "report/report_session.h"
 #include "tracing/recorded_tracing_data.h"
@@ -147,20 +148,6 @@ void append_sample_read(std::span<const uint8_t> bytes, uint64_t read_format, st
   }
 }
 
-// cpu_map__snprint: ascending runs as "a-b" or "a", joined by ','.
-std::string cpu_list_text(const std::vector<int>& cpus) {
-  std::string text;
-  for (size_t start = 0; start < cpus.size();) {
-    size_t end = start;
-    while (end + 1 < cpus.size() && cpus[end + 1] == cpus[end] + 1) ++end;
-    if (!text.empty()) text += ',';
-    text += std::to_string(cpus[start]);
-    if (end != start) text += '-' + std::to_string(cpus[end]);
-    start = end + 1;
-  }
-  return text;
-}
-
 // The CPUs of a perf_record_cpu_map_data (CPU_MAP's body, EVENT_UPDATE's CPUS): a list of u16,
 // a bitmask of 32- or 64-bit words, or a range (perf 6.1's three encodings).
 Result<std::vector<int>> cpu_map_cpus(ByteReader r) {
@@ -225,7 +212,7 @@ void append_event_update(const data::EventUpdateRecord& u, std::string& out) {
     case 3:  // PERF_EVENT_UPDATE__CPUS
       if (Result<std::vector<int>> cpus = cpu_map_cpus(ByteReader(u.data))) {
         out += "... ";
-        out += cpu_list_text(*cpus);
+        out += format_cpu_list(*cpus);
         out += '\n';
         return;
       }
@@ -433,7 +420,7 @@ void RawDump::append_body(const data::RecordView& view, std::string& out) {
       const auto& body = std::get<data::UnparsedRecord>(record.body).body;
       Result<std::vector<int>> cpus = cpu_map_cpus(ByteReader(body));
       out += ": ";
-      out += cpus ? cpu_list_text(*cpus) : std::string();
+      out += cpus ? format_cpu_list(*cpus) : std::string();
       out += script ? "\n" : "\n: unhandled!\n";
       return;
     }
