@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "data/perf_data_reader.h"
 #include "output/json.h"
+#include "report/raw_dump.h"
 #include "report/report_header.h"
 #include "report/report_json.h"
 #include "report/report_session.h"
@@ -88,6 +89,13 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
 
   symbols::Machines machines{o.symbols};
   add_guests(machines, o.guests, o.sample_scope);
+  if (o.dump_raw) {
+    Result<data::ReadStats> stats =
+        report::write_report_raw_dump(reader, machines, o.input == "-" ? "pipe" : o.input, out);
+    if (!stats) throw unreadable_samples(o.input, stats.error());
+    for (const std::string& warning : reader.warnings()) err << "vperf: warning: " << warning << '\n';
+    return 0;
+  }
   Result<report::ReportData> data = report::build_report(reader, machines, o.report, unwinder);
   if (!data) throw unreadable_samples(o.input, data.error());
   // What went wrong with the input, on one line: the report below is what could be read.
@@ -152,6 +160,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   add_symfs_option(*sub, o.symbols.symfs);
   auto* header = sub->add_flag("--header", o.header, "Print the perf.data header before the report");
   sub->add_flag("--header-only", o.header_only, "Print the perf.data header only")->excludes(header);
+  sub->add_flag("-D,--dump-raw-trace", o.dump_raw, "Dump each record (offset, size, bytes, fields) and the record counts, as perf report -D");
   add_json_flag(*sub, o.json);
   sub->callback([raw, sub, kvm, &inv] {
     ReportCommandOptions& opt = raw->options;

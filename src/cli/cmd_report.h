@@ -22,6 +22,7 @@ struct ReportCommandOptions {
   bool header = false;       // the feature header, then the report
   bool header_only = false;  // the feature header alone
   bool json = false;
+  bool dump_raw = false;     // -D: every record dumped, then the record counts (report/raw_dump.h)
   guest::GuestSymbolSources guests;  // vperf kvm: the guests' symbols
   symbols::SampleScope sample_scope;  // vperf kvm: --host/--guest (perf kvm shows the guest only)
   symbols::SymbolConfig symbols;      // --symfs

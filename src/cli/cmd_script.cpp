@@ -13,6 +13,7 @@
 #include "data/perf_data_format.h"
 #include "data/perf_data_reader.h"
 #include "events/builtin_events.h"
+#include "report/raw_dump.h"
 #include "report/report_header.h"
 #include "report/sample_replay.h"
 #include "report/script_fields.h"
@@ -94,13 +95,18 @@ class ScriptRun {
                                                                 .resolve_chain = any_ip && layout_.use_callchain,
                                                                 .unwinder = unwinder_,
                                                                 .inline_frames = options_.inline_frames});
+    std::optional<report::RawDump> dump;
+    if (options_.dump_raw)
+      dump.emplace(reader, options_.input == "-" ? "pipe" : options_.input, report::RawDumpCommand::Script);
     replay.set_record_observer([&](const data::RecordView& view) {
       if (tracing_.load_record(view.record)) names_.clear();  // tracepoint names may come from it
+      if (dump) dump->append_record(view, buffer_);
     });
     tracing_.set_kernel_symbol_resolver(report::host_kernel_symbols(machines.host()));
 
     buffer_.reserve(kOutputBlock + 4096);
     Result<data::ReadStats> stats = replay.run(reader, [&](const report::ResolvedSample& sample) {
+      if (dump) dump->append_sample_location(sample, buffer_);
       print(reader, sample);
       return true;
     });
@@ -194,6 +200,7 @@ void add_script_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
       ->allow_extra_args(false);
   sub->add_flag("-G,--hide-call-graph", options->hide_callchain, "Print the sample ip alone, without its callchain");
   sub->add_flag("--header", options->header, "Print the perf.data header first (as perf report --header-only)");
+  sub->add_flag("-D,--dump-raw-trace", options->dump_raw, "Dump each record (offset, size, bytes, fields) as perf script -D");
   sub->add_option("--max-stack", options->max_stack, "At most this many callchain frames per sample (default 127)")
       ->check(whole_number_in(0, 65535));
   sub->add_flag("--inline,!--no-inline", options->inline_frames,

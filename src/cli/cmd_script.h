@@ -24,6 +24,7 @@ struct ScriptOptions {
   unsigned max_stack = 127;
   bool inline_frames = true;        // --no-inline: DWARF-unwound frames without inline chains
   bool header = false;              // --header: the perf.data header first, as perf script --header
+  bool dump_raw = false;            // -D: each record dumped (report/raw_dump.h) before its line
   guest::GuestSymbolSources guests; // vperf kvm: the guests' symbols
   symbols::SampleScope sample_scope;  // vperf kvm: --host/--guest (perf kvm shows the guest only)
   symbols::SymbolConfig symbols;      // --symfs

@@ -581,6 +581,8 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
         d.apply_user(c);
         d.applied_to = c.offset + c.bytes.size();
       }
+      // As perf: the FINISHED_ROUND itself first, then what it releases.
+      deliver(c, kNoAttr);
       if (type == kRecordFinishedRound) {
         ++stats.rounds;
         if (options.ordered) {
@@ -588,7 +590,6 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
           next_flush = max_time;
         }
       }
-      deliver(c, kNoAttr);
       return;
     }
     bool unknown = false;

@@ -21,7 +21,8 @@
 //
 // Order: like perf's ordered_events, records with a timestamp are queued and released at each
 // FINISHED_ROUND up to the largest timestamp seen before the previous FINISHED_ROUND, the rest
-// at the end; records without a timestamp and perf's user records are delivered when read.
+// at the end; records without a timestamp and perf's user records are delivered when read (a
+// FINISHED_ROUND before the records it releases, as perf dumps them).
 // ReadOptions::ordered = false delivers everything in file order.
 #include <cstdint>
 #include <filesystem>

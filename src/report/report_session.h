@@ -13,6 +13,7 @@
 #include "report/report_hists.h"
 #include "report/report_options.h"
 #include "symbols/machines.h"
+#include "tracing/tracepoint_decoder.h"
 #include "unwind/user_stack_unwinder.h"
 
 namespace vperf::report {
@@ -53,6 +54,11 @@ struct ReportData {
 // would have shown with children keeps the caller order, and the default sort keys are never
 // "trace".
 ReportLayout resolve_layout(const ReportOptions& options, const std::vector<perf_event_attr>& attrs, bool pipe);
+
+// perf's name for an event the file does not name (a pipe whose EVENT_DESC never came): a
+// tracepoint's from the tracing data (`decoder`, may be nullptr), a builtin's, or
+// "unknown attr type: N".
+std::string report_event_name(const perf_event_attr& attr, const tracing::TracepointDecoder* decoder);
 
 Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines& machines, const ReportOptions& options,
                                 unwind::UserStackUnwinder* unwinder = nullptr);

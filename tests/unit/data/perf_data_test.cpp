@@ -207,22 +207,47 @@ TEST(PerfData, FileRoundTripKeepsAttrsFeaturesAndRecords) {
   std::filesystem::remove(path);
 }
 
+// write_records' two rounds in a file at `path`, opened.
+Result<PerfDataReader> two_rounds_file(const std::filesystem::path& path) {
+  {
+    auto w = PerfDataWriter::create_file(path, two_events());
+    if (!w) return w.error();
+    write_records(w.value());
+    VPERF_TRY(w->finish({}));
+  }
+  return PerfDataReader::open_file(path);
+}
+
 // perf's rule: at FINISHED_ROUND n, release what is not newer than the newest record before
 // FINISHED_ROUND n-1; the rest at the end.
 TEST(PerfData, FinishedRoundOrdersLikePerf) {
   auto path = temp_path("order.data");
-  {
-    auto w = PerfDataWriter::create_file(path, two_events());
-    ASSERT_TRUE(w.ok());
-    write_records(w.value());
-    ASSERT_TRUE(w->finish({}));
-  }
-  auto r = PerfDataReader::open_file(path);
-  ASSERT_TRUE(r.ok());
+  auto r = two_rounds_file(path);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
   Seen ordered = read_all(r.value());
   EXPECT_EQ(ordered.times, (std::vector<uint64_t>{10, 20, 25, 30, 40}));
   Seen raw = read_all(r.value(), ReadOptions{.ordered = false});
   EXPECT_EQ(raw.times, (std::vector<uint64_t>{10, 30, 20, 25, 40}));
+  std::filesystem::remove(path);
+}
+
+// perf dumps a FINISHED_ROUND (perf script -D) before the records it releases: a round is
+// delivered first, then what it flushes.
+TEST(PerfData, FinishedRoundComesBeforeTheRecordsItReleases) {
+  auto path = temp_path("round_first.data");
+  auto r = two_rounds_file(path);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  std::vector<std::string> order;
+  auto stats = r->read([&](const RecordView& v) {
+    if (v.record.type == kRecordFinishedRound) order.push_back("round");
+    else if (v.record.type == PERF_RECORD_COMM || v.record.type == PERF_RECORD_SAMPLE)
+      order.push_back(std::to_string(v.record.sample_id.time));
+    return true;
+  });
+  ASSERT_TRUE(stats.ok());
+  // The first round releases nothing (nothing is older than the round before it); the second
+  // releases up to the first round's newest (30); 40 comes at the end.
+  EXPECT_EQ(order, (std::vector<std::string>{"round", "round", "5", "10", "20", "25", "30", "40"}));
   std::filesystem::remove(path);
 }
 
