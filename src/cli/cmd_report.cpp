@@ -136,6 +136,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_option("-F,--fields", raw->fields,
                   "Columns in order: overhead, overhead_sys, overhead_us, overhead_guest_sys, overhead_guest_us, "
                   "overhead_children, sample, period and sort keys (as perf report -F)");
+  sub->add_flag("--hierarchy", o.report.hierarchy, "A level per sort key, indented (perf report --hierarchy; no Children)");
   auto* children = sub->add_flag("--children", raw->children, "Children column: time in each function and its callees");
   sub->add_flag("--no-children", raw->no_children, "Self time only")->excludes(children);
   sub->add_option("-g,--call-graph", raw->call_graph,
@@ -178,6 +179,8 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
                           "overhead_children, sample, period, comm, pid, tid, dso, sym, cpu, trace");
       opt.report.fields = *fields;
     }
+    if (opt.report.hierarchy && !opt.report.fields.empty())
+      throw usage_error("--hierarchy and -F cannot be used together", "as in perf: choose the columns with -s under --hierarchy");
     if (raw->children) opt.report.children = true;
     if (raw->no_children) opt.report.children = false;
     if (!raw->call_graph.empty()) opt.report.call_graph = parse_call_graph(raw->call_graph);

@@ -242,6 +242,7 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   sub->add_flag("--summary", options->summary, "With -I, also print the totals at the end");
   sub->add_option("-x,--field-separator", options->csv_separator, "CSV output with this separator")->check(non_empty());
   add_json_flag(*sub, options->json);
+  sub->add_flag("-j,--json-output", options->json, "perf stat's name for --json");
   sub->add_option("-o,--output", options->output_file, "Write the counts to FILE instead of stderr")->check(non_empty());
   sub->add_option("--timeout", options->timeout_ms, "Stop counting (and the command) after MS milliseconds")
       ->check(whole_number_in(1, UINT32_MAX));

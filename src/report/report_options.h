@@ -54,6 +54,9 @@ struct ReportOptions {
   // -F: the columns, in order, instead of perf's default ones (-n and --show-total-period are
   // then ignored, as perf ignores them). Empty: the default columns.
   std::vector<OutputField> fields;
+  // --hierarchy: a level per sort key, each entry's next-key entries under it; no Children
+  // (perf turns them off), call graphs under the last level's entries.
+  bool hierarchy = false;
 };
 
 }  // namespace vperf::report

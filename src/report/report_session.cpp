@@ -45,7 +45,8 @@ ReportLayout resolve_layout(const ReportOptions& options, const std::vector<perf
   }
   // perf report: --children is the default, silently off without callchains.
   bool children_wanted = options.children.value_or(true);
-  layout.children = callchains && children_wanted && !pipe;
+  // --hierarchy has no Children, but its graphs keep the order the children default gives.
+  layout.children = callchains && children_wanted && !pipe && !options.hierarchy;
   layout.call_graph = callchains && options.call_graph.mode != CallGraphMode::None;
   layout.order = options.call_graph.order.value_or(children_wanted && (pipe || callchains) ? CallGraphOrder::Caller
                                                                                            : CallGraphOrder::Callee);

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <string_view>
+#include <unordered_map>
 
 namespace vperf::report {
 
@@ -116,6 +117,36 @@ std::string key_text(const ReportData& report, SortKey key, const HistEntry& e, 
   return text;
 }
 
+// The widest text of `key` among `entries`, as perf sizes a sort key's column.
+size_t key_width(const ReportData& report, const ReportOptions& options, const EventHists& hists, SortKey key,
+                 const std::vector<const HistEntry*>& entries) {
+  size_t width = 0;
+  for (const HistEntry* e : entries) {
+    size_t len = 0;
+    switch (key) {
+      case SortKey::Comm: len = report.hists->comms().text(e->key.comm).size(); break;
+      case SortKey::Pid:
+      case SortKey::Tid: len = report.hists->comms().text(e->comm).size() + 8; break;
+      case SortKey::Cpu: len = 0; break;
+      case SortKey::Dso:
+        len = dso_text(*e).size();
+        // perf widens the column for unresolved addresses (unless --dsos is given).
+        if (!e->symbol && options.filters.dsos.empty()) len = std::max(len, kUnresolvedWidth);
+        break;
+      case SortKey::Sym: len = e->symbol ? entry_symbol_name(*e).size() + 4 : kUnresolvedWidth + 6; break;
+      case SortKey::Trace:
+        // perf formats an entry's trace text when it first compares it with another; an
+        // event with one sample and no children never does, and its column keeps the
+        // header's width (the text is cut to it).
+        if (!report.layout.children && hists.samples == 1) break;
+        len = report.hists->traces().text(e->key.trace).size();
+        break;
+    }
+    width = std::max(width, len);
+  }
+  return width;
+}
+
 // perf's default columns: Children and Self (or Overhead), -n's Samples, Period, the sort keys.
 std::vector<OutputField> default_columns(const ReportData& report, const ReportOptions& options) {
   std::vector<OutputField> fields;
@@ -142,33 +173,27 @@ std::vector<ColumnSpec> columns_for(const ReportData& report, const ReportOption
     }
     SortKey key = field.key;
     if (elided(options, key)) continue;
-    ColumnSpec spec{field, header.size(), header};
-    for (const HistEntry* e : all) {
-      size_t len = 0;
-      switch (key) {
-        case SortKey::Comm: len = report.hists->comms().text(e->key.comm).size(); break;
-        case SortKey::Pid:
-        case SortKey::Tid: len = report.hists->comms().text(e->comm).size() + 8; break;
-        case SortKey::Cpu: len = 0; break;
-        case SortKey::Dso:
-          len = dso_text(*e).size();
-          // perf widens the column for unresolved addresses (unless --dsos is given).
-          if (!e->symbol && options.filters.dsos.empty()) len = std::max(len, kUnresolvedWidth);
-          break;
-        case SortKey::Sym: len = e->symbol ? entry_symbol_name(*e).size() + 4 : kUnresolvedWidth + 6; break;
-        case SortKey::Trace:
-          // perf formats an entry's trace text when it first compares it with another; an
-          // event with one sample and no children never does, and its column keeps the
-          // header's width (the text is cut to it).
-          if (!report.layout.children && hists.samples == 1) break;
-          len = report.hists->traces().text(e->key.trace).size();
-          break;
-      }
-      spec.width = std::max(spec.width, len);
-    }
-    columns.push_back(spec);
+    columns.push_back({field, std::max(header.size(), key_width(report, options, hists, key, all)), header});
   }
   return columns;
+}
+
+// One cell of an entry's row, at most as wide as its column (a key's text can be wider).
+std::string cell_text(const ReportData& report, const ColumnSpec& col, const HistEntry& e, uint64_t total) {
+  switch (col.field.kind) {
+    case FieldKind::Samples:
+    case FieldKind::Period: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%*" PRIu64, static_cast<int>(col.width), field_value(col.field.kind, e));
+      return buf;
+    }
+    case FieldKind::Key: return key_text(report, col.field.key, e, col.width);
+    case FieldKind::Children:
+      // Without children mode perf has no Children to show.
+      if (!report.layout.children) return std::string(col.width > 3 ? col.width - 3 : 0, ' ') + "N/A";
+      [[fallthrough]];
+    default: return percent_text(field_value(col.field.kind, e), total, col.width);
+  }
 }
 
 }  // namespace
@@ -270,6 +295,174 @@ std::vector<const HistEntry*> shown_entries(const ReportData& report, const Even
   return shown;
 }
 
+namespace {
+
+std::vector<const HistEntry*> unfiltered_entries(const EventHists& hists) {
+  std::vector<const HistEntry*> entries;
+  for (const HistEntry& e : hists.entries)
+    if (!e.filtered) entries.push_back(&e);
+  return entries;
+}
+
+// The entry's call graph, if it has one to print.
+void print_entry_graph(std::string& out, const ReportData& report, const EventHists& hists, const HistEntry& e,
+                       const CallGraphPrint& graph) {
+  if (report.layout.call_graph && e.chain_tree != CallchainForest::kNone)
+    print_call_graph(out, hists.chains, e.chain_tree, report.layout.children ? e.children_period : e.self_period,
+                     *report.profile, graph);
+}
+
+// perf's table: one row per entry, a column per field.
+void render_table(std::string& out, const ReportData& report, const ReportOptions& options, const EventHists& hists,
+                  uint64_t total, const CallGraphPrint& graph) {
+  std::vector<ColumnSpec> columns = columns_for(report, options, hists, unfiltered_entries(hists));
+  std::string header = "#", dots = "#";
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const ColumnSpec& col = columns[c];
+    header += c == 0 ? " " : "  ";
+    dots += c == 0 ? " " : "  ";
+    std::string h(col.header);
+    // Numbers are right-aligned, and so are their headers.
+    if (col.field.kind != FieldKind::Key) h.insert(0, col.width > h.size() ? col.width - h.size() : 0, ' ');
+    pad_to(h, col.width);
+    // perf formats each column's header into a 1024-byte buffer: a wider column's header
+    // (a symbol of over 1000 characters) is cut to 1023, its dots are not.
+    if (h.size() > kMaxColumnHeader) h.resize(kMaxColumnHeader);
+    header += h;
+    dots.append(col.width, '.');
+  }
+  out += header + "\n" + dots + "\n#\n";
+
+  for (const HistEntry* e : shown_entries(report, hists, options)) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const ColumnSpec& col = columns[c];
+      out += "  ";
+      std::string cell = cell_text(report, col, *e, total);
+      bool unpadded_last = c + 1 == columns.size() && col.field.kind == FieldKind::Key &&
+                           (col.field.key == SortKey::Sym || col.field.key == SortKey::Trace);
+      if (!unpadded_last) pad_to(cell, col.width);
+      out += cell;
+    }
+    out += "\n";
+    print_entry_graph(out, report, hists, *e, graph);
+  }
+}
+
+// perf --hierarchy: the entries of the first sort key, each with the entries of the next key
+// under it, indented, down to the last key's, which carry the call graphs. perf's layout: the
+// number columns indented by depth, then the key's text (left-aligned, sym and trace unpadded).
+constexpr size_t kHierarchyIndent = 3;
+
+struct HierarchyNode {
+  HistEntry sum;  // the first leaf's fields, with the periods of every leaf below
+  size_t depth = 0;
+  const HistEntry* leaf = nullptr;  // the last level's: the histogram entry itself
+  std::vector<uint32_t> children;
+  std::unordered_map<EntryKey, uint32_t, EntryKeyHash> child_index;
+};
+
+// The part of an entry's key that one level groups by.
+EntryKey level_key(SortKey key, const EntryKey& full) {
+  EntryKey k;
+  switch (key) {
+    case SortKey::Comm: k.comm = full.comm; break;
+    case SortKey::Pid:
+    case SortKey::Tid: k.tid = full.tid; break;
+    case SortKey::Cpu: k.cpu = full.cpu; break;
+    case SortKey::Dso: k.dso = full.dso; break;
+    case SortKey::Sym:
+      k.symbol = full.symbol;
+      k.address = full.address;
+      k.inlined = full.inlined;
+      break;
+    case SortKey::Trace: k.trace = full.trace; break;
+  }
+  return k;
+}
+
+void render_hierarchy(std::string& out, const ReportData& report, const ReportOptions& options, const EventHists& hists,
+                      uint64_t total, const CallGraphPrint& graph) {
+  // A key a one-value filter names keeps its level (perf elides only the flat table's column).
+  const std::vector<SortKey>& levels = report.layout.sort_keys;
+  std::vector<HierarchyNode> nodes(1);  // nodes[0]: the root, above the first level
+  for (const HistEntry* e : unfiltered_entries(hists)) {
+    uint32_t at = 0;
+    for (size_t depth = 0; depth < levels.size(); ++depth) {
+      auto [it, added] = nodes[at].child_index.try_emplace(level_key(levels[depth], e->key), nodes.size());
+      const uint32_t child = it->second;
+      if (added) {
+        nodes[at].children.push_back(child);
+        HierarchyNode node;
+        node.sum = *e;
+        node.sum.self_period = node.sum.self_samples = 0;
+        node.depth = depth;
+        if (depth + 1 == levels.size()) node.leaf = e;
+        nodes.push_back(std::move(node));
+      }
+      HistEntry& sum = nodes[child].sum;
+      sum.self_period += e->self_period;
+      sum.self_samples += e->self_samples;
+      at = child;
+    }
+  }
+
+  // Columns: the numbers, then one text column whose width is the widest level's (with its
+  // indentation), headed by the keys' names joined by " / ".
+  std::vector<ColumnSpec> numbers;
+  for (const OutputField& field : default_columns(report, options))
+    if (field.kind != FieldKind::Key)
+      numbers.push_back({field, field.kind == FieldKind::Overhead ? kOverheadWidth : kSamplesWidth, field_header(field)});
+  const size_t indent = (levels.size() > 0 ? levels.size() - 1 : 0) * kHierarchyIndent;
+  std::vector<size_t> key_widths(levels.size());
+  std::string key_header;
+  size_t text_width = 0;
+  for (size_t depth = 0; depth < levels.size(); ++depth) {
+    std::vector<const HistEntry*> at_depth;
+    for (const HierarchyNode& node : nodes)
+      if (&node != &nodes[0] && node.depth == depth) at_depth.push_back(&node.sum);
+    std::string_view name = sort_key_header(levels[depth]);
+    key_widths[depth] = std::max(name.size(), key_width(report, options, hists, levels[depth], at_depth));
+    key_header += (depth ? " / " : "") + std::string(name.substr(name.find_first_not_of(' ')));
+    text_width = std::max(text_width, depth * kHierarchyIndent + key_widths[depth]);
+  }
+  text_width = std::max(text_width, key_header.size());
+  std::string header = "# " + std::string(indent, ' '), dots = "# " + std::string(indent, '.');
+  for (size_t c = 0; c < numbers.size(); ++c) {
+    std::string h(numbers[c].header);
+    h.insert(0, numbers[c].width > h.size() ? numbers[c].width - h.size() : 0, ' ');
+    header += h + "  ";
+    dots += (c ? ".." : "") + std::string(numbers[c].width, '.');
+  }
+  out += header + key_header + "\n" + dots + "  " + std::string(text_width, '.') + "\n#\n";
+
+  // Depth first, each level's entries heaviest first; an entry below --percent-limit hides the
+  // levels under it.
+  auto percent = [&](const HistEntry& e) { return total ? static_cast<double>(e.self_period) * 100.0 / static_cast<double>(total) : 0.0; };
+  auto print = [&](auto& self, const HierarchyNode& parent) -> void {
+    std::vector<uint32_t> order = parent.children;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const HistEntry &x = nodes[a].sum, &y = nodes[b].sum;
+      if (x.self_period != y.self_period) return x.self_period > y.self_period;
+      return compare_key(report, levels[nodes[a].depth], x, y) < 0;
+    });
+    for (uint32_t id : order) {
+      const HierarchyNode& node = nodes[id];
+      if (options.percent_limit > 0 && percent(node.sum) < options.percent_limit) continue;
+      out += std::string(node.depth * kHierarchyIndent, ' ');
+      for (size_t c = 0; c < numbers.size(); ++c) out += "  " + cell_text(report, numbers[c], node.sum, total);
+      const SortKey key = levels[node.depth];
+      std::string text = key_text(report, key, node.sum, key_widths[node.depth]);
+      if (key != SortKey::Sym && key != SortKey::Trace) pad_to(text, key_widths[node.depth]);
+      out += std::string(indent, ' ') + "  " + text.substr(std::min(text.find_first_not_of(' '), text.size())) + "\n";
+      if (node.leaf) print_entry_graph(out, report, hists, *node.leaf, graph);
+      self(self, node);
+    }
+  };
+  print(print, nodes[0]);
+}
+
+}  // namespace
+
 std::string render_stdio(const ReportData& report, const ReportOptions& options, bool after_header) {
   std::string out = after_header ? "" : "# To display the perf.data header info, please use --header/--header-only options.\n#\n";
   for (SortKey key : report.layout.sort_keys) {
@@ -289,27 +482,6 @@ std::string render_stdio(const ReportData& report, const ReportOptions& options,
     out += "# Samples: " + samples_with_unit(nr_samples) + " of event '" + report.events[ev].name + "'\n";
     out += "# Event count (approx.): " + std::to_string(nr_period) + "\n#\n";
 
-    std::vector<const HistEntry*> unfiltered;
-    for (const HistEntry& e : hists->entries)
-      if (!e.filtered) unfiltered.push_back(&e);
-    std::vector<ColumnSpec> columns = columns_for(report, options, *hists, unfiltered);
-    std::string header = "#", dots = "#";
-    for (size_t c = 0; c < columns.size(); ++c) {
-      const ColumnSpec& col = columns[c];
-      header += c == 0 ? " " : "  ";
-      dots += c == 0 ? " " : "  ";
-      std::string h(col.header);
-      // Numbers are right-aligned, and so are their headers.
-      if (col.field.kind != FieldKind::Key) h.insert(0, col.width > h.size() ? col.width - h.size() : 0, ' ');
-      pad_to(h, col.width);
-      // perf formats each column's header into a 1024-byte buffer: a wider column's header
-      // (a symbol of over 1000 characters) is cut to 1023, its dots are not.
-      if (h.size() > kMaxColumnHeader) h.resize(kMaxColumnHeader);
-      header += h;
-      dots.append(col.width, '.');
-    }
-    out += header + "\n" + dots + "\n#\n";
-
     uint64_t total = options.relative_percentage ? hists->shown_period : hists->total_period;
     CallGraphPrint graph;
     graph.mode = options.call_graph.mode;
@@ -317,41 +489,10 @@ std::string render_stdio(const ReportData& report, const ReportOptions& options,
     graph.total_period = hists->total_period;
     graph.threshold_total = total;
     graph.skip_entry_symbol = options.sort_starts_with_sym;
-
-    for (const HistEntry* e : shown_entries(report, *hists, options)) {
-      std::string line;
-      for (size_t c = 0; c < columns.size(); ++c) {
-        const ColumnSpec& col = columns[c];
-        line += "  ";
-        std::string cell;
-        switch (col.field.kind) {
-          case FieldKind::Samples:
-          case FieldKind::Period: {
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "%*" PRIu64, static_cast<int>(col.width), field_value(col.field.kind, *e));
-            cell = buf;
-            break;
-          }
-          case FieldKind::Key: cell = key_text(report, col.field.key, *e, col.width); break;
-          case FieldKind::Children:
-            // Without children mode perf has no Children to show.
-            if (!report.layout.children) {
-              cell = std::string(col.width > 3 ? col.width - 3 : 0, ' ') + "N/A";
-              break;
-            }
-            [[fallthrough]];
-          default: cell = percent_text(field_value(col.field.kind, *e), total, col.width); break;
-        }
-        bool unpadded_last = c + 1 == columns.size() && col.field.kind == FieldKind::Key &&
-                             (col.field.key == SortKey::Sym || col.field.key == SortKey::Trace);
-        if (!unpadded_last) pad_to(cell, col.width);
-        line += cell;
-      }
-      out += line + "\n";
-      if (report.layout.call_graph && e->chain_tree != CallchainForest::kNone)
-        print_call_graph(out, hists->chains, e->chain_tree, report.layout.children ? e->children_period : e->self_period,
-                         *report.profile, graph);
-    }
+    if (options.hierarchy)
+      render_hierarchy(out, report, options, *hists, total, graph);
+    else
+      render_table(out, report, options, *hists, total, graph);
     out += "\n\n";
   }
   if (options.quiet) {

@@ -217,12 +217,11 @@ std::vector<SymbolSource> ElfFile::plt_symbols() const {
   uint64_t header = entry;
   uint64_t first = plt_hdr.sh_addr + header;
   Elf_Scn* sec = find_section(elf_, ".plt.sec", &sec_hdr);
+  // No symbol for the header (the lazy binder's push/jmp): perf 6.1 has none and shows a
+  // sample there as an address (perf 6.3 added a ".plt" symbol).
   if (sec != nullptr && sec_hdr.sh_type != SHT_NOBITS) {
-    out.push_back(SymbolSource{plt_hdr.sh_addr, plt_hdr.sh_size, ".plt", SymbolBinding::Global, false});
     first = sec_hdr.sh_addr;
     if (sec_hdr.sh_entsize != 0) entry = sec_hdr.sh_entsize;
-  } else {
-    out.push_back(SymbolSource{plt_hdr.sh_addr, header, ".plt", SymbolBinding::Global, false});
   }
   size_t count = rel_hdr.sh_size / rel_hdr.sh_entsize;
   for (size_t i = 0; i < count; ++i) {

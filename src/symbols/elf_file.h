@@ -65,8 +65,8 @@ class ElfFile {
   std::vector<SymbolSource> function_symbols() const;
   // Symbols perf synthesizes for PLT entries (dso__synthesize_plt_symbols): "NAME@plt" per
   // .rela.plt/.rel.plt relocation, in relocation order, one entry each (x86: 16 bytes) after
-  // the .plt header, or from the start of .plt.sec when there is one; plus ".plt" for the
-  // header (the whole .plt with .plt.sec). NAME stays mangled. Empty without a PLT.
+  // the .plt header, or from the start of .plt.sec when there is one; the header itself has no
+  // symbol, as in perf 6.1. NAME stays mangled. Empty without a PLT.
   std::vector<SymbolSource> plt_symbols() const;
 
  private:

@@ -219,6 +219,29 @@ TEST_F(Report, OutputFieldsMatchPerf) {
   EXPECT_NE(bad.err.find("unknown output field 'nonsense'"), std::string::npos) << bad.err;
 }
 
+// --hierarchy: a level per sort key, indented, call graphs under the last level, no Children;
+// byte for byte as perf.
+TEST_F(Report, HierarchyMatchesPerf) {
+  std::string data = file("hierarchy.data");
+  perf_record({"-e", "cpu-clock", "-F", "1000", "-g", "-o", data, "--", VPERF_WORKLOAD, "spin", "300"});
+  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+           {"--hierarchy"},  // caller graphs: the order the children default gives
+           {"--hierarchy", "--no-children", "-n"},
+           {"--hierarchy", "--percent-limit", "20"},
+           {"--hierarchy", "-s", "dso,sym", "-g", "none", "--show-total-period"},
+           {"--hierarchy", "-s", "pid,dso", "-g", "none"},
+           {"--hierarchy", "-g", "fractal", "--no-children"},
+           {"--hierarchy", "--comm", "vperf-workload", "-g", "none"},  // the comm keeps its level
+           {"--hierarchy", "-q", "-g", "none"}}) {
+    std::string what;
+    for (const std::string& o : options) what += o + " ";
+    EXPECT_EQ(vperf_report(data, options), without_tip(perf_report(data, options))) << what;
+  }
+  test::ProgramResult both = test::run_vperf({"report", "-i", data, "--hierarchy", "-F", "overhead,sym"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("--hierarchy and -F cannot be used together"), std::string::npos) << both.err;
+}
+
 // --symfs: a recording whose binary has moved under another root (another machine's, a
 // container's) resolves as perf resolves it there. Kernel symbols are left out of the
 // comparison: perf shows none with --symfs, vperf still reads this machine's kallsyms.

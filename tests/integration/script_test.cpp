@@ -90,7 +90,6 @@ bool perf_left_kernel_address_unnamed(const std::string& theirs, const std::stri
 // Where vperf's symbols (src/symbols, not this command) still name a symbol differently from
 // perf 6.1: the symbol text is the only difference on such a line, and it is one of these.
 //  - perf synthesizes "@plt" for a PLT entry it cannot name; vperf resolves no symbol there.
-//  - vperf has a ".plt" symbol for the PLT header, where perf has none ("[unknown]").
 //  - perf names some PLT entries after _init, the symbol before the PLT ("_init+0x3b"), where
 //    vperf names the entry ("__errno_location@plt+0xb").
 //  - perf leaves a kernel address unnamed that /proc/kallsyms names as vperf does (above).
@@ -111,9 +110,7 @@ bool known_symbol_difference(const std::string& theirs, const std::string& ours)
   std::string a = theirs.substr(prefix, word_end(theirs) - prefix);
   std::string b = ours.substr(prefix, word_end(ours) - prefix);
   static const std::regex plt_name(R"(@plt(\+0x[0-9a-f]+)?)");
-  static const std::regex plt_header(R"(\.plt(\+0x[0-9a-f]+)?)");
   if (std::regex_match(a, plt_name) && b == "[unknown]") return true;
-  if (a == "[unknown]" && std::regex_match(b, plt_header)) return true;
   static const std::regex init_offset(R"(_init\+0x[0-9a-f]+)");
   static const std::regex plt_entry(R"(\S+@plt(\+0x[0-9a-f]+)?)");
   if (std::regex_match(a, init_offset) && std::regex_match(b, plt_entry)) return true;

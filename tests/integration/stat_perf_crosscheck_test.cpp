@@ -150,6 +150,7 @@ INSTANTIATE_TEST_SUITE_P(
         LayoutCase{"CsvPerCore", {"-x,", "--per-core", "-a", "-e", "cpu-clock", "--", "sleep", "0.1"}},
         LayoutCase{"CsvPerSocket", {"-x,", "--per-socket", "-a", "-e", "cpu-clock", "--", "sleep", "0.1"}},
         LayoutCase{"CsvIntervalSummary", {"-x,", "-I", "100", "--summary", "-e", "task-clock", "--", VPERF_WORKLOAD, "sleep", "150"}},
+        LayoutCase{"JsonShortName", {"-j", "-e", "task-clock", "--", VPERF_WORKLOAD, "spin", "20"}},
         LayoutCase{"JsonRepeat", {"--json", "-r", "2", "-e", "task-clock", "--", VPERF_WORKLOAD, "spin", "20"}},
         LayoutCase{"JsonInterval", {"--json", "-I", "100", "-e", "task-clock", "--", VPERF_WORKLOAD, "sleep", "150"}},
         LayoutCase{"JsonNoAggr", {"--json", "-a", "-A", "-e", "cpu-clock", "--", "sleep", "0.1"}},

@@ -43,7 +43,7 @@ TEST(Cli, UnknownOptionBeforeTheCommandIsAUsageError) {
     std::string said;
   };
   for (const Case& c : std::vector<Case>{
-           {{"stat", "-j", "--", "true"}, "perf stat's option -j is not supported by vperf yet"},
+           {{"stat", "-S", "--", "true"}, "perf stat's option -S is not supported by vperf yet"},
            {{"stat", "--topdown", "--", "true"}, "perf stat's option --topdown is not supported by vperf yet"},
            {{"stat", "--metric-only", "true"}, "perf stat's option --metric-only is not supported by vperf yet"},
            {{"record", "-s", "--", "true"}, "perf record's option -s is not supported by vperf yet"},
