@@ -51,7 +51,7 @@ TEST(Cli, UnknownOptionBeforeTheCommandIsAUsageError) {
            {{"stat", "--frobnicate", "--", "true"}, "unknown option --frobnicate"},
            {{"record", "-Z", "true"}, "unknown option -Z"},
            // The readers of perf.data say the same of the options perf has there.
-           {{"report", "-i", "x.data", "--hierarchy"}, "perf report's option --hierarchy is not supported by vperf yet"},
+           {{"report", "-i", "x.data", "--mem-mode"}, "perf report's option --mem-mode is not supported by vperf yet"},
            {{"report", "--no-demangle"}, "perf report's option --no-demangle is not supported by vperf yet"},
            {{"script", "-L"}, "perf script's option -L is not supported by vperf yet"},
            {{"annotate", "--stdio2"}, "perf annotate's option --stdio2 is not supported by vperf yet"},
