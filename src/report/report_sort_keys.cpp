@@ -31,30 +31,35 @@ bool is_prefix_nocase(std::string_view prefix, std::string_view word) {
   return true;
 }
 
-}  // namespace
-
-Result<std::vector<SortKey>> parse_sort_keys(std::string_view text) {
-  std::vector<SortKey> keys;
+// The words of a perf list: separated by commas or spaces, empty ones skipped.
+std::vector<std::string_view> list_words(std::string_view text) {
+  std::vector<std::string_view> words;
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t end = text.find_first_of(", ", pos);
     if (end == std::string_view::npos) end = text.size();
-    std::string_view word = text.substr(pos, end - pos);
+    if (end > pos) words.push_back(text.substr(pos, end - pos));
     pos = end + 1;
-    if (word.empty()) continue;
-    bool found = false;
-    if (word == "tid" || word == "trace") {
-      keys.push_back(word == "tid" ? SortKey::Tid : SortKey::Trace);
-      found = true;
-    }
-    for (const auto& [name, key] : kPerfNames) {
-      if (found) break;
-      if (is_prefix_nocase(word, name)) {
-        keys.push_back(key);
-        found = true;
-      }
-    }
-    if (!found) return Error{"unknown sort key '" + std::string(word) + "'"};
+  }
+  return words;
+}
+
+std::optional<SortKey> sort_key_named(std::string_view word) {
+  if (word == "tid") return SortKey::Tid;
+  if (word == "trace") return SortKey::Trace;
+  for (const auto& [name, key] : kPerfNames)
+    if (is_prefix_nocase(word, name)) return key;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::vector<SortKey>> parse_sort_keys(std::string_view text) {
+  std::vector<SortKey> keys;
+  for (std::string_view word : list_words(text)) {
+    std::optional<SortKey> key = sort_key_named(word);
+    if (!key) return Error{"unknown sort key '" + std::string(word) + "'"};
+    keys.push_back(*key);
   }
   if (keys.empty()) return Error{"no sort key given"};
   return keys;
@@ -62,15 +67,9 @@ Result<std::vector<SortKey>> parse_sort_keys(std::string_view text) {
 
 Result<std::vector<OutputField>> parse_output_fields(std::string_view text) {
   std::vector<OutputField> fields;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t end = text.find_first_of(", ", pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view word = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (word.empty()) continue;
+  for (std::string_view word : list_words(text)) {
     std::optional<OutputField> field;
-    if (Result<std::vector<SortKey>> key = parse_sort_keys(word)) field = OutputField{FieldKind::Key, key->front()};
+    if (std::optional<SortKey> key = sort_key_named(word)) field = OutputField{FieldKind::Key, *key};
     for (const auto& [name, kind] : kPerfFieldNames)
       if (!field && is_prefix_nocase(word, name)) field = OutputField{kind};
     if (!field) return Error{"unknown output field '" + std::string(word) + "'"};
