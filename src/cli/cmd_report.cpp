@@ -50,6 +50,49 @@ std::set<pid_t> parse_ids(const std::string& text, const char* option) {
 
 void write(std::ostream& out, const std::string& text) { out.write(text.data(), static_cast<std::streamsize>(text.size())); }
 
+// The command line as given: the texts that resolve() turns into ReportCommandOptions.
+struct RawReportOptions {
+  ReportCommandOptions options;
+  std::string sort;
+  std::string fields;
+  std::string call_graph;
+  std::string percentage = "absolute";
+  std::string comms, pids, tids, dsos, symbols;
+  bool children = false, no_children = false, stdio = false;
+};
+
+// Parses the texts into raw.options; throws usage_error naming a bad value.
+void resolve(RawReportOptions& raw) {
+  ReportCommandOptions& opt = raw.options;
+  if (!raw.sort.empty()) {
+    Result<std::vector<report::SortKey>> keys = report::parse_sort_keys(raw.sort);
+    if (!keys) throw usage_error(keys.error().message, "sort keys: comm, pid, tid, dso, sym, cpu, trace");
+    opt.report.sort_keys = *keys;
+    opt.report.sort_starts_with_sym = raw.sort.rfind("sym", 0) == 0;
+  }
+  if (!raw.fields.empty()) {
+    Result<std::vector<report::OutputField>> fields = report::parse_output_fields(raw.fields);
+    if (!fields)
+      throw usage_error(fields.error().message,
+                        "fields: overhead, overhead_sys, overhead_us, overhead_guest_sys, overhead_guest_us, "
+                        "overhead_children, sample, period, comm, pid, tid, dso, sym, cpu, trace");
+    opt.report.fields = *fields;
+  }
+  if (opt.report.hierarchy && !opt.report.fields.empty())
+    throw usage_error("--hierarchy and -F cannot be used together", "as in perf: choose the columns with -s under --hierarchy");
+  if (raw.children) opt.report.children = true;
+  if (raw.no_children) opt.report.children = false;
+  if (!raw.call_graph.empty()) opt.report.call_graph = parse_call_graph(raw.call_graph);
+  if (opt.report.percent_limit < 0 || opt.report.percent_limit > 100)
+    throw usage_error("--percent-limit must be between 0 and 100", "e.g. --percent-limit 1");
+  opt.report.relative_percentage = raw.percentage == "relative";
+  for (const std::string& c : split_list(raw.comms)) opt.report.filters.comms.insert(c);
+  for (const std::string& d : split_list(raw.dsos)) opt.report.filters.dsos.insert(d);
+  for (const std::string& s : split_list(raw.symbols)) opt.report.filters.symbols.insert(s);
+  opt.report.filters.pids = parse_ids(raw.pids, "--pid");
+  opt.report.filters.tids = parse_ids(raw.tids, "--tid");
+}
+
 }  // namespace
 
 report::CallGraphOptions parse_call_graph(const std::string& spec) {
@@ -118,16 +161,7 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
 }
 
 void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm) {
-  struct Raw {
-    ReportCommandOptions options;
-    std::string sort;
-    std::string fields;
-    std::string call_graph;
-    std::string percentage = "absolute";
-    std::string comms, pids, tids, dsos, symbols;
-    bool children = false, no_children = false, stdio = false;
-  };
-  auto raw = std::make_shared<Raw>();
+  auto raw = std::make_shared<RawReportOptions>();
   ReportCommandOptions& o = raw->options;
   CLI::App* sub = app.add_subcommand("report", "Summarise a perf.data as perf report --stdio does");
   sub->add_option("-i,--input", o.input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
@@ -164,34 +198,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_flag("-D,--dump-raw-trace", o.dump_raw, "Dump each record (offset, size, bytes, fields) and the record counts, as perf report -D");
   add_json_flag(*sub, o.json);
   sub->callback([raw, sub, kvm, &inv] {
-    ReportCommandOptions& opt = raw->options;
-    if (!raw->sort.empty()) {
-      Result<std::vector<report::SortKey>> keys = report::parse_sort_keys(raw->sort);
-      if (!keys) throw usage_error(keys.error().message, "sort keys: comm, pid, tid, dso, sym, cpu, trace");
-      opt.report.sort_keys = *keys;
-      opt.report.sort_starts_with_sym = raw->sort.rfind("sym", 0) == 0;
-    }
-    if (!raw->fields.empty()) {
-      Result<std::vector<report::OutputField>> fields = report::parse_output_fields(raw->fields);
-      if (!fields)
-        throw usage_error(fields.error().message,
-                          "fields: overhead, overhead_sys, overhead_us, overhead_guest_sys, overhead_guest_us, "
-                          "overhead_children, sample, period, comm, pid, tid, dso, sym, cpu, trace");
-      opt.report.fields = *fields;
-    }
-    if (opt.report.hierarchy && !opt.report.fields.empty())
-      throw usage_error("--hierarchy and -F cannot be used together", "as in perf: choose the columns with -s under --hierarchy");
-    if (raw->children) opt.report.children = true;
-    if (raw->no_children) opt.report.children = false;
-    if (!raw->call_graph.empty()) opt.report.call_graph = parse_call_graph(raw->call_graph);
-    if (opt.report.percent_limit < 0 || opt.report.percent_limit > 100)
-      throw usage_error("--percent-limit must be between 0 and 100", "e.g. --percent-limit 1");
-    opt.report.relative_percentage = raw->percentage == "relative";
-    for (const std::string& c : split_list(raw->comms)) opt.report.filters.comms.insert(c);
-    for (const std::string& d : split_list(raw->dsos)) opt.report.filters.dsos.insert(d);
-    for (const std::string& s : split_list(raw->symbols)) opt.report.filters.symbols.insert(s);
-    opt.report.filters.pids = parse_ids(raw->pids, "--pid");
-    opt.report.filters.tids = parse_ids(raw->tids, "--tid");
+    resolve(*raw);
     const bool input_given = sub->count("--input") > 0;
     inv.action = [raw, kvm, input_given, &inv] {
       apply_kvm_defaults(kvm.get(), input_given, raw->options);
