@@ -1,0 +1,27 @@
+// libFuzzer target for the raw dump (report/script -D), which decodes every record's fields
+// from outside bytes (CPU and thread maps, sample fields, callchains, registers, stacks): any
+// file or pipe the reader opens must dump without crashing or reading out of bounds, however
+// its records lie about their contents. The machines are configured with files that do not
+// exist, so a fuzz run reads nothing of this host's.
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <vector>
+
+#include "data/perf_data_reader.h"
+#include "report/raw_dump.h"
+#include "symbols/machines.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto reader = vperf::data::PerfDataReader::from_bytes(std::vector<uint8_t>(data, data + size));
+  if (!reader) return 0;
+  vperf::symbols::SymbolConfig config;
+  config.kallsyms = "/nonexistent/kallsyms";
+  config.modules = "/nonexistent/modules";
+  config.symfs = "/nonexistent";
+  config.vdso = vperf::symbols::VdsoSource::Skip;
+  vperf::symbols::Machines machines{config};
+  std::ostringstream out;
+  (void)vperf::report::write_report_raw_dump(reader.value(), machines, "fuzz.data", out);
+  return 0;
+}
