@@ -334,6 +334,12 @@ void RawDump::append_body(const data::RecordView& view, std::string& out) {
   const data::Record& record = view.record;
   const bool script = command_ == RawDumpCommand::Script;
   const auto ull = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  // A record whose bytes are not its type's fields (more than the type has: damaged or newer
+  // input) is kept as bytes by the reader; only its hex dump says what it holds.
+  if (std::holds_alternative<data::UnparsedRecord>(record.body) && record.type != data::kRecordCpuMap) {
+    out += ": unhandled!\n";
+    return;
+  }
   switch (record.type) {
     case PERF_RECORD_SAMPLE:
       append_sample(view, out);
