@@ -380,12 +380,11 @@ EntryKey level_key(SortKey key, const EntryKey& full) {
   return k;
 }
 
-void render_hierarchy(std::string& out, const ReportData& report, const ReportOptions& options, const EventHists& hists,
-                      uint64_t total, const CallGraphPrint& graph) {
-  // A key a one-value filter names keeps its level (perf elides only the flat table's column).
-  const std::vector<SortKey>& levels = report.layout.sort_keys;
+// The levels' entries: nodes[0] is the root above the first level; each node sums the leaves
+// below it.
+std::vector<HierarchyNode> build_hierarchy(const std::vector<SortKey>& levels, const std::vector<const HistEntry*>& leaves) {
   std::vector<HierarchyNode> nodes(1);  // nodes[0]: the root, above the first level
-  for (const HistEntry* e : unfiltered_entries(hists)) {
+  for (const HistEntry* e : leaves) {
     uint32_t at = 0;
     for (size_t depth = 0; depth < levels.size(); ++depth) {
       auto [it, added] = nodes[at].child_index.try_emplace(level_key(levels[depth], e->key), nodes.size());
@@ -405,6 +404,14 @@ void render_hierarchy(std::string& out, const ReportData& report, const ReportOp
       at = child;
     }
   }
+  return nodes;
+}
+
+void render_hierarchy(std::string& out, const ReportData& report, const ReportOptions& options, const EventHists& hists,
+                      uint64_t total, const CallGraphPrint& graph) {
+  // A key a one-value filter names keeps its level (perf elides only the flat table's column).
+  const std::vector<SortKey>& levels = report.layout.sort_keys;
+  const std::vector<HierarchyNode> nodes = build_hierarchy(levels, unfiltered_entries(hists));
 
   // Columns: the numbers, then one text column whose width is the widest level's (with its
   // indentation), headed by the keys' names joined by " / ".
