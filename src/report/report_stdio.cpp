@@ -407,6 +407,13 @@ std::vector<HierarchyNode> build_hierarchy(const std::vector<SortKey>& levels, c
   return nodes;
 }
 
+// perf's line for a hierarchy entry whose every child --percent-limit hid.
+void append_no_entry_line(std::string& out, size_t column, double percent_limit) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "no entry >= %.2f%%\n", percent_limit);
+  out += std::string(column, ' ') + buf;
+}
+
 void render_hierarchy(std::string& out, const ReportData& report, const ReportOptions& options, const EventHists& hists,
                       uint64_t total, const CallGraphPrint& graph) {
   // A key a one-value filter names keeps its level (perf elides only the flat table's column).
@@ -444,7 +451,12 @@ void render_hierarchy(std::string& out, const ReportData& report, const ReportOp
 
   // Depth first, each level's entries heaviest first; an entry below --percent-limit hides the
   // levels under it.
-  auto percent = [&](const HistEntry& e) { return total ? static_cast<double>(e.self_period) * 100.0 / static_cast<double>(total) : 0.0; };
+  auto shown = [&](const HierarchyNode& node) {
+    double pct = total ? static_cast<double>(node.sum.self_period) * 100.0 / static_cast<double>(total) : 0.0;
+    return options.percent_limit <= 0 || pct >= options.percent_limit;
+  };
+  size_t numbers_width = 0;
+  for (const ColumnSpec& col : numbers) numbers_width += 2 + col.width;
   auto print = [&](auto& self, const HierarchyNode& parent) -> void {
     std::vector<uint32_t> order = parent.children;
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -454,7 +466,7 @@ void render_hierarchy(std::string& out, const ReportData& report, const ReportOp
     });
     for (uint32_t id : order) {
       const HierarchyNode& node = nodes[id];
-      if (options.percent_limit > 0 && percent(node.sum) < options.percent_limit) continue;
+      if (!shown(node)) continue;
       out += std::string(node.depth * kHierarchyIndent, ' ');
       for (size_t c = 0; c < numbers.size(); ++c) out += "  " + cell_text(report, numbers[c], node.sum, total);
       const SortKey key = levels[node.depth];
@@ -463,6 +475,10 @@ void render_hierarchy(std::string& out, const ReportData& report, const ReportOp
       out += std::string(indent, ' ') + "  " + text.substr(std::min(text.find_first_not_of(' '), text.size())) + "\n";
       if (node.leaf) print_entry_graph(out, report, hists, *node.leaf, graph);
       self(self, node);
+      // perf says so where --percent-limit hid every entry under a shown one, at the column
+      // their text would start in.
+      if (!node.leaf && std::none_of(node.children.begin(), node.children.end(), [&](uint32_t c) { return shown(nodes[c]); }))
+        append_no_entry_line(out, (node.depth + 1) * kHierarchyIndent + numbers_width + indent + 2, options.percent_limit);
     }
   };
   print(print, nodes[0]);

@@ -56,10 +56,15 @@ ResolvedSample::CursorFrames ResolvedSample::cursor(size_t max_stack, bool user_
   const size_t kept = discarded ? 0 : std::min(recorded, max_stack);
   out.recorded = all.subspan(root_first ? recorded - kept : 0, kept);
   // perf's unwinder stops after max_stack real frames; inlined functions come on top of them.
+  // Counting them is needed only when the unwound part is longer than that (not per sample).
   std::span<const uint32_t> unwound_all = all.subspan(recorded, available - recorded);
-  size_t real = 0, end = 0;
-  while (end < unwound_all.size() && real < max_stack)
-    if (profile->frame(unwound_all[end++]).inline_depth == 0) ++real;
+  size_t end = unwound_all.size();
+  if (end > max_stack) {
+    size_t real = 0;
+    end = 0;
+    while (end < unwound_all.size() && real < max_stack)
+      if (profile->frame(unwound_all[end++]).inline_depth == 0) ++real;
+  }
   out.unwound = unwound_all.first(end);
   return out;
 }

@@ -228,14 +228,17 @@ TEST_F(Report, HierarchyMatchesPerf) {
   std::string data = file("hierarchy.data");
   perf_record({"-e", "cpu-clock", "-F", "1000", "-g", "-o", data, "--", VPERF_WORKLOAD, "spin", "300"});
   for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
-           {"--hierarchy"},  // caller graphs: the order the children default gives
-           {"--hierarchy", "--no-children", "-n"},
+           // Unnamed symbols of equal period tie, and perf's order among them is not the
+           // address order vperf keeps (docs/report.md): sets with a symbol level hide the
+           // one-sample entries where such ties live with --percent-limit 1.
+           {"--hierarchy", "--percent-limit", "1"},  // caller graphs: the order the children default gives
+           {"--hierarchy", "--no-children", "-n", "--percent-limit", "1"},
            {"--hierarchy", "--percent-limit", "20"},
-           {"--hierarchy", "-s", "dso,sym", "-g", "none", "--show-total-period"},
+           {"--hierarchy", "-s", "dso,sym", "-g", "none", "--show-total-period", "--percent-limit", "1"},
            {"--hierarchy", "-s", "pid,dso", "-g", "none"},
-           {"--hierarchy", "-g", "fractal", "--no-children"},
-           {"--hierarchy", "--comm", "vperf-workload", "-g", "none"},  // the comm keeps its level
-           {"--hierarchy", "-q", "-g", "none"}}) {
+           {"--hierarchy", "-g", "fractal", "--no-children", "--percent-limit", "1"},
+           {"--hierarchy", "--comm", "vperf-workload", "-g", "none", "--percent-limit", "1"},  // the comm keeps its level
+           {"--hierarchy", "-q", "-g", "none", "--percent-limit", "1"}}) {
     std::string what;
     for (const std::string& o : options) what += o + " ";
     EXPECT_EQ(vperf_report(data, options), without_tip(perf_report(data, options))) << what;
