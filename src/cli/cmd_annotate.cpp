@@ -31,7 +31,7 @@ report::AsmSyntax parse_style(const std::string& style) {
 
 std::string hottest_names(const std::vector<report::SymbolHits>& symbols) {
   std::string names;
-  for (size_t i = 0; i < symbols.size() && i < kHintedSymbols; ++i) names += (i ? ", " : "") + symbols[i].symbol->name;
+  for (size_t i = 0; i < symbols.size() && i < kHintedSymbols; ++i) names += (i ? ", " : "") + std::string(symbols[i].symbol->name);
   return names;
 }
 
@@ -68,7 +68,7 @@ int run_annotate(const AnnotateOptions& o, std::ostream& out, std::ostream& err)
   for (const report::SymbolHits* s : chosen) {
     Result<report::SymbolCode> code = report::read_symbol_code(s->dso(), *s->symbol, o.code_sources);
     if (!code) {
-      failures.push_back("cannot annotate " + s->symbol->name + " (" + s->dso().name() + "): " + code.error().describe());
+      failures.push_back("cannot annotate " + std::string(s->symbol->name) + " (" + s->dso().name() + "): " + code.error().describe());
       skipped.push_back(boost::json::object{{"symbol", s->symbol->name}, {"dso", s->dso().name()},
                                             {"samples", s->samples}, {"reason", code.error().describe()}});
       continue;

@@ -42,10 +42,10 @@ SymbolListing build_listing(const SymbolHits& hits, const SymbolCode& code, cons
   AddressNamer namer = [&dso](uint64_t address) -> std::optional<std::string> {
     const symbols::Symbol* s = dso.symbols().find(address);
     if (s == nullptr) return std::nullopt;
-    if (address == s->start) return s->name;
+    if (address == s->start) return std::string(s->name);
     char offset[24];
     std::snprintf(offset, sizeof offset, "+0x%" PRIx64, address - s->start);
-    return s->name + offset;
+    return std::string(s->name) + offset;
   };
   std::vector<Instruction> instructions = disassembler.disassemble(code.bytes, code.address, namer);
 
@@ -54,7 +54,7 @@ SymbolListing build_listing(const SymbolHits& hits, const SymbolCode& code, cons
     listing.lines.push_back(label("Disassembly of section " + code.section + ":"));
     listing.lines.push_back(ListingLine{});
   }
-  listing.lines.push_back(label(symbol_label(hits.symbol->start, hits.symbol->name)));
+  listing.lines.push_back(label(symbol_label(hits.symbol->start, std::string(hits.symbol->name))));
 
   auto hit = hits.by_address.begin();
   std::optional<symbols::SourceLocation> shown;

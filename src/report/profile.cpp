@@ -97,7 +97,7 @@ uint32_t Profile::intern_stack(std::span<const uint32_t> frames) {
 std::string Profile::function_label(uint32_t id) const {
   const ProfileFunction& f = functions_[id];
   if (f.inlined_name != 0) return text(f.inlined_name) + " (inlined)";
-  if (f.symbol) return f.symbol->name;
+  if (f.symbol) return std::string(f.symbol->name);
   char buf[24];
   std::snprintf(buf, sizeof buf, "%#" PRIx64, f.address);
   return buf;

@@ -32,7 +32,7 @@ struct CallGraphOptions {
 // Sample filters, as perf report's --comm/--pid/--tid/--dsos/--symbols: a sample is counted in
 // the total either way; it is shown only if it passes every list that is set.
 struct SampleFilters {
-  std::set<std::string> comms, dsos, symbols;
+  std::set<std::string, std::less<>> comms, dsos, symbols;
   std::set<pid_t> pids, tids;
   bool empty() const { return comms.empty() && dsos.empty() && symbols.empty() && pids.empty() && tids.empty(); }
 };

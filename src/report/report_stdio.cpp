@@ -200,7 +200,7 @@ std::string cell_text(const ReportData& report, const ColumnSpec& col, const His
 
 std::string entry_symbol_name(const HistEntry& entry) {
   if (!entry.inlined_name.empty()) return entry.inlined_name + " (inlined)";
-  return entry.symbol ? entry.symbol->name : std::string();
+  return entry.symbol ? std::string(entry.symbol->name) : std::string();
 }
 
 std::string symbol_text(const HistEntry& entry) {
@@ -490,7 +490,7 @@ std::string render_stdio(const ReportData& report, const ReportOptions& options,
   std::string out = after_header ? "" : "# To display the perf.data header info, please use --header/--header-only options.\n#\n";
   for (SortKey key : report.layout.sort_keys) {
     if (!elided(options, key)) continue;
-    const std::set<std::string>& list = key == SortKey::Comm ? options.filters.comms
+    const auto& list = key == SortKey::Comm ? options.filters.comms
                                         : key == SortKey::Dso ? options.filters.dsos
                                                               : options.filters.symbols;
     out += "# " + std::string(key == SortKey::Sym ? "symbol" : sort_key_name(key)) + ": " + *list.begin() + "\n";

@@ -11,14 +11,18 @@ namespace {
 // Functions of `elf`, plus the PLT entries of `runtime` (the mapped file: a debug file's
 // .plt is empty).
 SymbolTable table_from(const ElfFile& elf, const ElfFile* runtime, bool demangle_names) {
+  auto names = std::make_shared<SymbolNames>();
   std::vector<SymbolSource> sources = elf.function_symbols();
+  // The ELF's string table goes away with `elf`: the table keeps its own copies.
+  for (auto& s : sources) s.name = demangle_names && s.name.starts_with("_Z") ? names->keep(demangle(s.name)) : names->keep(s.name);
   if (runtime != nullptr) {
-    auto plt = runtime->plt_symbols();
-    sources.insert(sources.end(), std::make_move_iterator(plt.begin()), std::make_move_iterator(plt.end()));
+    auto plt = runtime->plt_symbols(*names);
+    if (demangle_names)
+      for (auto& s : plt)
+        if (s.name.starts_with("_Z")) s.name = names->keep(demangle(s.name));
+    sources.insert(sources.end(), plt.begin(), plt.end());
   }
-  if (demangle_names)
-    for (auto& s : sources) s.name = demangle(s.name);
-  return SymbolTable::build(std::move(sources), SizeInference::Elf);
+  return SymbolTable::build(std::move(sources), SizeInference::Elf, std::move(names));
 }
 
 std::filesystem::path under_symfs(const SymbolConfig& config, const std::string& path) {

@@ -195,12 +195,12 @@ std::vector<SymbolSource> ElfFile::function_symbols() const {
     SymbolBinding binding = bind == STB_WEAK ? SymbolBinding::Weak
                             : bind == STB_LOCAL ? SymbolBinding::Local
                                                 : SymbolBinding::Global;
-    out.push_back(SymbolSource{sym.st_value, sym.st_size, name, binding, false});
+    out.push_back(SymbolSource{sym.st_value, sym.st_size, std::string_view(name), binding, false});
   }
   return out;
 }
 
-std::vector<SymbolSource> ElfFile::plt_symbols() const {
+std::vector<SymbolSource> ElfFile::plt_symbols(SymbolNames& names) const {
   std::vector<SymbolSource> out;
   GElf_Shdr plt_hdr, rel_hdr, sec_hdr, dynsym_hdr;
   Elf_Scn* plt = find_section(elf_, ".plt", &plt_hdr);
@@ -240,7 +240,7 @@ std::vector<SymbolSource> ElfFile::plt_symbols() const {
     const char* name = elf_strptr(elf_, dynsym_hdr.sh_link, sym.st_name);
     // A relocation without a symbol (IRELATIVE, libc's ifuncs) is still a PLT entry: perf
     // names it "@plt", and so must we for the two to agree.
-    out.push_back(SymbolSource{first + i * entry, entry, std::string(name ? name : "") + "@plt", SymbolBinding::Global, false});
+    out.push_back(SymbolSource{first + i * entry, entry, names.keep(std::string(name ? name : "") + "@plt"), SymbolBinding::Global, false});
   }
   return out;
 }

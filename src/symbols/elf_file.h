@@ -61,13 +61,14 @@ class ElfFile {
   bool has_debug_info() const { return has_section_data(".debug_info") || has_section_data(".zdebug_info"); }
   // The file name in .gnu_debuglink, if any.
   std::optional<std::string> debuglink() const;
-  // Function symbols with mangled names and ELF sizes (see the top of this file).
+  // Function symbols with mangled names and ELF sizes (see the top of this file). The names
+  // view this file's string table: valid while the ElfFile lives.
   std::vector<SymbolSource> function_symbols() const;
   // Symbols perf synthesizes for PLT entries (dso__synthesize_plt_symbols): "NAME@plt" per
   // .rela.plt/.rel.plt relocation, in relocation order, one entry each (x86: 16 bytes) after
   // the .plt header, or from the start of .plt.sec when there is one; the header itself has no
-  // symbol, as in perf 6.1. NAME stays mangled. Empty without a PLT.
-  std::vector<SymbolSource> plt_symbols() const;
+  // symbol, as in perf 6.1. NAME stays mangled. Empty without a PLT. The names are kept in `names`.
+  std::vector<SymbolSource> plt_symbols(SymbolNames& names) const;
 
  private:
   ElfFile() = default;

@@ -16,6 +16,7 @@ std::optional<uint64_t> parse_hex(std::string_view s) {
 }  // namespace
 
 SymbolTable parse_jit_map(std::string_view text) {
+  auto names = std::make_shared<SymbolNames>();
   std::vector<SymbolSource> sources;
   for (std::string_view line : split(text, '\n')) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -27,9 +28,9 @@ SymbolTable parse_jit_map(std::string_view text) {
     auto size = parse_hex(line.substr(sp1 + 1, sp2 - sp1 - 1));
     std::string_view name = line.substr(sp2 + 1);
     if (!start || !size || name.empty()) continue;
-    sources.push_back(SymbolSource{*start, *size, std::string(name), SymbolBinding::Global, false});
+    sources.push_back(SymbolSource{*start, *size, names->keep(name), SymbolBinding::Global, false});
   }
-  return SymbolTable::build(std::move(sources), SizeInference::Elf);
+  return SymbolTable::build(std::move(sources), SizeInference::Elf, std::move(names));
 }
 
 Result<SymbolTable> load_jit_map(const std::filesystem::path& path) {

@@ -1,5 +1,6 @@
 #include "symbols/kallsyms.h"
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
 
@@ -39,12 +40,15 @@ std::string kallsyms_restricted_hint() {
 Result<Kallsyms> Kallsyms::load(const std::filesystem::path& path) {
   auto text = read_file(path);
   if (!text) return text.error();
-  return parse(text.value(), path.string());
+  return parse(std::move(text).value(), path.string());
 }
 
-Result<Kallsyms> Kallsyms::parse(std::string_view text, std::string_view source) {
+Result<Kallsyms> Kallsyms::parse(std::string owned_text, std::string_view source) {
   Kallsyms out;
+  auto names = std::make_shared<SymbolNames>();
+  const std::string_view text = names->adopt(std::move(owned_text));
   std::vector<SymbolSource> kernel;
+  kernel.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   std::map<std::string, std::vector<SymbolSource>> modules;
   size_t lines = 0, nonzero = 0, line_no = 0;
   size_t pos = 0;
@@ -76,9 +80,9 @@ Result<Kallsyms> Kallsyms::parse(std::string_view text, std::string_view source)
     }
     if (module.empty() && is_marker(name)) out.markers_.emplace(std::string(name), *address);
     if (!kept_type(type)) continue;
-    SymbolSource sym{*address, 0, std::string(name), binding_of(type), !module.empty()};
-    if (module.empty()) kernel.push_back(std::move(sym));
-    else modules[std::string(module)].push_back(std::move(sym));
+    SymbolSource sym{*address, 0, name, binding_of(type), !module.empty()};
+    if (module.empty()) kernel.push_back(sym);
+    else modules[std::string(module)].push_back(sym);
   }
   if (lines > 0 && nonzero == 0)
     return Error{std::string(source) + ": every kernel symbol address is 0 (hidden by kernel.kptr_restrict); " +
@@ -86,8 +90,8 @@ Result<Kallsyms> Kallsyms::parse(std::string_view text, std::string_view source)
 
   // perf sizes kernel and module symbols in one pass over one list; its page rounding at the
   // kernel/module boundary is what gives a table's last symbol its end here too.
-  out.kernel_ = SymbolTable::build(std::move(kernel), SizeInference::Kallsyms);
-  for (auto& [name, syms] : modules) out.modules_.emplace(name, SymbolTable::build(std::move(syms), SizeInference::Kallsyms));
+  out.kernel_ = SymbolTable::build(std::move(kernel), SizeInference::Kallsyms, names);
+  for (auto& [name, syms] : modules) out.modules_.emplace(name, SymbolTable::build(std::move(syms), SizeInference::Kallsyms, names));
   for (const char* ref : {"_text", "_stext"}) {
     if (auto it = out.markers_.find(ref); it != out.markers_.end()) {
       out.reloc_ = RelocationReference{ref, it->second};

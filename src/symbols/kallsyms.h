@@ -33,8 +33,8 @@ struct RelocationReference {
 class Kallsyms {
  public:
   static Result<Kallsyms> load(const std::filesystem::path& path = "/proc/kallsyms");
-  // `source` names the text in errors.
-  static Result<Kallsyms> parse(std::string_view text, std::string_view source);
+  // `source` names the text in errors. The symbols' names view `text`, which the tables keep.
+  static Result<Kallsyms> parse(std::string text, std::string_view source);
 
   // The kernel image's symbols (lines without a [module]).
   const SymbolTable& kernel() const { return kernel_; }

@@ -8,6 +8,8 @@
 // ELF virtual addresses (what objdump shows) for user DSOs, absolute addresses for kallsyms
 // and JIT maps.
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,8 +20,8 @@ enum class SymbolBinding : uint8_t { Local, Global, Weak };
 
 struct Symbol {
   uint64_t start = 0;
-  uint64_t end = 0;  // exclusive
-  std::string name;  // as perf shows it (C++ names demangled, without parameters)
+  uint64_t end = 0;       // exclusive
+  std::string_view name;  // as perf shows it (C++ names demangled, without parameters); lives in the table's SymbolNames
   SymbolBinding binding = SymbolBinding::Global;
 
   bool contains(uint64_t addr) const { return addr >= start && addr < end; }
@@ -35,10 +37,27 @@ enum class SizeInference : uint8_t {
   Kallsyms,
 };
 
+// Where the names of a table's symbols live: a Symbol's name views this store, so a table of
+// 100k kernel symbols is a few blocks of text rather than 100k strings (on a VM every page a
+// process first touches is a fault of several microseconds, and the kernel's table is most of a
+// report's memory). Views stay valid as long as the store: blocks and texts never move.
+class SymbolNames {
+ public:
+  // A copy of `name` in this store.
+  std::string_view keep(std::string_view name);
+  // Keeps a whole text whose substrings are names (a kallsyms file), and views it.
+  std::string_view adopt(std::string text);
+
+ private:
+  std::deque<std::string> texts_;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  size_t block_used_ = 0, block_size_ = 0;
+};
+
 struct SymbolSource {
   uint64_t start = 0;
-  uint64_t size = 0;  // 0 = unknown
-  std::string name;
+  uint64_t size = 0;      // 0 = unknown
+  std::string_view name;  // in the SymbolNames given to SymbolTable::build
   SymbolBinding binding = SymbolBinding::Global;
   bool in_module = false;  // kallsyms only: the line named a [module]
 };
@@ -47,19 +66,29 @@ class SymbolTable {
  public:
   SymbolTable() = default;
   // Sorts (stably: file order breaks ties), infers sizes, then drops duplicates at one address.
-  static SymbolTable build(std::vector<SymbolSource> sources, SizeInference inference);
+  // `names` holds the sources' names and the table keeps it; none when the names outlive the
+  // table anyway (string literals, an ElfFile that lives longer).
+  static SymbolTable build(std::vector<SymbolSource> sources, SizeInference inference,
+                           std::shared_ptr<const SymbolNames> names = nullptr);
 
   // The symbol containing addr, or nullptr.
   const Symbol* find(uint64_t addr) const;
   // First symbol with this exact name, or nullptr (linear: for tests and tools, not hot paths).
   const Symbol* find_by_name(std::string_view name) const;
 
-  const std::vector<Symbol>& symbols() const { return symbols_; }
-  size_t size() const { return symbols_.size(); }
-  bool empty() const { return symbols_.empty(); }
+  const std::vector<Symbol>& symbols() const { return storage_ ? storage_->symbols : kNoSymbols; }
+  size_t size() const { return symbols().size(); }
+  bool empty() const { return symbols().empty(); }
 
  private:
-  std::vector<Symbol> symbols_;
+  struct Storage {
+    std::vector<Symbol> symbols;
+    std::shared_ptr<const SymbolNames> names;
+  };
+  static const std::vector<Symbol> kNoSymbols;
+  // Immutable once built and shared: a copy of a table (the kernel's, given to each Dso of a
+  // machine's kernel) costs a reference count.
+  std::shared_ptr<const Storage> storage_;
 };
 
 }  // namespace vperf::symbols

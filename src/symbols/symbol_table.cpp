@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <memory>
 
 #include "symbols/symbol.h"
 
@@ -14,11 +15,6 @@ size_t leading_underscores(std::string_view name) {
   while (n < name.size() && name[n] == '_') ++n;
   return n;
 }
-
-struct Loaded {
-  Symbol symbol;
-  bool in_module = false;
-};
 
 // perf's choose_best_symbol: true if `a` should be kept over `b` (same start address).
 bool prefer_first(const Symbol& a, const Symbol& b) {
@@ -36,49 +32,66 @@ bool prefer_first(const Symbol& a, const Symbol& b) {
 
 }  // namespace
 
-SymbolTable SymbolTable::build(std::vector<SymbolSource> sources, SizeInference inference) {
-  std::vector<Loaded> loaded;
-  loaded.reserve(sources.size());
-  for (auto& s : sources) {
-    uint64_t size = inference == SizeInference::Kallsyms ? 0 : s.size;
-    loaded.push_back(Loaded{Symbol{s.start, s.start + size, std::move(s.name), s.binding}, s.in_module});
+const std::vector<Symbol> SymbolTable::kNoSymbols;
+
+std::string_view SymbolNames::keep(std::string_view name) {
+  constexpr size_t kBlock = 64 * 1024;
+  if (name.empty()) return {};
+  if (blocks_.empty() || name.size() > block_size_ - block_used_) {
+    block_size_ = std::max(kBlock, name.size());
+    blocks_.push_back(std::make_unique<char[]>(block_size_));
+    block_used_ = 0;
   }
-  std::stable_sort(loaded.begin(), loaded.end(),
-                   [](const Loaded& a, const Loaded& b) { return a.symbol.start < b.symbol.start; });
+  char* at = blocks_.back().get() + block_used_;
+  std::copy(name.begin(), name.end(), at);
+  block_used_ += name.size();
+  return {at, name.size()};
+}
+
+std::string_view SymbolNames::adopt(std::string text) { return texts_.emplace_back(std::move(text)); }
+
+SymbolTable SymbolTable::build(std::vector<SymbolSource> sources, SizeInference inference, std::shared_ptr<const SymbolNames> names) {
+  auto by_start = [](const SymbolSource& a, const SymbolSource& b) { return a.start < b.start; };
+  // kallsyms and most symbol tables come sorted: checking is one pass, sorting a merge sort.
+  if (!std::is_sorted(sources.begin(), sources.end(), by_start)) std::stable_sort(sources.begin(), sources.end(), by_start);
+  if (inference == SizeInference::Kallsyms)
+    for (auto& s : sources) s.size = 0;
 
   // Sizes first, as perf does (symbols__fixup_end before symbols__fixup_duplicate): of two
   // zero-sized aliases, the first stays zero-sized and so loses to the second.
-  for (size_t i = 0; i + 1 < loaded.size(); ++i) {
-    Symbol& prev = loaded[i].symbol;
-    const Loaded& next = loaded[i + 1];
-    if (prev.end != prev.start) continue;
-    if (inference == SizeInference::Kallsyms && loaded[i].in_module != next.in_module)
-      prev.end = round_up_page(prev.end + kPage);
+  for (size_t i = 0; i + 1 < sources.size(); ++i) {
+    SymbolSource& prev = sources[i];
+    const SymbolSource& next = sources[i + 1];
+    if (prev.size != 0) continue;
+    if (inference == SizeInference::Kallsyms && prev.in_module != next.in_module)
+      prev.size = round_up_page(prev.start + kPage) - prev.start;
     else
-      prev.end = next.symbol.start;
+      prev.size = next.start - prev.start;
   }
-  if (!loaded.empty() && loaded.back().symbol.end == loaded.back().symbol.start)
-    loaded.back().symbol.end = round_up_page(loaded.back().symbol.start) + kPage;
+  if (!sources.empty() && sources.back().size == 0) sources.back().size = round_up_page(sources.back().start) + kPage - sources.back().start;
 
-  SymbolTable table;
-  table.symbols_.reserve(loaded.size());
-  for (auto& l : loaded) {
-    if (!table.symbols_.empty() && table.symbols_.back().start == l.symbol.start) {
-      if (!prefer_first(table.symbols_.back(), l.symbol)) table.symbols_.back() = std::move(l.symbol);
+  std::vector<Symbol> kept;
+  kept.reserve(sources.size());
+  for (const auto& s : sources) {
+    Symbol symbol{s.start, s.start + s.size, s.name, s.binding};
+    if (!kept.empty() && kept.back().start == symbol.start) {
+      if (!prefer_first(kept.back(), symbol)) kept.back() = symbol;
       continue;
     }
-    table.symbols_.push_back(std::move(l.symbol));
+    kept.push_back(symbol);
   }
   // A symbol that was still zero-sized (an alias that lost nothing) would break the invariant.
-  std::erase_if(table.symbols_, [](const Symbol& s) { return s.end <= s.start; });
+  std::erase_if(kept, [](const Symbol& s) { return s.end <= s.start; });
+  SymbolTable table;
+  table.storage_ = std::make_shared<const Storage>(Storage{std::move(kept), std::move(names)});
   return table;
 }
 
 const Symbol* SymbolTable::find(uint64_t addr) const {
-  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), addr,
-                             [](uint64_t a, const Symbol& s) { return a < s.start; });
+  const std::vector<Symbol>& all = symbols();
+  auto it = std::upper_bound(all.begin(), all.end(), addr, [](uint64_t a, const Symbol& s) { return a < s.start; });
   // A few symbols back: an enclosing symbol may start before a smaller one that ends early.
-  for (int steps = 0; it != symbols_.begin() && steps < 8; ++steps) {
+  for (int steps = 0; it != all.begin() && steps < 8; ++steps) {
     --it;
     if (it->contains(addr)) return &*it;
   }
@@ -86,7 +99,7 @@ const Symbol* SymbolTable::find(uint64_t addr) const {
 }
 
 const Symbol* SymbolTable::find_by_name(std::string_view name) const {
-  for (const auto& s : symbols_)
+  for (const auto& s : symbols())
     if (s.name == name) return &s;
   return nullptr;
 }

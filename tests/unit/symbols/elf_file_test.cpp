@@ -109,14 +109,15 @@ namespace {
 TEST(ElfFile, PltEntriesGetNameAtPltSymbolsAsPerfSynthesizes) {
   auto elf = ElfFile::open(VPERF_WORKLOAD);
   ASSERT_TRUE(elf.ok()) << elf.error().describe();
-  auto plt = elf->plt_symbols();
+  auto names = std::make_shared<SymbolNames>();
+  auto plt = elf->plt_symbols(*names);
   ASSERT_GT(plt.size(), 2u);
   // No symbol for the PLT header (perf 6.1 has none): entries follow in .rela.plt order, one
   // entry size apart.
   EXPECT_TRUE(plt[0].name.ends_with("@plt")) << plt[0].name;
   EXPECT_TRUE(plt[1].name.ends_with("@plt")) << plt[1].name;
   EXPECT_EQ(plt[2].start, plt[1].start + plt[1].size);
-  auto table = SymbolTable::build(plt, SizeInference::Elf);
+  auto table = SymbolTable::build(plt, SizeInference::Elf, names);
   EXPECT_NE(table.find_by_name("syscall@plt"), nullptr);
   EXPECT_EQ(demangle("_ZSt17__throw_bad_allocv@plt"), "std::__throw_bad_alloc@plt");
 }
