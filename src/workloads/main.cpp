@@ -16,6 +16,7 @@ void usage(std::FILE* to) {
       "  getppid N       exactly N getppid system calls\n"
       "  page-faults N   touch N fresh pages (N minor page faults)\n"
       "  spin MS         burn MS milliseconds of CPU time in a fixed call chain\n"
+      "  spin-deep MS    the same under 20 levels of recursion (a deep call chain)\n"
       "  inline MS       the same in two levels of inlined functions (see workloads.h)\n"
       "  memfd-jit MS    burn MS milliseconds of CPU time in code run from a memfd mapping\n"
       "  sleep MS        sleep MS milliseconds\n"
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   if (command == "getppid") return run_getppid(n, options);
   if (command == "page-faults") return run_page_faults(n, options);
   if (command == "spin") return run_spin(n, options);
+  if (command == "spin-deep") return run_spin_deep(n, options);
   if (command == "inline") return run_inline(n, options);
   if (command == "memfd-jit") return run_memfd_jit(n, options);
   if (command == "sleep") return run_sleep(n, options);

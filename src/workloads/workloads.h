@@ -32,6 +32,12 @@ uint64_t thread_cpu_ns();
 //                                     spin_phase_math (1/3)               -> spin_leaf_math }
 int run_spin(uint64_t ms, const Options& options);
 
+// The same CPU time under a deep call chain (spin_deep.cpp): 20 frames of one recursive
+// function above two leaves that split the time 2:1 as spin's do, so a frame-pointer callchain
+// has about 25 frames:
+//   run_spin_deep -> deep_recurse (20 levels) -> { deep_leaf_hash (2/3), deep_leaf_math (1/3) }
+int run_spin_deep(uint64_t ms, const Options& options);
+
 // Burns `ms` milliseconds of CPU time almost all inside two levels of inlined functions:
 //   run_inline -> inline_outer [-> inline_middle -> inline_inner, both inlined]
 // Both builds inline them (always_inline); vperf-workload-dwarf (-O2 -g) describes the inline
