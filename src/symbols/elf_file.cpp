@@ -195,7 +195,7 @@ std::vector<SymbolSource> ElfFile::function_symbols() const {
     SymbolBinding binding = bind == STB_WEAK ? SymbolBinding::Weak
                             : bind == STB_LOCAL ? SymbolBinding::Local
                                                 : SymbolBinding::Global;
-    out.push_back(SymbolSource{sym.st_value, sym.st_size, std::string_view(name), binding, false});
+    out.push_back(SymbolSource{sym.st_value, sym.st_size, std::string_view(name), binding});
   }
   return out;
 }
@@ -240,7 +240,7 @@ std::vector<SymbolSource> ElfFile::plt_symbols(SymbolNames& names) const {
     const char* name = elf_strptr(elf_, dynsym_hdr.sh_link, sym.st_name);
     // A relocation without a symbol (IRELATIVE, libc's ifuncs) is still a PLT entry: perf
     // names it "@plt", and so must we for the two to agree.
-    out.push_back(SymbolSource{first + i * entry, entry, names.keep(std::string(name ? name : "") + "@plt"), SymbolBinding::Global, false});
+    out.push_back(SymbolSource{first + i * entry, entry, names.keep(std::string(name ? name : "") + "@plt"), SymbolBinding::Global});
   }
   return out;
 }

@@ -28,7 +28,7 @@ SymbolTable parse_jit_map(std::string_view text) {
     auto size = parse_hex(line.substr(sp1 + 1, sp2 - sp1 - 1));
     std::string_view name = line.substr(sp2 + 1);
     if (!start || !size || name.empty()) continue;
-    sources.push_back(SymbolSource{*start, *size, names->keep(name), SymbolBinding::Global, false});
+    sources.push_back(SymbolSource{*start, *size, names->keep(name), SymbolBinding::Global});
   }
   return SymbolTable::build(std::move(sources), SizeInference::Elf, std::move(names));
 }

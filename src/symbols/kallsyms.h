@@ -33,8 +33,13 @@ struct RelocationReference {
 class Kallsyms {
  public:
   static Result<Kallsyms> load(const std::filesystem::path& path = "/proc/kallsyms");
-  // `source` names the text in errors. The symbols' names view `text`, which the tables keep.
-  static Result<Kallsyms> parse(std::string text, std::string_view source);
+  // Only the relocation reference, read up to the line that holds it (near the top): what a
+  // reader of a recording needs before any kernel address is resolved. nullopt where the file
+  // has none or hides the addresses.
+  static Result<std::optional<RelocationReference>> load_relocation_reference(
+      const std::filesystem::path& path = "/proc/kallsyms");
+  // `source` names the text in errors.
+  static Result<Kallsyms> parse(std::string_view text, std::string_view source);
 
   // The kernel image's symbols (lines without a [module]).
   const SymbolTable& kernel() const { return kernel_; }
@@ -48,6 +53,7 @@ class Kallsyms {
   std::optional<uint64_t> address_of(std::string_view name) const;
 
  private:
+  friend class KallsymsParser;
   SymbolTable kernel_;
   std::map<std::string, SymbolTable> modules_;
   std::map<std::string, uint64_t, std::less<>> markers_;  // _text, _stext, _etext, ORC tables, linux_banner

@@ -81,9 +81,13 @@ std::shared_ptr<Dso> Machine::module_dso(const std::string& name) {
 
 int64_t Machine::kernel_delta(uint64_t recorded_reference) const {
   if (recorded_reference == 0) return 0;
-  auto k = kallsyms();
-  if (!k || !k.value()->relocation_reference()) return 0;
-  return static_cast<int64_t>(k.value()->relocation_reference()->address - recorded_reference);
+  KallsymsCache& cache = *kallsyms_;
+  std::call_once(cache.reference_once, [&] {
+    // A file that cannot be read has no reference: the delta is 0, as a failed full load gives.
+    if (auto r = Kallsyms::load_relocation_reference(config_.kallsyms)) cache.reference = *r;
+  });
+  if (!cache.reference) return 0;
+  return static_cast<int64_t>(cache.reference->address - recorded_reference);
 }
 
 Result<void> Machine::create_kernel_maps() {

@@ -95,6 +95,10 @@ class Machine {
   struct KallsymsCache {
     std::once_flag once;
     std::optional<Result<Kallsyms>> result;
+    // The relocation reference alone, read from the file's first lines: a recording's kernel
+    // MMAP needs it, and a profile without kernel samples then never reads the whole file.
+    std::once_flag reference_once;
+    std::optional<RelocationReference> reference;
   };
 
   static Result<const Kallsyms*> cached_kallsyms(KallsymsCache& cache, const std::filesystem::path& path);

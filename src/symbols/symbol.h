@@ -8,7 +8,6 @@
 // ELF virtual addresses (what objdump shows) for user DSOs, absolute addresses for kallsyms
 // and JIT maps.
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,24 +31,22 @@ struct Symbol {
 enum class SizeInference : uint8_t {
   // ELF: a symbol of size 0 ends where the next one starts.
   Elf,
-  // kallsyms: every symbol is loaded with size 0 and ends where the next one starts, except at
-  // the boundary between kernel and module symbols, where it ends at the next page.
+  // kallsyms: every symbol is loaded with size 0 and ends where the next one starts; the last
+  // one of a table ends a page after its start's page (perf's rounding at the boundary between
+  // kernel and module symbols, which kallsyms sizes in one list).
   Kallsyms,
 };
 
 // Where the names of a table's symbols live: a Symbol's name views this store, so a table of
 // 100k kernel symbols is a few blocks of text rather than 100k strings (on a VM every page a
 // process first touches is a fault of several microseconds, and the kernel's table is most of a
-// report's memory). Views stay valid as long as the store: blocks and texts never move.
+// report's memory). Views stay valid as long as the store: blocks never move.
 class SymbolNames {
  public:
   // A copy of `name` in this store.
   std::string_view keep(std::string_view name);
-  // Keeps a whole text whose substrings are names (a kallsyms file), and views it.
-  std::string_view adopt(std::string text);
 
  private:
-  std::deque<std::string> texts_;
   std::vector<std::unique_ptr<char[]>> blocks_;
   size_t block_used_ = 0, block_size_ = 0;
 };
@@ -59,7 +56,6 @@ struct SymbolSource {
   uint64_t size = 0;      // 0 = unknown
   std::string_view name;  // in the SymbolNames given to SymbolTable::build
   SymbolBinding binding = SymbolBinding::Global;
-  bool in_module = false;  // kallsyms only: the line named a [module]
 };
 
 class SymbolTable {
@@ -70,6 +66,9 @@ class SymbolTable {
   // table anyway (string literals, an ElfFile that lives longer).
   static SymbolTable build(std::vector<SymbolSource> sources, SizeInference inference,
                            std::shared_ptr<const SymbolNames> names = nullptr);
+  // The same from symbols whose end is their start where the size is unknown (kallsyms's
+  // lines), sorted and cleaned up in place: no second copy of a large table.
+  static SymbolTable from_symbols(std::vector<Symbol> symbols, std::shared_ptr<const SymbolNames> names);
 
   // The symbol containing addr, or nullptr.
   const Symbol* find(uint64_t addr) const;

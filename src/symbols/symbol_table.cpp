@@ -48,42 +48,42 @@ std::string_view SymbolNames::keep(std::string_view name) {
   return {at, name.size()};
 }
 
-std::string_view SymbolNames::adopt(std::string text) { return texts_.emplace_back(std::move(text)); }
-
 SymbolTable SymbolTable::build(std::vector<SymbolSource> sources, SizeInference inference, std::shared_ptr<const SymbolNames> names) {
-  auto by_start = [](const SymbolSource& a, const SymbolSource& b) { return a.start < b.start; };
+  std::vector<Symbol> symbols;
+  symbols.reserve(sources.size());
+  for (const auto& s : sources) {
+    uint64_t size = inference == SizeInference::Kallsyms ? 0 : s.size;
+    symbols.push_back(Symbol{s.start, s.start + size, s.name, s.binding});
+  }
+  return from_symbols(std::move(symbols), std::move(names));
+}
+
+SymbolTable SymbolTable::from_symbols(std::vector<Symbol> symbols, std::shared_ptr<const SymbolNames> names) {
+  auto by_start = [](const Symbol& a, const Symbol& b) { return a.start < b.start; };
   // kallsyms and most symbol tables come sorted: checking is one pass, sorting a merge sort.
-  if (!std::is_sorted(sources.begin(), sources.end(), by_start)) std::stable_sort(sources.begin(), sources.end(), by_start);
-  if (inference == SizeInference::Kallsyms)
-    for (auto& s : sources) s.size = 0;
+  if (!std::is_sorted(symbols.begin(), symbols.end(), by_start)) std::stable_sort(symbols.begin(), symbols.end(), by_start);
 
   // Sizes first, as perf does (symbols__fixup_end before symbols__fixup_duplicate): of two
   // zero-sized aliases, the first stays zero-sized and so loses to the second.
-  for (size_t i = 0; i + 1 < sources.size(); ++i) {
-    SymbolSource& prev = sources[i];
-    const SymbolSource& next = sources[i + 1];
-    if (prev.size != 0) continue;
-    if (inference == SizeInference::Kallsyms && prev.in_module != next.in_module)
-      prev.size = round_up_page(prev.start + kPage) - prev.start;
-    else
-      prev.size = next.start - prev.start;
-  }
-  if (!sources.empty() && sources.back().size == 0) sources.back().size = round_up_page(sources.back().start) + kPage - sources.back().start;
+  for (size_t i = 0; i + 1 < symbols.size(); ++i)
+    if (symbols[i].end == symbols[i].start) symbols[i].end = symbols[i + 1].start;
+  if (!symbols.empty() && symbols.back().end == symbols.back().start)
+    symbols.back().end = round_up_page(symbols.back().start) + kPage;
 
-  std::vector<Symbol> kept;
-  kept.reserve(sources.size());
-  for (const auto& s : sources) {
-    Symbol symbol{s.start, s.start + s.size, s.name, s.binding};
-    if (!kept.empty() && kept.back().start == symbol.start) {
-      if (!prefer_first(kept.back(), symbol)) kept.back() = symbol;
+  // One symbol per start address, compacted in place.
+  size_t kept = 0;
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    if (kept > 0 && symbols[kept - 1].start == symbols[i].start) {
+      if (!prefer_first(symbols[kept - 1], symbols[i])) symbols[kept - 1] = symbols[i];
       continue;
     }
-    kept.push_back(symbol);
+    symbols[kept++] = symbols[i];
   }
+  symbols.resize(kept);
   // A symbol that was still zero-sized (an alias that lost nothing) would break the invariant.
-  std::erase_if(kept, [](const Symbol& s) { return s.end <= s.start; });
+  std::erase_if(symbols, [](const Symbol& s) { return s.end <= s.start; });
   SymbolTable table;
-  table.storage_ = std::make_shared<const Storage>(Storage{std::move(kept), std::move(names)});
+  table.storage_ = std::make_shared<const Storage>(Storage{std::move(symbols), std::move(names)});
   return table;
 }
 
