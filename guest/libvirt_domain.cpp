@@ -6,11 +6,63 @@
 #include <cstdlib>
 #include <utility>
 
+#include "core/shared_library.h"
 #include "core/strings.h"
 
 namespace vperf::guest {
 
 namespace {
+
+// The libvirt functions vperf calls, loaded on the first connection rather than linked:
+// libvirt and its ~35 libraries would otherwise load with every command
+// (core/shared_library.h). Each member has the declared function's name and type.
+struct LibvirtApi {
+  decltype(&::virSetErrorFunc) virSetErrorFunc = nullptr;
+  decltype(&::virGetLastErrorMessage) virGetLastErrorMessage = nullptr;
+  decltype(&::virConnectOpen) virConnectOpen = nullptr;
+  decltype(&::virConnectOpenReadOnly) virConnectOpenReadOnly = nullptr;
+  decltype(&::virConnectClose) virConnectClose = nullptr;
+  decltype(&::virConnectGetURI) virConnectGetURI = nullptr;
+  decltype(&::virConnectListAllDomains) virConnectListAllDomains = nullptr;
+  decltype(&::virDomainLookupByName) virDomainLookupByName = nullptr;
+  decltype(&::virDomainFree) virDomainFree = nullptr;
+  decltype(&::virDomainGetName) virDomainGetName = nullptr;
+  decltype(&::virDomainGetState) virDomainGetState = nullptr;
+  decltype(&::virDomainGetID) virDomainGetID = nullptr;
+  decltype(&::virDomainGetUUIDString) virDomainGetUUIDString = nullptr;
+  decltype(&::virDomainQemuMonitorCommand) virDomainQemuMonitorCommand = nullptr;
+  decltype(&::virDomainQemuAgentCommand) virDomainQemuAgentCommand = nullptr;
+
+  static Result<LibvirtApi> load() {
+    constexpr const char* kHint = "install libvirt's client libraries: apt-get install libvirt0";
+    VPERF_TRY(SharedLibrary core, SharedLibrary::open("libvirt.so.0", kHint));
+    VPERF_TRY(SharedLibrary qemu, SharedLibrary::open("libvirt-qemu.so.0", kHint));
+    LibvirtApi api;
+    VPERF_BIND_FUNCTION(core, api, virSetErrorFunc);
+    VPERF_BIND_FUNCTION(core, api, virGetLastErrorMessage);
+    VPERF_BIND_FUNCTION(core, api, virConnectOpen);
+    VPERF_BIND_FUNCTION(core, api, virConnectOpenReadOnly);
+    VPERF_BIND_FUNCTION(core, api, virConnectClose);
+    VPERF_BIND_FUNCTION(core, api, virConnectGetURI);
+    VPERF_BIND_FUNCTION(core, api, virConnectListAllDomains);
+    VPERF_BIND_FUNCTION(core, api, virDomainLookupByName);
+    VPERF_BIND_FUNCTION(core, api, virDomainFree);
+    VPERF_BIND_FUNCTION(core, api, virDomainGetName);
+    VPERF_BIND_FUNCTION(core, api, virDomainGetState);
+    VPERF_BIND_FUNCTION(core, api, virDomainGetID);
+    VPERF_BIND_FUNCTION(core, api, virDomainGetUUIDString);
+    VPERF_BIND_FUNCTION(qemu, api, virDomainQemuMonitorCommand);
+    VPERF_BIND_FUNCTION(qemu, api, virDomainQemuAgentCommand);
+    return api;
+  }
+};
+
+// Loaded once, by the first LibvirtConnection::open; every other use comes after a connection.
+const Result<LibvirtApi>& libvirt_api() {
+  static const Result<LibvirtApi> api = LibvirtApi::load();
+  return api;
+}
+const LibvirtApi& libvirt() { return libvirt_api().value(); }
 
 // libvirt prints every error on stderr unless a handler says otherwise; vperf reports them itself.
 void quiet_errors(void*, virErrorPtr) {}
@@ -33,7 +85,7 @@ struct DomainRef {
   DomainRef(const DomainRef&) = delete;
   DomainRef& operator=(const DomainRef&) = delete;
   ~DomainRef() {
-    if (domain != nullptr) virDomainFree(domain);
+    if (domain != nullptr) libvirt().virDomainFree(domain);
   }
   virDomainPtr domain;
 };
@@ -61,7 +113,7 @@ class LibvirtMonitor : public VmMonitor {
   explicit LibvirtMonitor(virDomainPtr domain) : domain_(domain) {}
   Result<boost::json::value> qmp(std::string_view command, const boost::json::object& arguments) override {
     char* result = nullptr;
-    if (virDomainQemuMonitorCommand(domain_.domain, execute_message(command, arguments).c_str(), &result, 0) != 0) result = nullptr;
+    if (libvirt().virDomainQemuMonitorCommand(domain_.domain, execute_message(command, arguments).c_str(), &result, 0) != 0) result = nullptr;
     return take_answer(result, command);
   }
 
@@ -73,7 +125,7 @@ class LibvirtAgent : public GuestAgent {
  public:
   explicit LibvirtAgent(virDomainPtr domain) : domain_(domain) {}
   Result<boost::json::value> command(std::string_view name, const boost::json::object& arguments) override {
-    return take_answer(virDomainQemuAgentCommand(domain_.domain, execute_message(name, arguments).c_str(), 20, 0), name);
+    return take_answer(libvirt().virDomainQemuAgentCommand(domain_.domain, execute_message(name, arguments).c_str(), 20, 0), name);
   }
 
  private:
@@ -83,7 +135,8 @@ class LibvirtAgent : public GuestAgent {
 }  // namespace
 
 std::string libvirt_error() {
-  const char* message = virGetLastErrorMessage();
+  if (!libvirt_api()) return libvirt_api().error().describe();
+  const char* message = libvirt().virGetLastErrorMessage();
   return message != nullptr ? message : "unknown libvirt error";
 }
 
@@ -164,9 +217,10 @@ std::optional<std::string> unsafe_libvirt_uri_reason(std::string_view uri) {
 Result<LibvirtConnection> LibvirtConnection::open(const std::string& uri, LibvirtAccess access, LibvirtUriTrust trust) {
   if (trust == LibvirtUriTrust::checked)
     if (std::optional<std::string> unsafe = unsafe_libvirt_uri_reason(uri)) return Error{*unsafe};
-  virSetErrorFunc(nullptr, quiet_errors);
+  if (!libvirt_api()) return libvirt_api().error();
+  libvirt().virSetErrorFunc(nullptr, quiet_errors);
   virConnectPtr connection =
-      access == LibvirtAccess::read_only ? virConnectOpenReadOnly(uri.c_str()) : virConnectOpen(uri.c_str());
+      access == LibvirtAccess::read_only ? libvirt().virConnectOpenReadOnly(uri.c_str()) : libvirt().virConnectOpen(uri.c_str());
   if (connection == nullptr) return Error{"cannot connect to libvirt at " + uri + ": " + libvirt_error()};
   return LibvirtConnection(connection, uri);
 }
@@ -175,21 +229,21 @@ LibvirtConnection::LibvirtConnection(LibvirtConnection&& other) noexcept
     : connection_(std::exchange(other.connection_, nullptr)), uri_(std::move(other.uri_)) {}
 
 LibvirtConnection::~LibvirtConnection() {
-  if (connection_ != nullptr) virConnectClose(connection_);
+  if (connection_ != nullptr) libvirt().virConnectClose(connection_);
 }
 
 Result<std::vector<DomainSummary>> LibvirtConnection::domains() const {
   virDomainPtr* list = nullptr;
-  int n = virConnectListAllDomains(connection_, &list, 0);
+  int n = libvirt().virConnectListAllDomains(connection_, &list, 0);
   if (n < 0) return Error{"cannot list the domains at " + uri_ + ": " + libvirt_error()};
   std::vector<DomainSummary> out;
   for (int i = 0; i < n; ++i) {
     DomainRef d(list[i]);
     DomainSummary s;
-    s.name = virDomainGetName(d.domain);
+    s.name = libvirt().virDomainGetName(d.domain);
     int state = 0, reason = 0;
-    s.state = virDomainGetState(d.domain, &state, &reason, 0) == 0 ? state_name(state) : "no state";
-    unsigned int id = virDomainGetID(d.domain);
+    s.state = libvirt().virDomainGetState(d.domain, &state, &reason, 0) == 0 ? state_name(state) : "no state";
+    unsigned int id = libvirt().virDomainGetID(d.domain);
     s.id = id == static_cast<unsigned int>(-1) ? -1 : static_cast<int>(id);
     out.push_back(std::move(s));
   }
@@ -198,7 +252,7 @@ Result<std::vector<DomainSummary>> LibvirtConnection::domains() const {
 }
 
 Result<virDomainPtr> LibvirtConnection::lookup(const std::string& domain) const {
-  virDomainPtr d = virDomainLookupByName(connection_, domain.c_str());
+  virDomainPtr d = libvirt().virDomainLookupByName(connection_, domain.c_str());
   if (d == nullptr) return Error{"no domain '" + domain + "' at " + uri_ + ": " + libvirt_error()};
   return d;
 }
@@ -208,7 +262,7 @@ Result<std::string> LibvirtConnection::uuid(const std::string& domain) const {
   if (!d) return d.error();
   DomainRef ref(*d);
   char text[VIR_UUID_STRING_BUFLEN] = {};
-  if (virDomainGetUUIDString(ref.domain, text) != 0) return Error{"the UUID of domain '" + domain + "': " + libvirt_error()};
+  if (libvirt().virDomainGetUUIDString(ref.domain, text) != 0) return Error{"the UUID of domain '" + domain + "': " + libvirt_error()};
   return std::string(text);
 }
 
@@ -235,7 +289,7 @@ bool libvirt_uri_is_remote(std::string_view uri) {
 Result<pid_t> LibvirtConnection::vmm_pid(const std::string& domain) const {
   // The URI libvirt resolved (an alias from libvirt.conf may stand for a remote one).
   std::string canonical = uri_;
-  if (char* resolved = virConnectGetURI(connection_); resolved != nullptr) {
+  if (char* resolved = libvirt().virConnectGetURI(connection_); resolved != nullptr) {
     canonical = resolved;
     std::free(resolved);
   }

@@ -10,10 +10,49 @@
 #include <string_view>
 #include <utility>
 
+#include "core/shared_library.h"
 #include "core/strings.h"
 
 namespace vperf::report {
 namespace {
+
+// capstone's functions, loaded by the first Disassembler rather than linked, so only annotate
+// loads the library (core/shared_library.h). Each member has the declared function's name and type.
+struct CapstoneApi {
+  decltype(&::cs_open) cs_open = nullptr;
+  decltype(&::cs_close) cs_close = nullptr;
+  decltype(&::cs_option) cs_option = nullptr;
+  decltype(&::cs_strerror) cs_strerror = nullptr;
+  decltype(&::cs_malloc) cs_malloc = nullptr;
+  decltype(&::cs_free) cs_free = nullptr;
+  decltype(&::cs_disasm_iter) cs_disasm_iter = nullptr;
+  decltype(&::cs_insn_group) cs_insn_group = nullptr;
+  decltype(&::cs_insn_name) cs_insn_name = nullptr;
+  decltype(&::cs_reg_name) cs_reg_name = nullptr;
+
+  static Result<CapstoneApi> load() {
+    VPERF_TRY(SharedLibrary library, SharedLibrary::open("libcapstone.so.4", "install capstone: apt-get install libcapstone4"));
+    CapstoneApi api;
+    VPERF_BIND_FUNCTION(library, api, cs_open);
+    VPERF_BIND_FUNCTION(library, api, cs_close);
+    VPERF_BIND_FUNCTION(library, api, cs_option);
+    VPERF_BIND_FUNCTION(library, api, cs_strerror);
+    VPERF_BIND_FUNCTION(library, api, cs_malloc);
+    VPERF_BIND_FUNCTION(library, api, cs_free);
+    VPERF_BIND_FUNCTION(library, api, cs_disasm_iter);
+    VPERF_BIND_FUNCTION(library, api, cs_insn_group);
+    VPERF_BIND_FUNCTION(library, api, cs_insn_name);
+    VPERF_BIND_FUNCTION(library, api, cs_reg_name);
+    return api;
+  }
+};
+
+// Loaded once, by the first Disassembler::x86_64; a Disassembler exists only after it loaded.
+const Result<CapstoneApi>& capstone_api() {
+  static const Result<CapstoneApi> api = CapstoneApi::load();
+  return api;
+}
+const CapstoneApi& capstone() { return capstone_api().value(); }
 
 csh as_csh(size_t handle) { return static_cast<csh>(handle); }
 
@@ -186,15 +225,16 @@ std::string objdump_att_mnemonic(const std::string& mnemonic, const std::string&
 }
 
 Result<Disassembler> Disassembler::x86_64(AsmSyntax syntax) {
+  if (!capstone_api()) return capstone_api().error();
   csh handle = 0;
-  if (cs_err err = cs_open(CS_ARCH_X86, CS_MODE_64, &handle); err != CS_ERR_OK)
-    return Error{std::string("capstone: cs_open: ") + cs_strerror(err)};
+  if (cs_err err = capstone().cs_open(CS_ARCH_X86, CS_MODE_64, &handle); err != CS_ERR_OK)
+    return Error{std::string("capstone: cs_open: ") + capstone().cs_strerror(err)};
   Disassembler d;
   d.handle_ = static_cast<size_t>(handle);
   d.syntax_ = syntax;
-  cs_option(handle, CS_OPT_SYNTAX, syntax == AsmSyntax::Att ? CS_OPT_SYNTAX_ATT : CS_OPT_SYNTAX_INTEL);
-  if (cs_err err = static_cast<cs_err>(cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON)); err != CS_ERR_OK)
-    return Error{std::string("capstone: detail mode: ") + cs_strerror(err)};
+  capstone().cs_option(handle, CS_OPT_SYNTAX, syntax == AsmSyntax::Att ? CS_OPT_SYNTAX_ATT : CS_OPT_SYNTAX_INTEL);
+  if (cs_err err = static_cast<cs_err>(capstone().cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON)); err != CS_ERR_OK)
+    return Error{std::string("capstone: detail mode: ") + capstone().cs_strerror(err)};
   return d;
 }
 
@@ -205,7 +245,7 @@ Disassembler& Disassembler::operator=(Disassembler&& other) noexcept {
   if (this != &other) {
     if (handle_ != 0) {
       csh h = as_csh(handle_);
-      cs_close(&h);
+      capstone().cs_close(&h);
     }
     handle_ = std::exchange(other.handle_, 0);
     syntax_ = other.syntax_;
@@ -216,7 +256,7 @@ Disassembler& Disassembler::operator=(Disassembler&& other) noexcept {
 Disassembler::~Disassembler() {
   if (handle_ != 0) {
     csh h = as_csh(handle_);
-    cs_close(&h);
+    capstone().cs_close(&h);
   }
 }
 
@@ -224,12 +264,12 @@ std::vector<Instruction> Disassembler::disassemble(std::span<const uint8_t> code
                                                    const AddressNamer& namer) const {
   std::vector<Instruction> out;
   csh handle = as_csh(handle_);
-  cs_insn* insn = cs_malloc(handle);
+  cs_insn* insn = capstone().cs_malloc(handle);
   const uint8_t* bytes = code.data();
   size_t left = code.size();
   uint64_t at = address;
   while (left > 0) {
-    if (!cs_disasm_iter(handle, &bytes, &left, &at, insn)) {
+    if (!capstone().cs_disasm_iter(handle, &bytes, &left, &at, insn)) {
       out.push_back(Instruction{at, 1, "(bad)", "", std::nullopt});
       ++bytes;
       --left;
@@ -243,9 +283,9 @@ std::vector<Instruction> Disassembler::disassemble(std::span<const uint8_t> code
     const cs_x86& x86 = detail->x86;
     OperandFacts facts;
     facts.displacement_encoded = x86.encoding.disp_offset != 0;
-    bool branch = cs_insn_group(handle, insn, CS_GRP_JUMP) || cs_insn_group(handle, insn, CS_GRP_CALL);
+    bool branch = capstone().cs_insn_group(handle, insn, CS_GRP_JUMP) || capstone().cs_insn_group(handle, insn, CS_GRP_CALL);
     bool sizing_register = false;
-    std::string base = cs_insn_name(handle, insn->id);
+    std::string base = capstone().cs_insn_name(handle, insn->id);
     std::optional<uint64_t> rip_target;
     bool immediate_seen = false;
     int register_or_memory_operands = 0;
@@ -256,9 +296,9 @@ std::vector<Instruction> Disassembler::disassemble(std::span<const uint8_t> code
       if (op.type == X86_OP_IMM) {
         if (!immediate_seen) facts.immediate_size = op.size;
         immediate_seen = true;
-        if (branch && cs_insn_group(handle, insn, CS_GRP_BRANCH_RELATIVE)) facts.branch_target = static_cast<uint64_t>(op.imm);
+        if (branch && capstone().cs_insn_group(handle, insn, CS_GRP_BRANCH_RELATIVE)) facts.branch_target = static_cast<uint64_t>(op.imm);
       } else if (op.type == X86_OP_REG) {
-        std::string_view name = cs_reg_name(handle, op.reg);
+        std::string_view name = capstone().cs_reg_name(handle, op.reg);
         // %cl as a shift's count says nothing about the size of what is shifted.
         bool shift_count = name == "cl" && counts_in_cl(base) && register_or_memory_operands > 1;
         if (is_general_register(name) && !shift_count) sizing_register = true;
@@ -304,7 +344,7 @@ std::vector<Instruction> Disassembler::disassemble(std::span<const uint8_t> code
     }
     out.push_back(std::move(i));
   }
-  cs_free(insn, 1);
+  capstone().cs_free(insn, 1);
   return out;
 }
 

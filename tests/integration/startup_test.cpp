@@ -1,6 +1,8 @@
-// The real vperf under strace: the bundled Intel perfmon tables (pmc/perfmon_bundle.h) are
-// read only when a command needs them, and then only the chosen model's files. `vperf
-// --version` and `vperf stat -e task-clock -- true` must not even look for them.
+// What the real vperf loads and reads at startup, under strace. The bundled Intel perfmon
+// tables (pmc/perfmon_bundle.h) are read only when a command needs them, and then only the
+// chosen model's files: `vperf --version` and `vperf stat -e task-clock -- true` must not even
+// look for them. libvirt and capstone (and their dependencies) are loaded only by the commands
+// that call them (core/shared_library.h), never at startup.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -57,6 +59,45 @@ TEST(PerfmonBundleStartup, ADottedNameReadsOnlyItsModelsTables) {
   EXPECT_TRUE(mapfile);
   ASSERT_FALSE(tables.empty());
   for (const std::string& path : tables) EXPECT_NE(path.find("/IVB/events/ivybridge_"), std::string::npos) << path;
+}
+
+bool is_loaded_on_use_library(const std::string& path) {
+  return path.find("libvirt") != std::string::npos || path.find("libcapstone") != std::string::npos ||
+         path.find("libgnutls") != std::string::npos || path.find("libxml2") != std::string::npos;
+}
+
+TEST(LibrariesLoadedOnUse, StatAndReportNeverLoadLibvirtOrCapstone) {
+  VPERF_REQUIRE(!find_program("strace").empty(), "strace on PATH");
+  TempTree dir;
+  const std::string data = (dir.root() / "perf.data").string();
+  const std::vector<std::vector<std::string>> commands = {
+      {"--version"},
+      {"stat", "-e", "task-clock", "--", "true"},
+      {"record", "-q", "-e", "cpu-clock", "-o", data, "--", "true"},
+      {"report", "--stdio", "-i", data}};
+  for (const std::vector<std::string>& args : commands) {
+    for (const std::string& path : paths_touched(args))
+      EXPECT_FALSE(is_loaded_on_use_library(path)) << "vperf " << args.front() << " opened " << path;
+  }
+}
+
+// The controls: the commands that need them do load them, so the check above can fail.
+TEST(LibrariesLoadedOnUse, KvmListLoadsLibvirtAndAnnotateLoadsCapstone) {
+  VPERF_REQUIRE(!find_program("strace").empty(), "strace on PATH");
+  auto opened = [](const std::vector<std::string>& args, std::string_view library) {
+    for (const std::string& path : paths_touched(args))
+      if (path.find(library) != std::string::npos) return true;
+    return false;
+  };
+  // libvirt's in-process test driver: no daemon needed.
+  EXPECT_TRUE(opened({"kvm", "list", "-c", "test:///default"}, "libvirt.so.0"));
+  EXPECT_TRUE(opened({"kvm", "list", "-c", "test:///default"}, "libvirt-qemu.so.0"));
+  TempTree dir;
+  const std::string data = (dir.root() / "perf.data").string();
+  ProgramResult recorded = run_program({VPERF_BINARY, "record", "-q", "-e", "cpu-clock", "-F", "2000", "-o", data, "--",
+                                        VPERF_WORKLOAD, "spin", "100"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  EXPECT_TRUE(opened({"annotate", "--stdio", "-i", data, "spin_leaf_hash"}, "libcapstone.so"));
 }
 
 }  // namespace
