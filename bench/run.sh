@@ -8,6 +8,7 @@
 # "stat 1 s workload vs bare" is vperf's overhead on a CPU-bound second (spin counts CPU time).
 # Later issues add record/report/flame-graph pairs (perf, and the FlameGraph scripts found
 # through $FLAMEGRAPH_DIR).
+# bench/speed.sh: report, flamegraph, script and startup at 10k-1M samples, shallow and deep stacks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-20}
