@@ -29,25 +29,9 @@ bool safe_key(const std::string& key) {
   return std::all_of(key.begin(), key.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; });
 }
 
-// The directory an environment variable names, when it is absolute, this user's and not
-// writable by group or others (so not /tmp, even for root).
-std::optional<fs::path> own_directory(const char* variable) {
-  const char* value = std::getenv(variable);
-  if (value == nullptr || *value != '/') return std::nullopt;
-  struct stat st {};
-  if (::stat(value, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    return std::nullopt;
-  return fs::path(value);
-}
-
 }  // namespace
 
-std::optional<GuestSymbolCacheLocation> default_guest_symbol_cache() {
-  if (std::optional<fs::path> xdg = own_directory("XDG_CACHE_HOME")) return GuestSymbolCacheLocation{*xdg, "vperf/guest-symbols"};
-  if (std::optional<fs::path> home = own_directory("HOME")) return GuestSymbolCacheLocation{*home, ".cache/vperf/guest-symbols"};
-  if (::geteuid() == 0) return GuestSymbolCacheLocation{"/var/cache", "vperf/guest-symbols"};
-  return std::nullopt;
-}
+std::optional<GuestSymbolCacheLocation> default_guest_symbol_cache() { return user_cache_location("guest-symbols"); }
 
 std::string libvirt_guest_identity(const std::string& domain_uuid) { return "libvirt-" + domain_uuid; }
 

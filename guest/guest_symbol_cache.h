@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/private_files.h"
 #include "guest/guest_agent.h"
 #include "guest/guest_memory.h"
 
@@ -32,16 +33,11 @@ class Kallsyms;
 namespace vperf::guest {
 
 // Where the cache lives: `below` (created 0700) under `base`, a directory of this user's.
-struct GuestSymbolCacheLocation {
-  std::filesystem::path base;
-  std::filesystem::path below;
-  std::filesystem::path path() const { return base / below; }
-};
+using GuestSymbolCacheLocation = CacheLocation;
 
-// $XDG_CACHE_HOME/vperf/guest-symbols, else $HOME/.cache/vperf/guest-symbols, each only when
-// that variable is an absolute path to a directory this effective user owns (sudo may keep the
-// invoking user's HOME), else /var/cache/vperf/guest-symbols for root; none otherwise: never
-// a directory others share, such as /tmp.
+// user_cache_location("guest-symbols"): $XDG_CACHE_HOME/vperf/guest-symbols, else
+// $HOME/.cache/vperf/guest-symbols (sudo may keep the invoking user's HOME, which is then not
+// this effective user's and so not used), else /var/cache/vperf/guest-symbols for root.
 std::optional<GuestSymbolCacheLocation> default_guest_symbol_cache();
 
 // The cache of one guest: where, and who the guest is; no location or no identity: no cache.

@@ -40,7 +40,7 @@ std::string hottest_names(const std::vector<report::SymbolHits>& symbols) {
 int run_annotate(const AnnotateOptions& o, std::ostream& out, std::ostream& err) {
   report::AsmSyntax syntax = parse_style(o.disassembler_style);
   data::PerfDataReader reader = open_perf_data(o.input, "vperf record -- COMMAND");
-  symbols::Machines machines{o.code_sources.config};
+  symbols::Machines machines{reader_symbol_config(o.code_sources.config)};
   add_guests(machines, o.guests, o.sample_scope);
   Result<report::AnnotateHits> hits = report::collect_annotate_hits(reader, machines);
   if (!hits) throw unreadable_samples(o.input, hits.error());

@@ -35,7 +35,7 @@ struct FoldedRecording {
 
 FoldedRecording fold_recording(const std::string& input, const FlamegraphOptions& o, std::ostream& err) {
   data::PerfDataReader reader = open_perf_data(input, "vperf record -g -- COMMAND");
-  symbols::Machines machines{o.symbols};
+  symbols::Machines machines{reader_symbol_config(o.symbols)};
   add_guests(machines, o.guests, o.sample_scope);
   std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
   Result<report::SampleStacks> stacks = report::sample_stacks(reader, machines, unwinder.get(), o.inline_frames);

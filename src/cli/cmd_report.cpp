@@ -130,7 +130,7 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
   }
   if (o.header && !reader.is_pipe()) write(out, report::render_header(reader, info));
 
-  symbols::Machines machines{o.symbols};
+  symbols::Machines machines{reader_symbol_config(o.symbols)};
   add_guests(machines, o.guests, o.sample_scope);
   if (o.dump_raw) {
     Result<data::ReadStats> stats =

@@ -89,7 +89,7 @@ class ScriptRun {
 
     bool any_ip = false;
     for (report::ScriptFieldSet fields : layout_.fields) any_ip = any_ip || (fields & report::kFieldIp);
-    symbols::Machines machines{options_.symbols};
+    symbols::Machines machines{reader_symbol_config(options_.symbols)};
     add_guests(machines, options_.guests, options_.sample_scope);
     report::SampleReplay replay(machines, report::ReplayOptions{.ordered = true,
                                                                 .resolve_chain = any_ip && layout_.use_callchain,

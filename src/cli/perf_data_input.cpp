@@ -7,6 +7,7 @@
 #include <cerrno>
 
 #include "core/error.h"
+#include "core/private_files.h"
 
 namespace vperf::cli {
 
@@ -36,6 +37,11 @@ void add_guests(symbols::Machines& machines, const guest::GuestSymbolSources& gu
                            : "copy /proc/kallsyms and /proc/modules out of the guest as root and give them with "
                              "--guestkallsyms and --guestmodules (or --guestmount DIR with DIR/<VMM pid>/proc/)");
   }
+}
+
+symbols::SymbolConfig reader_symbol_config(symbols::SymbolConfig config) {
+  config.kernel_image_cache = user_cache_location("kernel-symbols");
+  return config;
 }
 
 std::optional<int64_t> captured_on(const std::string& input) {

@@ -20,6 +20,11 @@ data::PerfDataReader open_perf_data(const std::string& input, std::string_view r
 // past what a warning covers), saying what to do.
 UserError unreadable_samples(const std::string& input, const Error& error);
 
+// The symbol settings of a perf.data reader: `config` (its --symfs) with this user's cache of
+// the running kernel's image symbols (symbols/kernel_image_cache.h), so a report reads
+// /proc/kallsyms once per boot rather than once per run.
+symbols::SymbolConfig reader_symbol_config(symbols::SymbolConfig config);
+
 // The time perf's "# captured on" shows: when the file (or the pipe) last changed.
 std::optional<int64_t> captured_on(const std::string& input);
 

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <random>
 
 #include "core/files.h"
@@ -36,7 +37,25 @@ Error open_error(int dir, const std::string& name, const fs::path& path) {
   return Error::from_errno("open " + path.string(), err);
 }
 
+// The directory an environment variable names, when it is absolute, this user's and not
+// writable by group or others.
+std::optional<fs::path> own_directory(const char* variable) {
+  const char* value = std::getenv(variable);
+  if (value == nullptr || *value != '/') return std::nullopt;
+  struct stat st {};
+  if (::stat(value, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return std::nullopt;
+  return fs::path(value);
+}
+
 }  // namespace
+
+std::optional<CacheLocation> user_cache_location(std::string_view name) {
+  if (std::optional<fs::path> xdg = own_directory("XDG_CACHE_HOME")) return CacheLocation{*xdg, fs::path("vperf") / name};
+  if (std::optional<fs::path> home = own_directory("HOME")) return CacheLocation{*home, fs::path(".cache/vperf") / name};
+  if (::geteuid() == 0) return CacheLocation{"/var/cache", fs::path("vperf") / name};
+  return std::nullopt;
+}
 
 Result<PrivateDirectory> PrivateDirectory::open(const fs::path& base, const fs::path& below, CreateMissing create) {
   ScopedFd fd(::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));

@@ -1,10 +1,11 @@
 #pragma once
-// Directories and files vperf keeps between runs (the guest symbol cache), which it reads back
+// Directories and files vperf keeps between runs (the guest and kernel symbol caches), which it reads back
 // as root and trusts: so only this user may have written them. Each directory below a trusted
 // base is created 0700, each file 0600; none is reached through a symbolic link (every step is
 // an openat with O_NOFOLLOW from the one before, so a path swapped meanwhile is not followed),
 // and one that another user owns, or that group or others may write, is refused by name.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,19 @@
 namespace vperf {
 
 enum class CreateMissing { no, yes };
+
+// Where one of vperf's caches lives: `below` (each directory created 0700) under `base`, a
+// directory of this user's.
+struct CacheLocation {
+  std::filesystem::path base;
+  std::filesystem::path below;
+  std::filesystem::path path() const { return base / below; }
+};
+
+// vperf's cache `name` for this user: $XDG_CACHE_HOME/vperf/NAME, else $HOME/.cache/vperf/NAME,
+// each only when the variable names an absolute directory of this user's that group and others
+// cannot write (so never /tmp, even for root); else /var/cache/vperf/NAME for root; else none.
+std::optional<CacheLocation> user_cache_location(std::string_view name);
 
 class PrivateDirectory {
  public:

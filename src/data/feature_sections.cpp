@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "core/byte_reader.h"
-#include "data/byte_writer.h"
+#include "core/byte_writer.h"
 #include "data/perf_data_format.h"
 #include "data/perf_record.h"
 

@@ -14,7 +14,7 @@
 #include "core/byte_reader.h"
 #include "core/scoped_fd.h"
 #include "core/strings.h"
-#include "data/byte_writer.h"
+#include "core/byte_writer.h"
 #include "data/feature_sections.h"
 #include "data/perf_data_format.h"
 

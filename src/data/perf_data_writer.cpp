@@ -9,7 +9,7 @@
 
 #include "core/files.h"
 #include "core/strings.h"
-#include "data/byte_writer.h"
+#include "core/byte_writer.h"
 #include "data/feature_sections.h"
 #include "data/perf_data_format.h"
 #include "data/perf_record.h"

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "core/strings.h"
-#include "data/byte_writer.h"
+#include "core/byte_writer.h"
 
 namespace vperf::data {
 namespace {

@@ -72,12 +72,7 @@ class KallsymsParser {
     out.kernel_ = SymbolTable::from_symbols(std::move(kernel_), names_);
     for (auto& [name, syms] : modules_) out.modules_.emplace(name, SymbolTable::from_symbols(std::move(syms), names_));
     out.markers_ = std::move(markers_);
-    for (const char* ref : {"_text", "_stext"}) {
-      if (auto it = out.markers_.find(ref); it != out.markers_.end()) {
-        out.reloc_ = RelocationReference{ref, it->second};
-        break;
-      }
-    }
+    out.set_relocation_reference();
     return out;
   }
 
@@ -206,6 +201,23 @@ Result<Kallsyms> Kallsyms::parse(std::string_view text, std::string_view source)
   KallsymsParser parser(source);
   if (auto added = parser.add(text); !added) return added.error();
   return parser.finish();
+}
+
+void Kallsyms::set_relocation_reference() {
+  for (const char* ref : {"_text", "_stext"}) {
+    if (auto it = markers_.find(ref); it != markers_.end()) {
+      reloc_ = RelocationReference{ref, it->second};
+      return;
+    }
+  }
+}
+
+Kallsyms Kallsyms::kernel_image(SymbolTable kernel, std::map<std::string, uint64_t, std::less<>> markers) {
+  Kallsyms out;
+  out.kernel_ = std::move(kernel);
+  out.markers_ = std::move(markers);
+  out.set_relocation_reference();
+  return out;
 }
 
 const SymbolTable* Kallsyms::module(std::string_view name) const {

@@ -38,6 +38,8 @@ class Kallsyms {
   // has none or hides the addresses.
   static Result<std::optional<RelocationReference>> load_relocation_reference(
       const std::filesystem::path& path = "/proc/kallsyms");
+  // Only the kernel image's part, from its finished table and its markers (kernel_image_cache.h).
+  static Kallsyms kernel_image(SymbolTable kernel, std::map<std::string, uint64_t, std::less<>> markers);
   // `source` names the text in errors.
   static Result<Kallsyms> parse(std::string_view text, std::string_view source);
 
@@ -51,9 +53,12 @@ class Kallsyms {
   // Address of a kernel (not module) symbol by name: a kept one, or a marker of any type
   // ("_etext", "__start_orc_unwind_ip", "linux_banner").
   std::optional<uint64_t> address_of(std::string_view name) const;
+  // The kernel image's markers kept by address whatever their type (see address_of).
+  const std::map<std::string, uint64_t, std::less<>>& markers() const { return markers_; }
 
  private:
   friend class KallsymsParser;
+  void set_relocation_reference();
   SymbolTable kernel_;
   std::map<std::string, SymbolTable> modules_;
   std::map<std::string, uint64_t, std::less<>> markers_;  // _text, _stext, _etext, ORC tables, linux_banner

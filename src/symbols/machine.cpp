@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "symbols/jit_map.h"
+#include "symbols/kernel_image_cache.h"
 #include "symbols/vdso.h"
 
 namespace vperf::symbols {
@@ -45,6 +46,31 @@ Result<const Kallsyms*> Machine::cached_kallsyms(KallsymsCache& cache, const std
   return &r.value();
 }
 
+const std::optional<RelocationReference>& Machine::cached_reference(KallsymsCache& cache, const std::filesystem::path& path) {
+  std::call_once(cache.reference_once, [&] {
+    // A file that cannot be read has no reference: the delta is 0, as a failed full load gives.
+    if (auto r = Kallsyms::load_relocation_reference(path)) cache.reference = *r;
+  });
+  return cache.reference;
+}
+
+Result<const Kallsyms*> Machine::cached_kernel_image(KallsymsCache& cache, const SymbolConfig& config) {
+  std::call_once(cache.image_once, [&] {
+    if (!config.kernel_image_cache || config.kallsyms != "/proc/kallsyms") return;
+    const std::optional<std::string> boot = current_boot_id();
+    const std::optional<RelocationReference>& reference = cached_reference(cache, config.kallsyms);
+    if (!boot || !reference) return;  // hidden addresses are never cached
+    cache.cached_image = read_cached_kernel_image(*config.kernel_image_cache, *boot, *reference);
+    if (cache.cached_image) return;
+    Result<const Kallsyms*> whole = cached_kallsyms(cache, config.kallsyms);
+    // A cache that cannot be written costs the next run a read of kallsyms, nothing else.
+    if (whole && whole.value()->relocation_reference() && whole.value()->relocation_reference()->address == reference->address)
+      (void)write_cached_kernel_image(*config.kernel_image_cache, *boot, *whole.value());
+  });
+  if (cache.cached_image) return &*cache.cached_image;
+  return cached_kallsyms(cache, config.kallsyms);
+}
+
 Result<const Kallsyms*> Machine::kallsyms() const { return cached_kallsyms(*kallsyms_, config_.kallsyms); }
 
 std::shared_ptr<Dso> Machine::remember(std::string key, std::shared_ptr<Dso> dso) {
@@ -58,8 +84,8 @@ std::shared_ptr<Dso> Machine::kernel_dso() {
   if (!config_.vmlinux.empty())
     return remember(kernel_name_, std::make_shared<Dso>(kind, kernel_name_, Dso::vmlinux_loader(config_.vmlinux, config_.demangle)));
   // Loaders hold the cache, not the Machine: a Dso may outlive it.
-  auto loader = [cache = kallsyms_, path = config_.kallsyms]() -> Result<DsoContents> {
-    auto k = cached_kallsyms(*cache, path);
+  auto loader = [cache = kallsyms_, config = config_]() -> Result<DsoContents> {
+    auto k = cached_kernel_image(*cache, config);
     if (!k) return k.error();
     return contents_with(k.value()->kernel());
   };
@@ -81,13 +107,9 @@ std::shared_ptr<Dso> Machine::module_dso(const std::string& name) {
 
 int64_t Machine::kernel_delta(uint64_t recorded_reference) const {
   if (recorded_reference == 0) return 0;
-  KallsymsCache& cache = *kallsyms_;
-  std::call_once(cache.reference_once, [&] {
-    // A file that cannot be read has no reference: the delta is 0, as a failed full load gives.
-    if (auto r = Kallsyms::load_relocation_reference(config_.kallsyms)) cache.reference = *r;
-  });
-  if (!cache.reference) return 0;
-  return static_cast<int64_t>(cache.reference->address - recorded_reference);
+  const std::optional<RelocationReference>& reference = cached_reference(*kallsyms_, config_.kallsyms);
+  if (!reference) return 0;
+  return static_cast<int64_t>(reference->address - recorded_reference);
 }
 
 Result<void> Machine::create_kernel_maps() {

@@ -99,9 +99,17 @@ class Machine {
     // MMAP needs it, and a profile without kernel samples then never reads the whole file.
     std::once_flag reference_once;
     std::optional<RelocationReference> reference;
+    // The kernel image's symbols from this boot's cache (kernel_image_cache.h), when it had them.
+    std::once_flag image_once;
+    std::optional<Kallsyms> cached_image;
   };
 
   static Result<const Kallsyms*> cached_kallsyms(KallsymsCache& cache, const std::filesystem::path& path);
+  static const std::optional<RelocationReference>& cached_reference(KallsymsCache& cache, const std::filesystem::path& path);
+  // The kernel image's symbols: from the cache when `config` names one and reads the running
+  // kernel's /proc/kallsyms, else (filling the cache) from the whole file; module lines come
+  // only from the whole file (cached_kallsyms).
+  static Result<const Kallsyms*> cached_kernel_image(KallsymsCache& cache, const SymbolConfig& config);
   void process_kernel_mmap(const MmapEvent& event);
   std::shared_ptr<Dso> kernel_dso();
   std::shared_ptr<Dso> module_dso(const std::string& name);

@@ -3,8 +3,11 @@
 // src/symbols reads a path that is not in here, so tests point it at fixtures and a guest's
 // Machine points it at files copied out of the guest.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/private_files.h"
 
 namespace vperf::symbols {
 
@@ -30,6 +33,9 @@ struct SymbolConfig {
   std::filesystem::path jit_map_dir = "/tmp";
   VdsoSource vdso = VdsoSource::ThisProcess;
   bool demangle = true;
+  // Where this boot's kernel image symbols are kept between runs (kernel_image_cache.h); none:
+  // /proc/kallsyms is read whole by every run that needs a kernel symbol, as perf reads it.
+  std::optional<CacheLocation> kernel_image_cache;
 };
 
 }  // namespace vperf::symbols

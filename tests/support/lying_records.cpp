@@ -1,12 +1,12 @@
 #include "support/lying_records.h"
 
-#include "data/byte_writer.h"
+#include "core/byte_writer.h"
 #include "data/perf_data_format.h"
 
 namespace vperf::test {
 
 std::vector<uint8_t> tracing_data_claiming(uint32_t payload) {
-  data::ByteWriter w;
+  ByteWriter w;
   w.u32(data::kRecordHeaderTracingData);
   w.u16(0);
   w.u16(16);  // header, u32 size, u32 padding
@@ -16,7 +16,7 @@ std::vector<uint8_t> tracing_data_claiming(uint32_t payload) {
 }
 
 std::vector<uint8_t> auxtrace_claiming(uint64_t payload) {
-  data::ByteWriter w;
+  ByteWriter w;
   w.u32(data::kRecordAuxtrace);
   w.u16(0);
   w.u16(48);  // header, u64 size, offset, reference, u32 idx, tid, cpu, reserved

@@ -14,7 +14,7 @@
 #include <iterator>
 
 #include "core/strings.h"
-#include "data/byte_writer.h"
+#include "core/byte_writer.h"
 #include "data/perf_data_format.h"
 #include "data/perf_data_reader.h"
 #include "data/perf_data_writer.h"

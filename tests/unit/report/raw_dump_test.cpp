@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "data/byte_writer.h"
+#include "core/byte_writer.h"
 #include "data/perf_data_format.h"
 #include "data/perf_record.h"
 
@@ -23,7 +23,7 @@ namespace {
 std::vector<uint8_t> pipe_stream(const perf_event_attr& attr, const std::vector<data::Record>& records) {
   std::vector<uint8_t> bytes;
   auto append = [&bytes](const std::vector<uint8_t>& more) { bytes.insert(bytes.end(), more.begin(), more.end()); };
-  data::ByteWriter header;
+  ByteWriter header;
   header.u64(data::kPerfMagic2);
   header.u64(data::kPipeHeaderSize);
   append(header.take());
@@ -85,19 +85,19 @@ std::vector<std::string> decoded_lines(const std::vector<uint8_t>& stream, RawDu
 }
 
 TEST(RawDump, CpuMapsInEachEncodingAsPerfListsThem) {
-  data::ByteWriter list;  // PERF_CPU_MAP__CPUS: u16 type, u16 nr, u16 cpu[nr]
+  ByteWriter list;  // PERF_CPU_MAP__CPUS: u16 type, u16 nr, u16 cpu[nr]
   list.u16(0);
   list.u16(4);
   for (uint16_t cpu : {0, 2, 3, 4}) list.u16(cpu);
   list.u16(0);
-  data::ByteWriter mask;  // PERF_CPU_MAP__MASK, 64-bit words: u16 type, u16 nr, u16 long_size, 4 pad, u64[nr]
+  ByteWriter mask;  // PERF_CPU_MAP__MASK, 64-bit words: u16 type, u16 nr, u16 long_size, 4 pad, u64[nr]
   mask.u16(1);
   mask.u16(2);
   mask.u16(8);
   mask.u32(0);
   mask.u64(0b1011);
   mask.u64(1);
-  data::ByteWriter range;  // PERF_CPU_MAP__RANGE_CPUS: u16 type, u8 any_cpu, u8 pad, u16 start, u16 end
+  ByteWriter range;  // PERF_CPU_MAP__RANGE_CPUS: u16 type, u8 any_cpu, u8 pad, u16 start, u16 end
   range.u16(2);
   range.u8(0);
   range.u8(0);

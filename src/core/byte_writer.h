@@ -1,6 +1,6 @@
 #pragma once
 // Appends native-endian values to a byte vector: the building half of ByteReader, used to
-// build records and feature sections.
+// build records, feature sections and vperf's cache files.
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace vperf::data {
+namespace vperf {
 
 class ByteWriter {
  public:
@@ -48,4 +48,4 @@ class ByteWriter {
   std::vector<uint8_t> out_;
 };
 
-}  // namespace vperf::data
+}  // namespace vperf
