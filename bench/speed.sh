@@ -34,7 +34,7 @@
 #                 flame graph and script rows are made for 300k and 1M only
 #   --build DIR   where vperf and src/workloads/vperf-workload are, default build
 #
-# The FlameGraph scripts come from $FLAMEGRAPH_DIR, default /work/shared/tools/FlameGraph (never
+# The FlameGraph scripts come from $FLAMEGRAPH_DIR, default ../shared/tools/FlameGraph beside the repository (never
 # copied into the repository). A default run takes about 22 minutes on a 2-CPU machine, 13 of
 # them in the flame graph rows (the Perl pipeline), and holds 450 MB of profiles under mktemp -d;
 # --quick takes under a minute.
@@ -88,7 +88,7 @@ done
 "$workload" spin-deep 0 2>/dev/null || fail "$workload has no spin-deep" "ninja -C $build vperf-workload"
 command -v perf >/dev/null || fail "perf not found" "apt-get install linux-perf"
 command -v python3 >/dev/null || fail "python3 not found" "apt-get install python3"
-flamegraph_dir=${FLAMEGRAPH_DIR:-/work/shared/tools/FlameGraph}
+flamegraph_dir=${FLAMEGRAPH_DIR:-$(cd .. && pwd)/shared/tools/FlameGraph}
 if [ ${#big_sizes[@]} -gt 0 ]; then
   [[ -f $flamegraph_dir/flamegraph.pl && -f $flamegraph_dir/stackcollapse-perf.pl ]] ||
     fail "$flamegraph_dir does not hold flamegraph.pl and stackcollapse-perf.pl" \

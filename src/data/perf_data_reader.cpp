@@ -519,22 +519,29 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
   ReadStats stats;
   bool stopped = false;
 
+  // Records waiting for their round, in arrival order after `sorted` (the ones before it are in
+  // time order already): perf's ordered_events. A flush delivers the queue's start up to a
+  // time, ties in arrival order; a vector sorted once per round costs no allocation per record.
   struct Queued {
+    uint64_t time;
     Chunk chunk;
     size_t attr;
   };
-  std::multimap<uint64_t, Queued> queue;
+  std::vector<Queued> queue;
+  size_t sorted = 0;
   uint64_t next_flush = 0, max_time = 0, last_flushed = 0;
   uint32_t first_unknown_type = 0;
   uint64_t first_unknown_offset = 0;
 
+  // Every record is parsed into this one: a sample reuses the last one's vectors.
+  Record record;
   auto deliver = [&](const Chunk& c, size_t attr_index) {
     if (stopped) return;
     const EventAttrEntry* attr = attr_index == kNoAttr ? nullptr : &d.attrs[attr_index];
     SampleFormat format;
     if (attr) format = SampleFormat::from_attr(attr->attr);
     uint32_t type = record_type(c.bytes);
-    auto rec = parse_record(c.bytes, attr ? &format : nullptr);
+    Result<void> rec = parse_record_into(c.bytes, attr ? &format : nullptr, record);
     if (!rec) {
       ++stats.bad_records;
       if (!d.warned_bad) {
@@ -547,15 +554,21 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
     ++stats.records;
     ++stats.by_type[type];
     if (type == PERF_RECORD_SAMPLE) ++stats.samples;
-    if (const auto* lost = std::get_if<LostRecord>(&rec->body)) stats.lost += lost->lost;
-    if (!callback(RecordView{*rec, c.bytes, attr, c.offset, attr_index})) stopped = true;
+    if (const auto* lost = std::get_if<LostRecord>(&record.body)) stats.lost += lost->lost;
+    if (!callback(RecordView{record, c.bytes, attr, c.offset, attr_index})) stopped = true;
   };
   auto flush = [&](uint64_t limit) {
-    while (!queue.empty() && queue.begin()->first <= limit && !stopped) {
-      auto node = queue.extract(queue.begin());
-      last_flushed = node.key();
-      deliver(node.mapped().chunk, node.mapped().attr);
+    auto by_time = [](const Queued& a, const Queued& b) { return a.time < b.time; };
+    const auto middle = queue.begin() + static_cast<std::ptrdiff_t>(sorted);
+    std::stable_sort(middle, queue.end(), by_time);
+    std::inplace_merge(queue.begin(), middle, queue.end(), by_time);  // stable: earlier arrivals first
+    size_t done = 0;
+    for (; done < queue.size() && queue[done].time <= limit && !stopped; ++done) {
+      last_flushed = queue[done].time;
+      deliver(queue[done].chunk, queue[done].attr);
     }
+    queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(done));
+    sorted = queue.size();
   };
 
   auto handle = [&](Chunk c) {
@@ -607,7 +620,7 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
       if (time && *time != 0 && *time != ~uint64_t{0}) {
         if (*time < last_flushed) ++stats.unordered;
         max_time = std::max(max_time, *time);
-        queue.emplace(*time, Queued{std::move(c), attr_index});
+        queue.push_back(Queued{*time, std::move(c), attr_index});
         return;
       }
     }

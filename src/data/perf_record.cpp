@@ -36,19 +36,32 @@ void put_string_aligned(ByteWriter& w, std::string_view s, size_t alignment) {
   w.padded_string(s, field);
 }
 
-Result<std::vector<uint64_t>> u64_array(ByteReader& r, uint64_t nr, std::string_view what) {
+// Into `out`, keeping its capacity: a reader that reuses one Sample allocates nothing per record.
+Result<void> u64_array_into(ByteReader& r, uint64_t nr, std::vector<uint64_t>& out, std::string_view what) {
   if (nr > r.remaining() / 8) return r.truncated(what, static_cast<size_t>(std::min<uint64_t>(nr, SIZE_MAX / 8) * 8));
-  std::vector<uint64_t> out(static_cast<size_t>(nr));
-  for (auto& v : out) {
-    VPERF_TRY(v, r.u64(what));
-  }
+  VPERF_TRY(std::span<const uint8_t> span, r.bytes(static_cast<size_t>(nr) * 8, what));
+  out.resize(static_cast<size_t>(nr));
+  if (nr != 0) std::memcpy(out.data(), span.data(), span.size());
+  return {};
+}
+
+Result<std::vector<uint64_t>> u64_array(ByteReader& r, uint64_t nr, std::string_view what) {
+  std::vector<uint64_t> out;
+  VPERF_TRY(u64_array_into(r, nr, out, what));
   return out;
 }
 
-Result<std::vector<uint8_t>> byte_vector(ByteReader& r, uint64_t n, std::string_view what) {
+Result<void> byte_vector_into(ByteReader& r, uint64_t n, std::vector<uint8_t>& out, std::string_view what) {
   if (n > r.remaining()) return r.truncated(what, static_cast<size_t>(std::min<uint64_t>(n, SIZE_MAX)));
-  VPERF_TRY(auto span, r.bytes(static_cast<size_t>(n), what));
-  return std::vector<uint8_t>(span.begin(), span.end());
+  VPERF_TRY(std::span<const uint8_t> span, r.bytes(static_cast<size_t>(n), what));
+  out.assign(span.begin(), span.end());
+  return {};
+}
+
+Result<std::vector<uint8_t>> byte_vector(ByteReader& r, uint64_t n, std::string_view what) {
+  std::vector<uint8_t> out;
+  VPERF_TRY(byte_vector_into(r, n, out, what));
+  return out;
 }
 
 // Size in u64 of one read_format block for `nr` group members.
@@ -60,7 +73,7 @@ uint64_t read_format_words(uint64_t read_format, uint64_t nr) {
   return common + per_value;
 }
 
-Result<std::vector<uint8_t>> read_block(ByteReader& r, uint64_t read_format) {
+Result<void> read_block_into(ByteReader& r, uint64_t read_format, std::vector<uint8_t>& out) {
   uint64_t words = 0;
   if (has(read_format, PERF_FORMAT_GROUP)) {
     auto peek = r;
@@ -71,14 +84,14 @@ Result<std::vector<uint8_t>> read_block(ByteReader& r, uint64_t read_format) {
     words = read_format_words(read_format, 1);
   }
   if (words > r.remaining() / 8) return r.truncated("read_format values", r.remaining() + 1);
-  return byte_vector(r, words * 8, "read_format values");
+  return byte_vector_into(r, words * 8, out, "read_format values");
 }
 
 Result<void> parse_regs(ByteReader& r, uint64_t mask, uint64_t& abi, std::vector<uint64_t>& regs, std::string_view what) {
   VPERF_TRY(abi, r.u64(what));
   regs.clear();
   if (abi != 0) {
-    VPERF_TRY(regs, u64_array(r, static_cast<uint64_t>(std::popcount(mask)), what));
+    VPERF_TRY(u64_array_into(r, static_cast<uint64_t>(std::popcount(mask)), regs, what));
   }
   return {};
 }
@@ -90,8 +103,12 @@ void put_regs(ByteWriter& w, uint64_t mask, uint64_t abi, const std::vector<uint
   for (size_t i = 0; i < n; ++i) w.u64(i < regs.size() ? regs[i] : 0);
 }
 
-Result<Sample> parse_sample(ByteReader& r, const SampleFormat& f, SampleId& sid) {
-  Sample s;
+// Refills `s` (whatever it held) from a SAMPLE's body; its vectors keep their capacity.
+Result<void> parse_sample_into(ByteReader& r, const SampleFormat& f, SampleId& sid, Sample& s) {
+  for (std::vector<uint8_t>* bytes : {&s.read, &s.raw, &s.branch_stack, &s.stack_user, &s.aux}) bytes->clear();
+  for (std::vector<uint64_t>* words : {&s.callchain, &s.regs_user, &s.regs_intr}) words->clear();
+  s.ip = s.addr = s.period = s.regs_user_abi = s.stack_user_dyn_size = s.weight = s.data_src = s.transaction = 0;
+  s.regs_intr_abi = s.phys_addr = s.cgroup = s.data_page_size = s.code_page_size = 0;
   uint64_t t = f.sample_type;
   if (has(t, PERF_SAMPLE_IDENTIFIER)) { VPERF_TRY(sid.id, r.u64("sample identifier")); }
   if (has(t, PERF_SAMPLE_IP)) { VPERF_TRY(s.ip, r.u64("sample ip")); }
@@ -108,28 +125,28 @@ Result<Sample> parse_sample(ByteReader& r, const SampleFormat& f, SampleId& sid)
     VPERF_TRY(sid.cpu_res, r.u32("sample cpu"));
   }
   if (has(t, PERF_SAMPLE_PERIOD)) { VPERF_TRY(s.period, r.u64("sample period")); }
-  if (has(t, PERF_SAMPLE_READ)) { VPERF_TRY(s.read, read_block(r, f.read_format)); }
+  if (has(t, PERF_SAMPLE_READ)) { VPERF_TRY(read_block_into(r, f.read_format, s.read)); }
   if (has(t, PERF_SAMPLE_CALLCHAIN)) {
     VPERF_TRY(uint64_t nr, r.u64("callchain nr"));
-    VPERF_TRY(s.callchain, u64_array(r, nr, "callchain"));
+    VPERF_TRY(u64_array_into(r, nr, s.callchain, "callchain"));
   }
   if (has(t, PERF_SAMPLE_RAW)) {
     VPERF_TRY(uint32_t size, r.u32("raw size"));
-    VPERF_TRY(s.raw, byte_vector(r, size, "raw data"));
+    VPERF_TRY(byte_vector_into(r, size, s.raw, "raw data"));
   }
   if (has(t, PERF_SAMPLE_BRANCH_STACK)) {
     auto peek = r;
     VPERF_TRY(uint64_t nr, peek.u64("branch stack nr"));
     uint64_t fixed = has(f.branch_sample_type, PERF_SAMPLE_BRANCH_HW_INDEX) ? 16 : 8;
     if (nr > r.remaining() / 24) return r.truncated("branch stack", r.remaining() + 1);
-    VPERF_TRY(s.branch_stack, byte_vector(r, fixed + nr * 24, "branch stack"));
+    VPERF_TRY(byte_vector_into(r, fixed + nr * 24, s.branch_stack, "branch stack"));
   }
   if (has(t, PERF_SAMPLE_REGS_USER)) {
     VPERF_TRY(parse_regs(r, f.regs_user_mask, s.regs_user_abi, s.regs_user, "user regs"));
   }
   if (has(t, PERF_SAMPLE_STACK_USER)) {
     VPERF_TRY(uint64_t size, r.u64("user stack size"));
-    VPERF_TRY(s.stack_user, byte_vector(r, size, "user stack"));
+    VPERF_TRY(byte_vector_into(r, size, s.stack_user, "user stack"));
     if (size != 0) { VPERF_TRY(s.stack_user_dyn_size, r.u64("user stack dyn_size")); }
   }
   if (has(t, PERF_SAMPLE_WEIGHT_TYPE)) { VPERF_TRY(s.weight, r.u64("sample weight")); }
@@ -144,9 +161,9 @@ Result<Sample> parse_sample(ByteReader& r, const SampleFormat& f, SampleId& sid)
   if (has(t, PERF_SAMPLE_CODE_PAGE_SIZE)) { VPERF_TRY(s.code_page_size, r.u64("sample code_page_size")); }
   if (has(t, PERF_SAMPLE_AUX)) {
     VPERF_TRY(uint64_t size, r.u64("aux size"));
-    VPERF_TRY(s.aux, byte_vector(r, size, "aux data"));
+    VPERF_TRY(byte_vector_into(r, size, s.aux, "aux data"));
   }
-  return s;
+  return {};
 }
 
 void put_sample(ByteWriter& w, const Sample& s, const SampleFormat& f, const SampleId& sid) {
@@ -719,6 +736,25 @@ Result<uint64_t> record_stream_size(std::span<const uint8_t> bytes) {
   return total;
 }
 
+Result<void> parse_record_into(std::span<const uint8_t> bytes, const SampleFormat* format, Record& out) {
+  perf_event_header header{};
+  if (bytes.size() >= kHeaderBytes) std::memcpy(&header, bytes.data(), sizeof header);
+  // Only a well-formed SAMPLE takes the in-place path; everything else (and every error text)
+  // is parse_record's.
+  if (format == nullptr || header.type != PERF_RECORD_SAMPLE || header.size < kHeaderBytes || header.size > bytes.size()) {
+    VPERF_TRY(out, parse_record(bytes, format));
+    return {};
+  }
+  out.type = header.type;
+  out.misc = header.misc;
+  out.sample_id = SampleId{};
+  out.has_sample_id = true;
+  Sample* sample = std::get_if<Sample>(&out.body);
+  if (sample == nullptr) sample = &out.body.emplace<Sample>();
+  ByteReader body(bytes.subspan(kHeaderBytes, header.size - kHeaderBytes));
+  return parse_sample_into(body, *format, out.sample_id, *sample);
+}
+
 Result<Record> parse_record(std::span<const uint8_t> bytes, const SampleFormat* format) {
   ByteReader whole(bytes);
   Record rec;
@@ -733,9 +769,8 @@ Result<Record> parse_record(std::span<const uint8_t> bytes, const SampleFormat* 
 
   if (rec.type == PERF_RECORD_SAMPLE) {
     if (!format) return Error{"SAMPLE record in a stream without attrs"};
-    VPERF_TRY(Sample s, parse_sample(body, *format, rec.sample_id));
     rec.has_sample_id = true;
-    rec.body = std::move(s);
+    VPERF_TRY(parse_sample_into(body, *format, rec.sample_id, rec.body.emplace<Sample>()));
     return rec;
   }
   if (is_kernel_type(rec.type)) {

@@ -254,6 +254,10 @@ Result<uint64_t> record_stream_size(std::span<const uint8_t> bytes);
 // nullptr for records of a file with no attrs (kernel records then parse without trailers).
 // COMPRESSED fails with "compressed data (perf record -z) not supported".
 Result<Record> parse_record(std::span<const uint8_t> bytes, const SampleFormat* format);
+// The same into `out`, reusing what it holds: a SAMPLE refills out's Sample in place (its vectors
+// keep their capacity), so a reader that parses every record into one Record allocates nothing
+// per sample. On an Error, `out` holds a partly parsed record.
+Result<void> parse_record_into(std::span<const uint8_t> bytes, const SampleFormat* format, Record& out);
 // The inverse: header + body (+ trailer for kernel types when format->sample_id_all).
 std::vector<uint8_t> build_record(const Record& record, const SampleFormat* format);
 

@@ -106,6 +106,10 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
       // An address space changes (or a MapSet may be freed and its address reused).
       resolved_.clear();
       resolved_frames_.clear();
+      chain_index_.clear();
+      chains_.clear();
+      chain_words_.clear();
+      last_tid_ = -1;
       break;
     default:
       break;
@@ -141,7 +145,11 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
     // A guest sample's pid and tid are the host's: the VMM and its vCPU thread. The thread is
     // the host's, so its comm is the vCPU's name ("CPU 0/KVM"), where perf 6.1 looks it up in
     // the guest machine and prints ":TID".
-    out.thread = machines_.host().find_thread(out.tid);
+    if (out.tid != last_tid_) {
+      last_tid_ = out.tid;
+      last_thread_ = machines_.host().find_thread(out.tid);
+    }
+    out.thread = last_thread_;
     if (out.thread && !out.thread->comm.empty()) {
       out.comm = out.thread->comm;
     } else {
@@ -150,11 +158,28 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
     }
     out.event = view.attr_index;
     out.profile = profile_;
+    // A chain seen before (same words, space and mode) gives the same walk; unwound user
+    // stacks differ sample by sample and are walked each time.
+    const bool unwinds = options_.unwinder && !s->stack_user.empty();
+    const bool chain_known = options_.resolve_chain && !unwinds;
+    const uint64_t hash = chain_known ? chain_hash(out) : 0;
+    if (const ChainWalk* seen = chain_known ? seen_chain(out, hash) : nullptr) {
+      out.ip_frame = seen->ip_frame;
+      out.stack = seen->stack;
+      out.recorded_frames = seen->recorded_frames;
+      out.unknown_marker_at = seen->unknown_marker_at;
+      out.at = profile_->frame(out.ip_frame).at;
+      keep_going = on_sample(out);
+      return;
+    }
+    uncached_frame_ = false;
     frames_.clear();
     append_frames(out, cpumode, s->ip, false, frames_);
     out.ip_frame = frames_.front();
     out.at = profile_->frame(out.ip_frame).at;
     if (options_.resolve_chain) walk_callchain(view, *s, out);
+    if (chain_known && !uncached_frame_)
+      remember_chain(out, hash, ChainWalk{out.ip_frame, out.stack, out.recorded_frames, out.unknown_marker_at});
     keep_going = on_sample(out);
   }
 }
@@ -174,6 +199,7 @@ void SampleReplay::append_frames(const ResolvedSample& sample, uint8_t mode, uin
       return;
     }
   }
+  if (!cacheable) uncached_frame_ = true;
   size_t first = frames.size();
   symbols::ResolvedAddress at = machines_.resolve(sample.pid, sample.tid, mode, ip);
   if (with_inlines) {
@@ -220,6 +246,54 @@ void SampleReplay::walk_callchain(const data::RecordView& view, const data::Samp
     for (uint64_t ip : ips) append_frames(out, PERF_RECORD_MISC_USER, ip, true, frames_);
   }
   out.stack = profile_->intern_stack(frames_);
+}
+
+namespace {
+
+// The address space a sample's user frames resolve in (its thread's maps), or nullptr.
+const void* user_space(const ResolvedSample& sample) { return sample.thread ? sample.thread->maps.get() : nullptr; }
+
+}  // namespace
+
+uint64_t SampleReplay::chain_hash(const ResolvedSample& sample) {
+  // One multiply-rotate step per word: a distinct chain per hash in practice; equal hashes are
+  // told apart by their words (seen_chain).
+  auto mix = [](uint64_t h, uint64_t word) {
+    h ^= word * 0x9e3779b97f4a7c15ULL;
+    return ((h << 31) | (h >> 33)) * 0xc2b2ae3d27d4eb4fULL;
+  };
+  uint64_t h = mix(reinterpret_cast<uintptr_t>(user_space(sample)), sample.cpumode);
+  h = mix(h, sample.sample.ip);
+  for (uint64_t word : sample.sample.callchain) h = mix(h, word);
+  return h ^ (h >> 29);
+}
+
+const SampleReplay::ChainWalk* SampleReplay::seen_chain(const ResolvedSample& sample, uint64_t hash) const {
+  auto it = chain_index_.find(hash);
+  if (it == chain_index_.end()) return nullptr;
+  const std::vector<uint64_t>& chain = sample.sample.callchain;
+  const void* space = user_space(sample);
+  for (uint32_t i = it->second; i != kNoId; i = chains_[i].next) {
+    const ChainEntry& e = chains_[i];
+    if (e.space != space || e.mode != sample.cpumode || e.words_count != chain.size() + 1) continue;
+    const uint64_t* words = chain_words_.data() + e.words_at;
+    if (words[0] == sample.sample.ip && std::equal(chain.begin(), chain.end(), words + 1)) return &e.walk;
+  }
+  return nullptr;
+}
+
+void SampleReplay::remember_chain(const ResolvedSample& sample, uint64_t hash, const ChainWalk& walk) {
+  const std::vector<uint64_t>& chain = sample.sample.callchain;
+  ChainEntry e{user_space(sample), sample.cpumode, static_cast<uint32_t>(chain_words_.size()),
+               static_cast<uint32_t>(chain.size() + 1), kNoId, walk};
+  chain_words_.push_back(sample.sample.ip);
+  chain_words_.insert(chain_words_.end(), chain.begin(), chain.end());
+  auto [it, added] = chain_index_.try_emplace(hash, static_cast<uint32_t>(chains_.size()));
+  if (!added) {  // link in front of the entries already there
+    e.next = it->second;
+    it->second = static_cast<uint32_t>(chains_.size());
+  }
+  chains_.push_back(e);
 }
 
 const std::vector<std::string>& SampleReplay::inlined_at(const symbols::ResolvedAddress& at) {

@@ -18,7 +18,11 @@
 // Speed: each (address space, cpumode, address) of the host is resolved once and remembered
 // until a task or map record changes an address space (MMAP, MMAP2, COMM, FORK, EXIT), so a
 // profile of a hot loop resolves its few hundred addresses once instead of ~10 per sample.
-// Guest addresses (their machines go by pid) are resolved each time.
+// Above that, each distinct recorded callchain (with its ip, address space and cpumode) is
+// walked once in the same span: a sample whose chain was seen gets its stack by one hash of
+// its words, however deep the stack (a profile has a few thousand distinct chains in 1M
+// samples). Guest addresses (their machines go by pid) and unwound user stacks are resolved
+// each time.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -146,6 +150,17 @@ class SampleReplay {
   // inlined there when `with_inlines` (unwound frames); appended to `frames`.
   void append_frames(const ResolvedSample& sample, uint8_t mode, uint64_t ip, bool with_inlines,
                      std::vector<uint32_t>& frames);
+  // What walking a recorded callchain gave (walk_callchain), kept per distinct chain.
+  struct ChainWalk {
+    uint32_t ip_frame;
+    uint32_t stack;
+    uint32_t recorded_frames;
+    uint32_t unknown_marker_at;
+  };
+  static uint64_t chain_hash(const ResolvedSample& sample);
+  // The walk of this sample's chain when an earlier sample had the same one, else nullptr.
+  const ChainWalk* seen_chain(const ResolvedSample& sample, uint64_t hash) const;
+  void remember_chain(const ResolvedSample& sample, uint64_t hash, const ChainWalk& walk);
   // The names of the functions inlined at an address of a DSO, innermost first (empty when
   // nothing is inlined there or the DSO has no DWARF); looked up once per address.
   const std::vector<std::string>& inlined_at(const symbols::ResolvedAddress& at);
@@ -182,6 +197,23 @@ class SampleReplay {
   };
   std::unordered_map<AddressKey, FrameRun, AddressKeyHash> resolved_;
   std::vector<uint32_t> resolved_frames_;
+  bool uncached_frame_ = false;  // the walk resolved an address resolved_ could not keep
+  // Walked chains: hash of (space, cpumode, ip, callchain words) -> the first entry with that
+  // hash; entries of one hash are linked by `next`. Their words live in chain_words_. Cleared
+  // with resolved_.
+  struct ChainEntry {
+    const void* space;
+    uint8_t mode;
+    uint32_t words_at, words_count;  // ip, then the callchain
+    uint32_t next;
+    ChainWalk walk;
+  };
+  std::unordered_map<uint64_t, uint32_t> chain_index_;
+  std::vector<ChainEntry> chains_;
+  std::vector<uint64_t> chain_words_;
+  // The last sample's thread, by tid (samples come in runs of one thread); reset with resolved_.
+  pid_t last_tid_ = -1;
+  const symbols::Thread* last_thread_ = nullptr;
   struct InlineKey {
     const symbols::Dso* dso;
     uint64_t address;
