@@ -58,10 +58,7 @@ struct LibvirtApi {
 };
 
 // Loaded once, by the first LibvirtConnection::open; every other use comes after a connection.
-const Result<LibvirtApi>& libvirt_api() {
-  static const Result<LibvirtApi> api = LibvirtApi::load();
-  return api;
-}
+const Result<LibvirtApi>& libvirt_api() { return loaded_once<LibvirtApi>(); }
 const LibvirtApi& libvirt() { return libvirt_api().value(); }
 
 // libvirt prints every error on stderr unless a handler says otherwise; vperf reports them itself.

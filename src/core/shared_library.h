@@ -40,6 +40,14 @@ class SharedLibrary {
   std::string soname_;
 };
 
+// A table of a library's functions (a struct with a static `Result<Api> load()`), loaded by
+// the first call and kept, with its error if the library is missing, for the process's life.
+template <typename Api>
+const Result<Api>& loaded_once() {
+  static const Result<Api> api = Api::load();
+  return api;
+}
+
 }  // namespace vperf
 
 // In a function returning a Result: fills `table.name` with `library`'s function `name`, whose

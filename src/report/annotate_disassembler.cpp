@@ -48,10 +48,7 @@ struct CapstoneApi {
 };
 
 // Loaded once, by the first Disassembler::x86_64; a Disassembler exists only after it loaded.
-const Result<CapstoneApi>& capstone_api() {
-  static const Result<CapstoneApi> api = CapstoneApi::load();
-  return api;
-}
+const Result<CapstoneApi>& capstone_api() { return loaded_once<CapstoneApi>(); }
 const CapstoneApi& capstone() { return capstone_api().value(); }
 
 csh as_csh(size_t handle) { return static_cast<csh>(handle); }

@@ -1,7 +1,7 @@
 // A CPU burner with a deep, fixed call chain: the shallow stacks of spin.cpp under 20 more
 // frames, so benchmarks (bench/speed.sh) and tests see what call-graph readers do per frame.
-// One recursive function, deep_recurse, is each of the 20 levels; below it the two leaves split
-// the time 2:1 as spin.cpp's do. The same rules as spin.cpp keep every frame visible to a
+// One recursive function, deep_recurse, is each of the 20 levels; below it spin.cpp's two
+// leaves (spin_leaf_hash, spin_leaf_math) split the time 2:1 as they do under spin. The same rules as spin.cpp keep every frame visible to a
 // frame-pointer unwinder:
 //   - external linkage, never inlined and never cloned (noinline also stops GCC from inlining
 //     the recursion into itself, noclone from specialising it for depth 20), so the symbols
@@ -24,36 +24,15 @@ volatile uint64_t spin_deep_sink = 0;  // results go here so nothing is optimise
 
 extern "C" {
 
-VPERF_WORKLOAD_FRAME uint64_t deep_leaf_hash(uint64_t seed) {
-  volatile uint64_t frame_anchor = 0;  // see the top of the file
-  uint64_t h = seed ^ 0xcbf29ce484222325ULL;  // FNV-1a over the seed's bytes, repeated
-  for (int round = 0; round < 2000; ++round) {
-    for (int b = 0; b < 8; ++b) {
-      h ^= (seed >> (8 * b)) & 0xff;
-      h *= 0x100000001b3ULL;
-    }
-  }
-  frame_anchor = h;
-  return frame_anchor;
-}
-
-VPERF_WORKLOAD_FRAME uint64_t deep_leaf_math(uint64_t seed) {
-  volatile uint64_t frame_anchor = 0;  // see the top of the file
-  double x = static_cast<double>(seed % 1000) + 1.5;
-  for (int i = 0; i < 4000; ++i) x = x * 0.999 + 1.0 / x;
-  frame_anchor = static_cast<uint64_t>(x * 1000.0);
-  return frame_anchor;
-}
-
 // `depth` more levels of itself, then the leaves: two hash rounds for each math round.
 VPERF_WORKLOAD_FRAME uint64_t deep_recurse(uint64_t depth, uint64_t seed) {
   volatile uint64_t frame_anchor = 0;  // see the top of the file
   if (depth > 1) {
     frame_anchor = deep_recurse(depth - 1, seed);
   } else {
-    uint64_t r = deep_leaf_hash(seed);
-    r += deep_leaf_hash(r);
-    r += deep_leaf_math(r);
+    uint64_t r = spin_leaf_hash(seed);
+    r += spin_leaf_hash(r);
+    r += spin_leaf_math(r);
     frame_anchor = r;
   }
   return frame_anchor + 1;

@@ -31,11 +31,14 @@ uint64_t thread_cpu_ns();
 //   run_spin -> spin_phase_outer -> { spin_phase_hash (2/3 of the rounds) -> spin_leaf_hash,
 //                                     spin_phase_math (1/3)               -> spin_leaf_math }
 int run_spin(uint64_t ms, const Options& options);
+// spin's two leaves, which spin-deep calls too.
+extern "C" uint64_t spin_leaf_hash(uint64_t seed);
+extern "C" uint64_t spin_leaf_math(uint64_t seed);
 
 // The same CPU time under a deep call chain (spin_deep.cpp): 20 frames of one recursive
 // function above two leaves that split the time 2:1 as spin's do, so a frame-pointer callchain
 // has about 25 frames:
-//   run_spin_deep -> deep_recurse (20 levels) -> { deep_leaf_hash (2/3), deep_leaf_math (1/3) }
+//   run_spin_deep -> deep_recurse (20 levels) -> { spin_leaf_hash (2/3), spin_leaf_math (1/3) }
 int run_spin_deep(uint64_t ms, const Options& options);
 
 // Burns `ms` milliseconds of CPU time almost all inside two levels of inlined functions:
