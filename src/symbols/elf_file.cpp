@@ -141,6 +141,13 @@ std::vector<LoadSegment> ElfFile::load_segments() const {
   return out;
 }
 
+std::optional<ElfFile::Section> ElfFile::section(std::string_view name) const {
+  Section out{};
+  out.scn = find_section(elf_, name, &out.header);
+  if (out.scn == nullptr) return std::nullopt;
+  return out;
+}
+
 bool ElfFile::has_section_data(std::string_view section) const {
   GElf_Shdr shdr;
   return find_section(elf_, section, &shdr) != nullptr && shdr.sh_type != SHT_NOBITS;

@@ -59,6 +59,13 @@ class ElfFile {
   bool has_section_data(std::string_view section) const;
   bool has_symtab() const { return has_section_data(".symtab"); }
   bool has_debug_info() const { return has_section_data(".debug_info") || has_section_data(".zdebug_info"); }
+  // A section by name, with its header; nullopt when the file has none.
+  struct Section {
+    Elf_Scn* scn;
+    GElf_Shdr header;
+  };
+  std::optional<Section> section(std::string_view name) const;
+  bool is_64bit() const { return gelf_getclass(elf_) == ELFCLASS64; }
   // The file name in .gnu_debuglink, if any.
   std::optional<std::string> debuglink() const;
   // Function symbols with mangled names and ELF sizes (see the top of this file). The names

@@ -1,0 +1,129 @@
+#include "symbols/sdt_markers.h"
+
+#include <elf.h>
+
+#include "core/byte_reader.h"
+#include "core/strings.h"
+#include "output/table.h"
+#include "symbols/elf_file.h"
+
+namespace vperf::symbols {
+
+namespace {
+
+constexpr uint32_t kNoteTypeStapsdt = 3;  // NT_STAPSDT
+
+// The file offset of an address through the loaded segment that holds it (file-backed part).
+std::optional<uint64_t> vaddr_to_file_offset(const std::vector<LoadSegment>& segments, uint64_t address) {
+  for (const LoadSegment& seg : segments)
+    if (address >= seg.vaddr && address - seg.vaddr < seg.filesz) return address - seg.vaddr + seg.offset;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<SdtMarker> parse_sdt_descriptor(std::span<const uint8_t> descriptor, bool wide) {
+  ByteReader r(descriptor);
+  auto word = [&](std::string_view what) -> Result<uint64_t> {
+    if (wide) return r.u64(what);
+    VPERF_TRY(uint32_t narrow, r.u32(what));
+    return uint64_t{narrow};
+  };
+  SdtMarker m;
+  VPERF_TRY(m.address, word("stapsdt pc"));
+  VPERF_TRY(m.base, word("stapsdt base"));
+  VPERF_TRY(m.semaphore, word("stapsdt semaphore"));
+  VPERF_TRY(m.provider, r.c_string("stapsdt provider"));
+  VPERF_TRY(m.name, r.c_string("stapsdt name"));
+  VPERF_TRY(m.arguments, r.c_string("stapsdt arguments"));
+  if (m.provider.empty() || m.name.empty()) return Error{"a stapsdt note without a provider or a name"};
+  return m;
+}
+
+Result<std::vector<SdtArgument>> parse_sdt_arguments(std::string_view arguments) {
+  std::vector<SdtArgument> out;
+  for (std::string_view word : split(arguments, ' ')) {
+    if (word.empty()) continue;
+    const size_t at = word.find('@');
+    std::optional<uint64_t> size;
+    bool is_signed = false;
+    if (at != std::string_view::npos) {
+      std::string_view digits = word.substr(0, at);
+      is_signed = digits.starts_with('-');
+      if (is_signed) digits.remove_prefix(1);
+      size = parse_u64(digits);
+    }
+    if (!size || (*size != 1 && *size != 2 && *size != 4 && *size != 8) || at + 1 == word.size())
+      return Error{"SDT argument '" + std::string(word) + "' is not SIZE@OPERAND (SIZE 1, 2, 4 or 8, negative if signed)"};
+    out.push_back(SdtArgument{static_cast<int>(*size), is_signed, std::string(word.substr(at + 1))});
+  }
+  return out;
+}
+
+Result<std::vector<SdtMarker>> read_sdt_markers(const std::filesystem::path& path) {
+  VPERF_TRY(ElfFile elf, ElfFile::open(path));
+  std::vector<SdtMarker> out;
+  std::optional<ElfFile::Section> notes = elf.section(".note.stapsdt");
+  if (!notes || notes->header.sh_type != SHT_NOTE) return out;
+  Elf_Data* data = elf_getdata(notes->scn, nullptr);
+  if (data == nullptr || data->d_buf == nullptr) return out;
+  const bool wide = elf.is_64bit();
+  std::optional<ElfFile::Section> base_section = elf.section(".stapsdt.base");
+  const std::vector<LoadSegment> segments = elf.load_segments();
+  const auto* bytes = static_cast<const uint8_t*>(data->d_buf);
+  // gelf_getnote walks the notes (libelf checks each header and alignment); 0 ends the walk.
+  size_t offset = 0;
+  GElf_Nhdr header;
+  size_t name_at = 0, descriptor_at = 0;
+  while ((offset = gelf_getnote(data, offset, &header, &name_at, &descriptor_at)) > 0) {
+    if (header.n_type != kNoteTypeStapsdt || header.n_namesz != sizeof("stapsdt") ||
+        std::string_view(reinterpret_cast<const char*>(bytes + name_at), header.n_namesz - 1) != "stapsdt")
+      continue;
+    Result<SdtMarker> marker = parse_sdt_descriptor(std::span(bytes + descriptor_at, header.n_descsz), wide);
+    if (!marker) return Error{path.string() + ": " + marker.error().message};
+    SdtMarker m = std::move(marker).value();
+    if (base_section && m.base != 0) {  // prelinked: move with .stapsdt.base
+      const uint64_t moved = base_section->header.sh_addr - m.base;
+      m.address += moved;
+      if (m.semaphore != 0) m.semaphore += moved;
+    }
+    m.file_offset = vaddr_to_file_offset(segments, m.address);
+    if (m.semaphore != 0) m.semaphore_offset = vaddr_to_file_offset(segments, m.semaphore);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::string sdt_event_name(const SdtMarker& marker) { return "sdt_" + marker.provider + ":" + marker.name; }
+
+namespace {
+
+std::string hex_or_dash(const std::optional<uint64_t>& value) { return value ? hex(*value) : "-"; }
+
+}  // namespace
+
+void print_sdt_markers(std::ostream& out, const std::vector<SdtMarker>& markers) {
+  output::TextTable table({{"EVENT"}, {"ADDRESS", output::Align::Right}, {"OFFSET", output::Align::Right},
+                           {"SEMAPHORE", output::Align::Right}, {"SEM OFFSET", output::Align::Right}, {"ARGUMENTS"}});
+  for (const SdtMarker& m : markers) {
+    const std::optional<uint64_t> semaphore = m.semaphore ? std::optional<uint64_t>(m.semaphore) : std::nullopt;
+    table.add_row({sdt_event_name(m), hex(m.address), hex_or_dash(m.file_offset), hex_or_dash(semaphore),
+                   hex_or_dash(m.semaphore_offset), m.arguments});
+  }
+  table.render(out);
+}
+
+boost::json::value sdt_markers_json(const std::filesystem::path& file, const std::vector<SdtMarker>& markers) {
+  boost::json::array list;
+  for (const SdtMarker& m : markers) {
+    boost::json::object o{{"event", sdt_event_name(m)}, {"provider", m.provider}, {"name", m.name},
+                          {"address", m.address}, {"arguments", m.arguments}};
+    if (m.file_offset) o["offset"] = *m.file_offset;
+    if (m.semaphore != 0) o["semaphore"] = m.semaphore;
+    if (m.semaphore_offset) o["semaphore_offset"] = *m.semaphore_offset;
+    list.push_back(std::move(o));
+  }
+  return boost::json::object{{"file", file.string()}, {"markers", std::move(list)}};
+}
+
+}  // namespace vperf::symbols
