@@ -4,7 +4,6 @@
 
 #include "core/byte_reader.h"
 #include "core/strings.h"
-#include "output/table.h"
 #include "symbols/elf_file.h"
 
 namespace vperf::symbols {
@@ -95,35 +94,5 @@ Result<std::vector<SdtMarker>> read_sdt_markers(const std::filesystem::path& pat
 }
 
 std::string sdt_event_name(const SdtMarker& marker) { return "sdt_" + marker.provider + ":" + marker.name; }
-
-namespace {
-
-std::string hex_or_dash(const std::optional<uint64_t>& value) { return value ? hex(*value) : "-"; }
-
-}  // namespace
-
-void print_sdt_markers(std::ostream& out, const std::vector<SdtMarker>& markers) {
-  output::TextTable table({{"EVENT"}, {"ADDRESS", output::Align::Right}, {"OFFSET", output::Align::Right},
-                           {"SEMAPHORE", output::Align::Right}, {"SEM OFFSET", output::Align::Right}, {"ARGUMENTS"}});
-  for (const SdtMarker& m : markers) {
-    const std::optional<uint64_t> semaphore = m.semaphore ? std::optional<uint64_t>(m.semaphore) : std::nullopt;
-    table.add_row({sdt_event_name(m), hex(m.address), hex_or_dash(m.file_offset), hex_or_dash(semaphore),
-                   hex_or_dash(m.semaphore_offset), m.arguments});
-  }
-  table.render(out);
-}
-
-boost::json::value sdt_markers_json(const std::filesystem::path& file, const std::vector<SdtMarker>& markers) {
-  boost::json::array list;
-  for (const SdtMarker& m : markers) {
-    boost::json::object o{{"event", sdt_event_name(m)}, {"provider", m.provider}, {"name", m.name},
-                          {"address", m.address}, {"arguments", m.arguments}};
-    if (m.file_offset) o["offset"] = *m.file_offset;
-    if (m.semaphore != 0) o["semaphore"] = m.semaphore;
-    if (m.semaphore_offset) o["semaphore_offset"] = *m.semaphore_offset;
-    list.push_back(std::move(o));
-  }
-  return boost::json::object{{"file", file.string()}, {"markers", std::move(list)}};
-}
 
 }  // namespace vperf::symbols

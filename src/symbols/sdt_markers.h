@@ -13,10 +13,7 @@
 // the reference counter). Arguments are "SIZE@OPERAND" words in the assembler's syntax:
 // "8@%rbx", "-4@112(%rsp)", "4@$5" (a negative size is a signed value).
 #include <cstdint>
-#include <boost/json.hpp>
-
 #include <filesystem>
-#include <ostream>
 #include <optional>
 #include <span>
 #include <string>
@@ -58,9 +55,5 @@ Result<std::vector<SdtMarker>> read_sdt_markers(const std::filesystem::path& pat
 
 // perf's event name for a marker: "sdt_python:function__entry".
 std::string sdt_event_name(const SdtMarker& marker);
-// `vperf probe --list-sdt`: one line a marker (event, address, file offset, semaphore and its
-// file offset, arguments), or the same as JSON.
-void print_sdt_markers(std::ostream& out, const std::vector<SdtMarker>& markers);
-boost::json::value sdt_markers_json(const std::filesystem::path& file, const std::vector<SdtMarker>& markers);
 
 }  // namespace vperf::symbols
