@@ -1,0 +1,189 @@
+#include "tracing/probe_definition.h"
+
+#include <cctype>
+
+#include "core/strings.h"
+
+namespace vperf::tracing {
+
+namespace {
+
+constexpr std::string_view kPointSeparators = ";:+@%";
+
+bool identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// A number as perf's strtoul(..., 0) takes one here: decimal or 0x hex.
+std::optional<uint64_t> point_number(std::string_view text) {
+  if (text.starts_with("0x") || text.starts_with("0X")) return parse_u64_base(text.substr(2), 16);
+  return parse_u64(text);
+}
+
+Error definition_error(std::string what, std::string_view text) {
+  return Error{"probe definition '" + std::string(text) + "': " + std::move(what), 0,
+               "write it as [[GROUP:]EVENT=]FUNC[@SRC][+OFF|%return|:RLN|;PATTERN] [ARG ...] or SRC:LINE, as perf probe takes it"};
+}
+
+bool known_type(std::string_view type) {
+  if (type == "string" || type == "ustring") return true;
+  if (type.size() >= 2 && (type[0] == 'u' || type[0] == 's' || type[0] == 'x')) {
+    std::string_view bits = type.substr(1);
+    return bits == "8" || bits == "16" || bits == "32" || bits == "64";
+  }
+  // b<width>@<offset>/<container bits>
+  if (type.starts_with('b')) {
+    const size_t at = type.find('@'), slash = type.find('/');
+    return at != std::string_view::npos && slash != std::string_view::npos && at < slash &&
+           parse_u64(type.substr(1, at - 1)) && parse_u64(type.substr(at + 1, slash - at - 1)) && parse_u64(type.substr(slash + 1));
+  }
+  return false;
+}
+
+// "sk->__sk_common.skc_state" -> "sk", {"->__sk_common", ".skc_state"}; false if malformed.
+bool split_fields(std::string_view expression, std::string& variable, std::vector<std::string>& fields) {
+  size_t at = 0;
+  while (at < expression.size() && identifier_char(expression[at])) ++at;
+  variable = std::string(expression.substr(0, at));
+  while (at < expression.size()) {
+    size_t start = at;
+    if (expression.substr(at).starts_with("->")) at += 2;
+    else if (expression[at] == '.') at += 1;
+    else if (expression[at] == '[') {
+      const size_t close = expression.find(']', at);
+      if (close == std::string_view::npos || close == at + 1 || !parse_u64(expression.substr(at + 1, close - at - 1))) return false;
+      fields.emplace_back(expression.substr(at, close + 1 - at));
+      at = close + 1;
+      continue;
+    } else {
+      return false;
+    }
+    const size_t name_start = at;
+    if (at >= expression.size() || !identifier_start(expression[at])) return false;
+    while (at < expression.size() && identifier_char(expression[at])) ++at;
+    if (at == name_start) return false;
+    fields.emplace_back(expression.substr(start, at - start));
+  }
+  return true;
+}
+
+Result<ProbeArgument> parse_argument(std::string_view word, std::string_view text) {
+  ProbeArgument arg;
+  std::string_view expression = word;
+  // NAME= first: perf names the field after the first '='.
+  if (const size_t eq = expression.find('='); eq != std::string_view::npos) {
+    arg.name = std::string(expression.substr(0, eq));
+    if (!is_probe_event_name(arg.name)) return definition_error("argument name '" + arg.name + "' is not a C identifier", text);
+    expression.remove_prefix(eq + 1);
+  }
+  if (const size_t colon = expression.find(':'); colon != std::string_view::npos) {
+    arg.type = std::string(expression.substr(colon + 1));
+    expression = expression.substr(0, colon);
+    if (!known_type(arg.type))
+      return definition_error("argument type '" + arg.type + "' is not one of u8..u64, s8..s64, x8..x64, string, ustring, b<bits>@<bit>/<size>", text);
+  }
+  if (expression.size() > 5 && expression.ends_with("@user")) {
+    arg.user_access = true;
+    expression.remove_suffix(5);
+  }
+  if (expression.empty()) return definition_error("an argument without an expression", text);
+  arg.expression = std::string(expression);
+  if (identifier_start(expression.front()) && !split_fields(expression, arg.variable, arg.fields))
+    return definition_error("'" + arg.expression + "' is not VAR, VAR->FIELD, VAR.FIELD or VAR[N]", text);
+  return arg;
+}
+
+}  // namespace
+
+bool is_probe_event_name(std::string_view name) {
+  if (name.empty() || !identifier_start(name.front())) return false;
+  for (char c : name)
+    if (!identifier_char(c)) return false;
+  return true;
+}
+
+Result<ProbeDefinition> parse_probe_definition(std::string_view text) {
+  std::vector<std::string_view> words;
+  for (std::string_view w : split(text, ' '))
+    if (!trim(w).empty()) words.push_back(trim(w));
+  if (words.empty()) return definition_error("nothing to probe", text);
+  ProbeDefinition def;
+  std::string_view point = words.front();
+
+  // [[GROUP:]EVENT=]: an '=' before any other separator names the event.
+  if (const size_t first = point.find_first_of(";=@+%"); first != std::string_view::npos && point[first] == '=') {
+    std::string_view name = point.substr(0, first);
+    point.remove_prefix(first + 1);
+    if (const size_t colon = name.find(':'); colon != std::string_view::npos) {
+      def.group = std::string(name.substr(0, colon));
+      name.remove_prefix(colon + 1);
+      if (!is_probe_event_name(def.group)) return definition_error("group '" + def.group + "' is not a C identifier", text);
+    }
+    def.event = std::string(name);
+    if (!is_probe_event_name(def.event)) return definition_error("event name '" + def.event + "' is not a C identifier", text);
+  }
+
+  // A file, not a function: no "+@%", and a '.' before the first ':' or ';'.
+  bool file_point = false;
+  if (point.find_first_of("+@%") == std::string_view::npos) {
+    const size_t sep = point.find_first_of(";:");
+    file_point = sep != std::string_view::npos && point.substr(0, sep).find('.') != std::string_view::npos;
+  }
+  size_t cut = point.find_first_of(kPointSeparators);
+  std::string_view head = point.substr(0, cut);
+  if (file_point) {
+    def.file = std::string(head);
+  } else {
+    def.function = std::string(head);
+    if (head.starts_with("0x")) {
+      def.address = parse_u64_base(head.substr(2), 16);
+      if (!def.address) return definition_error("'" + def.function + "' is not an address", text);
+    }
+  }
+  while (cut != std::string_view::npos) {
+    const char separator = point[cut];
+    std::string_view rest = point.substr(cut + 1);
+    if (separator == ';') {  // the pattern runs to the end, ';'s and all
+      def.lazy_pattern = std::string(rest);
+      if (def.lazy_pattern.empty()) return definition_error("an empty lazy pattern after ';'", text);
+      break;
+    }
+    const size_t next = rest.find_first_of(kPointSeparators);
+    std::string_view part = rest.substr(0, next);
+    cut = next == std::string_view::npos ? next : cut + 1 + next;
+    switch (separator) {
+      case ':':
+        if (!(def.line = point_number(part))) return definition_error("line number '" + std::string(part) + "' is not a number", text);
+        break;
+      case '+':
+        if (!(def.offset = point_number(part))) return definition_error("offset '" + std::string(part) + "' is not a number", text);
+        break;
+      case '@':
+        if (!def.file.empty()) return definition_error("two source files (SRC@SRC)", text);
+        if (part.empty()) return definition_error("an empty source file after '@'", text);
+        def.file = std::string(part);
+        break;
+      case '%':
+        if (part != "return") return definition_error("%" + std::string(part) + " is not supported (only %return)", text);
+        def.return_probe = true;
+        break;
+    }
+  }
+
+  const bool lazy = !def.lazy_pattern.empty();
+  if (def.function.empty() && def.file.empty()) return definition_error("no function or source file", text);
+  if (lazy && def.line) return definition_error("a lazy pattern cannot go with a line number", text);
+  if (lazy && def.offset) return definition_error("a lazy pattern cannot go with an offset", text);
+  if (def.line && def.offset) return definition_error("an offset cannot go with a line number", text);
+  if (def.function.empty() && !def.line && !lazy) return definition_error("a source file needs :LINE or ;PATTERN", text);
+  if (def.offset && def.function.empty()) return definition_error("an offset needs a function", text);
+  if (def.return_probe && (def.offset || def.line || lazy))
+    return definition_error("%return cannot go with an offset, a line or a lazy pattern", text);
+
+  for (size_t i = 1; i < words.size(); ++i) {
+    VPERF_TRY(ProbeArgument arg, parse_argument(words[i], text));
+    def.arguments.push_back(std::move(arg));
+  }
+  return def;
+}
+
+}  // namespace vperf::tracing

@@ -1,0 +1,20 @@
+// libFuzzer target for perf probe's PROBEDEF grammar (tracing/probe_definition.h): a user's
+// command line. Any text must parse or fail with an Error; what parses must be self-consistent
+// (an event or group name is a C identifier, a point has a function or a file).
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "tracing/probe_definition.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto def = vperf::tracing::parse_probe_definition(text);
+  if (!def) return 0;
+  if (!def->event.empty() && !vperf::tracing::is_probe_event_name(def->event)) __builtin_trap();
+  if (!def->group.empty() && !vperf::tracing::is_probe_event_name(def->group)) __builtin_trap();
+  if (def->function.empty() && def->file.empty()) __builtin_trap();
+  for (const auto& arg : def->arguments)
+    if (arg.expression.empty()) __builtin_trap();
+  return 0;
+}
