@@ -88,6 +88,7 @@ void add_commands(CLI::App& app, Invocation& inv) {
   add_report_command(app, inv);
   add_script_command(app, inv);
   add_annotate_command(app, inv);
+  add_probe_command(app, inv);
   add_msr_command(app, inv);
   add_turbo_command(app, inv);
   add_kvm_command(app, inv);

@@ -59,6 +59,11 @@ constexpr auto kAnnotateLong = std::to_array<std::string_view>(
      "show-nr-samples", "full-paths", "quiet", "symbol", "verbose", "asm-raw", "demangle", "demangle-kernel", "group",
      "ignore-vmlinux", "itrace", "objdump", "percent-limit", "percent-type", "prefix", "prefix-strip",
      "show-total-period", "skip-missing", "source", "stdio", "stdio-color", "stdio2", "symfs", "tui"});
+constexpr std::string_view kProbeShort = "aDdfFkLlmnqsVvx";
+constexpr auto kProbeLong = std::to_array<std::string_view>(
+    {"add", "definition", "del", "force", "funcs", "vmlinux", "line", "list", "module", "dry-run", "quiet", "source",
+     "vars", "verbose", "exec", "bootconfig", "cache", "demangle", "demangle-kernel", "externs", "filter", "max-probes",
+     "no-inlines", "range", "symfs", "target-ns"});
 
 bool has_option(std::string_view shorts, std::span<const std::string_view> longs, std::string_view word) {
   if (word.starts_with("--")) {
@@ -78,6 +83,7 @@ bool is_perf_option(std::string_view command, std::string_view word) {
   if (command == "report") return has_option(kReportShort, kReportLong, word);
   if (command == "script") return has_option(kScriptShort, kScriptLong, word);
   if (command == "annotate") return has_option(kAnnotateShort, kAnnotateLong, word);
+  if (command == "probe") return has_option(kProbeShort, kProbeLong, word);
   return false;
 }
 

@@ -5,7 +5,7 @@
 
 namespace vperf::cli {
 
-// True when `perf COMMAND` (stat, record, report, script, annotate) has the option `word` ("-M", "--metrics",
+// True when `perf COMMAND` (stat, record, report, script, annotate, probe) has the option `word` ("-M", "--metrics",
 // "--metrics=IPC", "-MIPC").
 bool is_perf_option(std::string_view command, std::string_view word);
 

@@ -47,6 +47,12 @@ std::optional<uint64_t> file_offset_to_vaddr(const std::vector<LoadSegment>& seg
   return std::nullopt;
 }
 
+std::optional<uint64_t> vaddr_to_file_offset(const std::vector<LoadSegment>& segments, uint64_t address) {
+  for (const LoadSegment& seg : segments)
+    if (address >= seg.vaddr && address - seg.vaddr < seg.filesz) return address - seg.vaddr + seg.offset;
+  return std::nullopt;
+}
+
 Result<ElfFile> ElfFile::open(const std::filesystem::path& path) {
   init_libelf();
   ElfFile f;

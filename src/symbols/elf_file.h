@@ -36,6 +36,10 @@ struct LoadSegment {
 // executable one first (perf converts with p_vaddr - p_offset of the executable segment).
 std::optional<uint64_t> file_offset_to_vaddr(const std::vector<LoadSegment>& segments, uint64_t offset);
 
+// The file offset of an ELF virtual address: through the PT_LOAD segment whose file-backed part
+// holds it (where uprobes are placed: uprobe_events takes file offsets).
+std::optional<uint64_t> vaddr_to_file_offset(const std::vector<LoadSegment>& segments, uint64_t address);
+
 class ElfFile {
  public:
   static Result<ElfFile> open(const std::filesystem::path& path);

@@ -12,13 +12,6 @@ namespace {
 
 constexpr uint32_t kNoteTypeStapsdt = 3;  // NT_STAPSDT
 
-// The file offset of an address through the loaded segment that holds it (file-backed part).
-std::optional<uint64_t> vaddr_to_file_offset(const std::vector<LoadSegment>& segments, uint64_t address) {
-  for (const LoadSegment& seg : segments)
-    if (address >= seg.vaddr && address - seg.vaddr < seg.filesz) return address - seg.vaddr + seg.offset;
-  return std::nullopt;
-}
-
 }  // namespace
 
 Result<SdtMarker> parse_sdt_descriptor(std::span<const uint8_t> descriptor, bool wide) {

@@ -1,0 +1,106 @@
+// vperf probe [-x FILE] [-f] [-n] [-v] [-q] 'PROBEDEF' | -a PROBEDEF... | -D PROBEDEF | -d EVENT... | -l [EVENT]
+// perf probe's command line (6.1). The logic lives in session/probe_session.h.
+#include <memory>
+
+#include "cli/command.h"
+#include "core/strings.h"
+#include "session/probe_session.h"
+
+namespace vperf::cli {
+
+namespace {
+
+struct ProbeOptions {
+  std::string executable;
+  std::vector<std::string> words;  // perf joins the words after the options into one PROBEDEF
+  std::vector<std::string> add, definition, del;
+  std::string list;
+  bool list_given = false, dry_run = false, force = false, verbose = false, quiet = false;
+};
+
+tracing::Tracefs open_tracefs() {
+  Result<tracing::Tracefs> tracefs = tracing::Tracefs::open_mounted();
+  if (!tracefs) throw user_error(tracefs.error());
+  if (!std::filesystem::exists(tracefs->file("uprobe_events")))
+    throw UserError("this kernel has no " + tracefs->file("uprobe_events").string(),
+                    "uprobes need a kernel built with CONFIG_UPROBE_EVENTS=y");
+  return std::move(tracefs).value();
+}
+
+template <typename T>
+T checked(Result<T> result) {
+  if (!result) throw user_error(result.error());
+  return std::move(result).value();
+}
+void checked(Result<void> result) {
+  if (!result) throw user_error(result.error());
+}
+
+int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
+  if (!o.del.empty()) {
+    tracing::Tracefs tracefs = open_tracefs();
+    for (const std::string& pattern : o.del)
+      for (const std::string& removed : checked(session::delete_probes(tracefs, pattern)))
+        if (!o.quiet) out << "Removed event: " << removed << "\n";
+    return 0;
+  }
+  if (o.list_given) {
+    for (const std::string& line : checked(session::list_probes(open_tracefs(), o.list))) out << line << "\n";
+    return 0;
+  }
+  session::ProbeRequest request{o.executable, {}, o.force};
+  request.definitions = !o.definition.empty() ? o.definition : o.add;
+  if (!o.words.empty()) request.definitions.push_back(join(o.words, " "));
+  if (request.definitions.empty())
+    throw usage_error("nothing to probe", "give a PROBEDEF: vperf probe -x FILE FUNC (see vperf help probe)");
+  // -D prints the definitions without tracefs: nothing is looked up there.
+  std::vector<std::string> existing;
+  std::optional<tracing::Tracefs> tracefs;
+  if (o.definition.empty()) {
+    tracefs = open_tracefs();
+    existing = checked(tracing::uprobe_definitions(*tracefs));
+  }
+  std::vector<session::PlannedProbe> probes = checked(session::plan_probes(request, existing));
+  if (!o.definition.empty()) {
+    for (const session::PlannedProbe& p : probes) out << p.definition << "\n";
+    return 0;
+  }
+  if (o.verbose)
+    for (const session::PlannedProbe& p : probes) err << "Writing event: " << p.definition << "\n";
+  if (!o.dry_run) checked(session::add_probes(*tracefs, probes));
+  if (o.quiet) return 0;
+  out << (probes.size() == 1 ? "Added new event:\n" : "Added new events:\n");
+  for (const session::PlannedProbe& p : probes) {
+    out << "  " << p.event.group << ":" << p.event.event << " (on " << p.point << " in " << p.event.file.string();
+    if (!p.event.arguments.empty()) out << " with " << join(p.event.arguments, " ");
+    out << ")\n";
+  }
+  const session::PlannedProbe& last = probes.back();
+  out << "\nYou can now use it in all vperf tools, such as:\n\n\tvperf record -e " << last.event.group << ":"
+      << last.event.event << " -aR sleep 1\n\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_probe_command(CLI::App& app, Invocation& inv) {
+  auto o = std::make_shared<ProbeOptions>();
+  CLI::App* sub = app.add_subcommand("probe", "Define uprobes on functions of executables and libraries, as perf probe");
+  sub->add_option("-x,--exec", o->executable, "The executable or library to probe");
+  // One value per -a, -D or -d, as perf: a PROBEDEF with arguments is one quoted word.
+  sub->add_option("-a,--add", o->add, "A probe definition: [[GROUP:]EVENT=]FUNC[+OFF|%return] [ARG ...]")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub->add_option("-D,--definition", o->definition, "Print the uprobe_events line of a definition without adding it")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub->add_option("-d,--del", o->del, "Delete probe events matching [GROUP:]EVENT (globs)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub->add_option("-l,--list", o->list, "List probe events (matching [GROUP:]EVENT)")->expected(0, 1);
+  sub->add_flag("-n,--dry-run", o->dry_run, "Show what would be added, add nothing");
+  sub->add_flag("-f,--force", o->force, "Add events under a numbered name when the name is taken");
+  sub->add_flag("-v,--verbose", o->verbose, "Show the uprobe_events lines written");
+  sub->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
+  sub->add_option("probedef", o->words, "PROBEDEF and its arguments");
+  sub->callback([&inv, o, sub] {
+    o->list_given = sub->count("--list") > 0;
+    inv.action = [&inv, o] { return run_probe(*o, *inv.out, *inv.err); };
+  });
+}
+
+}  // namespace vperf::cli

@@ -1,0 +1,81 @@
+#include "tracing/dynamic_events.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+
+#include "core/files.h"
+#include "core/scoped_fd.h"
+#include "core/strings.h"
+
+namespace vperf::tracing {
+
+namespace {
+
+constexpr std::string_view kUprobeEvents = "uprobe_events";
+
+// One write of `line` to a tracefs control file opened for appending: the kernel takes (or
+// refuses) each write whole.
+Result<void> write_control(const Tracefs& tracefs, std::string_view file, const std::string& line) {
+  const std::filesystem::path path = tracefs.file(file);
+  ScopedFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+  if (!fd.valid()) return Error::from_errno("open " + path.string());
+  const ssize_t n = ::write(fd.get(), line.data(), line.size());
+  if (n < 0) {
+    const int err = errno;
+    // The kernel says why in error_log (5.4 and later): its last lines name the command.
+    std::string why;
+    if (Result<std::string> log = read_file(tracefs.file("error_log"))) {
+      std::vector<std::string_view> lines = split(trim(*log), '\n');
+      if (!lines.empty()) why = std::string(trim(lines.size() >= 2 ? lines[lines.size() - 2] : lines.back()));
+    }
+    return Error{"the kernel refused '" + line + "' in " + path.string() + ": " + std::strerror(err) + (why.empty() ? "" : " (" + why + ")"), err};
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string uprobe_definition(const UprobeEvent& event) {
+  std::string line = std::string(event.is_return ? "r:" : "p:") + event.group + "/" + event.event + " " + event.file.string() +
+                     ":" + hex(event.file_offset);
+  if (event.ref_ctr_offset) line += "(" + hex(*event.ref_ctr_offset) + ")";
+  for (const std::string& arg : event.arguments) line += " " + arg;
+  return line;
+}
+
+std::string default_uprobe_group(const std::filesystem::path& file) {
+  const std::string name = file.filename().string();
+  size_t end = 0;
+  while (end < name.size() && (std::isalnum(static_cast<unsigned char>(name[end])) || name[end] == '_')) ++end;
+  return "probe_" + name.substr(0, end);
+}
+
+Result<std::vector<std::string>> uprobe_definitions(const Tracefs& tracefs) {
+  VPERF_TRY(std::string text, read_file(tracefs.file(kUprobeEvents)));
+  std::vector<std::string> out;
+  for (std::string_view line : split(text, '\n'))
+    if (!trim(line).empty()) out.emplace_back(trim(line));
+  return out;
+}
+
+Result<void> add_uprobe(const Tracefs& tracefs, std::string_view definition) {
+  return write_control(tracefs, kUprobeEvents, std::string(definition));
+}
+
+Result<void> remove_uprobe(const Tracefs& tracefs, std::string_view group, std::string_view event) {
+  return write_control(tracefs, kUprobeEvents, "-:" + std::string(group) + "/" + std::string(event));
+}
+
+std::string uprobe_name(std::string_view definition) {
+  // "p:GROUP/EVENT ..." (and "r:", "p1:" with a max-active count for kretprobes)
+  const size_t colon = definition.find(':');
+  const size_t space = definition.find(' ');
+  if (colon == std::string_view::npos || colon > space) return {};
+  return std::string(definition.substr(colon + 1, space == std::string_view::npos ? std::string_view::npos : space - colon - 1));
+}
+
+}  // namespace vperf::tracing

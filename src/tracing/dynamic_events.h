@@ -1,0 +1,47 @@
+#pragma once
+// Dynamic tracepoints: uprobes (and kprobes) as the kernel's uprobe_events / kprobe_events take
+// them. A definition is one line,
+//   p:GROUP/EVENT PATH:0xOFFSET[(0xREF_CTR_OFFSET)] [ARG ...]      (r: for a return probe)
+// written (appended) to <tracefs>/uprobe_events; "-:GROUP/EVENT" removes it. Once added, the
+// event is an ordinary tracepoint, events/GROUP/EVENT, for stat, record and every reader.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "tracing/tracefs.h"
+
+namespace vperf::tracing {
+
+struct UprobeEvent {
+  std::string group;  // "probe_libc"
+  std::string event;  // "malloc", "malloc__return"
+  std::filesystem::path file;
+  uint64_t file_offset = 0;
+  std::optional<uint64_t> ref_ctr_offset;  // a USDT semaphore's file offset
+  bool is_return = false;
+  std::vector<std::string> arguments;  // "size=%di:u64", "$retval"
+};
+
+// The uprobe_events line of `event`, as perf probe writes it.
+std::string uprobe_definition(const UprobeEvent& event);
+
+// perf probe's default group for probes on `file`: "probe_" and the file's name up to its first
+// character that is not a letter, digit or '_' ("probe_libc" for libc.so.6, "probe_vperf" for
+// vperf-workload).
+std::string default_uprobe_group(const std::filesystem::path& file);
+
+// The lines of <tracefs>/uprobe_events ("p:probe_libc/malloc /usr/lib/...:0x98930").
+Result<std::vector<std::string>> uprobe_definitions(const Tracefs& tracefs);
+// Appends a definition; the kernel's refusal is an Error with its reason from error_log when
+// it gave one.
+Result<void> add_uprobe(const Tracefs& tracefs, std::string_view definition);
+// Removes GROUP/EVENT (absent: an Error with ENOENT).
+Result<void> remove_uprobe(const Tracefs& tracefs, std::string_view group, std::string_view event);
+// GROUP/EVENT of a definition line, "probe_libc/malloc".
+std::string uprobe_name(std::string_view definition);
+
+}  // namespace vperf::tracing

@@ -1,0 +1,138 @@
+// vperf probe on the real kernel's uprobes, with perf probe 6.1 as the oracle for the
+// uprobe_events lines and exact counts from vperf-workload for what the probes see.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "support/capability.h"
+#include "support/run_program.h"
+
+namespace vperf::test {
+namespace {
+
+constexpr const char* kLibc = "/lib/x86_64-linux-gnu/libc.so.6";
+
+std::string uprobe_events() {
+  std::ifstream in("/sys/kernel/tracing/uprobe_events");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Every test leaves uprobe_events as it found it, byte for byte.
+class Probe : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!has_uprobes()) GTEST_SKIP() << "needs uprobes (tracefs with uprobe_events)";
+    before_ = uprobe_events();
+  }
+  void TearDown() override {
+    if (!has_uprobes()) return;
+    EXPECT_EQ(uprobe_events(), before_) << "uprobe_events changed";
+  }
+  std::string before_;
+};
+
+// What perf probe writes for a definition: its "Writing event: LINE" under -n -v.
+std::string perf_definition(const std::string& file, const std::string& definition) {
+  ProgramResult r = run_program({"perf", "probe", "-x", file, "-n", "-v", definition});
+  const std::string marker = "Writing event: ";
+  size_t at = r.err.find(marker);
+  if (at == std::string::npos) at = r.out.find(marker);
+  if (at == std::string::npos) return "perf wrote no event: " + r.err;
+  const std::string& text = r.err.find(marker) != std::string::npos ? r.err : r.out;
+  return text.substr(at + marker.size(), text.find('\n', at) - at - marker.size());
+}
+
+TEST_F(Probe, DefinitionsAreTheLinesPerfProbeWrites) {
+  VPERF_REQUIRE(!find_program("perf").empty(), "perf 6.1 as the reference");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {VPERF_WORKLOAD, "spin_leaf_hash"},
+      {VPERF_WORKLOAD, "spin_leaf_hash%return $retval"},
+      {VPERF_WORKLOAD, "spin_leaf_hash+4"},
+      {VPERF_WORKLOAD, "vperf_spin=spin_leaf_math"},
+      {kLibc, "malloc"},
+      {kLibc, "malloc size=%di:u64"},
+      {kLibc, "malloc%return r=$retval:x64"},
+      {kLibc, "malloc +0(%di):string"},
+      {kLibc, "free $comm"},
+      {kLibc, "mygroup:myevent=syscall %di:s32 %si"},
+  };
+  for (const auto& [file, definition] : cases) {
+    ProgramResult mine = run_vperf({"probe", "-x", file, "-D", definition});
+    ASSERT_EQ(mine.exit_code, 0) << definition << ": " << mine.err;
+    EXPECT_EQ(mine.out, perf_definition(file, definition) + "\n") << definition;
+  }
+}
+
+// libc's syscall() is called exactly once per getppid of `vperf-workload getppid N`: the probe
+// counts N, and each hit's argument is getppid's number (110 on x86_64).
+TEST_F(Probe, AddedProbesCountExactlyShowTheirArgumentsAndAreDeleted) {
+  ProgramResult added = run_vperf({"probe", "-x", kLibc, "vperftest:syscall_nr=syscall nr=%di:s64"});
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  EXPECT_NE(added.out.find("vperftest:syscall_nr (on syscall in /usr/lib/x86_64-linux-gnu/libc.so.6 with nr=%di:s64)"),
+            std::string::npos)
+      << added.out;
+  ProgramResult listed = run_vperf({"probe", "-l", "vperftest:*"});
+  EXPECT_NE(listed.out.find("vperftest:syscall_nr (on /usr/lib/x86_64-linux-gnu/libc.so.6:0x"), std::string::npos) << listed.out;
+
+  ProgramResult counted = run_vperf({"stat", "-x", ",", "-e", "vperftest:syscall_nr", "--", VPERF_WORKLOAD, "getppid", "1000"});
+  EXPECT_EQ(counted.exit_code, 0) << counted.err;
+  EXPECT_NE(counted.err.find("1000,,vperftest:syscall_nr"), std::string::npos) << counted.err;
+
+  const std::string data = ::testing::TempDir() + "/probe-syscall.data";
+  ProgramResult recorded = run_vperf({"record", "-q", "-e", "vperftest:syscall_nr", "-o", data, "--", VPERF_WORKLOAD, "getppid", "5"});
+  EXPECT_EQ(recorded.exit_code, 0) << recorded.err;
+  ProgramResult script = run_vperf({"script", "-i", data});
+  size_t hits = 0;
+  for (size_t at = script.out.find("vperftest:syscall_nr:"); at != std::string::npos; at = script.out.find("vperftest:syscall_nr:", at + 1)) {
+    ++hits;
+    const std::string line = script.out.substr(at, script.out.find('\n', at) - at);
+    EXPECT_NE(line.find("nr=110"), std::string::npos) << line;
+  }
+  EXPECT_EQ(hits, 5u) << script.out;
+  std::remove(data.c_str());
+
+  ProgramResult deleted = run_vperf({"probe", "-d", "vperftest:*"});
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_EQ(deleted.out, "Removed event: vperftest:syscall_nr\n");
+}
+
+TEST_F(Probe, ATakenNameIsRefusedUnlessForcedThenNumbered) {
+  ASSERT_EQ(run_vperf({"probe", "-q", "-x", VPERF_WORKLOAD, "vperftest:leaf=spin_leaf_hash"}).exit_code, 0);
+  ProgramResult again = run_vperf({"probe", "-x", VPERF_WORKLOAD, "vperftest:leaf=spin_leaf_hash"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("event vperftest:leaf already exists"), std::string::npos) << again.err;
+  ProgramResult forced = run_vperf({"probe", "-f", "-x", VPERF_WORKLOAD, "vperftest:leaf=spin_leaf_hash"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_NE(forced.out.find("vperftest:leaf_1 "), std::string::npos) << forced.out;
+  ProgramResult deleted = run_vperf({"probe", "-d", "vperftest:leaf*"});
+  EXPECT_EQ(deleted.out, "Removed event: vperftest:leaf\nRemoved event: vperftest:leaf_1\n");
+}
+
+// Bad input: one error line that says what to do, exit 1 or 2, nothing added.
+TEST_F(Probe, BadDefinitionsAreOneLineAndAddNothing) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"probe", "-x", VPERF_WORKLOAD, "no_such_function_here"},
+      {"probe", "-x", "/nonexistent/file", "main"},
+      {"probe", "-x", VPERF_WORKLOAD, "spin_leaf_hash:3+4"},
+      {"probe", "-x", VPERF_WORKLOAD, "spin_leaf_hash seed"},  // a variable: needs DWARF
+      {"probe", "-x", VPERF_WORKLOAD, "spin_leaf_hash+100000"},
+      {"probe", "-x", VPERF_WORKLOAD, "2bad=spin_leaf_hash"},
+      {"probe", "-d", "vperftest:nothing_by_that_name"},
+      {"probe"},
+  };
+  for (const std::vector<std::string>& args : bad) {
+    ProgramResult r = run_vperf(args);
+    EXPECT_NE(r.exit_code, 0) << args.back();
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args.back() << ": " << r.err;
+    EXPECT_TRUE(r.err.starts_with("vperf: error: ")) << r.err;
+    EXPECT_NE(r.err.find("(hint: "), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace vperf::test
