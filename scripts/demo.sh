@@ -27,6 +27,13 @@ build/vperf stat -e page-faults -r 3 -- "$workload" page-faults 2000
 if [ -c /dev/kvm ]; then
   build/vperf stat -e kvm:kvm_pio,kvm:kvm_userspace_exit -- "$workload" kvm-pio 1000
 fi
+# a uprobe on libc's syscall() (perf probe's definition): added, counted exactly (one hit per
+# getppid), and removed
+if [ -f /sys/kernel/tracing/uprobe_events ]; then
+  build/vperf probe -q -x /lib/x86_64-linux-gnu/libc.so.6 'vperf_demo:syscall=syscall nr=%di:s64'
+  build/vperf stat -e vperf_demo:syscall -- "$workload" getppid 1000 || true
+  build/vperf probe -d 'vperf_demo:*'
+fi
 # turbo ratio from APERF/MPERF; on a VM that hides them it says so, and what to do
 build/vperf turbo -I 500 --count 2 || true
 # a CPU profile of the workload with call chains, in perf's own perf.data, drawn as a flame graph
