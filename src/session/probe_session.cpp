@@ -1,9 +1,11 @@
 #include "session/probe_session.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/strings.h"
 #include "symbols/function_probe_points.h"
+#include "symbols/sdt_markers.h"
 #include "tracing/probe_definition.h"
 
 namespace vperf::session {
@@ -43,6 +45,83 @@ std::string free_name(const std::string& group, const std::string& event, const 
     if (!used(event + "_" + std::to_string(i))) return event + "_" + std::to_string(i);
 }
 
+// x86-64's register names as uprobe fetch arguments take them: every width of a register is
+// the register ("%eax", "%al" -> "%ax"; "%r14d" -> "%r14").
+std::optional<std::string> uprobe_register(std::string_view name) {
+  static constexpr std::pair<std::string_view, std::string_view> kNamed[] = {
+      {"rax", "ax"}, {"eax", "ax"}, {"ax", "ax"}, {"al", "ax"}, {"ah", "ax"},
+      {"rbx", "bx"}, {"ebx", "bx"}, {"bx", "bx"}, {"bl", "bx"}, {"bh", "bx"},
+      {"rcx", "cx"}, {"ecx", "cx"}, {"cx", "cx"}, {"cl", "cx"}, {"ch", "cx"},
+      {"rdx", "dx"}, {"edx", "dx"}, {"dx", "dx"}, {"dl", "dx"}, {"dh", "dx"},
+      {"rsi", "si"}, {"esi", "si"}, {"si", "si"}, {"sil", "si"},
+      {"rdi", "di"}, {"edi", "di"}, {"di", "di"}, {"dil", "di"},
+      {"rbp", "bp"}, {"ebp", "bp"}, {"bp", "bp"}, {"bpl", "bp"},
+      {"rsp", "sp"}, {"esp", "sp"}, {"sp", "sp"}, {"spl", "sp"},
+      {"rip", "ip"}, {"eip", "ip"}, {"ip", "ip"}};
+  for (const auto& [from, to] : kNamed)
+    if (name == from) return "%" + std::string(to);
+  // r8..r15 with a d, w or b suffix
+  if (name.size() >= 2 && name[0] == 'r' && std::isdigit(static_cast<unsigned char>(name[1]))) {
+    std::string_view number = name.substr(1);
+    if (!number.empty() && (number.back() == 'd' || number.back() == 'w' || number.back() == 'b')) number.remove_suffix(1);
+    if (std::optional<uint64_t> n = parse_u64(number); n && *n >= 8 && *n <= 15) return "%r" + std::to_string(*n);
+  }
+  return std::nullopt;
+}
+
+// A USDT argument word as a uprobe fetch argument, perf's conversion: "8@%rbx" -> "%bx:u64",
+// "-4@112(%rsp)" -> "+112(%sp):s32". nullopt for what uprobes cannot fetch (constants,
+// %rip-relative symbols), which perf leaves out too.
+std::optional<std::string> uprobe_fetch(const symbols::SdtArgument& arg) {
+  const std::string type = std::string(arg.is_signed ? ":s" : ":u") + std::to_string(arg.size * 8);
+  std::string_view operand = arg.operand;
+  if (operand.starts_with('%')) {
+    std::optional<std::string> reg = uprobe_register(operand.substr(1));
+    return reg ? std::optional<std::string>(*reg + type) : std::nullopt;
+  }
+  const size_t open = operand.find("(%");
+  if (open == std::string_view::npos || !operand.ends_with(')')) return std::nullopt;
+  std::optional<std::string> reg = uprobe_register(operand.substr(open + 2, operand.size() - open - 3));
+  std::string_view displacement = operand.substr(0, open);
+  const bool negative = displacement.starts_with('-');
+  if (negative) displacement.remove_prefix(1);
+  std::optional<uint64_t> offset = displacement.empty() ? std::optional<uint64_t>(0) : parse_u64(displacement);
+  if (!reg || !offset) return std::nullopt;
+  return std::string(negative ? "-" : "+") + std::to_string(*offset) + "(" + *reg + ")" + type;
+}
+
+// perf's is_sdt_event: "%[sdt_]PROVIDER:NAME", or "sdt_PROVIDER:NAME" with no '='.
+bool is_sdt_event(std::string_view text) {
+  return text.starts_with('%') ||
+         (text.starts_with("sdt_") && text.find(':') != std::string_view::npos && text.find('=') == std::string_view::npos);
+}
+
+// A probe on the USDT marker `text` names ("sdt_python:function__entry") in `file`.
+Result<PlannedProbe> plan_sdt_probe(const std::filesystem::path& file, std::string_view text) {
+  std::string_view name = text.substr(text.starts_with('%') ? 1 : 0);
+  const size_t colon = name.find(':');
+  if (colon == std::string_view::npos || name.find(' ') != std::string_view::npos)
+    return Error{"'" + std::string(text) + "' is not sdt_PROVIDER:NAME", 0, "name a marker as perf does: sdt_python:function__entry"};
+  std::string group(name.substr(0, colon));
+  if (!group.starts_with("sdt_")) group = "sdt_" + group;
+  const std::string event(name.substr(colon + 1));
+  VPERF_TRY(std::vector<symbols::SdtMarker> markers, symbols::read_sdt_markers(file));
+  for (const symbols::SdtMarker& m : markers) {
+    if ("sdt_" + m.provider != group || m.name != event) continue;
+    if (!m.file_offset) return Error{group + ":" + event + " in " + file.string() + " lies in no loaded segment"};
+    VPERF_TRY(std::vector<symbols::SdtArgument> args, symbols::parse_sdt_arguments(m.arguments));
+    PlannedProbe p;
+    p.event = tracing::UprobeEvent{group, event, file, *m.file_offset, m.semaphore_offset, false, {}};
+    for (size_t i = 0; i < args.size(); ++i)
+      if (std::optional<std::string> fetch = uprobe_fetch(args[i])) p.event.arguments.push_back("arg" + std::to_string(i + 1) + "=" + *fetch);
+    p.definition = tracing::uprobe_definition(p.event);
+    p.point = "%" + group + ":" + event;
+    return p;
+  }
+  return Error{"no USDT marker " + group + ":" + event + " in " + file.string(), 0,
+               "list the file's markers with: readelf -n " + file.string()};
+}
+
 }  // namespace
 
 Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const std::vector<std::string>& existing) {
@@ -56,6 +135,16 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
 
   std::vector<PlannedProbe> out;
   for (const std::string& text : request.definitions) {
+    if (is_sdt_event(text)) {
+      VPERF_TRY(PlannedProbe p, plan_sdt_probe(file, text));
+      const std::string name = p.event.group + "/" + p.event.event;
+      if (std::find(taken.begin(), taken.end(), name) != taken.end())
+        return Error{"event " + p.event.group + ":" + p.event.event + " already exists", EEXIST,
+                     "delete it first (vperf probe -d " + p.event.group + ":" + p.event.event + ")"};
+      taken.push_back(name);
+      out.push_back(std::move(p));
+      continue;
+    }
     VPERF_TRY(tracing::ProbeDefinition def, tracing::parse_probe_definition(text));
     if (!def.file.empty() || def.line || !def.lazy_pattern.empty())
       return Error{"probe definition '" + text + "': source files, lines and lazy patterns need DWARF line tables, which vperf probe does not read yet",

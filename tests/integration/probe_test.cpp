@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "support/capability.h"
+#include "support/fake_event_fs.h"
 #include "support/run_program.h"
 
 namespace vperf::test {
@@ -36,9 +39,13 @@ class Probe : public ::testing::Test {
   std::string before_;
 };
 
-// What perf probe writes for a definition: its "Writing event: LINE" under -n -v.
-std::string perf_definition(const std::string& file, const std::string& definition) {
-  ProgramResult r = run_program({"perf", "probe", "-x", file, "-n", "-v", definition});
+// What perf probe writes for a definition: its "Writing event: LINE" under -n -v (without -x
+// for a USDT marker, which perf finds in its build-id cache under `env`'s HOME).
+std::string perf_definition(const std::string& file, const std::string& definition,
+                            const std::map<std::string, std::string>& env = {}) {
+  std::vector<std::string> argv = {"perf", "probe", "-n", "-v", definition};
+  if (!file.empty()) argv.insert(argv.begin() + 2, {"-x", file});
+  ProgramResult r = run_program(argv, env);
   const std::string marker = "Writing event: ";
   size_t at = r.err.find(marker);
   if (at == std::string::npos) at = r.out.find(marker);
@@ -66,6 +73,55 @@ TEST_F(Probe, DefinitionsAreTheLinesPerfProbeWrites) {
     ASSERT_EQ(mine.exit_code, 0) << definition << ": " << mine.err;
     EXPECT_EQ(mine.out, perf_definition(file, definition) + "\n") << definition;
   }
+}
+
+// The USDT markers of Debian's python3.11, as `readelf -n` names them.
+std::vector<std::string> python_markers() {
+  ProgramResult r = run_program({"readelf", "-n", "/usr/bin/python3.11"});
+  std::vector<std::string> names;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);)
+    if (size_t at = line.find("Name: "); at != std::string::npos) names.push_back(line.substr(at + 6));
+  return names;
+}
+
+// perf 6.1 probes a USDT marker only after `perf buildid-cache --add FILE` (done here under a
+// private HOME); vperf reads the notes of the -x file itself. The lines must be the same:
+// offsets, the semaphore as the reference counter, and perf's argument conversion.
+TEST_F(Probe, UsdtDefinitionsAreTheLinesPerfProbeWrites) {
+  VPERF_REQUIRE(!find_program("perf").empty(), "perf 6.1 as the reference");
+  VPERF_REQUIRE(std::filesystem::exists("/usr/bin/python3.11"), "Debian's python3.11 (USDT markers)");
+  TempTree home;
+  const std::map<std::string, std::string> env = {{"HOME", home.root().string()}};
+  ASSERT_EQ(run_program({"perf", "buildid-cache", "--add", "/usr/bin/python3.11"}, env).exit_code, 0);
+  const std::vector<std::string> markers = python_markers();
+  ASSERT_GE(markers.size(), 8u);  // audit, function__entry/return, gc__start/done, import__find__load__start/done, line
+  for (const std::string& name : markers) {
+    ProgramResult mine = run_vperf({"probe", "-x", "/usr/bin/python3.11", "-D", "sdt_python:" + name});
+    ASSERT_EQ(mine.exit_code, 0) << name << ": " << mine.err;
+    EXPECT_EQ(mine.out, perf_definition("", "sdt_python:" + name, env) + "\n") << name;
+  }
+}
+
+// A marker guarded by a semaphore fires without anyone writing it: the uprobe's reference
+// counter makes the kernel raise it. gc__start fires once per collection; with automatic
+// collection off, 300 gc.collect() calls give exactly 200 more hits than 100 (whatever the
+// interpreter's start-up does is the same in both). (function__entry would not do: Python
+// 3.11 runs Python-to-Python calls inline, past the marker.)
+TEST_F(Probe, UsdtProbesFireThroughTheirSemaphore) {
+  VPERF_REQUIRE(std::filesystem::exists("/usr/bin/python3.11"), "Debian's python3.11 (USDT markers)");
+  ProgramResult added = run_vperf({"probe", "-q", "-x", "/usr/bin/python3.11", "sdt_python:gc__start"});
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  auto hits = [](int collections) -> long {
+    const std::string script = "import gc\ngc.disable()\nfor i in range(" + std::to_string(collections) + "):\n    gc.collect()\n";
+    ProgramResult r = run_vperf({"stat", "-x", ",", "-e", "sdt_python:gc__start", "--", "/usr/bin/python3.11", "-S", "-c", script});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return std::stol(r.err.substr(0, r.err.find(',')));
+  };
+  const long few = hits(100), many = hits(300);
+  EXPECT_GE(few, 100);
+  EXPECT_EQ(many - few, 200);
+  EXPECT_EQ(run_vperf({"probe", "-q", "-d", "sdt_python:gc__start"}).exit_code, 0);
 }
 
 // libc's syscall() is called exactly once per getppid of `vperf-workload getppid N`: the probe
