@@ -109,7 +109,7 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
       chain_index_.clear();
       chains_.clear();
       chain_words_.clear();
-      last_tid_ = -1;
+      last_thread_known_ = false;
       break;
     default:
       break;
@@ -145,7 +145,8 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
     // A guest sample's pid and tid are the host's: the VMM and its vCPU thread. The thread is
     // the host's, so its comm is the vCPU's name ("CPU 0/KVM"), where perf 6.1 looks it up in
     // the guest machine and prints ":TID".
-    if (out.tid != last_tid_) {
+    if (!last_thread_known_ || out.tid != last_tid_) {
+      last_thread_known_ = true;
       last_tid_ = out.tid;
       last_thread_ = machines_.host().find_thread(out.tid);
     }

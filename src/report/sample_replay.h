@@ -211,8 +211,10 @@ class SampleReplay {
   std::unordered_map<uint64_t, uint32_t> chain_index_;
   std::vector<ChainEntry> chains_;
   std::vector<uint64_t> chain_words_;
-  // The last sample's thread, by tid (samples come in runs of one thread); reset with resolved_.
-  pid_t last_tid_ = -1;
+  // The last sample's thread, by tid (samples come in runs of one thread); forgotten with
+  // resolved_. Any tid may come, -1 too (a system-wide sample the kernel could not attribute).
+  bool last_thread_known_ = false;
+  pid_t last_tid_ = 0;
   const symbols::Thread* last_thread_ = nullptr;
   struct InlineKey {
     const symbols::Dso* dso;

@@ -35,7 +35,7 @@ class InMemorySource final : public RecordSource {
     }
   }
 
-  void sample(size_t event, uint64_t ip, std::vector<uint64_t> callchain, uint64_t period = 100) {
+  void sample(size_t event, uint64_t ip, std::vector<uint64_t> callchain, uint64_t period = 100, uint32_t tid = kPid) {
     data::Record r;
     r.type = PERF_RECORD_SAMPLE;
     r.misc = PERF_RECORD_MISC_USER;
@@ -44,7 +44,8 @@ class InMemorySource final : public RecordSource {
     s.period = period;
     s.callchain = std::move(callchain);
     r.body = std::move(s);
-    r.sample_id.pid = r.sample_id.tid = kPid;
+    r.sample_id.pid = kPid;
+    r.sample_id.tid = tid;
     queued_.push_back({std::move(r), event});
   }
   void mmap(uint64_t start, uint64_t len, uint64_t pgoff, std::string file) {
@@ -161,6 +162,29 @@ TEST(SampleReplay, WalksTheCallchainIntoInternedFramesAndStacks) {
   ASSERT_EQ(lone.size(), 1u);
   EXPECT_EQ(lone[0], seen[3].ip_frame);
   EXPECT_EQ(seen[3].recorded_frames, 0u);
+}
+
+// A sample of tid -1 (system-wide sched_switch samples the kernel could not attribute) right
+// after a named thread's is ":-1", as perf names an unknown thread: the replay's shortcut for
+// runs of one thread must not take -1 for "no thread known", as it did after a map record. (Found by comparing vperf script
+// with perf script on a system-wide sched_switch recording.)
+TEST(SampleReplay, ASampleOfTidMinusOneAfterANamedThreadIsUnnamed) {
+  InMemorySource source(1);
+  source.comm("worker");
+  source.sample(0, kLibStart, {}, 100, kPid);
+  source.sample(0, kLibStart, {}, 100, static_cast<uint32_t>(-1));
+  source.sample(0, kLibStart, {}, 100, kPid);
+  // A map record makes the replay forget the last thread; the next sample is tid -1.
+  source.mmap(kLibStart, kLibLen, kLibPgoff, "/nonexistent/libwork.so");
+  source.sample(0, kLibStart, {}, 100, static_cast<uint32_t>(-1));
+  symbols::Machines machines{symbols::SymbolConfig{}};
+  SampleReplay replay(machines);
+  std::vector<std::string> comms;
+  ASSERT_TRUE(replay.run(source, [&](const ResolvedSample& s) {
+    comms.emplace_back(s.comm);
+    return true;
+  }).ok());
+  EXPECT_EQ(comms, (std::vector<std::string>{"worker", ":-1", "worker", ":-1"}));
 }
 
 TEST(SampleReplay, ResolvesAgainAfterTheAddressSpaceChanges) {
