@@ -37,12 +37,21 @@ Result<std::string> raw_argument(const tracing::ProbeArgument& arg) {
   return text;
 }
 
+// `taken` holds GROUP/EVENT names (uprobe_events' and those planned so far).
+bool is_taken(const std::vector<std::string>& taken, const std::string& group, const std::string& event) {
+  return std::find(taken.begin(), taken.end(), group + "/" + event) != taken.end();
+}
+
+Error taken_error(const std::string& group, const std::string& event, std::string_view other_way) {
+  return Error{"event " + group + ":" + event + " already exists", EEXIST,
+               "delete it first (vperf probe -d " + group + ":" + event + ")" + std::string(other_way)};
+}
+
 // EVENT, or EVENT_1, EVENT_2, ... : the first name in `group` nothing uses.
 std::string free_name(const std::string& group, const std::string& event, const std::vector<std::string>& taken) {
-  auto used = [&](const std::string& name) { return std::find(taken.begin(), taken.end(), group + "/" + name) != taken.end(); };
-  if (!used(event)) return event;
+  if (!is_taken(taken, group, event)) return event;
   for (int i = 1;; ++i)
-    if (!used(event + "_" + std::to_string(i))) return event + "_" + std::to_string(i);
+    if (!is_taken(taken, group, event + "_" + std::to_string(i))) return event + "_" + std::to_string(i);
 }
 
 // x86-64's register names as uprobe fetch arguments take them: every width of a register is
@@ -137,11 +146,8 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
   for (const std::string& text : request.definitions) {
     if (is_sdt_event(text)) {
       VPERF_TRY(PlannedProbe p, plan_sdt_probe(file, text));
-      const std::string name = p.event.group + "/" + p.event.event;
-      if (std::find(taken.begin(), taken.end(), name) != taken.end())
-        return Error{"event " + p.event.group + ":" + p.event.event + " already exists", EEXIST,
-                     "delete it first (vperf probe -d " + p.event.group + ":" + p.event.event + ")"};
-      taken.push_back(name);
+      if (is_taken(taken, p.event.group, p.event.event)) return taken_error(p.event.group, p.event.event, "");
+      taken.push_back(p.event.group + "/" + p.event.event);
       out.push_back(std::move(p));
       continue;
     }
@@ -166,13 +172,9 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
     const std::string group = def.group.empty() ? tracing::default_uprobe_group(file) : def.group;
     if (!tracing::is_probe_event_name(base_name))
       return Error{"probe definition '" + text + "': '" + base_name + "' is not a valid event name", 0, "name the event: NAME=" + text};
+    if (!request.force && is_taken(taken, group, base_name)) return taken_error(group, base_name, ", or add another with -f");
     for (const symbols::FunctionProbePoint& point : points) {
-      std::string name = base_name;
-      const bool is_taken = std::find(taken.begin(), taken.end(), group + "/" + name) != taken.end();
-      if (is_taken && !request.force && &point == &points.front())
-        return Error{"event " + group + ":" + name + " already exists", EEXIST,
-                     "delete it first (vperf probe -d " + group + ":" + name + "), or add another with -f"};
-      name = free_name(group, name, taken);
+      const std::string name = free_name(group, base_name, taken);
       taken.push_back(group + "/" + name);
       PlannedProbe p;
       p.event = tracing::UprobeEvent{group, name, file, point.file_offset, std::nullopt, def.return_probe, arguments};
