@@ -14,8 +14,8 @@ struct ProbeOptions {
   std::string executable;
   std::vector<std::string> words;  // perf joins the words after the options into one PROBEDEF
   std::vector<std::string> add, definition, del;
-  std::string list;
-  bool list_given = false, dry_run = false, force = false, verbose = false, quiet = false;
+  std::string list, vars;
+  bool list_given = false, dry_run = false, force = false, verbose = false, quiet = false, no_inlines = false, externs = false;
 };
 
 tracing::Tracefs open_tracefs() {
@@ -49,6 +49,11 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
     return 0;
   }
   session::ProbeRequest request{o.executable, {}, o.force};
+  request.inlines = !o.no_inlines;
+  if (!o.vars.empty()) {
+    for (const std::string& line : checked(session::probe_point_variables(request, o.vars, o.externs))) out << line << "\n";
+    return 0;
+  }
   request.definitions = !o.definition.empty() ? o.definition : o.add;
   if (!o.words.empty()) request.definitions.push_back(join(o.words, " "));
   if (request.definitions.empty())
@@ -61,6 +66,9 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
     existing = checked(tracing::uprobe_definitions(*tracefs));
   }
   std::vector<session::PlannedProbe> probes = checked(session::plan_probes(request, existing));
+  if (!o.quiet)
+    for (const session::PlannedProbe& p : probes)
+      if (!p.note.empty()) err << p.note << "\n\n";
   if (!o.definition.empty()) {
     for (const session::PlannedProbe& p : probes) out << p.definition << "\n";
     return 0;
@@ -72,7 +80,7 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
   out << (probes.size() == 1 ? "Added new event:\n" : "Added new events:\n");
   for (const session::PlannedProbe& p : probes) {
     out << "  " << p.event.group << ":" << p.event.event << " (on " << p.point << " in " << p.event.file.string();
-    if (!p.event.arguments.empty()) out << " with " << join(p.event.arguments, " ");
+    if (!p.shown_arguments.empty()) out << " with " << join(p.shown_arguments, " ");
     out << ")\n";
   }
   const session::PlannedProbe& last = probes.back();
@@ -92,9 +100,12 @@ void add_probe_command(CLI::App& app, Invocation& inv) {
   sub->add_option("-D,--definition", o->definition, "Print the uprobe_events line of a definition without adding it")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("-d,--del", o->del, "Delete probe events matching [GROUP:]EVENT (globs)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("-l,--list", o->list, "List probe events (matching [GROUP:]EVENT)")->expected(0, 1);
+  sub->add_option("-V,--vars", o->vars, "Show the variables available at a probe point, FUNC[+OFFSET]");
+  sub->add_flag("--externs", o->externs, "With -V, show global variables too");
   sub->add_flag("-n,--dry-run", o->dry_run, "Show what would be added, add nothing");
   sub->add_flag("-f,--force", o->force, "Add events under a numbered name when the name is taken");
   sub->add_flag("-v,--verbose", o->verbose, "Show the uprobe_events lines written");
+  sub->add_flag("--no-inlines", o->no_inlines, "Probe only out-of-line instances of a function, not the places it was inlined");
   sub->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
   sub->add_option("probedef", o->words, "PROBEDEF and its arguments");
   sub->callback([&inv, o, sub] {

@@ -4,7 +4,9 @@
 #include <cctype>
 
 #include "core/strings.h"
+#include "symbols/elf_file.h"
 #include "symbols/function_probe_points.h"
+#include "symbols/probe_debuginfo.h"
 #include "symbols/sdt_markers.h"
 #include "tracing/probe_definition.h"
 
@@ -24,11 +26,16 @@ bool matches(const std::string& pattern, const std::string& group_event) {
   return glob_match(pattern, group_event.substr(group_event.find(':') + 1));
 }
 
+// perf's name for an unnamed variable argument with fields: its last member's name
+// ("weight" for r->weight, "arr" for r->arr[2]), the variable's when only indexed.
+std::string field_argument_name(const tracing::ProbeArgument& arg) {
+  for (auto it = arg.fields.rbegin(); it != arg.fields.rend(); ++it)
+    if (!it->starts_with('[')) return it->substr(it->starts_with("->") ? 2 : 1);
+  return arg.variable;
+}
+
 // The raw uprobe text of an argument, or an Error for what needs DWARF.
 Result<std::string> raw_argument(const tracing::ProbeArgument& arg) {
-  if (!arg.variable.empty())
-    return Error{"argument '" + arg.expression + "' is a variable: vperf probe does not read DWARF variables yet", 0,
-                 "give the value's register or a fetch instead (%di, +8(%si):s64, $retval), as perf probe takes it without debuginfo"};
   if (arg.user_access)
     return Error{"argument '" + arg.expression + "@user' marks user memory, which only kernel probes need", 0,
                  "drop @user: a uprobe's fetches read the probed process's memory"};
@@ -131,6 +138,157 @@ Result<PlannedProbe> plan_sdt_probe(const std::filesystem::path& file, std::stri
                "list the file's markers with: readelf -n " + file.string()};
 }
 
+
+// The -x file's DWARF, looked for once per plan and only when a definition needs it.
+struct DebugInfoSource {
+  bool looked = false;
+  std::optional<symbols::ProbeDebugInfo> info;
+  std::string missing;  // the build-id path that would hold it
+};
+
+symbols::ProbeDebugInfo* debug_info(DebugInfoSource& source, const std::filesystem::path& file,
+                                    const std::vector<std::filesystem::path>& debug_dirs) {
+  if (!source.looked) {
+    source.looked = true;
+    symbols::DebuginfoLookup lookup = symbols::find_probe_debuginfo(file, debug_dirs);
+    source.missing = lookup.missing;
+    if (lookup.file)
+      if (Result<symbols::ProbeDebugInfo> info = symbols::ProbeDebugInfo::open(*lookup.file, file)) source.info = std::move(info).value();
+  }
+  return source.info ? &*source.info : nullptr;
+}
+
+bool is_scope_expansion(const tracing::ProbeArgument& arg) { return arg.expression == "$params" || arg.expression == "$vars"; }
+bool needs_dwarf(const tracing::ProbeArgument& arg) { return !arg.variable.empty() || is_scope_expansion(arg); }
+
+// An argument as perf shows it in "(on ... with ARGS)": NAME= when named (a variable with fields
+// is named after its last member), the expression, :TYPE.
+std::string shown_argument(const tracing::ProbeArgument& arg) {
+  std::string name = arg.name;
+  if (name.empty() && !arg.fields.empty()) name = field_argument_name(arg);
+  return (name.empty() ? "" : name + "=") + arg.expression + (arg.type.empty() ? "" : ":" + arg.type);
+}
+
+// The DWARF instances of def.function. A name DWARF does not have may be an alias in the
+// symbol table (libc's malloc of __libc_malloc): then the function whose code starts at the
+// symbol's address, as perf finds it.
+std::vector<symbols::DwarfProbeSite> dwarf_sites(const symbols::ProbeDebugInfo& dwarf, const std::filesystem::path& file,
+                                                 const tracing::ProbeDefinition& def, bool inlines) {
+  std::vector<symbols::DwarfProbeSite> sites = dwarf.function_sites(def.function, inlines);
+  if (!sites.empty() || def.function.find_first_of("*?[") != std::string::npos) return sites;
+  Result<std::vector<symbols::FunctionProbePoint>> points = symbols::function_probe_points(file, def.function, 0);
+  if (!points) return sites;
+  for (const symbols::FunctionProbePoint& point : *points) {
+    const std::string target = dwarf.function_at(point.address);
+    if (target.empty()) continue;
+    for (const symbols::DwarfProbeSite& site : dwarf.function_sites(target, false))
+      if (site.entry == point.address) sites.push_back(site);
+  }
+  return sites;
+}
+
+// The uprobe argument of a variable argument at one site: NAME=FETCH[:TYPE]. Unnamed, it is
+// named as perf names it: after its last member, else "VAR" or "VAR_TYPE".
+Result<std::vector<std::string>> variable_arguments(const symbols::ProbeDebugInfo& dwarf, const symbols::DwarfProbeSite& site,
+                                                    uint64_t address, const tracing::ProbeArgument& arg) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& name, const symbols::VariableFetch& value) {
+    out.push_back(name + "=" + value.fetch + (value.type.empty() ? "" : ":" + value.type));
+  };
+  if (is_scope_expansion(arg)) {
+    for (const std::string& variable : dwarf.scope_variables(site, address, arg.expression == "$vars")) {
+      VPERF_TRY(symbols::VariableFetch value, dwarf.fetch(site, address, variable, {}, ""));
+      add(variable, value);
+    }
+    return out;
+  }
+  VPERF_TRY(symbols::VariableFetch value, dwarf.fetch(site, address, arg.variable, arg.fields, arg.type));
+  std::string name = arg.name;
+  if (name.empty()) name = arg.fields.empty() ? arg.variable + (arg.type.empty() ? "" : "_" + arg.type) : field_argument_name(arg);
+  add(name, value);
+  return out;
+}
+
+struct PlannedSite {
+  uint64_t file_offset = 0;
+  std::vector<std::string> arguments;  // uprobe_events' words
+  std::string note;
+};
+
+// Where the probes of one function definition go and what each fetches: every DWARF instance
+// of the function when the file has debuginfo, else the symbol table's addresses.
+Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, const ProbeRequest& request,
+                                            const tracing::ProbeDefinition& def, DebugInfoSource& debug) {
+  const bool variables = std::any_of(def.arguments.begin(), def.arguments.end(), needs_dwarf);
+  if (variables && def.return_probe)
+    for (const tracing::ProbeArgument& arg : def.arguments)
+      if (needs_dwarf(arg))
+        return Error{"argument '" + arg.expression + "' is a variable, and a return probe fires after the function's variables are gone", 0,
+                     "fetch $retval (or +0($retval):string) on a %return probe, variables on the entry"};
+  symbols::ProbeDebugInfo* dwarf = def.address ? nullptr : debug_info(debug, file, request.debug_dirs);
+  std::vector<symbols::DwarfProbeSite> sites;
+  if (dwarf != nullptr) sites = dwarf_sites(*dwarf, file, def, request.inlines);
+  if (variables && sites.empty()) {
+    if (dwarf == nullptr)
+      return Error{"argument '" + def.arguments.front().expression + "' needs " + file.string() + "'s debuginfo, which is not installed", 0,
+                   debug.missing.empty() ? "rebuild it with -g, or fetch by register (%di, +8(%si):s64)"
+                                         : "install its debug package (it provides " + debug.missing + "), or fetch by register (%di, +8(%si):s64)"};
+    if (!def.address)
+      return Error{"no function " + def.function + " in the DWARF of " + file.string(), 0,
+                   "list the functions with: vperf probe -x " + file.string() + " -F"};
+  }
+  std::vector<PlannedSite> out;
+  if (sites.empty()) {  // the symbol table: no DWARF, or a function DWARF does not describe (assembly)
+    std::vector<symbols::FunctionProbePoint> points;
+    if (def.address) {
+      points.push_back(symbols::FunctionProbePoint{*def.address, *def.address});
+    } else {
+      VPERF_TRY(points, symbols::function_probe_points(file, def.function, def.offset.value_or(0)));
+    }
+    for (const symbols::FunctionProbePoint& point : points) {
+      PlannedSite site{point.file_offset, {}, {}};
+      for (const tracing::ProbeArgument& arg : def.arguments) {
+        VPERF_TRY(std::string raw, raw_argument(arg));
+        site.arguments.push_back(std::move(raw));
+      }
+      out.push_back(std::move(site));
+    }
+    return out;
+  }
+  VPERF_TRY(symbols::ElfFile elf, symbols::ElfFile::open(file));
+  const std::vector<symbols::LoadSegment> segments = elf.load_segments();
+  for (const symbols::DwarfProbeSite& site : sites) {
+    if (def.return_probe && site.inlined) continue;  // an inlined copy never returns: perf skips it too
+    uint64_t address = site.entry + def.offset.value_or(0);
+    if (def.offset && address >= site.high)
+      return Error{"offset " + std::to_string(*def.offset) + " is past the end of " + def.function + " (" + std::to_string(site.high - site.entry) +
+                   " bytes) in " + file.string(), 0, "give an offset inside the function"};
+    PlannedSite planned;
+    // Unoptimised code keeps its parameters in registers only until the prologue has stored
+    // them in the frame, where DWARF says they are: such probes go after the prologue.
+    if (variables && !def.offset && !def.return_probe && !dwarf->optimized(site) && dwarf->after_prologue(site) != site.entry) {
+      planned.note = "Target program is compiled without optimization. Skipping prologue.\nProbe on address " + hex(site.entry) +
+                     " to force probing at the function entry.";
+      address = dwarf->after_prologue(site);
+    }
+    std::optional<uint64_t> file_offset = symbols::vaddr_to_file_offset(segments, address);
+    if (!file_offset) return Error{def.function + " in " + file.string() + " is in no loaded segment"};
+    planned.file_offset = *file_offset;
+    for (const tracing::ProbeArgument& arg : def.arguments) {
+      if (!needs_dwarf(arg)) {
+        VPERF_TRY(std::string raw, raw_argument(arg));
+        planned.arguments.push_back(std::move(raw));
+        continue;
+      }
+      VPERF_TRY(std::vector<std::string> fetched, variable_arguments(*dwarf, site, address, arg));
+      for (std::string& word : fetched) planned.arguments.push_back(std::move(word));
+    }
+    out.push_back(std::move(planned));
+  }
+  if (out.empty()) return Error{"every instance of " + def.function + " in " + file.string() + " is inlined: none returns", 0,
+                                "probe its entry, or the %return of the function it is inlined into"};
+  return out;
+}
 }  // namespace
 
 Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const std::vector<std::string>& existing) {
@@ -141,6 +299,7 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
   if (ec) return Error{"-x " + request.executable.string() + ": " + ec.message(), ec.value(), "give the path of an executable or library"};
   std::vector<std::string> taken;
   for (const std::string& line : existing) taken.push_back(tracing::uprobe_name(line));
+  DebugInfoSource debug;
 
   std::vector<PlannedProbe> out;
   for (const std::string& text : request.definitions) {
@@ -153,36 +312,59 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
     }
     VPERF_TRY(tracing::ProbeDefinition def, tracing::parse_probe_definition(text));
     if (!def.file.empty() || def.line || !def.lazy_pattern.empty())
-      return Error{"probe definition '" + text + "': source files, lines and lazy patterns need DWARF line tables, which vperf probe does not read yet",
-                   0, "probe the function (FUNC, FUNC+OFFSET, FUNC%return)"};
-    std::vector<std::string> arguments;
-    for (const tracing::ProbeArgument& arg : def.arguments) {
-      VPERF_TRY(std::string raw, raw_argument(arg));
-      arguments.push_back(std::move(raw));
-    }
-    std::vector<symbols::FunctionProbePoint> points;
+      return Error{"probe definition '" + text + "': source files, lines and lazy patterns are not in vperf probe yet", 0,
+                   "probe the function (FUNC, FUNC+OFFSET, FUNC%return)"};
+    VPERF_TRY(std::vector<PlannedSite> sites, plan_sites(file, request, def, debug));
     std::string base_name = def.event;
-    if (def.address) {
-      points.push_back(symbols::FunctionProbePoint{*def.address, *def.address});
-      if (base_name.empty()) base_name = "abs_" + hex(*def.address).substr(2);
-    } else {
-      VPERF_TRY(points, symbols::function_probe_points(file, def.function, def.offset.value_or(0)));
-      if (base_name.empty()) base_name = def.function + (def.return_probe ? "__return" : "");
-    }
+    if (base_name.empty())
+      base_name = def.address ? "abs_" + hex(*def.address).substr(2) : def.function + (def.return_probe ? "__return" : "");
     const std::string group = def.group.empty() ? tracing::default_uprobe_group(file) : def.group;
     if (!tracing::is_probe_event_name(base_name))
       return Error{"probe definition '" + text + "': '" + base_name + "' is not a valid event name", 0, "name the event: NAME=" + text};
     if (!request.force && is_taken(taken, group, base_name)) return taken_error(group, base_name, ", or add another with -f");
-    for (const symbols::FunctionProbePoint& point : points) {
+    std::vector<std::string> shown;
+    for (const tracing::ProbeArgument& arg : def.arguments) shown.push_back(shown_argument(arg));
+    for (PlannedSite& site : sites) {
       const std::string name = free_name(group, base_name, taken);
       taken.push_back(group + "/" + name);
       PlannedProbe p;
-      p.event = tracing::UprobeEvent{group, name, file, point.file_offset, std::nullopt, def.return_probe, arguments};
+      p.event = tracing::UprobeEvent{group, name, file, site.file_offset, std::nullopt, def.return_probe, std::move(site.arguments)};
       p.definition = tracing::uprobe_definition(p.event);
       p.point = def.address ? hex(*def.address) : def.function + (def.offset ? "+" + std::to_string(*def.offset) : "") +
                                                      (def.return_probe ? "%return" : "");
+      p.shown_arguments = shown;
+      p.note = std::move(site.note);
       out.push_back(std::move(p));
     }
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& request, const std::string& definition, bool externs) {
+  std::error_code ec;
+  const std::filesystem::path file = std::filesystem::canonical(request.executable, ec);
+  if (request.executable.empty() || ec)
+    return Error{"-V needs the file to look in: -x " + request.executable.string() + (ec ? ": " + ec.message() : ""), 0,
+                 "give -x FILE (kernel variables need kprobes, not in vperf probe yet)"};
+  VPERF_TRY(tracing::ProbeDefinition def, tracing::parse_probe_definition(definition));
+  if (def.address || def.function.empty() || def.line || !def.lazy_pattern.empty())
+    return Error{"-V takes a function point, FUNC[+OFFSET] ('" + definition + "' is not one)", 0, "name the function: -V FUNC"};
+  DebugInfoSource debug;
+  symbols::ProbeDebugInfo* dwarf = debug_info(debug, file, request.debug_dirs);
+  if (dwarf == nullptr)
+    return Error{file.string() + " has no debuginfo: its variables are unknown", 0,
+                 debug.missing.empty() ? "rebuild it with -g" : "install its debug package (it provides " + debug.missing + ")"};
+  const std::vector<symbols::DwarfProbeSite> sites = dwarf_sites(*dwarf, file, def, request.inlines);
+  if (sites.empty())
+    return Error{"no function " + def.function + " in the DWARF of " + file.string(), 0, "list the functions with: vperf probe -x " + file.string() + " -F"};
+  std::vector<std::string> out{"Available variables at " + definition.substr(0, definition.find(' '))};
+  for (const symbols::DwarfProbeSite& site : sites) {
+    if (def.return_probe && site.inlined) continue;
+    const uint64_t address = site.entry + def.offset.value_or(0);
+    out.push_back("\t@<" + site.owner + "+" + std::to_string(address - site.owner_entry) + ">");
+    std::vector<std::string> variables = dwarf->available_variables(site, address, externs);
+    if (variables.empty()) out.push_back("\t\t(No matched variables)");
+    for (const std::string& variable : variables) out.push_back("\t\t" + variable);
   }
   return out;
 }

@@ -3,11 +3,13 @@
 // definitions (perf probe 6.1's lines: its event and group names, file offsets, arguments),
 // add them, list them and delete them. Probes added here stay until deleted, as perf's do.
 //
-// This much of issue 18 is here: function probes (FUNC, FUNC+OFF, FUNC%return, 0xADDRESS) in
-// an executable or library (-x) with arguments the kernel's uprobe syntax takes as they are
-// (registers, $retval, $comm, fetches such as +0(%di), immediates, @symbols, with types).
-// Refused, each in one line that says so: variables and their fields (they need the DWARF
-// location lists that come next), source lines and lazy patterns, and probes in the kernel.
+// Function probes (FUNC, FUNC+OFF, FUNC%return, 0xADDRESS) in an executable or library (-x):
+// with DWARF (the file's or its separate debuginfo's) at every out-of-line and inlined instance,
+// with variables, their fields, $params and $vars as arguments (symbols/probe_debuginfo.h);
+// without it at the symbol, with the arguments the kernel's uprobe syntax takes as they are
+// (registers, $retval, $comm, fetches such as +0(%di), immediates, with types). USDT markers
+// by name. Refused, each in one line that says so: source lines and lazy patterns, and probes
+// in the kernel.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -22,17 +24,27 @@ struct ProbeRequest {
   std::filesystem::path executable;      // -x
   std::vector<std::string> definitions;  // each a PROBEDEF with its arguments
   bool force = false;                    // -f: add under a numbered name when the name is taken
+  bool inlines = true;                   // --no-inlines: only out-of-line instances
+  std::vector<std::filesystem::path> debug_dirs = {"/usr/lib/debug"};  // separate debuginfo roots
 };
 
 struct PlannedProbe {
   tracing::UprobeEvent event;
   std::string definition;  // the uprobe_events line
   std::string point;       // "spin_leaf_hash%return", what perf's "(on ...)" shows
+  std::vector<std::string> shown_arguments;  // the arguments as perf shows them: "weight=r->weight", "label:string"
+  std::string note;  // said on stderr when planned: a moved probe point
 };
 
 // The probes `request` asks for, named and placed, not yet added. `existing` are the
 // definitions already in uprobe_events (a taken name is an Error unless request.force).
 Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const std::vector<std::string>& existing);
+
+// perf probe -V's lines for the point of `definition` in request.executable (its arguments are
+// ignored): "Available variables at POINT", then for each instance "\t@<FUNCTION+OFFSET>" and a
+// "\t\tTYPE\tNAME" line per variable whose location is known there (globals too with
+// `externs`). An Error when the file has no DWARF for the function.
+Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& request, const std::string& definition, bool externs);
 
 // Adds each planned probe; on a failure removes the ones this call added, so nothing is left
 // half done.

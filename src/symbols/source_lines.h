@@ -45,6 +45,7 @@ class DwarfInfo {
   // Addresses are ELF virtual addresses (as in the symbol table).
   std::optional<SourceLocation> line_at(uint64_t vaddr) const;
   Result<std::vector<InlineFrame>> frames_at(uint64_t vaddr) const;
+  Dwarf* handle() const { return dwarf_; }
 
  private:
   DwarfInfo() = default;

@@ -52,6 +52,12 @@ int run_inline(uint64_t ms, const Options& options);
 // symbols (memfd_jit.cpp).
 int run_memfd_jit(uint64_t ms, const Options& options);
 
+// Exactly `n` calls of probe_target(index, index * 3, label, &record) for index 0..n-1, with
+// label "even" or "odd", record {index, index * 7, label, {index % 3, index & 0xff},
+// {1, 2, index, 4}}; each returns index * scale + (flag ? weight : 0) + label[0] + index
+// (probe_calls.cpp): the ground truth of vperf probe's argument and $retval tests.
+int run_probe_calls(uint64_t n, const Options& options);
+
 // Sleeps `ms` milliseconds (nanosleep, resumed after interruptions).
 int run_sleep(uint64_t ms, const Options& options);
 

@@ -1,0 +1,613 @@
+#include "symbols/probe_debuginfo.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+#include "core/strings.h"
+#include "symbols/debuginfo.h"
+#include "symbols/elf_file.h"
+#include "symbols/source_lines.h"
+
+namespace vperf::symbols {
+
+struct ProbeDebugInfo::State {
+  DwarfInfo dwarf;
+  ElfFile binary;  // its .eh_frame
+  Dwarf_CFI* eh_cfi = nullptr;
+  Dwarf_CFI* debug_cfi = nullptr;
+  mutable std::map<Dwarf_Off, bool> optimized_units;
+};
+
+namespace {
+
+// x86-64's DWARF register numbers as uprobe fetch arguments name them.
+std::optional<std::string> register_name(unsigned number) {
+  static constexpr std::string_view kNames[] = {"%ax", "%dx", "%cx", "%bx", "%si", "%di", "%bp", "%sp",
+                                                "%r8", "%r9", "%r10", "%r11", "%r12", "%r13", "%r14", "%r15"};
+  if (number < std::size(kNames)) return std::string(kNames[number]);
+  return std::nullopt;
+}
+
+const char* die_name(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  return dwarf_attr_integrate(die, DW_AT_name, &attr) != nullptr ? dwarf_formstring(&attr) : nullptr;
+}
+
+bool die_offset(Dwarf* dwarf, Dwarf_Off offset, Dwarf_Die* out) { return dwarf_offdie(dwarf, offset, out) != nullptr; }
+
+// The DIE's DW_AT_type with qualifiers (const, volatile, restrict, atomic) skipped, and
+// typedefs too when `through_typedefs`. Null when the DIE has no type (void).
+Dwarf_Die* type_of(Dwarf_Die* die, Dwarf_Die* out, bool through_typedefs) {
+  Dwarf_Attribute attr;
+  Dwarf_Die current = *die;
+  for (;;) {
+    if (dwarf_attr_integrate(&current, DW_AT_type, &attr) == nullptr || dwarf_formref_die(&attr, out) == nullptr)
+      return nullptr;
+    const int tag = dwarf_tag(out);
+    const bool qualifier = tag == DW_TAG_const_type || tag == DW_TAG_volatile_type || tag == DW_TAG_restrict_type ||
+                           tag == DW_TAG_atomic_type || tag == DW_TAG_shared_type;
+    if (!qualifier && !(through_typedefs && tag == DW_TAG_typedef)) return out;
+    current = *out;
+  }
+}
+
+// perf probe -V's type names: "char*", "struct rec*", "long int", typedef names kept.
+std::optional<std::string> type_name(Dwarf_Die* holder) {
+  Dwarf_Die type;
+  if (type_of(holder, &type, false) == nullptr) return std::nullopt;
+  const int tag = dwarf_tag(&type);
+  if (tag == DW_TAG_pointer_type || tag == DW_TAG_array_type) {
+    std::optional<std::string> pointee = type_name(&type);
+    return pointee ? std::optional<std::string>(*pointee + "*") : std::nullopt;
+  }
+  if (tag == DW_TAG_subroutine_type) return "(function_type)";
+  const char* name = die_name(&type);
+  if (tag == DW_TAG_structure_type) return std::string("struct ") + (name ? name : "");
+  if (tag == DW_TAG_union_type) return std::string("union ") + (name ? name : "");
+  if (tag == DW_TAG_enumeration_type) return std::string("enum ") + (name ? name : "");
+  if (name == nullptr) return std::nullopt;
+  return std::string(name);
+}
+
+bool has_pc(Dwarf_Die* die, uint64_t address) { return dwarf_haspc(die, address) == 1; }
+
+// The first address of a DIE with code: its entry_pc/low_pc, else its first range.
+std::optional<std::pair<uint64_t, uint64_t>> code_range(Dwarf_Die* die) {
+  Dwarf_Addr base = 0, start = 0, end = 0;
+  ptrdiff_t offset = dwarf_ranges(die, 0, &base, &start, &end);
+  if (offset <= 0) return std::nullopt;
+  Dwarf_Addr entry = start;
+  if (dwarf_hasattr(die, DW_AT_entry_pc)) dwarf_entrypc(die, &entry);
+  return std::pair<uint64_t, uint64_t>(entry, end);
+}
+
+bool is_location_list(Dwarf_Attribute* attr) {
+  switch (dwarf_whatform(attr)) {
+    case DW_FORM_sec_offset:
+    case DW_FORM_loclistx:
+    case DW_FORM_data4:  // DWARF 2 and 3 wrote location-list offsets as data
+    case DW_FORM_data8:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool has_location_list(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  if (dwarf_attr(die, DW_AT_location, &attr) != nullptr && is_location_list(&attr)) return true;
+  Dwarf_Die child;
+  if (dwarf_child(die, &child) != 0) return false;
+  do {
+    if (has_location_list(&child)) return true;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+// Where a variable is at an address: a register, or a register plus offset to dereference.
+struct Location {
+  bool is_static = false;  // at a fixed address (DW_OP_addr): known everywhere, not fetchable from a register
+  unsigned reg = 0;
+  bool in_memory = false;  // the value is at reg+offset, not in reg
+  int64_t offset = 0;
+};
+
+std::string describe(std::string_view what, std::string_view variable) {
+  return std::string(what) + " '" + std::string(variable) + "'";
+}
+
+}  // namespace
+
+DebuginfoLookup find_probe_debuginfo(const std::filesystem::path& binary, const std::vector<std::filesystem::path>& debug_dirs) {
+  DebuginfoLookup out;
+  Result<ElfFile> elf = ElfFile::open(binary);
+  if (!elf) return out;
+  const std::optional<BuildId> id = elf->build_id();
+  SymbolConfig config;
+  config.debug_dirs = debug_dirs;
+  for (const std::filesystem::path& candidate : debuginfo_candidates(config, binary, id, elf->debuglink())) {
+    Result<ElfFile> debug = ElfFile::open(candidate);
+    if (!debug || !debug->has_debug_info()) continue;
+    if (id && !id->empty() && debug->build_id() && !debug->build_id()->empty() && !(*debug->build_id() == *id)) continue;
+    out.file = candidate;
+    return out;
+  }
+  if (elf->has_debug_info()) {
+    out.file = binary;
+    return out;
+  }
+  if (id && !id->empty() && !debug_dirs.empty()) out.missing = build_id_debug_path(debug_dirs.front(), *id).string();
+  return out;
+}
+
+ProbeDebugInfo::ProbeDebugInfo(std::unique_ptr<State> state) : state_(std::move(state)) {}
+ProbeDebugInfo::ProbeDebugInfo(ProbeDebugInfo&&) noexcept = default;
+ProbeDebugInfo& ProbeDebugInfo::operator=(ProbeDebugInfo&&) noexcept = default;
+ProbeDebugInfo::~ProbeDebugInfo() {
+  if (state_ && state_->eh_cfi != nullptr) dwarf_cfi_end(state_->eh_cfi);
+}
+
+Result<ProbeDebugInfo> ProbeDebugInfo::open(const std::filesystem::path& debug_file, const std::filesystem::path& binary) {
+  VPERF_TRY(DwarfInfo dwarf, DwarfInfo::open(debug_file));
+  VPERF_TRY(ElfFile elf, ElfFile::open(binary));
+  auto state = std::unique_ptr<State>(new State{std::move(dwarf), std::move(elf), nullptr, nullptr, {}});
+  state->eh_cfi = dwarf_getcfi_elf(state->binary.handle());
+  state->debug_cfi = dwarf_getcfi(state->dwarf.handle());  // owned by the Dwarf
+  return ProbeDebugInfo(std::move(state));
+}
+
+std::vector<DwarfProbeSite> ProbeDebugInfo::function_sites(std::string_view pattern, bool with_inlines) const {
+  Dwarf* dwarf = state_->dwarf.handle();
+  std::vector<DwarfProbeSite> sites;
+  Dwarf_Off offset = 0, next = 0;
+  size_t header_size = 0;
+  while (dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
+    Dwarf_Die unit;
+    if (dwarf_offdie(dwarf, offset + header_size, &unit) == nullptr) {
+      offset = next;
+      continue;
+    }
+    // The functions of this unit by name: their out-of-line code, then (for an inline
+    // declaration) each place it was inlined, found by walking the unit.
+    struct Visit {
+      std::string_view pattern;
+      Dwarf_Die unit;
+      std::vector<Dwarf_Die> matches;
+    } visit{pattern, unit, {}};
+    dwarf_getfuncs(
+        &unit,
+        [](Dwarf_Die* function, void* arg) {
+          auto* v = static_cast<Visit*>(arg);
+          const char* name = die_name(function);
+          if (name != nullptr && glob_match(v->pattern, name) && !dwarf_hasattr(function, DW_AT_declaration))
+            v->matches.push_back(*function);
+          return static_cast<int>(DWARF_CB_OK);
+        },
+        &visit, 0);
+    for (Dwarf_Die& function : visit.matches) {
+      const char* name = die_name(&function);
+      if (std::optional<std::pair<uint64_t, uint64_t>> range = code_range(&function)) {
+        sites.push_back(DwarfProbeSite{name, range->first, range->second, false, dwarf_dieoffset(&function),
+                                       dwarf_dieoffset(&function), dwarf_dieoffset(&unit), name, range->first});
+      }
+      if (!with_inlines || !dwarf_hasattr(&function, DW_AT_inline)) continue;
+      // Instances: DW_TAG_inlined_subroutine whose abstract origin is this function, and the
+      // out-of-line function each one runs in.
+      const Dwarf_Off origin = dwarf_dieoffset(&function);
+      auto walk = [&](auto&& self, Dwarf_Die* parent, Dwarf_Off subprogram) -> void {
+        Dwarf_Die child;
+        if (dwarf_child(parent, &child) != 0) return;
+        do {
+          const int tag = dwarf_tag(&child);
+          Dwarf_Off owner = subprogram;
+          if (tag == DW_TAG_subprogram) owner = code_range(&child) ? dwarf_dieoffset(&child) : 0;
+          if (tag == DW_TAG_inlined_subroutine && subprogram != 0) {
+            Dwarf_Attribute attr;
+            Dwarf_Die abstract;
+            if (dwarf_attr(&child, DW_AT_abstract_origin, &attr) != nullptr && dwarf_formref_die(&attr, &abstract) != nullptr &&
+                dwarf_dieoffset(&abstract) == origin) {
+              Dwarf_Die owner_die;
+              std::optional<std::pair<uint64_t, uint64_t>> range = code_range(&child);
+              if (range && die_offset(dwarf, subprogram, &owner_die)) {
+                const char* owner_name = die_name(&owner_die);
+                sites.push_back(DwarfProbeSite{name, range->first, range->second, true, dwarf_dieoffset(&child), subprogram,
+                                               dwarf_dieoffset(&unit), owner_name ? owner_name : "",
+                                               code_range(&owner_die).value_or(std::pair<uint64_t, uint64_t>()).first});
+              }
+            }
+          }
+          if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine ||
+              tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type)
+            self(self, &child, owner);
+        } while (dwarf_siblingof(&child, &child) == 0);
+      };
+      walk(walk, &unit, 0);
+    }
+    offset = next;
+  }
+  return sites;
+}
+
+std::string ProbeDebugInfo::function_at(uint64_t address) const {
+  Dwarf_Die unit;
+  if (dwarf_addrdie(state_->dwarf.handle(), address, &unit) == nullptr) return {};
+  Dwarf_Die* raw = nullptr;
+  const int n = dwarf_getscopes(&unit, address, &raw);
+  std::unique_ptr<Dwarf_Die, decltype(&std::free)> scopes(raw, &std::free);
+  for (int i = n - 1; i >= 0; --i) {  // outermost first: the out-of-line function, not an inlined one
+    Dwarf_Die* scope = &scopes.get()[i];
+    if (dwarf_tag(scope) != DW_TAG_subprogram) continue;
+    std::optional<std::pair<uint64_t, uint64_t>> range = code_range(scope);
+    const char* name = die_name(scope);
+    if (range && range->first == address && name != nullptr) return name;
+  }
+  return {};
+}
+
+bool ProbeDebugInfo::optimized(const DwarfProbeSite& site) const {
+  auto [it, inserted] = state_->optimized_units.try_emplace(site.unit, false);
+  if (inserted) {
+    Dwarf_Die unit;
+    it->second = die_offset(state_->dwarf.handle(), site.unit, &unit) && has_location_list(&unit);
+  }
+  return it->second;
+}
+
+uint64_t ProbeDebugInfo::after_prologue(const DwarfProbeSite& site) const {
+  Dwarf_Die unit;
+  Dwarf_Lines* lines = nullptr;
+  size_t count = 0;
+  if (!die_offset(state_->dwarf.handle(), site.unit, &unit) || dwarf_getsrclines(&unit, &lines, &count) != 0) return site.entry;
+  size_t first = count;
+  for (size_t i = 0; i < count; ++i) {
+    Dwarf_Addr address = 0;
+    if (dwarf_lineaddr(dwarf_onesrcline(lines, i), &address) == 0 && address == site.entry) {
+      first = i;
+      break;
+    }
+  }
+  if (first == count) return site.entry;
+  // The row after the entry's, unless the entry's row marks the end of the prologue itself
+  // (clang) or the function ends first.
+  bool prologue_end = false;
+  dwarf_lineprologueend(dwarf_onesrcline(lines, first), &prologue_end);
+  if (prologue_end || first + 1 >= count) return site.entry;
+  Dwarf_Addr next = 0;
+  if (dwarf_lineaddr(dwarf_onesrcline(lines, first + 1), &next) != 0 || next >= site.high) return site.entry;
+  return next;
+}
+
+namespace {
+
+// perf's search for a variable by name: the scope's children depth first, entering only the
+// blocks that hold the address; a match needs a location, a constant or an external definition.
+bool find_variable(Dwarf_Die* scope, std::string_view name, uint64_t address, Dwarf_Die* out) {
+  Dwarf_Die child;
+  if (dwarf_child(scope, &child) != 0) return false;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_formal_parameter || tag == DW_TAG_variable) {
+      const char* n = die_name(&child);
+      if (n != nullptr && name == n &&
+          (dwarf_hasattr(&child, DW_AT_external) || dwarf_hasattr(&child, DW_AT_location) ||
+           dwarf_hasattr(&child, DW_AT_const_value))) {
+        *out = child;
+        return true;
+      }
+    }
+    if ((address == 0 || has_pc(&child, address)) && find_variable(&child, name, address, out)) return true;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+// The frame base of the site's function at `address` as one location operation, with
+// DW_OP_call_frame_cfa turned into the CFA's rule (a register plus offset) from the CFI.
+Result<std::optional<Dwarf_Op>> frame_base(const ProbeDebugInfo::State& state, const DwarfProbeSite& site, uint64_t address) {
+  Dwarf_Die subprogram;
+  Dwarf_Attribute attr;
+  Dwarf_Op* ops = nullptr;
+  size_t count = 0;
+  if (!die_offset(state.dwarf.handle(), site.subprogram, &subprogram) || dwarf_attr(&subprogram, DW_AT_frame_base, &attr) == nullptr ||
+      dwarf_getlocation_addr(&attr, address, &ops, &count, 1) <= 0 || count == 0)
+    return std::optional<Dwarf_Op>();
+  if (count != 1 || ops[0].atom != DW_OP_call_frame_cfa) return std::optional<Dwarf_Op>(ops[0]);
+  for (Dwarf_CFI* cfi : {state.eh_cfi, state.debug_cfi}) {
+    Dwarf_Frame* frame = nullptr;
+    if (cfi == nullptr || dwarf_cfi_addrframe(cfi, address, &frame) != 0) continue;
+    Dwarf_Op* cfa = nullptr;
+    size_t cfa_count = 0;
+    std::optional<Dwarf_Op> rule;
+    if (dwarf_frame_cfa(frame, &cfa, &cfa_count) == 0 && cfa_count >= 1) rule = cfa[0];
+    std::free(frame);
+    if (rule) return rule;
+  }
+  return Error{"no call frame information for " + hex(address) + " in " + state.binary.name(), 0,
+               "the frame base of " + site.function + " comes from .eh_frame or .debug_frame, and neither covers it"};
+}
+
+// A variable's location at `address` (perf's convert_variable_location). `site_entry` lets a
+// parameter whose location list starts just after the entry use its first location.
+Result<Location> locate(const ProbeDebugInfo::State& state, const DwarfProbeSite& site, Dwarf_Die* variable, uint64_t address,
+                        std::string_view name) {
+  Dwarf_Attribute attr;
+  if (dwarf_hasattr(variable, DW_AT_external))
+    return Error{describe("variable", name) + " is a global: uprobes fetch memory relative to a register, not a symbol", 0,
+                 "give its address as a fetch from a register, or probe where a local points at it"};
+  if (dwarf_hasattr(variable, DW_AT_const_value) && !dwarf_hasattr(variable, DW_AT_location))
+    return Error{describe("variable", name) + " is a constant the compiler folded away: it has no location to fetch", 0,
+                 "its value is fixed at this point; read it from the source"};
+  if (dwarf_attr(variable, DW_AT_location, &attr) == nullptr)
+    return Error{describe("variable", name) + " has no location (optimised out)", 0, "probe where it is live, or rebuild with -O0 -g"};
+  Dwarf_Op* ops = nullptr;
+  size_t count = 0;
+  if (dwarf_getlocation_addr(&attr, address, &ops, &count, 1) <= 0) {
+    // Only a parameter at the function's entry may take the first location after it.
+    bool found = false;
+    if (address == site.entry && dwarf_tag(variable) == DW_TAG_formal_parameter)
+      for (uint64_t a = address + 1; a < site.high && !found; ++a) found = dwarf_getlocation_addr(&attr, a, &ops, &count, 1) > 0;
+    if (!found)
+      return Error{"the location of " + describe("variable", name) + " is not known at " + hex(address) + " (optimised out there)", 0,
+                   "list what is available there with -V, or probe another line"};
+  }
+  if (count == 0) return Error{describe("variable", name) + " has an empty location at " + hex(address) + " (optimised out)"};
+  Location location;
+  Dwarf_Op op = ops[0];
+  if (op.atom == DW_OP_addr) {
+    location.is_static = true;
+    return location;
+  }
+  if (op.atom == DW_OP_fbreg) {
+    VPERF_TRY(std::optional<Dwarf_Op> base, frame_base(state, site, address));
+    if (!base) return Error{describe("variable", name) + " lives in a frame whose base DWARF does not give at " + hex(address)};
+    location.in_memory = true;
+    location.offset = static_cast<int64_t>(op.number);
+    op = *base;
+  }
+  if (op.atom >= DW_OP_breg0 && op.atom <= DW_OP_breg31) {
+    location.reg = op.atom - DW_OP_breg0;
+    location.offset += static_cast<int64_t>(op.number);
+    location.in_memory = true;
+  } else if (op.atom >= DW_OP_reg0 && op.atom <= DW_OP_reg31) {
+    location.reg = op.atom - DW_OP_reg0;
+  } else if (op.atom == DW_OP_bregx) {
+    location.reg = static_cast<unsigned>(op.number);
+    location.offset += static_cast<int64_t>(op.number2);
+    location.in_memory = true;
+  } else if (op.atom == DW_OP_regx) {
+    location.reg = static_cast<unsigned>(op.number);
+  } else {
+    return Error{"the location of " + describe("variable", name) + " at " + hex(address) + " is a DWARF expression uprobes cannot fetch (DW_OP 0x" +
+                     hex(op.atom).substr(2) + ")",
+                 0, "fetch it by register or stack offset instead (see -V and the disassembly)"};
+  }
+  if (!register_name(location.reg))
+    return Error{describe("variable", name) + " is in DWARF register " + std::to_string(location.reg) + ", which uprobes cannot read"};
+  return location;
+}
+
+// The member `name` of a struct or union, with its byte offset; members of anonymous members
+// are found too, their offsets added.
+bool find_member(Dwarf_Die* aggregate, std::string_view name, Dwarf_Die* out, int64_t* offset);
+
+// A member's byte offset; 0 for a bitfield placed by DW_AT_data_bit_offset (DWARF 4 and
+// later), whose bits count from the start of the struct.
+int64_t member_offset(Dwarf_Die* member) {
+  Dwarf_Attribute attr;
+  if (dwarf_attr(member, DW_AT_data_member_location, &attr) == nullptr) return 0;
+  Dwarf_Word value = 0;
+  if (dwarf_formudata(&attr, &value) == 0) return static_cast<int64_t>(value);
+  Dwarf_Op* ops = nullptr;
+  size_t count = 0;
+  if (dwarf_getlocation(&attr, &ops, &count) == 0 && count == 1 && ops[0].atom == DW_OP_plus_uconst) return static_cast<int64_t>(ops[0].number);
+  return 0;
+}
+
+bool find_member(Dwarf_Die* aggregate, std::string_view name, Dwarf_Die* out, int64_t* offset) {
+  Dwarf_Die child;
+  if (dwarf_child(aggregate, &child) != 0) return false;
+  do {
+    if (dwarf_tag(&child) != DW_TAG_member) continue;
+    const char* n = die_name(&child);
+    if (n != nullptr && name == n) {
+      *offset = member_offset(&child);
+      *out = child;
+      return true;
+    }
+    Dwarf_Die inner;
+    int64_t inner_offset = 0;
+    if (n == nullptr && type_of(&child, &inner, true) != nullptr && find_member(&inner, name, out, &inner_offset)) {
+      *offset = member_offset(&child) + inner_offset;
+      return true;
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+int64_t byte_size(Dwarf_Die* type) {
+  Dwarf_Attribute attr;
+  Dwarf_Word size = 0;
+  if (dwarf_attr_integrate(type, DW_AT_byte_size, &attr) != nullptr && dwarf_formudata(&attr, &size) == 0) return static_cast<int64_t>(size);
+  return -1;
+}
+
+bool is_signed(Dwarf_Die* type) {
+  Dwarf_Attribute attr;
+  Dwarf_Word encoding = 0;
+  if (dwarf_attr(type, DW_AT_encoding, &attr) == nullptr || dwarf_formudata(&attr, &encoding) != 0) return false;
+  return encoding == DW_ATE_signed || encoding == DW_ATE_signed_char || encoding == DW_ATE_signed_fixed;
+}
+
+}  // namespace
+
+Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t address, std::string_view variable,
+                                            const std::vector<std::string>& fields, std::string_view cast) const {
+  Dwarf* dwarf = state_->dwarf.handle();
+  Dwarf_Die scope, unit, found;
+  if (!die_offset(dwarf, site.scope, &scope) || !die_offset(dwarf, site.unit, &unit))
+    return Error{"the DWARF of " + site.function + " cannot be read again"};
+  if (!find_variable(&scope, variable, address, &found) && !find_variable(&unit, variable, 0, &found))
+    return Error{describe("variable", variable) + " is not in " + site.function + "'s scope", 0,
+                 "list the variables there with: vperf probe -x FILE -V " + site.function};
+  VPERF_TRY(Location location, locate(*state_, site, &found, address, variable));
+  if (location.is_static)
+    return Error{describe("variable", variable) + " is static: uprobes fetch memory relative to a register, not at a fixed address", 0,
+                 "probe where a local or parameter points at it"};
+
+  // The value is the register, or memory behind a chain of dereferences: refs[0] applies to the
+  // register, each next one to the value the previous one fetched.
+  std::vector<int64_t> refs;
+  if (location.in_memory) refs.push_back(location.offset);
+  Dwarf_Die holder = found;  // the DIE whose DW_AT_type is the value's type
+  std::string field_name;
+  std::string path(variable);
+  for (const std::string& field : fields) {
+    Dwarf_Die type;
+    if (type_of(&holder, &type, true) == nullptr) return Error{"'" + path + "' has no type to take '" + field + "' of"};
+    const int tag = dwarf_tag(&type);
+    if (field.starts_with('[')) {
+      std::optional<uint64_t> index = parse_u64(std::string_view(field).substr(1, field.size() - 2));
+      if (!index || (tag != DW_TAG_array_type && tag != DW_TAG_pointer_type))
+        return Error{"'" + path + "' is not an array or a pointer: it cannot take " + field};
+      Dwarf_Die element;
+      if (type_of(&type, &element, true) == nullptr) return Error{"'" + path + "' points to void: it cannot take " + field};
+      const int64_t size = byte_size(&element);
+      if (size <= 0) return Error{"the elements of '" + path + "' have no size in DWARF"};
+      if (tag == DW_TAG_pointer_type) refs.push_back(0);
+      if (refs.empty()) return Error{"'" + path + "' is an array in a register, which uprobes cannot index", 0, "fetch by register and offset instead"};
+      refs.back() += static_cast<int64_t>(*index) * size;
+      holder = type;
+    } else {
+      const bool arrow = field.starts_with("->");
+      const std::string member_name = field.substr(arrow ? 2 : 1);
+      Dwarf_Die aggregate = type;
+      if (arrow) {
+        if (tag != DW_TAG_pointer_type)
+          return Error{"'" + path + "' is not a pointer: write '" + path + "." + member_name + "'"};
+        if (type_of(&type, &aggregate, true) == nullptr) return Error{"'" + path + "' points to void: it has no member " + member_name};
+        refs.push_back(0);
+      } else if (tag == DW_TAG_pointer_type) {
+        return Error{"'" + path + "' is a pointer: write '" + path + "->" + member_name + "'"};
+      }
+      const int aggregate_tag = dwarf_tag(&aggregate);
+      if (aggregate_tag != DW_TAG_structure_type && aggregate_tag != DW_TAG_union_type && aggregate_tag != DW_TAG_class_type)
+        return Error{"'" + path + "' is not a struct or union: it has no member " + member_name};
+      Dwarf_Die member;
+      int64_t offset = 0;
+      if (!find_member(&aggregate, member_name, &member, &offset))
+        return Error{"'" + path + "' has no member '" + member_name + "'", 0,
+                     "see the type's members with: pahole or gdb -batch -ex 'ptype " + path + "'"};
+      if (refs.empty()) return Error{"'" + path + "' is a struct in a register, which uprobes cannot take members of", 0, "fetch by register instead"};
+      refs.back() += offset;
+      holder = member;
+      field_name = member_name;
+    }
+    path += field;
+  }
+
+  VariableFetch out;
+  out.field_name = field_name;
+  out.fetch = *register_name(location.reg);
+  auto dereference = [&](int64_t offset) {
+    out.fetch = (offset < 0 ? "-" : "+") + std::to_string(offset < 0 ? -offset : offset) + "(" + out.fetch + ")";
+  };
+
+  Dwarf_Attribute attr;
+  Dwarf_Word bit_size = 0;
+  if (dwarf_attr(&holder, DW_AT_bit_size, &attr) != nullptr && dwarf_formudata(&attr, &bit_size) == 0 && cast.empty()) {
+    // A bitfield: its container is its type's size, the bit offset within it little-endian.
+    Dwarf_Die type;
+    Dwarf_Word bit_offset = 0;
+    const int64_t container = type_of(&holder, &type, true) ? byte_size(&type) : -1;
+    if (container <= 0 || dwarf_attr(&holder, DW_AT_data_bit_offset, &attr) == nullptr || dwarf_formudata(&attr, &bit_offset) != 0)
+      return Error{"the bitfield '" + path + "' has a layout vperf cannot read (pre-DWARF 4 bit offsets)"};
+    const uint64_t container_bits = static_cast<uint64_t>(container) * 8;
+    refs.back() += static_cast<int64_t>(bit_offset / container_bits) * container;
+    for (int64_t offset : refs) dereference(offset);
+    out.type = "b" + std::to_string(bit_size) + "@" + std::to_string(bit_offset % container_bits) + "/" + std::to_string(container_bits);
+    return out;
+  }
+
+  Dwarf_Die type;
+  const bool has_type = type_of(&holder, &type, true) != nullptr;
+  if (cast == "string" || cast == "ustring") {
+    const int tag = has_type ? dwarf_tag(&type) : 0;
+    if (tag != DW_TAG_pointer_type && tag != DW_TAG_array_type)
+      return Error{"'" + path + "' is not a pointer or an array: it cannot be read as a string"};
+    Dwarf_Die element;
+    const char* element_name = type_of(&type, &element, true) ? die_name(&element) : nullptr;
+    if (element_name == nullptr || (std::string_view(element_name) != "char" && std::string_view(element_name) != "unsigned char"))
+      return Error{"'" + path + "' is not a char pointer or array: it cannot be read as a string"};
+    if (tag == DW_TAG_pointer_type) refs.push_back(0);
+    for (int64_t offset : refs) dereference(offset);
+    out.type = std::string(cast);
+    return out;
+  }
+  for (int64_t offset : refs) dereference(offset);
+  if (!cast.empty() && cast != "s" && cast != "u" && cast != "x") {
+    out.type = std::string(cast);
+    return out;
+  }
+  if (!has_type) return Error{"'" + path + "' has no type in DWARF", 0, "give one: " + path + ":u64"};
+  const int64_t size = byte_size(&type);
+  if (size <= 0) return out;  // no size (an array): the kernel's default
+  const char prefix = !cast.empty() ? cast[0] : is_signed(&type) ? 's' : 'x';
+  out.type = prefix + std::to_string(std::min<int64_t>(size * 8, 64));
+  return out;
+}
+
+std::vector<std::string> ProbeDebugInfo::scope_variables(const DwarfProbeSite& site, uint64_t address, bool with_locals) const {
+  std::vector<std::string> names;
+  Dwarf_Die scope;
+  if (!die_offset(state_->dwarf.handle(), site.scope, &scope)) return names;
+  auto walk = [&](auto&& self, Dwarf_Die* parent) -> void {
+    Dwarf_Die child;
+    if (dwarf_child(parent, &child) != 0) return;
+    do {
+      const int tag = dwarf_tag(&child);
+      if (tag == DW_TAG_formal_parameter || (with_locals && tag == DW_TAG_variable)) {
+        const char* name = die_name(&child);
+        if (name != nullptr && locate(*state_, site, &child, address, name)) names.emplace_back(name);
+      }
+      if (has_pc(&child, address)) self(self, &child);
+    } while (dwarf_siblingof(&child, &child) == 0);
+  };
+  walk(walk, &scope);
+  return names;
+}
+
+std::vector<std::string> ProbeDebugInfo::available_variables(const DwarfProbeSite& site, uint64_t address, bool externs) const {
+  std::vector<std::string> lines;
+  auto add = [&](Dwarf_Die* die) {
+    const int tag = dwarf_tag(die);
+    const char* name = die_name(die);
+    if ((tag != DW_TAG_formal_parameter && tag != DW_TAG_variable) || name == nullptr || !dwarf_hasattr(die, DW_AT_location)) return;
+    if (!dwarf_hasattr(die, DW_AT_external) && !locate(*state_, site, die, address, name)) return;
+    lines.push_back(type_name(die).value_or("(unknown_type)") + "\t" + name);
+  };
+  auto walk = [&](auto&& self, Dwarf_Die* parent, bool nested) -> void {
+    Dwarf_Die child;
+    if (dwarf_child(parent, &child) != 0) return;
+    do {
+      add(&child);
+      if (nested && has_pc(&child, address)) self(self, &child, true);
+    } while (dwarf_siblingof(&child, &child) == 0);
+  };
+  Dwarf_Die scope, unit;
+  if (die_offset(state_->dwarf.handle(), site.scope, &scope)) walk(walk, &scope, true);
+  if (externs && die_offset(state_->dwarf.handle(), site.unit, &unit)) {
+    Dwarf_Die child;
+    if (dwarf_child(&unit, &child) == 0) do {
+        if (dwarf_hasattr(&child, DW_AT_external)) add(&child);
+      } while (dwarf_siblingof(&child, &child) == 0);
+  }
+  std::sort(lines.begin(), lines.end());
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+  return lines;
+}
+
+}  // namespace vperf::symbols

@@ -1,0 +1,105 @@
+#pragma once
+// What perf probe reads from DWARF to place a probe and fetch its arguments (perf 6.1's
+// probe-finder rules, written from its documented behaviour and checked against its output):
+//
+// - Sites: every out-of-line instance of a function (a DW_TAG_subprogram with code) and every
+//   place it was inlined (DW_TAG_inlined_subroutine), by DW_AT_name, in DIE order.
+// - The prologue: a uprobe at a function's entry with variable arguments moves past the
+//   prologue (to the function's second line-table row) when the compile unit was built without
+//   optimisation (no location lists in it), where arguments live in the frame only after the
+//   prologue stores them. Optimised code keeps the entry: its parameters are in registers there.
+// - Variables: looked up in the site's scope (its lexical blocks that hold the address, depth
+//   first), their DWARF location evaluated at the address: a register (DW_OP_reg*), a register
+//   plus offset (DW_OP_breg*), or the frame base plus offset (DW_OP_fbreg, with the frame base
+//   DW_OP_call_frame_cfa evaluated through .eh_frame or .debug_frame). A parameter whose location
+//   list starts just after the entry is taken from its first location (perf's "fuzzed by fentry"
+//   rule).
+// - Fields: "->member" dereferences a pointer to a struct or union, ".member" moves within one,
+//   "[N]" indexes an array (within) or a pointer (dereference).
+// - Types: a cast string/ustring on a char pointer or array fetches the string (one more
+//   dereference for a pointer); another explicit type is used as given; otherwise a base type's
+//   size and signedness (s for signed, x for the rest: pointers, unsigned, structs), none when
+//   DWARF gives no size (arrays).
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+
+namespace vperf::symbols {
+
+// One place a probe on a function goes.
+struct DwarfProbeSite {
+  std::string function;   // the function's DW_AT_name
+  uint64_t entry = 0;     // ELF virtual address of the (inlined) instance's entry
+  uint64_t high = 0;      // ... and of the end of its first range (exclusive)
+  bool inlined = false;
+  uint64_t scope = 0;       // DIE offsets: the subprogram or inlined instance,
+  uint64_t subprogram = 0;  // the out-of-line function whose frame it runs in,
+  uint64_t unit = 0;        // and its compile unit
+  std::string owner;        // the out-of-line function's DW_AT_name (the function itself unless inlined)
+  uint64_t owner_entry = 0;  // ... and its entry
+};
+
+// A variable as a uprobe fetches it.
+struct VariableFetch {
+  std::string fetch;       // "%di", "+8(%cx)", "+0(+16(-48(%bp)))"
+  std::string type;        // "s32", "x64", "string"; empty: the kernel's default
+  std::string field_name;  // the last member named in the fields ("weight" for r->weight), else empty
+};
+
+// Where the DWARF of `binary` is: its separate debuginfo under `debug_dirs` (by build-id, then
+// by path and .gnu_debuglink, a stale build-id skipped), else the binary itself. `missing` is
+// set, when there is none, to the build-id path a debug package would install.
+struct DebuginfoLookup {
+  std::optional<std::filesystem::path> file;
+  std::string missing;  // "/usr/lib/debug/.build-id/ab/cdef....debug"
+};
+DebuginfoLookup find_probe_debuginfo(const std::filesystem::path& binary, const std::vector<std::filesystem::path>& debug_dirs);
+
+class ProbeDebugInfo {
+ public:
+  // `debug_file` holds .debug_info (the binary or its separate debuginfo); `binary` is the
+  // probed file, whose .eh_frame gives the frame base where .debug_frame does not.
+  static Result<ProbeDebugInfo> open(const std::filesystem::path& debug_file, const std::filesystem::path& binary);
+  ProbeDebugInfo(ProbeDebugInfo&&) noexcept;
+  ProbeDebugInfo& operator=(ProbeDebugInfo&&) noexcept;
+  ~ProbeDebugInfo();
+
+  // The sites of functions whose DW_AT_name matches `pattern` (a glob); `with_inlines` false
+  // leaves out inlined instances (--no-inlines).
+  std::vector<DwarfProbeSite> function_sites(std::string_view pattern, bool with_inlines) const;
+
+  // The DW_AT_name of the out-of-line function whose code starts at `address` (an alias
+  // symbol's target: libc's malloc is __libc_malloc in DWARF), empty when none does.
+  std::string function_at(uint64_t address) const;
+
+  // Whether the site's compile unit was built with optimisation (has location lists).
+  bool optimized(const DwarfProbeSite& site) const;
+  // The address after the site's prologue (the function's second line-table row).
+  uint64_t after_prologue(const DwarfProbeSite& site) const;
+
+  // `variable` with `fields` at `address` in the site, cast to `type` (may be empty).
+  Result<VariableFetch> fetch(const DwarfProbeSite& site, uint64_t address, std::string_view variable,
+                              const std::vector<std::string>& fields, std::string_view type) const;
+
+  // The names $params (formal parameters) or $vars (and local variables in scope) stand for at
+  // `address`: those whose location is known there, in DIE order.
+  std::vector<std::string> scope_variables(const DwarfProbeSite& site, uint64_t address, bool with_locals) const;
+
+  // perf probe -V's lines for the site: "TYPE\tNAME" of every parameter and local variable
+  // whose location is known at `address` (globals too with `externs`), sorted as perf sorts them.
+  std::vector<std::string> available_variables(const DwarfProbeSite& site, uint64_t address, bool externs) const;
+
+  struct State;  // libdw's handles, defined in the .cpp
+
+ private:
+  explicit ProbeDebugInfo(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace vperf::symbols
