@@ -467,16 +467,18 @@ Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t
   std::string path(variable);
   for (const std::string& field : fields) {
     Dwarf_Die type;
-    if (type_of(&holder, &type, true) == nullptr) return Error{"'" + path + "' has no type to take '" + field + "' of"};
+    const std::string see_types = "see the types with: vperf probe -x FILE -V " + site.function;
+    if (type_of(&holder, &type, true) == nullptr) return Error{"'" + path + "' has no type to take '" + field + "' of", 0, see_types};
     const int tag = dwarf_tag(&type);
     if (field.starts_with('[')) {
       std::optional<uint64_t> index = parse_u64(std::string_view(field).substr(1, field.size() - 2));
       if (!index || (tag != DW_TAG_array_type && tag != DW_TAG_pointer_type))
-        return Error{"'" + path + "' is not an array or a pointer: it cannot take " + field};
+        return Error{"'" + path + "' is not an array or a pointer: it cannot take " + field, 0, see_types};
       Dwarf_Die element;
-      if (type_of(&type, &element, true) == nullptr) return Error{"'" + path + "' points to void: it cannot take " + field};
+      if (type_of(&type, &element, true) == nullptr)
+        return Error{"'" + path + "' points to void: it cannot take " + field, 0, "fetch it with an explicit offset and type: +N(...):u64"};
       const int64_t size = byte_size(&element);
-      if (size <= 0) return Error{"the elements of '" + path + "' have no size in DWARF"};
+      if (size <= 0) return Error{"the elements of '" + path + "' have no size in DWARF", 0, "fetch it with an explicit offset and type: +N(...):u64"};
       if (tag == DW_TAG_pointer_type) refs.push_back(0);
       if (refs.empty()) return Error{"'" + path + "' is an array in a register, which uprobes cannot index", 0, "fetch by register and offset instead"};
       refs.back() += static_cast<int64_t>(*index) * size;
@@ -486,16 +488,18 @@ Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t
       const std::string member_name = field.substr(arrow ? 2 : 1);
       Dwarf_Die aggregate = type;
       if (arrow) {
-        if (tag != DW_TAG_pointer_type)
-          return Error{"'" + path + "' is not a pointer: write '" + path + "." + member_name + "'"};
-        if (type_of(&type, &aggregate, true) == nullptr) return Error{"'" + path + "' points to void: it has no member " + member_name};
+        if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type)
+          return Error{"'" + path + "' is a struct, not a pointer", 0, "write '" + path + "." + member_name + "'"};
+        if (tag != DW_TAG_pointer_type) return Error{"'" + path + "' is not a pointer to a struct or union: it has no member " + member_name, 0, see_types};
+        if (type_of(&type, &aggregate, true) == nullptr)
+          return Error{"'" + path + "' points to void: it has no member " + member_name, 0, "fetch it with an explicit offset and type: +N(...):u64"};
         refs.push_back(0);
       } else if (tag == DW_TAG_pointer_type) {
-        return Error{"'" + path + "' is a pointer: write '" + path + "->" + member_name + "'"};
+        return Error{"'" + path + "' is a pointer, not a struct", 0, "write '" + path + "->" + member_name + "'"};
       }
       const int aggregate_tag = dwarf_tag(&aggregate);
       if (aggregate_tag != DW_TAG_structure_type && aggregate_tag != DW_TAG_union_type && aggregate_tag != DW_TAG_class_type)
-        return Error{"'" + path + "' is not a struct or union: it has no member " + member_name};
+        return Error{"'" + path + "' is not a struct or union: it has no member " + member_name, 0, see_types};
       Dwarf_Die member;
       int64_t offset = 0;
       if (!find_member(&aggregate, member_name, &member, &offset))
@@ -524,7 +528,8 @@ Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t
     Dwarf_Word bit_offset = 0;
     const int64_t container = type_of(&holder, &type, true) ? byte_size(&type) : -1;
     if (container <= 0 || dwarf_attr(&holder, DW_AT_data_bit_offset, &attr) == nullptr || dwarf_formudata(&attr, &bit_offset) != 0)
-      return Error{"the bitfield '" + path + "' has a layout vperf cannot read (pre-DWARF 4 bit offsets)"};
+      return Error{"the bitfield '" + path + "' has a layout vperf cannot read (pre-DWARF 4 bit offsets)", 0,
+                   "fetch its container and mask it: " + path + ":x32"};
     const uint64_t container_bits = static_cast<uint64_t>(container) * 8;
     refs.back() += static_cast<int64_t>(bit_offset / container_bits) * container;
     for (int64_t offset : refs) dereference(offset);
@@ -537,11 +542,11 @@ Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t
   if (cast == "string" || cast == "ustring") {
     const int tag = has_type ? dwarf_tag(&type) : 0;
     if (tag != DW_TAG_pointer_type && tag != DW_TAG_array_type)
-      return Error{"'" + path + "' is not a pointer or an array: it cannot be read as a string"};
+      return Error{"'" + path + "' is not a pointer or an array: it cannot be read as a string", 0, "drop :string, or give a char pointer or array"};
     Dwarf_Die element;
     const char* element_name = type_of(&type, &element, true) ? die_name(&element) : nullptr;
     if (element_name == nullptr || (std::string_view(element_name) != "char" && std::string_view(element_name) != "unsigned char"))
-      return Error{"'" + path + "' is not a char pointer or array: it cannot be read as a string"};
+      return Error{"'" + path + "' is not a char pointer or array: it cannot be read as a string", 0, "drop :string, or cast: +0(...):string"};
     if (tag == DW_TAG_pointer_type) refs.push_back(0);
     for (int64_t offset : refs) dereference(offset);
     out.type = std::string(cast);

@@ -4,7 +4,9 @@
 // vperf-workload builds this file without optimisation (its arguments live in the frame, found
 // through the frame base and the CFI, and a probe skips the prologue); vperf-workload-dwarf
 // builds it with -O2 (its arguments are in registers at the entry, through location lists).
-// Both keep the symbol unmangled (extern "C") so perf and vperf find it by the same name.
+// Both keep the symbol unmangled (extern "C") so perf and vperf find it by the same name, and
+// noipa keeps GCC from seeing into probe_target from its caller: otherwise it drops the stores
+// of record members probe_target never reads (label), and a probe would fetch garbage.
 #include <cinttypes>
 #include <cstdio>
 
@@ -29,7 +31,7 @@ struct ProbeRecord {
 
 // index * scale, plus the record's weight when its flag is set, plus the label's first
 // character and values[2]: what a %return probe's $retval must show for each call.
-__attribute__((noinline, noclone, used)) long probe_target(int index, long scale, const char* label, const ProbeRecord* record) {
+__attribute__((noipa, used)) long probe_target(int index, long scale, const char* label, const ProbeRecord* record) {
   long result = index * scale;
   if (record->flags.flag != 0) result += record->weight;
   return result + label[0] + record->values[2];
