@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "core/strings.h"
+#include "session/inline_probes.h"
 #include "session/probe_session.h"
 
 namespace vperf::cli {
@@ -24,6 +25,8 @@ tracing::Tracefs open_tracefs() {
   if (!std::filesystem::exists(tracefs->file("uprobe_events")))
     throw UserError("this kernel has no " + tracefs->file("uprobe_events").string(),
                     "uprobes need a kernel built with CONFIG_UPROBE_EVENTS=y");
+  // Inline probes of vperf runs that were killed (-e uprobe:... in stat or record) go first.
+  session::remove_leftover_inline_probes(*tracefs);
   return std::move(tracefs).value();
 }
 
@@ -48,7 +51,9 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
     for (const std::string& line : checked(session::list_probes(open_tracefs(), o.list))) out << line << "\n";
     return 0;
   }
-  session::ProbeRequest request{o.executable, {}, o.force};
+  session::ProbeRequest request;
+  request.executable = o.executable;
+  request.force = o.force;
   request.inlines = !o.no_inlines;
   if (!o.vars.empty()) {
     for (const std::string& line : checked(session::probe_point_variables(request, o.vars, o.externs))) out << line << "\n";

@@ -23,6 +23,7 @@
 #include "perf/stop_signals.h"
 #include "perf/workload.h"
 #include "session/count_run.h"
+#include "session/inline_probes.h"
 #include "stat/stat_metrics.h"
 #include "stat/stat_printer.h"
 #include "stat/stat_session.h"
@@ -154,8 +155,15 @@ std::string stat_event_list(const StatOptions& options, bool have_stalled_cycles
   return list;
 }
 
-int run_stat(const StatOptions& options, std::ostream& err) {
-  validate(options);
+int run_stat(const StatOptions& given, std::ostream& err) {
+  validate(given);
+  // Inline probes (-e uprobe:PATH:FUNC) are removed when this goes, after every counter on
+  // them is closed: it is declared before anything opens one.
+  session::InlineProbes inline_probes;
+  StatOptions options = given;
+  Result<std::vector<std::string>> with_probes = inline_probes.create(given.events);
+  if (!with_probes) throw user_error(with_probes.error());
+  options.events = std::move(with_probes).value();
 
   CommandEvents event_resolver;
   bool stalled = event_resolver.core_pmu_has("stalled-cycles-frontend") && event_resolver.core_pmu_has("stalled-cycles-backend");

@@ -305,6 +305,10 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
   for (const std::string& text : request.definitions) {
     if (is_sdt_event(text)) {
       VPERF_TRY(PlannedProbe p, plan_sdt_probe(file, text));
+      if (!request.group.empty()) {
+        p.event.group = request.group;
+        p.definition = tracing::uprobe_definition(p.event);
+      }
       if (is_taken(taken, p.event.group, p.event.event)) return taken_error(p.event.group, p.event.event, "");
       taken.push_back(p.event.group + "/" + p.event.event);
       out.push_back(std::move(p));
@@ -318,7 +322,7 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
     std::string base_name = def.event;
     if (base_name.empty())
       base_name = def.address ? "abs_" + hex(*def.address).substr(2) : def.function + (def.return_probe ? "__return" : "");
-    const std::string group = def.group.empty() ? tracing::default_uprobe_group(file) : def.group;
+    const std::string group = !request.group.empty() ? request.group : def.group.empty() ? tracing::default_uprobe_group(file) : def.group;
     if (!tracing::is_probe_event_name(base_name))
       return Error{"probe definition '" + text + "': '" + base_name + "' is not a valid event name", 0, "name the event: NAME=" + text};
     if (!request.force && is_taken(taken, group, base_name)) return taken_error(group, base_name, ", or add another with -f");

@@ -25,6 +25,7 @@ struct ProbeRequest {
   std::vector<std::string> definitions;  // each a PROBEDEF with its arguments
   bool force = false;                    // -f: add under a numbered name when the name is taken
   bool inlines = true;                   // --no-inlines: only out-of-line instances
+  std::string group;                     // every probe in this group (inline probes' private one), else perf's defaults
   std::vector<std::filesystem::path> debug_dirs = {"/usr/lib/debug"};  // separate debuginfo roots
 };
 

@@ -9,8 +9,10 @@
 #include <map>
 #include <sstream>
 
+#include "support/background.h"
 #include "support/capability.h"
 #include "support/fake_event_fs.h"
+#include "support/processes.h"
 #include "support/run_program.h"
 
 namespace vperf::test {
@@ -303,6 +305,89 @@ TEST_F(Probe, AVariableWithoutDebuginfoNamesWhereItWouldBe) {
   EXPECT_NE(r.err.find("/usr/lib/debug/.build-id/"), std::string::npos) << r.err;
   ProgramResult raw = run_vperf({"probe", "-x", stripped.string(), "-D", "probe_target index=%di:s32"});
   EXPECT_EQ(raw.exit_code, 0) << raw.err;
+}
+
+// -e uprobe:PATH:FUNC, uretprobe:PATH:FUNC and usdt:PATH:PROVIDER:NAME in stat and record:
+// created for the run in the group vperf_PID, counted exactly, gone afterwards (the fixture
+// compares uprobe_events byte for byte).
+TEST_F(Probe, InlineProbesCountExactlyAndLeaveNothing) {
+  const std::string target = std::string("uprobe:") + VPERF_WORKLOAD + ":probe_target";
+  const std::string returns = std::string("uretprobe:") + VPERF_WORKLOAD + ":probe_target";
+  ProgramResult counted = run_vperf({"stat", "-x", ",", "-e", target + "," + returns, "--", VPERF_WORKLOAD, "probe-calls", "25"});
+  ASSERT_EQ(counted.exit_code, 0) << counted.err;
+  EXPECT_NE(counted.err.find(":probe_target,"), std::string::npos) << counted.err;
+  EXPECT_NE(counted.err.find(":probe_target__return,"), std::string::npos) << counted.err;
+  size_t lines = 0;
+  for (size_t at = counted.err.find("25,,vperf_"); at != std::string::npos; at = counted.err.find("25,,vperf_", at + 1)) ++lines;
+  EXPECT_EQ(lines, 2u) << counted.err;
+
+  const std::string data = ::testing::TempDir() + "/probe-inline.data";
+  ProgramResult recorded = run_vperf({"record", "-q", "-e", target, "-o", data, "--", VPERF_WORKLOAD, "probe-calls", "25"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  ProgramResult script = run_vperf({"script", "-i", data});
+  size_t hits = 0;
+  for (size_t at = script.out.find(":probe_target: "); at != std::string::npos; at = script.out.find(":probe_target: ", at + 1)) ++hits;
+  EXPECT_EQ(hits, 25u) << script.out;
+  std::remove(data.c_str());
+  if (std::filesystem::exists("/usr/bin/python3.11")) {
+    const std::string script_text = "import gc\ngc.disable()\nfor i in range(100):\n    gc.collect()\n";
+    ProgramResult usdt = run_vperf({"stat", "-x", ",", "-e", "usdt:/usr/bin/python3.11:python:gc__start", "--", "/usr/bin/python3.11", "-S",
+                                    "-c", script_text});
+    ASSERT_EQ(usdt.exit_code, 0) << usdt.err;
+    EXPECT_GE(std::stol(usdt.err.substr(0, usdt.err.find(','))), 100) << usdt.err;
+  }
+}
+
+// An error after the probes are made (an unknown event next to them, a command that cannot
+// run) removes them too; a bad inline probe is one line and makes nothing.
+TEST_F(Probe, InlineProbesAreRemovedWhenTheCommandFails) {
+  const std::string target = std::string("uprobe:") + VPERF_WORKLOAD + ":probe_target";
+  const std::vector<std::vector<std::string>> failing = {
+      {"stat", "-e", target, "-e", "no_such_event_anywhere", "--", "true"},
+      {"stat", "-e", target, "--", "/nonexistent/program"},
+      {"record", "-q", "-e", target, "-o", ::testing::TempDir() + "/never.data", "--", "/nonexistent/program"},
+      {"stat", "-e", std::string("uprobe:") + VPERF_WORKLOAD + ":no_such_function_here", "--", "true"},
+      {"stat", "-e", "uprobe:/nonexistent/file:main", "--", "true"},
+      {"stat", "-e", "uprobe:missing_the_function", "--", "true"},
+      {"stat", "-e", "kprobe:do_sys_openat2", "--", "true"},
+  };
+  for (const std::vector<std::string>& args : failing) {
+    ProgramResult r = run_vperf(args);
+    EXPECT_NE(r.exit_code, 0) << args[2] << " " << args[4];
+    EXPECT_EQ(uprobe_events(), before_) << "left behind by: vperf " << args[0] << " " << args[2] << " " << args[4];
+  }
+  for (size_t i = 3; i < failing.size(); ++i) {
+    ProgramResult r = run_vperf(failing[i]);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("(hint: "), std::string::npos) << r.err;
+  }
+}
+
+// SIGINT and SIGTERM end the run normally, probes removed; a SIGKILLed run leaves its group,
+// and the next vperf command that touches uprobes removes it.
+TEST_F(Probe, InlineProbesGoOnSignalsAndAfterAKill) {
+  for (int signal : {SIGINT, SIGTERM, SIGKILL}) {
+    SCOPED_TRACE(strsignal(signal));
+    Background vperf({VPERF_BINARY, "stat", "-e", std::string("uprobe:") + VPERF_WORKLOAD + ":probe_target", "--", VPERF_WORKLOAD, "sleep",
+                      "600000"});
+    ASSERT_GT(vperf.pid(), 0);
+    ASSERT_TRUE(wait_until([&] { return counting_and_waiting(vperf.pid()); }, std::chrono::seconds(20))) << "vperf stat never started counting";
+    const std::string group = "vperf_" + std::to_string(vperf.pid());
+    EXPECT_NE(uprobe_events().find(group + "/probe_target"), std::string::npos) << uprobe_events();
+    const std::vector<pid_t> workload = children_named(vperf.pid(), "vperf-workload");
+    ::kill(vperf.pid(), signal);
+    ProgramResult ended = vperf.wait();
+    for (pid_t child : workload) ::kill(child, SIGKILL);  // a SIGKILLed vperf leaves its command running
+    if (signal != SIGKILL) {
+      EXPECT_EQ(uprobe_events(), before_) << ended.err;
+      continue;
+    }
+    EXPECT_NE(uprobe_events().find(group + "/probe_target"), std::string::npos) << "a killed vperf cannot clean up";
+    ASSERT_TRUE(wait_until([&] { return workload.empty() || ::kill(workload.front(), 0) != 0; }, std::chrono::seconds(10)));
+    ProgramResult next = run_vperf({"probe", "-l"});
+    EXPECT_EQ(next.exit_code, 0) << next.err;
+    EXPECT_EQ(next.out.find(group), std::string::npos) << next.out;
+  }
 }
 
 // Bad input: one error line that says what to do, exit 1 or 2, nothing added.

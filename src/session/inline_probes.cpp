@@ -1,0 +1,152 @@
+#include "session/inline_probes.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+
+#include "core/strings.h"
+#include "tracing/dynamic_events.h"
+
+namespace vperf::session {
+
+namespace {
+
+constexpr std::string_view kGroupPrefix = "vperf_";
+
+// A function name as an event name: what is not a letter, digit or '_' becomes '_'
+// ("foo.isra.0" -> "foo_isra_0").
+std::string event_name_of(std::string_view function) {
+  std::string name(function);
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) name.insert(name.begin(), '_');
+  return name;
+}
+
+// Whether PID is a running vperf (its executable's name), so its probes are in use.
+bool is_running_vperf(pid_t pid) {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+  return !ec && exe.filename() == "vperf";
+}
+
+}  // namespace
+
+std::string inline_probe_group() { return std::string(kGroupPrefix) + std::to_string(::getpid()); }
+
+bool is_inline_probe(std::string_view term) {
+  for (std::string_view kind : {"uprobe:", "uretprobe:", "usdt:", "kprobe:", "kretprobe:"})
+    if (term.starts_with(kind)) return true;
+  return false;
+}
+
+std::vector<std::string> remove_leftover_inline_probes(const tracing::Tracefs& tracefs) {
+  std::vector<std::string> removed;
+  Result<std::vector<std::string>> lines = tracing::uprobe_definitions(tracefs);
+  if (!lines) return removed;
+  for (const std::string& line : *lines) {
+    const std::string name = tracing::uprobe_name(line);
+    const size_t slash = name.find('/');
+    const std::string group = name.substr(0, slash);
+    if (!group.starts_with(kGroupPrefix)) continue;
+    std::optional<uint64_t> pid = parse_u64(std::string_view(group).substr(kGroupPrefix.size()));
+    if (!pid || static_cast<pid_t>(*pid) == ::getpid() || is_running_vperf(static_cast<pid_t>(*pid))) continue;
+    if (tracing::remove_uprobe(tracefs, group, name.substr(slash + 1))) removed.push_back(group + ":" + name.substr(slash + 1));
+  }
+  return removed;
+}
+
+Result<std::vector<std::string>> InlineProbes::create(const std::vector<std::string>& events) {
+  std::vector<std::string> out;
+  for (const std::string& list : events) {
+    // Terms are separated by commas; a group's braces stay where they are around the term.
+    std::string rewritten;
+    size_t start = 0;
+    for (;;) {
+      const size_t end = std::min(list.find(',', start), list.size());
+      const std::string_view term = std::string_view(list).substr(start, end - start);
+      size_t lead = 0, trail = term.size();
+      while (lead < trail && term[lead] == '{') ++lead;
+      while (trail > lead && term[trail - 1] == '}') --trail;
+      const std::string_view core = term.substr(lead, trail - lead);
+      rewritten += term.substr(0, lead);
+      if (is_inline_probe(core)) {
+        VPERF_TRY(std::string names, create_one(core));
+        rewritten += names;
+      } else {
+        rewritten += core;
+      }
+      rewritten += term.substr(trail);
+      if (end == list.size()) break;
+      rewritten += ',';
+      start = end + 1;
+    }
+    out.push_back(std::move(rewritten));
+  }
+  return out;
+}
+
+Result<std::string> InlineProbes::create_one(std::string_view spec) {
+  const std::string_view kind = spec.substr(0, spec.find(':'));
+  const std::string_view rest = spec.substr(kind.size() + 1);
+  if (kind == "kprobe" || kind == "kretprobe")
+    return Error{"'" + std::string(spec) + "': kernel probes are not in vperf yet", 0,
+                 "probe a function of a program or library: uprobe:PATH:FUNC, or use a tracepoint (vperf list tracepoint)"};
+  const size_t last = rest.rfind(':');
+  if (last == std::string_view::npos || last == 0 || last + 1 == rest.size())
+    return Error{"'" + std::string(spec) + "' is not " + std::string(kind) + ":PATH:" + (kind == "usdt" ? "PROVIDER:NAME" : "FUNCTION"), 0,
+                 "write uprobe:/lib/x86_64-linux-gnu/libc.so.6:malloc, uretprobe:PATH:FUNC or usdt:PATH:PROVIDER:NAME"};
+  ProbeRequest request;
+  request.force = true;  // a name this run already took gets the next number
+  request.group = inline_probe_group();
+  if (kind == "usdt") {
+    const size_t provider = rest.rfind(':', last - 1);
+    if (provider == std::string_view::npos || provider == 0)
+      return Error{"'" + std::string(spec) + "' is not usdt:PATH:PROVIDER:NAME", 0, "write usdt:/usr/bin/python3.11:python:gc__start"};
+    request.executable = std::string(rest.substr(0, provider));
+    request.definitions.push_back("sdt_" + std::string(rest.substr(provider + 1, last - provider - 1)) + ":" + std::string(rest.substr(last + 1)));
+  } else {
+    request.executable = std::string(rest.substr(0, last));
+    const std::string_view function = rest.substr(last + 1);
+    const bool is_return = kind == "uretprobe";
+    if (is_return && function.find('+') != std::string_view::npos)
+      return Error{"'" + std::string(spec) + "': a return probe takes a function, not an offset", 0, "write uretprobe:PATH:FUNC"};
+    request.definitions.push_back(event_name_of(function.substr(0, function.find('+'))) + (is_return ? "__return" : "") + "=" +
+                                  std::string(function) + (is_return ? "%return" : ""));
+  }
+  if (!tracefs_) {
+    VPERF_TRY(tracing::Tracefs tracefs, tracing::Tracefs::open_mounted());
+    if (!std::filesystem::exists(tracefs.file("uprobe_events")))
+      return Error{"'" + std::string(spec) + "' needs uprobes, and this kernel has no " + tracefs.file("uprobe_events").string(), 0,
+                   "uprobes need a kernel built with CONFIG_UPROBE_EVENTS=y"};
+    tracefs_ = std::move(tracefs);
+    remove_leftover_inline_probes(*tracefs_);
+  }
+  VPERF_TRY(std::vector<std::string> existing, tracing::uprobe_definitions(*tracefs_));
+  VPERF_TRY(std::vector<PlannedProbe> planned, plan_probes(request, existing));
+  VPERF_TRY(add_probes(*tracefs_, planned));
+  std::vector<std::string> names;
+  for (PlannedProbe& p : planned) {
+    names.push_back(p.event.group + ":" + p.event.event);
+    created_.push_back(std::move(p));
+  }
+  return join(names, ",");
+}
+
+std::vector<std::string> InlineProbes::names() const {
+  std::vector<std::string> out;
+  for (const PlannedProbe& p : created_) out.push_back(p.event.group + ":" + p.event.event);
+  return out;
+}
+
+InlineProbes::~InlineProbes() {
+  for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
+    if (Result<void> removed = tracing::remove_uprobe(*tracefs_, it->event.group, it->event.event); !removed)
+      std::fprintf(stderr, "vperf: warning: probe %s:%s stays until the next vperf run removes it: %s\n", it->event.group.c_str(),
+                   it->event.event.c_str(), removed.error().message.c_str());
+  }
+}
+
+}  // namespace vperf::session
