@@ -15,7 +15,7 @@ struct ProbeOptions {
   std::string executable;
   std::vector<std::string> words;  // perf joins the words after the options into one PROBEDEF
   std::vector<std::string> add, definition, del;
-  std::string list, vars;
+  std::string list, vars, line_range;
   bool list_given = false, dry_run = false, force = false, verbose = false, quiet = false, no_inlines = false, externs = false;
 };
 
@@ -55,6 +55,10 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
   request.executable = o.executable;
   request.force = o.force;
   request.inlines = !o.no_inlines;
+  if (!o.line_range.empty()) {
+    for (const std::string& line : checked(session::probe_source_listing(request, o.line_range))) out << line << "\n";
+    return 0;
+  }
   if (!o.vars.empty()) {
     for (const std::string& line : checked(session::probe_point_variables(request, o.vars, o.externs))) out << line << "\n";
     return 0;
@@ -69,6 +73,9 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
   if (o.definition.empty()) {
     tracefs = open_tracefs();
     existing = checked(tracing::uprobe_definitions(*tracefs));
+    request.append = tracing::kernel_appends_probes(*tracefs);
+  } else if (Result<tracing::Tracefs> mounted = tracing::Tracefs::open_mounted()) {
+    request.append = tracing::kernel_appends_probes(*mounted);  // -D shows the names this kernel would get
   }
   std::vector<session::PlannedProbe> probes = checked(session::plan_probes(request, existing));
   if (!o.quiet)
@@ -105,6 +112,7 @@ void add_probe_command(CLI::App& app, Invocation& inv) {
   sub->add_option("-D,--definition", o->definition, "Print the uprobe_events line of a definition without adding it")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("-d,--del", o->del, "Delete probe events matching [GROUP:]EVENT (globs)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("-l,--list", o->list, "List probe events (matching [GROUP:]EVENT)")->expected(0, 1);
+  sub->add_option("-L,--line", o->line_range, "Show the source lines of FUNC[:RLN[+NUM|-RLN2]] or SRC:ALN[+NUM|-ALN2], numbered where a probe can go");
   sub->add_option("-V,--vars", o->vars, "Show the variables available at a probe point, FUNC[+OFFSET]");
   sub->add_flag("--externs", o->externs, "With -V, show global variables too");
   sub->add_flag("-n,--dry-run", o->dry_run, "Show what would be added, add nothing");

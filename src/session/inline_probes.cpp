@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -125,11 +126,13 @@ Result<std::string> InlineProbes::create_one(std::string_view spec) {
     remove_leftover_inline_probes(*tracefs_);
   }
   VPERF_TRY(std::vector<std::string> existing, tracing::uprobe_definitions(*tracefs_));
+  request.append = tracing::kernel_appends_probes(*tracefs_);
   VPERF_TRY(std::vector<PlannedProbe> planned, plan_probes(request, existing));
   VPERF_TRY(add_probes(*tracefs_, planned));
   std::vector<std::string> names;
   for (PlannedProbe& p : planned) {
-    names.push_back(p.event.group + ":" + p.event.event);
+    const std::string name = p.event.group + ":" + p.event.event;
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);  // appended probes share an event
     created_.push_back(std::move(p));
   }
   return join(names, ",");
@@ -137,15 +140,21 @@ Result<std::string> InlineProbes::create_one(std::string_view spec) {
 
 std::vector<std::string> InlineProbes::names() const {
   std::vector<std::string> out;
-  for (const PlannedProbe& p : created_) out.push_back(p.event.group + ":" + p.event.event);
+  for (const PlannedProbe& p : created_)
+    if (std::string name = p.event.group + ":" + p.event.event; std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   return out;
 }
 
 InlineProbes::~InlineProbes() {
+  std::vector<std::string> removed;
   for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
-    if (Result<void> removed = tracing::remove_uprobe(*tracefs_, it->event.group, it->event.event); !removed)
+    // Removing an event removes every probe appended to it.
+    const std::string name = it->event.group + ":" + it->event.event;
+    if (std::find(removed.begin(), removed.end(), name) != removed.end()) continue;
+    removed.push_back(name);
+    if (Result<void> result = tracing::remove_uprobe(*tracefs_, it->event.group, it->event.event); !result)
       std::fprintf(stderr, "vperf: warning: probe %s:%s stays until the next vperf run removes it: %s\n", it->event.group.c_str(),
-                   it->event.event.c_str(), removed.error().message.c_str());
+                   it->event.event.c_str(), result.error().message.c_str());
   }
 }
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
+#include "core/files.h"
 #include "core/strings.h"
 #include "symbols/elf_file.h"
 #include "symbols/function_probe_points.h"
@@ -213,7 +215,105 @@ struct PlannedSite {
   uint64_t file_offset = 0;
   std::vector<std::string> arguments;  // uprobe_events' words
   std::string note;
+  std::string event;  // the event's name when the point does not give one (a file's line: its function)
 };
+
+// perf's lazy match of a source line: a glob over the line with spaces and tabs left out of
+// both ("if(*)*" matches "  if (r->in.flag) local += ...").
+bool lazy_line_matches(std::string_view line, std::string_view pattern) {
+  auto squeeze = [](std::string_view text) {
+    std::string out;
+    for (char c : text)
+      if (c != ' ' && c != '\t' && c != '\r') out += c;
+    return out;
+  };
+  return glob_match(squeeze(pattern), squeeze(line));
+}
+
+// The numbers of the lines of `source` that match a lazy pattern.
+Result<std::vector<int>> lazy_lines(const std::string& source, std::string_view pattern) {
+  Result<std::string> text = read_file(source);
+  if (!text)
+    return Error{"lazy pattern '" + std::string(pattern) + "' needs the source " + source + ", which cannot be read: " + text.error().message, 0,
+                 "probe by line number (FUNC:LINE or FILE:LINE) where the source is not installed"};
+  std::vector<int> lines;
+  int number = 0;
+  for (std::string_view line : split(*text, '\n')) {
+    ++number;
+    if (lazy_line_matches(line, pattern)) lines.push_back(number);
+  }
+  return lines;
+}
+
+// The probes of a source-line point: FUNC:RLN (lines relative to FUNC's declaration),
+// SRC:ALN, FUNC;PATTERN (FUNC's own lines matching), SRC;PATTERN, each at every statement
+// address of the line (perf probes them all), with variables fetched there.
+Result<std::vector<PlannedSite>> plan_line_sites(const std::filesystem::path& file, const ProbeRequest& request,
+                                                 const tracing::ProbeDefinition& def, symbols::ProbeDebugInfo* dwarf,
+                                                 const std::string& missing) {
+  if (dwarf == nullptr)
+    return Error{"source lines need " + file.string() + "'s debuginfo, which is not installed", 0,
+                 missing.empty() ? "rebuild it with -g, or probe the function" : "install its debug package (it provides " + missing + ")"};
+  std::vector<symbols::LineProbe> found;
+  std::string what;
+  if (!def.function.empty()) {
+    std::vector<symbols::DwarfProbeSite> sites = dwarf_sites(*dwarf, file, def, request.inlines);
+    if (sites.empty())
+      return Error{"no function " + def.function + " in the DWARF of " + file.string(), 0, "list the functions with: vperf probe -x " + file.string() + " -F"};
+    for (const symbols::DwarfProbeSite& site : sites) {
+      std::optional<symbols::SourceDeclaration> decl = dwarf->declaration(site);
+      if (!decl || (!def.file.empty() && !decl->file.ends_with(def.file))) continue;
+      std::vector<symbols::LineProbe> here;
+      if (def.line) {
+        here = dwarf->line_probes(decl->file, {decl->line + static_cast<int>(*def.line)});
+      } else {
+        VPERF_TRY(std::vector<int> lines, lazy_lines(decl->file, def.lazy_pattern));
+        here = dwarf->line_probes(decl->file, lines, &site);
+      }
+      for (symbols::LineProbe& p : here)
+        if (std::none_of(found.begin(), found.end(), [&](const symbols::LineProbe& f) { return f.address == p.address; })) found.push_back(std::move(p));
+      if (def.line) break;  // relative lines count from the first definition, as perf
+    }
+    what = def.function + (def.line ? ":" + std::to_string(*def.line) : ";" + def.lazy_pattern);
+  } else {
+    std::vector<std::string> sources = dwarf->source_files(def.file);
+    if (sources.empty())
+      return Error{"no source file " + def.file + " in the DWARF of " + file.string(), 0, "give the file's name as the compiler saw it (see vperf probe -L FUNC)"};
+    std::vector<int> lines;
+    if (def.line) {
+      lines.push_back(static_cast<int>(*def.line));
+    } else {
+      VPERF_TRY(lines, lazy_lines(sources.front(), def.lazy_pattern));
+    }
+    found = dwarf->line_probes(sources.front(), lines);
+    what = def.file + (def.line ? ":" + std::to_string(*def.line) : ";" + def.lazy_pattern);
+  }
+  if (found.empty())
+    return Error{"no code at " + what + " in " + file.string(), 0, "see which lines have code with: vperf probe -x " + file.string() + " -L " +
+                                                                       (def.function.empty() ? def.file + ":1" : def.function)};
+  VPERF_TRY(symbols::ElfFile elf, symbols::ElfFile::open(file));
+  const std::vector<symbols::LoadSegment> segments = elf.load_segments();
+  std::vector<PlannedSite> out;
+  for (const symbols::LineProbe& probe : found) {
+    std::optional<uint64_t> file_offset = symbols::vaddr_to_file_offset(segments, probe.address);
+    if (!file_offset) return Error{what + " in " + file.string() + " is in no loaded segment"};
+    PlannedSite planned;
+    planned.file_offset = *file_offset;
+    if (!def.function.empty()) planned.event = def.function + (def.line ? "_L" + std::to_string(*def.line) : "");
+    else planned.event = probe.scope.function;
+    for (const tracing::ProbeArgument& arg : def.arguments) {
+      if (!needs_dwarf(arg)) {
+        VPERF_TRY(std::string raw, raw_argument(arg));
+        planned.arguments.push_back(std::move(raw));
+        continue;
+      }
+      VPERF_TRY(std::vector<std::string> fetched, variable_arguments(*dwarf, probe.scope, probe.address, arg));
+      for (std::string& word : fetched) planned.arguments.push_back(std::move(word));
+    }
+    out.push_back(std::move(planned));
+  }
+  return out;
+}
 
 // Where the probes of one function definition go and what each fetches: every DWARF instance
 // of the function when the file has debuginfo, else the symbol table's addresses.
@@ -226,6 +326,7 @@ Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, c
         return Error{"argument '" + arg.expression + "' is a variable, and a return probe fires after the function's variables are gone", 0,
                      "fetch $retval (or +0($retval):string) on a %return probe, variables on the entry"};
   symbols::ProbeDebugInfo* dwarf = def.address ? nullptr : debug_info(debug, file, request.debug_dirs);
+  if (!def.address && (def.line || !def.lazy_pattern.empty() || def.function.empty())) return plan_line_sites(file, request, def, dwarf, debug.missing);
   std::vector<symbols::DwarfProbeSite> sites;
   if (dwarf != nullptr) sites = dwarf_sites(*dwarf, file, def, request.inlines);
   if (variables && sites.empty()) {
@@ -246,7 +347,7 @@ Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, c
       VPERF_TRY(points, symbols::function_probe_points(file, def.function, def.offset.value_or(0)));
     }
     for (const symbols::FunctionProbePoint& point : points) {
-      PlannedSite site{point.file_offset, {}, {}};
+      PlannedSite site{point.file_offset, {}, {}, {}};
       for (const tracing::ProbeArgument& arg : def.arguments) {
         VPERF_TRY(std::string raw, raw_argument(arg));
         site.arguments.push_back(std::move(raw));
@@ -315,27 +416,38 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
       continue;
     }
     VPERF_TRY(tracing::ProbeDefinition def, tracing::parse_probe_definition(text));
-    if (!def.file.empty() || def.line || !def.lazy_pattern.empty())
-      return Error{"probe definition '" + text + "': source files, lines and lazy patterns are not in vperf probe yet", 0,
-                   "probe the function (FUNC, FUNC+OFFSET, FUNC%return)"};
     VPERF_TRY(std::vector<PlannedSite> sites, plan_sites(file, request, def, debug));
-    std::string base_name = def.event;
-    if (base_name.empty())
-      base_name = def.address ? "abs_" + hex(*def.address).substr(2) : def.function + (def.return_probe ? "__return" : "");
     const std::string group = !request.group.empty() ? request.group : def.group.empty() ? tracing::default_uprobe_group(file) : def.group;
-    if (!tracing::is_probe_event_name(base_name))
-      return Error{"probe definition '" + text + "': '" + base_name + "' is not a valid event name", 0, "name the event: NAME=" + text};
-    if (!request.force && is_taken(taken, group, base_name)) return taken_error(group, base_name, ", or add another with -f");
     std::vector<std::string> shown;
     for (const tracing::ProbeArgument& arg : def.arguments) shown.push_back(shown_argument(arg));
+    // The point as written, what perf's "(on ...)" shows.
+    std::string point = text.substr(0, text.find(' '));
+    if (const size_t eq = point.find('='); eq != std::string::npos && point.find_first_of(";@+%") > eq) point.erase(0, eq + 1);
+    // Every address of one definition shares its event where the kernel appends probes to an
+    // event (perf 6.1 does so); elsewhere each takes the next free number.
+    std::map<std::string, std::string> named;  // base name -> the name this definition gave it
     for (PlannedSite& site : sites) {
-      const std::string name = free_name(group, base_name, taken);
-      taken.push_back(group + "/" + name);
+      std::string base_name = def.event;
+      if (base_name.empty())
+        base_name = def.address ? "abs_" + hex(*def.address).substr(2)
+                  : !site.event.empty() ? site.event
+                                        : def.function + (def.return_probe ? "__return" : "");
+      if (!tracing::is_probe_event_name(base_name))
+        return Error{"probe definition '" + text + "': '" + base_name + "' is not a valid event name", 0, "name the event: NAME=" + text};
+      std::string name;
+      if (auto it = named.find(base_name); it != named.end() && request.append) {
+        name = it->second;
+      } else {
+        if (!named.count(base_name) && !request.force && is_taken(taken, group, base_name))
+          return taken_error(group, base_name, ", or add another with -f");
+        name = free_name(group, base_name, taken);
+        taken.push_back(group + "/" + name);
+        named.emplace(base_name, name);
+      }
       PlannedProbe p;
       p.event = tracing::UprobeEvent{group, name, file, site.file_offset, std::nullopt, def.return_probe, std::move(site.arguments)};
       p.definition = tracing::uprobe_definition(p.event);
-      p.point = def.address ? hex(*def.address) : def.function + (def.offset ? "+" + std::to_string(*def.offset) : "") +
-                                                     (def.return_probe ? "%return" : "");
+      p.point = point;
       p.shown_arguments = shown;
       p.note = std::move(site.note);
       out.push_back(std::move(p));
@@ -373,6 +485,80 @@ Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& reque
   return out;
 }
 
+Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& request, const std::string& range_text) {
+  std::error_code ec;
+  const std::filesystem::path file = std::filesystem::canonical(request.executable, ec);
+  if (request.executable.empty() || ec)
+    return Error{"-L needs the file to look in: -x " + request.executable.string() + (ec ? ": " + ec.message() : ""), 0,
+                 "give -x FILE (kernel sources need kprobes, not in vperf probe yet)"};
+  VPERF_TRY(tracing::LineRange range, tracing::parse_line_range(range_text));
+  DebugInfoSource debug;
+  symbols::ProbeDebugInfo* dwarf = debug_info(debug, file, request.debug_dirs);
+  if (dwarf == nullptr)
+    return Error{file.string() + " has no debuginfo: its source lines are unknown", 0,
+                 debug.missing.empty() ? "rebuild it with -g" : "install its debug package (it provides " + debug.missing + ")"};
+  std::string source, header;
+  int offset = 0, first = static_cast<int>(range.start);
+  std::vector<int> numbered;
+  if (!range.function.empty()) {
+    tracing::ProbeDefinition def;
+    def.function = range.function;
+    std::vector<symbols::DwarfProbeSite> sites = dwarf_sites(*dwarf, file, def, true);
+    std::optional<symbols::SourceDeclaration> decl;
+    const symbols::DwarfProbeSite* site = nullptr;
+    for (const symbols::DwarfProbeSite& s : sites) {
+      decl = dwarf->declaration(s);
+      if (decl && (range.file.empty() || decl->file.ends_with(range.file))) {
+        site = &s;
+        break;
+      }
+    }
+    if (site == nullptr)
+      return Error{"no function " + range.function + " in the DWARF of " + file.string(), 0, "list the functions with: vperf probe -x " + file.string() + " -F"};
+    source = decl->file;
+    offset = decl->line;
+    first = offset + static_cast<int>(range.start);
+    header = "<" + range.function + "@" + source + ":" + std::to_string(range.start) + ">";
+    // Every instance's own lines: an out-of-line copy and each place it was inlined.
+    for (const symbols::DwarfProbeSite& s : sites)
+      for (int line : dwarf->listing_lines(source, &s)) numbered.push_back(line);
+  } else {
+    std::vector<std::string> sources = dwarf->source_files(range.file);
+    if (sources.empty())
+      return Error{"no source file " + range.file + " in the DWARF of " + file.string(), 0, "give the file's name as the compiler saw it"};
+    source = sources.front();
+    header = "<" + source + ":" + std::to_string(range.start) + ">";
+    numbered = dwarf->listing_lines(source);
+  }
+  std::sort(numbered.begin(), numbered.end());
+  numbered.erase(std::unique(numbered.begin(), numbered.end()), numbered.end());
+  Result<std::string> text = read_file(source);
+  if (!text) return Error{"cannot read the source " + source + ": " + text.error().message, 0, "-L shows the source as DWARF names it; install or rebuild it there"};
+  std::vector<std::string_view> lines = split(*text, '\n');
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();
+  // perf's layout: a line with code gets its number (relative to the function's declaration
+  // for a function), the others are indented to match; an open range ends two lines after its
+  // last numbered line, or at the end of the file.
+  const int last_numbered = [&] {
+    int last = first - 1;
+    for (int line : numbered)
+      if (line >= first && (!range.end || line <= offset + static_cast<int>(*range.end))) last = line;
+    return last;
+  }();
+  const int last = range.end ? offset + static_cast<int>(*range.end) : last_numbered + 2 + 1;
+  std::vector<std::string> out{header};
+  for (int line = first; line <= last && line <= static_cast<int>(lines.size()); ++line) {
+    const std::string_view content = lines[line - 1];
+    if (std::binary_search(numbered.begin(), numbered.end(), line) && line <= last_numbered) {
+      std::string number = std::to_string(line - offset);
+      out.push_back(std::string(number.size() < 7 ? 7 - number.size() : 0, ' ') + number + "  " + std::string(content));
+    } else {
+      out.push_back("         " + std::string(content));
+    }
+  }
+  return out;
+}
+
 Result<void> add_probes(const tracing::Tracefs& tracefs, const std::vector<PlannedProbe>& probes) {
   for (size_t i = 0; i < probes.size(); ++i) {
     if (Result<void> added = tracing::add_uprobe(tracefs, probes[i].definition); !added) {
@@ -389,7 +575,8 @@ Result<std::vector<std::string>> delete_probes(const tracing::Tracefs& tracefs, 
   for (const std::string& line : lines) {
     const std::string name = tracing::uprobe_name(line);
     const std::string group_event = group_event_of(name);
-    if (!matches(pattern, group_event)) continue;
+    // An event with several probes (appended) has a line each and goes at once.
+    if (!matches(pattern, group_event) || std::find(removed.begin(), removed.end(), group_event) != removed.end()) continue;
     const size_t slash = name.find('/');
     VPERF_TRY(tracing::remove_uprobe(tracefs, name.substr(0, slash), name.substr(slash + 1)));
     removed.push_back(group_event);

@@ -25,6 +25,7 @@ struct ProbeRequest {
   std::vector<std::string> definitions;  // each a PROBEDEF with its arguments
   bool force = false;                    // -f: add under a numbered name when the name is taken
   bool inlines = true;                   // --no-inlines: only out-of-line instances
+  bool append = false;                   // the kernel appends probes to an event: every address of a definition shares its name
   std::string group;                     // every probe in this group (inline probes' private one), else perf's defaults
   std::vector<std::filesystem::path> debug_dirs = {"/usr/lib/debug"};  // separate debuginfo roots
 };
@@ -46,6 +47,10 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
 // "\t\tTYPE\tNAME" line per variable whose location is known there (globals too with
 // `externs`). An Error when the file has no DWARF for the function.
 Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& request, const std::string& definition, bool externs);
+
+// perf probe -L's listing of a LINERANGE in request.executable's sources: a "<FUNC@FILE:N>" or
+// "<FILE:N>" header, then the source lines, those where a probe can go numbered.
+Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& request, const std::string& range);
 
 // Adds each planned probe; on a failure removes the ones this call added, so nothing is left
 // half done.

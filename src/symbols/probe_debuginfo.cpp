@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "core/strings.h"
 #include "symbols/debuginfo.h"
@@ -615,4 +616,338 @@ std::vector<std::string> ProbeDebugInfo::available_variables(const DwarfProbeSit
   return lines;
 }
 
+namespace {
+
+// perf's strtailcmp: equal from the end until the shorter one runs out ("t.c" matches
+// "/tmp/pp/t.c").
+bool tail_matches(std::string_view a, std::string_view b) {
+  while (!a.empty() && !b.empty()) {
+    if (a.back() != b.back()) return false;
+    a.remove_suffix(1);
+    b.remove_suffix(1);
+  }
+  return true;
+}
+
+struct LineRow {
+  std::string file;
+  int line = 0;
+  uint64_t address = 0;
+};
+
+// A unit's line-table rows that begin a statement (what a line probe may take), in table order.
+std::vector<LineRow> statement_rows(Dwarf_Die* unit) {
+  std::vector<LineRow> rows;
+  Dwarf_Lines* lines = nullptr;
+  size_t count = 0;
+  if (dwarf_getsrclines(unit, &lines, &count) != 0) return rows;
+  for (size_t i = 0; i < count; ++i) {
+    Dwarf_Line* line = dwarf_onesrcline(lines, i);
+    Dwarf_Addr address = 0;
+    int number = 0;
+    bool flag = false;
+    if (line == nullptr || dwarf_lineaddr(line, &address) != 0 || dwarf_lineno(line, &number) != 0) continue;
+    if (dwarf_lineendsequence(line, &flag) != 0 || flag) continue;
+    if (dwarf_linebeginstatement(line, &flag) != 0 || !flag) continue;
+    const char* file = dwarf_linesrc(line, nullptr, nullptr);
+    if (file != nullptr) rows.push_back(LineRow{file_in_cu(file, unit), number, address});
+  }
+  return rows;
+}
+
+std::string attribute_file(Dwarf_Die* die, Dwarf_Die* unit, int attribute) {
+  Dwarf_Attribute attr;
+  Dwarf_Word index = 0;
+  Dwarf_Files* files = nullptr;
+  size_t count = 0;
+  if (dwarf_attr_integrate(die, attribute, &attr) == nullptr || dwarf_formudata(&attr, &index) != 0) return {};
+  Dwarf_Die origin_unit;
+  // The file index belongs to the unit of the DIE that holds the attribute (an abstract origin
+  // may be in another unit with LTO); the same unit is the common case.
+  Dwarf_Die* files_unit = unit;
+  if (dwarf_attr(die, attribute, &attr) == nullptr && dwarf_diecu(die, &origin_unit, nullptr, nullptr) != nullptr) files_unit = &origin_unit;
+  if (dwarf_getsrcfiles(files_unit, &files, &count) != 0 || index >= count) return {};
+  const char* name = dwarf_filesrc(files, index, nullptr, nullptr);
+  return name ? file_in_cu(name, files_unit) : std::string();
+}
+
+int attribute_line(Dwarf_Die* die, int attribute) {
+  Dwarf_Attribute attr;
+  Dwarf_Word value = 0;
+  if (dwarf_attr_integrate(die, attribute, &attr) == nullptr || dwarf_formudata(&attr, &value) != 0) return 0;
+  return static_cast<int>(value);
+}
+
+// Function lines the line table leaves out: each function's declaration line at its entry,
+// and each inlined instance's call line at the instance's entry (perf adds them too).
+void function_rows(Dwarf_Die* unit, std::vector<LineRow>& rows) {
+  auto walk = [&](auto&& self, Dwarf_Die* parent) -> void {
+    Dwarf_Die child;
+    if (dwarf_child(parent, &child) != 0) return;
+    do {
+      const int tag = dwarf_tag(&child);
+      if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+        std::optional<std::pair<uint64_t, uint64_t>> range = code_range(&child);
+        if (range) {
+          const bool inlined = tag == DW_TAG_inlined_subroutine;
+          const std::string file = attribute_file(&child, unit, inlined ? DW_AT_call_file : DW_AT_decl_file);
+          const int line = attribute_line(&child, inlined ? DW_AT_call_line : DW_AT_decl_line);
+          if (!file.empty() && line > 0) rows.push_back(LineRow{file, line, range->first});
+        }
+      }
+      if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
+          tag == DW_TAG_class_type || tag == DW_TAG_structure_type)
+        self(self, &child);
+    } while (dwarf_siblingof(&child, &child) == 0);
+  };
+  walk(walk, unit);
+}
+
+// Whether `address` is in an inlined instance inside `function` (not in the function's own code).
+bool in_inlined_callee(Dwarf_Die* function, uint64_t address) {
+  Dwarf_Die child;
+  if (dwarf_child(function, &child) != 0) return false;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_inlined_subroutine && has_pc(&child, address)) return true;
+    if (tag == DW_TAG_lexical_block && has_pc(&child, address) && in_inlined_callee(&child, address)) return true;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> ProbeDebugInfo::source_files(std::string_view file) const {
+  std::set<std::string> out;
+  Dwarf* dwarf = state_->dwarf.handle();
+  Dwarf_Off offset = 0, next = 0;
+  size_t header_size = 0;
+  for (; dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0; offset = next) {
+    Dwarf_Die unit;
+    Dwarf_Files* files = nullptr;
+    size_t count = 0;
+    if (dwarf_offdie(dwarf, offset + header_size, &unit) == nullptr || dwarf_getsrcfiles(&unit, &files, &count) != 0) continue;
+    for (size_t i = 0; i < count; ++i)
+      if (const char* name = dwarf_filesrc(files, i, nullptr, nullptr); name != nullptr && tail_matches(name, file))
+        out.insert(file_in_cu(name, &unit));
+  }
+  return {out.begin(), out.end()};
+}
+
+std::optional<SourceDeclaration> ProbeDebugInfo::declaration(const DwarfProbeSite& site) const {
+  Dwarf_Die die, unit;
+  if (!die_offset(state_->dwarf.handle(), site.scope, &die) || !die_offset(state_->dwarf.handle(), site.unit, &unit)) return std::nullopt;
+  SourceDeclaration out{attribute_file(&die, &unit, DW_AT_decl_file), attribute_line(&die, DW_AT_decl_line)};
+  if (out.file.empty() || out.line <= 0) return std::nullopt;
+  return out;
+}
+
+// The innermost function (out-of-line or inlined) whose code holds `address`, as a site.
+static std::optional<DwarfProbeSite> scope_at(Dwarf* dwarf, Dwarf_Die* unit, uint64_t address) {
+  Dwarf_Die* raw = nullptr;
+  const int n = dwarf_getscopes(unit, address, &raw);
+  std::unique_ptr<Dwarf_Die, decltype(&std::free)> scopes(raw, &std::free);
+  std::optional<DwarfProbeSite> out;
+  for (int i = 0; i < n; ++i) {
+    Dwarf_Die* scope = &scopes.get()[i];
+    const int tag = dwarf_tag(scope);
+    if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine) continue;
+    std::optional<std::pair<uint64_t, uint64_t>> range = code_range(scope);
+    const char* name = die_name(scope);
+    if (!range) continue;
+    if (!out) {
+      out = DwarfProbeSite{name ? name : "", range->first, range->second, tag == DW_TAG_inlined_subroutine, dwarf_dieoffset(scope),
+                           0, dwarf_dieoffset(unit), {}, 0};
+    }
+    if (tag == DW_TAG_subprogram) {
+      out->subprogram = dwarf_dieoffset(scope);
+      out->owner = name ? name : "";
+      out->owner_entry = range->first;
+      return out;
+    }
+  }
+  (void)dwarf;
+  return std::nullopt;
+}
+
+std::vector<LineProbe> ProbeDebugInfo::line_probes(std::string_view file, const std::vector<int>& lines, const DwarfProbeSite* within) const {
+  Dwarf* dwarf = state_->dwarf.handle();
+  const std::set<int> wanted(lines.begin(), lines.end());
+  std::vector<LineProbe> out;
+  std::set<std::pair<int, uint64_t>> seen;
+  auto add_unit = [&](Dwarf_Die* unit) {
+    Dwarf_Die function;
+    const bool restricted = within != nullptr && die_offset(dwarf, within->scope, &function);
+    std::vector<LineRow> rows = statement_rows(unit);
+    function_rows(unit, rows);
+    for (const LineRow& row : rows) {
+      if (!wanted.count(row.line) || !tail_matches(row.file, file)) continue;
+      if (restricted && (!has_pc(&function, row.address) || (row.address != within->entry && in_inlined_callee(&function, row.address)))) continue;
+      if (!seen.emplace(row.line, row.address).second) continue;
+      std::optional<DwarfProbeSite> scope = scope_at(dwarf, unit, row.address);
+      if (scope) out.push_back(LineProbe{row.address, row.line, *scope});
+    }
+  };
+  if (within != nullptr) {
+    Dwarf_Die unit;
+    if (die_offset(dwarf, within->unit, &unit)) add_unit(&unit);
+    return out;
+  }
+  Dwarf_Off offset = 0, next = 0;
+  size_t header_size = 0;
+  for (; dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0; offset = next) {
+    Dwarf_Die unit;
+    if (dwarf_offdie(dwarf, offset + header_size, &unit) != nullptr) add_unit(&unit);
+  }
+  return out;
+}
+
+namespace {
+
+// The line perf probe -L reports for an address: a function's declaration line at its entry,
+// else the first statement row at the greatest row address not above it (perf's
+// cu_find_lineinfo). A line is numbered only when its rows map back to it.
+std::optional<std::pair<std::string, int>> reported_line(Dwarf_Die* unit, uint64_t address) {
+  Dwarf_Die* raw = nullptr;
+  const int n = dwarf_getscopes(unit, address, &raw);
+  std::unique_ptr<Dwarf_Die, decltype(&std::free)> scopes(raw, &std::free);
+  for (int i = n - 1; i >= 0; --i) {
+    Dwarf_Die* scope = &scopes.get()[i];
+    if (dwarf_tag(scope) != DW_TAG_subprogram) continue;
+    std::optional<std::pair<uint64_t, uint64_t>> range = code_range(scope);
+    if (range && range->first == address) return std::pair<std::string, int>(attribute_file(scope, unit, DW_AT_decl_file), attribute_line(scope, DW_AT_decl_line));
+    break;
+  }
+  Dwarf_Lines* lines = nullptr;
+  size_t count = 0;
+  if (dwarf_getsrclines(unit, &lines, &count) != 0 || count == 0) return std::nullopt;
+  auto address_of = [&](size_t i) {
+    Dwarf_Addr a = 0;
+    dwarf_lineaddr(dwarf_onesrcline(lines, i), &a);
+    return a;
+  };
+  size_t low = 0, high = count - 1;  // the last row at or below the address
+  while (low < high) {
+    const size_t mid = high - (high - low) / 2;
+    if (address < address_of(mid)) high = mid - 1;
+    else low = mid;
+  }
+  const Dwarf_Addr at = address_of(low);
+  while (low > 0 && address_of(low - 1) == at) --low;
+  for (size_t i = low; i < count; ++i) {
+    Dwarf_Line* line = dwarf_onesrcline(lines, i);
+    bool statement = false;
+    if (address_of(i) > address || dwarf_linebeginstatement(line, &statement) != 0) return std::nullopt;
+    if (!statement) continue;
+    int number = 0;
+    const char* name = dwarf_linesrc(line, nullptr, nullptr);
+    if (name == nullptr || dwarf_lineno(line, &number) != 0) return std::nullopt;
+    return std::pair<std::string, int>(file_in_cu(name, unit), number);
+  }
+  return std::nullopt;
+}
+
+// The innermost inlined instance inside `function` whose code holds `address`.
+bool innermost_inlined(Dwarf_Die* function, uint64_t address, Dwarf_Die* out) {
+  bool found = false;
+  Dwarf_Die parent = *function;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    Dwarf_Die child;
+    if (dwarf_child(&parent, &child) != 0) break;
+    do {
+      const int tag = dwarf_tag(&child);
+      if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) && has_pc(&child, address)) {
+        if (tag == DW_TAG_inlined_subroutine) {
+          *out = child;
+          found = true;
+        }
+        parent = child;
+        deeper = true;
+        break;
+      }
+    } while (dwarf_siblingof(&child, &child) == 0);
+  }
+  return found;
+}
+
+// Function lines the line table leaves out, as perf adds them for -L: a function's
+// declaration line at its entry, and its inlined callees' call lines at their entries (the
+// callees' own declarations and deeper calls too when `recursive`).
+void listing_function_rows(Dwarf_Die* function, Dwarf_Die* unit, bool recursive, std::vector<LineRow>& rows) {
+  if (std::optional<std::pair<uint64_t, uint64_t>> range = code_range(function))
+    rows.push_back(LineRow{attribute_file(function, unit, DW_AT_decl_file), attribute_line(function, DW_AT_decl_line), range->first});
+  auto walk = [&](auto&& self, Dwarf_Die* parent) -> void {
+    Dwarf_Die child;
+    if (dwarf_child(parent, &child) != 0) return;
+    do {
+      std::optional<std::pair<uint64_t, uint64_t>> range;
+      if (dwarf_tag(&child) == DW_TAG_inlined_subroutine) {
+        range = code_range(&child);
+        if (range) rows.push_back(LineRow{attribute_file(&child, unit, DW_AT_call_file), attribute_line(&child, DW_AT_call_line), range->first});
+        if (!recursive) continue;
+        if (range) rows.push_back(LineRow{attribute_file(&child, unit, DW_AT_decl_file), attribute_line(&child, DW_AT_decl_line), range->first});
+      }
+      self(self, &child);
+    } while (dwarf_siblingof(&child, &child) == 0);
+  };
+  walk(walk, function);
+}
+
+}  // namespace
+
+std::vector<int> ProbeDebugInfo::listing_lines(std::string_view file, const DwarfProbeSite* within) const {
+  Dwarf* dwarf = state_->dwarf.handle();
+  std::set<int> out;
+  auto add_unit = [&](Dwarf_Die* unit) {
+    Dwarf_Die function;
+    const bool restricted = within != nullptr && die_offset(dwarf, within->scope, &function);
+    const std::string decl_file = restricted ? attribute_file(&function, unit, DW_AT_decl_file) : std::string();
+    const int decl_line = restricted ? attribute_line(&function, DW_AT_decl_line) : 0;
+    std::vector<LineRow> rows;
+    for (LineRow& row : statement_rows(unit)) {
+      if (restricted) {
+        if (!has_pc(&function, row.address)) continue;
+        // A row inside an inlined callee counts only as that callee's call line, or when the
+        // callee is this function again (recursion inlined).
+        Dwarf_Die callee;
+        if (innermost_inlined(&function, row.address, &callee) &&
+            !(attribute_file(&callee, unit, DW_AT_call_file) == row.file && attribute_line(&callee, DW_AT_call_line) == row.line) &&
+            !(attribute_line(&callee, DW_AT_decl_line) == decl_line && attribute_file(&callee, unit, DW_AT_decl_file) == decl_file))
+          continue;
+      }
+      rows.push_back(std::move(row));
+    }
+    if (restricted) {
+      listing_function_rows(&function, unit, false, rows);
+    } else {
+      std::pair<Dwarf_Die*, std::vector<LineRow>*> context(unit, &rows);
+      dwarf_getfuncs(
+          unit,
+          [](Dwarf_Die* f, void* arg) {
+            auto* c = static_cast<std::pair<Dwarf_Die*, std::vector<LineRow>*>*>(arg);
+            listing_function_rows(f, c->first, true, *c->second);
+            return static_cast<int>(DWARF_CB_OK);
+          },
+          &context, 0);
+    }
+    for (const LineRow& row : rows) {
+      if (row.line <= 0 || !tail_matches(row.file, file)) continue;
+      std::optional<std::pair<std::string, int>> back = reported_line(unit, row.address);
+      if (back && back->second == row.line && back->first == row.file) out.insert(row.line);
+    }
+  };
+  if (within != nullptr) {
+    Dwarf_Die unit;
+    if (die_offset(dwarf, within->unit, &unit)) add_unit(&unit);
+  } else {
+    Dwarf_Off offset = 0, next = 0;
+    size_t header_size = 0;
+    for (; dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0; offset = next) {
+      Dwarf_Die unit;
+      if (dwarf_offdie(dwarf, offset + header_size, &unit) != nullptr) add_unit(&unit);
+    }
+  }
+  return {out.begin(), out.end()};
+}
 }  // namespace vperf::symbols

@@ -45,6 +45,20 @@ struct DwarfProbeSite {
   uint64_t owner_entry = 0;  // ... and its entry
 };
 
+// A probe on a source line: one statement address of it, in the function (or inlined
+// instance) whose code holds the address.
+struct LineProbe {
+  uint64_t address = 0;
+  int line = 0;
+  DwarfProbeSite scope;
+};
+
+// Where a function is declared: its source file (absolute when DWARF gives the directory) and line.
+struct SourceDeclaration {
+  std::string file;
+  int line = 0;
+};
+
 // A variable as a uprobe fetches it.
 struct VariableFetch {
   std::string fetch;       // "%di", "+8(%cx)", "+0(+16(-48(%bp)))"
@@ -77,6 +91,24 @@ class ProbeDebugInfo {
   // The DW_AT_name of the out-of-line function whose code starts at `address` (an alias
   // symbol's target: libc's malloc is __libc_malloc in DWARF), empty when none does.
   std::string function_at(uint64_t address) const;
+
+  // The statement addresses of `lines` of the source file whose path ends with `file` (perf's
+  // tail match): every line-table row that begins a statement, and the entries of functions
+  // declared (or inlined, at their call lines) there; in line-table order, one per address and
+  // line. `within`: only the rows of that function's own code (its inlined callees' rows left
+  // out), as a lazy pattern in FUNC;PATTERN walks them.
+  std::vector<LineProbe> line_probes(std::string_view file, const std::vector<int>& lines, const DwarfProbeSite* within = nullptr) const;
+
+  // The source file and line where a site's function is declared.
+  std::optional<SourceDeclaration> declaration(const DwarfProbeSite& site) const;
+
+  // The lines perf probe -L numbers: lines of `file` with a statement row whose address maps
+  // back to the same line (in `within`'s own code when given, else anywhere in the units that
+  // have the file), and the declaration lines of the functions there.
+  std::vector<int> listing_lines(std::string_view file, const DwarfProbeSite* within = nullptr) const;
+
+  // The source files of the compile units whose path ends with `file`, as DWARF spells them.
+  std::vector<std::string> source_files(std::string_view file) const;
 
   // Whether the site's compile unit was built with optimisation (has location lists).
   bool optimized(const DwarfProbeSite& site) const;

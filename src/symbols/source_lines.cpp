@@ -27,9 +27,8 @@ std::string function_name(Dwarf_Die* die) {
   return "[unknown]";
 }
 
-// DWARF 5 line tables may name a file relative to the compile unit's directory (gcc 12 writes
-// "../src/x.cpp" under DW_AT_comp_dir): joined here, so the path does not depend on the
-// directory vperf runs in.
+}  // namespace
+
 std::string file_in_cu(const char* file, Dwarf_Die* cu) {
   if (file[0] == '/') return file;
   Dwarf_Attribute attr;
@@ -37,6 +36,8 @@ std::string file_in_cu(const char* file, Dwarf_Die* cu) {
   if (dir == nullptr || dir[0] == '\0') return file;
   return std::string(dir) + "/" + file;
 }
+
+namespace {
 
 SourceLocation call_site(Dwarf_Die* inlined, Dwarf_Die* cu) {
   SourceLocation loc;

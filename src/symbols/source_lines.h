@@ -32,6 +32,11 @@ struct InlineFrame {
   bool inlined = false;  // true for a DW_TAG_inlined_subroutine, false for the owning function
 };
 
+// DWARF 5 line tables may name a file relative to the compile unit's directory (gcc 12 writes
+// "../src/x.cpp" under DW_AT_comp_dir): joined here, so the path does not depend on the
+// directory vperf runs in.
+std::string file_in_cu(const char* file, Dwarf_Die* cu);
+
 class DwarfInfo {
  public:
   // `path` is a file with .debug_info: the binary itself or its separate debuginfo.

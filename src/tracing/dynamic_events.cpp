@@ -70,6 +70,11 @@ Result<void> remove_uprobe(const Tracefs& tracefs, std::string_view group, std::
   return write_control(tracefs, kUprobeEvents, "-:" + std::string(group) + "/" + std::string(event));
 }
 
+bool kernel_appends_probes(const Tracefs& tracefs) {
+  Result<std::string> readme = read_file(tracefs.file("README"));
+  return readme && readme->find("uprobe_events\t\t- Create/append/") != std::string::npos;
+}
+
 std::string uprobe_name(std::string_view definition) {
   // "p:GROUP/EVENT ..." (and "r:", "p1:" with a max-active count for kretprobes)
   const size_t colon = definition.find(':');

@@ -41,6 +41,9 @@ Result<std::vector<std::string>> uprobe_definitions(const Tracefs& tracefs);
 Result<void> add_uprobe(const Tracefs& tracefs, std::string_view definition);
 // Removes GROUP/EVENT (absent: an Error with ENOENT).
 Result<void> remove_uprobe(const Tracefs& tracefs, std::string_view group, std::string_view event);
+// Whether the kernel adds a second probe with a taken GROUP/EVENT to that event (its README says
+// "Create/append/..." for uprobe_events, Linux 5.x and later) instead of refusing it.
+bool kernel_appends_probes(const Tracefs& tracefs);
 // GROUP/EVENT of a definition line, "probe_libc/malloc".
 std::string uprobe_name(std::string_view definition);
 

@@ -101,6 +101,47 @@ bool is_probe_event_name(std::string_view name) {
   return true;
 }
 
+Result<LineRange> parse_line_range(std::string_view text) {
+  auto range_error = [&](const std::string& what) {
+    return Error{"line range '" + std::string(text) + "': " + what, 0,
+                 "write FUNC[:RLN[+NUM|-RLN2]] or SRC:ALN[+NUM|-ALN2], e.g. vperf probe -x FILE -L main:3-8"};
+  };
+  LineRange range;
+  std::string_view name = text.substr(0, text.find(':'));
+  std::string_view lines = name.size() < text.size() ? text.substr(name.size() + 1) : std::string_view();
+  if (name.empty()) return range_error("no function or file");
+  if (const size_t at = name.find('@'); at != std::string_view::npos) {
+    range.function = std::string(name.substr(0, at));
+    range.file = std::string(name.substr(at + 1));
+    if (range.function.empty() || range.file.empty()) return range_error("FUNC@SRC needs both");
+  } else if (name.find('.') != std::string_view::npos) {
+    range.file = std::string(name);
+  } else {
+    range.function = std::string(name);
+  }
+  if (!range.function.empty() && range.function.find_first_of(" ;%+") != std::string::npos) return range_error("'" + range.function + "' is not a function name");
+  if (name.size() == text.size()) {
+    if (range.function.empty()) return range_error("a file range needs its first line (SRC:ALN)");
+    return range;
+  }
+  const size_t cut = lines.find_first_of("+-");
+  std::optional<uint64_t> start = point_number(lines.substr(0, cut));
+  if (!start) return range_error("'" + std::string(lines.substr(0, cut)) + "' is not a line number");
+  range.start = *start;
+  if (cut != std::string_view::npos) {
+    std::optional<uint64_t> second = point_number(lines.substr(cut + 1));
+    if (!second) return range_error("'" + std::string(lines.substr(cut + 1)) + "' is not a number");
+    if (lines[cut] == '+') {
+      if (*second == 0) return range_error("+0 lines");
+      range.end = range.start + *second - 1;
+    } else {
+      range.end = *second;
+    }
+    if (*range.end < range.start) return range_error("it ends before it starts");
+  }
+  return range;
+}
+
 Result<ProbeDefinition> parse_probe_definition(std::string_view text) {
   std::vector<std::string_view> words;
   for (std::string_view w : split(text, ' '))

@@ -55,6 +55,18 @@ struct ProbeDefinition {
 // perf joins its words). An Error says what perf would say and how to write it instead.
 Result<ProbeDefinition> parse_probe_definition(std::string_view text);
 
+// perf probe -L's LINERANGE: FUNC[@SRC][:RLN[+NUM|-RLN2]] (lines relative to FUNC's
+// declaration) or SRC[:ALN[+NUM|-ALN2]] (a file's lines). As perf: a point is a file when its
+// name holds a '.' (and no '@'); a range without an end runs to the function's last line (plus
+// perf's two lines of context); +NUM is NUM lines from the start.
+struct LineRange {
+  std::string function;  // empty for a file range
+  std::string file;      // SRC, or FUNC's @SRC
+  uint64_t start = 0;
+  std::optional<uint64_t> end;  // inclusive
+};
+Result<LineRange> parse_line_range(std::string_view text);
+
 // perf's rule for event and group names: a C identifier ([A-Za-z_][A-Za-z0-9_]*).
 bool is_probe_event_name(std::string_view name);
 
