@@ -82,12 +82,13 @@ bool glob_match(std::string_view pattern, std::string_view text) {
   // Iterative matcher with single-star backtracking: linear in practice, no recursion.
   size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
   while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
+    // A '*' in the pattern is a wildcard even where the text has a '*' too.
+    if (p < pattern.size() && pattern[p] == '*') {
       star = p++;
       mark = t;
+    } else if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
     } else if (star != std::string_view::npos) {
       p = star + 1;
       t = ++mark;

@@ -265,7 +265,7 @@ Result<std::vector<PlannedSite>> plan_line_sites(const std::filesystem::path& fi
       if (!decl || (!def.file.empty() && !decl->file.ends_with(def.file))) continue;
       std::vector<symbols::LineProbe> here;
       if (def.line) {
-        here = dwarf->line_probes(decl->file, {decl->line + static_cast<int>(*def.line)});
+        here = dwarf->line_probes(decl->file, {decl->line + static_cast<int>(*def.line)}, nullptr, def.function);
       } else {
         VPERF_TRY(std::vector<int> lines, lazy_lines(decl->file, def.lazy_pattern));
         here = dwarf->line_probes(decl->file, lines, &site);

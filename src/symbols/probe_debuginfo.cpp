@@ -381,6 +381,9 @@ Result<Location> locate(const ProbeDebugInfo::State& state, const DwarfProbeSite
     location.in_memory = true;
   } else if (op.atom == DW_OP_regx) {
     location.reg = static_cast<unsigned>(op.number);
+  } else if (op.atom == DW_OP_entry_value || op.atom == DW_OP_GNU_entry_value) {
+    return Error{"at " + hex(address) + " " + describe("variable", name) + " is only known as the value it had at the function's entry, which no register holds any more", 0,
+                 "probe the function's entry for it"};
   } else {
     return Error{"the location of " + describe("variable", name) + " at " + hex(address) + " is a DWARF expression uprobes cannot fetch (DW_OP 0x" +
                      hex(op.atom).substr(2) + ")",
@@ -678,42 +681,7 @@ int attribute_line(Dwarf_Die* die, int attribute) {
   return static_cast<int>(value);
 }
 
-// Function lines the line table leaves out: each function's declaration line at its entry,
-// and each inlined instance's call line at the instance's entry (perf adds them too).
-void function_rows(Dwarf_Die* unit, std::vector<LineRow>& rows) {
-  auto walk = [&](auto&& self, Dwarf_Die* parent) -> void {
-    Dwarf_Die child;
-    if (dwarf_child(parent, &child) != 0) return;
-    do {
-      const int tag = dwarf_tag(&child);
-      if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
-        std::optional<std::pair<uint64_t, uint64_t>> range = code_range(&child);
-        if (range) {
-          const bool inlined = tag == DW_TAG_inlined_subroutine;
-          const std::string file = attribute_file(&child, unit, inlined ? DW_AT_call_file : DW_AT_decl_file);
-          const int line = attribute_line(&child, inlined ? DW_AT_call_line : DW_AT_decl_line);
-          if (!file.empty() && line > 0) rows.push_back(LineRow{file, line, range->first});
-        }
-      }
-      if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
-          tag == DW_TAG_class_type || tag == DW_TAG_structure_type)
-        self(self, &child);
-    } while (dwarf_siblingof(&child, &child) == 0);
-  };
-  walk(walk, unit);
-}
 
-// Whether `address` is in an inlined instance inside `function` (not in the function's own code).
-bool in_inlined_callee(Dwarf_Die* function, uint64_t address) {
-  Dwarf_Die child;
-  if (dwarf_child(function, &child) != 0) return false;
-  do {
-    const int tag = dwarf_tag(&child);
-    if (tag == DW_TAG_inlined_subroutine && has_pc(&child, address)) return true;
-    if (tag == DW_TAG_lexical_block && has_pc(&child, address) && in_inlined_callee(&child, address)) return true;
-  } while (dwarf_siblingof(&child, &child) == 0);
-  return false;
-}
 
 }  // namespace
 
@@ -742,65 +710,32 @@ std::optional<SourceDeclaration> ProbeDebugInfo::declaration(const DwarfProbeSit
   return out;
 }
 
-// The innermost function (out-of-line or inlined) whose code holds `address`, as a site.
-static std::optional<DwarfProbeSite> scope_at(Dwarf* dwarf, Dwarf_Die* unit, uint64_t address) {
+// The concrete scopes that hold `address`, innermost first, ending with the out-of-line
+// function: dwarf_getscopes follows an inlined instance into its abstract origin, so the chain
+// above the innermost function-like scope is taken from dwarf_getscopes_die.
+static std::vector<Dwarf_Die> concrete_function_scopes(Dwarf_Die* unit, uint64_t address) {
+  std::vector<Dwarf_Die> out;
   Dwarf_Die* raw = nullptr;
   const int n = dwarf_getscopes(unit, address, &raw);
   std::unique_ptr<Dwarf_Die, decltype(&std::free)> scopes(raw, &std::free);
-  std::optional<DwarfProbeSite> out;
-  for (int i = 0; i < n; ++i) {
-    Dwarf_Die* scope = &scopes.get()[i];
-    const int tag = dwarf_tag(scope);
+  Dwarf_Die* innermost = nullptr;
+  for (int i = 0; i < n && innermost == nullptr; ++i) {
+    const int tag = dwarf_tag(&scopes.get()[i]);
+    if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) innermost = &scopes.get()[i];
+  }
+  if (innermost == nullptr) return out;
+  Dwarf_Die* raw_chain = nullptr;
+  const int m = dwarf_getscopes_die(innermost, &raw_chain);
+  std::unique_ptr<Dwarf_Die, decltype(&std::free)> chain(raw_chain, &std::free);
+  for (int i = 0; i < m; ++i) {
+    const int tag = dwarf_tag(&chain.get()[i]);
     if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine) continue;
-    std::optional<std::pair<uint64_t, uint64_t>> range = code_range(scope);
-    const char* name = die_name(scope);
-    if (!range) continue;
-    if (!out) {
-      out = DwarfProbeSite{name ? name : "", range->first, range->second, tag == DW_TAG_inlined_subroutine, dwarf_dieoffset(scope),
-                           0, dwarf_dieoffset(unit), {}, 0};
-    }
-    if (tag == DW_TAG_subprogram) {
-      out->subprogram = dwarf_dieoffset(scope);
-      out->owner = name ? name : "";
-      out->owner_entry = range->first;
-      return out;
-    }
-  }
-  (void)dwarf;
-  return std::nullopt;
-}
-
-std::vector<LineProbe> ProbeDebugInfo::line_probes(std::string_view file, const std::vector<int>& lines, const DwarfProbeSite* within) const {
-  Dwarf* dwarf = state_->dwarf.handle();
-  const std::set<int> wanted(lines.begin(), lines.end());
-  std::vector<LineProbe> out;
-  std::set<std::pair<int, uint64_t>> seen;
-  auto add_unit = [&](Dwarf_Die* unit) {
-    Dwarf_Die function;
-    const bool restricted = within != nullptr && die_offset(dwarf, within->scope, &function);
-    std::vector<LineRow> rows = statement_rows(unit);
-    function_rows(unit, rows);
-    for (const LineRow& row : rows) {
-      if (!wanted.count(row.line) || !tail_matches(row.file, file)) continue;
-      if (restricted && (!has_pc(&function, row.address) || (row.address != within->entry && in_inlined_callee(&function, row.address)))) continue;
-      if (!seen.emplace(row.line, row.address).second) continue;
-      std::optional<DwarfProbeSite> scope = scope_at(dwarf, unit, row.address);
-      if (scope) out.push_back(LineProbe{row.address, row.line, *scope});
-    }
-  };
-  if (within != nullptr) {
-    Dwarf_Die unit;
-    if (die_offset(dwarf, within->unit, &unit)) add_unit(&unit);
-    return out;
-  }
-  Dwarf_Off offset = 0, next = 0;
-  size_t header_size = 0;
-  for (; dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0; offset = next) {
-    Dwarf_Die unit;
-    if (dwarf_offdie(dwarf, offset + header_size, &unit) != nullptr) add_unit(&unit);
+    out.push_back(chain.get()[i]);
+    if (tag == DW_TAG_subprogram) break;
   }
   return out;
 }
+
 
 namespace {
 
@@ -808,15 +743,11 @@ namespace {
 // else the first statement row at the greatest row address not above it (perf's
 // cu_find_lineinfo). A line is numbered only when its rows map back to it.
 std::optional<std::pair<std::string, int>> reported_line(Dwarf_Die* unit, uint64_t address) {
-  Dwarf_Die* raw = nullptr;
-  const int n = dwarf_getscopes(unit, address, &raw);
-  std::unique_ptr<Dwarf_Die, decltype(&std::free)> scopes(raw, &std::free);
-  for (int i = n - 1; i >= 0; --i) {
-    Dwarf_Die* scope = &scopes.get()[i];
-    if (dwarf_tag(scope) != DW_TAG_subprogram) continue;
-    std::optional<std::pair<uint64_t, uint64_t>> range = code_range(scope);
-    if (range && range->first == address) return std::pair<std::string, int>(attribute_file(scope, unit, DW_AT_decl_file), attribute_line(scope, DW_AT_decl_line));
-    break;
+  std::vector<Dwarf_Die> scopes = concrete_function_scopes(unit, address);
+  if (!scopes.empty() && dwarf_tag(&scopes.back()) == DW_TAG_subprogram) {
+    std::optional<std::pair<uint64_t, uint64_t>> range = code_range(&scopes.back());
+    if (range && range->first == address)
+      return std::pair<std::string, int>(attribute_file(&scopes.back(), unit, DW_AT_decl_file), attribute_line(&scopes.back(), DW_AT_decl_line));
   }
   Dwarf_Lines* lines = nullptr;
   size_t count = 0;
@@ -896,40 +827,129 @@ void listing_function_rows(Dwarf_Die* function, Dwarf_Die* unit, bool recursive,
 
 }  // namespace
 
+namespace {
+
+// perf's rows of a function's own code (die_walk_lines on a function): its statement rows,
+// where a row inside an inlined callee counts only as that callee's call line or when the
+// callee is the function again (recursion inlined); then its declaration line at its entry
+// and its direct callees' call lines at theirs.
+std::vector<LineRow> own_rows(Dwarf_Die* function, Dwarf_Die* unit) {
+  const std::string decl_file = attribute_file(function, unit, DW_AT_decl_file);
+  const int decl_line = attribute_line(function, DW_AT_decl_line);
+  std::vector<LineRow> rows;
+  for (LineRow& row : statement_rows(unit)) {
+    if (!has_pc(function, row.address)) continue;
+    Dwarf_Die callee;
+    if (innermost_inlined(function, row.address, &callee) &&
+        !(attribute_file(&callee, unit, DW_AT_call_file) == row.file && attribute_line(&callee, DW_AT_call_line) == row.line) &&
+        !(attribute_line(&callee, DW_AT_decl_line) == decl_line && attribute_file(&callee, unit, DW_AT_decl_file) == decl_file))
+      continue;
+    rows.push_back(std::move(row));
+  }
+  listing_function_rows(function, unit, false, rows);
+  return rows;
+}
+
+// The function lines of every function in a unit, inlined callees included (perf's walk of a
+// whole unit's lines adds them).
+void all_function_rows(Dwarf_Die* unit, std::vector<LineRow>& rows) {
+  std::pair<Dwarf_Die*, std::vector<LineRow>*> context(unit, &rows);
+  dwarf_getfuncs(
+      unit,
+      [](Dwarf_Die* f, void* arg) {
+        auto* c = static_cast<std::pair<Dwarf_Die*, std::vector<LineRow>*>*>(arg);
+        listing_function_rows(f, c->first, true, *c->second);
+        return static_cast<int>(DWARF_CB_OK);
+      },
+      &context, 0);
+}
+
+// The function a line probe at `address` belongs to (perf's find_best_scope): of the functions
+// and inlined instances holding the address, declared in the line's file, the one named
+// `prefer` when given, else the one declared nearest above the line; the innermost otherwise.
+std::optional<DwarfProbeSite> best_scope(Dwarf_Die* unit, uint64_t address, const std::string& file, int line, std::string_view prefer) {
+  std::vector<Dwarf_Die> scopes = concrete_function_scopes(unit, address);
+  if (scopes.empty() || dwarf_tag(&scopes.back()) != DW_TAG_subprogram) return std::nullopt;
+  Dwarf_Die& outer = scopes.back();
+  size_t best = 0;
+  int best_distance = -1;
+  for (size_t i = 0; i < scopes.size(); ++i) {
+    if (attribute_file(&scopes[i], unit, DW_AT_decl_file) != file) continue;
+    const char* name = die_name(&scopes[i]);
+    if (!prefer.empty()) {
+      if (name != nullptr && glob_match(prefer, name)) {
+        best = i;
+        break;
+      }
+      continue;
+    }
+    const int distance = line - attribute_line(&scopes[i], DW_AT_decl_line);
+    if (distance >= 0 && (best_distance < 0 || distance < best_distance)) {
+      best = i;
+      best_distance = distance;
+    }
+  }
+  Dwarf_Die& inner = scopes[best];
+  std::optional<std::pair<uint64_t, uint64_t>> range = code_range(&inner), outer_range = code_range(&outer);
+  if (!range || !outer_range) return std::nullopt;
+  const char* name = die_name(&inner);
+  const char* outer_name = die_name(&outer);
+  return DwarfProbeSite{name ? name : "", range->first, range->second, dwarf_tag(&inner) == DW_TAG_inlined_subroutine, dwarf_dieoffset(&inner),
+                        dwarf_dieoffset(&outer), dwarf_dieoffset(unit), outer_name ? outer_name : "", outer_range->first};
+}
+
+}  // namespace
+
+std::vector<LineProbe> ProbeDebugInfo::line_probes(std::string_view file, const std::vector<int>& lines, const DwarfProbeSite* within,
+                                                   std::string_view prefer_function) const {
+  Dwarf* dwarf = state_->dwarf.handle();
+  const std::set<int> wanted(lines.begin(), lines.end());
+  std::vector<LineProbe> out;
+  std::set<std::pair<int, uint64_t>> seen;
+  auto add_unit = [&](Dwarf_Die* unit) {
+    Dwarf_Die function;
+    const bool restricted = within != nullptr && die_offset(dwarf, within->scope, &function);
+    std::vector<LineRow> rows;
+    if (restricted) {
+      rows = own_rows(&function, unit);
+    } else {
+      rows = statement_rows(unit);
+      all_function_rows(unit, rows);
+    }
+    for (const LineRow& row : rows) {
+      if (!wanted.count(row.line) || !tail_matches(row.file, file) || !seen.emplace(row.line, row.address).second) continue;
+      std::optional<DwarfProbeSite> scope = restricted ? std::optional<DwarfProbeSite>(*within)
+                                                       : best_scope(unit, row.address, row.file, row.line, prefer_function);
+      if (scope) out.push_back(LineProbe{row.address, row.line, *scope});
+    }
+  };
+  if (within != nullptr) {
+    Dwarf_Die unit;
+    if (die_offset(dwarf, within->unit, &unit)) add_unit(&unit);
+    return out;
+  }
+  Dwarf_Off offset = 0, next = 0;
+  size_t header_size = 0;
+  for (; dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0; offset = next) {
+    Dwarf_Die unit;
+    if (dwarf_offdie(dwarf, offset + header_size, &unit) != nullptr) add_unit(&unit);
+  }
+  return out;
+}
+
+
 std::vector<int> ProbeDebugInfo::listing_lines(std::string_view file, const DwarfProbeSite* within) const {
   Dwarf* dwarf = state_->dwarf.handle();
   std::set<int> out;
   auto add_unit = [&](Dwarf_Die* unit) {
     Dwarf_Die function;
     const bool restricted = within != nullptr && die_offset(dwarf, within->scope, &function);
-    const std::string decl_file = restricted ? attribute_file(&function, unit, DW_AT_decl_file) : std::string();
-    const int decl_line = restricted ? attribute_line(&function, DW_AT_decl_line) : 0;
     std::vector<LineRow> rows;
-    for (LineRow& row : statement_rows(unit)) {
-      if (restricted) {
-        if (!has_pc(&function, row.address)) continue;
-        // A row inside an inlined callee counts only as that callee's call line, or when the
-        // callee is this function again (recursion inlined).
-        Dwarf_Die callee;
-        if (innermost_inlined(&function, row.address, &callee) &&
-            !(attribute_file(&callee, unit, DW_AT_call_file) == row.file && attribute_line(&callee, DW_AT_call_line) == row.line) &&
-            !(attribute_line(&callee, DW_AT_decl_line) == decl_line && attribute_file(&callee, unit, DW_AT_decl_file) == decl_file))
-          continue;
-      }
-      rows.push_back(std::move(row));
-    }
     if (restricted) {
-      listing_function_rows(&function, unit, false, rows);
+      rows = own_rows(&function, unit);
     } else {
-      std::pair<Dwarf_Die*, std::vector<LineRow>*> context(unit, &rows);
-      dwarf_getfuncs(
-          unit,
-          [](Dwarf_Die* f, void* arg) {
-            auto* c = static_cast<std::pair<Dwarf_Die*, std::vector<LineRow>*>*>(arg);
-            listing_function_rows(f, c->first, true, *c->second);
-            return static_cast<int>(DWARF_CB_OK);
-          },
-          &context, 0);
+      rows = statement_rows(unit);
+      all_function_rows(unit, rows);
     }
     for (const LineRow& row : rows) {
       if (row.line <= 0 || !tail_matches(row.file, file)) continue;

@@ -97,7 +97,10 @@ class ProbeDebugInfo {
   // declared (or inlined, at their call lines) there; in line-table order, one per address and
   // line. `within`: only the rows of that function's own code (its inlined callees' rows left
   // out), as a lazy pattern in FUNC;PATTERN walks them.
-  std::vector<LineProbe> line_probes(std::string_view file, const std::vector<int>& lines, const DwarfProbeSite* within = nullptr) const;
+  // `prefer_function`: name each probe after the function of that name holding it (FUNC:RLN),
+  // else after the function declared nearest above the line.
+  std::vector<LineProbe> line_probes(std::string_view file, const std::vector<int>& lines, const DwarfProbeSite* within = nullptr,
+                                     std::string_view prefer_function = {}) const;
 
   // The source file and line where a site's function is declared.
   std::optional<SourceDeclaration> declaration(const DwarfProbeSite& site) const;

@@ -37,23 +37,28 @@ class Probe : public ::testing::Test {
   void TearDown() override {
     if (!has_uprobes()) return;
     EXPECT_EQ(uprobe_events(), before_) << "uprobe_events changed";
+    // A test that stopped half way leaves its probes: they must not fail the next one too.
+    if (uprobe_events().find("vperftest/") != std::string::npos) run_vperf({"probe", "-q", "-d", "vperftest:*"});
   }
   std::string before_;
 };
 
-// What perf probe writes for a definition: its "Writing event: LINE" under -n -v (without -x
-// for a USDT marker, which perf finds in its build-id cache under `env`'s HOME).
+// What perf probe writes for a definition: its "Writing event: LINE"s under -n -v, one line
+// each (without -x for a USDT marker, which perf finds in its build-id cache under `env`'s HOME).
 std::string perf_definition(const std::string& file, const std::string& definition,
                             const std::map<std::string, std::string>& env = {}) {
   std::vector<std::string> argv = {"perf", "probe", "-n", "-v", definition};
   if (!file.empty()) argv.insert(argv.begin() + 2, {"-x", file});
   ProgramResult r = run_program(argv, env);
   const std::string marker = "Writing event: ";
-  size_t at = r.err.find(marker);
-  if (at == std::string::npos) at = r.out.find(marker);
-  if (at == std::string::npos) return "perf wrote no event: " + r.err;
-  const std::string& text = r.err.find(marker) != std::string::npos ? r.err : r.out;
-  return text.substr(at + marker.size(), text.find('\n', at) - at - marker.size());
+  std::vector<std::string> lines;
+  std::istringstream in(r.err + r.out);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with(marker)) lines.push_back(line.substr(marker.size()));
+  if (lines.empty()) return "perf wrote no event: " + r.err;
+  std::string out = lines.front();
+  for (size_t i = 1; i < lines.size(); ++i) out += "\n" + lines[i];
+  return out;
 }
 
 TEST_F(Probe, DefinitionsAreTheLinesPerfProbeWrites) {
@@ -305,6 +310,60 @@ TEST_F(Probe, AVariableWithoutDebuginfoNamesWhereItWouldBe) {
   EXPECT_NE(r.err.find("/usr/lib/debug/.build-id/"), std::string::npos) << r.err;
   ProgramResult raw = run_vperf({"probe", "-x", stripped.string(), "-D", "probe_target index=%di:s32"});
   EXPECT_EQ(raw.exit_code, 0) << raw.err;
+}
+
+// Source lines and lazy patterns: every statement address of the line, named as perf names
+// them, with variables fetched there; and -L's listing, line numbers where a probe can go.
+// Both workload builds (vperf-workload's probe_calls.cpp is unoptimised, -dwarf's -O2) and
+// the inlined functions of inline.cpp.
+TEST_F(Probe, SourceLineDefinitionsAndListingsArePerfProbes) {
+  VPERF_REQUIRE(!find_program("perf").empty(), "perf 6.1 as the reference");
+  const std::vector<std::string> definitions = {
+      "probe_calls.cpp:37",          "probe_target;return*",       "probe_target;if*",      "run_probe_calls;*probe_target*",
+      "probe_calls.cpp;*result*",    "inline.cpp:20",              "inline.cpp:19 h",       "inline_inner;h*",
+      "inline_middle;*inline_inner*", "probe_calls.cpp:37 record->values[2]",
+  };
+  for (const char* file : {VPERF_WORKLOAD, VPERF_WORKLOAD_DWARF}) {
+    for (const std::string& definition : definitions) {
+      const std::string perf = perf_definition(file, definition);
+      ASSERT_FALSE(perf.starts_with("perf wrote no event")) << file << ": " << definition << ": " << perf;
+      ProgramResult mine = run_vperf({"probe", "-x", file, "-D", definition});
+      ASSERT_EQ(mine.exit_code, 0) << file << ": " << definition << ": " << mine.err;
+      EXPECT_EQ(mine.out, perf + "\n") << file << ": " << definition;
+    }
+    for (const std::string range : {"probe_target", "probe_target:1-2", "probe_target:1+2", "run_probe_calls", "probe_calls.cpp:30",
+                                    "inline_outer", "inline_middle", "inline_inner", "inline.cpp:15", "run_spin", "spin.cpp:1", "main"}) {
+      ProgramResult perf = run_program({"perf", "probe", "-x", file, "-L", range});
+      ASSERT_EQ(perf.exit_code, 0) << range << ": " << perf.err;
+      ProgramResult mine = run_vperf({"probe", "-x", file, "-L", range});
+      ASSERT_EQ(mine.exit_code, 0) << range << ": " << mine.err;
+      EXPECT_EQ(mine.out, perf.out) << file << " -L " << range;
+    }
+  }
+}
+
+// A line probe counts exactly: line 37 of probe_calls.cpp (the return statement) runs once per
+// call, at each of its statement addresses (one probe each, under one event), and every hit
+// fetches that call's values[2] (= its index).
+TEST_F(Probe, ALineProbeCountsEveryCallAndFetchesItsVariables) {
+  for (const char* file : {VPERF_WORKLOAD, VPERF_WORKLOAD_DWARF}) {
+    ASSERT_EQ(run_vperf({"probe", "-q", "-x", file, "vperftest:line=probe_calls.cpp:37 v=record->values[2]"}).exit_code, 0);
+    const std::string data = ::testing::TempDir() + "/probe-line.data";
+    ProgramResult recorded = run_vperf({"record", "-q", "-e", "vperftest:line", "-o", data, "--", file, "probe-calls", "30"});
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+    ProgramResult script = run_vperf({"script", "-i", data});
+    std::vector<std::string> values;
+    std::istringstream lines(script.out);
+    for (std::string line; std::getline(lines, line);)
+      if (size_t at = line.find(" v="); at != std::string::npos) values.push_back(line.substr(at + 3));
+    size_t addresses = 0;
+    for (size_t at = uprobe_events().find("vperftest/line "); at != std::string::npos; at = uprobe_events().find("vperftest/line ", at + 1)) ++addresses;
+    ASSERT_GE(addresses, 1u);
+    ASSERT_EQ(values.size(), 30 * addresses) << file << "\n" << script.out;
+    for (size_t hit = 0; hit < values.size(); ++hit) EXPECT_EQ(values[hit], std::to_string(hit / addresses)) << file << " hit " << hit;
+    std::remove(data.c_str());
+    ASSERT_EQ(run_vperf({"probe", "-q", "-d", "vperftest:*"}).exit_code, 0);
+  }
 }
 
 // -e uprobe:PATH:FUNC, uretprobe:PATH:FUNC and usdt:PATH:PROVIDER:NAME in stat and record:

@@ -30,6 +30,15 @@ TEST(Glob, MatchesLikePerf) {
   EXPECT_FALSE(glob_match("a*b*c", "aXXbYY"));
 }
 
+// A '*' in the text is matched by the pattern's '*' as a wildcard, not taken as the literal
+// (found by vperf probe's lazy pattern "h*" missing the source line "h *= 0x100000001b3ULL;").
+TEST(Strings, GlobStarMatchesTextHoldingAStar) {
+  EXPECT_TRUE(glob_match("h*", "h*=0x100000001b3ULL;"));
+  EXPECT_TRUE(glob_match("*", "*"));
+  EXPECT_TRUE(glob_match("a*b", "a*xb"));
+  EXPECT_FALSE(glob_match("a*b", "a*x"));
+}
+
 TEST(ClosestNames, SuggestsTyposAndSubstrings) {
   std::vector<std::string> names{"cycles", "instructions", "cache-misses", "branch-misses", "cpu-clock"};
   auto hints = closest_names("cyclse", names);
