@@ -5,7 +5,9 @@
 #include <map>
 
 #include "core/files.h"
+#include "core/name_filter.h"
 #include "core/strings.h"
+#include "symbols/demangle.h"
 #include "symbols/elf_file.h"
 #include "symbols/function_probe_points.h"
 #include "symbols/probe_debuginfo.h"
@@ -140,6 +142,16 @@ Result<PlannedProbe> plan_sdt_probe(const std::filesystem::path& file, std::stri
                "list the file's markers with: readelf -n " + file.string()};
 }
 
+
+// The file whose symbol table names the -x file's functions, as perf reads it: its separate
+// debuginfo when that has a .symtab (libc6-dbg's has the static functions .dynsym lacks), else
+// the file itself.
+std::filesystem::path symbol_file(const std::filesystem::path& file, const std::vector<std::filesystem::path>& debug_dirs) {
+  symbols::DebuginfoLookup lookup = symbols::find_probe_debuginfo(file, debug_dirs);
+  if (lookup.file && *lookup.file != file)
+    if (Result<symbols::ElfFile> debug = symbols::ElfFile::open(*lookup.file); debug && debug->has_symtab()) return *lookup.file;
+  return file;
+}
 
 // The -x file's DWARF, looked for once per plan and only when a definition needs it.
 struct DebugInfoSource {
@@ -556,6 +568,29 @@ Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& reques
       out.push_back("         " + std::string(content));
     }
   }
+  return out;
+}
+
+Result<std::vector<std::string>> probe_functions(const ProbeRequest& request, const std::string& filter_text) {
+  std::error_code ec;
+  const std::filesystem::path file = std::filesystem::canonical(request.executable, ec);
+  if (request.executable.empty() || ec)
+    return Error{"-F needs the file to list: -x " + request.executable.string() + (ec ? ": " + ec.message() : ""), 0,
+                 "give -x FILE (kernel functions need kprobes, not in vperf probe yet)"};
+  VPERF_TRY(NameFilter filter, NameFilter::parse(filter_text));
+  VPERF_TRY(symbols::ElfFile elf, symbols::ElfFile::open(symbol_file(file, request.debug_dirs)));
+  symbols::SymbolNames plt_names;
+  std::vector<symbols::SymbolSource> all = elf.function_symbols();
+  for (symbols::SymbolSource& plt : elf.plt_symbols(plt_names)) all.push_back(plt);
+  // Every name a probe can take, aliases included (libc's access and __access are one
+  // function, and users probe either); each name once.
+  std::vector<std::string> out;
+  for (const symbols::SymbolSource& symbol : all) {
+    std::string name = symbols::demangle(symbol.name);
+    if (filter.matches(name)) out.push_back(std::move(name));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

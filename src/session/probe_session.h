@@ -52,6 +52,12 @@ Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& reque
 // "<FILE:N>" header, then the source lines, those where a probe can go numbered.
 Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& request, const std::string& range);
 
+// perf probe -F: the functions of request.executable that a probe can name, demangled, sorted
+// by name, those `filter` (perf's strfilter syntax, core/name_filter.h) keeps; perf's default
+// filter is "!_* & !*@plt". perf also lists data objects (variables), which no probe can take as
+// a function: vperf lists functions and PLT stubs only.
+Result<std::vector<std::string>> probe_functions(const ProbeRequest& request, const std::string& filter);
+
 // Adds each planned probe; on a failure removes the ones this call added, so nothing is left
 // half done.
 Result<void> add_probes(const tracing::Tracefs& tracefs, const std::vector<PlannedProbe>& probes);

@@ -7,8 +7,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
+#include <tuple>
 #include <sstream>
 
+#include "core/strings.h"
 #include "support/background.h"
 #include "support/capability.h"
 #include "support/fake_event_fs.h"
@@ -310,6 +313,64 @@ TEST_F(Probe, AVariableWithoutDebuginfoNamesWhereItWouldBe) {
   EXPECT_NE(r.err.find("/usr/lib/debug/.build-id/"), std::string::npos) << r.err;
   ProgramResult raw = run_vperf({"probe", "-x", stripped.string(), "-D", "probe_target index=%di:s32"});
   EXPECT_EQ(raw.exit_code, 0) << raw.err;
+}
+
+// The names of the functions in `file`'s symbol table (`symbols`: the file or its separate
+// debuginfo), as readelf lists them and c++filt -p demangles them (perf's form: no parameters).
+std::set<std::string> function_names(const std::string& symbols) {
+  ProgramResult table = run_program({"readelf", "-sW", symbols});
+  const bool has_symtab = table.out.find("'.symtab'") != std::string::npos;
+  std::string section, mangled;
+  std::istringstream lines(table.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("Symbol table '")) {
+      section = line.substr(14, line.find('\'', 14) - 14);
+      continue;
+    }
+    std::istringstream fields(line);
+    std::string num, value, size, type, bind, vis, ndx, name;
+    if (!(fields >> num >> value >> size >> type >> bind >> vis >> ndx >> name) || num.back() != ':') continue;
+    if ((has_symtab && section != ".symtab") || (type != "FUNC" && type != "IFUNC") || ndx == "UND") continue;
+    mangled += name + "\n";
+  }
+  std::set<std::string> out;
+  std::istringstream demangled(run_program({"sh", "-c", "printf '%s' \"$0\" | c++filt -p", mangled}).out);
+  for (std::string name; std::getline(demangled, name);) out.insert(name);
+  return out;
+}
+
+// -F lists what perf probe -F lists, less its data objects and repeats: each function name
+// once, aliases included (perf's own list, kept to the names readelf calls functions).
+TEST_F(Probe, FunctionListIsPerfProbesFunctions) {
+  VPERF_REQUIRE(!find_program("perf").empty(), "perf 6.1 as the reference");
+  VPERF_REQUIRE(!find_program("c++filt").empty(), "binutils' c++filt");
+  std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {VPERF_WORKLOAD, VPERF_WORKLOAD, ""}, {VPERF_WORKLOAD_DWARF, VPERF_WORKLOAD_DWARF, "*"}};
+  // libc's symbols come from libc6-dbg's .symtab, as perf reads them.
+  ProgramResult note = run_program({"sh", "-c", std::string("readelf -n ") + kLibc + " | sed -n 's/.*Build ID: //p'"});
+  const std::string id = std::string(trim(note.out));
+  const std::string debug = "/usr/lib/debug/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
+  if (id.size() > 2 && std::filesystem::exists(debug)) cases.emplace_back(kLibc, debug, "");
+  for (const auto& [file, symbols, filter] : cases) {
+    std::vector<std::string> perf_args = {"perf", "probe", "-x", file, "-F"}, mine_args = {"probe", "-x", file, "-F"};
+    if (!filter.empty()) {
+      perf_args.insert(perf_args.end(), {"--filter", filter});
+      mine_args.insert(mine_args.end(), {"--filter", filter});
+    }
+    ProgramResult perf = run_program(perf_args);
+    ASSERT_EQ(perf.exit_code, 0) << perf.err;
+    const std::set<std::string> functions = function_names(symbols);
+    std::set<std::string> expected;
+    std::istringstream names(perf.out);
+    for (std::string name; std::getline(names, name);)
+      if (functions.count(name) || name.ends_with("@plt")) expected.insert(name);
+    ProgramResult mine = run_vperf(mine_args);
+    ASSERT_EQ(mine.exit_code, 0) << mine.err;
+    std::string expected_text;
+    for (const std::string& name : expected) expected_text += name + "\n";
+    EXPECT_EQ(mine.out, expected_text) << file;
+    EXPECT_GT(expected.size(), 10u) << file;
+  }
 }
 
 // Source lines and lazy patterns: every statement address of the line, named as perf names

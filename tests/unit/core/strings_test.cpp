@@ -1,3 +1,4 @@
+#include "core/name_filter.h"
 #include "core/strings.h"
 
 #include <gtest/gtest.h>
@@ -56,6 +57,42 @@ TEST(Split, KeepsEmptyFields) {
   ASSERT_EQ(parts.size(), 3u);
   EXPECT_EQ(parts[1], "");
   EXPECT_EQ(trim("  x \n"), "x");
+}
+
+}  // namespace
+}  // namespace vperf
+
+namespace vperf {
+namespace {
+
+TEST(NameFilter, PerfProbesDefaultKeepsPlainFunctionNames) {
+  Result<NameFilter> filter = NameFilter::parse("!_* & !*@plt");
+  ASSERT_TRUE(filter) << filter.error().message;
+  EXPECT_TRUE(filter->matches("malloc"));
+  EXPECT_FALSE(filter->matches("__libc_malloc"));
+  EXPECT_FALSE(filter->matches("printf@plt"));
+}
+
+TEST(NameFilter, AndBindsTighterThanOrAndParenthesesGroup) {
+  Result<NameFilter> loose = NameFilter::parse("a* | b* & *z");
+  ASSERT_TRUE(loose);
+  EXPECT_TRUE(loose->matches("ax"));   // a* alone
+  EXPECT_FALSE(loose->matches("bx"));  // b* but not *z
+  EXPECT_TRUE(loose->matches("bz"));
+  Result<NameFilter> grouped = NameFilter::parse("(a* | b*) & *z");
+  ASSERT_TRUE(grouped);
+  EXPECT_FALSE(grouped->matches("ax"));
+  EXPECT_TRUE(grouped->matches("az"));
+  EXPECT_TRUE(NameFilter::parse("!!malloc")->matches("malloc"));
+}
+
+TEST(NameFilter, MalformedFiltersAreErrorsThatSayWhere) {
+  for (const char* text : {"", "a &", "(a | b", "a)", "&a", "a | | b"}) {
+    Result<NameFilter> filter = NameFilter::parse(text);
+    EXPECT_FALSE(filter) << text;
+    if (!filter) EXPECT_NE(filter.error().message.find("at character"), std::string::npos) << filter.error().message;
+  }
+  EXPECT_FALSE(NameFilter::parse(std::string(100000, '(')));  // too deep: refused, not a stack overflow
 }
 
 }  // namespace
