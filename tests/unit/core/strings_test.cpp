@@ -90,7 +90,9 @@ TEST(NameFilter, MalformedFiltersAreErrorsThatSayWhere) {
   for (const char* text : {"", "a &", "(a | b", "a)", "&a", "a | | b"}) {
     Result<NameFilter> filter = NameFilter::parse(text);
     EXPECT_FALSE(filter) << text;
-    if (!filter) EXPECT_NE(filter.error().message.find("at character"), std::string::npos) << filter.error().message;
+    if (!filter) {
+      EXPECT_NE(filter.error().message.find("at character"), std::string::npos) << filter.error().message;
+    }
   }
   EXPECT_FALSE(NameFilter::parse(std::string(100000, '(')));  // too deep: refused, not a stack overflow
 }
