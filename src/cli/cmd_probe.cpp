@@ -48,7 +48,7 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
     return 0;
   }
   if (o.list_given) {
-    for (const std::string& line : checked(session::list_probes(open_tracefs(), o.list))) out << line << "\n";
+    for (const std::string& line : checked(session::list_probes(open_tracefs(), o.list, o.verbose))) out << line << "\n";
     return 0;
   }
   session::ProbeRequest request;

@@ -128,7 +128,7 @@ Result<std::string> InlineProbes::create_one(std::string_view spec) {
   VPERF_TRY(std::vector<std::string> existing, tracing::uprobe_definitions(*tracefs_));
   request.append = tracing::kernel_appends_probes(*tracefs_);
   VPERF_TRY(std::vector<PlannedProbe> planned, plan_probes(request, existing));
-  VPERF_TRY(add_probes(*tracefs_, planned));
+  VPERF_TRY(add_probes(*tracefs_, planned, false));  // gone with the run: no record
   std::vector<std::string> names;
   for (PlannedProbe& p : planned) {
     const std::string name = p.event.group + ":" + p.event.event;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <sys/stat.h>
 
 #include "core/files.h"
+#include "core/private_files.h"
 #include "core/name_filter.h"
 #include "core/strings.h"
 #include "symbols/demangle.h"
@@ -594,12 +596,90 @@ Result<std::vector<std::string>> probe_functions(const ProbeRequest& request, co
   return out;
 }
 
-Result<void> add_probes(const tracing::Tracefs& tracefs, const std::vector<PlannedProbe>& probes) {
+namespace {
+
+// What vperf probe added, to tell later whether a probe's file was replaced: one line per
+// probe, "GROUP/EVENT DEVICE INODE", in the user's cache (probes do not outlive a boot, and a
+// line for a name added again is replaced).
+constexpr std::string_view kLedgerFile = "uprobes";
+
+std::optional<PrivateDirectory> ledger_directory(CreateMissing create) {
+  std::optional<CacheLocation> location = user_cache_location("probes");
+  if (!location) return std::nullopt;
+  Result<PrivateDirectory> directory = PrivateDirectory::open(location->base, location->below, create);
+  if (!directory) return std::nullopt;
+  return std::move(directory).value();
+}
+
+std::map<std::string, std::string> read_ledger() {
+  std::map<std::string, std::string> out;
+  std::optional<PrivateDirectory> directory = ledger_directory(CreateMissing::no);
+  if (!directory) return out;
+  Result<std::string> text = directory->read(std::string(kLedgerFile));
+  if (!text) return out;
+  for (std::string_view line : split(*text, '\n'))
+    if (const size_t space = line.find(' '); space != std::string_view::npos) out[std::string(line.substr(0, space))] = std::string(line.substr(space + 1));
+  return out;
+}
+
+std::optional<std::string> file_identity(const std::filesystem::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return std::nullopt;
+  return std::to_string(st.st_dev) + " " + std::to_string(st.st_ino);
+}
+
+// Records the files of `probes` as they are now; lines of probes no longer in `current`
+// (uprobe_events' names) go. Best effort: without a cache directory nothing is recorded, and
+// -l can then only tell a file that is gone.
+void record_probe_files(const std::vector<PlannedProbe>& probes, const std::vector<std::string>& current) {
+  std::optional<PrivateDirectory> directory = ledger_directory(CreateMissing::yes);
+  if (!directory) return;
+  std::map<std::string, std::string> ledger = read_ledger();
+  std::erase_if(ledger, [&](const auto& entry) { return std::find(current.begin(), current.end(), entry.first) == current.end(); });
+  for (const PlannedProbe& p : probes)
+    if (std::optional<std::string> identity = file_identity(p.event.file)) ledger[p.event.group + "/" + p.event.event] = *identity;
+  std::string text;
+  for (const auto& [name, identity] : ledger) text += name + " " + identity + "\n";
+  (void)directory->replace(std::string(kLedgerFile), text);
+}
+
+// perf -l's point for a probe: from DWARF when the file has it, else from the symbol table.
+std::string point_name(const tracing::UprobeEvent& event, const std::vector<std::filesystem::path>& debug_dirs,
+                       std::map<std::string, DebugInfoSource>& debug) {
+  Result<symbols::ElfFile> elf = symbols::ElfFile::open(event.file);
+  if (!elf) return hex(event.file_offset);
+  std::optional<uint64_t> address = symbols::file_offset_to_vaddr(elf->load_segments(), event.file_offset);
+  if (!address) return hex(event.file_offset);
+  const std::string suffix = event.is_return ? "%return" : "";
+  if (symbols::ProbeDebugInfo* dwarf = debug_info(debug[event.file.string()], event.file, debug_dirs))
+    if (std::optional<symbols::ProbeDebugInfo::PointName> point = dwarf->point_at(*address))
+      return point->function + (point->offset ? "+" + std::to_string(point->offset) : point->relative_line ? ":" + std::to_string(point->relative_line) : "") +
+             suffix + (point->file.empty() ? "" : "@" + point->file);
+  Result<symbols::ElfFile> symbols_elf = symbols::ElfFile::open(symbol_file(event.file, debug_dirs));
+  if (symbols_elf) {
+    const symbols::SymbolTable table = symbols::SymbolTable::build(symbols_elf->function_symbols(), symbols::SizeInference::Elf);
+    if (const symbols::Symbol* symbol = table.find(*address)) {
+      const uint64_t offset = *address - symbol->start;
+      return symbols::demangle(symbol->name) + (offset ? "+" + std::to_string(offset) : "") + suffix;
+    }
+  }
+  return hex(*address) + suffix;
+}
+
+}  // namespace
+
+Result<void> add_probes(const tracing::Tracefs& tracefs, const std::vector<PlannedProbe>& probes, bool record) {
   for (size_t i = 0; i < probes.size(); ++i) {
     if (Result<void> added = tracing::add_uprobe(tracefs, probes[i].definition); !added) {
       for (size_t j = 0; j < i; ++j) (void)tracing::remove_uprobe(tracefs, probes[j].event.group, probes[j].event.event);
       return added.error();
     }
+  }
+  if (record) {
+    std::vector<std::string> current;
+    if (Result<std::vector<std::string>> lines = tracing::uprobe_definitions(tracefs))
+      for (const std::string& line : *lines) current.push_back(tracing::uprobe_name(line));
+    record_probe_files(probes, current);
   }
   return {};
 }
@@ -621,14 +701,40 @@ Result<std::vector<std::string>> delete_probes(const tracing::Tracefs& tracefs, 
   return removed;
 }
 
-Result<std::vector<std::string>> list_probes(const tracing::Tracefs& tracefs, const std::string& pattern) {
+Result<std::vector<std::string>> list_probes(const tracing::Tracefs& tracefs, const std::string& pattern, bool hits,
+                                             const std::vector<std::filesystem::path>& debug_dirs) {
   VPERF_TRY(std::vector<std::string> lines, tracing::uprobe_definitions(tracefs));
+  std::vector<std::pair<std::string, uint64_t>> profile;
+  if (hits) {
+    VPERF_TRY(profile, tracing::uprobe_hits(tracefs));
+  }
+  const std::map<std::string, std::string> ledger = read_ledger();
+  std::map<std::string, DebugInfoSource> debug;
   std::vector<std::string> out;
-  for (const std::string& line : lines) {
-    const std::string group_event = group_event_of(tracing::uprobe_name(line));
+  for (size_t index = 0; index < lines.size(); ++index) {
+    const std::string& line = lines[index];
+    const std::string name = tracing::uprobe_name(line);
+    const std::string group_event = group_event_of(name);
     if (!matches(pattern, group_event)) continue;
-    const size_t space = line.find(' ');
-    out.push_back("  " + group_event + " (on " + (space == std::string::npos ? std::string() : line.substr(space + 1)) + ")");
+    Result<tracing::UprobeEvent> event = tracing::parse_uprobe_definition(line);
+    if (!event) {
+      out.push_back("  " + group_event + " (on " + line + ")");
+      continue;
+    }
+    std::vector<std::string> arguments;
+    for (const std::string& arg : event->arguments) arguments.push_back(arg.substr(0, arg.find('=')));
+    std::string text = "  " + group_event;
+    if (text.size() < 22) text.resize(22, ' ');
+    text += " (on " + point_name(*event, debug_dirs, debug) + " in " + event->file.string() +
+            (arguments.empty() ? "" : " with " + join(arguments, " ")) + ")";
+    // uprobe_profile has a line per probe, in uprobe_events' order.
+    if (hits && profile.size() == lines.size() && profile[index].first == event->file.string() + " " + event->event)
+      text += "  hits: " + std::to_string(profile[index].second);
+    const std::optional<std::string> identity = file_identity(event->file);
+    if (!identity) text += "  [stale: " + event->file.string() + " is gone]";
+    else if (auto it = ledger.find(name); it != ledger.end() && it->second != *identity)
+      text += "  [stale: " + event->file.string() + " was replaced after the probe was added; add it again]";
+    out.push_back(std::move(text));
   }
   return out;
 }

@@ -59,15 +59,20 @@ Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& reques
 Result<std::vector<std::string>> probe_functions(const ProbeRequest& request, const std::string& filter);
 
 // Adds each planned probe; on a failure removes the ones this call added, so nothing is left
-// half done.
-Result<void> add_probes(const tracing::Tracefs& tracefs, const std::vector<PlannedProbe>& probes);
+// half done. With `record`, notes each probe's file as it is now (for -l's stale marks).
+Result<void> add_probes(const tracing::Tracefs& tracefs, const std::vector<PlannedProbe>& probes, bool record = true);
 
 // Removes every uprobe whose GROUP:EVENT matches `pattern` (globs; GROUP: may be left out for
 // any group); returns their GROUP:EVENT names. An Error when none matches.
 Result<std::vector<std::string>> delete_probes(const tracing::Tracefs& tracefs, const std::string& pattern);
 
 // perf probe -l's lines for the uprobes in uprobe_events matching `pattern` (all when empty):
-// "  GROUP:EVENT (on FILE:0xOFFSET[ ARGS])".
-Result<std::vector<std::string>> list_probes(const tracing::Tracefs& tracefs, const std::string& pattern);
+// "  GROUP:EVENT          (on POINT in FILE[ with ARG ...])", POINT named from DWARF
+// (FUNC[+OFF|:RLN][%return]@SRC) or the symbol table (FUNC[+OFF][%return]). With
+// `hits`, each line ends with the probe's hits so far (uprobe_profile). A probe whose file is
+// gone, or was replaced since vperf probe added it (another inode at the path: the probe stays
+// on the old one, so new processes never hit it), ends with "[stale: ...]".
+Result<std::vector<std::string>> list_probes(const tracing::Tracefs& tracefs, const std::string& pattern, bool hits = false,
+                                             const std::vector<std::filesystem::path>& debug_dirs = {"/usr/lib/debug"});
 
 }  // namespace vperf::session

@@ -938,6 +938,44 @@ std::vector<LineProbe> ProbeDebugInfo::line_probes(std::string_view file, const 
 }
 
 
+std::optional<ProbeDebugInfo::PointName> ProbeDebugInfo::point_at(uint64_t address) const {
+  Dwarf_Die unit;
+  if (dwarf_addrdie(state_->dwarf.handle(), address, &unit) == nullptr) return std::nullopt;
+  std::vector<Dwarf_Die> scopes = concrete_function_scopes(&unit, address);
+  if (scopes.empty() || dwarf_tag(&scopes.back()) != DW_TAG_subprogram) return std::nullopt;
+  Dwarf_Die function = scopes.back();
+  std::optional<std::pair<uint64_t, uint64_t>> range = code_range(&function);
+  const char* name = die_name(&function);
+  if (!range || name == nullptr) return std::nullopt;
+  PointName out{name, 0, 0, attribute_file(&function, &unit, DW_AT_decl_file)};
+  if (address == range->first) return out;  // the entry: relative line 0
+  std::optional<std::pair<std::string, int>> line = reported_line(&unit, address);
+  int base_line = attribute_line(&function, DW_AT_decl_line);
+  std::string base_file = out.file;
+  // Into the inlined functions holding the address, outermost first: at an instance's entry
+  // the line is its call line; inside its body it counts from the instance's declaration.
+  for (auto it = scopes.rbegin() + 1; it != scopes.rend(); ++it) {
+    std::optional<std::pair<uint64_t, uint64_t>> inlined = code_range(&*it);
+    if (inlined && inlined->first == address) {
+      line = std::pair<std::string, int>(attribute_file(&*it, &unit, DW_AT_call_file), attribute_line(&*it, DW_AT_call_line));
+      break;
+    }
+    const char* inlined_name = die_name(&*it);
+    if (inlined_name == nullptr) break;
+    out.function = inlined_name;
+    base_line = attribute_line(&*it, DW_AT_decl_line);
+    base_file = attribute_file(&*it, &unit, DW_AT_decl_file);
+  }
+  if (line && line->second > 0 && line->first == base_file) {
+    out.relative_line = line->second - base_line;
+    out.file = base_file;
+  } else {
+    out.function = name;
+    out.offset = address - range->first;
+  }
+  return out;
+}
+
 std::vector<int> ProbeDebugInfo::listing_lines(std::string_view file, const DwarfProbeSite* within) const {
   Dwarf* dwarf = state_->dwarf.handle();
   std::set<int> out;

@@ -113,6 +113,18 @@ class ProbeDebugInfo {
   // The source files of the compile units whose path ends with `file`, as DWARF spells them.
   std::vector<std::string> source_files(std::string_view file) const;
 
+  // Where `address` is in source terms, as perf probe -l names a probe point: the out-of-line
+  // function (or the inlined function whose body holds it), and the line relative to its
+  // declaration, or else the byte offset from the out-of-line function's entry; with the
+  // declaring file. nullopt when no function's code holds it.
+  struct PointName {
+    std::string function;
+    int relative_line = 0;  // 0 with offset 0: the entry
+    uint64_t offset = 0;
+    std::string file;
+  };
+  std::optional<PointName> point_at(uint64_t address) const;
+
   // Whether the site's compile unit was built with optimisation (has location lists).
   bool optimized(const DwarfProbeSite& site) const;
   // The address after the site's prologue (the function's second line-table row).

@@ -70,6 +70,55 @@ Result<void> remove_uprobe(const Tracefs& tracefs, std::string_view group, std::
   return write_control(tracefs, kUprobeEvents, "-:" + std::string(group) + "/" + std::string(event));
 }
 
+Result<UprobeEvent> parse_uprobe_definition(std::string_view line) {
+  auto bad = [&](const std::string& what) { return Error{"uprobe_events line '" + std::string(line) + "': " + what}; };
+  std::vector<std::string_view> words;
+  for (std::string_view w : split(trim(line), ' '))
+    if (!w.empty()) words.push_back(w);
+  if (words.size() < 2) return bad("no probe point");
+  UprobeEvent event;
+  std::string_view head = words[0];
+  if (head.size() < 2 || (head[0] != 'p' && head[0] != 'r')) return bad("not p: or r:");
+  event.is_return = head[0] == 'r';
+  const size_t colon = head.find(':'), slash = head.find('/');
+  if (colon == std::string_view::npos || slash == std::string_view::npos || slash < colon) return bad("no GROUP/EVENT");
+  event.group = std::string(head.substr(colon + 1, slash - colon - 1));
+  event.event = std::string(head.substr(slash + 1));
+  if (event.group.empty() || event.event.empty()) return bad("an empty group or event");
+  std::string_view place = words[1];
+  if (place.ends_with(')')) {  // (0xREF_CTR_OFFSET)
+    const size_t open = place.rfind('(');
+    if (open == std::string_view::npos) return bad("an unbalanced reference counter");
+    std::string_view ref = place.substr(open + 1, place.size() - open - 2);
+    if (!ref.starts_with("0x")) return bad("a reference counter that is not hexadecimal");
+    std::optional<uint64_t> value = parse_u64_base(ref.substr(2), 16);
+    if (!value) return bad("a reference counter that is not a number");
+    event.ref_ctr_offset = *value;
+    place = place.substr(0, open);
+  }
+  const size_t at = place.rfind(":0x");
+  if (at == std::string_view::npos || at == 0) return bad("no PATH:0xOFFSET");
+  std::optional<uint64_t> offset = parse_u64_base(place.substr(at + 3), 16);
+  if (!offset) return bad("an offset that is not hexadecimal");
+  event.file = std::string(place.substr(0, at));
+  event.file_offset = *offset;
+  for (size_t i = 2; i < words.size(); ++i) event.arguments.emplace_back(words[i]);
+  return event;
+}
+
+Result<std::vector<std::pair<std::string, uint64_t>>> uprobe_hits(const Tracefs& tracefs) {
+  VPERF_TRY(std::string text, read_file(tracefs.file("uprobe_profile")));
+  std::vector<std::pair<std::string, uint64_t>> out;
+  for (std::string_view line : split(text, '\n')) {
+    std::vector<std::string_view> words;
+    for (std::string_view w : split(trim(line), ' '))
+      if (!w.empty()) words.push_back(w);
+    if (words.size() != 3) continue;
+    if (std::optional<uint64_t> hits = parse_u64(words[2])) out.emplace_back(std::string(words[0]) + " " + std::string(words[1]), *hits);
+  }
+  return out;
+}
+
 bool kernel_appends_probes(const Tracefs& tracefs) {
   Result<std::string> readme = read_file(tracefs.file("README"));
   return readme && readme->find("uprobe_events\t\t- Create/append/") != std::string::npos;

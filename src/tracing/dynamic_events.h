@@ -41,6 +41,14 @@ Result<std::vector<std::string>> uprobe_definitions(const Tracefs& tracefs);
 Result<void> add_uprobe(const Tracefs& tracefs, std::string_view definition);
 // Removes GROUP/EVENT (absent: an Error with ENOENT).
 Result<void> remove_uprobe(const Tracefs& tracefs, std::string_view group, std::string_view event);
+// A uprobe_events line back as an UprobeEvent ("r:GROUP/EVENT PATH:0xOFF(0xREF) ARG ..."). The
+// kernel's own lines only: an Error for anything else.
+Result<UprobeEvent> parse_uprobe_definition(std::string_view line);
+
+// uprobe_profile's hit counts: "PATH EVENT" -> hits (the kernel keeps them per probe since it
+// was added).
+Result<std::vector<std::pair<std::string, uint64_t>>> uprobe_hits(const Tracefs& tracefs);
+
 // Whether the kernel adds a second probe with a taken GROUP/EVENT to that event (its README says
 // "Create/append/..." for uprobe_events, Linux 5.x and later) instead of refusing it.
 bool kernel_appends_probes(const Tracefs& tracefs);
