@@ -16,7 +16,7 @@ struct ProbeOptions {
   std::vector<std::string> words;  // perf joins the words after the options into one PROBEDEF
   std::vector<std::string> add, definition, del;
   std::string list, vars, line_range, funcs_filter, filter = "!_* & !*@plt";
-  bool list_given = false, dry_run = false, force = false, verbose = false, quiet = false, no_inlines = false, externs = false, funcs = false;
+  bool list_given = false, dry_run = false, force = false, verbose = false, quiet = false, no_inlines = false, externs = false, funcs = false, list_sdt = false;
 };
 
 tracing::Tracefs open_tracefs() {
@@ -55,6 +55,10 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
   request.executable = o.executable;
   request.force = o.force;
   request.inlines = !o.no_inlines;
+  if (o.list_sdt) {
+    for (const std::string& line : checked(session::list_sdt_markers(request, o.verbose))) out << line << "\n";
+    return 0;
+  }
   if (o.funcs) {
     for (const std::string& name : checked(session::probe_functions(request, o.funcs_filter.empty() ? o.filter : o.funcs_filter)))
       out << name << "\n";
@@ -119,6 +123,7 @@ void add_probe_command(CLI::App& app, Invocation& inv) {
   sub->add_option("-l,--list", o->list, "List probe events (matching [GROUP:]EVENT)")->expected(0, 1);
   sub->add_option("-F,--funcs", o->funcs_filter, "List the functions a probe can name (with -x FILE), those FILTER keeps if given")->expected(0, 1);
   sub->add_option("--filter", o->filter, "With -F, the names to list: globs joined by & and |, negated by ! (default '!_* & !*@plt')");
+  sub->add_flag("--list-sdt", o->list_sdt, "List the USDT markers of -x FILE (as perf list sdt, without its build-id cache); -v adds offsets and arguments");
   sub->add_option("-L,--line", o->line_range, "Show the source lines of FUNC[:RLN[+NUM|-RLN2]] or SRC:ALN[+NUM|-ALN2], numbered where a probe can go");
   sub->add_option("-V,--vars", o->vars, "Show the variables available at a probe point, FUNC[+OFFSET]");
   sub->add_flag("--externs", o->externs, "With -V, show global variables too");

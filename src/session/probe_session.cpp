@@ -573,6 +573,28 @@ Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& reques
   return out;
 }
 
+Result<std::vector<std::string>> list_sdt_markers(const ProbeRequest& request, bool details) {
+  std::error_code ec;
+  const std::filesystem::path file = std::filesystem::canonical(request.executable, ec);
+  if (request.executable.empty() || ec)
+    return Error{"--list-sdt needs the file to read: -x " + request.executable.string() + (ec ? ": " + ec.message() : ""), 0,
+                 "give -x FILE, an executable or library built with <sys/sdt.h> markers"};
+  VPERF_TRY(std::vector<symbols::SdtMarker> markers, symbols::read_sdt_markers(file));
+  std::vector<std::string> out;
+  for (const symbols::SdtMarker& m : markers) {
+    std::string line = "  sdt_" + m.provider + ":" + m.name;
+    if (line.size() < 52) line.resize(52, ' ');
+    line += " [SDT event]";
+    if (details)
+      line += "  at " + (m.file_offset ? hex(*m.file_offset) : std::string("?")) +
+              (m.semaphore_offset ? ", semaphore " + hex(*m.semaphore_offset) : std::string()) + (m.arguments.empty() ? "" : ", args " + m.arguments);
+    out.push_back(std::move(line));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 Result<std::vector<std::string>> probe_functions(const ProbeRequest& request, const std::string& filter_text) {
   std::error_code ec;
   const std::filesystem::path file = std::filesystem::canonical(request.executable, ec);

@@ -58,6 +58,11 @@ Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& reques
 // a function: vperf lists functions and PLT stubs only.
 Result<std::vector<std::string>> probe_functions(const ProbeRequest& request, const std::string& filter);
 
+// The USDT markers of request.executable as `perf list sdt` shows them once perf's build-id
+// cache holds the file ("  sdt_PROVIDER:NAME" padded to 50, then "[SDT event]"), sorted; with
+// `details`, each marker's file offset, semaphore and argument specs follow.
+Result<std::vector<std::string>> list_sdt_markers(const ProbeRequest& request, bool details);
+
 // Adds each planned probe; on a failure removes the ones this call added, so nothing is left
 // half done. With `record`, notes each probe's file as it is now (for -l's stale marks).
 Result<void> add_probes(const tracing::Tracefs& tracefs, const std::vector<PlannedProbe>& probes, bool record = true);

@@ -445,6 +445,24 @@ TEST_F(Probe, ListMarksProbesWhoseFileWasReplacedOrRemoved) {
   EXPECT_EQ(run_vperf({"probe", "-q", "-d", "vperftest:*"}).exit_code, 0);
 }
 
+// --list-sdt reads the notes of the file itself and prints what perf list sdt prints once
+// `perf buildid-cache --add FILE` has put the file in perf's cache (a private HOME here).
+TEST_F(Probe, SdtListIsPerfListSdt) {
+  VPERF_REQUIRE(!find_program("perf").empty(), "perf 6.1 as the reference");
+  for (const char* file : {"/usr/bin/python3.11", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"}) {
+    if (!std::filesystem::exists(file)) continue;
+    TempTree home;
+    const std::map<std::string, std::string> env = {{"HOME", home.root().string()}};
+    ASSERT_EQ(run_program({"perf", "buildid-cache", "--add", file}, env).exit_code, 0);
+    ProgramResult perf = run_program({"perf", "list", "sdt"}, env);
+    ASSERT_EQ(perf.exit_code, 0) << perf.err;
+    ProgramResult mine = run_vperf({"probe", "-x", file, "--list-sdt"});
+    ASSERT_EQ(mine.exit_code, 0) << mine.err;
+    EXPECT_EQ(mine.out, perf.out) << file;
+    EXPECT_GE(std::count(mine.out.begin(), mine.out.end(), '\n'), 3) << file;  // libstdc++: catch, rethrow, throw
+  }
+}
+
 // Source lines and lazy patterns: every statement address of the line, named as perf names
 // them, with variables fetched there; and -L's listing, line numbers where a probe can go.
 // Both workload builds (vperf-workload's probe_calls.cpp is unoptimised, -dwarf's -O2) and
