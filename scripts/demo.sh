@@ -33,6 +33,10 @@ if [ -f /sys/kernel/tracing/uprobe_events ]; then
   build/vperf probe -q -x /lib/x86_64-linux-gnu/libc.so.6 'vperf_demo:syscall=syscall nr=%di:s64'
   build/vperf stat -e vperf_demo:syscall -- "$workload" getppid 1000 || true
   build/vperf probe -d 'vperf_demo:*'
+  # DWARF: the variables at probe_target, then probes named inside -e (a struct member and the
+  # return value) that exist only while stat runs: 1000 calls, 1000 hits each
+  build/vperf probe -x "$workload" -V probe_target
+  build/vperf stat -e "uprobe:$workload:probe_target" -e "uretprobe:$workload:probe_target" -- "$workload" probe-calls 1000 || true
 fi
 # turbo ratio from APERF/MPERF; on a VM that hides them it says so, and what to do
 build/vperf turbo -I 500 --count 2 || true
