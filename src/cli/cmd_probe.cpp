@@ -22,9 +22,9 @@ struct ProbeOptions {
 tracing::Tracefs open_tracefs() {
   Result<tracing::Tracefs> tracefs = tracing::Tracefs::open_mounted();
   if (!tracefs) throw user_error(tracefs.error());
-  if (!std::filesystem::exists(tracefs->file("uprobe_events")))
-    throw UserError("this kernel has no " + tracefs->file("uprobe_events").string(),
-                    "uprobes need a kernel built with CONFIG_UPROBE_EVENTS=y");
+  if (!std::filesystem::exists(tracefs->file("uprobe_events")) && !tracing::has_kprobes(*tracefs))
+    throw UserError("this kernel has neither uprobes nor kprobes (no " + tracefs->file("uprobe_events").string() + ")",
+                    "dynamic probes need a kernel built with CONFIG_UPROBE_EVENTS=y or CONFIG_KPROBE_EVENTS=y");
   // Inline probes of vperf runs that were killed (-e uprobe:... in stat or record) go first.
   session::remove_leftover_inline_probes(*tracefs);
   return std::move(tracefs).value();
@@ -81,7 +81,7 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
   std::optional<tracing::Tracefs> tracefs;
   if (o.definition.empty()) {
     tracefs = open_tracefs();
-    existing = checked(tracing::uprobe_definitions(*tracefs));
+    existing = request.executable.empty() ? checked(tracing::kprobe_definitions(*tracefs)) : checked(tracing::uprobe_definitions(*tracefs));
     request.append = tracing::kernel_appends_probes(*tracefs);
   } else if (Result<tracing::Tracefs> mounted = tracing::Tracefs::open_mounted()) {
     request.append = tracing::kernel_appends_probes(*mounted);  // -D shows the names this kernel would get

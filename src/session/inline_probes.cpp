@@ -45,17 +45,21 @@ bool is_inline_probe(std::string_view term) {
 
 std::vector<std::string> remove_leftover_inline_probes(const tracing::Tracefs& tracefs) {
   std::vector<std::string> removed;
-  Result<std::vector<std::string>> lines = tracing::uprobe_definitions(tracefs);
-  if (!lines) return removed;
-  for (const std::string& line : *lines) {
-    const std::string name = tracing::uprobe_name(line);
-    const size_t slash = name.find('/');
-    const std::string group = name.substr(0, slash);
-    if (!group.starts_with(kGroupPrefix)) continue;
-    std::optional<uint64_t> pid = parse_u64(std::string_view(group).substr(kGroupPrefix.size()));
-    if (!pid || static_cast<pid_t>(*pid) == ::getpid() || is_running_vperf(static_cast<pid_t>(*pid))) continue;
-    if (tracing::remove_uprobe(tracefs, group, name.substr(slash + 1))) removed.push_back(group + ":" + name.substr(slash + 1));
-  }
+  auto sweep = [&](const std::vector<std::string>& lines, bool kernel) {
+    for (const std::string& line : lines) {
+      const std::string name = tracing::uprobe_name(line);
+      const size_t slash = name.find('/');
+      const std::string group = name.substr(0, slash), event = name.substr(slash + 1);
+      if (!group.starts_with(kGroupPrefix) || std::find(removed.begin(), removed.end(), group + ":" + event) != removed.end()) continue;
+      std::optional<uint64_t> pid = parse_u64(std::string_view(group).substr(kGroupPrefix.size()));
+      if (!pid || static_cast<pid_t>(*pid) == ::getpid() || is_running_vperf(static_cast<pid_t>(*pid))) continue;
+      if (kernel ? tracing::remove_kprobe(tracefs, group, event) : tracing::remove_uprobe(tracefs, group, event))
+        removed.push_back(group + ":" + event);
+    }
+  };
+  if (Result<std::vector<std::string>> lines = tracing::uprobe_definitions(tracefs)) sweep(*lines, false);
+  if (tracing::has_kprobes(tracefs))
+    if (Result<std::vector<std::string>> lines = tracing::kprobe_definitions(tracefs)) sweep(*lines, true);
   return removed;
 }
 
@@ -92,17 +96,27 @@ Result<std::vector<std::string>> InlineProbes::create(const std::vector<std::str
 Result<std::string> InlineProbes::create_one(std::string_view spec) {
   const std::string_view kind = spec.substr(0, spec.find(':'));
   const std::string_view rest = spec.substr(kind.size() + 1);
-  if (kind == "kprobe" || kind == "kretprobe")
-    return Error{"'" + std::string(spec) + "': kernel probes are not in vperf yet", 0,
-                 "probe a function of a program or library: uprobe:PATH:FUNC, or use a tracepoint (vperf list tracepoint)"};
-  const size_t last = rest.rfind(':');
-  if (last == std::string_view::npos || last == 0 || last + 1 == rest.size())
-    return Error{"'" + std::string(spec) + "' is not " + std::string(kind) + ":PATH:" + (kind == "usdt" ? "PROVIDER:NAME" : "FUNCTION"), 0,
-                 "write uprobe:/lib/x86_64-linux-gnu/libc.so.6:malloc, uretprobe:PATH:FUNC or usdt:PATH:PROVIDER:NAME"};
   ProbeRequest request;
   request.force = true;  // a name this run already took gets the next number
   request.group = inline_probe_group();
-  if (kind == "usdt") {
+  const bool kernel = kind == "kprobe" || kind == "kretprobe";
+  if (kernel) {
+    // kprobe:FUNC[+OFF], kretprobe:FUNC: the kernel function by name.
+    if (rest.empty() || rest.find_first_of(": ") != std::string_view::npos)
+      return Error{"'" + std::string(spec) + "' is not " + std::string(kind) + ":FUNCTION", 0, "write kprobe:do_sys_openat2 or kretprobe:do_sys_openat2"};
+    const bool is_return = kind == "kretprobe";
+    if (is_return && rest.find('+') != std::string_view::npos)
+      return Error{"'" + std::string(spec) + "': a return probe takes a function, not an offset", 0, "write kretprobe:FUNC"};
+    request.definitions.push_back(event_name_of(rest.substr(0, rest.find('+'))) + (is_return ? "__return" : "") + "=" + std::string(rest) +
+                                  (is_return ? "%return" : ""));
+  }
+  const size_t last = kernel ? 0 : rest.rfind(':');
+  if (!kernel && (last == std::string_view::npos || last == 0 || last + 1 == rest.size()))
+    return Error{"'" + std::string(spec) + "' is not " + std::string(kind) + ":PATH:" + (kind == "usdt" ? "PROVIDER:NAME" : "FUNCTION"), 0,
+                 "write uprobe:/lib/x86_64-linux-gnu/libc.so.6:malloc, uretprobe:PATH:FUNC or usdt:PATH:PROVIDER:NAME"};
+  if (kernel) {
+    // planned below, without -x
+  } else if (kind == "usdt") {
     const size_t provider = rest.rfind(':', last - 1);
     if (provider == std::string_view::npos || provider == 0)
       return Error{"'" + std::string(spec) + "' is not usdt:PATH:PROVIDER:NAME", 0, "write usdt:/usr/bin/python3.11:python:gc__start"};
@@ -119,13 +133,18 @@ Result<std::string> InlineProbes::create_one(std::string_view spec) {
   }
   if (!tracefs_) {
     VPERF_TRY(tracing::Tracefs tracefs, tracing::Tracefs::open_mounted());
-    if (!std::filesystem::exists(tracefs.file("uprobe_events")))
+    if (!kernel && !std::filesystem::exists(tracefs.file("uprobe_events")))
       return Error{"'" + std::string(spec) + "' needs uprobes, and this kernel has no " + tracefs.file("uprobe_events").string(), 0,
                    "uprobes need a kernel built with CONFIG_UPROBE_EVENTS=y"};
     tracefs_ = std::move(tracefs);
     remove_leftover_inline_probes(*tracefs_);
   }
-  VPERF_TRY(std::vector<std::string> existing, tracing::uprobe_definitions(*tracefs_));
+  std::vector<std::string> existing;
+  if (kernel) {
+    VPERF_TRY(existing, tracing::kprobe_definitions(*tracefs_));
+  } else {
+    VPERF_TRY(existing, tracing::uprobe_definitions(*tracefs_));
+  }
   request.append = tracing::kernel_appends_probes(*tracefs_);
   VPERF_TRY(std::vector<PlannedProbe> planned, plan_probes(request, existing));
   VPERF_TRY(add_probes(*tracefs_, planned, false));  // gone with the run: no record
@@ -152,7 +171,9 @@ InlineProbes::~InlineProbes() {
     const std::string name = it->event.group + ":" + it->event.event;
     if (std::find(removed.begin(), removed.end(), name) != removed.end()) continue;
     removed.push_back(name);
-    if (Result<void> result = tracing::remove_uprobe(*tracefs_, it->event.group, it->event.event); !result)
+    Result<void> result = it->kernel ? tracing::remove_kprobe(*tracefs_, it->event.group, it->event.event)
+                                     : tracing::remove_uprobe(*tracefs_, it->event.group, it->event.event);
+    if (!result)
       std::fprintf(stderr, "vperf: warning: probe %s:%s stays until the next vperf run removes it: %s\n", it->event.group.c_str(),
                    it->event.event.c_str(), result.error().message.c_str());
   }

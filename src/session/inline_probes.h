@@ -9,8 +9,8 @@
 // them into a normal end). A vperf killed outright leaves its group behind; the next command
 // that creates inline probes, and every `vperf probe` command, removes the groups of vperf
 // processes that are gone (remove_leftover_inline_probes).
-// kprobe:FUNC and kretprobe:FUNC are recognised and refused in one line: kernel probes are not
-// in vperf probe yet.
+// kprobe:FUNC[+OFF] and kretprobe:FUNC probe kernel functions the same way (a kernel without
+// kprobes refuses them in one line that names CONFIG_KPROBE_EVENTS).
 #include <optional>
 #include <string>
 #include <string_view>

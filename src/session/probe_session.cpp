@@ -404,11 +404,71 @@ Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, c
                                 "probe its entry, or the %return of the function it is inlined into"};
   return out;
 }
+// A kernel probe's argument: as written, with @user turned into the kernel's user-memory fetch
+// ("+0(%si)@user" is "+u0(%si)").
+Result<std::string> kernel_argument(const tracing::ProbeArgument& arg) {
+  if (needs_dwarf(arg))
+    return Error{"argument '" + arg.expression + "' is a variable: a kernel function's variables need the kernel's debuginfo (vmlinux), which vperf probe does not read yet",
+                 0, "fetch it by register: dfd=%di filename=+0(%si):string (x86-64 passes arguments in di, si, dx, cx, r8, r9)"};
+  std::string expression = arg.expression;
+  if (arg.user_access) {
+    if ((expression.starts_with('+') || expression.starts_with('-')) && expression.find('(') != std::string::npos)
+      expression.insert(1, "u");
+    else
+      return Error{"argument '" + arg.expression + "@user' is not a memory fetch", 0, "mark a fetch as user memory: +0(%si)@user:string"};
+  }
+  std::string text = arg.name.empty() ? expression : arg.name + "=" + expression;
+  if (!arg.type.empty()) text += ":" + arg.type;
+  return text;
+}
+
+// Probes on kernel functions: FUNC[+OFF] and FUNC%return by symbol, group "probe".
+Result<std::vector<PlannedProbe>> plan_kernel_probes(const ProbeRequest& request, std::vector<std::string>& taken) {
+  std::vector<PlannedProbe> out;
+  for (const std::string& text : request.definitions) {
+    if (is_sdt_event(text))
+      return Error{"'" + text + "' is a USDT marker, which lives in a program or library", 0, "give the file: vperf probe -x FILE " + text};
+    VPERF_TRY(tracing::ProbeDefinition def, tracing::parse_probe_definition(text));
+    if (def.address || def.function.empty() || def.line || !def.lazy_pattern.empty() || !def.file.empty())
+      return Error{"probe definition '" + text + "': kernel addresses, source lines and lazy patterns need the kernel's debuginfo (vmlinux), which vperf probe does not read yet",
+                   0, "probe the kernel function by name: FUNC, FUNC+OFFSET or FUNC%return"};
+    if (def.function.find_first_of("*?[") != std::string::npos)
+      return Error{"kernel function globs ('" + def.function + "') are not in vperf probe yet", 0, "name one function per definition (-a FUNC -a FUNC2)"};
+    std::vector<std::string> arguments, shown;
+    for (const tracing::ProbeArgument& arg : def.arguments) {
+      VPERF_TRY(std::string word, kernel_argument(arg));
+      arguments.push_back(std::move(word));
+      shown.push_back(shown_argument(arg));
+    }
+    const std::string group = !request.group.empty() ? request.group : def.group.empty() ? "probe" : def.group;
+    const std::string base_name = !def.event.empty() ? def.event : def.function + (def.return_probe ? "__return" : "");
+    if (!tracing::is_probe_event_name(base_name))
+      return Error{"probe definition '" + text + "': '" + base_name + "' is not a valid event name", 0, "name the event: NAME=" + text};
+    if (!request.force && is_taken(taken, group, base_name)) return taken_error(group, base_name, ", or add another with -f");
+    const std::string name = free_name(group, base_name, taken);
+    taken.push_back(group + "/" + name);
+    PlannedProbe p;
+    p.kernel = true;
+    p.event.group = group;
+    p.event.event = name;
+    p.event.is_return = def.return_probe;
+    p.event.arguments = arguments;
+    p.definition = tracing::kprobe_definition(tracing::KprobeEvent{group, name, def.function, def.offset.value_or(0), def.return_probe, arguments});
+    p.point = def.function + (def.offset ? "+" + std::to_string(*def.offset) : "") + (def.return_probe ? "%return" : "");
+    p.shown_arguments = std::move(shown);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const std::vector<std::string>& existing) {
-  if (request.executable.empty())
-    return Error{"kernel probes (kprobes) are not in vperf probe yet", 0, "give -x FILE to probe a function of an executable or library"};
+  if (request.executable.empty()) {
+    std::vector<std::string> taken;
+    for (const std::string& line : existing) taken.push_back(tracing::uprobe_name(line));
+    return plan_kernel_probes(request, taken);
+  }
   std::error_code ec;
   const std::filesystem::path file = std::filesystem::canonical(request.executable, ec);
   if (ec) return Error{"-x " + request.executable.string() + ": " + ec.message(), ec.value(), "give the path of an executable or library"};
@@ -690,10 +750,23 @@ std::string point_name(const tracing::UprobeEvent& event, const std::vector<std:
 
 }  // namespace
 
+namespace {
+
+Result<void> add_probe(const tracing::Tracefs& tracefs, const PlannedProbe& probe) {
+  return probe.kernel ? tracing::add_kprobe(tracefs, probe.definition) : tracing::add_uprobe(tracefs, probe.definition);
+}
+
+Result<void> remove_probe(const tracing::Tracefs& tracefs, const PlannedProbe& probe) {
+  return probe.kernel ? tracing::remove_kprobe(tracefs, probe.event.group, probe.event.event)
+                      : tracing::remove_uprobe(tracefs, probe.event.group, probe.event.event);
+}
+
+}  // namespace
+
 Result<void> add_probes(const tracing::Tracefs& tracefs, const std::vector<PlannedProbe>& probes, bool record) {
   for (size_t i = 0; i < probes.size(); ++i) {
-    if (Result<void> added = tracing::add_uprobe(tracefs, probes[i].definition); !added) {
-      for (size_t j = 0; j < i; ++j) (void)tracing::remove_uprobe(tracefs, probes[j].event.group, probes[j].event.event);
+    if (Result<void> added = add_probe(tracefs, probes[i]); !added) {
+      for (size_t j = 0; j < i; ++j) (void)remove_probe(tracefs, probes[j]);
       return added.error();
     }
   }
@@ -707,17 +780,26 @@ Result<void> add_probes(const tracing::Tracefs& tracefs, const std::vector<Plann
 }
 
 Result<std::vector<std::string>> delete_probes(const tracing::Tracefs& tracefs, const std::string& pattern) {
-  VPERF_TRY(std::vector<std::string> lines, tracing::uprobe_definitions(tracefs));
   std::vector<std::string> removed;
-  for (const std::string& line : lines) {
-    const std::string name = tracing::uprobe_name(line);
-    const std::string group_event = group_event_of(name);
-    // An event with several probes (appended) has a line each and goes at once.
-    if (!matches(pattern, group_event) || std::find(removed.begin(), removed.end(), group_event) != removed.end()) continue;
-    const size_t slash = name.find('/');
-    VPERF_TRY(tracing::remove_uprobe(tracefs, name.substr(0, slash), name.substr(slash + 1)));
-    removed.push_back(group_event);
+  auto remove_matching = [&](const std::vector<std::string>& lines, bool kernel) -> Result<void> {
+    for (const std::string& line : lines) {
+      const std::string name = tracing::uprobe_name(line);
+      const std::string group_event = group_event_of(name);
+      // An event with several probes (appended) has a line each and goes at once.
+      if (!matches(pattern, group_event) || std::find(removed.begin(), removed.end(), group_event) != removed.end()) continue;
+      const size_t slash = name.find('/');
+      VPERF_TRY(kernel ? tracing::remove_kprobe(tracefs, name.substr(0, slash), name.substr(slash + 1))
+                       : tracing::remove_uprobe(tracefs, name.substr(0, slash), name.substr(slash + 1)));
+      removed.push_back(group_event);
+    }
+    return {};
+  };
+  if (tracing::has_kprobes(tracefs)) {
+    VPERF_TRY(std::vector<std::string> kernel_lines, tracing::kprobe_definitions(tracefs));
+    VPERF_TRY(remove_matching(kernel_lines, true));
   }
+  VPERF_TRY(std::vector<std::string> lines, tracing::uprobe_definitions(tracefs));
+  VPERF_TRY(remove_matching(lines, false));
   if (removed.empty())
     return Error{"no probe event matches '" + pattern + "'", ENOENT, "list the probes with: vperf probe -l"};
   return removed;
@@ -725,6 +807,26 @@ Result<std::vector<std::string>> delete_probes(const tracing::Tracefs& tracefs, 
 
 Result<std::vector<std::string>> list_probes(const tracing::Tracefs& tracefs, const std::string& pattern, bool hits,
                                              const std::vector<std::filesystem::path>& debug_dirs) {
+  std::vector<std::string> out;
+  if (tracing::has_kprobes(tracefs)) {
+    VPERF_TRY(std::vector<std::string> kernel_lines, tracing::kprobe_definitions(tracefs));
+    for (const std::string& line : kernel_lines) {
+      const std::string group_event = group_event_of(tracing::uprobe_name(line));
+      if (!matches(pattern, group_event)) continue;
+      // "p:GROUP/EVENT SYMBOL+OFF ARG ..." (or the kernel's own spelling of what it was given)
+      std::vector<std::string_view> words;
+      for (std::string_view w : split(line, ' '))
+        if (!w.empty()) words.push_back(w);
+      std::string point = words.size() > 1 ? std::string(words[1]) : std::string();
+      if (point.ends_with("+0")) point.resize(point.size() - 2);
+      if (line.starts_with('r')) point += "%return";
+      std::vector<std::string> arguments;
+      for (size_t i = 2; i < words.size(); ++i) arguments.emplace_back(words[i].substr(0, words[i].find('=')));
+      std::string text = "  " + group_event;
+      if (text.size() < 22) text.resize(22, ' ');
+      out.push_back(text + " (on " + point + (arguments.empty() ? "" : " with " + join(arguments, " ")) + ")");
+    }
+  }
   VPERF_TRY(std::vector<std::string> lines, tracing::uprobe_definitions(tracefs));
   std::vector<std::pair<std::string, uint64_t>> profile;
   if (hits) {
@@ -732,7 +834,6 @@ Result<std::vector<std::string>> list_probes(const tracing::Tracefs& tracefs, co
   }
   const std::map<std::string, std::string> ledger = read_ledger();
   std::map<std::string, DebugInfoSource> debug;
-  std::vector<std::string> out;
   for (size_t index = 0; index < lines.size(); ++index) {
     const std::string& line = lines[index];
     const std::string name = tracing::uprobe_name(line);

@@ -8,8 +8,9 @@
 // with variables, their fields, $params and $vars as arguments (symbols/probe_debuginfo.h);
 // without it at the symbol, with the arguments the kernel's uprobe syntax takes as they are
 // (registers, $retval, $comm, fetches such as +0(%di), immediates, with types). USDT markers
-// by name. Refused, each in one line that says so: source lines and lazy patterns, and probes
-// in the kernel.
+// by name; source lines and lazy patterns. Without -x, kernel functions (kprobes: FUNC[+OFF],
+// FUNC%return, with register and memory arguments, @user for user memory); their variables,
+// which need the kernel's debuginfo, are refused in one line.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -31,8 +32,9 @@ struct ProbeRequest {
 };
 
 struct PlannedProbe {
+  bool kernel = false;       // a kprobe (event.group and event.event name it; event.file is empty)
   tracing::UprobeEvent event;
-  std::string definition;  // the uprobe_events line
+  std::string definition;  // the uprobe_events (or kprobe_events) line
   std::string point;       // "spin_leaf_hash%return", what perf's "(on ...)" shows
   std::vector<std::string> shown_arguments;  // the arguments as perf shows them: "weight=r->weight", "label:string"
   std::string note;  // said on stderr when planned: a moved probe point

@@ -16,6 +16,14 @@ namespace vperf::tracing {
 namespace {
 
 constexpr std::string_view kUprobeEvents = "uprobe_events";
+constexpr std::string_view kKprobeEvents = "kprobe_events";
+
+Result<void> require_kprobes(const Tracefs& tracefs) {
+  if (std::filesystem::exists(tracefs.file(kKprobeEvents))) return {};
+  return Error{"this kernel has no kprobes: " + tracefs.file(kKprobeEvents).string() + " does not exist", ENOENT,
+               "kernel probes need a kernel built with CONFIG_KPROBES=y and CONFIG_KPROBE_EVENTS=y (many cloud and microVM kernels "
+               "leave them out); probe user space with -x FILE, or use a tracepoint (vperf list tracepoint)"};
+}
 
 // One write of `line` to a tracefs control file opened for appending: the kernel takes (or
 // refuses) each write whole.
@@ -45,6 +53,34 @@ std::string uprobe_definition(const UprobeEvent& event) {
   if (event.ref_ctr_offset) line += "(" + hex(*event.ref_ctr_offset) + ")";
   for (const std::string& arg : event.arguments) line += " " + arg;
   return line;
+}
+
+std::string kprobe_definition(const KprobeEvent& event) {
+  std::string line = std::string(event.is_return ? "r:" : "p:") + event.group + "/" + event.event + " " + event.symbol + "+" +
+                     std::to_string(event.offset);
+  for (const std::string& arg : event.arguments) line += " " + arg;
+  return line;
+}
+
+bool has_kprobes(const Tracefs& tracefs) { return std::filesystem::exists(tracefs.file(kKprobeEvents)); }
+
+Result<std::vector<std::string>> kprobe_definitions(const Tracefs& tracefs) {
+  VPERF_TRY(require_kprobes(tracefs));
+  VPERF_TRY(std::string text, read_file(tracefs.file(kKprobeEvents)));
+  std::vector<std::string> out;
+  for (std::string_view line : split(text, '\n'))
+    if (!trim(line).empty()) out.emplace_back(trim(line));
+  return out;
+}
+
+Result<void> add_kprobe(const Tracefs& tracefs, std::string_view definition) {
+  VPERF_TRY(require_kprobes(tracefs));
+  return write_control(tracefs, kKprobeEvents, std::string(definition));
+}
+
+Result<void> remove_kprobe(const Tracefs& tracefs, std::string_view group, std::string_view event) {
+  VPERF_TRY(require_kprobes(tracefs));
+  return write_control(tracefs, kKprobeEvents, "-:" + std::string(group) + "/" + std::string(event));
 }
 
 std::string default_uprobe_group(const std::filesystem::path& file) {

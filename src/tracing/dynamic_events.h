@@ -26,6 +26,22 @@ struct UprobeEvent {
   std::vector<std::string> arguments;  // "size=%di:u64", "$retval"
 };
 
+// A probe on a kernel function (kprobe): SYMBOL+OFFSET, the same for every boot (KASLR moves
+// the address, not the symbol). perf 6.1 writes an entry probe as _text+OFFSET instead, from
+// the same address; the kernel resolves both to it.
+struct KprobeEvent {
+  std::string group;   // "probe"
+  std::string event;   // "do_sys_openat2", "do_sys_openat2__return"
+  std::string symbol;  // "do_sys_openat2"
+  uint64_t offset = 0;
+  bool is_return = false;
+  std::vector<std::string> arguments;  // "dfd=%di", "filename=+0(%si):string"
+};
+
+// The kprobe_events line of `event`: "p:GROUP/EVENT SYMBOL+OFFSET [ARG ...]" ("r:" for a
+// return probe).
+std::string kprobe_definition(const KprobeEvent& event);
+
 // The uprobe_events line of `event`, as perf probe writes it.
 std::string uprobe_definition(const UprobeEvent& event);
 
@@ -41,6 +57,13 @@ Result<std::vector<std::string>> uprobe_definitions(const Tracefs& tracefs);
 Result<void> add_uprobe(const Tracefs& tracefs, std::string_view definition);
 // Removes GROUP/EVENT (absent: an Error with ENOENT).
 Result<void> remove_uprobe(const Tracefs& tracefs, std::string_view group, std::string_view event);
+// The same for <tracefs>/kprobe_events; a kernel without kprobes (no kprobe_events file) is an
+// Error that says so and names CONFIG_KPROBE_EVENTS.
+Result<std::vector<std::string>> kprobe_definitions(const Tracefs& tracefs);
+Result<void> add_kprobe(const Tracefs& tracefs, std::string_view definition);
+Result<void> remove_kprobe(const Tracefs& tracefs, std::string_view group, std::string_view event);
+bool has_kprobes(const Tracefs& tracefs);
+
 // A uprobe_events line back as an UprobeEvent ("r:GROUP/EVENT PATH:0xOFF(0xREF) ARG ..."). The
 // kernel's own lines only: an Error for anything else.
 Result<UprobeEvent> parse_uprobe_definition(std::string_view line);
