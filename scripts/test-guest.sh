@@ -14,13 +14,17 @@
 #   scripts/test-guest.sh stop DIR    quit QEMU (through QMP, then SIGKILL if it lingers)
 #   scripts/test-guest.sh capture DIR build (unless built), boot, keep the symbol dumps, stop:
 #                                     what the vperf kvm tests need from a real guest
+#   scripts/test-guest.sh add-vperf DIR VPERF WORKLOAD
+#                                     append vperf and vperf-workload (stripped, at /bin) and
+#                                     the libraries they link to DIR/initramfs.cpio.gz before a
+#                                     boot: tests that run vperf inside the guest (kprobes)
 #
 # Why a second serial port for kallsyms: the emulated 16550 console moves ~100 KB/s under TCG,
 # and kallsyms is ~8 MB; a virtio-serial port backed by a host file takes a second.
 set -euo pipefail
 
 die() { echo "test-guest: error: $*" >&2; exit 1; }
-[ $# -eq 2 ] || die "usage: $0 build|boot|stop|capture DIR"
+[ $# -eq 2 ] || [ "${1:-}" = add-vperf ] || die "usage: $0 build|boot|stop|capture DIR, or add-vperf DIR VPERF WORKLOAD"
 action=$1
 dir=$(realpath -m "$2")
 
@@ -174,7 +178,24 @@ stop() {
   rm -f "$dir/qemu.pid"
 }
 
+# A second archive appended to the first: the kernel unpacks both. Files only, into
+# directories the first one has (/bin, /lib/x86_64-linux-gnu), so nothing of it is replaced.
+add_vperf() {
+  local vperf=$1 workload=$2 stage="$dir/vperf-root" lib
+  [ -f "$dir/initramfs.cpio.gz" ] || die "no initramfs in $dir (hint: $0 boot copies one there from the rig)"
+  rm -rf "$stage"
+  mkdir -p "$stage/bin"
+  strip -o "$stage/bin/vperf" "$vperf"
+  strip -o "$stage/bin/vperf-workload" "$workload"
+  for lib in $(ldd "$vperf" "$workload" | awk '/=>/ {print $3}' | sort -u); do
+    install -D -m 0755 "$lib" "$stage$lib"
+  done
+  (cd "$stage" && find . -type f | cpio -o -H newc --quiet | gzip -1) >>"$dir/initramfs.cpio.gz"
+  rm -rf "$stage"
+}
+
 case "$action" in
+  add-vperf) [ $# -eq 4 ] || die "usage: $0 add-vperf DIR VPERF WORKLOAD"; add_vperf "$3" "$4" ;;
   build) build ;;
   boot) boot ;;
   stop) stop ;;
@@ -183,5 +204,5 @@ case "$action" in
     boot
     stop
     ;;
-  *) die "unknown action '$action' (build, boot, stop or capture)" ;;
+  *) die "unknown action '$action' (build, boot, stop, capture or add-vperf)" ;;
 esac

@@ -100,7 +100,8 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
   if (o.quiet) return 0;
   out << (probes.size() == 1 ? "Added new event:\n" : "Added new events:\n");
   for (const session::PlannedProbe& p : probes) {
-    out << "  " << p.event.group << ":" << p.event.event << " (on " << p.point << " in " << p.event.file.string();
+    out << "  " << p.event.group << ":" << p.event.event << " (on " << p.point;
+    if (!p.kernel) out << " in " << p.event.file.string();
     if (!p.shown_arguments.empty()) out << " with " << join(p.shown_arguments, " ");
     out << ")\n";
   }

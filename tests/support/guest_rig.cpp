@@ -15,6 +15,7 @@
 #include "data/perf_data_writer.h"
 #include "data/perf_record.h"
 #include "data/synthesize.h"
+#include "guest/guest_agent.h"
 #include "support/run_program.h"
 
 namespace vperf::test {
@@ -56,12 +57,16 @@ Result<GuestRig> guest_rig() {
   return rig;
 }
 
-Result<std::unique_ptr<RunningGuest>> RunningGuest::boot(const GuestRig& rig, const std::filesystem::path& dir) {
+Result<std::unique_ptr<RunningGuest>> RunningGuest::boot(const GuestRig& rig, const std::filesystem::path& dir, bool with_vperf) {
   std::filesystem::create_directories(dir);
   std::error_code ec;
   for (const char* file : {"vmlinuz", "initramfs.cpio.gz", "kvm-silent", "release"})
     if (std::filesystem::exists(rig.dir / file))
       std::filesystem::copy_file(rig.dir / file, dir / file, std::filesystem::copy_options::overwrite_existing, ec);
+  if (with_vperf) {
+    ProgramResult added = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "add-vperf", dir.string(), VPERF_BINARY, VPERF_WORKLOAD});
+    if (added.exit_code != 0) return Error{"scripts/test-guest.sh add-vperf failed: " + tail(added.err + added.out, 3)};
+  }
   std::unique_ptr<RunningGuest> guest(new RunningGuest(dir));
   ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "boot", dir.string()});
   if (r.exit_code != 0) return Error{"scripts/test-guest.sh boot failed: " + tail(r.err + r.out, 3)};
@@ -73,6 +78,32 @@ RunningGuest::~RunningGuest() {
 }
 
 pid_t RunningGuest::qemu_pid() const { return static_cast<pid_t>(std::stol("0" + first_line(dir_ / "qemu.pid"))); }
+
+Result<GuestCommandResult> run_in_guest(const RunningGuest& guest, const std::string& command, std::chrono::seconds limit) {
+  VPERF_TRY(std::unique_ptr<guest::QgaSocketAgent> agent, guest::QgaSocketAgent::connect(guest.qga()));
+  VPERF_TRY(boost::json::value started,
+            agent->command("guest-exec", {{"path", "/bin/sh"}, {"arg", boost::json::array{"-c", command}}, {"capture-output", true}}));
+  if (!started.is_object() || !started.as_object().contains("pid")) return Error{"guest-exec gave no pid for: " + command};
+  const boost::json::value pid = started.as_object().at("pid");
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  // The agent reports the end only when asked: poll its status (the command's own readiness).
+  while (std::chrono::steady_clock::now() < deadline) {
+    VPERF_TRY(boost::json::value status, agent->command("guest-exec-status", {{"pid", pid}}));
+    const boost::json::object& o = status.as_object();
+    if (o.at("exited").as_bool()) {
+      GuestCommandResult result;
+      if (const boost::json::value* code = o.if_contains("exitcode")) result.exit_code = static_cast<int>(code->to_number<int64_t>());
+      for (const auto& [key, text] : {std::pair<const char*, std::string*>{"out-data", &result.out}, {"err-data", &result.err}})
+        if (const boost::json::value* data = o.if_contains(key)) {
+          VPERF_TRY(std::string decoded, guest::decode_base64(data->as_string()));
+          *text = std::move(decoded);
+        }
+      return result;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return Error{"the guest command did not end within " + std::to_string(limit.count()) + " s: " + command};
+}
 
 std::map<std::string, double> guest_symbol_shares(const std::string& report) {
   std::map<std::string, double> out;

@@ -8,6 +8,7 @@
 // takes about a minute the first time (TCG), nothing afterwards.
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -35,7 +36,9 @@ Result<GuestRig> guest_rig();
 // modules are those of this boot (KASLR).
 class RunningGuest {
  public:
-  static Result<std::unique_ptr<RunningGuest>> boot(const GuestRig& rig, const std::filesystem::path& dir);
+  // `with_vperf`: vperf and vperf-workload, stripped, at /bin in the guest with the libraries
+  // they link (scripts/test-guest.sh add-vperf), for tests that run vperf inside it.
+  static Result<std::unique_ptr<RunningGuest>> boot(const GuestRig& rig, const std::filesystem::path& dir, bool with_vperf = false);
   RunningGuest(const RunningGuest&) = delete;
   RunningGuest& operator=(const RunningGuest&) = delete;
   ~RunningGuest();
@@ -51,6 +54,16 @@ class RunningGuest {
   explicit RunningGuest(std::filesystem::path dir) : dir_(std::move(dir)) {}
   std::filesystem::path dir_;
 };
+
+// A shell command run in the guest through its agent (guest-exec with captured output), as
+// root, with init's environment (absolute paths): its exit status and output. An Error when
+// the agent does not answer or the command outlives `limit`.
+struct GuestCommandResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+Result<GuestCommandResult> run_in_guest(const RunningGuest& guest, const std::string& command,
+                                        std::chrono::seconds limit = std::chrono::seconds(180));
 
 // A guest sample as the host's kernel writes it: the VMM's pid, the vCPU thread's tid,
 // GUEST_KERNEL or GUEST_USER, the guest ip, and a callchain in perf's layout (context markers
