@@ -4,6 +4,7 @@
 #include <locale.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <cstring>
@@ -24,9 +25,11 @@
 #include "perf/workload.h"
 #include "session/count_run.h"
 #include "session/inline_probes.h"
+#include "session/probe_cost.h"
 #include "stat/stat_metrics.h"
 #include "stat/stat_printer.h"
 #include "stat/stat_session.h"
+#include "tracing/tracefs.h"
 
 namespace vperf::cli {
 
@@ -142,6 +145,23 @@ std::optional<perf::WorkloadExit> count_runs(const StatOptions& options, const s
   return last_exit;
 }
 
+// A warning for each probe event of the last run whose hits cost more than the budget.
+void warn_probe_overhead(const std::vector<stat::StatEvent>& events, const session::CountRunResult& run, double budget_cpus, std::ostream& err) {
+  if (std::none_of(events.begin(), events.end(), [](const stat::StatEvent& e) { return e.name.find(':') != std::string::npos; })) return;
+  Result<tracing::Tracefs> tracefs = tracing::Tracefs::open_mounted();
+  if (!tracefs) return;
+  const std::vector<std::string> probes = session::probe_event_names(*tracefs);
+  const session::ProbeHitCost cost = session::probe_hit_cost();
+  for (size_t i = 0; i < events.size() && i < run.totals.counts.size(); ++i) {
+    if (std::find(probes.begin(), probes.end(), events[i].name) == probes.end()) continue;
+    uint64_t hits = 0;
+    for (const stat::CounterSample& sample : run.totals.counts[i].samples) hits += sample.reading.value;
+    if (std::optional<std::string> warning =
+            session::probe_overhead_warning(events[i].name, hits, static_cast<double>(run.totals.elapsed_ns) / 1e9, cost, budget_cpus))
+      err << *warning << '\n';
+  }
+}
+
 }  // namespace
 
 std::string stat_event_list(const StatOptions& options, bool have_stalled_cycles) {
@@ -202,16 +222,21 @@ int run_stat(const StatOptions& given, std::ostream& err) {
   if (!signals) throw UserError("cannot install signal handlers: " + signals.error().describe(), "");
 
   std::optional<stat::StatPrinter> printer;
+  std::vector<stat::StatEvent> counted;  // the session's events, for the probe-cost warnings
   auto printer_for = [&](const std::vector<stat::StatEvent>& events) -> stat::StatPrinter& {
     if (!printer) {
+      counted = events;
       Result<CpuTopology> topology = load_cpu_topology();
       if (!topology) throw UserError("cannot read the CPU topology: " + topology.error().describe(), "is /sys mounted?");
       printer.emplace(events, print, std::move(topology).value(), *out);
     }
     return *printer;
   };
-  std::optional<perf::WorkloadExit> last_exit = count_runs(options, groups, target, *signals, printer_for,
-                                                           [&](const session::CountRunResult& r) { printer->add_run(r.totals, r.times); });
+  std::optional<session::CountRunResult> last_run;
+  std::optional<perf::WorkloadExit> last_exit = count_runs(options, groups, target, *signals, printer_for, [&](const session::CountRunResult& r) {
+    printer->add_run(r.totals, r.times);
+    last_run = r;
+  });
   // perf's psignal line comes before the counts.
   if (last_exit && last_exit->signaled)
     err << options.command.front() << ": " << ::strsignal(last_exit->code) << '\n';
@@ -219,6 +244,7 @@ int run_stat(const StatOptions& given, std::ostream& err) {
   out->flush();
   if (!*out) throw UserError("could not write the counts", "check the file system");
   if (!options.output_file.empty()) write_output_file(file.str());
+  if (last_run) warn_probe_overhead(counted, *last_run, options.max_overhead_percent / 100.0, err);
 
   return last_exit ? last_exit->shell_status() : 0;
 }
@@ -256,6 +282,9 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
       ->check(whole_number_in(1, UINT32_MAX));
   sub->add_flag("-B,--big-num", options->big_num, "Group thousands in counts (default: as the locale does, like perf)");
   sub->add_flag("-i,--no-inherit", options->no_inherit, "Do not count the command's child tasks");
+  sub->add_option("--max-overhead", options->max_overhead_percent,
+                  "Warn when a probe event's hits cost more than this percent of one CPU (default 5)")
+      ->check(CLI::Range(0.0, 10000.0));
   sub->add_flag("-n,--null", options->null_run, "Count no events (unless -e gives some): only the elapsed, user and sys times");
   // The command is everything after "--" (app.cpp keeps it out of option parsing), or, as
   // with perf, everything from the first word that is not an option.

@@ -44,6 +44,7 @@ struct StatOptions {
   bool big_num = false;             // -B: thousands separators in text output
   bool no_inherit = false;          // -i
   bool null_run = false;            // -n: no default events, only the times (perf stat --null)
+  double max_overhead_percent = 5;  // --max-overhead: warn when a probe costs more of one CPU
   std::vector<std::string> command;
 };
 

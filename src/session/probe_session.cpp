@@ -461,6 +461,16 @@ Result<std::vector<PlannedProbe>> plan_kernel_probes(const ProbeRequest& request
   return out;
 }
 
+// The -x file of a command that reads it (-V, -L, -F, --list-sdt), by its real path.
+Result<std::filesystem::path> probed_file(const ProbeRequest& request, std::string_view option, std::string_view hint) {
+  std::error_code ec;
+  std::filesystem::path file = request.executable.empty() ? std::filesystem::path() : std::filesystem::canonical(request.executable, ec);
+  if (request.executable.empty() || ec)
+    return Error{std::string(option) + " needs the file to read: -x " + request.executable.string() + (ec ? ": " + ec.message() : ""), 0,
+                 std::string(hint)};
+  return file;
+}
+
 }  // namespace
 
 Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const std::vector<std::string>& existing) {
@@ -531,11 +541,7 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
 }
 
 Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& request, const std::string& definition, bool externs) {
-  std::error_code ec;
-  const std::filesystem::path file = std::filesystem::canonical(request.executable, ec);
-  if (request.executable.empty() || ec)
-    return Error{"-V needs the file to look in: -x " + request.executable.string() + (ec ? ": " + ec.message() : ""), 0,
-                 "give -x FILE (kernel variables need kprobes, not in vperf probe yet)"};
+  VPERF_TRY(const std::filesystem::path file, probed_file(request, "-V", "give -x FILE (a kernel function's variables need its debuginfo, which vperf probe does not read yet)"));
   VPERF_TRY(tracing::ProbeDefinition def, tracing::parse_probe_definition(definition));
   if (def.address || def.function.empty() || def.line || !def.lazy_pattern.empty())
     return Error{"-V takes a function point, FUNC[+OFFSET] ('" + definition + "' is not one)", 0, "name the function: -V FUNC"};
@@ -560,11 +566,7 @@ Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& reque
 }
 
 Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& request, const std::string& range_text) {
-  std::error_code ec;
-  const std::filesystem::path file = std::filesystem::canonical(request.executable, ec);
-  if (request.executable.empty() || ec)
-    return Error{"-L needs the file to look in: -x " + request.executable.string() + (ec ? ": " + ec.message() : ""), 0,
-                 "give -x FILE (kernel sources need kprobes, not in vperf probe yet)"};
+  VPERF_TRY(const std::filesystem::path file, probed_file(request, "-L", "give -x FILE (kernel source lines need its debuginfo, which vperf probe does not read yet)"));
   VPERF_TRY(tracing::LineRange range, tracing::parse_line_range(range_text));
   DebugInfoSource debug;
   symbols::ProbeDebugInfo* dwarf = debug_info(debug, file, request.debug_dirs);
@@ -634,11 +636,7 @@ Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& reques
 }
 
 Result<std::vector<std::string>> list_sdt_markers(const ProbeRequest& request, bool details) {
-  std::error_code ec;
-  const std::filesystem::path file = std::filesystem::canonical(request.executable, ec);
-  if (request.executable.empty() || ec)
-    return Error{"--list-sdt needs the file to read: -x " + request.executable.string() + (ec ? ": " + ec.message() : ""), 0,
-                 "give -x FILE, an executable or library built with <sys/sdt.h> markers"};
+  VPERF_TRY(const std::filesystem::path file, probed_file(request, "--list-sdt", "give -x FILE, an executable or library built with <sys/sdt.h> markers"));
   VPERF_TRY(std::vector<symbols::SdtMarker> markers, symbols::read_sdt_markers(file));
   std::vector<std::string> out;
   for (const symbols::SdtMarker& m : markers) {
@@ -656,11 +654,7 @@ Result<std::vector<std::string>> list_sdt_markers(const ProbeRequest& request, b
 }
 
 Result<std::vector<std::string>> probe_functions(const ProbeRequest& request, const std::string& filter_text) {
-  std::error_code ec;
-  const std::filesystem::path file = std::filesystem::canonical(request.executable, ec);
-  if (request.executable.empty() || ec)
-    return Error{"-F needs the file to list: -x " + request.executable.string() + (ec ? ": " + ec.message() : ""), 0,
-                 "give -x FILE (kernel functions need kprobes, not in vperf probe yet)"};
+  VPERF_TRY(const std::filesystem::path file, probed_file(request, "-F", "give -x FILE (vperf probe does not list kernel functions yet)"));
   VPERF_TRY(NameFilter filter, NameFilter::parse(filter_text));
   VPERF_TRY(symbols::ElfFile elf, symbols::ElfFile::open(symbol_file(file, request.debug_dirs)));
   symbols::SymbolNames plt_names;
@@ -747,10 +741,6 @@ std::string point_name(const tracing::UprobeEvent& event, const std::vector<std:
   }
   return hex(*address) + suffix;
 }
-
-}  // namespace
-
-namespace {
 
 Result<void> add_probe(const tracing::Tracefs& tracefs, const PlannedProbe& probe) {
   return probe.kernel ? tracing::add_kprobe(tracefs, probe.definition) : tracing::add_uprobe(tracefs, probe.definition);

@@ -898,6 +898,30 @@ std::optional<DwarfProbeSite> best_scope(Dwarf_Die* unit, uint64_t address, cons
                         dwarf_dieoffset(&outer), dwarf_dieoffset(unit), outer_name ? outer_name : "", outer_range->first};
 }
 
+// The rows a walk of `unit` takes: `within`'s own rows when it is given (and in this unit), else
+// every statement row and function line of the unit.
+std::vector<LineRow> walked_rows(Dwarf* dwarf, Dwarf_Die* unit, const DwarfProbeSite* within) {
+  Dwarf_Die function;
+  if (within != nullptr && die_offset(dwarf, within->scope, &function)) return own_rows(&function, unit);
+  std::vector<LineRow> rows = statement_rows(unit);
+  all_function_rows(unit, rows);
+  return rows;
+}
+
+// `visit` for `within`'s compile unit when it is given, else for every unit.
+template <typename Visit>
+void for_each_unit(Dwarf* dwarf, const DwarfProbeSite* within, Visit&& visit) {
+  Dwarf_Die unit;
+  if (within != nullptr) {
+    if (die_offset(dwarf, within->unit, &unit)) visit(&unit);
+    return;
+  }
+  Dwarf_Off offset = 0, next = 0;
+  size_t header_size = 0;
+  for (; dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0; offset = next)
+    if (dwarf_offdie(dwarf, offset + header_size, &unit) != nullptr) visit(&unit);
+}
+
 }  // namespace
 
 std::vector<LineProbe> ProbeDebugInfo::line_probes(std::string_view file, const std::vector<int>& lines, const DwarfProbeSite* within,
@@ -906,37 +930,16 @@ std::vector<LineProbe> ProbeDebugInfo::line_probes(std::string_view file, const 
   const std::set<int> wanted(lines.begin(), lines.end());
   std::vector<LineProbe> out;
   std::set<std::pair<int, uint64_t>> seen;
-  auto add_unit = [&](Dwarf_Die* unit) {
-    Dwarf_Die function;
-    const bool restricted = within != nullptr && die_offset(dwarf, within->scope, &function);
-    std::vector<LineRow> rows;
-    if (restricted) {
-      rows = own_rows(&function, unit);
-    } else {
-      rows = statement_rows(unit);
-      all_function_rows(unit, rows);
-    }
-    for (const LineRow& row : rows) {
+  for_each_unit(dwarf, within, [&](Dwarf_Die* unit) {
+    for (const LineRow& row : walked_rows(dwarf, unit, within)) {
       if (!wanted.count(row.line) || !tail_matches(row.file, file) || !seen.emplace(row.line, row.address).second) continue;
-      std::optional<DwarfProbeSite> scope = restricted ? std::optional<DwarfProbeSite>(*within)
-                                                       : best_scope(unit, row.address, row.file, row.line, prefer_function);
+      std::optional<DwarfProbeSite> scope = within != nullptr ? std::optional<DwarfProbeSite>(*within)
+                                                              : best_scope(unit, row.address, row.file, row.line, prefer_function);
       if (scope) out.push_back(LineProbe{row.address, row.line, *scope});
     }
-  };
-  if (within != nullptr) {
-    Dwarf_Die unit;
-    if (die_offset(dwarf, within->unit, &unit)) add_unit(&unit);
-    return out;
-  }
-  Dwarf_Off offset = 0, next = 0;
-  size_t header_size = 0;
-  for (; dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0; offset = next) {
-    Dwarf_Die unit;
-    if (dwarf_offdie(dwarf, offset + header_size, &unit) != nullptr) add_unit(&unit);
-  }
+  });
   return out;
 }
-
 
 std::optional<ProbeDebugInfo::PointName> ProbeDebugInfo::point_at(uint64_t address) const {
   Dwarf_Die unit;
@@ -979,33 +982,13 @@ std::optional<ProbeDebugInfo::PointName> ProbeDebugInfo::point_at(uint64_t addre
 std::vector<int> ProbeDebugInfo::listing_lines(std::string_view file, const DwarfProbeSite* within) const {
   Dwarf* dwarf = state_->dwarf.handle();
   std::set<int> out;
-  auto add_unit = [&](Dwarf_Die* unit) {
-    Dwarf_Die function;
-    const bool restricted = within != nullptr && die_offset(dwarf, within->scope, &function);
-    std::vector<LineRow> rows;
-    if (restricted) {
-      rows = own_rows(&function, unit);
-    } else {
-      rows = statement_rows(unit);
-      all_function_rows(unit, rows);
-    }
-    for (const LineRow& row : rows) {
+  for_each_unit(dwarf, within, [&](Dwarf_Die* unit) {
+    for (const LineRow& row : walked_rows(dwarf, unit, within)) {
       if (row.line <= 0 || !tail_matches(row.file, file)) continue;
       std::optional<std::pair<std::string, int>> back = reported_line(unit, row.address);
       if (back && back->second == row.line && back->first == row.file) out.insert(row.line);
     }
-  };
-  if (within != nullptr) {
-    Dwarf_Die unit;
-    if (die_offset(dwarf, within->unit, &unit)) add_unit(&unit);
-  } else {
-    Dwarf_Off offset = 0, next = 0;
-    size_t header_size = 0;
-    for (; dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0; offset = next) {
-      Dwarf_Die unit;
-      if (dwarf_offdie(dwarf, offset + header_size, &unit) != nullptr) add_unit(&unit);
-    }
-  }
+  });
   return {out.begin(), out.end()};
 }
 }  // namespace vperf::symbols

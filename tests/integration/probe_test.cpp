@@ -46,6 +46,15 @@ class Probe : public ::testing::Test {
   std::string before_;
 };
 
+// vperf probe -x FILE OPTION VALUE prints what perf probe prints for it (-V, -L).
+void expect_perf_output(const std::string& file, const std::string& option, const std::string& value) {
+  ProgramResult perf = run_program({"perf", "probe", "-x", file, option, value});
+  ASSERT_EQ(perf.exit_code, 0) << option << " " << value << ": " << perf.err;
+  ProgramResult mine = run_vperf({"probe", "-x", file, option, value});
+  ASSERT_EQ(mine.exit_code, 0) << option << " " << value << ": " << mine.err;
+  EXPECT_EQ(mine.out, perf.out) << file << " " << option << " " << value;
+}
+
 // What perf probe writes for a definition: its "Writing event: LINE"s under -n -v, one line
 // each (without -x for a USDT marker, which perf finds in its build-id cache under `env`'s HOME).
 std::string perf_definition(const std::string& file, const std::string& definition,
@@ -238,13 +247,7 @@ TEST_F(Probe, VariablesAtAPointAreWhatPerfProbeShows) {
   };
   if (run_program({"perf", "probe", "-x", kLibc, "-V", "getenv"}).exit_code == 0)
     for (const char* function : {"malloc", "free", "getenv", "fopen", "qsort"}) cases.emplace_back(kLibc, function);
-  for (const auto& [file, point] : cases) {
-    ProgramResult perf = run_program({"perf", "probe", "-x", file, "-V", point});
-    ASSERT_EQ(perf.exit_code, 0) << point << ": " << perf.err;
-    ProgramResult mine = run_vperf({"probe", "-x", file, "-V", point});
-    ASSERT_EQ(mine.exit_code, 0) << point << ": " << mine.err;
-    EXPECT_EQ(mine.out, perf.out) << file << " " << point;
-  }
+  for (const auto& [file, point] : cases) expect_perf_output(file, "-V", point);
 }
 
 // vperf-workload probe-calls N calls probe_target(index, 3 * index, label, &record) for index
@@ -483,13 +486,8 @@ TEST_F(Probe, SourceLineDefinitionsAndListingsArePerfProbes) {
       EXPECT_EQ(mine.out, perf + "\n") << file << ": " << definition;
     }
     for (const std::string range : {"probe_target", "probe_target:1-2", "probe_target:1+2", "run_probe_calls", "probe_calls.cpp:30",
-                                    "inline_outer", "inline_middle", "inline_inner", "inline.cpp:15", "run_spin", "spin.cpp:1", "main"}) {
-      ProgramResult perf = run_program({"perf", "probe", "-x", file, "-L", range});
-      ASSERT_EQ(perf.exit_code, 0) << range << ": " << perf.err;
-      ProgramResult mine = run_vperf({"probe", "-x", file, "-L", range});
-      ASSERT_EQ(mine.exit_code, 0) << range << ": " << mine.err;
-      EXPECT_EQ(mine.out, perf.out) << file << " -L " << range;
-    }
+                                    "inline_outer", "inline_middle", "inline_inner", "inline.cpp:15", "run_spin", "spin.cpp:1", "main"})
+      expect_perf_output(file, "-L", range);
   }
 }
 
@@ -614,6 +612,34 @@ TEST_F(Probe, KernelProbesWithoutKprobesAreOneLine) {
   // Planning needs no tracefs: -D prints the kprobe_events line.
   ProgramResult planned = run_vperf({"probe", "-D", "do_sys_openat2 dfd=%di filename=+0(%si)@user:string"});
   EXPECT_EQ(planned.out, "p:probe/do_sys_openat2 do_sys_openat2+0 dfd=%di filename=+u0(%si):string\n") << planned.err;
+}
+
+// --calibrate measures what one uprobe hit costs here and keeps it for the boot; vperf stat
+// then warns when a probe's hits cost more than --max-overhead of one CPU: probe_target, called
+// 200000 times in a tight loop, costs far more than 1%; run_probe_calls, hit once, never does.
+// Without a calibration the warning says it used the typical figure.
+TEST_F(Probe, StatWarnsWhenAProbesHitsCostMoreThanTheBudget) {
+  TempTree cache, empty_cache;
+  const std::map<std::string, std::string> env = {{"XDG_CACHE_HOME", cache.root().string()}};
+  ProgramResult calibrated = run_vperf({"probe", "--calibrate"}, env);
+  ASSERT_EQ(calibrated.exit_code, 0) << calibrated.err;
+  const size_t at = calibrated.out.find("costs the probed task ");
+  ASSERT_NE(at, std::string::npos) << calibrated.out;
+  const double ns = std::stod(calibrated.out.substr(at + 22));
+  EXPECT_GT(ns, 50) << calibrated.out;  // a trap and a handler: never free
+  EXPECT_LT(ns, 100000) << calibrated.out;
+  const std::string hot_probe = std::string("uprobe:") + VPERF_WORKLOAD + ":probe_target";
+  ProgramResult hot = run_vperf({"stat", "--max-overhead", "1", "-e", hot_probe, "--", VPERF_WORKLOAD, "probe-calls", "200000"}, env);
+  EXPECT_EQ(hot.exit_code, 0) << hot.err;
+  EXPECT_NE(hot.err.find("vperf: warning: vperf_"), std::string::npos) << hot.err;
+  EXPECT_NE(hot.err.find("(measured on this machine)"), std::string::npos) << hot.err;
+  ProgramResult cold = run_vperf({"stat", "-e", std::string("uprobe:") + VPERF_WORKLOAD + ":run_probe_calls", "--", VPERF_WORKLOAD,
+                                  "probe-calls", "200000"}, env);
+  EXPECT_EQ(cold.exit_code, 0) << cold.err;
+  EXPECT_EQ(cold.err.find("warning"), std::string::npos) << cold.err;
+  ProgramResult typical = run_vperf({"stat", "--max-overhead", "1", "-e", hot_probe, "--", VPERF_WORKLOAD, "probe-calls", "200000"},
+                                    {{"XDG_CACHE_HOME", empty_cache.root().string()}});
+  EXPECT_NE(typical.err.find("a typical figure; vperf probe --calibrate measures this machine"), std::string::npos) << typical.err;
 }
 
 // Bad input: one error line that says what to do, exit 1 or 2, nothing added.
