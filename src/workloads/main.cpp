@@ -20,6 +20,7 @@ void usage(std::FILE* to) {
       "  inline MS       the same in two levels of inlined functions (see workloads.h)\n"
       "  memfd-jit MS    burn MS milliseconds of CPU time in code run from a memfd mapping\n"
       "  probe-calls N   call probe_target N times with known arguments (vperf probe's target)\n"
+      "  throws N        throw and catch N C++ exceptions (libstdc++'s USDT markers)\n"
       "  sleep MS        sleep MS milliseconds\n"
       "  kvm-pio N       run a tiny KVM guest that does N port writes (needs /dev/kvm);\n"
       "                  exactly N KVM_RUN calls, N + 1 with --run-to-hlt\n"
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
   if (command == "inline") return run_inline(n, options);
   if (command == "memfd-jit") return run_memfd_jit(n, options);
   if (command == "probe-calls") return run_probe_calls(n, options);
+  if (command == "throws") return run_throws(n, options);
   if (command == "sleep") return run_sleep(n, options);
   if (command == "kvm-pio") return run_kvm_pio(n, options);
   if (command == "exit") {

@@ -58,6 +58,10 @@ int run_memfd_jit(uint64_t ms, const Options& options);
 // (probe_calls.cpp): the ground truth of vperf probe's argument and $retval tests.
 int run_probe_calls(uint64_t n, const Options& options);
 
+// Throws and catches exactly `n` C++ exceptions (std::runtime_error through a non-inlined
+// function): libstdc++'s libstdcxx:throw and libstdcxx:catch USDT markers fire n times each.
+int run_throws(uint64_t n, const Options& options);
+
 // Sleeps `ms` milliseconds (nanosleep, resumed after interruptions).
 int run_sleep(uint64_t ms, const Options& options);
 

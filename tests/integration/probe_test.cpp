@@ -143,6 +143,22 @@ TEST_F(Probe, UsdtProbesFireThroughTheirSemaphore) {
   EXPECT_EQ(run_vperf({"probe", "-q", "-d", "sdt_python:gc__start"}).exit_code, 0);
 }
 
+// libstdc++'s throw and catch markers fire once per exception: vperf-workload throws N throws
+// and catches exactly N, so each counts N, added with vperf probe and named inside -e alike.
+TEST_F(Probe, LibstdcxxThrowMarkersCountEveryException) {
+  const std::string libstdcxx = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6";
+  VPERF_REQUIRE(std::filesystem::exists(libstdcxx), "Debian's libstdc++ (USDT markers)");
+  ASSERT_EQ(run_vperf({"probe", "-q", "-x", libstdcxx, "-a", "sdt_libstdcxx:throw", "-a", "sdt_libstdcxx:catch"}).exit_code, 0);
+  ProgramResult counted = run_vperf({"stat", "-x", ",", "-e", "sdt_libstdcxx:throw", "-e", "sdt_libstdcxx:catch", "--", VPERF_WORKLOAD, "throws", "250"});
+  EXPECT_EQ(counted.exit_code, 0) << counted.err;
+  EXPECT_NE(counted.err.find("250,,sdt_libstdcxx:throw,"), std::string::npos) << counted.err;
+  EXPECT_NE(counted.err.find("250,,sdt_libstdcxx:catch,"), std::string::npos) << counted.err;
+  EXPECT_EQ(run_vperf({"probe", "-q", "-d", "sdt_libstdcxx:*"}).exit_code, 0);
+  ProgramResult inline_counted = run_vperf({"stat", "-x", ",", "-e", "usdt:" + libstdcxx + ":libstdcxx:throw", "--", VPERF_WORKLOAD, "throws", "77"});
+  EXPECT_EQ(inline_counted.exit_code, 0) << inline_counted.err;
+  EXPECT_NE(inline_counted.err.find("77,,vperf_"), std::string::npos) << inline_counted.err;
+}
+
 // libc's syscall() is called exactly once per getppid of `vperf-workload getppid N`: the probe
 // counts N, and each hit's argument is getppid's number (110 on x86_64).
 TEST_F(Probe, AddedProbesCountExactlyShowTheirArgumentsAndAreDeleted) {
