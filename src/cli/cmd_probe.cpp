@@ -1,4 +1,5 @@
 // vperf probe [-x FILE] [-f] [-n] [-v] [-q] 'PROBEDEF' | -a PROBEDEF... | -D PROBEDEF | -d EVENT... | -l [EVENT]
+//             | -V POINT | -L RANGE | -F [FILTER] | --list-sdt | --calibrate
 // perf probe's command line (6.1). The logic lives in session/probe_session.h.
 #include <cstdio>
 #include <filesystem>
@@ -137,11 +138,11 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
 
 void add_probe_command(CLI::App& app, Invocation& inv) {
   auto o = std::make_shared<ProbeOptions>();
-  CLI::App* sub = app.add_subcommand("probe", "Define uprobes on functions of executables and libraries, as perf probe");
+  CLI::App* sub = app.add_subcommand("probe", "Define dynamic probes on functions, source lines and USDT markers (uprobes) and kernel functions (kprobes), as perf probe");
   sub->add_option("-x,--exec", o->executable, "The executable or library to probe");
   // One value per -a, -D or -d, as perf: a PROBEDEF with arguments is one quoted word.
   sub->add_option("-a,--add", o->add, "A probe definition: [[GROUP:]EVENT=]FUNC[+OFF|%return] [ARG ...]")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  sub->add_option("-D,--definition", o->definition, "Print the uprobe_events line of a definition without adding it")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub->add_option("-D,--definition", o->definition, "Print the uprobe_events (kprobe_events) lines of a definition without adding it")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("-d,--del", o->del, "Delete probe events matching [GROUP:]EVENT (globs)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("-l,--list", o->list, "List probe events (matching [GROUP:]EVENT)")->expected(0, 1);
   sub->add_option("-F,--funcs", o->funcs_filter, "List the functions a probe can name (with -x FILE), those FILTER keeps if given")->expected(0, 1);

@@ -36,10 +36,14 @@ std::vector<uint32_t> CallchainForest::sorted_children(uint32_t index, uint64_t 
   for (uint32_t c = nodes_[index].first_child; c != kNone; c = nodes_[c].next_sibling)
     if (nodes_[c].cumul >= min_hit) kids.push_back(c);
   // perf inserts equal weights after each other in its input tree's order, which runs from
-  // the highest address down.
+  // the highest address down within a DSO, and puts the kernel's DSO (made first, so lowest in
+  // perf's comparison of DSO pointers) after user space's: the order of the addresses taken as
+  // signed, where kernel addresses are negative (a tie between _copy_to_user and
+  // spin_leaf_hash under one interrupt frame lists spin_leaf_hash first in perf 6.1).
   std::sort(kids.begin(), kids.end(), [&](uint32_t a, uint32_t b) {
     if (nodes_[a].cumul != nodes_[b].cumul) return nodes_[a].cumul > nodes_[b].cumul;
-    return profile.function(nodes_[a].function).order_key > profile.function(nodes_[b].function).order_key;
+    return static_cast<int64_t>(profile.function(nodes_[a].function).order_key) >
+           static_cast<int64_t>(profile.function(nodes_[b].function).order_key);
   });
   return kids;
 }

@@ -30,6 +30,13 @@ std::string uprobe_events() {
   return text.str();
 }
 
+// How many times `needle` occurs in `text`.
+size_t occurrences(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
 // Every test leaves uprobe_events as it found it, byte for byte.
 class Probe : public ::testing::Test {
  protected:
@@ -313,8 +320,7 @@ TEST_F(Probe, DwarfArgumentsShowEveryCallsValues) {
                                                  "--", file, "probe-calls", std::to_string(kCalls)});
     ASSERT_EQ(recorded_filtered.exit_code, 0) << recorded_filtered.err;
     ProgramResult kept = run_vperf({"script", "-i", data});
-    size_t hits = 0;
-    for (size_t at = kept.out.find("vperftest:call:"); at != std::string::npos; at = kept.out.find("vperftest:call:", at + 1)) ++hits;
+    const size_t hits = occurrences(kept.out, "vperftest:call:");
     EXPECT_EQ(hits, 4u) << kept.out;
     std::remove(data.c_str());
     ASSERT_EQ(run_vperf({"probe", "-q", "-d", "vperftest:*"}).exit_code, 0);
@@ -521,8 +527,7 @@ TEST_F(Probe, ALineProbeCountsEveryCallAndFetchesItsVariables) {
     std::istringstream lines(script.out);
     for (std::string line; std::getline(lines, line);)
       if (size_t at = line.find(" v="); at != std::string::npos) values.push_back(line.substr(at + 3));
-    size_t addresses = 0;
-    for (size_t at = uprobe_events().find("vperftest/line "); at != std::string::npos; at = uprobe_events().find("vperftest/line ", at + 1)) ++addresses;
+    const size_t addresses = occurrences(uprobe_events(), "vperftest/line ");
     ASSERT_GE(addresses, 1u);
     ASSERT_EQ(values.size(), 30 * addresses) << file << "\n" << script.out;
     for (size_t hit = 0; hit < values.size(); ++hit) EXPECT_EQ(values[hit], std::to_string(hit / addresses)) << file << " hit " << hit;
@@ -541,16 +546,14 @@ TEST_F(Probe, InlineProbesCountExactlyAndLeaveNothing) {
   ASSERT_EQ(counted.exit_code, 0) << counted.err;
   EXPECT_NE(counted.err.find(":probe_target,"), std::string::npos) << counted.err;
   EXPECT_NE(counted.err.find(":probe_target__return,"), std::string::npos) << counted.err;
-  size_t lines = 0;
-  for (size_t at = counted.err.find("25,,vperf_"); at != std::string::npos; at = counted.err.find("25,,vperf_", at + 1)) ++lines;
+  const size_t lines = occurrences(counted.err, "25,,vperf_");
   EXPECT_EQ(lines, 2u) << counted.err;
 
   const std::string data = ::testing::TempDir() + "/probe-inline.data";
   ProgramResult recorded = run_vperf({"record", "-q", "-e", target, "-o", data, "--", VPERF_WORKLOAD, "probe-calls", "25"});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   ProgramResult script = run_vperf({"script", "-i", data});
-  size_t hits = 0;
-  for (size_t at = script.out.find(":probe_target: "); at != std::string::npos; at = script.out.find(":probe_target: ", at + 1)) ++hits;
+  const size_t hits = occurrences(script.out, ":probe_target: ");
   EXPECT_EQ(hits, 25u) << script.out;
   std::remove(data.c_str());
   if (std::filesystem::exists("/usr/bin/python3.11")) {
