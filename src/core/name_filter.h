@@ -1,7 +1,7 @@
 #pragma once
 // perf's name filters (--filter of perf probe -F, "strfilter"): globs joined by '&' (and), '|'
 // (or), negated by '!', grouped with parentheses; '&' binds tighter than '|'.
-//   "!_* & !*@plt"   every name that starts with no '_' and is no PLT stub (perf probe's default)
+//   "!_* & !*@plt"   every name that starts with no '_' and is no PLT entry (perf probe's default)
 //   "malloc|free|*alloc*"
 // Spaces around operators are ignored; a glob is the text between operators.
 #include <memory>

@@ -24,14 +24,6 @@ std::string boot_id() {
   return id ? std::string(trim(*id)) : std::string();
 }
 
-std::optional<PrivateDirectory> cost_directory(CreateMissing create) {
-  std::optional<CacheLocation> location = user_cache_location("probes");
-  if (!location) return std::nullopt;
-  Result<PrivateDirectory> directory = PrivateDirectory::open(location->base, location->below, create);
-  if (!directory) return std::nullopt;
-  return std::move(directory).value();
-}
-
 std::string format(double value, const char* spec) {
   char text[64];
   std::snprintf(text, sizeof text, spec, value);
@@ -40,9 +32,17 @@ std::string format(double value, const char* spec) {
 
 }  // namespace
 
+std::optional<PrivateDirectory> probes_cache_directory(CreateMissing create) {
+  std::optional<CacheLocation> location = user_cache_location("probes");
+  if (!location) return std::nullopt;
+  Result<PrivateDirectory> directory = PrivateDirectory::open(location->base, location->below, create);
+  if (!directory) return std::nullopt;
+  return std::move(directory).value();
+}
+
 ProbeHitCost probe_hit_cost() {
   ProbeHitCost cost;
-  std::optional<PrivateDirectory> directory = cost_directory(CreateMissing::no);
+  std::optional<PrivateDirectory> directory = probes_cache_directory(CreateMissing::no);
   if (!directory) return cost;
   Result<std::string> text = directory->read(kCostFile);
   if (!text) return cost;
@@ -55,7 +55,7 @@ ProbeHitCost probe_hit_cost() {
 }
 
 Result<void> store_probe_hit_cost(double nanoseconds) {
-  std::optional<PrivateDirectory> directory = cost_directory(CreateMissing::yes);
+  std::optional<PrivateDirectory> directory = probes_cache_directory(CreateMissing::yes);
   if (!directory) return Error{"no cache directory to keep the calibration in", 0, "set XDG_CACHE_HOME or HOME to a directory of yours"};
   return directory->replace(kCostFile, boot_id() + " " + std::to_string(static_cast<uint64_t>(nanoseconds * 1000.0)) + "\n");
 }

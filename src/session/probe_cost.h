@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/private_files.h"
 #include "tracing/tracefs.h"
 
 namespace vperf::session {
@@ -28,6 +29,10 @@ struct ProbeHitCost {
   double nanoseconds = kTypicalProbeHitNs;
   bool measured = false;  // from this boot's calibration, not the typical figure
 };
+
+// vperf probe's directory in the user's cache (~/.cache/vperf/probes): the calibration here,
+// and probe_session's ledger of probed files. nullopt when there is none to use.
+std::optional<PrivateDirectory> probes_cache_directory(CreateMissing create);
 
 // This boot's calibrated cost (~/.cache/vperf/probes/hit-cost, keyed by the boot id), else the
 // typical figure.

@@ -6,9 +6,10 @@
 #include <sys/stat.h>
 
 #include "core/files.h"
-#include "core/private_files.h"
 #include "core/name_filter.h"
+#include "core/private_files.h"
 #include "core/strings.h"
+#include "session/probe_cost.h"
 #include "symbols/demangle.h"
 #include "symbols/elf_file.h"
 #include "symbols/function_probe_points.h"
@@ -679,17 +680,9 @@ namespace {
 // line for a name added again is replaced).
 constexpr std::string_view kLedgerFile = "uprobes";
 
-std::optional<PrivateDirectory> ledger_directory(CreateMissing create) {
-  std::optional<CacheLocation> location = user_cache_location("probes");
-  if (!location) return std::nullopt;
-  Result<PrivateDirectory> directory = PrivateDirectory::open(location->base, location->below, create);
-  if (!directory) return std::nullopt;
-  return std::move(directory).value();
-}
-
 std::map<std::string, std::string> read_ledger() {
   std::map<std::string, std::string> out;
-  std::optional<PrivateDirectory> directory = ledger_directory(CreateMissing::no);
+  std::optional<PrivateDirectory> directory = probes_cache_directory(CreateMissing::no);
   if (!directory) return out;
   Result<std::string> text = directory->read(std::string(kLedgerFile));
   if (!text) return out;
@@ -708,7 +701,7 @@ std::optional<std::string> file_identity(const std::filesystem::path& file) {
 // (uprobe_events' names) go. Best effort: without a cache directory nothing is recorded, and
 // -l can then only tell a file that is gone.
 void record_probe_files(const std::vector<PlannedProbe>& probes, const std::vector<std::string>& current) {
-  std::optional<PrivateDirectory> directory = ledger_directory(CreateMissing::yes);
+  std::optional<PrivateDirectory> directory = probes_cache_directory(CreateMissing::yes);
   if (!directory) return;
   std::map<std::string, std::string> ledger = read_ledger();
   std::erase_if(ledger, [&](const auto& entry) { return std::find(current.begin(), current.end(), entry.first) == current.end(); });

@@ -57,7 +57,8 @@ Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& reques
 // perf probe -F: the functions of request.executable that a probe can name, demangled, sorted
 // by name, those `filter` (perf's strfilter syntax, core/name_filter.h) keeps; perf's default
 // filter is "!_* & !*@plt". perf also lists data objects (variables), which no probe can take as
-// a function: vperf lists functions and PLT stubs only.
+// a function, and repeats names two symbol tables hold: vperf lists each name of a function or
+// PLT entry once, aliases included.
 Result<std::vector<std::string>> probe_functions(const ProbeRequest& request, const std::string& filter);
 
 // The USDT markers of request.executable as `perf list sdt` shows them once perf's build-id
