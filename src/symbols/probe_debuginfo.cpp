@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "core/strings.h"
 #include "symbols/debuginfo.h"
@@ -22,6 +23,10 @@ struct ProbeDebugInfo::State {
   Dwarf_CFI* eh_cfi = nullptr;
   Dwarf_CFI* debug_cfi = nullptr;
   mutable std::map<Dwarf_Off, bool> optimized_units;
+  // Every function DIE that is not a declaration, by DW_AT_name: (unit offset, DIE offset) in
+  // unit and DIE order. Built on the first lookup of a plain name, so planning a hundred
+  // definitions walks a large library's units once, not a hundred times.
+  mutable std::optional<std::unordered_map<std::string, std::vector<std::pair<Dwarf_Off, Dwarf_Off>>>> functions_by_name;
 };
 
 namespace {
@@ -156,50 +161,82 @@ ProbeDebugInfo::~ProbeDebugInfo() {
 Result<ProbeDebugInfo> ProbeDebugInfo::open(const std::filesystem::path& debug_file, const std::filesystem::path& binary) {
   VPERF_TRY(DwarfInfo dwarf, DwarfInfo::open(debug_file));
   VPERF_TRY(ElfFile elf, ElfFile::open(binary));
-  auto state = std::unique_ptr<State>(new State{std::move(dwarf), std::move(elf), nullptr, nullptr, {}});
+  auto state = std::unique_ptr<State>(new State{std::move(dwarf), std::move(elf), nullptr, nullptr, {}, {}});
   state->eh_cfi = dwarf_getcfi_elf(state->binary.handle());
   state->debug_cfi = dwarf_getcfi(state->dwarf.handle());  // owned by the Dwarf
   return ProbeDebugInfo(std::move(state));
 }
 
-std::vector<DwarfProbeSite> ProbeDebugInfo::function_sites(std::string_view pattern, bool with_inlines) const {
-  Dwarf* dwarf = state_->dwarf.handle();
-  std::vector<DwarfProbeSite> sites;
+namespace {
+
+// Calls `visit(unit, function)` for each function DIE of every unit (not declarations), in
+// unit and DIE order.
+template <typename Visit>
+void for_each_function(Dwarf* dwarf, Visit&& visit) {
   Dwarf_Off offset = 0, next = 0;
   size_t header_size = 0;
-  while (dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
+  for (; dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0; offset = next) {
     Dwarf_Die unit;
-    if (dwarf_offdie(dwarf, offset + header_size, &unit) == nullptr) {
-      offset = next;
-      continue;
-    }
-    // The functions of this unit by name: their out-of-line code, then (for an inline
-    // declaration) each place it was inlined, found by walking the unit.
-    struct Visit {
-      std::string_view pattern;
-      Dwarf_Die unit;
-      std::vector<Dwarf_Die> matches;
-    } visit{pattern, unit, {}};
+    if (dwarf_offdie(dwarf, offset + header_size, &unit) == nullptr) continue;
+    struct Context {
+      Dwarf_Die* unit;
+      Visit* visit;
+    } context{&unit, &visit};
     dwarf_getfuncs(
         &unit,
         [](Dwarf_Die* function, void* arg) {
-          auto* v = static_cast<Visit*>(arg);
-          const char* name = die_name(function);
-          if (name != nullptr && glob_match(v->pattern, name) && !dwarf_hasattr(function, DW_AT_declaration))
-            v->matches.push_back(*function);
+          auto* c = static_cast<Context*>(arg);
+          if (!dwarf_hasattr(function, DW_AT_declaration)) (*c->visit)(c->unit, function);
           return static_cast<int>(DWARF_CB_OK);
         },
-        &visit, 0);
-    for (Dwarf_Die& function : visit.matches) {
+        &context, 0);
+  }
+}
+
+}  // namespace
+
+std::vector<DwarfProbeSite> ProbeDebugInfo::function_sites(std::string_view pattern, bool with_inlines) const {
+  Dwarf* dwarf = state_->dwarf.handle();
+  // The matching function DIEs, by unit in order.
+  std::vector<std::pair<Dwarf_Off, std::vector<Dwarf_Off>>> matches;
+  auto add_match = [&](Dwarf_Off unit, Dwarf_Off function) {
+    if (matches.empty() || matches.back().first != unit) matches.emplace_back(unit, std::vector<Dwarf_Off>());
+    matches.back().second.push_back(function);
+  };
+  if (pattern.find_first_of("*?[") == std::string_view::npos) {
+    if (!state_->functions_by_name) {
+      state_->functions_by_name.emplace();
+      for_each_function(dwarf, [&](Dwarf_Die* unit, Dwarf_Die* function) {
+        if (const char* name = die_name(function))
+          (*state_->functions_by_name)[name].emplace_back(dwarf_dieoffset(unit), dwarf_dieoffset(function));
+      });
+    }
+    if (auto it = state_->functions_by_name->find(std::string(pattern)); it != state_->functions_by_name->end())
+      for (const auto& [unit, function] : it->second) add_match(unit, function);
+  } else {
+    for_each_function(dwarf, [&](Dwarf_Die* unit, Dwarf_Die* function) {
+      const char* name = die_name(function);
+      if (name != nullptr && glob_match(pattern, name)) add_match(dwarf_dieoffset(unit), dwarf_dieoffset(function));
+    });
+  }
+
+  std::vector<DwarfProbeSite> sites;
+  for (const auto& [unit_offset, functions] : matches) {
+    Dwarf_Die unit;
+    if (!die_offset(dwarf, unit_offset, &unit)) continue;
+    // Each function's out-of-line code, then (for an inline declaration) each place it was
+    // inlined, found by walking the unit.
+    for (Dwarf_Off function_offset : functions) {
+      Dwarf_Die function;
+      if (!die_offset(dwarf, function_offset, &function)) continue;
       const char* name = die_name(&function);
       if (std::optional<std::pair<uint64_t, uint64_t>> range = code_range(&function)) {
-        sites.push_back(DwarfProbeSite{name, range->first, range->second, false, dwarf_dieoffset(&function),
-                                       dwarf_dieoffset(&function), dwarf_dieoffset(&unit), name, range->first});
+        sites.push_back(DwarfProbeSite{name, range->first, range->second, false, function_offset, function_offset, unit_offset, name,
+                                       range->first});
       }
       if (!with_inlines || !dwarf_hasattr(&function, DW_AT_inline)) continue;
       // Instances: DW_TAG_inlined_subroutine whose abstract origin is this function, and the
       // out-of-line function each one runs in.
-      const Dwarf_Off origin = dwarf_dieoffset(&function);
       auto walk = [&](auto&& self, Dwarf_Die* parent, Dwarf_Off subprogram) -> void {
         Dwarf_Die child;
         if (dwarf_child(parent, &child) != 0) return;
@@ -211,13 +248,13 @@ std::vector<DwarfProbeSite> ProbeDebugInfo::function_sites(std::string_view patt
             Dwarf_Attribute attr;
             Dwarf_Die abstract;
             if (dwarf_attr(&child, DW_AT_abstract_origin, &attr) != nullptr && dwarf_formref_die(&attr, &abstract) != nullptr &&
-                dwarf_dieoffset(&abstract) == origin) {
+                dwarf_dieoffset(&abstract) == function_offset) {
               Dwarf_Die owner_die;
               std::optional<std::pair<uint64_t, uint64_t>> range = code_range(&child);
               if (range && die_offset(dwarf, subprogram, &owner_die)) {
                 const char* owner_name = die_name(&owner_die);
-                sites.push_back(DwarfProbeSite{name, range->first, range->second, true, dwarf_dieoffset(&child), subprogram,
-                                               dwarf_dieoffset(&unit), owner_name ? owner_name : "",
+                sites.push_back(DwarfProbeSite{name, range->first, range->second, true, dwarf_dieoffset(&child), subprogram, unit_offset,
+                                               owner_name ? owner_name : "",
                                                code_range(&owner_die).value_or(std::pair<uint64_t, uint64_t>()).first});
               }
             }
@@ -229,7 +266,6 @@ std::vector<DwarfProbeSite> ProbeDebugInfo::function_sites(std::string_view patt
       };
       walk(walk, &unit, 0);
     }
-    offset = next;
   }
   return sites;
 }
