@@ -44,7 +44,10 @@ build/vperf turbo -I 500 --count 2 || true
 build/vperf record -g -o build/demo.perf.data -- "$workload" spin 500
 # perf report's table and perf script's lines, read by vperf (perf report reads the same file)
 build/vperf report -i build/demo.perf.data --stdio --no-children --percent-limit 2
-build/vperf script -i build/demo.perf.data -G | head -5
-build/vperf annotate -i build/demo.perf.data --stdio spin_leaf_math | head -30
+# (through files: under pipefail, head closing the pipe early would end the demo on SIGPIPE)
+build/vperf script -i build/demo.perf.data -G >build/demo.script.txt
+head -5 build/demo.script.txt
+build/vperf annotate -i build/demo.perf.data --stdio spin_leaf_math >build/demo.annotate.txt
+head -30 build/demo.annotate.txt
 build/vperf flamegraph -i build/demo.perf.data -o build/demo-flamegraph.svg
 echo "flame graph: open $PWD/build/demo-flamegraph.svg in a browser (perf report -i build/demo.perf.data reads the same file)"
