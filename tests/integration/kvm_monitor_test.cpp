@@ -261,7 +261,21 @@ TEST_F(KvmMonitor, GuestKernelStacksMatchTheGuestKernelsOwnUnwinder) {
       ++kept;
       kept_equal += s.frames == truth ? 1 : 0;
     }
-  EXPECT_GE(kept_equal + kept / 50, kept) << script2.out.substr(0, 4000);  // at most 2% from a reused stack pointer
+  // In a running guest one read() can return and the next enter on the same stack pointer between
+  // the register read and the dump: the kept stack is then the next call's, seen through the
+  // first one's registers (a frame shows twice: "vfs_read+0xa5 vfs_read+0xa5"). The check allows
+  // one such sample, and 2% of many: the few samples TCG gives at dd's leaf (2 to 20) made a
+  // single one fail the bare 2%.
+  EXPECT_GE(kept_equal + 1 + kept / 50, kept) << [&] {
+    std::string shown = "truth:";
+    for (const std::string& f : truth) shown += " " + f;
+    for (const ScriptSample& s : script_samples(script2.out))
+      if (s.event == "vcpu-clock.orc" && !s.frames.empty() && s.frames.front() == truth.front() && s.frames != truth) {
+        shown += "\nkept but different:";
+        for (const std::string& f : s.frames) shown += " " + f;
+      }
+    return shown;
+  }();
 
   // The conservative scan, forced: labelled as such, and its frames include the exact ones.
   const std::string scanned = (scratch_.root() / "scan.data").string();
