@@ -45,29 +45,22 @@ class Parser {
     }
     return false;
   }
-  Result<std::shared_ptr<const Node>> binary(Node::Kind kind, std::shared_ptr<const Node> left, std::shared_ptr<const Node> right) {
-    auto node = std::make_shared<Node>();
-    node->kind = kind;
-    node->left = std::move(left);
-    node->right = std::move(right);
-    return std::shared_ptr<const Node>(std::move(node));
-  }
-  Result<std::shared_ptr<const Node>> parse_or(int depth) {
-    VPERF_TRY(std::shared_ptr<const Node> left, parse_and(depth));
-    while (take('|')) {
-      VPERF_TRY(std::shared_ptr<const Node> right, parse_and(depth));
-      VPERF_TRY(left, binary(Node::Kind::Or, left, right));
+  // A left-associative chain of `next` joined by `op`: or := and ('|' and)*, and := unary ('&' unary)*.
+  Result<std::shared_ptr<const Node>> parse_chain(char op, Node::Kind kind, int depth,
+                                                  Result<std::shared_ptr<const Node>> (Parser::*next)(int)) {
+    VPERF_TRY(std::shared_ptr<const Node> left, (this->*next)(depth));
+    while (take(op)) {
+      VPERF_TRY(std::shared_ptr<const Node> right, (this->*next)(depth));
+      auto node = std::make_shared<Node>();
+      node->kind = kind;
+      node->left = std::move(left);
+      node->right = std::move(right);
+      left = std::move(node);
     }
     return left;
   }
-  Result<std::shared_ptr<const Node>> parse_and(int depth) {
-    VPERF_TRY(std::shared_ptr<const Node> left, parse_unary(depth));
-    while (take('&')) {
-      VPERF_TRY(std::shared_ptr<const Node> right, parse_unary(depth));
-      VPERF_TRY(left, binary(Node::Kind::And, left, right));
-    }
-    return left;
-  }
+  Result<std::shared_ptr<const Node>> parse_or(int depth) { return parse_chain('|', Node::Kind::Or, depth, &Parser::parse_and); }
+  Result<std::shared_ptr<const Node>> parse_and(int depth) { return parse_chain('&', Node::Kind::And, depth, &Parser::parse_unary); }
   Result<std::shared_ptr<const Node>> parse_unary(int depth) {
     if (depth > kMaxDepth) return error("too deeply nested");
     if (take('!')) {

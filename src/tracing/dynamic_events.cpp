@@ -18,6 +18,18 @@ namespace {
 constexpr std::string_view kUprobeEvents = "uprobe_events";
 constexpr std::string_view kKprobeEvents = "kprobe_events";
 
+// The non-empty lines of a dynamic-event control file (uprobe_events, kprobe_events).
+Result<std::vector<std::string>> definition_lines(const Tracefs& tracefs, std::string_view file) {
+  VPERF_TRY(std::string text, read_file(tracefs.file(file)));
+  std::vector<std::string> out;
+  for (std::string_view line : split(text, '\n'))
+    if (!trim(line).empty()) out.emplace_back(trim(line));
+  return out;
+}
+
+// The command that removes GROUP/EVENT (every probe appended to it).
+std::string removal(std::string_view group, std::string_view event) { return "-:" + std::string(group) + "/" + std::string(event); }
+
 Result<void> require_kprobes(const Tracefs& tracefs) {
   if (std::filesystem::exists(tracefs.file(kKprobeEvents))) return {};
   return Error{"this kernel has no kprobes: " + tracefs.file(kKprobeEvents).string() + " does not exist", ENOENT,
@@ -66,11 +78,7 @@ bool has_kprobes(const Tracefs& tracefs) { return std::filesystem::exists(tracef
 
 Result<std::vector<std::string>> kprobe_definitions(const Tracefs& tracefs) {
   VPERF_TRY(require_kprobes(tracefs));
-  VPERF_TRY(std::string text, read_file(tracefs.file(kKprobeEvents)));
-  std::vector<std::string> out;
-  for (std::string_view line : split(text, '\n'))
-    if (!trim(line).empty()) out.emplace_back(trim(line));
-  return out;
+  return definition_lines(tracefs, kKprobeEvents);
 }
 
 Result<void> add_kprobe(const Tracefs& tracefs, std::string_view definition) {
@@ -80,7 +88,7 @@ Result<void> add_kprobe(const Tracefs& tracefs, std::string_view definition) {
 
 Result<void> remove_kprobe(const Tracefs& tracefs, std::string_view group, std::string_view event) {
   VPERF_TRY(require_kprobes(tracefs));
-  return write_control(tracefs, kKprobeEvents, "-:" + std::string(group) + "/" + std::string(event));
+  return write_control(tracefs, kKprobeEvents, removal(group, event));
 }
 
 std::string default_uprobe_group(const std::filesystem::path& file) {
@@ -90,20 +98,14 @@ std::string default_uprobe_group(const std::filesystem::path& file) {
   return "probe_" + name.substr(0, end);
 }
 
-Result<std::vector<std::string>> uprobe_definitions(const Tracefs& tracefs) {
-  VPERF_TRY(std::string text, read_file(tracefs.file(kUprobeEvents)));
-  std::vector<std::string> out;
-  for (std::string_view line : split(text, '\n'))
-    if (!trim(line).empty()) out.emplace_back(trim(line));
-  return out;
-}
+Result<std::vector<std::string>> uprobe_definitions(const Tracefs& tracefs) { return definition_lines(tracefs, kUprobeEvents); }
 
 Result<void> add_uprobe(const Tracefs& tracefs, std::string_view definition) {
   return write_control(tracefs, kUprobeEvents, std::string(definition));
 }
 
 Result<void> remove_uprobe(const Tracefs& tracefs, std::string_view group, std::string_view event) {
-  return write_control(tracefs, kUprobeEvents, "-:" + std::string(group) + "/" + std::string(event));
+  return write_control(tracefs, kUprobeEvents, removal(group, event));
 }
 
 Result<UprobeEvent> parse_uprobe_definition(std::string_view line) {
