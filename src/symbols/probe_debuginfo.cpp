@@ -221,7 +221,11 @@ std::vector<DwarfProbeSite> ProbeDebugInfo::function_sites(std::string_view patt
   }
 
   std::vector<DwarfProbeSite> sites;
-  for (const auto& [unit_offset, functions] : matches) {
+  for (const auto& match : matches) {
+    // A named copy, not a structured binding: the lambda below captures it, which clang 14
+    // (the fuzz build's compiler) refuses for bindings.
+    const Dwarf_Off unit_offset = match.first;
+    const auto& functions = match.second;
     Dwarf_Die unit;
     if (!die_offset(dwarf, unit_offset, &unit)) continue;
     // Each function's out-of-line code, then (for an inline declaration) each place it was
