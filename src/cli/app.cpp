@@ -89,6 +89,7 @@ void add_commands(CLI::App& app, Invocation& inv) {
   add_script_command(app, inv);
   add_annotate_command(app, inv);
   add_probe_command(app, inv);
+  add_ftrace_command(app, inv);
   add_msr_command(app, inv);
   add_turbo_command(app, inv);
   add_kvm_command(app, inv);
@@ -112,7 +113,8 @@ void reject_unknown_command(CLI::App& app, int argc, const char* const* argv) {
 // words CLI11 parses.
 int split_off_command(int argc, const char* const* argv, Invocation& inv) {
   bool runs_a_command = argc > 1 && (std::string_view(argv[1]) == "stat" || std::string_view(argv[1]) == "record" ||
-                                     std::string_view(argv[1]) == "kvm");  // kvm stat record -- VMM
+                                     std::string_view(argv[1]) == "kvm" ||  // kvm stat record -- VMM
+                                     std::string_view(argv[1]) == "ftrace");
   for (int i = 2; runs_a_command && i < argc; ++i)
     if (std::string_view(argv[i]) == "--") {
       inv.command_after_separator.assign(argv + i + 1, argv + argc);

@@ -84,5 +84,6 @@ void add_script_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
 void add_annotate_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm = nullptr);
 void add_turbo_command(CLI::App& app, Invocation& inv);
 void add_probe_command(CLI::App& app, Invocation& inv);
+void add_ftrace_command(CLI::App& app, Invocation& inv);
 
 }  // namespace vperf::cli

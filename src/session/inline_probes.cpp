@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/process.h"
 #include "core/strings.h"
 #include "tracing/dynamic_events.h"
 
@@ -24,13 +25,6 @@ std::string event_name_of(std::string_view function) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) name.insert(name.begin(), '_');
   return name;
-}
-
-// Whether PID is a running vperf (its executable's name), so its probes are in use.
-bool is_running_vperf(pid_t pid) {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
-  return !ec && exe.filename() == "vperf";
 }
 
 }  // namespace

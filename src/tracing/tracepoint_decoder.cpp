@@ -33,9 +33,11 @@ struct TracepointDecoder::State {
   KernelSymbol last_symbol;
   trace_seq seq{};
   bool seq_ready = false;
+  tep_plugin_list* plugins = nullptr;
 
   ~State() {
     if (seq_ready) trace_seq_destroy(&seq);
+    if (plugins) tep_unload_plugins(plugins, tep.get());
   }
 };
 
@@ -163,7 +165,8 @@ TracepointDecoder::TracepointDecoder(TracepointDecoder&&) noexcept = default;
 TracepointDecoder& TracepointDecoder::operator=(TracepointDecoder&&) noexcept = default;
 TracepointDecoder::~TracepointDecoder() = default;
 
-Result<TracepointDecoder> TracepointDecoder::parse(std::span<const uint8_t> tracing_data) {
+Result<TracepointDecoder> TracepointDecoder::parse(std::span<const uint8_t> tracing_data, const TracingDataOptions& options,
+                                                   size_t* consumed) {
   ByteReader r(tracing_data);
   Result<std::span<const uint8_t>> magic = r.bytes(sizeof kMagic, "tracing data magic");
   if (!magic) return magic.error();
@@ -189,6 +192,8 @@ Result<TracepointDecoder> TracepointDecoder::parse(std::span<const uint8_t> trac
   tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
   tep_set_long_size(tep, *long_size);
   tep_set_page_size(tep, static_cast<int>(*page_size));
+  // Plugins before the formats: a plugin registers its print handlers on events by name.
+  if (options.plugins) state->plugins = tep_load_plugins(tep);
 
   VPERF_TRY(expect_tag(r, "header_page"));
   Result<std::string> header_page = sized_text64(r, "header_page");
@@ -237,8 +242,10 @@ Result<TracepointDecoder> TracepointDecoder::parse(std::span<const uint8_t> trac
       add_format(*text, system->c_str());
     }
   }
-  // kallsyms: skipped, as perf 6.1 does (its symbols come from the kernel map instead).
-  if (Result<std::string> skipped = sized_text32(r, "kallsyms"); !skipped) return skipped.error();
+  // kallsyms: perf 6.1 skips it (its symbols come from the kernel map instead).
+  Result<std::string> kallsyms = sized_text32(r, "kallsyms");
+  if (!kallsyms) return kallsyms.error();
+  if (options.kallsyms && !kallsyms->empty()) tep_parse_kallsyms(tep, kallsyms->c_str());
   Result<std::string> printk = sized_text32(r, "printk formats");
   if (!printk) return printk.error();
   register_printk_formats(tep, *printk);
@@ -249,6 +256,7 @@ Result<TracepointDecoder> TracepointDecoder::parse(std::span<const uint8_t> trac
   }
   trace_seq_init(&state->seq);
   state->seq_ready = true;
+  if (consumed) *consumed = r.offset();
   return TracepointDecoder(std::move(state));
 }
 
@@ -325,6 +333,8 @@ std::optional<uint64_t> TracepointField::read(std::span<const uint8_t> raw) cons
   }
   return static_cast<uint64_t>(value);
 }
+
+tep_handle* TracepointDecoder::handle() const { return state_->tep.get(); }
 
 const std::vector<std::string>& TracepointDecoder::warnings() const { return state_->warnings; }
 

@@ -55,9 +55,20 @@ class TracepointField {
   tep_format_field* field_;
 };
 
+// What a parse loads beyond perf's needs: trace-cmd report (tracing/trace_dat.h) resolves
+// function addresses through the file's kallsyms and prints through libtraceevent's plugins
+// (function, sched_switch, kvm...), as trace-cmd does; perf 6.1 does neither.
+struct TracingDataOptions {
+  bool kallsyms = false;
+  bool plugins = false;
+};
+
 class TracepointDecoder {
  public:
-  static Result<TracepointDecoder> parse(std::span<const uint8_t> tracing_data);
+  // `consumed`, when given, receives how many bytes the tracing data took (a trace.dat's header
+  // goes on after it).
+  static Result<TracepointDecoder> parse(std::span<const uint8_t> tracing_data, const TracingDataOptions& options = {},
+                                         size_t* consumed = nullptr);
 
   TracepointDecoder(TracepointDecoder&&) noexcept;
   TracepointDecoder& operator=(TracepointDecoder&&) noexcept;
@@ -78,6 +89,9 @@ class TracepointDecoder {
   // The numeric field `name` of the event `id`, to resolve once and read from every sample of
   // the event; nullopt for an unknown id or field, or an array, string or dynamic field.
   std::optional<TracepointField> numeric_field(uint64_t id, std::string_view name) const;
+
+  // libtraceevent's handle, for the trace.dat printer of this module (tracing/trace_dat.h).
+  tep_handle* handle() const;
 
   // Formats that did not parse, one line each.
   const std::vector<std::string>& warnings() const;

@@ -37,7 +37,8 @@ class Bytes {
 
 }  // namespace
 
-Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const std::vector<TracepointName>& recorded) {
+Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const std::vector<TracepointName>& recorded,
+                                                const TracingDataLayout& layout) {
   auto read = [&](const std::filesystem::path& path) -> Result<std::string> {
     Result<std::string> text = read_file(path);
     if (!text) return Error{"cannot read " + path.string() + ": " + text.error().message, text.error().errno_value};
@@ -46,7 +47,7 @@ Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const st
   Bytes b;
   const uint8_t magic[10] = {23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
   b.out.insert(b.out.end(), magic, magic + sizeof magic);
-  b.put_string("0.6");
+  b.put_string(layout.version);
   b.put(uint8_t{0});
   b.put(static_cast<uint8_t>(sizeof(long)));
   b.put(static_cast<uint32_t>(::sysconf(_SC_PAGESIZE)));
@@ -61,6 +62,11 @@ Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const st
   // ftrace's own formats are written only for recorded events of the ftrace system.
   std::set<std::string> ftrace = systems.count("ftrace") ? systems["ftrace"] : std::set<std::string>{};
   systems.erase("ftrace");
+  if (layout.every_ftrace_format) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(tracefs.file("events/ftrace"), ec))
+      if (std::filesystem::exists(entry.path() / "format", ec)) ftrace.insert(entry.path().filename().string());
+  }
   b.put(static_cast<uint32_t>(ftrace.size()));
   for (const std::string& event : ftrace) {
     Result<std::string> text = read(tracefs.event_file("ftrace", event, "format"));
@@ -77,7 +83,10 @@ Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const st
       b.put_sized<uint64_t>(*text);
     }
   }
-  b.put(uint32_t{0});  // kallsyms
+  std::string kallsyms;
+  if (layout.kallsyms)
+    if (Result<std::string> text = read_file("/proc/kallsyms", size_t{256} << 20)) kallsyms = std::move(*text);
+  b.put_sized<uint32_t>(kallsyms);
   Result<std::string> printk = read_file(tracefs.file("printk_formats"));
   b.put_sized<uint32_t>(printk ? *printk : std::string());
   Result<std::string> cmdlines = read_file(tracefs.file("saved_cmdlines"));

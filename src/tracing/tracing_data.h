@@ -31,8 +31,17 @@ struct TracepointName {
   std::string event;   // "sched_switch"
 };
 
+// What differs between perf's tracing data and the head of trace-cmd's trace.dat v6, whose
+// layout is the same up to saved_cmdlines.
+struct TracingDataLayout {
+  std::string version = "0.6";     // trace.dat: "6"
+  bool kallsyms = false;           // trace.dat: /proc/kallsyms, for function tracers' addresses
+  bool every_ftrace_format = false;  // trace.dat: all of events/ftrace (function, kernel_stack, print...)
+};
+
 // The tracing data of the `recorded` tracepoints, read from `tracefs`.
-Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const std::vector<TracepointName>& recorded);
+Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const std::vector<TracepointName>& recorded,
+                                                const TracingDataLayout& layout = {});
 
 // The same from this machine's tracefs (find_tracefs_root).
 Result<std::vector<uint8_t>> build_local_tracing_data(const std::vector<TracepointName>& recorded);

@@ -1,0 +1,88 @@
+#pragma once
+// The ftrace buffer a vperf ftrace command works in: its own tracefs instance
+// (instances/vperf-PID, made for the run and removed on every exit path), a named instance that
+// outlives the command (`vperf ftrace start --instance NAME` ... `reset`), or, only for a tracer
+// the kernel does not allow in instances, the top-level buffer, whose every file vperf writes
+// is saved first and restored exactly when the buffer is released.
+//
+// Writes go straight to the files (as tracing/dynamic_events does; libtracefs's header is not
+// C++, see tracefs.cpp). A write the kernel refuses is an Error naming the file and the value,
+// with the last entry of the buffer's error_log (where the kernel explains a bad filter or
+// trigger) as its message's tail.
+#include <sys/types.h>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "tracing/tracefs.h"
+
+namespace vperf::tracing {
+
+// "vperf-PID": the private instance of the vperf process PID.
+std::string private_instance_name(pid_t pid);
+
+// Removes the private instances of vperf processes that no longer run (killed with SIGKILL, or
+// crashed); returns their names. Instances of running vperfs and every other instance stay.
+std::vector<std::string> remove_leftover_instances(const Tracefs& tracefs);
+
+// The instances under instances/, sorted.
+std::vector<std::string> list_instances(const Tracefs& tracefs);
+
+class FtraceBuffer {
+ public:
+  // Makes instances/NAME. An existing instance of that name is an error (another vperf ftrace
+  // uses it; the hint says how to remove it), as is a kernel without instances.
+  static Result<FtraceBuffer> create_instance(const Tracefs& tracefs, std::string name, bool remove_when_done = true);
+  // An existing instance, left in place when released (start/stop/show work on one).
+  static Result<FtraceBuffer> open_instance(const Tracefs& tracefs, std::string name);
+  // The top-level buffer: files written through it are restored when it is released.
+  static FtraceBuffer top_level(const Tracefs& tracefs);
+
+  FtraceBuffer(FtraceBuffer&& other) noexcept;
+  FtraceBuffer& operator=(FtraceBuffer&&) = delete;
+  FtraceBuffer(const FtraceBuffer&) = delete;
+  FtraceBuffer& operator=(const FtraceBuffer&) = delete;
+  // release(), its error dropped (an error path must not throw a second time).
+  ~FtraceBuffer();
+
+  const Tracefs& tracefs() const { return tracefs_; }
+  bool is_top_level() const { return name_.empty(); }
+  const std::string& name() const { return name_; }  // empty for the top level
+  const std::filesystem::path& dir() const { return dir_; }
+  std::filesystem::path file(std::string_view name) const { return dir_ / std::string(name); }
+
+  // Writes `value` to FILE (truncating, or appending: set_ftrace_filter lists, triggers).
+  Result<void> write(std::string_view file, std::string_view value, bool append = false);
+  Result<std::string> read(std::string_view file) const;
+  bool has(std::string_view file) const;
+
+  // Stops tracing and returns the buffer to what it was: an owned instance is removed, the top
+  // level gets back every file vperf wrote. Idempotent.
+  Result<void> release();
+  // Keeps an owned instance in place when released (start hands it to a later command).
+  void keep() { remove_when_done_ = false; }
+
+ private:
+  FtraceBuffer(Tracefs tracefs, std::string name, std::filesystem::path dir, bool remove_when_done)
+      : tracefs_(std::move(tracefs)), name_(std::move(name)), dir_(std::move(dir)), remove_when_done_(remove_when_done) {}
+  void save_before_write(std::string_view file);
+
+  Tracefs tracefs_;
+  std::string name_;
+  std::filesystem::path dir_;
+  bool remove_when_done_ = false;
+  bool released_ = false;
+  // Top level only: each written file's content before vperf's first write, in write order.
+  std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+// The last entry of an error_log text (the kernel's explanation of the latest refused write),
+// its lines joined with " | "; empty when there is none.
+std::string last_error_log_entry(std::string_view error_log);
+
+}  // namespace vperf::tracing

@@ -1,0 +1,105 @@
+#pragma once
+// trace-cmd's trace.dat, version 6 (trace-cmd.dat.v6(5)): written by `vperf ftrace record`,
+// read by `vperf ftrace report`, and by trace-cmd report and KernelShark.
+//
+//   the tracing data (tracing/tracing_data.h, version "6", with kallsyms and every ftrace format)
+//   u32 CPU count
+//   "options  \0", then options {u16 id, u32 size, data}, ended by id 0:
+//       TRACECLOCK (4): the trace_clock file's text, so readers know the timestamps' unit
+//       UNAME (5), VERSION (9): the machine and the writer
+//       CPUSTAT (2): per CPU, per_cpu/cpuN/stats at the end of the run (entries, overrun,
+//                    dropped events: what the ring buffer lost, kept in the file)
+//   "flyrecord\0", then per CPU {u64 offset, u64 size}
+//   each CPU's ring-buffer pages, as trace_pipe_raw gave them, at a page-aligned offset
+//
+// Events lost inside the data are in the pages themselves: the kernel flags a page that follows
+// lost events (and stores how many); readers show "CPU:N [K EVENTS DROPPED]" there.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "tracing/tracepoint_decoder.h"
+
+namespace vperf::tracing {
+
+// --- writing ---
+
+struct TraceDatCpu {
+  int data_fd = -1;         // the CPU's raw pages, read from offset 0 for `size` bytes
+  uint64_t size = 0;
+  std::string stats;        // per_cpu/cpuN/stats
+};
+
+struct TraceDatHeader {
+  std::vector<uint8_t> tracing_data;  // build_tracing_data(..., {"6", kallsyms, every ftrace format})
+  std::string trace_clock;            // the trace_clock file: "[local] global counter ..."
+  std::string uname;                  // "Linux HOST RELEASE MACHINE"
+  uint32_t page_size = 4096;
+};
+
+// Writes the whole file to `out_fd` (at its current position 0).
+Result<void> write_trace_dat(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& cpus);
+
+// --- reading ---
+
+struct TraceDatEvent {
+  int cpu = 0;
+  uint64_t timestamp = 0;             // in the trace clock's unit (ns for local, global, mono...)
+  std::span<const uint8_t> data;      // the event's raw record (common_type first)
+  long long missed_before = 0;        // events the CPU lost just before this one; -1: some, count unknown
+};
+
+class TraceDat {
+ public:
+  static Result<TraceDat> open(const std::filesystem::path& path);
+  // From bytes in memory (the fuzz target's way in).
+  static Result<TraceDat> parse(std::vector<uint8_t> bytes);
+
+  int version() const { return version_; }
+  int cpu_count() const { return static_cast<int>(cpus_.size()); }
+  uint32_t page_size() const { return page_size_; }
+  // The selected trace clock ("local"), empty when the file does not say.
+  const std::string& clock() const { return clock_; }
+  // Whether timestamps are nanoseconds (trace-cmd prints them as seconds.micros) rather than
+  // raw counts (the counter and x86-tsc clocks).
+  bool timestamps_in_ns() const;
+  const std::string& uname() const { return uname_; }
+  // Each CPU's stats text at the end of the recording, in CPU order.
+  const std::vector<std::string>& cpu_stats() const { return cpu_stats_; }
+  // Lost events by CPU from the stats ("overrun" + "dropped events").
+  std::vector<uint64_t> lost_by_cpu() const;
+
+  const TracepointDecoder& decoder() const { return *decoder_; }
+
+  // Every event of every CPU in time order (ties: the lower CPU first, as trace-cmd); stops
+  // early when `visit` returns false. A malformed page ends its CPU's events with an Error
+  // after what came before it was visited.
+  Result<void> for_each_event(const std::function<bool(const TraceDatEvent&)>& visit) const;
+
+ private:
+  struct CpuData {
+    uint64_t offset = 0, size = 0;
+  };
+  TraceDat() = default;
+
+  std::vector<uint8_t> bytes_;
+  int version_ = 0;
+  uint32_t page_size_ = 0;
+  int long_size_ = 8;
+  std::string clock_, uname_;
+  std::vector<std::string> cpu_stats_;
+  std::vector<CpuData> cpus_;
+  std::optional<TracepointDecoder> decoder_;
+};
+
+// trace-cmd report's output for `file`: "cpus=N", then one line per event
+// ("%16s-%-5d [%03d] %6.1000d: %s: %s", the event name padded to 20), with
+// "CPU:N [K EVENTS DROPPED]" before an event that followed lost ones.
+Result<void> print_trace_report(const TraceDat& file, const std::function<void(std::string_view line)>& out);
+
+}  // namespace vperf::tracing
