@@ -14,6 +14,7 @@ packages=(
   # clang with libFuzzer and the sanitizer runtimes for the fuzz targets; llvm's llvm-symbolizer, a
   # third DWARF reader (neither libdw nor binutils) for the inline-chain tests
   googletest libgtest-dev linux-perf cpuid clang libclang-rt-14-dev llvm
+  trace-cmd  # the oracle of vperf ftrace: trace-cmd report reads vperf's trace.dat (tests/integration/ftrace_test.cpp)
   strace  # proves which files a command reads (tests/integration/startup_test.cpp)
   chromium  # headless: runs the flame graph SVG script (tests/integration/flamegraph_test.cpp), ~30 s to install
   # the real guest of the vperf kvm tests (scripts/test-guest.sh): QEMU (TCG where KVM cannot

@@ -118,6 +118,9 @@ Result<int> wait_for_end(PreparedRun& run, const FtraceRunOptions& options, std:
     });
   } else {
     loop.watch_signals(signals, [](const std::vector<perf::StopSignal>&) { return Next::stop; });
+    // -p/-P PIDs: the run ends when they all have (as perf stat -p).
+    if (!options.pids.empty() && !options.all_tasks)
+      loop.watch_tasks(options.pids, std::chrono::milliseconds(100), [] { return Next::stop; });
   }
   if (options.duration)
     loop.at(loop.now() + std::chrono::duration_cast<std::chrono::nanoseconds>(*options.duration), [] { return Next::stop; });
@@ -369,7 +372,7 @@ Result<void> ftrace_stop(const std::string& instance) {
 }
 
 Result<std::string> ftrace_show(const std::string& instance, bool snapshot) {
-  VPERF_TRY(Tracefs tracefs, Tracefs::open_mounted());
+  VPERF_TRY(Tracefs tracefs, open_tracefs());
   if (instance.empty()) return read_file(tracefs.file(snapshot ? "snapshot" : "trace"), size_t{1} << 30);
   VPERF_TRY(FtraceBuffer buffer, FtraceBuffer::open_instance(tracefs, instance));
   if (snapshot && !buffer.has("snapshot"))
@@ -378,14 +381,14 @@ Result<std::string> ftrace_show(const std::string& instance, bool snapshot) {
 }
 
 Result<void> ftrace_take_snapshot(const std::string& instance) {
-  VPERF_TRY(Tracefs tracefs, Tracefs::open_mounted());
+  VPERF_TRY(Tracefs tracefs, open_tracefs());
   VPERF_TRY(FtraceBuffer buffer, FtraceBuffer::open_instance(tracefs, instance));
   if (!buffer.has("snapshot")) return Error{"this kernel has no snapshot buffer", ENOENT, "snapshots need CONFIG_TRACER_SNAPSHOT=y"};
   return buffer.write("snapshot", "1");
 }
 
 Result<void> ftrace_pipe(const std::string& instance, const std::function<void(std::string_view)>& out) {
-  VPERF_TRY(Tracefs tracefs, Tracefs::open_mounted());
+  VPERF_TRY(Tracefs tracefs, open_tracefs());
   std::filesystem::path path = tracefs.file("trace_pipe");
   std::optional<FtraceBuffer> buffer;
   if (!instance.empty()) {
@@ -410,17 +413,21 @@ Result<void> ftrace_pipe(const std::string& instance, const std::function<void(s
 }
 
 Result<void> ftrace_marker(const std::string& instance, const std::string& text) {
-  VPERF_TRY(Tracefs tracefs, Tracefs::open_mounted());
+  VPERF_TRY(Tracefs tracefs, open_tracefs());
   if (instance.empty()) {
     FtraceBuffer top = FtraceBuffer::top_level(tracefs);
     return top.write("trace_marker", text);
   }
   VPERF_TRY(FtraceBuffer buffer, FtraceBuffer::open_instance(tracefs, instance));
+  // The kernel refuses a marker with EBADF while the buffer is off; say why.
+  if (std::string(trim(buffer.read("tracing_on").value_or("1"))) == "0")
+    return Error{"tracing is off in the instance '" + instance + "': the marker would not be kept", 0,
+                 "start it again: vperf ftrace start --instance " + instance + " ..."};
   return buffer.write("trace_marker", text);
 }
 
 Result<std::vector<std::string>> ftrace_reset(const std::string& instance) {
-  VPERF_TRY(Tracefs tracefs, Tracefs::open_mounted());
+  VPERF_TRY(Tracefs tracefs, open_tracefs());
   std::vector<std::string> removed = tracing::remove_leftover_instances(tracefs);
   if (!instance.empty()) {
     const std::filesystem::path dir = tracefs.file("instances") / instance;
@@ -432,7 +439,7 @@ Result<std::vector<std::string>> ftrace_reset(const std::string& instance) {
 }
 
 Result<std::vector<std::string>> ftrace_list(FtraceListing what, const std::string& filter) {
-  VPERF_TRY(Tracefs tracefs, Tracefs::open_mounted());
+  VPERF_TRY(Tracefs tracefs, open_tracefs());
   FtraceBuffer top = FtraceBuffer::top_level(tracefs);
   std::vector<std::string> names;
   auto keep = [&](std::string_view name) { return filter.empty() || glob_match(filter, name); };

@@ -199,9 +199,10 @@ Result<void> FtraceBuffer::release() {
     saved_.clear();
     return first_failure;
   }
-  // An instance: tracing off first, so nothing more lands while it goes.
-  (void)write_whole(this->file("tracing_on"), "0", false);
+  // An instance someone else owns (or one handed on) stays exactly as it is.
   if (!remove_when_done_) return {};
+  // Tracing off first, so nothing more lands while it goes.
+  (void)write_whole(this->file("tracing_on"), "0", false);
   if (::rmdir(dir_.c_str()) != 0 && errno != ENOENT) {
     // Busy: a file of it is still open. The destructor tries again once its owner has closed it.
     released_ = false;

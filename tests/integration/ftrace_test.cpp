@@ -1,0 +1,259 @@
+// vperf ftrace on this machine's tracefs: exact counts from vperf-workload's getppid calls, the
+// live trace, trace.dat read back by trace-cmd 3.1.6 report (the oracle) line for line, filters
+// and triggers, the function tracers refused in one line where the kernel locks them, and
+// tracefs as it was before every test, after SIGINT/SIGTERM and (once the next command has run)
+// after SIGKILL. The function tracers themselves run in the test guest (ftrace_guest_test.cpp).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "support/background.h"
+#include "support/processes.h"
+#include "support/run_program.h"
+
+namespace vperf::test {
+namespace {
+
+const std::filesystem::path kTracefs = "/sys/kernel/tracing";
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Everything a vperf ftrace run could change at the top level (each settings file, the enabled
+// events, the getppid event's filter and trigger) and the list of instances. Buffers' contents
+// and counters (trace, per_cpu, saved_cmdlines) are data, not state.
+std::map<std::string, std::string> tracefs_state() {
+  static const std::vector<std::string> kVolatile = {"trace", "trace_pipe", "trace_marker", "trace_marker_raw", "per_cpu", "saved_cmdlines",
+                                                     "saved_tgids", "free_buffer", "available_filter_functions", "available_filter_functions_addrs",
+                                                     "touched_functions", "enabled_functions", "dyn_ftrace_total_info", "snapshot", "error_log",
+                                                     "README", "printk_formats", "buffer_total_size_kb", "uprobe_profile", "kprobe_profile"};
+  std::map<std::string, std::string> state;
+  for (const auto& entry : std::filesystem::directory_iterator(kTracefs)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || std::find(kVolatile.begin(), kVolatile.end(), name) != kVolatile.end()) continue;
+    state[name] = slurp(entry.path());
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(kTracefs / "options")) state["options/" + entry.path().filename().string()] = slurp(entry.path());
+  for (const char* file : {"filter", "trigger", "enable"})
+    state[std::string("events/syscalls/sys_enter_getppid/") + file] = slurp(kTracefs / "events/syscalls/sys_enter_getppid" / file);
+  std::string instances;
+  for (const auto& entry : std::filesystem::directory_iterator(kTracefs / "instances")) instances += entry.path().filename().string() + " ";
+  state["instances/"] = instances;
+  return state;
+}
+
+size_t count_lines_with(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.find(needle) != std::string::npos) ++n;
+  return n;
+}
+
+bool has_tracefs_instances() {
+  struct stat st{};
+  return ::geteuid() == 0 && ::stat((kTracefs / "instances").c_str(), &st) == 0 &&
+         ::stat((kTracefs / "events/syscalls/sys_enter_getppid").c_str(), &st) == 0;
+}
+
+bool function_tracing_allowed() {
+  std::ifstream in(kTracefs / "available_filter_functions");
+  char c;
+  return in.good() && static_cast<bool>(in.get(c));
+}
+
+// Every test leaves tracefs as it found it.
+class Ftrace : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!has_tracefs_instances()) GTEST_SKIP() << "needs root, tracefs instances and the syscalls events";
+    before_ = tracefs_state();
+    dir_ = std::filesystem::temp_directory_path() / ("vperf-ftrace-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (before_.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+    const std::map<std::string, std::string> after = tracefs_state();
+    for (const auto& [file, text] : before_) EXPECT_EQ(after.at(file), text) << file << " changed";
+    EXPECT_EQ(after.size(), before_.size());
+  }
+  std::map<std::string, std::string> before_;
+  std::filesystem::path dir_;
+};
+
+// perf ftrace's way: the live trace of the workload's own task, exactly one line per call.
+TEST_F(Ftrace, LiveEventTraceShowsEveryCallOfTheWorkload) {
+  ProgramResult r = run_vperf({"ftrace", "-e", "syscalls:sys_enter_getppid", "--", VPERF_WORKLOAD, "getppid", "1000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_lines_with(r.out, ": sys_getppid()"), 1000u) << r.out.substr(0, 2000);
+  EXPECT_EQ(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')), 1000u) << "only the workload's events: " << r.out.substr(0, 2000);
+}
+
+// trace-cmd record's way: a trace.dat that trace-cmd report reads, printing exactly what vperf
+// ftrace report prints, with exactly N events of the workload's pid.
+TEST_F(Ftrace, RecordedTraceDatIsReadByTraceCmdLineForLine) {
+  if (run_program({"trace-cmd", "--version"}).exit_code < 0) GTEST_SKIP() << "needs trace-cmd (apt-get install trace-cmd)";
+  const std::string file = (dir_ / "getppid.dat").string();
+  ProgramResult recorded = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-o", file, "--", VPERF_WORKLOAD, "getppid", "1000"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  ProgramResult theirs = run_program({"trace-cmd", "report", file});
+  ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+  ProgramResult mine = run_vperf({"ftrace", "report", "-i", file});
+  ASSERT_EQ(mine.exit_code, 0) << mine.err;
+  EXPECT_EQ(mine.out, theirs.out);
+  EXPECT_EQ(count_lines_with(mine.out, " sys_enter_getppid: "), 1000u) << mine.out.substr(0, 2000);
+  EXPECT_EQ(count_lines_with(mine.out, "vperf-workload-"), 1000u) << "every event is the workload's";
+  EXPECT_EQ(mine.out.find("EVENTS DROPPED"), std::string::npos);
+}
+
+// A stacktrace trigger adds ftrace's kernel_stack events, whose addresses trace-cmd resolves
+// through the file's kallsyms: both print the same frames.
+TEST_F(Ftrace, StackTraceTriggersPrintTheSameFramesAsTraceCmd) {
+  if (run_program({"trace-cmd", "--version"}).exit_code < 0) GTEST_SKIP() << "needs trace-cmd";
+  const std::string file = (dir_ / "stacks.dat").string();
+  ProgramResult recorded = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "--trigger", "stacktrace", "-o", file, "--",
+                                      VPERF_WORKLOAD, "getppid", "20"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  ProgramResult theirs = run_program({"trace-cmd", "report", file});
+  ProgramResult mine = run_vperf({"ftrace", "report", file});
+  ASSERT_EQ(mine.exit_code, 0) << mine.err;
+  EXPECT_EQ(mine.out, theirs.out);
+  EXPECT_EQ(count_lines_with(mine.out, " kernel_stack: "), 20u);
+  EXPECT_EQ(count_lines_with(mine.out, "=> do_syscall_64 ("), 20u) << mine.out.substr(0, 2000);
+}
+
+// An event filter keeps exactly the workload's calls while another task makes the same call;
+// a traceoff trigger stops the buffer at the first hit.
+TEST_F(Ftrace, EventFilterAndTraceoffTriggerBehaveExactly) {
+  HeldChild workload({VPERF_WORKLOAD, "getppid", "300"});
+  HeldChild noise({VPERF_WORKLOAD, "getppid", "20000"});
+  ASSERT_GT(workload.pid(), 0);
+  const std::string file = (dir_ / "filtered.dat").string();
+  Background recording({VPERF_BINARY, "ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-f",
+                        "common_pid == " + std::to_string(workload.pid()), "-o", file, "-P",
+                        std::to_string(workload.pid()) + "," + std::to_string(noise.pid())});
+  const std::string instance = "vperf-" + std::to_string(recording.pid());
+  ASSERT_TRUE(wait_until([&] { return slurp(kTracefs / "instances" / instance / "tracing_on") == "1\n"; }, std::chrono::seconds(20)))
+      << "the recording never started";
+  noise.release();
+  workload.release();
+  EXPECT_EQ(workload.wait(), 0);
+  EXPECT_EQ(noise.wait(), 0);
+  ProgramResult ended = recording.wait();
+  ASSERT_EQ(ended.exit_code, 0) << ended.err;
+  ProgramResult report = run_vperf({"ftrace", "report", file});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(count_lines_with(report.out, " sys_enter_getppid: "), 300u);
+  EXPECT_EQ(count_lines_with(report.out, "-" + std::to_string(workload.pid()) + " "), 300u);
+
+  ProgramResult stopped = run_vperf({"ftrace", "-e", "syscalls:sys_enter_getppid", "--trigger", "traceoff", "--", VPERF_WORKLOAD, "getppid", "50"});
+  ASSERT_EQ(stopped.exit_code, 0) << stopped.err;
+  EXPECT_EQ(count_lines_with(stopped.out, ": sys_getppid()"), 1u) << stopped.out;
+}
+
+// Where the kernel locks the function tracers (this machine: EPERM on
+// available_filter_functions), each way of asking for them is one line naming the locked file,
+// never an empty trace; and nothing is left behind.
+TEST_F(Ftrace, LockedFunctionTracersAreRefusedInOneLine) {
+  if (function_tracing_allowed()) GTEST_SKIP() << "this kernel allows function tracing (the guest tests cover it)";
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"ftrace", "--", "true"},
+           {"ftrace", "-t", "function", "--", "true"},
+           {"ftrace", "-e", "syscalls:sys_enter_getppid", "-T", "sys_getppid", "--", "true"},
+           {"ftrace", "record", "-p", "function_graph", "-o", (dir_ / "f.dat").string(), "--", "true"},
+           {"ftrace", "-F"},
+           {"ftrace", "list", "-f"}}) {
+    ProgramResult r = run_vperf(args);
+    EXPECT_EQ(r.exit_code, 1) << args[1];
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("available_filter_functions"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+// Bad input: one line with a hint, exit 1 (2 for usage), tracefs untouched.
+TEST_F(Ftrace, BadInputIsOneLineAndChangesNothing) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{"ftrace", "-e", "nosuch:event", "--", "true"}, "no event matches 'nosuch:event'"},
+      {{"ftrace", "-e", "syscalls:sys_enter_getppid", "--filter", "bogus == 1", "--", "true"}, "Field not found"},
+      {{"ftrace", "-e", "syscalls:sys_enter_getppid", "--trigger", "frobnicate", "--", "true"}, "trigger"},
+      {{"ftrace", "-t", "nosuchtracer", "--", "true"}, "no 'nosuchtracer' tracer"},
+      {{"ftrace", "-e", "syscalls:sys_enter_getppid", "-O", "nosuchoption", "--", "true"}, "no trace option"},
+      {{"ftrace", "-e", "syscalls:sys_enter_getppid", "--clock", "sundial", "--", "true"}, "trace_clock"},
+      {{"ftrace", "-e", "syscalls:sys_enter_getppid", "--", "/nonexistent/program"}, "cannot run"},
+      {{"ftrace", "report", "-i", "/nonexistent.dat"}, "/nonexistent.dat"},
+      {{"ftrace", "stop", "--instance", "vperf-test-none"}, "no ftrace instance 'vperf-test-none'"},
+  };
+  for (const Case& c : cases) {
+    ProgramResult r = run_vperf(c.args);
+    EXPECT_NE(r.exit_code, 0) << c.args[1];
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
+}
+
+// A second run cannot take a named instance in use; reset removes it.
+TEST_F(Ftrace, NamedInstanceLivesFromStartToReset) {
+  const std::string name = "vperf-test-" + std::to_string(::getpid());
+  ProgramResult started = run_vperf({"ftrace", "start", "--instance", name, "-e", "syscalls:sys_enter_getppid"});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  ProgramResult again = run_vperf({"ftrace", "start", "--instance", name, "-e", "syscalls:sys_enter_getppid"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("exists already"), std::string::npos) << again.err;
+  ASSERT_EQ(run_program({VPERF_WORKLOAD, "getppid", "25"}).exit_code, 0);
+  ASSERT_EQ(run_vperf({"ftrace", "marker", "--instance", name, "vperf-test-marker"}).exit_code, 0);
+  ASSERT_EQ(run_vperf({"ftrace", "stop", "--instance", name}).exit_code, 0);
+  ASSERT_EQ(run_program({VPERF_WORKLOAD, "getppid", "25"}).exit_code, 0);  // stopped: not traced
+  ProgramResult shown = run_vperf({"ftrace", "show", "--instance", name});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(count_lines_with(shown.out, "vperf-workload-"), 25u) << shown.out;
+  EXPECT_EQ(count_lines_with(shown.out, "vperf-test-marker"), 1u) << shown.out;
+  ProgramResult reset = run_vperf({"ftrace", "reset", "--instance", name});
+  ASSERT_EQ(reset.exit_code, 0) << reset.err;
+  EXPECT_FALSE(std::filesystem::exists(kTracefs / "instances" / name));
+}
+
+// SIGINT and SIGTERM end a run normally, its instance removed; after SIGKILL the instance stays
+// until the next vperf ftrace command, which removes it.
+TEST_F(Ftrace, InstanceGoesOnSignalsAndAfterAKill) {
+  for (int signal : {SIGINT, SIGTERM, SIGKILL}) {
+    SCOPED_TRACE(strsignal(signal));
+    Background vperf({VPERF_BINARY, "ftrace", "-e", "syscalls:sys_enter_getppid", "--", VPERF_WORKLOAD, "sleep", "600000"});
+    ASSERT_GT(vperf.pid(), 0);
+    const std::filesystem::path instance = kTracefs / "instances" / ("vperf-" + std::to_string(vperf.pid()));
+    ASSERT_TRUE(wait_until([&] { return slurp(instance / "tracing_on") == "1\n" && !children_named(vperf.pid(), "vperf-workload").empty(); },
+                           std::chrono::seconds(20)))
+        << "vperf ftrace never started tracing";
+    const std::vector<pid_t> workload = children_named(vperf.pid(), "vperf-workload");
+    ::kill(vperf.pid(), signal);
+    ProgramResult ended = vperf.wait();
+    for (pid_t child : workload) ::kill(child, SIGKILL);
+    if (signal != SIGKILL) {
+      EXPECT_FALSE(std::filesystem::exists(instance)) << ended.err;
+      continue;
+    }
+    EXPECT_TRUE(std::filesystem::exists(instance)) << "a killed vperf cannot clean up";
+    ProgramResult next = run_vperf({"ftrace", "list", "-t"});
+    EXPECT_EQ(next.exit_code, 0) << next.err;
+    EXPECT_FALSE(std::filesystem::exists(instance)) << "any vperf ftrace command removes a killed run's instance";
+  }
+}
+
+}  // namespace
+}  // namespace vperf::test
