@@ -121,7 +121,9 @@ Result<void> apply_settings(FtraceBuffer& buffer, const FtraceSettings& s, const
     if (lines.empty()) return {};
     VPERF_TRY(buffer.write(file, ""));
     for (const std::string& line : lines) {
-      Result<void> written = buffer.write(file, line, true);
+      // With its newline: the kernel matches a filter word when a separator ends it, and one
+      // left unended is matched at close(), whose failure no one sees.
+      Result<void> written = buffer.write(file, line + "\n", true);
       if (!written) {
         Error error = written.error();
         if (error.errno_value == EINVAL)

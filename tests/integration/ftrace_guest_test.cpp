@@ -1,0 +1,136 @@
+// vperf ftrace's function tracers, for real: this machine's kernel locks them (ftrace_test.cpp
+// checks the refusal), the project's test guest (Debian's 6.1 kernel) has them all. vperf and
+// vperf-workload go into the guest's initramfs and run there through the guest agent; the
+// guest's trace.dat comes back to this machine, where trace-cmd 3.1.6 reports it. One guest
+// serves the whole suite; each test leaves the guest's tracefs without instances.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "support/capability.h"
+#include "support/guest_rig.h"
+#include "support/run_program.h"
+#include "support/scratch_tmpdir.h"
+
+namespace vperf::test {
+namespace {
+
+size_t count_lines_with(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.find(needle) != std::string::npos) ++n;
+  return n;
+}
+
+class FtraceGuest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (find_program("qemu-system-x86_64").empty()) return;
+    Result<GuestRig> rig = guest_rig();
+    if (!rig) {
+      boot_error_ = rig.error().describe();
+      return;
+    }
+    scratch_ = new TempTree();
+    Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(*rig, scratch_->root() / "vm", true);
+    if (!guest) {
+      boot_error_ = guest.error().describe();
+      return;
+    }
+    guest_ = std::move(guest).value().release();
+    Result<GuestCommandResult> mounted = run_in_guest(*guest_, "mount -t tracefs nodev /sys/kernel/tracing");
+    if (!mounted || mounted->exit_code != 0) boot_error_ = "cannot mount tracefs in the guest";
+  }
+  static void TearDownTestSuite() {
+    delete guest_;
+    guest_ = nullptr;
+    delete scratch_;
+    scratch_ = nullptr;
+  }
+  void SetUp() override {
+    VPERF_REQUIRE(!find_program("qemu-system-x86_64").empty(), "qemu-system-x86 for the test guest (its kernel has the function tracers)");
+    ASSERT_NE(guest_, nullptr) << boot_error_;
+    ASSERT_TRUE(boot_error_.empty()) << boot_error_;
+  }
+  void TearDown() override {
+    if (!guest_) return;
+    EXPECT_EQ(in_guest("ls /sys/kernel/tracing/instances").out, "") << "an instance was left in the guest";
+    EXPECT_EQ(in_guest("cat /sys/kernel/tracing/current_tracer").out, "nop\n");
+  }
+
+  GuestCommandResult in_guest(const std::string& command) {
+    Result<GuestCommandResult> r = run_in_guest(*guest_, command);
+    EXPECT_TRUE(r.ok()) << r.error().describe();
+    return r ? *r : GuestCommandResult{};
+  }
+
+  // A guest file, brought back through the agent as base64.
+  std::string fetch(const std::string& guest_path, const std::filesystem::path& here) {
+    GuestCommandResult encoded = in_guest("base64 " + guest_path);
+    EXPECT_EQ(encoded.exit_code, 0) << encoded.err;
+    const std::filesystem::path text = here.string() + ".b64";
+    std::ofstream(text) << encoded.out;
+    ProgramResult decoded = run_program({"sh", "-c", "base64 -d '" + text.string() + "' > '" + here.string() + "'"});
+    EXPECT_EQ(decoded.exit_code, 0) << decoded.err;
+    return here.string();
+  }
+
+  static inline RunningGuest* guest_ = nullptr;
+  static inline TempTree* scratch_ = nullptr;
+  static inline std::string boot_error_;
+};
+
+// The function tracer filtered to the syscall's kernel function (__do_sys_getppid: 6.1's
+// __x64_sys_ wrappers are not traceable): N calls, N entries, the
+// workload's only (set_ftrace_pid).
+TEST_F(FtraceGuest, FunctionTracerCountsEachCallOfTheFilteredFunction) {
+  GuestCommandResult r = in_guest("/bin/vperf ftrace -t function -T __do_sys_getppid -- /bin/vperf-workload getppid 100");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_lines_with(r.out, "__do_sys_getppid"), 100u) << r.out.substr(0, 3000);
+  EXPECT_EQ(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')), 100u) << r.out.substr(0, 3000);
+}
+
+// perf ftrace's default tracer, function_graph, from the syscall's function down: each of the N
+// calls opens its graph once.
+TEST_F(FtraceGuest, FunctionGraphGraphsEachCall) {
+  GuestCommandResult r = in_guest("/bin/vperf ftrace -G __do_sys_getppid -- /bin/vperf-workload getppid 50");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_lines_with(r.out, "__do_sys_getppid() {") + count_lines_with(r.out, "__do_sys_getppid();"), 50u) << r.out.substr(0, 3000);
+}
+
+// A function trigger: traceoff on the first call of the function stops the buffer there.
+TEST_F(FtraceGuest, FunctionTraceoffTriggerStopsAtTheFirstCall) {
+  GuestCommandResult r = in_guest(
+      "/bin/vperf ftrace -t function -T __do_sys_getppid -T '__do_sys_getppid:traceoff' -- /bin/vperf-workload getppid 40");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_lines_with(r.out, "__do_sys_getppid"), 1u) << r.out;
+}
+
+// trace-cmd report reads a function trace recorded in the guest the way vperf ftrace report
+// does, line for line: function events printed through libtraceevent's function plugin, with
+// kallsyms from the file.
+TEST_F(FtraceGuest, RecordedFunctionTraceIsReadByTraceCmdLineForLine) {
+  if (run_program({"trace-cmd", "--version"}).exit_code < 0) GTEST_SKIP() << "needs trace-cmd (apt-get install trace-cmd)";
+  GuestCommandResult recorded =
+      in_guest("/bin/vperf ftrace record -p function -l __do_sys_getppid -o /tmp/f.dat -- /bin/vperf-workload getppid 30");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const std::string file = fetch("/tmp/f.dat", scratch_->root() / "f.dat");
+  ProgramResult theirs = run_program({"trace-cmd", "report", file});
+  ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+  ProgramResult mine = run_vperf({"ftrace", "report", file});
+  ASSERT_EQ(mine.exit_code, 0) << mine.err;
+  EXPECT_EQ(mine.out, theirs.out);
+  EXPECT_EQ(count_lines_with(mine.out, " function: "), 30u) << mine.out.substr(0, 3000);
+  EXPECT_EQ(count_lines_with(mine.out, "__do_sys_getppid"), 30u);
+  // The guest has no libtraceevent plugins, so there the kernel's own print fmt is used (no
+  // "<-- parent"); the same events all the same.
+  GuestCommandResult in_guest_report = in_guest("/bin/vperf ftrace report -i /tmp/f.dat");
+  EXPECT_EQ(count_lines_with(in_guest_report.out, " function: "), 30u) << in_guest_report.out << in_guest_report.err;
+}
+
+}  // namespace
+}  // namespace vperf::test
