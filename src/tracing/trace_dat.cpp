@@ -6,14 +6,20 @@ extern "C" {
 #include <traceevent/kbuffer.h>
 }
 #include <traceevent/trace-seq.h>
+#include <zlib.h>
+#include <zstd.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <set>
+#include <tuple>
 
 #include "core/byte_reader.h"
+#include "core/shared_library.h"
 #include "core/files.h"
 #include "core/strings.h"
 
@@ -24,6 +30,7 @@ namespace {
 enum TraceDatOption : uint16_t {
   kOptionDone = 0,
   kOptionCpuStat = 2,
+  kOptionBuffer = 3,
   kOptionTraceClock = 4,
   kOptionUname = 5,
   kOptionVersion = 9,
@@ -132,33 +139,114 @@ Result<TraceDat> TraceDat::open(const std::filesystem::path& path) {
   return file;
 }
 
+namespace {
+
+constexpr uint16_t kOptionCpuCount = 8;
+constexpr uint16_t kSectionCompressed = 1;
+
+std::string option_text(std::span<const uint8_t> data) {
+  std::string text(reinterpret_cast<const char*>(data.data()), data.size());
+  if (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
+}
+
+std::string selected_clock(std::string_view trace_clock) {
+  const size_t open = trace_clock.find('['), close = trace_clock.find(']', open);
+  if (open == std::string_view::npos || close == std::string_view::npos) return "";
+  return std::string(trace_clock.substr(open + 1, close - open - 1));
+}
+
+// A version 7 file's decompressor, loaded the first time a compressed section is met.
+class Decompressor {
+ public:
+  static Result<Decompressor> for_algorithm(const std::string& name) {
+    Decompressor d;
+    d.name_ = name;
+    if (name == "zstd") {
+      VPERF_TRY(SharedLibrary library, SharedLibrary::open("libzstd.so.1", "install zstd's library: apt-get install libzstd1"));
+      VPERF_TRY(library.bind("ZSTD_decompress", d.zstd_decompress_));
+      VPERF_TRY(library.bind("ZSTD_isError", d.zstd_is_error_));
+    } else if (name == "zlib") {
+      VPERF_TRY(SharedLibrary library, SharedLibrary::open("libz.so.1", "install zlib: apt-get install zlib1g"));
+      VPERF_TRY(library.bind("uncompress", d.zlib_uncompress_));
+    } else if (name != "none") {
+      return Error{"trace.dat is compressed with '" + name + "', which vperf cannot read", 0,
+                   "convert it: trace-cmd convert --compression none -i FILE -o FILE2"};
+    }
+    return d;
+  }
+
+  Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> in, uint32_t expected) const {
+    std::vector<uint8_t> out(expected);
+    if (zstd_decompress_) {
+      const size_t n = zstd_decompress_(out.data(), out.size(), in.data(), in.size());
+      if (zstd_is_error_(n) || n != expected) return Error{"trace.dat: a zstd block does not decompress to its stated size"};
+    } else if (zlib_uncompress_) {
+      uLongf n = expected;
+      if (zlib_uncompress_(out.data(), &n, in.data(), in.size()) != Z_OK || n != expected)
+        return Error{"trace.dat: a zlib block does not decompress to its stated size"};
+    } else {
+      return Error{"trace.dat: a section is marked compressed in a file that names no compression"};
+    }
+    return out;
+  }
+
+ private:
+  std::string name_;
+  decltype(&::ZSTD_decompress) zstd_decompress_ = nullptr;
+  decltype(&::ZSTD_isError) zstd_is_error_ = nullptr;
+  decltype(&::uncompress) zlib_uncompress_ = nullptr;
+};
+
+// Stated sizes are bounded before anything is allocated for them: no section of a real file
+// decompresses past 4 GiB, and a hostile header must not make vperf try.
+constexpr uint32_t kMaxDecompressedBlock = 1u << 31;
+
+}  // namespace
+
 Result<TraceDat> TraceDat::parse(std::vector<uint8_t> bytes) {
   TraceDat file;
   file.bytes_ = std::move(bytes);
   ByteReader head(file.bytes_);
-  if (Result<void> skipped = head.skip(10, "trace.dat magic"); !skipped) return skipped.error();
+  Result<std::span<const uint8_t>> magic = head.bytes(10, "trace.dat magic");
+  if (!magic) return magic.error();
+  if (std::memcmp(magic->data(), "\x17\x08\x44tracing", 10) != 0) return Error{"not a trace.dat (no \\027\\010Dtracing magic)"};
   Result<std::string> version = head.c_string("trace.dat version");
   if (!version) return version.error();
-  if (*version != "6")
-    return Error{"trace.dat version " + *version + " is not readable here (version 6 is)", EINVAL,
-                 *version == "7" ? "convert it: trace-cmd convert --file-version 6 -i FILE -o FILE6" : ""};
-  file.version_ = 6;
-  size_t consumed = 0;
-  Result<TracepointDecoder> decoder =
-      TracepointDecoder::parse(file.bytes_, TracingDataOptions{.kallsyms = true, .plugins = true}, &consumed);
-  if (!decoder) return decoder.error();
-  file.decoder_.emplace(std::move(decoder).value());
+  if (*version == "6") {
+    file.version_ = 6;
+    size_t consumed = 0;
+    Result<TracepointDecoder> decoder =
+        TracepointDecoder::parse(file.bytes_, TracingDataOptions{.kallsyms = true, .plugins = true, .whole_comms = true}, &consumed);
+    if (!decoder) return decoder.error();
+    file.decoder_.emplace(std::move(decoder).value());
+    VPERF_TRY(file.parse_v6(consumed));
+  } else if (*version == "7") {
+    file.version_ = 7;
+    VPERF_TRY(head.skip(6, "trace.dat endianness, long size and page size"));
+    VPERF_TRY(file.parse_v7(head.offset()));
+  } else {
+    return Error{"trace.dat version " + *version + " is not readable here (versions 6 and 7 are)"};
+  }
   tep_handle* tep = file.decoder_->handle();
   tep_clear_flag(tep, TEP_NSEC_OUTPUT);  // trace-cmd prints seconds.micros
   file.page_size_ = static_cast<uint32_t>(tep_get_page_size(tep));
   file.long_size_ = tep_get_long_size(tep);
   if (file.page_size_ < 64 || file.page_size_ > (1u << 24)) return Error{"trace.dat: implausible page size " + std::to_string(file.page_size_)};
+  if (file.cpu_count_ == 0)
+    for (const Buffer& buffer : file.buffers_)
+      for (const CpuData& cpu : buffer.cpus) file.cpu_count_ = std::max(file.cpu_count_, cpu.cpu + 1);
+  return file;
+}
 
-  ByteReader r(file.bytes_);
-  VPERF_TRY(r.seek(consumed));
+Result<void> TraceDat::parse_v6(size_t after_preamble) {
+  ByteReader r(bytes_);
+  VPERF_TRY(r.seek(after_preamble));
   Result<uint32_t> cpus = r.u32("CPU count");
   if (!cpus) return cpus.error();
   if (*cpus > 8192) return Error{"trace.dat: implausible CPU count " + std::to_string(*cpus)};
+  cpu_count_ = static_cast<int>(*cpus);
+  std::vector<std::pair<std::string, uint64_t>> instance_tables;
   Result<std::span<const uint8_t>> kind = r.bytes(10, "options or flyrecord");
   if (!kind) return kind.error();
   std::string_view tag(reinterpret_cast<const char*>(kind->data()), 10);
@@ -171,15 +259,15 @@ Result<TraceDat> TraceDat::parse(std::vector<uint8_t> bytes) {
       if (!size) return size.error();
       Result<std::span<const uint8_t>> data = r.bytes(*size, "option");
       if (!data) return data.error();
-      std::string text(reinterpret_cast<const char*>(data->data()), data->size());
-      if (!text.empty() && text.back() == '\0') text.pop_back();
-      if (*id == kOptionTraceClock) {
-        const size_t open = text.find('['), close = text.find(']', open);
-        if (open != std::string::npos && close != std::string::npos) file.clock_ = text.substr(open + 1, close - open - 1);
-      } else if (*id == kOptionUname) {
-        file.uname_ = text;
-      } else if (*id == kOptionCpuStat) {
-        file.cpu_stats_.push_back(text);
+      if (*id == kOptionTraceClock) clock_ = selected_clock(option_text(*data));
+      if (*id == kOptionUname) uname_ = option_text(*data);
+      if (*id == kOptionCpuStat) cpu_stats_.push_back(option_text(*data));
+      if (*id == kOptionBuffer) {
+        // An instance's buffer: u64 offset of its own "flyrecord" table, then its name.
+        ByteReader d(*data);
+        VPERF_TRY(uint64_t offset, d.u64("buffer offset"));
+        VPERF_TRY(std::string name, d.c_string("buffer name"));
+        instance_tables.emplace_back(std::move(name), offset);
       }
     }
     kind = r.bytes(10, "flyrecord");
@@ -188,18 +276,199 @@ Result<TraceDat> TraceDat::parse(std::vector<uint8_t> bytes) {
   }
   if (tag.starts_with("latency")) return Error{"trace.dat holds a latency trace (text), not per-CPU data: it is not readable here"};
   if (!tag.starts_with("flyrecord")) return Error{"trace.dat: expected the flyrecord section at offset " + std::to_string(r.offset() - 10)};
-  for (uint32_t cpu = 0; cpu < *cpus; ++cpu) {
+  VPERF_TRY(read_flyrecord_table(r, *cpus, ""));
+  for (const auto& [name, offset] : instance_tables) {
+    ByteReader t(bytes_);
+    if (offset > bytes_.size()) return Error{"trace.dat: the buffer '" + name + "' points past the end of the file"};
+    VPERF_TRY(t.seek(static_cast<size_t>(offset)));
+    VPERF_TRY(std::span<const uint8_t> table_tag, t.bytes(10, "buffer flyrecord"));
+    if (std::memcmp(table_tag.data(), "flyrecord", 9) != 0) return Error{"trace.dat: the buffer '" + name + "' has no flyrecord table"};
+    VPERF_TRY(read_flyrecord_table(t, *cpus, name));
+  }
+  return {};
+}
+
+Result<void> TraceDat::read_flyrecord_table(ByteReader& r, uint32_t cpus, const std::string& name) {
+  Buffer top;
+  top.name = name;
+  for (uint32_t cpu = 0; cpu < cpus; ++cpu) {
     Result<uint64_t> offset = r.u64("CPU data offset");
     if (!offset) return offset.error();
     Result<uint64_t> size = r.u64("CPU data size");
     if (!size) return size.error();
-    if (*size != 0 && (*offset > file.bytes_.size() || *size > file.bytes_.size() - *offset))
+    if (*size != 0 && (*offset > bytes_.size() || *size > bytes_.size() - *offset))
       return Error{"trace.dat is truncated: CPU " + std::to_string(cpu) + "'s data ends at " + std::to_string(*offset + *size) +
-                       ", the file at " + std::to_string(file.bytes_.size()),
-                   EINVAL, "the recording was cut short; record again"};
-    file.cpus_.push_back({*offset, *size});
+                       ", the file at " + std::to_string(bytes_.size()),
+                   0, "the recording was cut short; record again"};
+    top.cpus.push_back({static_cast<int>(cpu), std::span<const uint8_t>(bytes_.data() + (*size ? *offset : 0), *size)});
   }
-  return file;
+  buffers_.push_back(std::move(top));
+  return {};
+}
+
+Result<void> TraceDat::parse_v7(size_t after_page_size) {
+  ByteReader r(bytes_);
+  VPERF_TRY(r.seek(after_page_size));
+  Result<std::string> algorithm = r.c_string("compression name");
+  if (!algorithm) return algorithm.error();
+  if (Result<std::string> skipped = r.c_string("compression version"); !skipped) return skipped.error();
+  Result<uint64_t> options_at = r.u64("first options section offset");
+  if (!options_at) return options_at.error();
+  std::optional<Decompressor> decompressor;
+
+  // A section's payload at `offset`: its header read, its data decompressed if it says so.
+  auto section = [&](uint64_t offset, uint16_t& id) -> Result<std::span<const uint8_t>> {
+    ByteReader s(bytes_);
+    if (offset > bytes_.size()) return Error{"trace.dat: a section offset points past the end of the file"};
+    VPERF_TRY(s.seek(static_cast<size_t>(offset)));
+    VPERF_TRY(id, s.u16("section id"));
+    VPERF_TRY(uint16_t flags, s.u16("section flags"));
+    VPERF_TRY(s.skip(4, "section description"));
+    VPERF_TRY(uint64_t size, s.u64("section size"));
+    if (size > s.remaining()) return Error{"trace.dat is truncated: a section runs past the end of the file"};
+    if (!(flags & kSectionCompressed)) return s.bytes(static_cast<size_t>(size), "section");
+    VPERF_TRY(uint32_t packed, s.u32("compressed size"));
+    VPERF_TRY(uint32_t unpacked, s.u32("uncompressed size"));
+    if (unpacked > kMaxDecompressedBlock) return Error{"trace.dat: a section claims an implausible size"};
+    VPERF_TRY(std::span<const uint8_t> data, s.bytes(packed, "compressed section"));
+    if (!decompressor) {
+      VPERF_TRY(decompressor, Decompressor::for_algorithm(*algorithm));
+    }
+    VPERF_TRY(std::vector<uint8_t> plain, decompressor->decompress(data, unpacked));
+    decompressed_.push_back(std::move(plain));
+    return std::span<const uint8_t>(decompressed_.back());
+  };
+
+  struct BufferOption {
+    std::string name;
+    uint64_t section = 0;
+    std::vector<std::tuple<int, uint64_t, uint64_t>> cpus;  // cpu, offset, size
+  };
+  std::vector<BufferOption> buffer_options;
+  std::map<uint16_t, uint64_t> metadata;  // section id -> offset
+  std::set<uint64_t> seen;
+  for (uint64_t at = *options_at; at != 0;) {
+    if (!seen.insert(at).second) return Error{"trace.dat: its options sections form a loop"};
+    uint16_t id = 0;
+    VPERF_TRY(std::span<const uint8_t> payload, section(at, id));
+    if (id != 0) return Error{"trace.dat: expected an options section at offset " + std::to_string(at)};
+    ByteReader o(payload);
+    at = 0;
+    while (o.remaining() > 0) {
+      VPERF_TRY(uint16_t option, o.u16("option id"));
+      VPERF_TRY(uint32_t size, o.u32("option size"));
+      VPERF_TRY(std::span<const uint8_t> data, o.bytes(size, "option"));
+      ByteReader d(data);
+      if (option == kOptionDone) {
+        VPERF_TRY(at, d.u64("next options offset"));
+        break;
+      }
+      if (option == kOptionTraceClock) clock_ = selected_clock(option_text(data));
+      if (option == kOptionUname) uname_ = option_text(data);
+      if (option == kOptionCpuStat) cpu_stats_.push_back(option_text(data));
+      if (option == kOptionCpuCount) {
+        VPERF_TRY(uint32_t count, d.u32("CPU count"));
+        cpu_count_ = static_cast<int>(std::min<uint32_t>(count, 8192));
+      }
+      if (option >= 16 && option <= 21) {
+        VPERF_TRY(uint64_t offset, d.u64("section offset"));
+        metadata[option] = offset;
+      }
+      if (option == kOptionBuffer) {
+        BufferOption b;
+        VPERF_TRY(b.section, d.u64("buffer section offset"));
+        VPERF_TRY(b.name, d.c_string("buffer name"));
+        VPERF_TRY(std::string clock, d.c_string("buffer clock"));
+        if (b.name.empty() && !clock.empty()) clock_ = clock;
+        VPERF_TRY(d.skip(4, "buffer page size"));
+        VPERF_TRY(uint32_t count, d.u32("buffer CPU count"));
+        for (uint32_t i = 0; i < count; ++i) {
+          VPERF_TRY(uint32_t cpu, d.u32("buffer CPU"));
+          VPERF_TRY(uint64_t offset, d.u64("buffer CPU offset"));
+          VPERF_TRY(uint64_t cpu_size, d.u64("buffer CPU size"));
+          if (cpu > 8192) return Error{"trace.dat: implausible CPU number " + std::to_string(cpu)};
+          b.cpus.emplace_back(static_cast<int>(cpu), offset, cpu_size);
+        }
+        buffer_options.push_back(std::move(b));
+      }
+    }
+  }
+
+  // The metadata sections, laid end to end, are a version 6 preamble's body.
+  std::vector<uint8_t> preamble(bytes_.begin(), bytes_.begin() + static_cast<std::ptrdiff_t>(after_page_size));
+  preamble[10] = '6';  // "7\0" -> "6\0": the same length
+  auto append_section = [&](uint16_t id, std::span<const uint8_t> empty) -> Result<void> {
+    auto it = metadata.find(id);
+    if (it == metadata.end()) {
+      preamble.insert(preamble.end(), empty.begin(), empty.end());
+      return {};
+    }
+    uint16_t found = 0;
+    VPERF_TRY(std::span<const uint8_t> payload, section(it->second, found));
+    if (found != id) return Error{"trace.dat: option " + std::to_string(id) + " points at a section of another kind"};
+    preamble.insert(preamble.end(), payload.begin(), payload.end());
+    return {};
+  };
+  static constexpr uint8_t kNone32[4] = {}, kNone64[8] = {};
+  static constexpr uint8_t kNoHeaders[] = "header_page\0\0\0\0\0\0\0\0\0header_event\0\0\0\0\0\0\0\0";
+  VPERF_TRY(append_section(16, std::span<const uint8_t>(kNoHeaders, sizeof kNoHeaders - 1)));
+  VPERF_TRY(append_section(17, kNone32));
+  VPERF_TRY(append_section(18, kNone32));
+  VPERF_TRY(append_section(19, kNone32));
+  VPERF_TRY(append_section(20, kNone32));
+  VPERF_TRY(append_section(21, kNone64));
+  VPERF_TRY(TracepointDecoder decoder, TracepointDecoder::parse(preamble, TracingDataOptions{.kallsyms = true, .plugins = true, .whole_comms = true}));
+  decoder_.emplace(std::move(decoder));
+
+  for (const BufferOption& b : buffer_options) {
+    ByteReader s(bytes_);
+    if (b.section > bytes_.size()) return Error{"trace.dat: a buffer section offset points past the end of the file"};
+    VPERF_TRY(s.seek(static_cast<size_t>(b.section)));
+    VPERF_TRY(s.skip(2, "buffer section id"));
+    VPERF_TRY(uint16_t flags, s.u16("buffer section flags"));
+    Buffer buffer;
+    buffer.name = b.name;
+    for (const auto& [cpu, offset, size] : b.cpus) {
+      if (size == 0) continue;
+      if (offset > bytes_.size() || size > bytes_.size() - offset)
+        return Error{"trace.dat is truncated: CPU " + std::to_string(cpu) + "'s data runs past the end of the file", 0,
+                     "the recording was cut short; record again"};
+      std::span<const uint8_t> data(bytes_.data() + offset, static_cast<size_t>(size));
+      if (flags & kSectionCompressed) {
+        // The stated size leaves out the chunk count in front (trace-cmd 3.1 writes it so).
+        data = std::span<const uint8_t>(bytes_.data() + offset, static_cast<size_t>(std::min<uint64_t>(size + 4, bytes_.size() - offset)));
+        // Chunks: u32 count, then {u32 packed, u32 unpacked, data} each, unpacked end to end.
+        ByteReader c(data);
+        VPERF_TRY(uint32_t chunks, c.u32("chunk count"));
+        std::vector<uint8_t> pages;
+        for (uint32_t i = 0; i < chunks; ++i) {
+          VPERF_TRY(uint32_t packed, c.u32("chunk compressed size"));
+          VPERF_TRY(uint32_t unpacked, c.u32("chunk size"));
+          if (unpacked > kMaxDecompressedBlock || pages.size() + unpacked > (size_t{1} << 34))
+            return Error{"trace.dat: a data chunk claims an implausible size"};
+          VPERF_TRY(std::span<const uint8_t> chunk, c.bytes(packed, "chunk"));
+          if (!decompressor) {
+            VPERF_TRY(decompressor, Decompressor::for_algorithm(*algorithm));
+          }
+          VPERF_TRY(std::vector<uint8_t> plain, decompressor->decompress(chunk, unpacked));
+          pages.insert(pages.end(), plain.begin(), plain.end());
+        }
+        decompressed_.push_back(std::move(pages));
+        data = decompressed_.back();
+      }
+      buffer.cpus.push_back({cpu, data});
+    }
+    buffers_.push_back(std::move(buffer));
+  }
+  // decompressed_ grew while spans into it were taken; a vector of vectors keeps each inner
+  // vector's storage in place when it reallocates (the inner vectors are moved, not copied).
+  return {};
+}
+
+std::vector<std::string> TraceDat::buffer_names() const {
+  std::vector<std::string> names;
+  for (const Buffer& buffer : buffers_) names.push_back(buffer.name);
+  return names;
 }
 
 bool TraceDat::timestamps_in_ns() const { return clock_ != "counter" && clock_ != "x86-tsc"; }
@@ -228,8 +497,9 @@ struct KbufferDeleter {
 // so kbuffer never reads outside memory vperf owns, whatever the page says.
 class CpuCursor {
  public:
-  CpuCursor(int cpu, std::span<const uint8_t> data, uint32_t page_size, int long_size)
-      : cpu_(cpu), data_(data), page_size_(page_size), long_size_(long_size), page_(2 * static_cast<size_t>(page_size)) {
+  CpuCursor(int buffer, int cpu, std::span<const uint8_t> data, uint32_t page_size, int long_size)
+      : buffer_(buffer),
+        cpu_(cpu), data_(data), page_size_(page_size), long_size_(long_size), page_(2 * static_cast<size_t>(page_size)) {
     kbuf_.reset(kbuffer_alloc(long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4, KBUFFER_ENDIAN_LITTLE));
   }
 
@@ -273,6 +543,7 @@ class CpuCursor {
       error_ = "CPU " + std::to_string(cpu_) + ": an event overruns page " + std::to_string(next_page_ - 1);
       return false;
     }
+    event_.buffer = buffer_;
     event_.cpu = cpu_;
     event_.timestamp = timestamp_;
     event_.data = std::span<const uint8_t>(at, static_cast<size_t>(size));
@@ -281,6 +552,7 @@ class CpuCursor {
     return true;
   }
 
+  int buffer_;
   int cpu_;
   std::span<const uint8_t> data_;
   uint32_t page_size_;
@@ -301,29 +573,37 @@ class CpuCursor {
 Result<void> TraceDat::for_each_event(const std::function<bool(const TraceDatEvent&)>& visit) const {
   std::vector<std::unique_ptr<CpuCursor>> cursors;
   std::vector<bool> live;
-  for (size_t cpu = 0; cpu < cpus_.size(); ++cpu) {
-    const std::span<const uint8_t> data(bytes_.data() + (cpus_[cpu].size ? cpus_[cpu].offset : 0), cpus_[cpu].size);
-    cursors.push_back(std::make_unique<CpuCursor>(static_cast<int>(cpu), data, page_size_, long_size_));
-    live.push_back(cursors.back()->advance());
-  }
-  std::string first_error;
+  for (size_t b = 0; b < buffers_.size(); ++b)
+    for (const CpuData& cpu : buffers_[b].cpus) {
+      cursors.push_back(std::make_unique<CpuCursor>(static_cast<int>(b), cpu.cpu, cpu.pages, page_size_, long_size_));
+      live.push_back(cursors.back()->advance());
+    }
   for (;;) {
     int next = -1;
-    for (size_t cpu = 0; cpu < cursors.size(); ++cpu)
-      if (live[cpu] && (next < 0 || cursors[cpu]->event().timestamp < cursors[static_cast<size_t>(next)]->event().timestamp))
-        next = static_cast<int>(cpu);
+    for (size_t i = 0; i < cursors.size(); ++i)
+      if (live[i] && (next < 0 || cursors[i]->event().timestamp < cursors[static_cast<size_t>(next)]->event().timestamp))
+        next = static_cast<int>(i);
     if (next < 0) break;
     if (!visit(cursors[static_cast<size_t>(next)]->event())) return {};
     live[static_cast<size_t>(next)] = cursors[static_cast<size_t>(next)]->advance();
   }
   for (const auto& cursor : cursors)
-    if (!cursor->error().empty()) return Error{"trace.dat: " + cursor->error(), EINVAL};
+    if (!cursor->error().empty()) return Error{"trace.dat: " + cursor->error()};
   return {};
 }
 
 Result<void> print_trace_report(const TraceDat& file, const std::function<void(std::string_view line)>& out) {
   out("cpus=" + std::to_string(file.cpu_count()));
   tep_handle* tep = file.decoder().handle();
+  // With instance buffers, trace-cmd puts each line's buffer name first, padded to the longest
+  // ("tx: "), and blanks for the top level's.
+  const std::vector<std::string> names = file.buffer_names();
+  size_t widest = 0;
+  bool instances = false;
+  for (const std::string& name : names) {
+    widest = std::max(widest, name.size());
+    instances = instances || !name.empty();
+  }
   const char* time_format = file.timestamps_in_ns() ? " %6.1000d:" : "%12d:";
   trace_seq s;
   trace_seq_init(&s);
@@ -336,6 +616,10 @@ Result<void> print_trace_report(const TraceDat& file, const std::function<void(s
     record.data = const_cast<uint8_t*>(event.data.data());  // libtraceevent only reads it
     record.missed_events = event.missed_before;
     trace_seq_reset(&s);
+    if (instances) {
+      const std::string& name = names[static_cast<size_t>(event.buffer)];
+      trace_seq_printf(&s, "%*s%s", static_cast<int>(widest), name.c_str(), name.empty() ? "  " : ": ");
+    }
     if (event.missed_before > 0)
       trace_seq_printf(&s, "CPU:%d [%lld EVENTS DROPPED]\n", event.cpu, event.missed_before);
     else if (event.missed_before < 0)

@@ -14,6 +14,10 @@
 //
 // Events lost inside the data are in the pages themselves: the kernel flags a page that follows
 // lost events (and stores how many); readers show "CPU:N [K EVENTS DROPPED]" there.
+//
+// Reading also takes version 7 (trace-cmd.dat.v7(5), what trace-cmd 3.1 writes by default):
+// the same pieces in sections found through options, each possibly compressed (zstd or zlib,
+// loaded only when a file needs them), and one flyrecord buffer per tracefs instance.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -22,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/byte_reader.h"
 #include "core/error.h"
 #include "tracing/tracepoint_decoder.h"
 
@@ -48,6 +53,7 @@ Result<void> write_trace_dat(int out_fd, const TraceDatHeader& header, const std
 // --- reading ---
 
 struct TraceDatEvent {
+  int buffer = 0;                     // index into TraceDat::buffer_names()
   int cpu = 0;
   uint64_t timestamp = 0;             // in the trace clock's unit (ns for local, global, mono...)
   std::span<const uint8_t> data;      // the event's raw record (common_type first)
@@ -61,7 +67,10 @@ class TraceDat {
   static Result<TraceDat> parse(std::vector<uint8_t> bytes);
 
   int version() const { return version_; }
-  int cpu_count() const { return static_cast<int>(cpus_.size()); }
+  // The machine's CPU count (what trace-cmd report prints as cpus=).
+  int cpu_count() const { return cpu_count_; }
+  // The recorded buffers: "" for the top level, else the instance's name.
+  std::vector<std::string> buffer_names() const;
   uint32_t page_size() const { return page_size_; }
   // The selected trace clock ("local"), empty when the file does not say.
   const std::string& clock() const { return clock_; }
@@ -83,17 +92,28 @@ class TraceDat {
 
  private:
   struct CpuData {
-    uint64_t offset = 0, size = 0;
+    int cpu = 0;
+    std::span<const uint8_t> pages;  // into bytes_, or into decompressed_
+  };
+  struct Buffer {
+    std::string name;
+    std::vector<CpuData> cpus;
   };
   TraceDat() = default;
+  Result<void> parse_v6(size_t after_preamble);
+  Result<void> parse_v7(size_t after_page_size);
+  // A version 6 "flyrecord" table (u64 offset, u64 size per CPU) at `r`, as the buffer `name`.
+  Result<void> read_flyrecord_table(ByteReader& r, uint32_t cpus, const std::string& name);
 
   std::vector<uint8_t> bytes_;
+  std::vector<std::vector<uint8_t>> decompressed_;
+  std::vector<Buffer> buffers_;
+  int cpu_count_ = 0;
   int version_ = 0;
   uint32_t page_size_ = 0;
   int long_size_ = 8;
   std::string clock_, uname_;
   std::vector<std::string> cpu_stats_;
-  std::vector<CpuData> cpus_;
   std::optional<TracepointDecoder> decoder_;
 };
 

@@ -252,7 +252,10 @@ Result<TracepointDecoder> TracepointDecoder::parse(std::span<const uint8_t> trac
   if (std::atof(version->c_str()) >= 0.6) {
     Result<std::string> cmdlines = sized_text64(r, "saved_cmdlines");
     if (!cmdlines) return cmdlines.error();
-    register_comms(tep, *cmdlines);
+    if (options.whole_comms)
+      tep_parse_saved_cmdlines(tep, cmdlines->c_str());
+    else
+      register_comms(tep, *cmdlines);
   }
   trace_seq_init(&state->seq);
   state->seq_ready = true;

@@ -61,6 +61,9 @@ class TracepointField {
 struct TracingDataOptions {
   bool kallsyms = false;
   bool plugins = false;
+  // saved_cmdlines lines as trace-cmd reads them ("7075 CPU 0/TCG": the whole rest of the line,
+  // libtraceevent's tep_parse_saved_cmdlines) rather than as perf does (its first word, "CPU").
+  bool whole_comms = false;
 };
 
 class TracepointDecoder {

@@ -118,6 +118,42 @@ TEST_F(Ftrace, RecordedTraceDatIsReadByTraceCmdLineForLine) {
   EXPECT_EQ(mine.out.find("EVENTS DROPPED"), std::string::npos);
 }
 
+// trace-cmd's own files, as trace-cmd 3.1.6 writes them: `trace-cmd extract -B` turns a
+// prepared instance into a version 7 file (zstd-compressed sections and data), and trace-cmd
+// convert makes an uncompressed one and a version 6 one; vperf ftrace report prints each as
+// trace-cmd report does, with exactly the workload's N calls.
+TEST_F(Ftrace, TraceCmdsOwnFilesReadAsTraceCmdReadsThem) {
+  if (run_program({"trace-cmd", "--version"}).exit_code < 0) GTEST_SKIP() << "needs trace-cmd";
+  const std::string name = "vperf-test-extract-" + std::to_string(::getpid());
+  const std::filesystem::path instance = kTracefs / "instances" / name;
+  std::filesystem::create_directory(instance);
+  std::ofstream(instance / "events/syscalls/sys_enter_getppid/enable") << "1";
+  std::ofstream(instance / "events/sched/sched_switch/enable") << "1";
+  std::ofstream(instance / "events/syscalls/sys_enter_getppid/trigger") << "stacktrace";
+  ASSERT_EQ(run_program({VPERF_WORKLOAD, "getppid", "200"}).exit_code, 0);
+  std::ofstream(instance / "tracing_on") << "0";
+  const std::string v7 = (dir_ / "v7.dat").string(), plain = (dir_ / "plain.dat").string(), v6 = (dir_ / "v6.dat").string();
+  ProgramResult extracted = run_program({"trace-cmd", "extract", "-B", name, "-o", v7});
+  std::error_code ec;
+  if (std::filesystem::exists(instance, ec)) {  // trace-cmd extract removes it; in case it did not
+    std::ofstream(instance / "events/syscalls/sys_enter_getppid/trigger") << "!stacktrace";
+    std::filesystem::remove(instance, ec);
+  }
+  ASSERT_EQ(extracted.exit_code, 0) << extracted.err;
+  ASSERT_EQ(run_program({"trace-cmd", "convert", "--compression", "none", "-i", v7, "-o", plain}).exit_code, 0);
+  ASSERT_EQ(run_program({"trace-cmd", "convert", "--file-version", "6", "-i", v7, "-o", v6}).exit_code, 0);
+  for (const std::string& file : {v7, plain, v6}) {
+    SCOPED_TRACE(file);
+    ProgramResult theirs = run_program({"trace-cmd", "report", file});
+    ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+    ProgramResult mine = run_vperf({"ftrace", "report", file});
+    ASSERT_EQ(mine.exit_code, 0) << mine.err;
+    EXPECT_EQ(mine.out, theirs.out);
+    EXPECT_EQ(count_lines_with(mine.out, " sys_enter_getppid: "), 200u) << mine.out.substr(0, 2000);
+    EXPECT_EQ(count_lines_with(mine.out, " kernel_stack: "), 200u);
+  }
+}
+
 // A stacktrace trigger adds ftrace's kernel_stack events, whose addresses trace-cmd resolves
 // through the file's kallsyms: both print the same frames.
 TEST_F(Ftrace, StackTraceTriggersPrintTheSameFramesAsTraceCmd) {
