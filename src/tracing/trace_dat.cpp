@@ -204,7 +204,7 @@ constexpr uint32_t kMaxDecompressedBlock = 1u << 31;
 
 }  // namespace
 
-Result<TraceDat> TraceDat::parse(std::vector<uint8_t> bytes) {
+Result<TraceDat> TraceDat::parse(std::vector<uint8_t> bytes, bool plugins) {
   TraceDat file;
   file.bytes_ = std::move(bytes);
   ByteReader head(file.bytes_);
@@ -217,14 +217,14 @@ Result<TraceDat> TraceDat::parse(std::vector<uint8_t> bytes) {
     file.version_ = 6;
     size_t consumed = 0;
     Result<TracepointDecoder> decoder =
-        TracepointDecoder::parse(file.bytes_, TracingDataOptions{.kallsyms = true, .plugins = true, .whole_comms = true}, &consumed);
+        TracepointDecoder::parse(file.bytes_, TracingDataOptions{.kallsyms = true, .plugins = plugins, .whole_comms = true}, &consumed);
     if (!decoder) return decoder.error();
     file.decoder_.emplace(std::move(decoder).value());
     VPERF_TRY(file.parse_v6(consumed));
   } else if (*version == "7") {
     file.version_ = 7;
     VPERF_TRY(head.skip(6, "trace.dat endianness, long size and page size"));
-    VPERF_TRY(file.parse_v7(head.offset()));
+    VPERF_TRY(file.parse_v7(head.offset(), plugins));
   } else {
     return Error{"trace.dat version " + *version + " is not readable here (versions 6 and 7 are)"};
   }
@@ -306,7 +306,7 @@ Result<void> TraceDat::read_flyrecord_table(ByteReader& r, uint32_t cpus, const 
   return {};
 }
 
-Result<void> TraceDat::parse_v7(size_t after_page_size) {
+Result<void> TraceDat::parse_v7(size_t after_page_size, bool plugins) {
   ByteReader r(bytes_);
   VPERF_TRY(r.seek(after_page_size));
   Result<std::string> algorithm = r.c_string("compression name");
@@ -417,7 +417,8 @@ Result<void> TraceDat::parse_v7(size_t after_page_size) {
   VPERF_TRY(append_section(19, kNone32));
   VPERF_TRY(append_section(20, kNone32));
   VPERF_TRY(append_section(21, kNone64));
-  VPERF_TRY(TracepointDecoder decoder, TracepointDecoder::parse(preamble, TracingDataOptions{.kallsyms = true, .plugins = true, .whole_comms = true}));
+  VPERF_TRY(TracepointDecoder decoder,
+            TracepointDecoder::parse(preamble, TracingDataOptions{.kallsyms = true, .plugins = plugins, .whole_comms = true}));
   decoder_.emplace(std::move(decoder));
 
   for (const BufferOption& b : buffer_options) {

@@ -63,8 +63,9 @@ struct TraceDatEvent {
 class TraceDat {
  public:
   static Result<TraceDat> open(const std::filesystem::path& path);
-  // From bytes in memory (the fuzz target's way in).
-  static Result<TraceDat> parse(std::vector<uint8_t> bytes);
+  // From bytes in memory (the fuzz target's way in). `plugins`: print through libtraceevent's
+  // plugins, as trace-cmd does (the fuzz target leaves them out).
+  static Result<TraceDat> parse(std::vector<uint8_t> bytes, bool plugins = true);
 
   int version() const { return version_; }
   // The machine's CPU count (what trace-cmd report prints as cpus=).
@@ -101,7 +102,7 @@ class TraceDat {
   };
   TraceDat() = default;
   Result<void> parse_v6(size_t after_preamble);
-  Result<void> parse_v7(size_t after_page_size);
+  Result<void> parse_v7(size_t after_page_size, bool plugins);
   // A version 6 "flyrecord" table (u64 offset, u64 size per CPU) at `r`, as the buffer `name`.
   Result<void> read_flyrecord_table(ByteReader& r, uint32_t cpus, const std::string& name);
 

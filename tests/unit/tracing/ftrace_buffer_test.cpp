@@ -1,0 +1,103 @@
+#include "tracing/ftrace_buffer.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/files.h"
+#include "support/fake_event_fs.h"
+#include "tracing/ftrace_setup.h"
+
+namespace vperf::tracing {
+namespace {
+
+// A top level laid out like tracefs, in plain files (writes replace their content, as tracefs
+// files' reads show what was written, close enough for what is saved and restored).
+void add_top_level(test::TempTree& tree) {
+  tree.write("current_tracer", "nop\n");
+  tree.write("tracing_on", "1\n");
+  tree.write("trace_clock", "[local] global counter uptime perf mono\n");
+  tree.write("buffer_size_kb", "1408\n");
+  tree.write("set_ftrace_filter", "#### all functions enabled ####\n");
+  tree.write("set_event_pid", "");
+  tree.write("options/func_stack_trace", "0\n");
+  tree.write("events/syscalls/sys_enter_getppid/filter", "none\n");
+  tree.write("events/syscalls/sys_enter_getppid/enable", "0\n");
+  tree.write("error_log", "");
+  tree.write("trace", "");
+}
+
+// The top level is used only where a tracer needs it: every file vperf wrote gets back what it
+// held, in the kernel's terms ("[local]" -> "local", "none" -> "0", "all functions" -> empty).
+TEST(FtraceBuffer, TopLevelFilesAreRestored) {
+  test::TempTree tree;
+  add_top_level(tree);
+  Tracefs tracefs = Tracefs::open(tree.root()).value();
+  {
+    FtraceBuffer top = FtraceBuffer::top_level(tracefs);
+    FtraceSettings settings;
+    settings.clock = "global";
+    settings.buffer_kb = 4096;
+    settings.options = {"func_stack_trace"};
+    settings.event_filter = "common_pid == 7";
+    ASSERT_TRUE(apply_settings(top, settings, {{"syscalls", "sys_enter_getppid"}}).ok());
+    EXPECT_EQ(read_file(tree.root() / "trace_clock").value(), "global");
+    EXPECT_EQ(read_file(tree.root() / "events/syscalls/sys_enter_getppid/enable").value(), "1");
+    EXPECT_EQ(read_file(tree.root() / "tracing_on").value(), "0");
+    ASSERT_TRUE(top.release().ok());
+  }
+  EXPECT_EQ(read_file(tree.root() / "trace_clock").value(), "local");
+  EXPECT_EQ(read_file(tree.root() / "buffer_size_kb").value(), "1408");
+  EXPECT_EQ(read_file(tree.root() / "options/func_stack_trace").value(), "0");
+  EXPECT_EQ(read_file(tree.root() / "events/syscalls/sys_enter_getppid/filter").value(), "0");
+  EXPECT_EQ(read_file(tree.root() / "events/syscalls/sys_enter_getppid/enable").value(), "0");
+  EXPECT_EQ(read_file(tree.root() / "tracing_on").value(), "1");
+}
+
+// A private instance is made, named after the PID, and removed; a second one of the same name
+// is refused with the way out; leftovers of dead vperfs are swept, other instances kept.
+TEST(FtraceBuffer, PrivateInstancesComeAndGoAndLeftoversAreSwept) {
+  test::TempTree tree;
+  tree.write("instances/.keep", "");
+  ::unlink((tree.root() / "instances/.keep").c_str());
+  Tracefs tracefs = Tracefs::open(tree.root()).value();
+  const std::string mine = private_instance_name(::getpid());
+  {
+    Result<FtraceBuffer> buffer = FtraceBuffer::create_instance(tracefs, mine);
+    ASSERT_TRUE(buffer.ok()) << buffer.error().describe();
+    EXPECT_TRUE(std::filesystem::is_directory(tree.root() / "instances" / mine));
+    Result<FtraceBuffer> again = FtraceBuffer::create_instance(tracefs, mine);
+    ASSERT_FALSE(again.ok());
+    EXPECT_NE(again.error().hint.find("vperf ftrace reset --instance " + mine), std::string::npos);
+  }
+  EXPECT_FALSE(std::filesystem::exists(tree.root() / "instances" / mine)) << "removed when it goes";
+  // PID 1 is init, not vperf; 2^22+1 is above any PID this kernel hands out.
+  for (const char* name : {"vperf-1", "vperf-4194305", "someone-elses", "vperf-notapid"}) ::mkdir((tree.root() / "instances" / name).c_str(), 0755);
+  EXPECT_EQ(remove_leftover_instances(tracefs), (std::vector<std::string>{"vperf-1", "vperf-4194305"}));
+  EXPECT_EQ(list_instances(tracefs), (std::vector<std::string>{"someone-elses", "vperf-notapid"}));
+}
+
+TEST(FtraceBuffer, TheLastErrorLogEntryIsOneLine) {
+  const std::string log =
+      "[   12.000000] event filter parse error: error: Invalid operator\n  Command: a >< 1\n             ^\n"
+      "[ 1520.382093] event filter parse error: error: Field not found\n  Command: bogus == 1\n           ^\n";
+  EXPECT_EQ(last_error_log_entry(log), "event filter parse error: error: Field not found | Command: bogus == 1 | ^");
+  EXPECT_EQ(last_error_log_entry(""), "");
+}
+
+TEST(FtraceSetup, EventPatternsExpandOnceInCatalogOrderAndUnknownOnesAreOneError) {
+  test::TempTree tree;
+  test::add_typical_tracepoints(tree);
+  TracepointCatalog catalog = TracepointCatalog::load(tree.root()).value();
+  Result<std::vector<TracepointName>> events = expand_events(catalog, {"syscalls:sys_enter_*,sched:sched_switch", "syscalls:sys_enter_read", "irq"});
+  ASSERT_TRUE(events.ok()) << events.error().describe();
+  std::vector<std::string> names;
+  for (const TracepointName& e : *events) names.push_back(e.system + ":" + e.event);
+  EXPECT_EQ(names, (std::vector<std::string>{"syscalls:sys_enter_read", "syscalls:sys_enter_write", "sched:sched_switch", "irq:irq_handler_entry"}));
+  Result<std::vector<TracepointName>> none = expand_events(catalog, {"nosuch:*"});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().describe(), "no event matches 'nosuch:*'");
+}
+
+}  // namespace
+}  // namespace vperf::tracing
