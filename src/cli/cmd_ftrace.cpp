@@ -228,7 +228,7 @@ void add_ftrace_command(CLI::App& app, Invocation& inv) {
   report->callback([&inv, input] {
     inv.action = [&inv, input] {
       std::ostream& out = *inv.out;
-      checked(session::ftrace_report(*input, [&out](std::string_view line) { out << line << '\n'; }));
+      checked(session::ftrace_report(*input, [&out](std::string_view line) { out << line << '\n'; }, *inv.err));
       return 0;
     };
   });

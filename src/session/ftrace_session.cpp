@@ -479,9 +479,11 @@ Result<std::vector<std::string>> ftrace_list(FtraceListing what, const std::stri
   return names;
 }
 
-Result<void> ftrace_report(const std::filesystem::path& input, const std::function<void(std::string_view)>& out) {
+Result<void> ftrace_report(const std::filesystem::path& input, const std::function<void(std::string_view)>& out, std::ostream& err) {
   VPERF_TRY(tracing::TraceDat file, tracing::TraceDat::open(input));
-  return tracing::print_trace_report(file, out);
+  VPERF_TRY(tracing::TraceReportSummary summary, tracing::print_trace_report(file, out));
+  for (const std::string& line : tracing::describe_losses(file, summary)) err << "vperf ftrace report: " << line << "\n";
+  return {};
 }
 
 }  // namespace vperf::session

@@ -68,7 +68,8 @@ Result<std::vector<std::string>> ftrace_reset(const std::string& instance);
 enum class FtraceListing { tracers, events, options, functions };
 Result<std::vector<std::string>> ftrace_list(FtraceListing what, const std::string& filter);
 
-// The trace-cmd report of a trace.dat.
-Result<void> ftrace_report(const std::filesystem::path& input, const std::function<void(std::string_view)>& out);
+// The trace-cmd report of a trace.dat; what the file says was lost goes to `err` afterwards
+// (tracing/trace_dat.h, describe_losses), so stdout stays trace-cmd's.
+Result<void> ftrace_report(const std::filesystem::path& input, const std::function<void(std::string_view)>& out, std::ostream& err);
 
 }  // namespace vperf::session

@@ -12,6 +12,7 @@ extern "C" {
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -593,7 +594,9 @@ Result<void> TraceDat::for_each_event(const std::function<bool(const TraceDatEve
   return {};
 }
 
-Result<void> print_trace_report(const TraceDat& file, const std::function<void(std::string_view line)>& out) {
+Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::function<void(std::string_view line)>& out) {
+  TraceReportSummary summary;
+  std::map<std::pair<int, int>, uint64_t> last_kept;  // (buffer, cpu) -> timestamp
   out("cpus=" + std::to_string(file.cpu_count()));
   tep_handle* tep = file.decoder().handle();
   // With instance buffers, trace-cmd puts each line's buffer name first, padded to the longest
@@ -616,6 +619,10 @@ Result<void> print_trace_report(const TraceDat& file, const std::function<void(s
     record.size = static_cast<int>(event.data.size());
     record.data = const_cast<uint8_t*>(event.data.data());  // libtraceevent only reads it
     record.missed_events = event.missed_before;
+    ++summary.events;
+    uint64_t& last = last_kept[{event.buffer, event.cpu}];
+    if (event.missed_before != 0) summary.losses.push_back({event.cpu, last, event.timestamp, event.missed_before});
+    last = event.timestamp;
     trace_seq_reset(&s);
     if (instances) {
       const std::string& name = names[static_cast<size_t>(event.buffer)];
@@ -639,7 +646,43 @@ Result<void> print_trace_report(const TraceDat& file, const std::function<void(s
     return true;
   });
   trace_seq_destroy(&s);
-  return walked;
+  if (!walked) return walked.error();
+  return summary;
+}
+
+std::vector<std::string> describe_losses(const TraceDat& file, const TraceReportSummary& summary) {
+  std::vector<std::string> lines;
+  const std::vector<uint64_t> lost = file.lost_by_cpu();
+  auto seconds = [&](uint64_t ts) {
+    char text[40];
+    // Rounded to the microsecond, as the report's own timestamps are.
+    const uint64_t us = (ts + 500) / 1000;
+    if (file.timestamps_in_ns())
+      std::snprintf(text, sizeof text, "%llu.%06llu", static_cast<unsigned long long>(us / 1000000),
+                    static_cast<unsigned long long>(us % 1000000));
+    else
+      std::snprintf(text, sizeof text, "%llu", static_cast<unsigned long long>(ts));
+    return std::string(text);
+  };
+  for (size_t cpu = 0; cpu < std::max<size_t>(lost.size(), static_cast<size_t>(file.cpu_count())); ++cpu) {
+    std::vector<const TraceLossWindow*> windows;
+    for (const TraceLossWindow& w : summary.losses)
+      if (w.cpu == static_cast<int>(cpu)) windows.push_back(&w);
+    const uint64_t count = cpu < lost.size() ? lost[cpu] : 0;
+    if (count == 0 && windows.empty()) continue;
+    std::string line = "CPU " + std::to_string(cpu) + " lost " + (count ? std::to_string(count) + " events" : "events");
+    if (count) line += " (its ring buffer's overrun and drops)";
+    if (!windows.empty()) {
+      line += "; gaps";
+      for (size_t i = 0; i < windows.size() && i < 5; ++i)
+        line += std::string(i ? "," : "") + " " + (windows[i]->after ? seconds(windows[i]->after) : std::string("start")) + "-" +
+                seconds(windows[i]->before);
+      if (windows.size() > 5) line += " and " + std::to_string(windows.size() - 5) + " more";
+    }
+    line += ": counts over this CPU's trace are lower bounds";
+    lines.push_back(std::move(line));
+  }
+  return lines;
 }
 
 }  // namespace vperf::tracing

@@ -118,9 +118,27 @@ class TraceDat {
   std::optional<TracepointDecoder> decoder_;
 };
 
-// trace-cmd report's output for `file`: "cpus=N", then one line per event
-// ("%16s-%-5d [%03d] %6.1000d: %s: %s", the event name padded to 20), with
-// "CPU:N [K EVENTS DROPPED]" before an event that followed lost ones.
-Result<void> print_trace_report(const TraceDat& file, const std::function<void(std::string_view line)>& out);
+// Where a CPU lost events: between the last event it kept before the loss and the first after
+// (after == 0: before its first kept event).
+struct TraceLossWindow {
+  int cpu = 0;
+  uint64_t after = 0, before = 0;
+  long long count = -1;  // -1: the page says events were lost, not how many
+};
+
+struct TraceReportSummary {
+  uint64_t events = 0;
+  std::vector<TraceLossWindow> losses;
+};
+
+// trace-cmd report's output for `file`: "cpus=N", then one entry per event
+// ("%16s-%-5d [%03d] %6.1000d: %s: %s", the event name padded to 20; a stack's frames are lines
+// of the same entry), with "CPU:N [K EVENTS DROPPED]" before an event that followed lost ones.
+Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::function<void(std::string_view line)>& out);
+
+// What the file says was lost, for stderr after a report, one line each: per CPU, the ring
+// buffer's count (its stats at the end of the recording) and the time windows of the gaps, so
+// that no count over the trace is taken for complete. Empty when nothing was lost.
+std::vector<std::string> describe_losses(const TraceDat& file, const TraceReportSummary& summary);
 
 }  // namespace vperf::tracing

@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   vperf::Result<vperf::tracing::TraceDat> file = vperf::tracing::TraceDat::parse(std::vector<uint8_t>(data, data + size), false);
   if (!file) return 0;
   size_t printed = 0;
-  (void)vperf::tracing::print_trace_report(*file, [&](std::string_view line) { printed += line.size(); });
-  (void)file->lost_by_cpu();
+  vperf::Result<vperf::tracing::TraceReportSummary> summary =
+      vperf::tracing::print_trace_report(*file, [&](std::string_view line) { printed += line.size(); });
+  if (summary) (void)vperf::tracing::describe_losses(*file, *summary);
   return 0;
 }

@@ -66,6 +66,12 @@ TEST(TraceDat, LostEventsArePrintedWhereTheyHappened) {
   const std::vector<std::string> lines = report_of(bytes);
   ASSERT_GE(lines.size(), 2u);
   EXPECT_TRUE(lines[1].starts_with("CPU:0 [7 EVENTS DROPPED]\n  vperf-workload-")) << lines[1];
+  Result<TraceDat> file = TraceDat::parse(bytes, false);
+  ASSERT_TRUE(file.ok());
+  Result<TraceReportSummary> summary = print_trace_report(*file, [](std::string_view) {});
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(describe_losses(*file, *summary),
+            (std::vector<std::string>{"CPU 0 lost events; gaps start-25093.011001: counts over this CPU's trace are lower bounds"}));
 }
 
 TEST(TraceDat, DamagedFilesAreOneErrorNeverAWildRead) {
