@@ -96,16 +96,21 @@ Result<void> start(PreparedRun& run, const FtraceRunOptions& options) {
 
 // Runs the loop until the workload ends, a stop signal comes (no workload), or the duration
 // passes; `on_tick` runs every `tick` (record drains its buffers there).
+struct WatchedFd {
+  int fd = -1;
+  std::function<void()> on_readable;
+};
+
 Result<int> wait_for_end(PreparedRun& run, const FtraceRunOptions& options, std::optional<std::chrono::nanoseconds> tick,
-                         const std::function<void()>& on_tick, int watched_fd, const std::function<void()>& on_readable) {
+                         const std::function<void()>& on_tick, const std::vector<WatchedFd>& watched) {
   VPERF_TRY(perf::StopSignals signals, perf::StopSignals::install());
   SystemRunClock clock;
   RunLoop loop(clock);
   int status = 0;
-  if (watched_fd >= 0)
-    loop.watch_fd(watched_fd, [&](short) {
-      on_readable();
-      return Next::keep_going;
+  for (const WatchedFd& w : watched)
+    loop.watch_fd(w.fd, [&w](short revents) {
+      w.on_readable();
+      return (revents & (POLLERR | POLLNVAL)) ? Next::unwatch : Next::keep_going;
     });
   if (run.workload) {
     loop.watch_workload(*run.workload, [&](const perf::WorkloadExit& exit) {
@@ -258,6 +263,7 @@ class RawCpuRecorder {
   }
 
   int cpu() const { return cpu_; }
+  int raw_fd() const { return raw_.get(); }
   int data_fd() const { return file_.get(); }
   uint64_t bytes() const { return bytes_; }
 
@@ -289,7 +295,7 @@ Result<FtraceRunSummary> run_ftrace_live(const FtraceRunOptions& options, const 
   VPERF_TRY(start(run, options));
   FtraceRunSummary summary;
   summary.top_level = run.top_level;
-  VPERF_TRY(summary.exit_status, wait_for_end(run, options, std::chrono::milliseconds(200), pump, pipe.get(), pump));
+  VPERF_TRY(summary.exit_status, wait_for_end(run, options, std::chrono::milliseconds(200), pump, {{pipe.get(), pump}}));
   VPERF_TRY(tracing::stop_tracing(*run.buffer));
   pump();
   lines.finish();
@@ -320,7 +326,14 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
   VPERF_TRY(start(run, options));
   FtraceRunSummary summary;
   summary.top_level = run.top_level;
-  VPERF_TRY(summary.exit_status, wait_for_end(run, options, std::chrono::milliseconds(100), drain_all, -1, [] {}));
+  // Each CPU's trace_pipe_raw wakes its reader when the buffer is buffer_percent full (the
+  // kernel's default: half); the periodic drain takes what a quiet CPU leaves below that.
+  std::vector<WatchedFd> watched;
+  for (RawCpuRecorder& r : recorders)
+    watched.push_back({r.raw_fd(), [&r, &drained] {
+                         if (Result<void> d = r.drain(false); !d && drained) drained = d;
+                       }});
+  VPERF_TRY(summary.exit_status, wait_for_end(run, options, std::chrono::milliseconds(100), drain_all, watched));
   VPERF_TRY(tracing::stop_tracing(*run.buffer));
   drain_all();
   if (!drained) return drained.error();
