@@ -38,6 +38,17 @@ if [ -f /sys/kernel/tracing/uprobe_events ]; then
   build/vperf probe -x "$workload" -V probe_target
   build/vperf stat -e "uprobe:$workload:probe_target" -e "uretprobe:$workload:probe_target" -- "$workload" probe-calls 1000 || true
 fi
+# ftrace in a private instance (instances/vperf-PID, gone when the run ends): a function trace
+# of the workload's getppid calls filtered to the syscall's kernel function where this kernel
+# allows function tracing; where it locks the function tracers (Firecracker guests), vperf says so
+# in one line, and the same calls are traced as events instead, live and into a trace.dat that
+# trace-cmd report reads too
+if [ -d /sys/kernel/tracing/instances ]; then
+  build/vperf ftrace -t function -T '*sys_getppid' -- "$workload" getppid 5 ||
+    build/vperf ftrace -e syscalls:sys_enter_getppid -- "$workload" getppid 5
+  build/vperf ftrace record -e syscalls:sys_enter_getppid --trigger stacktrace -o build/demo.trace.dat -- "$workload" getppid 2
+  build/vperf ftrace report -i build/demo.trace.dat
+fi
 # turbo ratio from APERF/MPERF; on a VM that hides them it says so, and what to do
 build/vperf turbo -I 500 --count 2 || true
 # a CPU profile of the workload with call chains, in perf's own perf.data, drawn as a flame graph

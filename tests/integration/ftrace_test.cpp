@@ -154,13 +154,13 @@ TEST_F(Ftrace, TraceCmdsOwnFilesReadAsTraceCmdReadsThem) {
   }
 }
 
-// Loss is counted, never silent: a 300000-call storm into an 8 KB buffer per CPU loses most
+// Loss is counted, never silent: a 300000-call storm into a one-page buffer per CPU loses
 // events, and what the file holds plus what the ring buffer says it lost is exactly 300000.
 // The report marks the gaps (trace-cmd's "EVENTS DROPPED" lines, the same as trace-cmd
 // prints) and says on stderr that counts are lower bounds.
 TEST_F(Ftrace, LostEventsAreCountedExactlyAndMarked) {
   const std::string file = (dir_ / "storm.dat").string();
-  ProgramResult recorded = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-b", "8", "-o", file, "--", VPERF_WORKLOAD, "getppid", "300000"});
+  ProgramResult recorded = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-b", "4", "-o", file, "--", VPERF_WORKLOAD, "getppid", "300000"});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   uint64_t lost = 0;
   std::istringstream err(recorded.err);
@@ -171,7 +171,7 @@ TEST_F(Ftrace, LostEventsAreCountedExactlyAndMarked) {
   ProgramResult mine = run_vperf({"ftrace", "report", file});
   ASSERT_EQ(mine.exit_code, 0) << mine.err;
   const size_t kept = count_lines_with(mine.out, " sys_enter_getppid: ");
-  EXPECT_GT(lost, 0u) << "an 8 KB buffer cannot hold 300000 events";
+  EXPECT_GT(lost, 0u) << "one page per CPU cannot keep up with 300000 events";
   EXPECT_EQ(kept + lost, 300000u) << kept << " kept, " << lost << " lost";
   EXPECT_GT(count_lines_with(mine.out, "EVENTS DROPPED]"), 0u);
   EXPECT_NE(mine.err.find("lost " + std::to_string(lost) + " events"), std::string::npos) << mine.err;
