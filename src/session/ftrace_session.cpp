@@ -17,6 +17,7 @@
 #include "session/inline_probes.h"
 #include "session/run_loop.h"
 #include "tracing/trace_dat.h"
+#include "tracing/trace_text.h"
 #include "tracing/tracing_data.h"
 
 namespace vperf::session {
@@ -140,15 +141,7 @@ Result<int> wait_for_end(PreparedRun& run, const FtraceRunOptions& options, std:
 
 std::vector<uint64_t> lost_events(const FtraceBuffer& buffer, const std::vector<int>& cpus) {
   std::vector<uint64_t> lost;
-  for (int cpu : cpus) {
-    uint64_t total = 0;
-    if (Result<std::string> stats = buffer.read("per_cpu/cpu" + std::to_string(cpu) + "/stats"))
-      for (std::string_view line : split(*stats, '\n'))
-        for (std::string_view key : {"overrun: ", "dropped events: "})
-          if (line.starts_with(key))
-            if (std::optional<uint64_t> n = parse_u64(trim(line.substr(key.size())))) total += *n;
-    lost.push_back(total);
-  }
+  for (int cpu : cpus) lost.push_back(tracing::events_lost_in_cpu_stats(buffer.read("per_cpu/cpu" + std::to_string(cpu) + "/stats").value_or("")));
   return lost;
 }
 
@@ -170,27 +163,6 @@ void warn_about_loss(const std::vector<int>& cpus, const std::vector<uint64_t>& 
       err << "vperf ftrace: warning: CPU " << cpus[i] << " lost " << lost[i]
           << " events (its ring buffer overflowed): enlarge it with -m/-b KB, or trace fewer events\n";
 }
-
-// Splits streamed text into whole lines.
-class LineSplitter {
- public:
-  explicit LineSplitter(const std::function<void(std::string_view)>& out) : out_(out) {}
-  void feed(std::string_view text) {
-    pending_ += text;
-    size_t start = 0;
-    for (size_t nl; (nl = pending_.find('\n', start)) != std::string::npos; start = nl + 1)
-      out_(std::string_view(pending_).substr(start, nl - start));
-    pending_.erase(0, start);
-  }
-  void finish() {
-    if (!pending_.empty()) out_(pending_);
-    pending_.clear();
-  }
-
- private:
-  const std::function<void(std::string_view)>& out_;
-  std::string pending_;
-};
 
 // Reads what a non-blocking fd has now; false at its end or on an error other than EAGAIN.
 bool read_available(int fd, const std::function<void(std::string_view)>& sink) {
@@ -290,7 +262,7 @@ Result<FtraceRunSummary> run_ftrace_live(const FtraceRunOptions& options, const 
   const std::filesystem::path pipe_path = run.buffer->file("trace_pipe");
   ScopedFd pipe(::open(pipe_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (!pipe.valid()) return Error::from_errno("cannot open " + pipe_path.string());
-  LineSplitter lines(out);
+  tracing::TraceLineSplitter lines(out);
   auto pump = [&] { read_available(pipe.get(), [&](std::string_view text) { lines.feed(text); }); };
   VPERF_TRY(start(run, options));
   FtraceRunSummary summary;
@@ -412,7 +384,7 @@ Result<void> ftrace_pipe(const std::string& instance, const std::function<void(s
   ScopedFd pipe(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (!pipe.valid()) return Error::from_errno("cannot open " + path.string());
   VPERF_TRY(perf::StopSignals signals, perf::StopSignals::install());
-  LineSplitter lines(out);
+  tracing::TraceLineSplitter lines(out);
   SystemRunClock clock;
   RunLoop loop(clock);
   loop.watch_fd(pipe.get(), [&](short) {

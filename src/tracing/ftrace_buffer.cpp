@@ -12,6 +12,7 @@
 #include "core/process.h"
 #include "core/scoped_fd.h"
 #include "core/strings.h"
+#include "tracing/trace_text.h"
 
 namespace vperf::tracing {
 
@@ -79,24 +80,6 @@ std::vector<std::string> remove_leftover_instances(const Tracefs& tracefs) {
     if (::rmdir((tracefs.file("instances") / name).c_str()) == 0) removed.push_back(name);
   }
   return removed;
-}
-
-std::string last_error_log_entry(std::string_view error_log) {
-  // Entries start with "[ TIMESTAMP]"; continuation lines ("  Command: ...", "    ^") do not.
-  std::vector<std::string_view> lines;
-  for (std::string_view line : split(error_log, '\n')) {
-    if (trim(line).empty()) continue;
-    if (line.starts_with("[")) lines.clear();
-    lines.push_back(line);
-  }
-  std::string joined;
-  for (std::string_view line : lines) {
-    if (!joined.empty()) joined += " | ";
-    std::string_view shown = trim(line);
-    if (shown.starts_with("[")) shown = trim(shown.substr(shown.find(']') + 1));
-    joined += shown;
-  }
-  return joined;
 }
 
 Result<FtraceBuffer> FtraceBuffer::create_instance(const Tracefs& tracefs, std::string name, bool remove_when_done) {

@@ -81,8 +81,4 @@ class FtraceBuffer {
   std::vector<std::pair<std::string, std::string>> saved_;
 };
 
-// The last entry of an error_log text (the kernel's explanation of the latest refused write),
-// its lines joined with " | "; empty when there is none.
-std::string last_error_log_entry(std::string_view error_log);
-
 }  // namespace vperf::tracing

@@ -23,6 +23,7 @@ extern "C" {
 #include "core/shared_library.h"
 #include "core/files.h"
 #include "core/strings.h"
+#include "tracing/trace_text.h"
 
 namespace vperf::tracing {
 
@@ -477,15 +478,7 @@ bool TraceDat::timestamps_in_ns() const { return clock_ != "counter" && clock_ !
 
 std::vector<uint64_t> TraceDat::lost_by_cpu() const {
   std::vector<uint64_t> lost;
-  for (const std::string& stats : cpu_stats_) {
-    uint64_t total = 0;
-    for (std::string_view line : split(stats, '\n')) {
-      for (std::string_view key : {"overrun: ", "dropped events: "})
-        if (line.starts_with(key))
-          if (std::optional<uint64_t> n = parse_u64(trim(line.substr(key.size())))) total += *n;
-    }
-    lost.push_back(total);
-  }
+  for (const std::string& stats : cpu_stats_) lost.push_back(events_lost_in_cpu_stats(stats));
   return lost;
 }
 

@@ -7,6 +7,7 @@
 #include "core/files.h"
 #include "support/fake_event_fs.h"
 #include "tracing/ftrace_setup.h"
+#include "tracing/trace_text.h"
 
 namespace vperf::tracing {
 namespace {
@@ -83,6 +84,17 @@ TEST(FtraceBuffer, TheLastErrorLogEntryIsOneLine) {
       "[ 1520.382093] event filter parse error: error: Field not found\n  Command: bogus == 1\n           ^\n";
   EXPECT_EQ(last_error_log_entry(log), "event filter parse error: error: Field not found | Command: bogus == 1 | ^");
   EXPECT_EQ(last_error_log_entry(""), "");
+  EXPECT_EQ(last_error_log_entry("[ 1.0 unclosed\n"), "");
+}
+
+TEST(TraceText, LinesComeWholeWhateverThePiecesAndStatsCountWhatWasLost) {
+  std::vector<std::string> lines;
+  TraceLineSplitter splitter([&](std::string_view line) { lines.emplace_back(line); });
+  for (std::string_view piece : {"  a-1 [000] x", ": one\n  b-2", " [001] y: two\n\nla", "st"}) splitter.feed(piece);
+  splitter.finish();
+  EXPECT_EQ(lines, (std::vector<std::string>{"  a-1 [000] x: one", "  b-2 [001] y: two", "", "last"}));
+  EXPECT_EQ(events_lost_in_cpu_stats("entries: 0\noverrun: 298044\ncommit overrun: 5\nbytes: 0\ndropped events: 6\nread events: 1956\n"), 298050u);
+  EXPECT_EQ(events_lost_in_cpu_stats("overrun: many\n"), 0u);
 }
 
 TEST(FtraceSetup, EventPatternsExpandOnceInCatalogOrderAndUnknownOnesAreOneError) {
