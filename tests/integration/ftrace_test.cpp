@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -268,6 +269,60 @@ TEST_F(Ftrace, BadInputIsOneLineAndChangesNothing) {
     EXPECT_NE(r.exit_code, 0) << c.args[1];
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
+}
+
+// Inline probes in -e work as in stat: the uprobe exists while the run does, then goes with
+// the instance (the instance first: its enabled event holds the probe).
+TEST_F(Ftrace, InlineUprobesTraceExactlyAndGoAway) {
+  if (!std::filesystem::exists(kTracefs / "uprobe_events")) GTEST_SKIP() << "needs uprobes";
+  ProgramResult r = run_vperf({"ftrace", "-e", std::string("uprobe:") + VPERF_WORKLOAD + ":probe_target", "--", VPERF_WORKLOAD, "probe-calls", "40"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_lines_with(r.out, ": probe_target: ("), 40u) << r.out.substr(0, 2000);
+}
+
+// A trace clock changes the timestamps' unit: with "counter" both vperf and trace-cmd print the
+// raw count ("%12d:"), in order; -C limits tracing to a CPU (the workload runs on another
+// under taskset: nothing is traced).
+TEST_F(Ftrace, ClockAndCpuMaskShapeTheTrace) {
+  const std::string file = (dir_ / "counter.dat").string();
+  ProgramResult recorded = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-C", "counter", "-o", file, "--", VPERF_WORKLOAD, "getppid", "10"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  ProgramResult mine = run_vperf({"ftrace", "report", file});
+  ASSERT_EQ(mine.exit_code, 0) << mine.err;
+  EXPECT_EQ(count_lines_with(mine.out, " sys_enter_getppid: "), 10u);
+  EXPECT_EQ(mine.out.find(". "), std::string::npos) << "no seconds.micros with the counter clock: " << mine.out;
+  if (run_program({"trace-cmd", "--version"}).exit_code >= 0) {
+    EXPECT_EQ(run_program({"trace-cmd", "report", file}).out, mine.out);
+  }
+  if (::sysconf(_SC_NPROCESSORS_ONLN) < 2) return;
+  ProgramResult elsewhere = run_vperf({"ftrace", "-a", "-C", "0", "-e", "syscalls:sys_enter_getppid", "--", "taskset", "-c", "1", VPERF_WORKLOAD, "getppid", "20"});
+  ASSERT_EQ(elsewhere.exit_code, 0) << elsewhere.err;
+  EXPECT_EQ(count_lines_with(elsewhere.out, "vperf-workload"), 0u) << elsewhere.out;
+  ProgramResult here = run_vperf({"ftrace", "-C", "1", "-e", "syscalls:sys_enter_getppid", "--", "taskset", "-c", "1", VPERF_WORKLOAD, "getppid", "20"});
+  ASSERT_EQ(here.exit_code, 0) << here.err;
+  EXPECT_EQ(count_lines_with(here.out, ": sys_getppid()"), 20u) << here.out;
+}
+
+// Wherever tracefs is mounted (tracefs only, systemd's both places, only below debugfs) the
+// same run counts the same; with none, one line says how to mount it. Private mount
+// namespaces (tests/mount_states/in_mount_state.sh) make the states; the instances are the one
+// kernel's, so these run here, under the lock, not with the other mount-state tests.
+TEST_F(Ftrace, WorksWhereverTracefsIsMounted) {
+  const std::string script = std::string(VPERF_SOURCE_DIR) + "/tests/mount_states/in_mount_state.sh";
+  ProgramResult probe = run_program({script, "none", "true"});
+  if (probe.exit_code == 77) GTEST_SKIP() << probe.err;
+  for (const std::string state : {"tracefs-only", "systemd", "debugfs-only", "none"}) {
+    SCOPED_TRACE(state);
+    ProgramResult r = run_program({script, state, VPERF_BINARY, "ftrace", "-e", "syscalls:sys_enter_getppid", "--", VPERF_WORKLOAD, "getppid", "55"});
+    if (state == "none") {
+      EXPECT_EQ(r.exit_code, 1);
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_NE(r.err.find("mount -t tracefs"), std::string::npos) << r.err;
+      continue;
+    }
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(count_lines_with(r.out, ": sys_getppid()"), 55u);
   }
 }
 
