@@ -178,12 +178,35 @@ void add_ftrace_command(CLI::App& app, Invocation& inv) {
       run.pids = pids_of(*pid_text);
       run.all_tasks = *all;
       if (*delay) run.delay = std::chrono::milliseconds(*delay);
-      if (run.command.empty() && run.pids.empty() && !run.all_tasks)
-        throw usage_error("nothing to trace", "give a command after --, -p PID, or -a for every task");
+      // perf's default without a command or -p: every task, until ^C.
+      if (run.command.empty() && run.pids.empty()) run.all_tasks = true;
       std::ostream& out = *inv.out;
       session::FtraceRunSummary summary =
           checked(session::run_ftrace_live(run, [&out](std::string_view line) { out << line << '\n'; }, *inv.err));
       return summary.exit_status;
+    };
+  });
+
+  // perf ftrace latency.
+  auto l = std::make_shared<SettingOptions>();
+  auto latency_pids = std::make_shared<std::string>();
+  auto latency_all = std::make_shared<bool>(false);
+  auto use_bpf = std::make_shared<bool>(false);
+  auto use_nsec = std::make_shared<bool>(false);
+  CLI::App* latency = sub->add_subcommand("latency", "A histogram of a function's durations, as perf ftrace latency (function_graph based)");
+  latency->add_option("-T,--trace-funcs", l->function_filters, "The function to time")->required()->take_all();
+  latency->add_flag("-a,--all-cpus", *latency_all, "Every task, not only the command");
+  latency->add_option("-p,--pid", *latency_pids, "These existing tasks (comma list)");
+  latency->add_flag("-b,--use-bpf", *use_bpf, "Accepted for perf's sake: vperf measures with function_graph");
+  latency->add_flag("-n,--use-nsec", *use_nsec, "Buckets in nanoseconds");
+  latency->callback([&inv, l, latency_pids, latency_all, use_bpf, use_nsec] {
+    inv.action = [&inv, l, latency_pids, latency_all, use_bpf, use_nsec] {
+      session::FtraceRunOptions run;
+      run.settings = settings_of(*l, false);
+      run.command = inv.command_after_separator;
+      run.pids = pids_of(*latency_pids);
+      run.all_tasks = *latency_all || (run.command.empty() && run.pids.empty());  // perf's default: system-wide
+      return checked(session::run_ftrace_latency(run, *use_nsec, *use_bpf, *inv.out, *inv.err)).exit_status;
     };
   });
 

@@ -279,6 +279,19 @@ Result<FtraceRunSummary> run_ftrace_live(const FtraceRunOptions& options, const 
   return summary;
 }
 
+Result<FtraceRunSummary> run_ftrace_latency(const FtraceRunOptions& options, bool nanoseconds, bool bpf_asked, std::ostream& out,
+                                            std::ostream& err) {
+  if (options.settings.function_filters.empty())
+    return Error{"vperf ftrace latency needs the function to time", 0, "give it with -T FUNC"};
+  if (bpf_asked) err << "vperf ftrace latency: no BPF in vperf: the function_graph tracer measures the durations\n";
+  FtraceRunOptions graph = options;
+  graph.settings.tracer = "function_graph";
+  tracing::LatencyHistogram histogram(nanoseconds);
+  VPERF_TRY(FtraceRunSummary summary, run_ftrace_live(graph, [&](std::string_view line) { histogram.add_line(line); }, err));
+  out << histogram.table();
+  return summary;
+}
+
 Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, const std::filesystem::path& output, std::ostream& err) {
   PreparedRun run;
   VPERF_TRY(prepare(run, options, err));

@@ -45,6 +45,12 @@ struct FtraceRunSummary {
 Result<FtraceRunSummary> run_ftrace_live(const FtraceRunOptions& options, const std::function<void(std::string_view)>& out,
                                          std::ostream& err);
 
+// perf ftrace latency: function_graph on the functions of options.settings.function_filters
+// (-T), each call's duration into perf's histogram, printed to `out` when the run ends.
+// Without BPF here, `bpf_asked` only adds a note on `err` that function_graph measures instead.
+Result<FtraceRunSummary> run_ftrace_latency(const FtraceRunOptions& options, bool nanoseconds, bool bpf_asked, std::ostream& out,
+                                            std::ostream& err);
+
 // trace-cmd record: writes trace.dat (version 6) to `output`.
 Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, const std::filesystem::path& output, std::ostream& err);
 

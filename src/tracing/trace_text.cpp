@@ -1,5 +1,10 @@
 #include "tracing/trace_text.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <vector>
 
@@ -48,6 +53,64 @@ std::string last_error_log_entry(std::string_view error_log) {
     joined += shown;
   }
   return joined;
+}
+
+void LatencyHistogram::add_line(std::string_view line) {
+  if (line.empty() || line.front() == '#') return;
+  // The CPU column ends at ')'; the duration is the first number after it, before the '|'.
+  size_t at = line.find(')');
+  at = at == std::string_view::npos ? 0 : at + 1;
+  while (at < line.size() && !std::isdigit(static_cast<unsigned char>(line[at])) && line[at] != '|') ++at;
+  if (at >= line.size() || line[at] == '|') return;
+  const std::string number(line.substr(at, std::min<size_t>(32, line.size() - at)));
+  char* end = nullptr;
+  double value = std::strtod(number.c_str(), &end);
+  if (end == number.c_str() || !std::string_view(end).starts_with(" us")) return;
+  if (nanoseconds_) value *= 1000;
+  int bucket = value >= 1 ? static_cast<int>(std::log2(value)) : 0;
+  bucket = std::clamp(bucket, 0, kBuckets - 1);
+  ++buckets_[bucket];
+}
+
+uint64_t LatencyHistogram::total() const {
+  uint64_t sum = 0;
+  for (uint64_t n : buckets_) sum += n;
+  return sum;
+}
+
+std::string LatencyHistogram::table() const {
+  const uint64_t sum = total();
+  if (sum == 0) return "No data found\n";
+  constexpr int kBar = 46;  // perf's: the table fits 80 columns
+  const std::string hashes(kBar, '#');
+  std::string out;
+  char line[160];
+  std::snprintf(line, sizeof line, "# %14s | %10s | %-*s |\n", "  DURATION    ", "COUNT", kBar, "GRAPH");
+  out += line;
+  auto row = [&](const std::string& range, uint64_t count) {
+    const int bar = static_cast<int>(count * kBar / sum);
+    std::snprintf(line, sizeof line, "  %s | %10llu | %.*s%*s |\n", range.c_str(), static_cast<unsigned long long>(count), bar,
+                  hashes.c_str(), kBar - bar, "");
+    out += line;
+  };
+  const char* small = nanoseconds_ ? "ns" : "us";
+  char range[48];
+  std::snprintf(range, sizeof range, "%4d - %-4d %s", 0, 1, small);
+  row(range, buckets_[0]);
+  for (int i = 1; i < kBuckets - 1; ++i) {
+    int start = 1 << (i - 1), stop = 1 << i;
+    const char* unit = small;
+    if (start >= 1024) {
+      start >>= 10;
+      stop >>= 10;
+      unit = nanoseconds_ ? "us" : "ms";
+    }
+    std::snprintf(range, sizeof range, "%4d - %-4d %s", start, stop, unit);
+    row(range, buckets_[i]);
+  }
+  std::snprintf(range, sizeof range, "%4d - %-4s %s", 1, "...", nanoseconds_ ? "ms" : " s");
+  row(range, buckets_[kBuckets - 1]);
+  return out;
 }
 
 }  // namespace vperf::tracing

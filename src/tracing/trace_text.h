@@ -30,4 +30,26 @@ uint64_t events_lost_in_cpu_stats(std::string_view stats);
 // its lines joined with " | " and its timestamp left out; empty when there is none.
 std::string last_error_log_entry(std::string_view error_log);
 
+// perf ftrace latency's histogram of function durations, fed function_graph's text lines
+// (" 1)   4.889 us    |  do_filp_open();"): each line with a duration in us counts once, in
+// bucket floor(log2(duration)) (in us, or in ns with `nanoseconds`), 22 buckets, the first and
+// last taking what falls below and above. That is perf 6.1's index, and its table labels bucket
+// i as 2^(i-1) - 2^i: a 4.9 us call is shown in "2 - 4 us". Kept, so that both tools print the
+// same histogram. Lines without a duration (headers, "{" lines) count not.
+class LatencyHistogram {
+ public:
+  static constexpr int kBuckets = 22;
+  explicit LatencyHistogram(bool nanoseconds = false) : nanoseconds_(nanoseconds) {}
+  void add_line(std::string_view line);
+  uint64_t total() const;
+  const uint64_t* buckets() const { return buckets_; }
+  // perf 6.1's table: "#   DURATION     |      COUNT | GRAPH ... |", one row per bucket, or
+  // "No data found".
+  std::string table() const;
+
+ private:
+  bool nanoseconds_;
+  uint64_t buckets_[kBuckets] = {};
+};
+
 }  // namespace vperf::tracing

@@ -1,6 +1,6 @@
 // libFuzzer target for the text vperf reads from tracefs (tracing/trace_text.h): trace_pipe's
-// stream cut into lines (the input fed in pieces whose sizes its first byte sets), a CPU's
-// stats, and error_log's last entry. Each must take any bytes; the lines must put the stream
+// stream cut into lines (the input fed in pieces whose sizes its first byte sets), those lines
+// parsed as function_graph's for the latency histogram, a CPU's stats, and error_log's last entry. Each must take any bytes; the lines must put the stream
 // back together exactly.
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +26,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ended = true;
   // Every line came back with its newline; only a last line without one gained it.
   if (rebuilt != text && rebuilt != std::string(text) + "\n") std::abort();
+  vperf::tracing::LatencyHistogram histogram(data[0] & 1);
+  vperf::tracing::TraceLineSplitter lines([&](std::string_view line) { histogram.add_line(line); });
+  lines.feed(text);
+  lines.finish();
+  (void)histogram.table();
   (void)vperf::tracing::events_lost_in_cpu_stats(text);
   (void)vperf::tracing::last_error_log_entry(text);
   return 0;

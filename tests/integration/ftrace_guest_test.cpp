@@ -102,6 +102,26 @@ TEST_F(FtraceGuest, FunctionGraphGraphsEachCall) {
   EXPECT_EQ(count_lines_with(r.out, "__do_sys_getppid() {") + count_lines_with(r.out, "__do_sys_getppid();"), 50u) << r.out.substr(0, 3000);
 }
 
+// perf ftrace latency's histogram, from function_graph: the N calls are N durations, counted
+// once each across the rows.
+TEST_F(FtraceGuest, LatencyHistogramCountsEachCall) {
+  GuestCommandResult r = in_guest("/bin/vperf ftrace latency -T __do_sys_getppid -- /bin/vperf-workload getppid 100");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(r.out.starts_with("#   DURATION     |      COUNT | GRAPH")) << r.out;
+  uint64_t total = 0;
+  size_t rows = 0;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("#")) continue;
+    const size_t bar = line.find(" | ");
+    ASSERT_NE(bar, std::string::npos) << line;
+    total += std::stoull(line.substr(bar + 3));
+    ++rows;
+  }
+  EXPECT_EQ(rows, 22u);
+  EXPECT_EQ(total, 100u) << r.out;
+}
+
 // A function trigger: traceoff on the first call of the function stops the buffer there.
 TEST_F(FtraceGuest, FunctionTraceoffTriggerStopsAtTheFirstCall) {
   GuestCommandResult r = in_guest(

@@ -238,6 +238,7 @@ TEST_F(Ftrace, LockedFunctionTracersAreRefusedInOneLine) {
            {"ftrace", "-e", "syscalls:sys_enter_getppid", "-T", "sys_getppid", "--", "true"},
            {"ftrace", "record", "-p", "function_graph", "-o", (dir_ / "f.dat").string(), "--", "true"},
            {"ftrace", "-F"},
+           {"ftrace", "latency", "-T", "sys_getppid", "--", "true"},
            {"ftrace", "list", "-f"}}) {
     ProgramResult r = run_vperf(args);
     EXPECT_EQ(r.exit_code, 1) << args[1];

@@ -111,5 +111,28 @@ TEST(FtraceSetup, EventPatternsExpandOnceInCatalogOrderAndUnknownOnesAreOneError
   EXPECT_EQ(none.error().describe(), "no event matches 'nosuch:*'");
 }
 
+// perf ftrace latency's parsing and table: durations from function_graph lines into log2
+// buckets (lines without a duration ignored), printed in perf 6.1's layout.
+TEST(TraceText, LatencyHistogramBucketsFunctionGraphDurationsAsPerf) {
+  LatencyHistogram histogram;
+  for (const char* line : {"# tracer: function_graph", " 1)   0.750 us    |  __do_sys_getppid();", " 1)   4.889 us    |  do_filp_open();",
+                           " 0) + 10.291 us   |  do_filp_open();", " 1) ! 1229.910 us |  }", " 1)               |  __do_sys_getppid() {",
+                           " 1)   2.0 ms      |  x();"})
+    histogram.add_line(line);
+  EXPECT_EQ(histogram.total(), 4u);
+  EXPECT_EQ(histogram.buckets()[0], 1u);   // 0.75 us
+  EXPECT_EQ(histogram.buckets()[2], 1u);   // 4.889 us: log2 2.3, shown as perf 6.1 shows it, "2 - 4 us"
+  EXPECT_EQ(histogram.buckets()[3], 1u);   // 10.291 us: "4 - 8 us"
+  EXPECT_EQ(histogram.buckets()[10], 1u);  // 1229.9 us: "512 - 1024 us"
+  const std::string table = histogram.table();
+  EXPECT_TRUE(table.starts_with("#   DURATION     |      COUNT | GRAPH                                          |\n"
+                                "     0 - 1    us |          1 | ###########                                    |\n"
+                                "     1 - 2    us |          0 |                                                |\n"))
+      << table;
+  EXPECT_NE(table.find("\n   512 - 1024 us |          1 | ###########                                    |\n"), std::string::npos) << table;
+  EXPECT_TRUE(table.ends_with("\n     1 - ...   s |          0 |                                                |\n")) << table;
+  EXPECT_EQ(LatencyHistogram().table(), "No data found\n");
+}
+
 }  // namespace
 }  // namespace vperf::tracing
