@@ -14,6 +14,7 @@
 #include "report/folded_stacks.h"
 #include "report/sample_stacks.h"
 #include "symbols/machines.h"
+#include "tracing/trace_dat.h"
 #include "unwind/dwarf_unwinder.h"
 
 namespace vperf::cli {
@@ -33,7 +34,27 @@ struct FoldedRecording {
   uint64_t samples = 0;
 };
 
+// A trace.dat (vperf ftrace record, trace-cmd): its kernel stacks (stacktrace triggers,
+// func_stack_trace), folded the same way.
+std::optional<FoldedRecording> fold_trace_dat(const std::string& input) {
+  if (input == "-") return std::nullopt;
+  Result<ScopedFd> fd = open_regular_file(input);
+  char head[16] = {};
+  if (!fd || ::read(fd->get(), head, sizeof head) < 10 || !tracing::looks_like_trace_dat(std::string_view(head, 10))) return std::nullopt;
+  Result<tracing::TraceDat> file = tracing::TraceDat::open(input);
+  if (!file) throw user_error(file.error());
+  FoldedRecording out;
+  out.folded = tracing::folded_kernel_stacks(*file, &out.samples);
+  if (out.samples == 0)
+    throw UserError(input + " has no kernel stacks", "record them: vperf ftrace record -e EVENT --trigger stacktrace (or -T) -- COMMAND");
+  Result<report::StackProfile> profile = report::parse_folded(out.folded);
+  if (!profile) throw UserError("internal folded stacks did not parse: " + profile.error().describe(), "");
+  out.profile = std::move(profile).value();
+  return out;
+}
+
 FoldedRecording fold_recording(const std::string& input, const FlamegraphOptions& o, std::ostream& err) {
+  if (std::optional<FoldedRecording> traced = fold_trace_dat(input)) return std::move(*traced);
   data::PerfDataReader reader = open_perf_data(input, "vperf record -g -- COMMAND");
   symbols::Machines machines{reader_symbol_config(o.symbols)};
   add_guests(machines, o.guests, o.sample_scope);
@@ -106,8 +127,8 @@ int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& 
 
 void add_flamegraph_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm) {
   auto options = std::make_shared<FlamegraphOptions>();
-  CLI::App* sub = app.add_subcommand("flamegraph", "Draw an interactive SVG flame graph from perf.data");
-  sub->add_option("-i,--input", options->input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
+  CLI::App* sub = app.add_subcommand("flamegraph", "Draw an interactive SVG flame graph from perf.data (or from a trace.dat's kernel stacks)");
+  sub->add_option("-i,--input", options->input, "perf.data to read (vperf's or perf's; - for a pipe), or a trace.dat with kernel stacks")->check(non_empty());
   add_symfs_option(*sub, options->symbols.symfs);
   sub->add_option("-o,--output", options->output, "SVG to write (default flamegraph.svg; - for stdout)")->check(non_empty());
   sub->add_flag("--folded", options->folded, "Write folded stacks (stackcollapse-perf.pl --kernel format) instead");

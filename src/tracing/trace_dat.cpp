@@ -643,6 +643,48 @@ Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::f
   return summary;
 }
 
+bool looks_like_trace_dat(std::string_view head) { return head.starts_with(std::string_view("\x17\x08\x44tracing", 10)); }
+
+std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks) {
+  tep_handle* tep = file.decoder().handle();
+  tep_event* kernel_stack = tep_find_event_by_name(tep, "ftrace", "kernel_stack");
+  std::map<std::string, uint64_t> counts;
+  uint64_t total = 0;
+  if (kernel_stack) {
+    tep_format_field* size_field = tep_find_field(kernel_stack, "size");
+    tep_format_field* caller_field = tep_find_field(kernel_stack, "caller");
+    const int long_size = tep_get_long_size(tep);
+    (void)file.for_each_event([&](const TraceDatEvent& event) {
+      tep_record record{};
+      record.cpu = event.cpu;
+      record.size = static_cast<int>(event.data.size());
+      record.data = const_cast<uint8_t*>(event.data.data());
+      if (!caller_field || tep_data_type(tep, &record) != kernel_stack->id) return true;
+      unsigned long long entries = ~0ull;
+      if (size_field) (void)tep_read_number_field(size_field, record.data, &entries);
+      const size_t offset = static_cast<size_t>(std::max(caller_field->offset, 0));
+      std::vector<std::string> frames;  // innermost first, as the kernel stores them
+      for (size_t at = offset; at + static_cast<size_t>(long_size) <= event.data.size() && frames.size() < entries; at += long_size) {
+        uint64_t address = 0;
+        std::memcpy(&address, event.data.data() + at, static_cast<size_t>(long_size));
+        if (address == 0 || address == ~0ull) break;
+        const char* name = tep_find_function(tep, address);
+        frames.push_back(std::string(name ? name : "[unknown]") + "_[k]");
+      }
+      const char* comm = tep_data_comm_from_pid(tep, tep_data_pid(tep, &record));
+      std::string line = comm ? comm : "[unknown]";
+      for (auto frame = frames.rbegin(); frame != frames.rend(); ++frame) line += ";" + *frame;
+      ++counts[line];
+      ++total;
+      return true;
+    });
+  }
+  if (stacks) *stacks = total;
+  std::string folded;
+  for (const auto& [stack, count] : counts) folded += stack + " " + std::to_string(count) + "\n";
+  return folded;
+}
+
 std::vector<std::string> describe_losses(const TraceDat& file, const TraceReportSummary& summary) {
   std::vector<std::string> lines;
   const std::vector<uint64_t> lost = file.lost_by_cpu();

@@ -136,6 +136,15 @@ struct TraceReportSummary {
 // of the same entry), with "CPU:N [K EVENTS DROPPED]" before an event that followed lost ones.
 Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::function<void(std::string_view line)>& out);
 
+// The kernel stacks a trace holds (ftrace:kernel_stack events: stacktrace triggers, -T,
+// func_stack_trace), folded as stackcollapse-perf.pl --kernel folds perf's: one line per
+// distinct stack, "COMM;OUTERMOST_[k];...;INNERMOST_[k] COUNT", frames named through the
+// file's kallsyms ("[unknown]" where it has none), sorted; `stacks` receives how many.
+std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks = nullptr);
+
+// Whether `head` (a file's first bytes) starts like a trace.dat.
+bool looks_like_trace_dat(std::string_view head);
+
 // What the file says was lost, for stderr after a report, one line each: per CPU, the ring
 // buffer's count (its stats at the end of the recording) and the time windows of the gaps, so
 // that no count over the trace is taken for complete. Empty when nothing was lost.

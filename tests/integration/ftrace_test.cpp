@@ -196,6 +196,27 @@ TEST_F(Ftrace, StackTraceTriggersPrintTheSameFramesAsTraceCmd) {
   EXPECT_EQ(mine.out, theirs.out);
   EXPECT_EQ(count_lines_with(mine.out, " kernel_stack: "), 20u);
   EXPECT_EQ(count_lines_with(mine.out, "=> do_syscall_64 ("), 20u) << mine.out.substr(0, 2000);
+
+  // The same stacks as a flame graph's folded lines: trace-cmd's frames of the first stack,
+  // outermost first, 20 times (every call took the same path).
+  std::vector<std::string> frames;
+  std::istringstream report(theirs.out);
+  bool in_stack = false;
+  for (std::string line; std::getline(report, line);) {
+    if (line.find(" kernel_stack: ") != std::string::npos) {
+      if (in_stack) break;
+      in_stack = true;
+      continue;
+    }
+    if (in_stack && line.starts_with("=> ")) frames.insert(frames.begin(), line.substr(3, line.find(" (") - 3) + "_[k]");
+    else if (in_stack) break;
+  }
+  ASSERT_FALSE(frames.empty()) << theirs.out.substr(0, 2000);
+  std::string expected = "vperf-workload";
+  for (const std::string& frame : frames) expected += ";" + frame;
+  ProgramResult folded = run_vperf({"flamegraph", "-i", file, "--folded", "-o", "-"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_EQ(folded.out, expected + " 20\n");
 }
 
 // An event filter keeps exactly the workload's calls while another task makes the same call;
