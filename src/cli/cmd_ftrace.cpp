@@ -215,6 +215,7 @@ void add_ftrace_command(CLI::App& app, Invocation& inv) {
   auto output = std::make_shared<std::string>("trace.dat");
   auto record_pids = std::make_shared<std::string>();
   auto duration = std::make_shared<double>(0);
+  auto file_version = std::make_shared<int>(6);
   CLI::App* record = sub->add_subcommand("record", "Record into trace.dat (trace-cmd's format, version 6), as trace-cmd record");
   record->add_option("-p,--plugin", r->tracer, "The tracer (trace-cmd's -p): function, function_graph, nop...");
   add_event_options(record, *r);
@@ -229,14 +230,16 @@ void add_ftrace_command(CLI::App& app, Invocation& inv) {
   record->add_option("-o,--output", *output, "The file to write")->check(non_empty());
   record->add_option("-P", *record_pids, "Trace these existing tasks (comma list)");
   record->add_option("--duration", *duration, "Stop after this many seconds")->check(number_in(0, 1e6));
-  record->callback([&inv, r, output, record_pids, duration] {
-    inv.action = [&inv, r, output, record_pids, duration] {
+  record->add_option("--file-version", *file_version, "trace.dat version: 6 (default) or 7")->check(CLI::IsMember({6, 7}));
+  record->callback([&inv, r, output, record_pids, duration, file_version] {
+    inv.action = [&inv, r, output, record_pids, duration, file_version] {
       session::FtraceRunOptions run;
       run.settings = settings_of(*r, false);
       run.command = inv.command_after_separator;
       run.pids = pids_of(*record_pids);
       run.all_tasks = run.command.empty() && run.pids.empty();
       if (*duration > 0) run.duration = std::chrono::milliseconds(static_cast<long long>(*duration * 1000));
+      run.file_version = *file_version;
       if (run.settings.tracer.empty() && run.settings.events.empty())
         throw usage_error("nothing to record", "give a tracer (-p function) or events (-e SYSTEM:EVENT)");
       session::FtraceRunSummary summary = checked(session::run_ftrace_record(run, *output, *inv.err));

@@ -325,11 +325,13 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
 
   tracing::TraceDatHeader header;
   header.page_size = static_cast<uint32_t>(page_size);
+  header.version = options.file_version;
   std::vector<tracing::TraceDatCpu> cpus;
   std::vector<int> cpu_numbers;
   for (RawCpuRecorder& r : recorders) {
     VPERF_TRY(r.drain(true));
     tracing::TraceDatCpu cpu;
+    cpu.cpu = r.cpu();
     cpu.data_fd = r.data_fd();
     cpu.size = r.bytes();
     cpu.stats = run.buffer->read("per_cpu/cpu" + std::to_string(r.cpu()) + "/stats").value_or("");

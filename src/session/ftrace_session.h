@@ -31,6 +31,7 @@ struct FtraceRunOptions {
   bool all_tasks = false;                    // -a: no pid filter, even with a command
   std::optional<std::chrono::milliseconds> delay;     // -D: tracing starts this long after CMD
   std::optional<std::chrono::milliseconds> duration;  // stop after this long
+  int file_version = 6;                      // record: trace.dat version 6 or 7
 };
 
 // What the run saw, for the summary line and the tests.

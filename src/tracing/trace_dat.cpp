@@ -35,6 +35,7 @@ enum TraceDatOption : uint16_t {
   kOptionBuffer = 3,
   kOptionTraceClock = 4,
   kOptionUname = 5,
+  kOptionCpuCount = 8,
   kOptionVersion = 9,
 };
 
@@ -55,6 +56,12 @@ class Out {
   }
   std::vector<uint8_t> bytes;
 };
+
+std::string selected_clock(std::string_view trace_clock) {
+  const size_t open = trace_clock.find('['), close = trace_clock.find(']', open);
+  if (open == std::string_view::npos || close == std::string_view::npos) return "";
+  return std::string(trace_clock.substr(open + 1, close - open - 1));
+}
 
 Result<void> write_all(int fd, const uint8_t* data, size_t size) {
   while (size > 0) {
@@ -90,7 +97,94 @@ constexpr uint64_t kMissedStored = 1u << 30;
 
 }  // namespace
 
-Result<void> write_trace_dat(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& cpus) {
+namespace {
+
+// Where each CPU's pages go: from `start` on, each at the next page boundary.
+std::vector<uint64_t> place_cpu_data(uint64_t start, uint32_t page_size, const std::vector<TraceDatCpu>& cpus) {
+  std::vector<uint64_t> offsets;
+  for (const TraceDatCpu& cpu : cpus) {
+    start = (start + page_size - 1) / page_size * page_size;
+    offsets.push_back(start);
+    start += cpu.size;
+  }
+  return offsets;
+}
+
+// `head` written, then each CPU's pages at its offset, zeros between.
+Result<void> write_with_cpu_data(int out_fd, const std::vector<uint8_t>& head, const std::vector<TraceDatCpu>& cpus,
+                                 const std::vector<uint64_t>& offsets) {
+  VPERF_TRY(write_all(out_fd, head.data(), head.size()));
+  uint64_t written = head.size();
+  for (size_t i = 0; i < cpus.size(); ++i) {
+    const std::vector<uint8_t> padding(offsets[i] - written, 0);
+    VPERF_TRY(write_all(out_fd, padding.data(), padding.size()));
+    VPERF_TRY(copy_range(cpus[i].data_fd, cpus[i].size, out_fd));
+    written = offsets[i] + cpus[i].size;
+  }
+  return {};
+}
+
+// The pieces of version-6 tracing data that version 7 keeps in sections of their own.
+struct TracingDataPieces {
+  std::span<const uint8_t> initial;  // magic, version, endianness, long size, page size
+  std::span<const uint8_t> header_info, ftrace_formats, event_formats, kallsyms, printk, cmdlines;
+};
+
+Result<TracingDataPieces> split_tracing_data(std::span<const uint8_t> data) {
+  ByteReader r(data);
+  TracingDataPieces p;
+  VPERF_TRY(r.skip(10, "magic"));
+  VPERF_TRY(std::string version, r.c_string("version"));
+  VPERF_TRY(r.skip(6, "endianness, long size, page size"));
+  p.initial = data.subspan(0, r.offset());
+  auto piece = [&](auto&& walk) -> Result<std::span<const uint8_t>> {
+    const size_t from = r.offset();
+    VPERF_TRY(walk());
+    return data.subspan(from, r.offset() - from);
+  };
+  auto sized64 = [&]() -> Result<void> {
+    VPERF_TRY(uint64_t n, r.u64("size"));
+    return r.skip(static_cast<size_t>(n), "text");
+  };
+  auto sized32 = [&]() -> Result<void> {
+    VPERF_TRY(uint32_t n, r.u32("size"));
+    return r.skip(n, "text");
+  };
+  VPERF_TRY(p.header_info, piece([&]() -> Result<void> {
+              for (const char* tag : {"header_page", "header_event"}) {
+                VPERF_TRY(std::string name, r.c_string("header tag"));
+                if (name != tag) return Error{"tracing data: expected " + std::string(tag)};
+                VPERF_TRY(sized64());
+              }
+              return {};
+            }));
+  VPERF_TRY(p.ftrace_formats, piece([&]() -> Result<void> {
+              VPERF_TRY(uint32_t count, r.u32("ftrace format count"));
+              for (uint32_t i = 0; i < count; ++i) VPERF_TRY(sized64());
+              return {};
+            }));
+  VPERF_TRY(p.event_formats, piece([&]() -> Result<void> {
+              VPERF_TRY(uint32_t systems, r.u32("system count"));
+              for (uint32_t s = 0; s < systems; ++s) {
+                VPERF_TRY(r.c_string("system"));
+                VPERF_TRY(uint32_t count, r.u32("event format count"));
+                for (uint32_t i = 0; i < count; ++i) VPERF_TRY(sized64());
+              }
+              return {};
+            }));
+  VPERF_TRY(p.kallsyms, piece(sized32));
+  VPERF_TRY(p.printk, piece(sized32));
+  VPERF_TRY(p.cmdlines, piece(sized64));
+  return p;
+}
+
+constexpr uint16_t kSectionHeaderInfo = 16;
+
+}  // namespace
+
+namespace {
+
+Result<void> write_version_6(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& cpus) {
   Out o;
   o.bytes = header.tracing_data;
   o.put(static_cast<uint32_t>(cpus.size()));
@@ -101,27 +195,95 @@ Result<void> write_trace_dat(int out_fd, const TraceDatHeader& header, const std
   for (const TraceDatCpu& cpu : cpus) o.put_option(kOptionCpuStat, cpu.stats);
   o.put(uint16_t{kOptionDone});
   o.put_text(std::string_view("flyrecord\0", 10));
-  // Offsets: the table, then each CPU's data from the next page boundary on.
-  uint64_t offset = o.bytes.size() + cpus.size() * 16;
-  std::vector<std::pair<uint64_t, uint64_t>> placed;
-  for (const TraceDatCpu& cpu : cpus) {
-    offset = (offset + header.page_size - 1) / header.page_size * header.page_size;
-    placed.emplace_back(offset, cpu.size);
-    offset += cpu.size;
-  }
-  for (const auto& [at, size] : placed) {
-    o.put(at);
-    o.put(size);
-  }
-  VPERF_TRY(write_all(out_fd, o.bytes.data(), o.bytes.size()));
-  uint64_t written = o.bytes.size();
+  const std::vector<uint64_t> offsets = place_cpu_data(o.bytes.size() + cpus.size() * 16, header.page_size, cpus);
   for (size_t i = 0; i < cpus.size(); ++i) {
-    const std::vector<uint8_t> padding(placed[i].first - written, 0);
-    VPERF_TRY(write_all(out_fd, padding.data(), padding.size()));
-    VPERF_TRY(copy_range(cpus[i].data_fd, cpus[i].size, out_fd));
-    written = placed[i].first + cpus[i].size;
+    o.put(offsets[i]);
+    o.put(cpus[i].size);
   }
-  return {};
+  return write_with_cpu_data(out_fd, o.bytes, cpus, offsets);
+}
+
+Result<void> write_version_7(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& cpus) {
+  VPERF_TRY(TracingDataPieces pieces, split_tracing_data(header.tracing_data));
+  Out o;
+  o.put_text(std::string_view(reinterpret_cast<const char*>(pieces.initial.data()), 10));
+  o.put_text(std::string_view("7\0", 2));
+  o.put_text(std::string_view(reinterpret_cast<const char*>(pieces.initial.data()) + pieces.initial.size() - 6, 6));
+  o.put_text(std::string_view("none\0\0", 6));  // no compression, no version of it
+  const size_t first_options_at = o.bytes.size();
+  o.put(uint64_t{0});
+  auto section = [&](uint16_t id, std::span<const uint8_t> payload) {
+    const uint64_t at = o.bytes.size();
+    o.put(id);
+    o.put(uint16_t{0});   // flags: not compressed
+    o.put(uint32_t{0});   // description: none
+    o.put(static_cast<uint64_t>(payload.size()));
+    o.bytes.insert(o.bytes.end(), payload.begin(), payload.end());
+    return at;
+  };
+  std::vector<std::pair<uint16_t, uint64_t>> metadata;
+  uint16_t id = kSectionHeaderInfo;
+  for (std::span<const uint8_t> payload :
+       {pieces.header_info, pieces.ftrace_formats, pieces.event_formats, pieces.kallsyms, pieces.printk, pieces.cmdlines})
+    metadata.emplace_back(id, section(id, payload)), ++id;
+
+  // The options section: its size does not depend on the offsets it holds, so it is built
+  // once to learn where the flyrecord section starts, then again with the offsets.
+  const std::string clock = selected_clock(header.trace_clock);
+  auto options = [&](uint64_t flyrecord_at, const std::vector<uint64_t>& offsets) {
+    Out opt;
+    for (const auto& [option, at] : metadata) {
+      opt.put(option);
+      opt.put(uint32_t{8});
+      opt.put(at);
+    }
+    if (!header.trace_clock.empty()) opt.put_option(kOptionTraceClock, header.trace_clock);
+    if (!header.uname.empty()) opt.put_option(kOptionUname, header.uname);
+    opt.put_option(kOptionVersion, std::string("vperf ") + VPERF_VERSION);
+    for (const TraceDatCpu& cpu : cpus) opt.put_option(kOptionCpuStat, cpu.stats);
+    opt.put(kOptionCpuCount);
+    opt.put(uint32_t{4});
+    opt.put(static_cast<uint32_t>(cpus.size()));
+    Out buffer;
+    buffer.put(flyrecord_at);
+    buffer.bytes.push_back(0);  // "": the top-level buffer
+    buffer.put_text(clock);
+    buffer.bytes.push_back(0);
+    buffer.put(header.page_size);
+    buffer.put(static_cast<uint32_t>(cpus.size()));
+    for (size_t i = 0; i < cpus.size(); ++i) {
+      buffer.put(static_cast<uint32_t>(cpus[i].cpu));
+      buffer.put(i < offsets.size() ? offsets[i] : uint64_t{0});
+      buffer.put(cpus[i].size);
+    }
+    opt.put(uint16_t{kOptionBuffer});
+    opt.put(static_cast<uint32_t>(buffer.bytes.size()));
+    opt.bytes.insert(opt.bytes.end(), buffer.bytes.begin(), buffer.bytes.end());
+    opt.put(uint16_t{kOptionDone});
+    opt.put(uint32_t{8});
+    opt.put(uint64_t{0});  // no further options section
+    return opt.bytes;
+  };
+  const uint64_t options_at = o.bytes.size();
+  const uint64_t flyrecord_at = options_at + 16 + options(0, {}).size();
+  const std::vector<uint64_t> offsets = place_cpu_data(flyrecord_at + 16, header.page_size, cpus);
+  section(0, options(flyrecord_at, offsets));
+  std::memcpy(o.bytes.data() + first_options_at, &options_at, sizeof options_at);
+  // The flyrecord section's header; its size runs from after it to the end of the last CPU's pages.
+  const uint64_t end = offsets.empty() ? flyrecord_at + 16 : offsets.back() + cpus.back().size;
+  o.put(uint16_t{kOptionBuffer});
+  o.put(uint16_t{0});
+  o.put(uint32_t{0});
+  o.put(end - (flyrecord_at + 16));
+  return write_with_cpu_data(out_fd, o.bytes, cpus, offsets);
+}
+
+}  // namespace
+
+Result<void> write_trace_dat(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& cpus) {
+  if (header.version == 7) return write_version_7(out_fd, header, cpus);
+  if (header.version != 6) return Error{"trace.dat version " + std::to_string(header.version) + " cannot be written", 0, "use 6 or 7"};
+  return write_version_6(out_fd, header, cpus);
 }
 
 Result<TraceDat> TraceDat::open(const std::filesystem::path& path) {
@@ -143,7 +305,6 @@ Result<TraceDat> TraceDat::open(const std::filesystem::path& path) {
 
 namespace {
 
-constexpr uint16_t kOptionCpuCount = 8;
 constexpr uint16_t kSectionCompressed = 1;
 
 std::string option_text(std::span<const uint8_t> data) {
@@ -152,11 +313,6 @@ std::string option_text(std::span<const uint8_t> data) {
   return text;
 }
 
-std::string selected_clock(std::string_view trace_clock) {
-  const size_t open = trace_clock.find('['), close = trace_clock.find(']', open);
-  if (open == std::string_view::npos || close == std::string_view::npos) return "";
-  return std::string(trace_clock.substr(open + 1, close - open - 1));
-}
 
 // A version 7 file's decompressor, loaded the first time a compressed section is met.
 class Decompressor {

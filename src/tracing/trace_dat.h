@@ -35,6 +35,7 @@ namespace vperf::tracing {
 // --- writing ---
 
 struct TraceDatCpu {
+  int cpu = 0;
   int data_fd = -1;         // the CPU's raw pages, read from offset 0 for `size` bytes
   uint64_t size = 0;
   std::string stats;        // per_cpu/cpuN/stats
@@ -45,9 +46,13 @@ struct TraceDatHeader {
   std::string trace_clock;            // the trace_clock file: "[local] global counter ..."
   std::string uname;                  // "Linux HOST RELEASE MACHINE"
   uint32_t page_size = 4096;
+  // 6, or 7: the same pieces as trace-cmd.dat.v7(5)'s sections (uncompressed, "none"), found
+  // through one options section, the CPUs' pages in one flyrecord buffer section.
+  int version = 6;
 };
 
-// Writes the whole file to `out_fd` (at its current position 0).
+// Writes the whole file to `out_fd` (at its current position 0). Version 6 wants the CPUs in
+// CPU order from 0, as its flyrecord table has no CPU numbers.
 Result<void> write_trace_dat(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& cpus);
 
 // --- reading ---

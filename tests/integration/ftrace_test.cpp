@@ -102,21 +102,28 @@ TEST_F(Ftrace, LiveEventTraceShowsEveryCallOfTheWorkload) {
   EXPECT_EQ(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')), 1000u) << "only the workload's events: " << r.out.substr(0, 2000);
 }
 
-// trace-cmd record's way: a trace.dat that trace-cmd report reads, printing exactly what vperf
-// ftrace report prints, with exactly N events of the workload's pid.
+// trace-cmd record's way: a trace.dat (version 6, and 7 with --file-version 7) that trace-cmd
+// report reads, printing exactly what vperf ftrace report prints, with exactly N events of the
+// workload's pid.
 TEST_F(Ftrace, RecordedTraceDatIsReadByTraceCmdLineForLine) {
   if (run_program({"trace-cmd", "--version"}).exit_code < 0) GTEST_SKIP() << "needs trace-cmd (apt-get install trace-cmd)";
-  const std::string file = (dir_ / "getppid.dat").string();
-  ProgramResult recorded = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-o", file, "--", VPERF_WORKLOAD, "getppid", "1000"});
-  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
-  ProgramResult theirs = run_program({"trace-cmd", "report", file});
-  ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
-  ProgramResult mine = run_vperf({"ftrace", "report", "-i", file});
-  ASSERT_EQ(mine.exit_code, 0) << mine.err;
-  EXPECT_EQ(mine.out, theirs.out);
-  EXPECT_EQ(count_lines_with(mine.out, " sys_enter_getppid: "), 1000u) << mine.out.substr(0, 2000);
-  EXPECT_EQ(count_lines_with(mine.out, "vperf-workload-"), 1000u) << "every event is the workload's";
-  EXPECT_EQ(mine.out.find("EVENTS DROPPED"), std::string::npos);
+  for (const std::string version : {"6", "7"}) {
+    SCOPED_TRACE("--file-version " + version);
+    const std::string file = (dir_ / ("getppid-v" + version + ".dat")).string();
+    ProgramResult recorded = run_vperf({"ftrace", "record", "--file-version", version, "-e", "syscalls:sys_enter_getppid", "-o", file, "--",
+                                        VPERF_WORKLOAD, "getppid", "1000"});
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+    ProgramResult dump = run_program({"trace-cmd", "dump", "--summary", "-i", file});
+    EXPECT_NE(dump.out.find("\t\t" + version + "\t[Version]"), std::string::npos) << dump.out << dump.err;
+    ProgramResult theirs = run_program({"trace-cmd", "report", file});
+    ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+    ProgramResult mine = run_vperf({"ftrace", "report", "-i", file});
+    ASSERT_EQ(mine.exit_code, 0) << mine.err;
+    EXPECT_EQ(mine.out, theirs.out);
+    EXPECT_EQ(count_lines_with(mine.out, " sys_enter_getppid: "), 1000u) << mine.out.substr(0, 2000);
+    EXPECT_EQ(count_lines_with(mine.out, "vperf-workload-"), 1000u) << "every event is the workload's";
+    EXPECT_EQ(mine.out.find("EVENTS DROPPED"), std::string::npos);
+  }
 }
 
 // trace-cmd's own files, as trace-cmd 3.1.6 writes them: `trace-cmd extract -B` turns a
