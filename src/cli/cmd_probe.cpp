@@ -26,7 +26,8 @@ struct ProbeOptions {
 tracing::Tracefs open_tracefs() {
   Result<tracing::Tracefs> tracefs = tracing::Tracefs::open_mounted();
   if (!tracefs) throw user_error(tracefs.error());
-  if (!std::filesystem::exists(tracefs->file("uprobe_events")) && !tracing::has_kprobes(*tracefs))
+  if (Result<void> allowed = tracing::require_tracefs_access(*tracefs, "vperf probe"); !allowed) throw user_error(allowed.error());
+  if (!tracing::tracefs_file_exists(*tracefs, "uprobe_events") && !tracing::has_kprobes(*tracefs))
     throw UserError("this kernel has neither uprobes nor kprobes (no " + tracefs->file("uprobe_events").string() + ")",
                     "dynamic probes need a kernel built with CONFIG_UPROBE_EVENTS=y or CONFIG_KPROBE_EVENTS=y");
   // Inline probes of vperf runs that were killed (-e uprobe:... in stat or record) go first.

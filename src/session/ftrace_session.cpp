@@ -29,6 +29,7 @@ using tracing::Tracefs;
 
 Result<Tracefs> open_tracefs() {
   VPERF_TRY(Tracefs tracefs, Tracefs::open_mounted());
+  VPERF_TRY(tracing::require_tracefs_access(tracefs, "vperf ftrace"));
   // What killed vperf runs left: their instances, then their inline probes (an instance's
   // enabled event keeps a probe in use).
   tracing::remove_leftover_instances(tracefs);

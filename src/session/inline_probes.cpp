@@ -127,7 +127,8 @@ Result<std::string> InlineProbes::create_one(std::string_view spec) {
   }
   if (!tracefs_) {
     VPERF_TRY(tracing::Tracefs tracefs, tracing::Tracefs::open_mounted());
-    if (!kernel && !std::filesystem::exists(tracefs.file("uprobe_events")))
+    VPERF_TRY(tracing::require_tracefs_access(tracefs, "an inline probe"));
+    if (!kernel && !tracing::tracefs_file_exists(tracefs, "uprobe_events"))
       return Error{"'" + std::string(spec) + "' needs uprobes, and this kernel has no " + tracefs.file("uprobe_events").string(), 0,
                    "uprobes need a kernel built with CONFIG_UPROBE_EVENTS=y"};
     tracefs_ = std::move(tracefs);

@@ -31,7 +31,7 @@ Result<std::vector<std::string>> definition_lines(const Tracefs& tracefs, std::s
 std::string removal(std::string_view group, std::string_view event) { return "-:" + std::string(group) + "/" + std::string(event); }
 
 Result<void> require_kprobes(const Tracefs& tracefs) {
-  if (std::filesystem::exists(tracefs.file(kKprobeEvents))) return {};
+  if (tracefs_file_exists(tracefs, kKprobeEvents)) return {};
   return Error{"this kernel has no kprobes: " + tracefs.file(kKprobeEvents).string() + " does not exist", ENOENT,
                "kernel probes need a kernel built with CONFIG_KPROBES=y and CONFIG_KPROBE_EVENTS=y (many cloud and microVM kernels "
                "leave them out); probe user space with -x FILE, or use a tracepoint (vperf list tracepoint)"};
@@ -74,7 +74,7 @@ std::string kprobe_definition(const KprobeEvent& event) {
   return line;
 }
 
-bool has_kprobes(const Tracefs& tracefs) { return std::filesystem::exists(tracefs.file(kKprobeEvents)); }
+bool has_kprobes(const Tracefs& tracefs) { return tracefs_file_exists(tracefs, kKprobeEvents); }
 
 Result<std::vector<std::string>> kprobe_definitions(const Tracefs& tracefs) {
   VPERF_TRY(require_kprobes(tracefs));

@@ -1,6 +1,7 @@
 #include "tracing/tracefs.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -39,5 +40,16 @@ bool Tracefs::event_file_exists(std::string_view system, std::string_view event,
 }
 
 std::filesystem::path Tracefs::file(std::string_view name) const { return root_ / std::string(name); }
+
+Result<void> require_tracefs_access(const Tracefs& tracefs, std::string_view needed_for) {
+  if (::access(tracefs.root().c_str(), R_OK | W_OK | X_OK) == 0 || (errno != EACCES && errno != EPERM)) return {};
+  return Error{"no permission to use tracefs at " + tracefs.root().string() + " (" + std::string(needed_for) + " writes to it)", 0,
+               "run as root: tracefs needs CAP_SYS_ADMIN"};
+}
+
+bool tracefs_file_exists(const Tracefs& tracefs, std::string_view name) {
+  struct stat st{};
+  return ::stat(tracefs.file(name).c_str(), &st) == 0;
+}
 
 }  // namespace vperf::tracing

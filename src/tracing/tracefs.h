@@ -37,4 +37,12 @@ class Tracefs {
   std::filesystem::path root_;
 };
 
+// An error when this process may not use tracefs (root's, mode 0700, on most kernels), naming
+// what needed it ("vperf ftrace", "inline probes") and the fix.
+Result<void> require_tracefs_access(const Tracefs& tracefs, std::string_view needed_for);
+
+// Whether <root>/NAME exists; false where it cannot be seen (a tracefs only root may enter),
+// never an exception.
+bool tracefs_file_exists(const Tracefs& tracefs, std::string_view name);
+
 }  // namespace vperf::tracing

@@ -355,6 +355,27 @@ TEST_F(Ftrace, WorksWhereverTracefsIsMounted) {
   }
 }
 
+// Without root, tracefs (mode 0700 here) is one line with the fix, for ftrace and for the other
+// users of tracefs; report needs no tracefs and works.
+TEST_F(Ftrace, WithoutRootItIsOneLine) {
+  if (run_program({"setpriv", "--version"}).exit_code != 0) GTEST_SKIP() << "needs setpriv (util-linux)";
+  struct stat st{};
+  ASSERT_EQ(::stat(kTracefs.c_str(), &st), 0);
+  if (st.st_mode & 0007) GTEST_SKIP() << "tracefs is open to everyone here";
+  const std::vector<std::string> as_nobody = {"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", VPERF_BINARY};
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"ftrace", "-e", "syscalls:sys_enter_getppid", "--", "true"}, {"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-o", "/dev/null", "--", "true"},
+           {"ftrace", "list", "-t"}, {"probe", "-l"}, {"stat", "-e", "uprobe:/bin/true:main", "--", "true"}}) {
+    std::vector<std::string> argv = as_nobody;
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProgramResult r = run_program(argv);
+    EXPECT_EQ(r.exit_code, 1) << args[0];
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("no permission to use tracefs"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("run as root"), std::string::npos) << r.err;
+  }
+}
+
 // A second run cannot take a named instance in use; reset removes it.
 TEST_F(Ftrace, NamedInstanceLivesFromStartToReset) {
   const std::string name = "vperf-test-" + std::to_string(::getpid());
