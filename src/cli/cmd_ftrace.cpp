@@ -41,7 +41,7 @@ struct SettingOptions {
 // "-m 4M", "-b 1024" (trace-cmd: KB): a size in KB.
 unsigned size_in_kb(const std::string& text, bool plain_is_kb) {
   std::string digits = text;
-  unsigned long long scale = plain_is_kb ? 1 : 1;
+  unsigned long long scale = 1;
   if (!digits.empty()) {
     const char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(digits.back())));
     if (unit == 'K' || unit == 'M' || unit == 'G') {
@@ -58,21 +58,7 @@ unsigned size_in_kb(const std::string& text, bool plain_is_kb) {
   return static_cast<unsigned>(kb);
 }
 
-std::string cpumask_of(const std::string& cpu_list) {
-  const std::vector<int> cpus = checked(parse_cpu_list(cpu_list));
-  int highest = 0;
-  for (int cpu : cpus) highest = std::max(highest, cpu);
-  std::vector<uint32_t> words(static_cast<size_t>(highest / 32 + 1), 0);
-  for (int cpu : cpus) words[static_cast<size_t>(cpu / 32)] |= 1u << (cpu % 32);
-  std::string mask;
-  for (size_t i = words.size(); i-- > 0;) {
-    char part[16];
-    std::snprintf(part, sizeof part, i + 1 == words.size() ? "%x" : "%08x", words[i]);
-    if (!mask.empty()) mask += ",";
-    mask += part;
-  }
-  return mask;
-}
+std::string cpumask_of(const std::string& cpu_list) { return tracing::tracing_cpumask_text(checked(parse_cpu_list(cpu_list))); }
 
 tracing::FtraceSettings settings_of(const SettingOptions& o, bool perf_defaults) {
   tracing::FtraceSettings s;

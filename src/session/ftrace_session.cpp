@@ -41,6 +41,9 @@ Result<Tracefs> open_tracefs() {
 // inline probes its events use, the workload last of all (its destructor kills a child that
 // is still running when an error ends the run).
 struct PreparedRun {
+  // Installed before anything else: a ^C while the instance is being set up must end the run
+  // through its clean-up, not kill vperf with the instance half made.
+  std::optional<perf::StopSignals> signals;
   std::optional<perf::Workload> workload;
   InlineProbes probes;
   std::optional<FtraceBuffer> buffer;
@@ -49,6 +52,10 @@ struct PreparedRun {
 };
 
 Result<void> prepare(PreparedRun& run, const FtraceRunOptions& options, std::ostream& err) {
+  {
+    VPERF_TRY(perf::StopSignals signals, perf::StopSignals::install());
+    run.signals.emplace(std::move(signals));  // StopSignals moves but does not assign
+  }
   VPERF_TRY(Tracefs tracefs, open_tracefs());
   tracing::FtraceSettings settings = options.settings;
   VPERF_TRY(settings.events, run.probes.create(settings.events));
@@ -105,7 +112,7 @@ struct WatchedFd {
 
 Result<int> wait_for_end(PreparedRun& run, const FtraceRunOptions& options, std::optional<std::chrono::nanoseconds> tick,
                          const std::function<void()>& on_tick, const std::vector<WatchedFd>& watched) {
-  VPERF_TRY(perf::StopSignals signals, perf::StopSignals::install());
+  const perf::StopSignals& signals = *run.signals;
   SystemRunClock clock;
   RunLoop loop(clock);
   int status = 0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -22,6 +23,22 @@ std::string join_pids(const std::vector<pid_t>& pids) {
 }
 
 }  // namespace
+
+std::string tracing_cpumask_text(const std::vector<int>& cpus) {
+  int highest = 0;
+  for (int cpu : cpus) highest = std::max(highest, cpu);
+  std::vector<uint32_t> words(static_cast<size_t>(highest / 32 + 1), 0);
+  for (int cpu : cpus)
+    if (cpu >= 0) words[static_cast<size_t>(cpu / 32)] |= 1u << (cpu % 32);
+  std::string mask;
+  for (size_t i = words.size(); i-- > 0;) {
+    char part[16];
+    std::snprintf(part, sizeof part, i + 1 == words.size() ? "%x" : "%08x", words[i]);
+    if (!mask.empty()) mask += ",";
+    mask += part;
+  }
+  return mask;
+}
 
 bool is_function_based_tracer(std::string_view tracer) {
   for (std::string_view name : {"function", "function_graph", "irqsoff", "preemptoff", "preemptirqsoff", "wakeup", "wakeup_rt", "wakeup_dl"})

@@ -36,6 +36,10 @@ struct FtraceSettings {
   std::optional<unsigned> threshold_us;      // tracing_thresh
 };
 
+// tracing_cpumask's text for these CPUs: hex, in 32-bit groups separated by commas, the
+// highest group first ("3", "1,00000000").
+std::string tracing_cpumask_text(const std::vector<int>& cpus);
+
 // Tracers that hook functions: they need available_filter_functions and set_ftrace_filter.
 bool is_function_based_tracer(std::string_view tracer);
 

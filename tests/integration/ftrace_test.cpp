@@ -61,6 +61,13 @@ size_t count_lines_with(const std::string& text, const std::string& needle) {
   return n;
 }
 
+// A run's instance is ready once its event is enabled and then tracing is on: a new instance
+// starts with tracing on, and vperf turns it off until its settings are in. Read in that order,
+// the two say the settings are done.
+bool instance_tracing(const std::filesystem::path& instance) {
+  return slurp(instance / "events/syscalls/sys_enter_getppid/enable") == "1\n" && slurp(instance / "tracing_on") == "1\n";
+}
+
 bool has_tracefs_instances() {
   struct stat st{};
   return ::geteuid() == 0 && ::stat((kTracefs / "instances").c_str(), &st) == 0 &&
@@ -237,7 +244,7 @@ TEST_F(Ftrace, EventFilterAndTraceoffTriggerBehaveExactly) {
                         "common_pid == " + std::to_string(workload.pid()), "-o", file, "-P",
                         std::to_string(workload.pid()) + "," + std::to_string(noise.pid())});
   const std::string instance = "vperf-" + std::to_string(recording.pid());
-  ASSERT_TRUE(wait_until([&] { return slurp(kTracefs / "instances" / instance / "tracing_on") == "1\n"; }, std::chrono::seconds(20)))
+  ASSERT_TRUE(wait_until([&] { return instance_tracing(kTracefs / "instances" / instance); }, std::chrono::seconds(20)))
       << "the recording never started";
   noise.release();
   workload.release();
@@ -376,6 +383,21 @@ TEST_F(Ftrace, WithoutRootItIsOneLine) {
   }
 }
 
+// A ^C the moment the instance appears, while vperf is still writing its settings, ends the run
+// through the same clean-up (the signals are caught from the start of the run).
+TEST_F(Ftrace, SignalDuringSetUpLeavesNothing) {
+  for (int round = 0; round < 5; ++round) {
+    Background vperf({VPERF_BINARY, "ftrace", "-e", "syscalls:sys_enter_*", "--", VPERF_WORKLOAD, "sleep", "600000"});
+    ASSERT_GT(vperf.pid(), 0);
+    const std::filesystem::path instance = kTracefs / "instances" / ("vperf-" + std::to_string(vperf.pid()));
+    ASSERT_TRUE(wait_until([&] { return std::filesystem::exists(instance); }, std::chrono::seconds(20)));
+    ::kill(vperf.pid(), SIGINT);
+    ProgramResult ended = vperf.wait();
+    EXPECT_NE(ended.exit_code, -1) << "killed by the signal instead of ending the run";
+    EXPECT_FALSE(std::filesystem::exists(instance)) << ended.err;
+  }
+}
+
 // A second run cannot take a named instance in use; reset removes it.
 TEST_F(Ftrace, NamedInstanceLivesFromStartToReset) {
   const std::string name = "vperf-test-" + std::to_string(::getpid());
@@ -405,7 +427,7 @@ TEST_F(Ftrace, InstanceGoesOnSignalsAndAfterAKill) {
     Background vperf({VPERF_BINARY, "ftrace", "-e", "syscalls:sys_enter_getppid", "--", VPERF_WORKLOAD, "sleep", "600000"});
     ASSERT_GT(vperf.pid(), 0);
     const std::filesystem::path instance = kTracefs / "instances" / ("vperf-" + std::to_string(vperf.pid()));
-    ASSERT_TRUE(wait_until([&] { return slurp(instance / "tracing_on") == "1\n" && !children_named(vperf.pid(), "vperf-workload").empty(); },
+    ASSERT_TRUE(wait_until([&] { return instance_tracing(instance) && !children_named(vperf.pid(), "vperf-workload").empty(); },
                            std::chrono::seconds(20)))
         << "vperf ftrace never started tracing";
     const std::vector<pid_t> workload = children_named(vperf.pid(), "vperf-workload");

@@ -97,6 +97,13 @@ TEST(TraceText, LinesComeWholeWhateverThePiecesAndStatsCountWhatWasLost) {
   EXPECT_EQ(events_lost_in_cpu_stats("overrun: many\n"), 0u);
 }
 
+TEST(FtraceSetup, CpuMasksAreTheKernelsText) {
+  EXPECT_EQ(tracing_cpumask_text({0, 1}), "3");
+  EXPECT_EQ(tracing_cpumask_text({1}), "2");
+  EXPECT_EQ(tracing_cpumask_text({32}), "1,00000000");
+  EXPECT_EQ(tracing_cpumask_text({0, 33, 70}), "40,00000002,00000001");
+}
+
 TEST(FtraceSetup, EventPatternsExpandOnceInCatalogOrderAndUnknownOnesAreOneError) {
   test::TempTree tree;
   test::add_typical_tracepoints(tree);
