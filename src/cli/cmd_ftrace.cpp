@@ -20,14 +20,6 @@ namespace {
 
 constexpr const char* kDefaultInstance = "vperf";
 
-template <typename T>
-T checked(Result<T> result) {
-  if (!result) throw user_error(result.error());
-  return std::move(result).value();
-}
-void checked(Result<void> result) {
-  if (!result) throw user_error(result.error());
-}
 
 // The settings both the perf-style and the trace-cmd-style commands take.
 struct SettingOptions {

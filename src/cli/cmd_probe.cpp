@@ -35,14 +35,6 @@ tracing::Tracefs open_tracefs() {
   return std::move(tracefs).value();
 }
 
-template <typename T>
-T checked(Result<T> result) {
-  if (!result) throw user_error(result.error());
-  return std::move(result).value();
-}
-void checked(Result<void> result) {
-  if (!result) throw user_error(result.error());
-}
 
 // The bundled workload beside this vperf: the build tree's src/workloads/vperf-workload, or an
 // installed one in the same directory.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "pmc/pmc_catalog.h"
 
 namespace vperf::cli {
@@ -26,6 +27,16 @@ struct Invocation {
   // perf.data's cmdline feature holds.
   std::vector<std::string> cmdline;
 };
+
+// A library's Result as a command's value, or its error as the command's one line.
+template <typename T>
+T checked(Result<T> result) {
+  if (!result) throw user_error(result.error());
+  return std::move(result).value();
+}
+inline void checked(Result<void> result) {
+  if (!result) throw user_error(result.error());
+}
 
 // For options whose empty value would silently mean "not given" (--model '', --perfmon '').
 CLI::Validator non_empty();

@@ -25,6 +25,12 @@ class ByteWriter {
   void u64(uint64_t v) { put(v); }
   void bytes(std::span<const uint8_t> b) { out_.insert(out_.end(), b.begin(), b.end()); }
   void zeros(size_t n) { out_.resize(out_.size() + n, 0); }
+  // `s` as it is, and `s` with a NUL after it.
+  void text(std::string_view s) { out_.insert(out_.end(), s.begin(), s.end()); }
+  void c_string(std::string_view s) {
+    text(s);
+    out_.push_back(0);
+  }
   // `s` then NUL padding up to `field` bytes (s.size() < field).
   void padded_string(std::string_view s, size_t field) {
     size_t n = s.size() < field ? s.size() : field;

@@ -20,6 +20,7 @@ extern "C" {
 #include <tuple>
 
 #include "core/byte_reader.h"
+#include "core/byte_writer.h"
 #include "core/shared_library.h"
 #include "core/files.h"
 #include "core/strings.h"
@@ -39,23 +40,12 @@ enum TraceDatOption : uint16_t {
   kOptionVersion = 9,
 };
 
-class Out {
- public:
-  template <typename T>
-  void put(T value) {
-    const auto* p = reinterpret_cast<const uint8_t*>(&value);
-    bytes.insert(bytes.end(), p, p + sizeof value);
-  }
-  void put_text(std::string_view text) { bytes.insert(bytes.end(), text.begin(), text.end()); }
-  void put_option(uint16_t id, std::string_view text) {
-    // Text options end with their NUL, as trace-cmd writes them.
-    put(id);
-    put(static_cast<uint32_t>(text.size() + 1));
-    put_text(text);
-    bytes.push_back(0);
-  }
-  std::vector<uint8_t> bytes;
-};
+// A text option as trace-cmd writes them: {u16 id, u32 size}, the text and its NUL.
+void put_text_option(ByteWriter& out, uint16_t id, std::string_view text) {
+  out.put(id);
+  out.put(static_cast<uint32_t>(text.size() + 1));
+  out.c_string(text);
+}
 
 std::string selected_clock(std::string_view trace_clock) {
   const size_t open = trace_clock.find('['), close = trace_clock.find(']', open);
@@ -185,40 +175,40 @@ constexpr uint16_t kSectionHeaderInfo = 16;
 namespace {
 
 Result<void> write_version_6(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& cpus) {
-  Out o;
-  o.bytes = header.tracing_data;
+  ByteWriter o;
+  o.data() = header.tracing_data;
   o.put(static_cast<uint32_t>(cpus.size()));
-  o.put_text(std::string_view("options  \0", 10));
-  if (!header.trace_clock.empty()) o.put_option(kOptionTraceClock, header.trace_clock);
-  if (!header.uname.empty()) o.put_option(kOptionUname, header.uname);
-  o.put_option(kOptionVersion, std::string("vperf ") + VPERF_VERSION);
-  for (const TraceDatCpu& cpu : cpus) o.put_option(kOptionCpuStat, cpu.stats);
+  o.text(std::string_view("options  \0", 10));
+  if (!header.trace_clock.empty()) put_text_option(o, kOptionTraceClock, header.trace_clock);
+  if (!header.uname.empty()) put_text_option(o, kOptionUname, header.uname);
+  put_text_option(o, kOptionVersion, std::string("vperf ") + VPERF_VERSION);
+  for (const TraceDatCpu& cpu : cpus) put_text_option(o, kOptionCpuStat, cpu.stats);
   o.put(uint16_t{kOptionDone});
-  o.put_text(std::string_view("flyrecord\0", 10));
-  const std::vector<uint64_t> offsets = place_cpu_data(o.bytes.size() + cpus.size() * 16, header.page_size, cpus);
+  o.text(std::string_view("flyrecord\0", 10));
+  const std::vector<uint64_t> offsets = place_cpu_data(o.data().size() + cpus.size() * 16, header.page_size, cpus);
   for (size_t i = 0; i < cpus.size(); ++i) {
     o.put(offsets[i]);
     o.put(cpus[i].size);
   }
-  return write_with_cpu_data(out_fd, o.bytes, cpus, offsets);
+  return write_with_cpu_data(out_fd, o.data(), cpus, offsets);
 }
 
 Result<void> write_version_7(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& cpus) {
   VPERF_TRY(TracingDataPieces pieces, split_tracing_data(header.tracing_data));
-  Out o;
-  o.put_text(std::string_view(reinterpret_cast<const char*>(pieces.initial.data()), 10));
-  o.put_text(std::string_view("7\0", 2));
-  o.put_text(std::string_view(reinterpret_cast<const char*>(pieces.initial.data()) + pieces.initial.size() - 6, 6));
-  o.put_text(std::string_view("none\0\0", 6));  // no compression, no version of it
-  const size_t first_options_at = o.bytes.size();
+  ByteWriter o;
+  o.text(std::string_view(reinterpret_cast<const char*>(pieces.initial.data()), 10));
+  o.text(std::string_view("7\0", 2));
+  o.text(std::string_view(reinterpret_cast<const char*>(pieces.initial.data()) + pieces.initial.size() - 6, 6));
+  o.text(std::string_view("none\0\0", 6));  // no compression, no version of it
+  const size_t first_options_at = o.data().size();
   o.put(uint64_t{0});
   auto section = [&](uint16_t id, std::span<const uint8_t> payload) {
-    const uint64_t at = o.bytes.size();
+    const uint64_t at = o.data().size();
     o.put(id);
     o.put(uint16_t{0});   // flags: not compressed
     o.put(uint32_t{0});   // description: none
     o.put(static_cast<uint64_t>(payload.size()));
-    o.bytes.insert(o.bytes.end(), payload.begin(), payload.end());
+    o.data().insert(o.data().end(), payload.begin(), payload.end());
     return at;
   };
   std::vector<std::pair<uint16_t, uint64_t>> metadata;
@@ -231,24 +221,24 @@ Result<void> write_version_7(int out_fd, const TraceDatHeader& header, const std
   // once to learn where the flyrecord section starts, then again with the offsets.
   const std::string clock = selected_clock(header.trace_clock);
   auto options = [&](uint64_t flyrecord_at, const std::vector<uint64_t>& offsets) {
-    Out opt;
+    ByteWriter opt;
     for (const auto& [option, at] : metadata) {
       opt.put(option);
       opt.put(uint32_t{8});
       opt.put(at);
     }
-    if (!header.trace_clock.empty()) opt.put_option(kOptionTraceClock, header.trace_clock);
-    if (!header.uname.empty()) opt.put_option(kOptionUname, header.uname);
-    opt.put_option(kOptionVersion, std::string("vperf ") + VPERF_VERSION);
-    for (const TraceDatCpu& cpu : cpus) opt.put_option(kOptionCpuStat, cpu.stats);
+    if (!header.trace_clock.empty()) put_text_option(opt, kOptionTraceClock, header.trace_clock);
+    if (!header.uname.empty()) put_text_option(opt, kOptionUname, header.uname);
+    put_text_option(opt, kOptionVersion, std::string("vperf ") + VPERF_VERSION);
+    for (const TraceDatCpu& cpu : cpus) put_text_option(opt, kOptionCpuStat, cpu.stats);
     opt.put(kOptionCpuCount);
     opt.put(uint32_t{4});
     opt.put(static_cast<uint32_t>(cpus.size()));
-    Out buffer;
+    ByteWriter buffer;
     buffer.put(flyrecord_at);
-    buffer.bytes.push_back(0);  // "": the top-level buffer
-    buffer.put_text(clock);
-    buffer.bytes.push_back(0);
+    buffer.u8(0);  // "": the top-level buffer
+    buffer.text(clock);
+    buffer.u8(0);
     buffer.put(header.page_size);
     buffer.put(static_cast<uint32_t>(cpus.size()));
     for (size_t i = 0; i < cpus.size(); ++i) {
@@ -257,25 +247,25 @@ Result<void> write_version_7(int out_fd, const TraceDatHeader& header, const std
       buffer.put(cpus[i].size);
     }
     opt.put(uint16_t{kOptionBuffer});
-    opt.put(static_cast<uint32_t>(buffer.bytes.size()));
-    opt.bytes.insert(opt.bytes.end(), buffer.bytes.begin(), buffer.bytes.end());
+    opt.put(static_cast<uint32_t>(buffer.data().size()));
+    opt.data().insert(opt.data().end(), buffer.data().begin(), buffer.data().end());
     opt.put(uint16_t{kOptionDone});
     opt.put(uint32_t{8});
     opt.put(uint64_t{0});  // no further options section
-    return opt.bytes;
+    return opt.data();
   };
-  const uint64_t options_at = o.bytes.size();
+  const uint64_t options_at = o.data().size();
   const uint64_t flyrecord_at = options_at + 16 + options(0, {}).size();
   const std::vector<uint64_t> offsets = place_cpu_data(flyrecord_at + 16, header.page_size, cpus);
   section(0, options(flyrecord_at, offsets));
-  std::memcpy(o.bytes.data() + first_options_at, &options_at, sizeof options_at);
+  std::memcpy(o.data().data() + first_options_at, &options_at, sizeof options_at);
   // The flyrecord section's header; its size runs from after it to the end of the last CPU's pages.
   const uint64_t end = offsets.empty() ? flyrecord_at + 16 : offsets.back() + cpus.back().size;
   o.put(uint16_t{kOptionBuffer});
   o.put(uint16_t{0});
   o.put(uint32_t{0});
   o.put(end - (flyrecord_at + 16));
-  return write_with_cpu_data(out_fd, o.bytes, cpus, offsets);
+  return write_with_cpu_data(out_fd, o.data(), cpus, offsets);
 }
 
 }  // namespace

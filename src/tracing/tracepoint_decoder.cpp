@@ -120,23 +120,8 @@ struct PendingFormat {
 // so that a format that kills its child is left out. One fork per file in the common case (a
 // trace.dat has some twenty formats: a fork each cost a report of a small file a fifth of its
 // time).
-bool parse_all_without_crashing(tep_handle* tep, const std::vector<PendingFormat>& formats) {
-  pid_t child = ::fork();
-  if (child < 0) return true;  // no trial possible: parse as perf does
-  if (child == 0) {
-    rlimit no_core{0, 0};
-    ::setrlimit(RLIMIT_CORE, &no_core);
-    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) std::signal(sig, SIG_DFL);
-    for (const PendingFormat& f : formats) tep_parse_event(tep, f.text.data(), f.text.size(), f.system.c_str());
-    ::_exit(0);
-  }
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-bool parses_without_crashing(tep_handle* tep, const std::string& text, const char* system) {
+// Parses `formats` into the child's copy of `tep`; true when the child lived through it.
+bool parse_all_without_crashing(tep_handle* tep, std::span<const PendingFormat> formats) {
   pid_t child = ::fork();
   if (child < 0) return true;  // no trial possible: parse as perf does
   if (child == 0) {
@@ -145,7 +130,7 @@ bool parses_without_crashing(tep_handle* tep, const std::string& text, const cha
     rlimit no_core{0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);
     for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) std::signal(sig, SIG_DFL);
-    tep_parse_event(tep, text.data(), text.size(), system);
+    for (const PendingFormat& f : formats) tep_parse_event(tep, f.text.data(), f.text.size(), f.system.c_str());
     ::_exit(0);
   }
   int status = 0;
@@ -238,8 +223,10 @@ Result<TracepointDecoder> TracepointDecoder::parse(std::span<const uint8_t> trac
     }
     pending.push_back({text, system});
   };
-  auto parse_format = [&](const std::string& text, const char* system, bool screened) {
-    if (!screened && !parses_without_crashing(tep, text, system)) {
+  auto parse_format = [&](const PendingFormat& format, bool screened) {
+    const std::string& text = format.text;
+    const char* system = format.system.c_str();
+    if (!screened && !parse_all_without_crashing(tep, std::span<const PendingFormat>(&format, 1))) {
       state->warnings.push_back("cannot parse the format of " + std::string(system) + ":" + format_name(text) +
                                 ": libtraceevent fails on it");
       return;
@@ -272,7 +259,7 @@ Result<TracepointDecoder> TracepointDecoder::parse(std::span<const uint8_t> trac
     }
   }
   const bool all_safe = pending.empty() || parse_all_without_crashing(tep, pending);
-  for (const PendingFormat& f : pending) parse_format(f.text, f.system.c_str(), all_safe);
+  for (const PendingFormat& f : pending) parse_format(f, all_safe);
   // kallsyms: perf 6.1 skips it (its symbols come from the kernel map instead).
   Result<std::string> kallsyms = sized_text32(r, "kallsyms");
   if (!kallsyms) return kallsyms.error();

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "core/byte_writer.h"
 #include "core/files.h"
 #include "tracing/tracefs_events.h"
 
@@ -16,24 +17,12 @@ namespace {
 
 constexpr uint32_t kRecordHeaderTracingData = 66;  // PERF_RECORD_HEADER_TRACING_DATA
 
-class Bytes {
- public:
-  template <typename T>
-  void put(T value) {
-    const auto* p = reinterpret_cast<const uint8_t*>(&value);
-    out.insert(out.end(), p, p + sizeof value);
-  }
-  void put_string(std::string_view s) {
-    out.insert(out.end(), s.begin(), s.end());
-    out.push_back(0);
-  }
-  template <typename SizeType>
-  void put_sized(const std::string& text) {
-    put(static_cast<SizeType>(text.size()));
-    out.insert(out.end(), text.begin(), text.end());
-  }
-  std::vector<uint8_t> out;
-};
+// A text with its size in front, as a SizeType.
+template <typename SizeType>
+void put_sized(ByteWriter& out, const std::string& text) {
+  out.put(static_cast<SizeType>(text.size()));
+  out.text(text);
+}
 
 }  // namespace
 
@@ -44,18 +33,18 @@ Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const st
     if (!text) return Error{"cannot read " + path.string() + ": " + text.error().message, text.error().errno_value};
     return text;
   };
-  Bytes b;
+  ByteWriter b;
   const uint8_t magic[10] = {23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
-  b.out.insert(b.out.end(), magic, magic + sizeof magic);
-  b.put_string(layout.version);
+  b.bytes(magic);
+  b.c_string(layout.version);
   b.put(uint8_t{0});
   b.put(static_cast<uint8_t>(sizeof(long)));
   b.put(static_cast<uint32_t>(::sysconf(_SC_PAGESIZE)));
   for (const char* name : {"header_page", "header_event"}) {
     Result<std::string> text = read(tracefs.file(std::string("events/") + name));
     if (!text) return text.error();
-    b.put_string(name);
-    b.put_sized<uint64_t>(*text);
+    b.c_string(name);
+    put_sized<uint64_t>(b, *text);
   }
   std::map<std::string, std::set<std::string>> systems;
   for (const TracepointName& tp : recorded) systems[tp.system].insert(tp.event);
@@ -71,27 +60,27 @@ Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const st
   for (const std::string& event : ftrace) {
     Result<std::string> text = read(tracefs.event_file("ftrace", event, "format"));
     if (!text) return text.error();
-    b.put_sized<uint64_t>(*text);
+    put_sized<uint64_t>(b, *text);
   }
   b.put(static_cast<uint32_t>(systems.size()));
   for (const auto& [system, events] : systems) {
-    b.put_string(system);
+    b.c_string(system);
     b.put(static_cast<uint32_t>(events.size()));
     for (const std::string& event : events) {
       Result<std::string> text = read(tracefs.event_file(system, event, "format"));
       if (!text) return text.error();
-      b.put_sized<uint64_t>(*text);
+      put_sized<uint64_t>(b, *text);
     }
   }
   std::string kallsyms;
   if (layout.kallsyms)
     if (Result<std::string> text = read_file("/proc/kallsyms", size_t{256} << 20)) kallsyms = std::move(*text);
-  b.put_sized<uint32_t>(kallsyms);
+  put_sized<uint32_t>(b, kallsyms);
   Result<std::string> printk = read_file(tracefs.file("printk_formats"));
-  b.put_sized<uint32_t>(printk ? *printk : std::string());
+  put_sized<uint32_t>(b, printk ? *printk : std::string());
   Result<std::string> cmdlines = read_file(tracefs.file("saved_cmdlines"));
-  b.put_sized<uint64_t>(cmdlines ? *cmdlines : std::string());
-  return std::move(b.out);
+  put_sized<uint64_t>(b, cmdlines ? *cmdlines : std::string());
+  return b.take();
 }
 
 Result<std::vector<uint8_t>> build_local_tracing_data(const std::vector<TracepointName>& recorded) {
