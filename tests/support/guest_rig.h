@@ -110,8 +110,11 @@ namespace vperf::test {
 
 // libvirtd and virtlogd for the libvirt tests: started by hand when none answers at
 // qemu:///system (these machines have no systemd), and stopped again on destruction if this
-// object started them. Test processes running in parallel take turns (an exclusive lock held
-// for the object's life), so none stops the daemons another one is using.
+// object started them. A libvirtd started here sees /dev/kvm as udev would have left it (group
+// kvm, 0660) in a mount namespace of its own, so that libvirt keeps its QEMU capabilities
+// cache instead of probing QEMU again on every lookup (guest_rig.cpp says why). Test
+// processes running in parallel take turns (an exclusive lock held for the object's life), so
+// none stops the daemons another one is using.
 class LibvirtDaemons {
  public:
   static Result<std::unique_ptr<LibvirtDaemons>> ensure();
