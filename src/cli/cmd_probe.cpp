@@ -20,7 +20,10 @@ struct ProbeOptions {
   std::vector<std::string> words;  // perf joins the words after the options into one PROBEDEF
   std::vector<std::string> add, definition, del;
   std::string list, vars, line_range, funcs_filter, filter = "!_* & !*@plt";
-  bool list_given = false, dry_run = false, force = false, verbose = false, quiet = false, no_inlines = false, externs = false, funcs = false, list_sdt = false, calibrate = false;
+  std::filesystem::path symfs;
+  size_t max_probes = 128;
+  bool list_given = false, dry_run = false, force = false, verbose = false, quiet = false, no_inlines = false, externs = false, ranges = false,
+       funcs = false, list_sdt = false, calibrate = false;
 };
 
 tracing::Tracefs open_tracefs() {
@@ -71,6 +74,8 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
   request.executable = o.executable;
   request.force = o.force;
   request.inlines = !o.no_inlines;
+  request.max_probes = o.max_probes;
+  if (!o.symfs.empty()) request.debug_dirs = {o.symfs / "usr/lib/debug"};  // perf reads separate debuginfo only under the symfs root
   if (o.list_sdt) {
     for (const std::string& line : checked(session::list_sdt_markers(request, o.verbose))) out << line << "\n";
     return 0;
@@ -85,7 +90,7 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
     return 0;
   }
   if (!o.vars.empty()) {
-    for (const std::string& line : checked(session::probe_point_variables(request, o.vars, o.externs))) out << line << "\n";
+    for (const std::string& line : checked(session::probe_point_variables(request, o.vars, o.externs, o.ranges))) out << line << "\n";
     return 0;
   }
   request.definitions = !o.definition.empty() ? o.definition : o.add;
@@ -144,7 +149,10 @@ void add_probe_command(CLI::App& app, Invocation& inv) {
   sub->add_flag("--list-sdt", o->list_sdt, "List the USDT markers of -x FILE (as perf list sdt, without its build-id cache); -v adds offsets and arguments");
   sub->add_option("-L,--line", o->line_range, "Show the source lines of FUNC[:RLN[+NUM|-RLN2]] or SRC:ALN[+NUM|-ALN2], numbered where a probe can go");
   sub->add_option("-V,--vars", o->vars, "Show the variables available at a probe point, FUNC[+OFFSET]");
-  sub->add_flag("--externs", o->externs, "With -V, show global variables too");
+  sub->add_flag("--externs", o->externs, "With -V, show global and static variables too");
+  sub->add_flag("--range", o->ranges, "With -V, tag each variable [VAL], [INV] or [EXT] and show where its location is valid");
+  sub->add_option("--max-probes", o->max_probes, "The most probe points one definition may give (default 128)")->check(CLI::PositiveNumber);
+  add_symfs_option(*sub, o->symfs)->description("Look for separate debuginfo under this directory (DIR/usr/lib/debug)");
   sub->add_flag("-n,--dry-run", o->dry_run, "Show what would be added, add nothing");
   sub->add_flag("-f,--force", o->force, "Add events under a numbered name when the name is taken");
   sub->add_flag("-v,--verbose", o->verbose, "Show the uprobe_events lines written");

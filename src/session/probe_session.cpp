@@ -41,12 +41,63 @@ std::string field_argument_name(const tracing::ProbeArgument& arg) {
   return arg.variable;
 }
 
-// The raw uprobe text of an argument, or an Error for what needs DWARF.
-Result<std::string> raw_argument(const tracing::ProbeArgument& arg) {
+// Where a uprobe is, for fetches of the probed file's own memory: the kernel takes "@+OFFSET"
+// from where the probe's segment maps file offset 0, so a symbol at ELF address A is
+// "@+(A - address + file_offset)".
+struct ProbedSpot {
+  const symbols::ElfFile* elf = nullptr;
+  uint64_t address = 0;      // the probe's ELF virtual address
+  uint64_t file_offset = 0;  // ... and its file offset
+};
+
+bool symbol_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+// `expression` with each "@SYMBOL[+-N]" (a data object of the probed file, as kprobes take
+// "@jiffies") turned into the uprobe's "@+OFFSET"; uprobes refuse symbols, and perf 6.1 passes
+// them through, so its probe fails. "@+OFFSET" itself is left as written.
+Result<std::string> resolve_symbol_fetches(const std::string& expression, const ProbedSpot& spot) {
+  std::string out;
+  for (size_t i = 0; i < expression.size(); ++i) {
+    if (expression[i] != '@' || i + 1 >= expression.size() || !(std::isalpha(static_cast<unsigned char>(expression[i + 1])) || expression[i + 1] == '_')) {
+      out += expression[i];
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < expression.size() && symbol_char(expression[end])) ++end;
+    const std::string name = expression.substr(i + 1, end - i - 1);
+    int64_t offset = 0;
+    if (end < expression.size() && (expression[end] == '+' || expression[end] == '-')) {
+      size_t digits = end + 1;  // decimal or 0x hex, as parse_u64 reads them
+      while (digits < expression.size() && std::isalnum(static_cast<unsigned char>(expression[digits]))) ++digits;
+      std::optional<uint64_t> value = parse_u64(std::string_view(expression).substr(end + 1, digits - end - 1));
+      if (!value) return Error{"argument '" + expression + "': '" + expression.substr(end, digits - end) + "' is not a number to add to @" + name};
+      offset = expression[end] == '-' ? -static_cast<int64_t>(*value) : static_cast<int64_t>(*value);
+      end = digits;
+    }
+    std::optional<uint64_t> address = spot.elf ? spot.elf->object_symbol(name) : std::nullopt;
+    if (!address)
+      return Error{"argument '" + expression + "': no data symbol " + name + " in " + (spot.elf ? spot.elf->name() : std::string("the probed file")), 0,
+                   "name a global or static variable of the probed file (nm shows them: D, d, B, b), or give its file offset as @+0xOFFSET"};
+    const uint64_t target = *address + static_cast<uint64_t>(offset);
+    if (target + spot.file_offset < spot.address)
+      return Error{"argument '" + expression + "': @" + name + " lies below the probed segment's mapping, which uprobes cannot address"};
+    out += "@+" + hex(target + spot.file_offset - spot.address);
+    i = end - 1;
+  }
+  return out;
+}
+
+// The raw uprobe text of an argument, or an Error for what needs DWARF. An argument that is one
+// symbol ("@counter") is named after it, as a variable is.
+Result<std::string> raw_argument(const tracing::ProbeArgument& arg, const ProbedSpot& spot) {
   if (arg.user_access)
     return Error{"argument '" + arg.expression + "@user' marks user memory, which only kernel probes need", 0,
                  "drop @user: a uprobe's fetches read the probed process's memory"};
-  std::string text = arg.name.empty() ? arg.expression : arg.name + "=" + arg.expression;
+  VPERF_TRY(std::string expression, resolve_symbol_fetches(arg.expression, spot));
+  std::string name = arg.name;
+  if (name.empty() && expression != arg.expression && arg.expression.size() > 1 && tracing::is_probe_event_name(arg.expression.substr(1)))
+    name = arg.expression.substr(1);
+  std::string text = name.empty() ? expression : name + "=" + expression;
   if (!arg.type.empty()) text += ":" + arg.type;
   return text;
 }
@@ -318,7 +369,7 @@ Result<std::vector<PlannedSite>> plan_line_sites(const std::filesystem::path& fi
     else planned.event = probe.scope.function;
     for (const tracing::ProbeArgument& arg : def.arguments) {
       if (!needs_dwarf(arg)) {
-        VPERF_TRY(std::string raw, raw_argument(arg));
+        VPERF_TRY(std::string raw, raw_argument(arg, ProbedSpot{&elf, probe.address, *file_offset}));
         planned.arguments.push_back(std::move(raw));
         continue;
       }
@@ -361,10 +412,11 @@ Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, c
     } else {
       VPERF_TRY(points, symbols::function_probe_points(file, def.function, def.offset.value_or(0)));
     }
+    Result<symbols::ElfFile> elf = symbols::ElfFile::open(file);
     for (const symbols::FunctionProbePoint& point : points) {
       PlannedSite site{point.file_offset, {}, {}, {}};
       for (const tracing::ProbeArgument& arg : def.arguments) {
-        VPERF_TRY(std::string raw, raw_argument(arg));
+        VPERF_TRY(std::string raw, raw_argument(arg, ProbedSpot{elf ? &*elf : nullptr, point.address, point.file_offset}));
         site.arguments.push_back(std::move(raw));
       }
       out.push_back(std::move(site));
@@ -392,7 +444,7 @@ Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, c
     planned.file_offset = *file_offset;
     for (const tracing::ProbeArgument& arg : def.arguments) {
       if (!needs_dwarf(arg)) {
-        VPERF_TRY(std::string raw, raw_argument(arg));
+        VPERF_TRY(std::string raw, raw_argument(arg, ProbedSpot{&elf, address, *file_offset}));
         planned.arguments.push_back(std::move(raw));
         continue;
       }
@@ -502,6 +554,9 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
     }
     VPERF_TRY(tracing::ProbeDefinition def, tracing::parse_probe_definition(text));
     VPERF_TRY(std::vector<PlannedSite> sites, plan_sites(file, request, def, debug));
+    if (sites.size() > request.max_probes)
+      return Error{"'" + text + "' gives " + std::to_string(sites.size()) + " probe points, more than --max-probes (" + std::to_string(request.max_probes) + ")",
+                   0, "raise --max-probes, or narrow the point (FUNC@SRC, --no-inlines)"};
     const std::string group = !request.group.empty() ? request.group : def.group.empty() ? tracing::default_uprobe_group(file) : def.group;
     std::vector<std::string> shown;
     for (const tracing::ProbeArgument& arg : def.arguments) shown.push_back(shown_argument(arg));
@@ -541,7 +596,7 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
   return out;
 }
 
-Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& request, const std::string& definition, bool externs) {
+Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& request, const std::string& definition, bool externs, bool ranges) {
   VPERF_TRY(const std::filesystem::path file, probed_file(request, "-V", "give -x FILE (a kernel function's variables need its debuginfo, which vperf probe does not read yet)"));
   VPERF_TRY(tracing::ProbeDefinition def, tracing::parse_probe_definition(definition));
   if (def.address || def.function.empty() || def.line || !def.lazy_pattern.empty())
@@ -559,7 +614,7 @@ Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& reque
     if (def.return_probe && site.inlined) continue;
     const uint64_t address = site.entry + def.offset.value_or(0);
     out.push_back("\t@<" + site.owner + "+" + std::to_string(address - site.owner_entry) + ">");
-    std::vector<std::string> variables = dwarf->available_variables(site, address, externs);
+    std::vector<std::string> variables = dwarf->available_variables(site, address, externs, ranges);
     if (variables.empty()) out.push_back("\t\t(No matched variables)");
     for (const std::string& variable : variables) out.push_back("\t\t" + variable);
   }

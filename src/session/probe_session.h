@@ -28,7 +28,8 @@ struct ProbeRequest {
   bool inlines = true;                   // --no-inlines: only out-of-line instances
   bool append = false;                   // the kernel appends probes to an event: every address of a definition shares its name
   std::string group;                     // every probe in this group (inline probes' private one), else perf's defaults
-  std::vector<std::filesystem::path> debug_dirs = {"/usr/lib/debug"};  // separate debuginfo roots
+  std::vector<std::filesystem::path> debug_dirs = {"/usr/lib/debug"};  // separate debuginfo roots (--symfs DIR: DIR/usr/lib/debug)
+  size_t max_probes = 128;  // --max-probes: the most probe points one definition may give (perf's default)
 };
 
 struct PlannedProbe {
@@ -46,9 +47,10 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
 
 // perf probe -V's lines for the point of `definition` in request.executable (its arguments are
 // ignored): "Available variables at POINT", then for each instance "\t@<FUNCTION+OFFSET>" and a
-// "\t\tTYPE\tNAME" line per variable whose location is known there (globals too with
-// `externs`). An Error when the file has no DWARF for the function.
-Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& request, const std::string& definition, bool externs);
+// "\t\tTYPE\tNAME" line per variable whose location is known there (the unit's globals and
+// statics too with `externs`; tags and validity ranges with `ranges`, perf's --range). An Error
+// when the file has no DWARF for the function.
+Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& request, const std::string& definition, bool externs, bool ranges);
 
 // perf probe -L's listing of a LINERANGE in request.executable's sources: a "<FUNC@FILE:N>" or
 // "<FILE:N>" header, then the source lines, those where a probe can go numbered.

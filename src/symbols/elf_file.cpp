@@ -213,6 +213,30 @@ std::vector<SymbolSource> ElfFile::function_symbols() const {
   return out;
 }
 
+std::optional<uint64_t> ElfFile::object_symbol(std::string_view name) const {
+  std::optional<uint64_t> local;
+  for (const char* table : {".symtab", ".dynsym"}) {
+    GElf_Shdr header;
+    Elf_Scn* scn = find_section(elf_, table, &header);
+    if (scn == nullptr || header.sh_type == SHT_NOBITS || header.sh_entsize == 0) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) continue;
+    const size_t count = header.sh_size / header.sh_entsize;
+    for (size_t i = 0; i < count; ++i) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr || sym.st_name == 0 || sym.st_shndx == SHN_UNDEF) continue;
+      const int type = GELF_ST_TYPE(sym.st_info);
+      if (type != STT_OBJECT && type != STT_COMMON) continue;
+      const char* symbol = elf_strptr(elf_, header.sh_link, sym.st_name);
+      if (symbol == nullptr || name != symbol) continue;
+      if (GELF_ST_BIND(sym.st_info) != STB_LOCAL) return sym.st_value;
+      if (!local) local = sym.st_value;
+    }
+    if (local) return local;
+  }
+  return local;
+}
+
 std::vector<SymbolSource> ElfFile::plt_symbols(SymbolNames& names) const {
   std::vector<SymbolSource> out;
   GElf_Shdr plt_hdr, rel_hdr, sec_hdr, dynsym_hdr;

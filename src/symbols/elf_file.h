@@ -80,6 +80,9 @@ class ElfFile {
   // the .plt header, or from the start of .plt.sec when there is one; the header itself has no
   // symbol, as in perf 6.1. NAME stays mangled. Empty without a PLT. The names are kept in `names`.
   std::vector<SymbolSource> plt_symbols(SymbolNames& names) const;
+  // The address of the data object `name` (STT_OBJECT or STT_COMMON) in .symtab, else .dynsym;
+  // a global definition before a file-local one.
+  std::optional<uint64_t> object_symbol(std::string_view name) const;
 
  private:
   ElfFile() = default;

@@ -117,7 +117,8 @@ bool has_location_list(Dwarf_Die* die) {
 
 // Where a variable is at an address: a register, or a register plus offset to dereference.
 struct Location {
-  bool is_static = false;  // at a fixed address (DW_OP_addr): known everywhere, not fetchable from a register
+  bool is_static = false;  // at a fixed address (DW_OP_addr): a global, a file's static, a function's static
+  uint64_t address = 0;    // ... that address (ELF virtual)
   unsigned reg = 0;
   bool in_memory = false;  // the value is at reg+offset, not in reg
   int64_t offset = 0;
@@ -346,6 +347,22 @@ bool find_variable(Dwarf_Die* scope, std::string_view name, uint64_t address, Dw
   return false;
 }
 
+// The defining DIE of a declaration (gcc names the declaration and gives the unit's
+// definition only DW_AT_specification); `die` is left as it is when the unit has none.
+void definition_of(Dwarf_Die* unit, Dwarf_Die* die) {
+  Dwarf_Die child;
+  if (dwarf_child(unit, &child) != 0) return;
+  do {
+    Dwarf_Attribute attr;
+    Dwarf_Die spec;
+    if (dwarf_tag(&child) == DW_TAG_variable && dwarf_attr(&child, DW_AT_specification, &attr) != nullptr &&
+        dwarf_formref_die(&attr, &spec) != nullptr && dwarf_dieoffset(&spec) == dwarf_dieoffset(die)) {
+      *die = child;
+      return;
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
+
 // The frame base of the site's function at `address` as one location operation, with
 // DW_OP_call_frame_cfa turned into the CFA's rule (a register plus offset) from the CFI.
 Result<std::optional<Dwarf_Op>> frame_base(const ProbeDebugInfo::State& state, const DwarfProbeSite& site, uint64_t address) {
@@ -376,9 +393,9 @@ Result<std::optional<Dwarf_Op>> frame_base(const ProbeDebugInfo::State& state, c
 Result<Location> locate(const ProbeDebugInfo::State& state, const DwarfProbeSite& site, Dwarf_Die* variable, uint64_t address,
                         std::string_view name) {
   Dwarf_Attribute attr;
-  if (dwarf_hasattr(variable, DW_AT_external))
-    return Error{describe("variable", name) + " is a global: uprobes fetch memory relative to a register, not a symbol", 0,
-                 "give its address as a fetch from a register, or probe where a local points at it"};
+  if (dwarf_hasattr(variable, DW_AT_declaration) && !dwarf_hasattr(variable, DW_AT_location))
+    return Error{describe("variable", name) + " is only declared in this compile unit (extern): its definition is in another", 0,
+                 "fetch it through the symbol table: " + std::string(name) + "=@" + std::string(name) + ":s32 (give its type)"};
   if (dwarf_hasattr(variable, DW_AT_const_value) && !dwarf_hasattr(variable, DW_AT_location))
     return Error{describe("variable", name) + " is a constant the compiler folded away: it has no location to fetch", 0,
                  "its value is fixed at this point; read it from the source"};
@@ -399,7 +416,11 @@ Result<Location> locate(const ProbeDebugInfo::State& state, const DwarfProbeSite
   Location location;
   Dwarf_Op op = ops[0];
   if (op.atom == DW_OP_addr) {
+    if (count > 1 && (ops[1].atom == DW_OP_GNU_push_tls_address || ops[1].atom == DW_OP_form_tls_address))
+      return Error{describe("variable", name) + " is thread-local: each thread has its own copy, at an address uprobes cannot compute", 0,
+                   "probe where a local or parameter points at it"};
     location.is_static = true;
+    location.address = op.number;
     return location;
   }
   if (op.atom == DW_OP_fbreg) {
@@ -497,10 +518,20 @@ Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t
   if (!find_variable(&scope, variable, address, &found) && !find_variable(&unit, variable, 0, &found))
     return Error{describe("variable", variable) + " is not in " + site.function + "'s scope", 0,
                  "list the variables there with: vperf probe -x FILE -V " + site.function};
+  if (dwarf_hasattr(&found, DW_AT_declaration)) definition_of(&unit, &found);
   VPERF_TRY(Location location, locate(*state_, site, &found, address, variable));
-  if (location.is_static)
-    return Error{describe("variable", variable) + " is static: uprobes fetch memory relative to a register, not at a fixed address", 0,
-                 "probe where a local or parameter points at it"};
+  // A variable at a fixed address is fetched as uprobes fetch a file's own memory: "@+OFFSET",
+  // the offset from where the probed segment's file offset 0 is mapped (the kernel adds the
+  // probe's address minus its file offset). perf 6.1 writes "@NAME", which uprobes refuse.
+  std::optional<uint64_t> static_offset;
+  if (location.is_static) {
+    std::optional<uint64_t> probe_offset = vaddr_to_file_offset(state_->binary.load_segments(), address);
+    if (!probe_offset || location.address + *probe_offset < address)
+      return Error{describe("variable", variable) + " lies below the probed segment's mapping: uprobes cannot address it from " + hex(address)};
+    static_offset = location.address + *probe_offset - address;
+    location.in_memory = true;
+    location.offset = 0;
+  }
 
   // The value is the register, or memory behind a chain of dereferences: refs[0] applies to the
   // register, each next one to the value the previous one fetched.
@@ -559,8 +590,12 @@ Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t
 
   VariableFetch out;
   out.field_name = field_name;
-  out.fetch = *register_name(location.reg);
+  out.fetch = static_offset ? std::string() : *register_name(location.reg);
   auto dereference = [&](int64_t offset) {
+    if (out.fetch.empty()) {  // the first reference of a static: its own address, offset within it
+      out.fetch = "@+" + hex(*static_offset + static_cast<uint64_t>(offset));
+      return;
+    }
     out.fetch = (offset < 0 ? "-" : "+") + std::to_string(offset < 0 ? -offset : offset) + "(" + out.fetch + ")";
   };
 
@@ -629,29 +664,96 @@ std::vector<std::string> ProbeDebugInfo::scope_variables(const DwarfProbeSite& s
   return names;
 }
 
-std::vector<std::string> ProbeDebugInfo::available_variables(const DwarfProbeSite& site, uint64_t address, bool externs) const {
+namespace {
+
+// perf probe --range's "@<FUNC+[START-END,...]>": where a variable's location is valid, as
+// offsets from the site's function entry: each entry of its location list, or, for a single
+// location, the ranges of the scope that declares it.
+std::string location_ranges(Dwarf_Die* function, Dwarf_Die* variable) {
+  Dwarf_Addr entry = 0;
+  const char* name = die_name(function);
+  Dwarf_Attribute attr;
+  if (dwarf_entrypc(function, &entry) != 0 || name == nullptr || dwarf_attr(variable, DW_AT_location, &attr) == nullptr) return {};
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  Dwarf_Addr base = 0, start = 0, end = 0;
+  Dwarf_Op* ops = nullptr;
+  size_t count = 0;
+  for (ptrdiff_t offset = 0; (offset = dwarf_getlocations(&attr, offset, &base, &start, &end, &ops, &count)) > 0;) {
+    if (start == 0) {  // one location for the whole scope: the declaring scope's ranges
+      ranges.clear();
+      Dwarf_Die* scopes = nullptr;
+      const int depth = dwarf_getscopes_die(variable, &scopes);
+      if (depth > 1)
+        for (ptrdiff_t r = 0; (r = dwarf_ranges(&scopes[1], r, &base, &start, &end)) > 0;) ranges.emplace_back(start - entry, end - entry);
+      std::free(scopes);
+      break;
+    }
+    ranges.emplace_back(start - entry, end - entry);
+  }
+  if (ranges.empty()) return {};
+  std::string out = "@<" + std::string(name) + "+[";
+  for (size_t i = 0; i < ranges.size(); ++i)
+    out += (i ? "," : "") + std::to_string(ranges[i].first) + "-" + std::to_string(ranges[i].second);
+  return out + "]>";
+}
+
+}  // namespace
+
+std::vector<std::string> ProbeDebugInfo::available_variables(const DwarfProbeSite& site, uint64_t address, bool externs, bool ranges) const {
   std::vector<std::string> lines;
-  auto add = [&](Dwarf_Die* die) {
+  Dwarf* dwarf = state_->dwarf.handle();
+  Dwarf_Die function, owner;
+  const bool have_function = die_offset(dwarf, site.scope, &function);
+  const bool have_owner = die_offset(dwarf, site.subprogram, &owner);  // ranges count from the out-of-line function, as perf's
+  // A local's line: "TYPE\tNAME", with --range tagged [VAL] (valid at the address) or [INV]
+  // (a variable, not a parameter, whose location starts later in the site) and followed by
+  // where it is valid.
+  auto add_local = [&](Dwarf_Die* die) {
     const int tag = dwarf_tag(die);
     const char* name = die_name(die);
     if ((tag != DW_TAG_formal_parameter && tag != DW_TAG_variable) || name == nullptr || !dwarf_hasattr(die, DW_AT_location)) return;
-    if (!dwarf_hasattr(die, DW_AT_external) && !locate(*state_, site, die, address, name)) return;
-    lines.push_back(type_name(die).value_or("(unknown_type)") + "\t" + name);
+    bool valid = true;
+    if (!dwarf_hasattr(die, DW_AT_external) && !locate(*state_, site, die, address, name)) {
+      if (!ranges || tag != DW_TAG_variable) return;
+      Dwarf_Attribute attr;
+      Dwarf_Op* ops = nullptr;
+      size_t count = 0;
+      bool later = false;
+      dwarf_attr(die, DW_AT_location, &attr);
+      for (uint64_t a = address + 1; a <= site.high && !later; ++a) later = dwarf_getlocation_addr(&attr, a, &ops, &count, 1) > 0;
+      if (!later) return;
+      valid = false;
+    }
+    std::string line = type_name(die).value_or("(unknown_type)") + "\t" + name;
+    if (ranges) line = (valid ? "[VAL]\t" : "[INV]\t") + line + "\t" + (have_owner ? location_ranges(&owner, die) : std::string());
+    lines.push_back(std::move(line));
   };
-  auto walk = [&](auto&& self, Dwarf_Die* parent, bool nested) -> void {
+  auto walk = [&](auto&& self, Dwarf_Die* parent) -> void {
     Dwarf_Die child;
     if (dwarf_child(parent, &child) != 0) return;
     do {
-      add(&child);
-      if (nested && has_pc(&child, address)) self(self, &child, true);
+      add_local(&child);
+      if (has_pc(&child, address)) self(self, &child);
     } while (dwarf_siblingof(&child, &child) == 0);
   };
-  Dwarf_Die scope, unit;
-  if (die_offset(state_->dwarf.handle(), site.scope, &scope)) walk(walk, &scope, true);
-  if (externs && die_offset(state_->dwarf.handle(), site.unit, &unit)) {
+  if (have_function) walk(walk, &function);
+  Dwarf_Die unit;
+  if (externs && die_offset(dwarf, site.unit, &unit)) {
+    // The unit's own variables as perf lists them: those at a fixed address (globals and the
+    // file's statics) and extern declarations; not thread-locals (their location is no address).
     Dwarf_Die child;
     if (dwarf_child(&unit, &child) == 0) do {
-        if (dwarf_hasattr(&child, DW_AT_external)) add(&child);
+        const char* name = die_name(&child);
+        if (dwarf_tag(&child) != DW_TAG_variable || name == nullptr) continue;
+        Dwarf_Attribute attr;
+        Dwarf_Op* ops = nullptr;
+        size_t count = 0;
+        if (dwarf_attr(&child, DW_AT_location, &attr) == nullptr) {
+          if (!dwarf_hasattr(&child, DW_AT_external)) continue;
+        } else if (dwarf_getlocation(&attr, &ops, &count) != 0 || count != 1 || ops[0].atom != DW_OP_addr) {
+          continue;
+        }
+        lines.push_back(std::string(ranges ? "[EXT]\t" : "") + type_name(&child).value_or("(unknown_type)") + "\t" + name);
       } while (dwarf_siblingof(&child, &child) == 0);
   }
   std::sort(lines.begin(), lines.end());

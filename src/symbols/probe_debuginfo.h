@@ -139,8 +139,10 @@ class ProbeDebugInfo {
   std::vector<std::string> scope_variables(const DwarfProbeSite& site, uint64_t address, bool with_locals) const;
 
   // perf probe -V's lines for the site: "TYPE\tNAME" of every parameter and local variable
-  // whose location is known at `address` (globals too with `externs`), sorted as perf sorts them.
-  std::vector<std::string> available_variables(const DwarfProbeSite& site, uint64_t address, bool externs) const;
+  // whose location is known at `address` (the unit's globals and statics too with `externs`),
+  // sorted as perf sorts them. `ranges` (--range) tags each [VAL], [INV] (valid only later in
+  // the site) or [EXT] and appends where a local is valid: "\t@<FUNC+[START-END,...]>".
+  std::vector<std::string> available_variables(const DwarfProbeSite& site, uint64_t address, bool externs, bool ranges) const;
 
   struct State;  // libdw's handles, defined in the .cpp
 

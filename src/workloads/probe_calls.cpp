@@ -37,6 +37,13 @@ __attribute__((noipa, used)) long probe_target(int index, long scale, const char
   return result + label[0] + record->values[2];
 }
 
+// Variables at fixed addresses, for probes that fetch a global or a static: before each call the
+// caller counts it in probe_calls_made (so probe_target's entry sees index + 1) and copies the
+// call's record into probe_last_record. Being read after the loop keeps them stored in it. They
+// come after probe_target so its lines stay where the line-probe tests expect them.
+long probe_calls_made = 0;
+static ProbeRecord probe_last_record;
+
 }  // extern "C"
 
 int run_probe_calls(uint64_t n, const Options& options) {
@@ -44,9 +51,12 @@ int run_probe_calls(uint64_t n, const Options& options) {
   for (uint64_t i = 0; i < n; ++i) {
     const int index = static_cast<int>(i);
     ProbeRecord record{index, index * 7L, i % 2 ? "odd" : "even", {static_cast<short>(i % 3), static_cast<unsigned char>(i & 0xff)}, {1, 2, index, 4}};
+    ++probe_calls_made;
+    probe_last_record = record;
     sum += probe_target(index, index * 3L, record.label, &record);
   }
-  if (options.verbose) std::printf("probe-calls: %" PRIu64 " calls of probe_target, results summing to %ld\n", n, sum);
+  if (options.verbose)
+    std::printf("probe-calls: %" PRIu64 " calls of probe_target, results summing to %ld, the last weight %ld\n", n, sum, probe_last_record.weight);
   return 0;
 }
 

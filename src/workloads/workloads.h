@@ -55,7 +55,9 @@ int run_memfd_jit(uint64_t ms, const Options& options);
 // Exactly `n` calls of probe_target(index, index * 3, label, &record) for index 0..n-1, with
 // label "even" or "odd", record {index, index * 7, label, {index % 3, index & 0xff},
 // {1, 2, index, 4}}; each returns index * scale + (flag ? weight : 0) + label[0] + index
-// (probe_calls.cpp): the ground truth of vperf probe's argument and $retval tests.
+// (probe_calls.cpp): the ground truth of vperf probe's argument and $retval tests. Before each
+// call the global probe_calls_made becomes index + 1 and the static probe_last_record a copy of
+// the record (fetched at fixed addresses).
 int run_probe_calls(uint64_t n, const Options& options);
 
 // Throws and catches exactly `n` C++ exceptions (std::runtime_error through a non-inlined

@@ -54,12 +54,16 @@ class Probe : public ::testing::Test {
 };
 
 // vperf probe -x FILE OPTION VALUE prints what perf probe prints for it (-V, -L).
-void expect_perf_output(const std::string& file, const std::string& option, const std::string& value) {
-  ProgramResult perf = run_program({"perf", "probe", "-x", file, option, value});
+void expect_perf_output(const std::string& file, const std::string& option, const std::string& value,
+                        const std::vector<std::string>& flags = {}) {
+  std::vector<std::string> perf_argv = {"perf", "probe", "-x", file, option, value}, argv = {"probe", "-x", file, option, value};
+  perf_argv.insert(perf_argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  ProgramResult perf = run_program(perf_argv);
   ASSERT_EQ(perf.exit_code, 0) << option << " " << value << ": " << perf.err;
-  ProgramResult mine = run_vperf({"probe", "-x", file, option, value});
+  ProgramResult mine = run_vperf(argv);
   ASSERT_EQ(mine.exit_code, 0) << option << " " << value << ": " << mine.err;
-  EXPECT_EQ(mine.out, perf.out) << file << " " << option << " " << value;
+  EXPECT_EQ(mine.out, perf.out) << file << " " << option << " " << value << " " << testing::PrintToString(flags);
 }
 
 // What perf probe writes for a definition: its "Writing event: LINE"s under -n -v, one line
@@ -271,6 +275,60 @@ TEST_F(Probe, VariablesAtAPointAreWhatPerfProbeShows) {
   if (run_program({"perf", "probe", "-x", kLibc, "-V", "getenv"}).exit_code == 0)
     for (const char* function : {"malloc", "free", "getenv", "fopen", "qsort"}) cases.emplace_back(kLibc, function);
   for (const auto& [file, point] : cases) expect_perf_output(file, "-V", point);
+  // --externs adds the unit's globals and statics (probe_calls_made, probe_last_record are
+  // namespace members, which perf lists only at the unit's top level, as vperf does); --range
+  // tags each line and gives where a variable's location is valid.
+  for (const std::vector<std::string>& flags : std::vector<std::vector<std::string>>{{"--externs"}, {"--range"}, {"--externs", "--range"}})
+    for (const auto& [file, point] : cases)
+      if (file != kLibc || flags.size() == 1) expect_perf_output(file, "-V", point, flags);
+}
+
+// A global (probe_calls_made) and a file's static (probe_last_record) are fetched where they are,
+// by DWARF name and by symbol (@probe_calls_made), as uprobes take it: "@+OFFSET" from where the
+// probed segment maps the file. perf 6.1 writes "@NAME" there, which uprobes refuse ("Symbol is
+// not available with uprobe"), so the workload's own values are the ground truth: before call i
+// the counter is i + 1 and the static holds call i's record.
+TEST_F(Probe, GlobalsAndStaticsAreFetchedAtTheirAddresses) {
+  constexpr int kCalls = 30;
+  for (const char* file : {VPERF_WORKLOAD, VPERF_WORKLOAD_DWARF}) {
+    ProgramResult added = run_vperf({"probe", "-q", "-x", file,
+                                     "vperftest:fixed=probe_target index probe_calls_made probe_last_record.weight "
+                                     "probe_last_record.label:string made=@probe_calls_made:s64"});
+    ASSERT_EQ(added.exit_code, 0) << added.err;
+    const std::string data = ::testing::TempDir() + "/probe-fixed.data";
+    ProgramResult recorded = run_vperf({"record", "-q", "-e", "vperftest:fixed", "-o", data, "--", file, "probe-calls", std::to_string(kCalls)});
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+    ProgramResult script = run_vperf({"script", "-i", data});
+    std::vector<std::string> hits;
+    std::istringstream lines(script.out);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("vperftest:fixed:") != std::string::npos) hits.push_back(line.substr(line.find(") ") + 2));
+    ASSERT_EQ(hits.size(), static_cast<size_t>(kCalls)) << script.out;
+    for (int i = 0; i < kCalls; ++i)
+      EXPECT_EQ(hits[i], "index=" + std::to_string(i) + " probe_calls_made=" + std::to_string(i + 1) + " weight=" + std::to_string(7 * i) +
+                             " label=\"" + (i % 2 ? "odd" : "even") + "\" made=" + std::to_string(i + 1))
+          << file;
+    std::remove(data.c_str());
+    ASSERT_EQ(run_vperf({"probe", "-q", "-d", "vperftest:*"}).exit_code, 0);
+  }
+  ProgramResult unknown = run_vperf({"probe", "-x", VPERF_WORKLOAD, "-D", "probe_target @no_such_variable_here"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(std::count(unknown.err.begin(), unknown.err.end(), '\n'), 1) << unknown.err;
+  EXPECT_NE(unknown.err.find("no data symbol no_such_variable_here"), std::string::npos) << unknown.err;
+}
+
+// --max-probes: a definition giving more probe points than allowed adds none, in one line.
+TEST_F(Probe, MoreProbePointsThanMaxProbesAddNothing) {
+  ProgramResult all = run_vperf({"probe", "-x", VPERF_WORKLOAD_DWARF, "-D", "probe_calls.cpp;*result*"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const size_t points = occurrences(all.out, "\n");
+  ASSERT_GT(points, 1u) << "the lines that mention result: " << all.out;
+  ProgramResult allowed = run_vperf({"probe", "-x", VPERF_WORKLOAD_DWARF, "--max-probes", std::to_string(points), "-D", "probe_calls.cpp;*result*"});
+  EXPECT_EQ(allowed.out, all.out);
+  ProgramResult refused = run_vperf({"probe", "-x", VPERF_WORKLOAD_DWARF, "--max-probes", std::to_string(points - 1), "probe_calls.cpp;*result*"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(refused.err, "vperf: error: 'probe_calls.cpp;*result*' gives " + std::to_string(points) + " probe points, more than --max-probes (" +
+                             std::to_string(points - 1) + ") (hint: raise --max-probes, or narrow the point (FUNC@SRC, --no-inlines))\n");
 }
 
 // vperf-workload probe-calls N calls probe_target(index, 3 * index, label, &record) for index
@@ -339,6 +397,27 @@ TEST_F(Probe, AVariableWithoutDebuginfoNamesWhereItWouldBe) {
   EXPECT_NE(r.err.find("/usr/lib/debug/.build-id/"), std::string::npos) << r.err;
   ProgramResult raw = run_vperf({"probe", "-x", stripped.string(), "-D", "probe_target index=%di:s32"});
   EXPECT_EQ(raw.exit_code, 0) << raw.err;
+
+  // --symfs DIR: the separate debuginfo under DIR/usr/lib/debug/.build-id, where perf looks too.
+  // The optimised build: perf cannot find the frame base of the -O0 one's variables in a
+  // separate debuginfo file (no .eh_frame there), where vperf reads the binary's.
+  const std::filesystem::path optimised = dir.root() / "vperf-workload-dwarf-stripped";
+  ASSERT_EQ(run_program({"objcopy", "--strip-debug", VPERF_WORKLOAD_DWARF, optimised.string()}).exit_code, 0);
+  ProgramResult missing = run_vperf({"probe", "-x", optimised.string(), "-D", "probe_target index"});
+  const std::string hint = "/usr/lib/debug/.build-id/";
+  ASSERT_NE(missing.err.find(hint), std::string::npos) << missing.err;
+  const size_t at = missing.err.find(hint);
+  const std::filesystem::path debug = dir.root() / ("symfs" + missing.err.substr(at, missing.err.find(".debug", at) + 6 - at));
+  std::filesystem::create_directories(debug.parent_path());
+  ASSERT_EQ(run_program({"objcopy", "--only-keep-debug", VPERF_WORKLOAD_DWARF, debug.string()}).exit_code, 0);
+  const std::string symfs = (dir.root() / "symfs").string();
+  const std::string stripped_path = optimised.string();
+  ProgramResult found = run_vperf({"probe", "-x", stripped_path, "--symfs", symfs, "-D", "probe_target index label:string"});
+  ASSERT_EQ(found.exit_code, 0) << found.err;
+  if (!find_program("perf").empty()) {
+    ProgramResult perf = run_program({"perf", "probe", "-x", stripped_path, "--symfs", symfs, "-n", "-v", "probe_target index label:string"});
+    EXPECT_NE((perf.err + perf.out).find("Writing event: " + found.out), std::string::npos) << found.out << perf.err;
+  }
 }
 
 // The names of the functions in `file`'s symbol table (`symbols`: the file or its separate
