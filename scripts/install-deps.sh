@@ -11,12 +11,14 @@ packages=(
   libtraceevent-dev libtracefs-dev libcapstone-dev
   libzstd-dev zlib1g-dev  # headers only: trace-cmd's compressed trace.dat v7 (the libraries are loaded when a file needs them)
   liblzma-dev  # the bundled Intel perfmon tables are .json.xz (xz-utils regenerates them)
+  libdebuginfod-dev  # header only: vperf probe asks DEBUGINFOD_URLS' servers (libdebuginfod1 is loaded when asked)
   # tests: GoogleTest, Linux perf as the reference peer, cpuid(1) for cross-checking leaves,
   # clang with libFuzzer and the sanitizer runtimes for the fuzz targets; llvm's llvm-symbolizer, a
   # third DWARF reader (neither libdw nor binutils) for the inline-chain tests
   googletest libgtest-dev linux-perf cpuid clang libclang-rt-14-dev llvm
   trace-cmd  # the oracle of vperf ftrace: trace-cmd report reads vperf's trace.dat (tests/integration/ftrace_test.cpp)
   strace  # proves which files a command reads (tests/integration/startup_test.cpp)
+  debuginfod  # a local debuginfod server serving the workload's debuginfo (tests/integration/probe_test.cpp)
   chromium  # headless: runs the flame graph SVG script (tests/integration/flamegraph_test.cpp), ~30 s to install
   # the real guest of the vperf kvm tests (scripts/test-guest.sh): QEMU (TCG where KVM cannot
   # boot it), cpio for its initramfs; the guest's own packages come with apt-get download

@@ -12,6 +12,7 @@
 
 #include "core/strings.h"
 #include "symbols/debuginfo.h"
+#include "symbols/debuginfod_client.h"
 #include "symbols/elf_file.h"
 #include "symbols/source_lines.h"
 
@@ -149,6 +150,16 @@ DebuginfoLookup find_probe_debuginfo(const std::filesystem::path& binary, const 
     return out;
   }
   if (id && !id->empty() && !debug_dirs.empty()) out.missing = build_id_debug_path(debug_dirs.front(), *id).string();
+  // Last, the user's debuginfod servers (perf 6.1 asks them too when DEBUGINFOD_URLS is set).
+  if (id && !id->empty() && !debuginfod_urls().empty()) {
+    Result<std::filesystem::path> fetched = fetch_debuginfo(*id);
+    if (fetched) {
+      out.file = *fetched;
+      out.missing.clear();
+    } else {
+      out.missing += "; " + fetched.error().message;
+    }
+  }
   return out;
 }
 

@@ -67,8 +67,9 @@ struct VariableFetch {
 };
 
 // Where the DWARF of `binary` is: its separate debuginfo under `debug_dirs` (by build-id, then
-// by path and .gnu_debuglink, a stale build-id skipped), else the binary itself. `missing` is
-// set, when there is none, to the build-id path a debug package would install.
+// by path and .gnu_debuglink, a stale build-id skipped), else the binary itself, else what the
+// debuginfod servers of DEBUGINFOD_URLS give for its build-id. `missing` is set, when there is
+// none, to the build-id path a debug package would install (and what debuginfod answered).
 struct DebuginfoLookup {
   std::optional<std::filesystem::path> file;
   std::string missing;  // "/usr/lib/debug/.build-id/ab/cdef....debug"
