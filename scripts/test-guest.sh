@@ -14,17 +14,21 @@
 #   scripts/test-guest.sh stop DIR    quit QEMU (through QMP, then SIGKILL if it lingers)
 #   scripts/test-guest.sh capture DIR build (unless built), boot, keep the symbol dumps, stop:
 #                                     what the vperf kvm tests need from a real guest
-#   scripts/test-guest.sh add-vperf DIR VPERF WORKLOAD
+#   scripts/test-guest.sh add-vperf DIR VPERF WORKLOAD [FILE...]
 #                                     append vperf and vperf-workload (stripped, at /bin) and
 #                                     the libraries they link to DIR/initramfs.cpio.gz before a
-#                                     boot: tests that run vperf inside the guest (kprobes)
+#                                     boot, and each FILE at /lib/vperf-test/: tests that run
+#                                     vperf inside the guest (kprobes, function tracers)
+#   scripts/test-guest.sh module DIR  build tests/kernel_module against the headers of DIR's
+#                                     kernel (installing linux-headers-RELEASE when missing) into
+#                                     DIR/test-module/vperf_probe_module.ko, with DWARF
 #
 # Why a second serial port for kallsyms: the emulated 16550 console moves ~100 KB/s under TCG,
 # and kallsyms is ~8 MB; a virtio-serial port backed by a host file takes a second.
 set -euo pipefail
 
 die() { echo "test-guest: error: $*" >&2; exit 1; }
-[ $# -eq 2 ] || [ "${1:-}" = add-vperf ] || die "usage: $0 build|boot|stop|capture DIR, or add-vperf DIR VPERF WORKLOAD"
+[ $# -eq 2 ] || [ "${1:-}" = add-vperf ] || die "usage: $0 build|boot|stop|capture|module DIR, or add-vperf DIR VPERF WORKLOAD [FILE...]"
 action=$1
 dir=$(realpath -m "$2")
 
@@ -178,24 +182,48 @@ stop() {
   rm -f "$dir/qemu.pid"
 }
 
-# A second archive appended to the first: the kernel unpacks both. Files only, into
-# directories the first one has (/bin, /lib/x86_64-linux-gnu), so nothing of it is replaced.
+# A second archive appended to the first: the kernel unpacks both. Files into directories the
+# first one has (/bin, /lib/x86_64-linux-gnu), so nothing of it is replaced, and /lib/vperf-test.
 add_vperf() {
-  local vperf=$1 workload=$2 stage="$dir/vperf-root" lib
+  local vperf=$1 workload=$2 stage="$dir/vperf-root" lib file
+  shift 2
   [ -f "$dir/initramfs.cpio.gz" ] || die "no initramfs in $dir (hint: $0 boot copies one there from the rig)"
   rm -rf "$stage"
-  mkdir -p "$stage/bin"
+  mkdir -p "$stage/bin" "$stage/lib/vperf-test"
   strip -o "$stage/bin/vperf" "$vperf"
   strip -o "$stage/bin/vperf-workload" "$workload"
+  for file in "$@"; do cp "$file" "$stage/lib/vperf-test/"; done
   for lib in $(ldd "$vperf" "$workload" | awk '/=>/ {print $3}' | sort -u); do
     install -D -m 0755 "$lib" "$stage$lib"
   done
-  (cd "$stage" && find . -type f | cpio -o -H newc --quiet | gzip -1) >>"$dir/initramfs.cpio.gz"
+  # Its one new directory first (the kernel creates a file only in a directory it has), then files.
+  (cd "$stage" && { echo ./lib/vperf-test; find . -type f; } | cpio -o -H newc --quiet | gzip -1) >>"$dir/initramfs.cpio.gz"
   rm -rf "$stage"
 }
 
+# The test module, built once per rig against its kernel's headers (Debian's
+# linux-headers-RELEASE, which pulls the matching kbuild and compiler packages).
+build_module() {
+  local release headers out="$dir/test-module" source
+  release=$(cat "$dir/release" 2>/dev/null) || die "no kernel release in $dir (hint: $0 build $dir)"
+  [ -f "$out/vperf_probe_module.ko" ] && return 0
+  headers=/usr/src/linux-headers-$release
+  if [ ! -f "$headers/Makefile" ]; then
+    [ "$(id -u)" -eq 0 ] || die "no $headers (hint: apt-get install linux-headers-$release)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "linux-headers-$release" >/dev/null ||
+      die "cannot install linux-headers-$release (hint: apt-get update)"
+  fi
+  source="$(cd "$(dirname "$0")/.." && pwd)/tests/kernel_module"
+  rm -rf "$out"
+  mkdir -p "$out"
+  cp "$source/vperf_probe_module.c" "$source/Kbuild" "$out/"
+  make -s -C "$headers" M="$out" modules >"$out/build.log" 2>&1 || die "the test module did not build (see $out/build.log)"
+  [ -f "$out/vperf_probe_module.ko" ] || die "the test module build left no .ko (see $out/build.log)"
+}
+
 case "$action" in
-  add-vperf) [ $# -eq 4 ] || die "usage: $0 add-vperf DIR VPERF WORKLOAD"; add_vperf "$3" "$4" ;;
+  add-vperf) [ $# -ge 4 ] || die "usage: $0 add-vperf DIR VPERF WORKLOAD [FILE...]"; shift 2; add_vperf "$@" ;;
+  module) build_module ;;
   build) build ;;
   boot) boot ;;
   stop) stop ;;
@@ -204,5 +232,5 @@ case "$action" in
     boot
     stop
     ;;
-  *) die "unknown action '$action' (build, boot, stop, capture or add-vperf)" ;;
+  *) die "unknown action '$action' (build, boot, stop, capture, module or add-vperf)" ;;
 esac

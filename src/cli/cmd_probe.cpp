@@ -16,7 +16,7 @@ namespace vperf::cli {
 namespace {
 
 struct ProbeOptions {
-  std::string executable;
+  std::string executable, module;
   std::vector<std::string> words;  // perf joins the words after the options into one PROBEDEF
   std::vector<std::string> add, definition, del;
   std::string list, vars, line_range, funcs_filter, filter = "!_* & !*@plt";
@@ -72,6 +72,8 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
   }
   session::ProbeRequest request;
   request.executable = o.executable;
+  request.module = o.module;
+  if (!o.module.empty() && !o.executable.empty()) throw usage_error("-m and -x name two targets", "give one: -x FILE for a program, -m MODULE.ko for a kernel module");
   request.force = o.force;
   request.inlines = !o.no_inlines;
   request.max_probes = o.max_probes;
@@ -138,6 +140,7 @@ void add_probe_command(CLI::App& app, Invocation& inv) {
   auto o = std::make_shared<ProbeOptions>();
   CLI::App* sub = app.add_subcommand("probe", "Define dynamic probes on functions, source lines and USDT markers (uprobes) and kernel functions (kprobes), as perf probe");
   sub->add_option("-x,--exec", o->executable, "The executable or library to probe");
+  sub->add_option("-m,--module", o->module, "A kernel module's .ko file: its functions, lines and variables probed through kprobes");
   // One value per -a, -D or -d, as perf: a PROBEDEF with arguments is one quoted word.
   sub->add_option("-a,--add", o->add, "A probe definition: [[GROUP:]EVENT=]FUNC[+OFF|%return] [ARG ...]")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("-D,--definition", o->definition, "Print the uprobe_events (kprobe_events) lines of a definition without adding it")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "core/files.h"
 #include "core/name_filter.h"
@@ -278,11 +279,28 @@ Result<std::vector<std::string>> variable_arguments(const symbols::ProbeDebugInf
 }
 
 struct PlannedSite {
-  uint64_t file_offset = 0;
-  std::vector<std::string> arguments;  // uprobe_events' words
+  uint64_t file_offset = 0;            // a uprobe's place
+  std::string symbol;                  // a kernel module's probe: the out-of-line function holding it,
+  uint64_t symbol_offset = 0;          // ... and the offset from its entry (kprobes' MOD:FUNC+OFF)
+  std::vector<std::string> arguments;  // uprobe_events' (kprobe_events') words
   std::string note;
   std::string event;  // the event's name when the point does not give one (a file's line: its function)
 };
+
+Result<std::string> kernel_argument(const tracing::ProbeArgument& arg);
+
+// An argument that needs no DWARF, as the probe's kind takes it: a kernel module's as kprobes
+// do (@user, @SYMBOL as written), a file's as uprobes do.
+Result<std::string> plain_argument(const ProbeRequest& request, const tracing::ProbeArgument& arg, const ProbedSpot& spot) {
+  return request.module.empty() ? raw_argument(arg, spot) : kernel_argument(arg);
+}
+
+// Where a probe at ELF address `address` of `file` goes: its file offset for a uprobe (nullopt
+// outside every loaded segment). A kernel module has no segments: its probes go by symbol.
+std::optional<uint64_t> probe_file_offset(const ProbeRequest& request, const std::vector<symbols::LoadSegment>& segments, uint64_t address) {
+  if (!request.module.empty()) return 0;
+  return symbols::vaddr_to_file_offset(segments, address);
+}
 
 // perf's lazy match of a source line: a glob over the line with spaces and tabs left out of
 // both ("if(*)*" matches "  if (r->in.flag) local += ...").
@@ -361,15 +379,17 @@ Result<std::vector<PlannedSite>> plan_line_sites(const std::filesystem::path& fi
   const std::vector<symbols::LoadSegment> segments = elf.load_segments();
   std::vector<PlannedSite> out;
   for (const symbols::LineProbe& probe : found) {
-    std::optional<uint64_t> file_offset = symbols::vaddr_to_file_offset(segments, probe.address);
+    std::optional<uint64_t> file_offset = probe_file_offset(request, segments, probe.address);
     if (!file_offset) return Error{what + " in " + file.string() + " is in no loaded segment"};
     PlannedSite planned;
     planned.file_offset = *file_offset;
+    planned.symbol = probe.scope.owner;
+    planned.symbol_offset = probe.address - probe.scope.owner_entry;
     if (!def.function.empty()) planned.event = def.function + (def.line ? "_L" + std::to_string(*def.line) : "");
     else planned.event = probe.scope.function;
     for (const tracing::ProbeArgument& arg : def.arguments) {
       if (!needs_dwarf(arg)) {
-        VPERF_TRY(std::string raw, raw_argument(arg, ProbedSpot{&elf, probe.address, *file_offset}));
+        VPERF_TRY(std::string raw, plain_argument(request, arg, ProbedSpot{&elf, probe.address, *file_offset}));
         planned.arguments.push_back(std::move(raw));
         continue;
       }
@@ -405,6 +425,18 @@ Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, c
                    "list the functions with: vperf probe -x " + file.string() + " -F"};
   }
   std::vector<PlannedSite> out;
+  if (sites.empty() && !request.module.empty()) {  // a module's function by name: the kernel finds MOD:FUNC
+    if (def.address) return Error{"a kernel module's probe goes by function, not address", 0, "give FUNC[+OFFSET]"};
+    PlannedSite site;
+    site.symbol = def.function;
+    site.symbol_offset = def.offset.value_or(0);
+    for (const tracing::ProbeArgument& arg : def.arguments) {
+      VPERF_TRY(std::string word, kernel_argument(arg));
+      site.arguments.push_back(std::move(word));
+    }
+    out.push_back(std::move(site));
+    return out;
+  }
   if (sites.empty()) {  // the symbol table: no DWARF, or a function DWARF does not describe (assembly)
     std::vector<symbols::FunctionProbePoint> points;
     if (def.address) {
@@ -414,7 +446,8 @@ Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, c
     }
     Result<symbols::ElfFile> elf = symbols::ElfFile::open(file);
     for (const symbols::FunctionProbePoint& point : points) {
-      PlannedSite site{point.file_offset, {}, {}, {}};
+      PlannedSite site;
+      site.file_offset = point.file_offset;
       for (const tracing::ProbeArgument& arg : def.arguments) {
         VPERF_TRY(std::string raw, raw_argument(arg, ProbedSpot{elf ? &*elf : nullptr, point.address, point.file_offset}));
         site.arguments.push_back(std::move(raw));
@@ -439,12 +472,14 @@ Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, c
                      " to force probing at the function entry.";
       address = dwarf->after_prologue(site);
     }
-    std::optional<uint64_t> file_offset = symbols::vaddr_to_file_offset(segments, address);
+    std::optional<uint64_t> file_offset = probe_file_offset(request, segments, address);
     if (!file_offset) return Error{def.function + " in " + file.string() + " is in no loaded segment"};
     planned.file_offset = *file_offset;
+    planned.symbol = site.owner;
+    planned.symbol_offset = address - site.owner_entry;
     for (const tracing::ProbeArgument& arg : def.arguments) {
       if (!needs_dwarf(arg)) {
-        VPERF_TRY(std::string raw, raw_argument(arg, ProbedSpot{&elf, address, *file_offset}));
+        VPERF_TRY(std::string raw, plain_argument(request, arg, ProbedSpot{&elf, address, *file_offset}));
         planned.arguments.push_back(std::move(raw));
         continue;
       }
@@ -514,27 +549,74 @@ Result<std::vector<PlannedProbe>> plan_kernel_probes(const ProbeRequest& request
   return out;
 }
 
+// -m's module: a .ko path as given, or a module name ("vperf_probe_module", '-' and '_' alike)
+// looked up under /lib/modules/RELEASE, as perf does.
+Result<std::filesystem::path> module_file(const std::filesystem::path& module) {
+  std::error_code ec;
+  if (module.string().find('/') != std::string::npos || std::filesystem::is_regular_file(module, ec)) return module;
+  struct utsname uts;
+  ::uname(&uts);
+  const std::filesystem::path root = std::filesystem::path("/lib/modules") / uts.release;
+  auto normal = [](std::string name) {
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+  };
+  const std::string wanted = normal(module.string()) + ".ko";
+  for (auto it = std::filesystem::recursive_directory_iterator(root, std::filesystem::directory_options::skip_permission_denied, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file(ec) && normal(it->path().filename().string()) == wanted) return it->path();
+  return Error{"no kernel module " + module.string() + " under " + root.string(), ENOENT, "give the module's .ko file: -m PATH/NAME.ko"};
+}
+
 // The -x file of a command that reads it (-V, -L, -F, --list-sdt), by its real path.
 Result<std::filesystem::path> probed_file(const ProbeRequest& request, std::string_view option, std::string_view hint) {
   std::error_code ec;
-  std::filesystem::path file = request.executable.empty() ? std::filesystem::path() : std::filesystem::canonical(request.executable, ec);
-  if (request.executable.empty() || ec)
-    return Error{std::string(option) + " needs the file to read: -x " + request.executable.string() + (ec ? ": " + ec.message() : ""), 0,
-                 std::string(hint)};
+  std::filesystem::path given = request.executable;
+  if (given.empty() && !request.module.empty()) {
+    VPERF_TRY(given, module_file(request.module));
+  }
+  std::filesystem::path file = given.empty() ? std::filesystem::path() : std::filesystem::canonical(given, ec);
+  if (given.empty() || ec)
+    return Error{std::string(option) + " needs the file to read: " + (request.executable.empty() && !request.module.empty() ? "-m " : "-x ") +
+                     given.string() + (ec ? ": " + ec.message() : ""),
+                 0, std::string(hint)};
   return file;
+}
+
+// A kernel module's name as the kernel knows it: .modinfo's "name=", else the file's stem with
+// '-' read as '_' (the kernel's own rule for module names).
+Result<std::string> kernel_module_name(const std::filesystem::path& ko) {
+  VPERF_TRY(symbols::ElfFile elf, symbols::ElfFile::open(ko));
+  if (elf.type() != ET_REL) return Error{ko.string() + " is not a kernel module (a relocatable .ko)", 0, "give the module's .ko file"};
+  if (std::optional<symbols::ElfFile::Section> info = elf.section(".modinfo"))
+    if (Elf_Data* data = elf_getdata(info->scn, nullptr); data != nullptr && data->d_buf != nullptr)
+      for (std::string_view entry : split(std::string_view(static_cast<const char*>(data->d_buf), data->d_size), '\0'))
+        if (entry.starts_with("name=") && tracing::is_probe_event_name(entry.substr(5))) return std::string(entry.substr(5));
+  std::string name = ko.filename().string();
+  name = name.substr(0, name.find('.'));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
 }
 
 }  // namespace
 
 Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const std::vector<std::string>& existing) {
-  if (request.executable.empty()) {
+  if (request.executable.empty() && request.module.empty()) {
     std::vector<std::string> taken;
     for (const std::string& line : existing) taken.push_back(tracing::uprobe_name(line));
     return plan_kernel_probes(request, taken);
   }
+  const bool kernel_module = !request.module.empty();
   std::error_code ec;
-  const std::filesystem::path file = std::filesystem::canonical(request.executable, ec);
-  if (ec) return Error{"-x " + request.executable.string() + ": " + ec.message(), ec.value(), "give the path of an executable or library"};
+  std::filesystem::path given = request.executable;
+  if (kernel_module) {
+    VPERF_TRY(given, module_file(request.module));
+  }
+  const std::filesystem::path file = std::filesystem::canonical(given, ec);
+  if (ec)
+    return Error{(kernel_module ? "-m " + request.module.string() : "-x " + request.executable.string()) + ": " + ec.message(), ec.value(),
+                 kernel_module ? "give the module's .ko file (its DWARF places the probes)" : "give the path of an executable or library"};
+  VPERF_TRY(const std::string module, kernel_module ? kernel_module_name(file) : Result<std::string>(std::string()));
   std::vector<std::string> taken;
   for (const std::string& line : existing) taken.push_back(tracing::uprobe_name(line));
   DebugInfoSource debug;
@@ -557,7 +639,10 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
     if (sites.size() > request.max_probes)
       return Error{"'" + text + "' gives " + std::to_string(sites.size()) + " probe points, more than --max-probes (" + std::to_string(request.max_probes) + ")",
                    0, "raise --max-probes, or narrow the point (FUNC@SRC, --no-inlines)"};
-    const std::string group = !request.group.empty() ? request.group : def.group.empty() ? tracing::default_uprobe_group(file) : def.group;
+    const std::string group = !request.group.empty() ? request.group
+                              : !def.group.empty()    ? def.group
+                              : kernel_module         ? "probe"
+                                                      : tracing::default_uprobe_group(file);
     std::vector<std::string> shown;
     for (const tracing::ProbeArgument& arg : def.arguments) shown.push_back(shown_argument(arg));
     // The point as written, what perf's "(on ...)" shows.
@@ -585,8 +670,18 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
         named.emplace(base_name, name);
       }
       PlannedProbe p;
-      p.event = tracing::UprobeEvent{group, name, file, site.file_offset, std::nullopt, def.return_probe, std::move(site.arguments)};
-      p.definition = tracing::uprobe_definition(p.event);
+      if (kernel_module) {
+        p.kernel = true;
+        p.event.group = group;
+        p.event.event = name;
+        p.event.is_return = def.return_probe;
+        p.event.arguments = site.arguments;
+        p.definition = tracing::kprobe_definition(
+            tracing::KprobeEvent{group, name, module + ":" + site.symbol, site.symbol_offset, def.return_probe, std::move(site.arguments)});
+      } else {
+        p.event = tracing::UprobeEvent{group, name, file, site.file_offset, std::nullopt, def.return_probe, std::move(site.arguments)};
+        p.definition = tracing::uprobe_definition(p.event);
+      }
       p.point = point;
       p.shown_arguments = shown;
       p.note = std::move(site.note);
@@ -597,7 +692,7 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
 }
 
 Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& request, const std::string& definition, bool externs, bool ranges) {
-  VPERF_TRY(const std::filesystem::path file, probed_file(request, "-V", "give -x FILE (a kernel function's variables need its debuginfo, which vperf probe does not read yet)"));
+  VPERF_TRY(const std::filesystem::path file, probed_file(request, "-V", "give -x FILE, or -m MODULE.ko for a kernel module's (vmlinux's own need -k, which vperf does not read yet)"));
   VPERF_TRY(tracing::ProbeDefinition def, tracing::parse_probe_definition(definition));
   if (def.address || def.function.empty() || def.line || !def.lazy_pattern.empty())
     return Error{"-V takes a function point, FUNC[+OFFSET] ('" + definition + "' is not one)", 0, "name the function: -V FUNC"};
@@ -622,7 +717,7 @@ Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& reque
 }
 
 Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& request, const std::string& range_text) {
-  VPERF_TRY(const std::filesystem::path file, probed_file(request, "-L", "give -x FILE (kernel source lines need its debuginfo, which vperf probe does not read yet)"));
+  VPERF_TRY(const std::filesystem::path file, probed_file(request, "-L", "give -x FILE, or -m MODULE.ko for a kernel module's (vmlinux's own need -k, which vperf does not read yet)"));
   VPERF_TRY(tracing::LineRange range, tracing::parse_line_range(range_text));
   DebugInfoSource debug;
   symbols::ProbeDebugInfo* dwarf = debug_info(debug, file, request.debug_dirs);

@@ -2,6 +2,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,8 +20,14 @@
 namespace vperf::symbols {
 
 struct ProbeDebugInfo::State {
-  DwarfInfo dwarf;
-  ElfFile binary;  // its .eh_frame
+  // A linked file's DWARF (libdw), or a kernel module's: a .ko is relocatable (ET_REL), its
+  // .debug_info holding relocations against its sections (names, addresses), which libdwfl
+  // applies when it lays the sections out, as perf reads modules.
+  std::optional<DwarfInfo> linked;
+  Dwfl* dwfl = nullptr;
+  Dwarf* dw = nullptr;
+  std::optional<ElfFile> binary;  // the probed file: its .eh_frame and segments
+  bool kernel_module = false;  // a static is then fetched by its symbol (kprobes' @NAME)
   Dwarf_CFI* eh_cfi = nullptr;
   Dwarf_CFI* debug_cfi = nullptr;
   mutable std::map<Dwarf_Off, bool> optimized_units;
@@ -168,14 +175,29 @@ ProbeDebugInfo::ProbeDebugInfo(ProbeDebugInfo&&) noexcept = default;
 ProbeDebugInfo& ProbeDebugInfo::operator=(ProbeDebugInfo&&) noexcept = default;
 ProbeDebugInfo::~ProbeDebugInfo() {
   if (state_ && state_->eh_cfi != nullptr) dwarf_cfi_end(state_->eh_cfi);
+  if (state_ && state_->dwfl != nullptr) dwfl_end(state_->dwfl);  // owns the module's Dwarf
 }
 
 Result<ProbeDebugInfo> ProbeDebugInfo::open(const std::filesystem::path& debug_file, const std::filesystem::path& binary) {
-  VPERF_TRY(DwarfInfo dwarf, DwarfInfo::open(debug_file));
   VPERF_TRY(ElfFile elf, ElfFile::open(binary));
-  auto state = std::unique_ptr<State>(new State{std::move(dwarf), std::move(elf), nullptr, nullptr, {}, {}});
-  state->eh_cfi = dwarf_getcfi_elf(state->binary.handle());
-  state->debug_cfi = dwarf_getcfi(state->dwarf.handle());  // owned by the Dwarf
+  auto state = std::make_unique<State>();
+  state->binary.emplace(std::move(elf));
+  if (state->binary->type() == ET_REL) {
+    static const Dwfl_Callbacks offline = {dwfl_build_id_find_elf, dwfl_standard_find_debuginfo, dwfl_offline_section_address, nullptr};
+    state->dwfl = dwfl_begin(&offline);
+    Dwfl_Module* module = state->dwfl ? dwfl_report_offline(state->dwfl, "", debug_file.c_str(), -1) : nullptr;
+    Dwarf_Addr bias = 0;
+    if (module != nullptr && dwfl_report_end(state->dwfl, nullptr, nullptr) == 0) state->dw = dwfl_module_getdwarf(module, &bias);
+    if (state->dw == nullptr) return Error{debug_file.string() + ": no DWARF: " + dwfl_errmsg(-1)};
+    state->kernel_module = true;
+    state->debug_cfi = dwarf_getcfi(state->dw);  // relocated .debug_frame; a module's .eh_frame is not laid out
+    return ProbeDebugInfo(std::move(state));
+  }
+  VPERF_TRY(DwarfInfo dwarf, DwarfInfo::open(debug_file));
+  state->linked.emplace(std::move(dwarf));
+  state->dw = state->linked->handle();
+  state->eh_cfi = dwarf_getcfi_elf(state->binary->handle());
+  state->debug_cfi = dwarf_getcfi(state->dw);  // owned by the Dwarf
   return ProbeDebugInfo(std::move(state));
 }
 
@@ -208,7 +230,7 @@ void for_each_function(Dwarf* dwarf, Visit&& visit) {
 }  // namespace
 
 std::vector<DwarfProbeSite> ProbeDebugInfo::function_sites(std::string_view pattern, bool with_inlines) const {
-  Dwarf* dwarf = state_->dwarf.handle();
+  Dwarf* dwarf = state_->dw;
   // The matching function DIEs, by unit in order.
   std::vector<std::pair<Dwarf_Off, std::vector<Dwarf_Off>>> matches;
   auto add_match = [&](Dwarf_Off unit, Dwarf_Off function) {
@@ -288,7 +310,7 @@ std::vector<DwarfProbeSite> ProbeDebugInfo::function_sites(std::string_view patt
 
 std::string ProbeDebugInfo::function_at(uint64_t address) const {
   Dwarf_Die unit;
-  if (dwarf_addrdie(state_->dwarf.handle(), address, &unit) == nullptr) return {};
+  if (dwarf_addrdie(state_->dw, address, &unit) == nullptr) return {};
   Dwarf_Die* raw = nullptr;
   const int n = dwarf_getscopes(&unit, address, &raw);
   std::unique_ptr<Dwarf_Die, decltype(&std::free)> scopes(raw, &std::free);
@@ -306,7 +328,7 @@ bool ProbeDebugInfo::optimized(const DwarfProbeSite& site) const {
   auto [it, inserted] = state_->optimized_units.try_emplace(site.unit, false);
   if (inserted) {
     Dwarf_Die unit;
-    it->second = die_offset(state_->dwarf.handle(), site.unit, &unit) && has_location_list(&unit);
+    it->second = die_offset(state_->dw, site.unit, &unit) && has_location_list(&unit);
   }
   return it->second;
 }
@@ -315,7 +337,7 @@ uint64_t ProbeDebugInfo::after_prologue(const DwarfProbeSite& site) const {
   Dwarf_Die unit;
   Dwarf_Lines* lines = nullptr;
   size_t count = 0;
-  if (!die_offset(state_->dwarf.handle(), site.unit, &unit) || dwarf_getsrclines(&unit, &lines, &count) != 0) return site.entry;
+  if (!die_offset(state_->dw, site.unit, &unit) || dwarf_getsrclines(&unit, &lines, &count) != 0) return site.entry;
   size_t first = count;
   for (size_t i = 0; i < count; ++i) {
     Dwarf_Addr address = 0;
@@ -381,7 +403,7 @@ Result<std::optional<Dwarf_Op>> frame_base(const ProbeDebugInfo::State& state, c
   Dwarf_Attribute attr;
   Dwarf_Op* ops = nullptr;
   size_t count = 0;
-  if (!die_offset(state.dwarf.handle(), site.subprogram, &subprogram) || dwarf_attr(&subprogram, DW_AT_frame_base, &attr) == nullptr ||
+  if (!die_offset(state.dw, site.subprogram, &subprogram) || dwarf_attr(&subprogram, DW_AT_frame_base, &attr) == nullptr ||
       dwarf_getlocation_addr(&attr, address, &ops, &count, 1) <= 0 || count == 0)
     return std::optional<Dwarf_Op>();
   if (count != 1 || ops[0].atom != DW_OP_call_frame_cfa) return std::optional<Dwarf_Op>(ops[0]);
@@ -395,7 +417,7 @@ Result<std::optional<Dwarf_Op>> frame_base(const ProbeDebugInfo::State& state, c
     std::free(frame);
     if (rule) return rule;
   }
-  return Error{"no call frame information for " + hex(address) + " in " + state.binary.name(), 0,
+  return Error{"no call frame information for " + hex(address) + " in " + state.binary->name(), 0,
                "the frame base of " + site.function + " comes from .eh_frame or .debug_frame, and neither covers it"};
 }
 
@@ -522,7 +544,7 @@ bool is_signed(Dwarf_Die* type) {
 
 Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t address, std::string_view variable,
                                             const std::vector<std::string>& fields, std::string_view cast) const {
-  Dwarf* dwarf = state_->dwarf.handle();
+  Dwarf* dwarf = state_->dw;
   Dwarf_Die scope, unit, found;
   if (!die_offset(dwarf, site.scope, &scope) || !die_offset(dwarf, site.unit, &unit))
     return Error{"the DWARF of " + site.function + " cannot be read again"};
@@ -535,8 +557,15 @@ Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t
   // the offset from where the probed segment's file offset 0 is mapped (the kernel adds the
   // probe's address minus its file offset). perf 6.1 writes "@NAME", which uprobes refuse.
   std::optional<uint64_t> static_offset;
-  if (location.is_static) {
-    std::optional<uint64_t> probe_offset = vaddr_to_file_offset(state_->binary.load_segments(), address);
+  std::string static_symbol;  // a kernel module's: kprobes fetch "@NAME+OFFSET", as perf writes
+  if (location.is_static && state_->kernel_module) {
+    const char* name = die_name(&found);
+    static_symbol = name != nullptr ? name : std::string(variable);
+    static_offset = 0;
+    location.in_memory = true;
+    location.offset = 0;
+  } else if (location.is_static) {
+    std::optional<uint64_t> probe_offset = vaddr_to_file_offset(state_->binary->load_segments(), address);
     if (!probe_offset || location.address + *probe_offset < address)
       return Error{describe("variable", variable) + " lies below the probed segment's mapping: uprobes cannot address it from " + hex(address)};
     static_offset = location.address + *probe_offset - address;
@@ -604,7 +633,8 @@ Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t
   out.fetch = static_offset ? std::string() : *register_name(location.reg);
   auto dereference = [&](int64_t offset) {
     if (out.fetch.empty()) {  // the first reference of a static: its own address, offset within it
-      out.fetch = "@+" + hex(*static_offset + static_cast<uint64_t>(offset));
+      out.fetch = static_symbol.empty() ? "@+" + hex(*static_offset + static_cast<uint64_t>(offset))
+                                        : "@" + static_symbol + (offset < 0 ? "-" : "+") + std::to_string(offset < 0 ? -offset : offset);
       return;
     }
     out.fetch = (offset < 0 ? "-" : "+") + std::to_string(offset < 0 ? -offset : offset) + "(" + out.fetch + ")";
@@ -658,7 +688,7 @@ Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t
 std::vector<std::string> ProbeDebugInfo::scope_variables(const DwarfProbeSite& site, uint64_t address, bool with_locals) const {
   std::vector<std::string> names;
   Dwarf_Die scope;
-  if (!die_offset(state_->dwarf.handle(), site.scope, &scope)) return names;
+  if (!die_offset(state_->dw, site.scope, &scope)) return names;
   auto walk = [&](auto&& self, Dwarf_Die* parent) -> void {
     Dwarf_Die child;
     if (dwarf_child(parent, &child) != 0) return;
@@ -712,7 +742,7 @@ std::string location_ranges(Dwarf_Die* function, Dwarf_Die* variable) {
 
 std::vector<std::string> ProbeDebugInfo::available_variables(const DwarfProbeSite& site, uint64_t address, bool externs, bool ranges) const {
   std::vector<std::string> lines;
-  Dwarf* dwarf = state_->dwarf.handle();
+  Dwarf* dwarf = state_->dw;
   Dwarf_Die function, owner;
   const bool have_function = die_offset(dwarf, site.scope, &function);
   const bool have_owner = die_offset(dwarf, site.subprogram, &owner);  // ranges count from the out-of-line function, as perf's
@@ -730,9 +760,13 @@ std::vector<std::string> ProbeDebugInfo::available_variables(const DwarfProbeSit
       Dwarf_Op* ops = nullptr;
       size_t count = 0;
       bool later = false;
+      Dwarf_Addr high = 0;  // perf searches up to the scope's DW_AT_high_pc: none (DW_AT_ranges), no search
       dwarf_attr(die, DW_AT_location, &attr);
-      for (uint64_t a = address + 1; a <= site.high && !later; ++a) later = dwarf_getlocation_addr(&attr, a, &ops, &count, 1) > 0;
-      if (!later) return;
+      uint64_t a = address + 1;
+      if (have_function && dwarf_highpc(&function, &high) == 0)
+        for (; a <= high && !later; ++a) later = dwarf_getlocation_addr(&attr, a, &ops, &count, 1) > 0;
+      // ... and lists it only when that first location is one a probe can fetch (not a constant).
+      if (!later || !locate(*state_, site, die, a - 1, name)) return;
       valid = false;
     }
     std::string line = type_name(die).value_or("(unknown_type)") + "\t" + name;
@@ -751,7 +785,8 @@ std::vector<std::string> ProbeDebugInfo::available_variables(const DwarfProbeSit
   Dwarf_Die unit;
   if (externs && die_offset(dwarf, site.unit, &unit)) {
     // The unit's own variables as perf lists them: those at a fixed address (globals and the
-    // file's statics) and extern declarations; not thread-locals (their location is no address).
+    // file's statics), in a register, and extern declarations; not thread-locals (their
+    // location is no address).
     Dwarf_Die child;
     if (dwarf_child(&unit, &child) == 0) do {
         const char* name = die_name(&child);
@@ -761,8 +796,9 @@ std::vector<std::string> ProbeDebugInfo::available_variables(const DwarfProbeSit
         size_t count = 0;
         if (dwarf_attr(&child, DW_AT_location, &attr) == nullptr) {
           if (!dwarf_hasattr(&child, DW_AT_external)) continue;
-        } else if (dwarf_getlocation(&attr, &ops, &count) != 0 || count != 1 || ops[0].atom != DW_OP_addr) {
-          continue;
+        } else if (dwarf_getlocation(&attr, &ops, &count) != 0 || count != 1 ||
+                   !(ops[0].atom == DW_OP_addr || (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31))) {
+          continue;  // a global register variable (the kernel's current_stack_pointer) is listed too
         }
         lines.push_back(std::string(ranges ? "[EXT]\t" : "") + type_name(&child).value_or("(unknown_type)") + "\t" + name);
       } while (dwarf_siblingof(&child, &child) == 0);
@@ -840,7 +876,7 @@ int attribute_line(Dwarf_Die* die, int attribute) {
 
 std::vector<std::string> ProbeDebugInfo::source_files(std::string_view file) const {
   std::set<std::string> out;
-  Dwarf* dwarf = state_->dwarf.handle();
+  Dwarf* dwarf = state_->dw;
   Dwarf_Off offset = 0, next = 0;
   size_t header_size = 0;
   for (; dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0; offset = next) {
@@ -857,7 +893,7 @@ std::vector<std::string> ProbeDebugInfo::source_files(std::string_view file) con
 
 std::optional<SourceDeclaration> ProbeDebugInfo::declaration(const DwarfProbeSite& site) const {
   Dwarf_Die die, unit;
-  if (!die_offset(state_->dwarf.handle(), site.scope, &die) || !die_offset(state_->dwarf.handle(), site.unit, &unit)) return std::nullopt;
+  if (!die_offset(state_->dw, site.scope, &die) || !die_offset(state_->dw, site.unit, &unit)) return std::nullopt;
   SourceDeclaration out{attribute_file(&die, &unit, DW_AT_decl_file), attribute_line(&die, DW_AT_decl_line)};
   if (out.file.empty() || out.line <= 0) return std::nullopt;
   return out;
@@ -1079,7 +1115,7 @@ void for_each_unit(Dwarf* dwarf, const DwarfProbeSite* within, Visit&& visit) {
 
 std::vector<LineProbe> ProbeDebugInfo::line_probes(std::string_view file, const std::vector<int>& lines, const DwarfProbeSite* within,
                                                    std::string_view prefer_function) const {
-  Dwarf* dwarf = state_->dwarf.handle();
+  Dwarf* dwarf = state_->dw;
   const std::set<int> wanted(lines.begin(), lines.end());
   std::vector<LineProbe> out;
   std::set<std::pair<int, uint64_t>> seen;
@@ -1096,7 +1132,7 @@ std::vector<LineProbe> ProbeDebugInfo::line_probes(std::string_view file, const 
 
 std::optional<ProbeDebugInfo::PointName> ProbeDebugInfo::point_at(uint64_t address) const {
   Dwarf_Die unit;
-  if (dwarf_addrdie(state_->dwarf.handle(), address, &unit) == nullptr) return std::nullopt;
+  if (dwarf_addrdie(state_->dw, address, &unit) == nullptr) return std::nullopt;
   std::vector<Dwarf_Die> scopes = concrete_function_scopes(&unit, address);
   if (scopes.empty() || dwarf_tag(&scopes.back()) != DW_TAG_subprogram) return std::nullopt;
   Dwarf_Die function = scopes.back();
@@ -1133,7 +1169,7 @@ std::optional<ProbeDebugInfo::PointName> ProbeDebugInfo::point_at(uint64_t addre
 }
 
 std::vector<int> ProbeDebugInfo::listing_lines(std::string_view file, const DwarfProbeSite* within) const {
-  Dwarf* dwarf = state_->dwarf.handle();
+  Dwarf* dwarf = state_->dw;
   std::set<int> out;
   for_each_unit(dwarf, within, [&](Dwarf_Die* unit) {
     for (const LineRow& row : walked_rows(dwarf, unit, within)) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
+#include <vector>
 #include <string>
 
 #include "support/capability.h"
@@ -21,7 +23,10 @@ class KernelProbe : public ::testing::Test {
     VPERF_REQUIRE(!find_program("qemu-system-x86_64").empty(), "qemu-system-x86 for the test guest (its kernel has kprobes)");
     Result<GuestRig> rig = guest_rig();
     ASSERT_TRUE(rig.ok()) << rig.error().describe();
-    Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(*rig, scratch_.root() / "vm", true);
+    module_ = guest_test_module(*rig);
+    std::vector<std::filesystem::path> files;
+    if (module_) files.push_back(*module_);
+    Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(*rig, scratch_.root() / "vm", true, files);
     ASSERT_TRUE(guest.ok()) << guest.error().describe();
     guest_ = std::move(guest).value();
     GuestCommandResult mounted = in_guest("mount -t tracefs nodev /sys/kernel/tracing && cat /sys/kernel/tracing/kprobe_events");
@@ -50,6 +55,7 @@ class KernelProbe : public ::testing::Test {
   }
 
   TempTree scratch_;
+  Result<std::filesystem::path> module_ = Error{"not built"};  // the test module, at /lib/vperf-test/ in the guest
   std::unique_ptr<RunningGuest> guest_;
 };
 
@@ -93,6 +99,63 @@ TEST_F(KernelProbe, InlineKernelProbesCountAndLeaveNothing) {
   GuestCommandResult unknown = in_guest("/bin/vperf stat -e kprobe:no_such_kernel_function_here -- /bin/true");
   EXPECT_NE(unknown.exit_code, 0);
   EXPECT_EQ(std::count(unknown.err.begin(), unknown.err.end(), '\n'), 1) << unknown.err;
+}
+
+// A kernel module's functions, lines and variables from its DWARF (-m): the kprobe_events lines
+// and -V/-L equal perf probe -m's on this machine (perf reads the .ko offline, without
+// kprobes), and in the guest, where the module is loaded, each of 40 calls shows its index, the
+// record's member and string and the static's count so far, each return 10 * index.
+TEST_F(KernelProbe, ModuleFunctionsLinesAndVariablesComeFromItsDwarf) {
+  VPERF_REQUIRE(module_.ok(), "the test module, built against the guest kernel's headers: " + module_.error().describe());
+  const std::string ko = module_->string();
+  const std::string target = "vperf_probe_module_target";
+  if (!find_program("perf").empty()) {
+    for (const std::string& definition : std::vector<std::string>{target + " index record->weight record->label:string vperf_probe_module_calls", target + "%return $retval", target + ":2 index",
+          "calls_write len buf:ustring", target + " $params", "calls_write;*kstrtoul*", "vperf_probe_module.c:42 i sum", "vperf_probe_module.c:37 n"}) {
+      ProgramResult perf = run_program({"perf", "probe", "-m", ko, "-D", definition});
+      ProgramResult mine = run_vperf({"probe", "-m", ko, "-D", definition});
+      ASSERT_EQ(mine.exit_code, 0) << definition << ": " << mine.err;
+      EXPECT_EQ(mine.out, perf.out) << definition << ": " << perf.err;
+    }
+    for (const std::vector<std::string>& query : std::vector<std::vector<std::string>>{
+             {"-V", target}, {"-V", "calls_write", "--externs"}, {"-V", "calls_write", "--range"}, {"-L", "calls_write"}, {"-L", "vperf_probe_module.c:20"}}) {
+      std::vector<std::string> perf_argv = {"perf", "probe", "-m", ko}, argv = {"probe", "-m", ko};
+      perf_argv.insert(perf_argv.end(), query.begin(), query.end());
+      argv.insert(argv.end(), query.begin(), query.end());
+      ProgramResult perf = run_program(perf_argv), mine = run_vperf(argv);
+      ASSERT_EQ(mine.exit_code, 0) << testing::PrintToString(query) << mine.err;
+      EXPECT_EQ(mine.out, perf.out) << testing::PrintToString(query);
+    }
+  }
+
+  GuestCommandResult loaded = in_guest("insmod /lib/vperf-test/vperf_probe_module.ko && mount -t debugfs none /sys/kernel/debug");
+  ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
+  // By name too, as perf finds it: under /lib/modules/RELEASE.
+  GuestCommandResult added = in_guest(
+      "mkdir -p /lib/modules/$(uname -r)/extra && cp /lib/vperf-test/vperf_probe_module.ko /lib/modules/$(uname -r)/extra/ && "
+      "/bin/vperf probe -q -m vperf_probe_module '" + target + " index record->weight record->label:string vperf_probe_module_calls' && "
+      "/bin/vperf probe -q -m /lib/vperf-test/vperf_probe_module.ko '" + target + "%return $retval'");
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  constexpr int kCalls = 40;
+  GuestCommandResult script = in_guest("/bin/vperf record -q -e probe:" + target + " -e probe:" + target + "__return -o /tmp/m.data -- /bin/sh -c 'echo " +
+                                       std::to_string(kCalls) + " >/sys/kernel/debug/vperf_probe_module/calls' && /bin/vperf script -i /tmp/m.data");
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  std::vector<std::string> calls, returns;
+  std::istringstream lines(script.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("probe:" + target + ":") != std::string::npos) calls.push_back(line.substr(line.find(") ") + 2));
+    if (line.find("probe:" + target + "__return:") != std::string::npos) returns.push_back(line.substr(line.find(") ") + 2));
+  }
+  ASSERT_EQ(calls.size(), static_cast<size_t>(kCalls)) << script.out;
+  ASSERT_EQ(returns.size(), static_cast<size_t>(kCalls)) << script.out;
+  for (int i = 0; i < kCalls; ++i) {
+    EXPECT_EQ(calls[i], "index=" + std::to_string(i) + " weight=" + std::to_string(7 * i) + " label=\"" + (i % 2 ? "odd" : "even") +
+                            "\" vperf_probe_module_calls=" + std::to_string(i));
+    std::ostringstream expected;
+    expected << "arg1=0x" << std::hex << 10 * i;
+    EXPECT_EQ(returns[i], expected.str()) << "call " << i;
+  }
+  EXPECT_EQ(in_guest("/bin/vperf probe -q -d 'probe:*' && rmmod vperf_probe_module").exit_code, 0);
 }
 
 }  // namespace

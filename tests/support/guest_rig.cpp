@@ -57,14 +57,25 @@ Result<GuestRig> guest_rig() {
   return rig;
 }
 
-Result<std::unique_ptr<RunningGuest>> RunningGuest::boot(const GuestRig& rig, const std::filesystem::path& dir, bool with_vperf) {
+Result<std::filesystem::path> guest_test_module(const GuestRig& rig) {
+  ScopedFd lock(::open((rig.dir / ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644));
+  if (!lock.valid() || ::flock(lock.get(), LOCK_EX) != 0) return Error::from_errno("lock " + rig.dir.string());
+  ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "module", rig.dir.string()});
+  if (r.exit_code != 0) return Error{"scripts/test-guest.sh module failed: " + tail(r.err + r.out, 3)};
+  return rig.dir / "test-module/vperf_probe_module.ko";
+}
+
+Result<std::unique_ptr<RunningGuest>> RunningGuest::boot(const GuestRig& rig, const std::filesystem::path& dir, bool with_vperf,
+                                                         const std::vector<std::filesystem::path>& files) {
   std::filesystem::create_directories(dir);
   std::error_code ec;
   for (const char* file : {"vmlinuz", "initramfs.cpio.gz", "kvm-silent", "release"})
     if (std::filesystem::exists(rig.dir / file))
       std::filesystem::copy_file(rig.dir / file, dir / file, std::filesystem::copy_options::overwrite_existing, ec);
   if (with_vperf) {
-    ProgramResult added = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "add-vperf", dir.string(), VPERF_BINARY, VPERF_WORKLOAD});
+    std::vector<std::string> argv = {"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "add-vperf", dir.string(), VPERF_BINARY, VPERF_WORKLOAD};
+    for (const std::filesystem::path& file : files) argv.push_back(file.string());
+    ProgramResult added = run_program(argv);
     if (added.exit_code != 0) return Error{"scripts/test-guest.sh add-vperf failed: " + tail(added.err + added.out, 3)};
   }
   std::unique_ptr<RunningGuest> guest(new RunningGuest(dir));

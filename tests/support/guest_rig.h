@@ -31,14 +31,21 @@ struct GuestRig {
 // The captured guest; an Error (the script's last lines) when it cannot be built or booted here.
 Result<GuestRig> guest_rig();
 
+// The test kernel module (tests/kernel_module) built with DWARF against the rig's kernel
+// headers, once per rig under its lock (scripts/test-guest.sh module); an Error when the headers
+// cannot be had (not root, no apt lists).
+Result<std::filesystem::path> guest_test_module(const GuestRig& rig);
+
 // A running copy of the rig's guest, booted from `dir` (its own kernel, initramfs and sockets,
 // so tests in parallel processes never share a VM); stopped when destroyed. Its kallsyms and
 // modules are those of this boot (KASLR).
 class RunningGuest {
  public:
   // `with_vperf`: vperf and vperf-workload, stripped, at /bin in the guest with the libraries
-  // they link (scripts/test-guest.sh add-vperf), for tests that run vperf inside it.
-  static Result<std::unique_ptr<RunningGuest>> boot(const GuestRig& rig, const std::filesystem::path& dir, bool with_vperf = false);
+  // they link (scripts/test-guest.sh add-vperf), for tests that run vperf inside it, and each of
+  // `files` at /lib/vperf-test/.
+  static Result<std::unique_ptr<RunningGuest>> boot(const GuestRig& rig, const std::filesystem::path& dir, bool with_vperf = false,
+                                                    const std::vector<std::filesystem::path>& files = {});
   RunningGuest(const RunningGuest&) = delete;
   RunningGuest& operator=(const RunningGuest&) = delete;
   ~RunningGuest();
