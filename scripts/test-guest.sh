@@ -19,6 +19,8 @@
 #                                     the libraries they link to DIR/initramfs.cpio.gz before a
 #                                     boot, and each FILE at /lib/vperf-test/: tests that run
 #                                     vperf inside the guest (kprobes, function tracers)
+#   scripts/test-guest.sh vmlinux DIR DIR/vmlinux-dbg: the kernel image with DWARF, out of
+#                                     Debian's linux-image-RELEASE-dbg (858 MB; only vmlinux kept)
 #   scripts/test-guest.sh module DIR  build tests/kernel_module against the headers of DIR's
 #                                     kernel (installing linux-headers-RELEASE when missing) into
 #                                     DIR/test-module/vperf_probe_module.ko, with DWARF
@@ -28,7 +30,7 @@
 set -euo pipefail
 
 die() { echo "test-guest: error: $*" >&2; exit 1; }
-[ $# -eq 2 ] || [ "${1:-}" = add-vperf ] || die "usage: $0 build|boot|stop|capture|module DIR, or add-vperf DIR VPERF WORKLOAD [FILE...]"
+[ $# -eq 2 ] || [ "${1:-}" = add-vperf ] || die "usage: $0 build|boot|stop|capture|module|vmlinux DIR, or add-vperf DIR VPERF WORKLOAD [FILE...]"
 action=$1
 dir=$(realpath -m "$2")
 
@@ -221,9 +223,27 @@ build_module() {
   [ -f "$out/vperf_probe_module.ko" ] || die "the test module build left no .ko (see $out/build.log)"
 }
 
+# The guest kernel's vmlinux with DWARF, for vperf probe -k: Debian's -dbg package, of which
+# only the vmlinux is unpacked (the package installs 5.6 GB of module debuginfo too).
+extract_vmlinux() {
+  local release package
+  release=$(cat "$dir/release" 2>/dev/null) || die "no kernel release in $dir (hint: $0 build $dir)"
+  [ -f "$dir/vmlinux-dbg" ] && return 0
+  package="linux-image-$release-dbg"
+  mkdir -p "$dir/debs"
+  (cd "$dir/debs" && apt-get download -q "$package" 2>&1 | grep -v '^W: Download is performed unsandboxed') || true
+  compgen -G "$dir/debs/${package}_*.deb" >/dev/null || die "cannot download $package (hint: apt-get update)"
+  rm -rf "$dir/dbg"
+  mkdir -p "$dir/dbg"
+  dpkg-deb --fsys-tarfile "$dir"/debs/"$package"_*.deb | tar -x -C "$dir/dbg" "./usr/lib/debug/boot/vmlinux-$release"
+  mv "$dir/dbg/usr/lib/debug/boot/vmlinux-$release" "$dir/vmlinux-dbg"
+  rm -rf "$dir/dbg" "$dir"/debs/"$package"_*.deb
+}
+
 case "$action" in
   add-vperf) [ $# -ge 4 ] || die "usage: $0 add-vperf DIR VPERF WORKLOAD [FILE...]"; shift 2; add_vperf "$@" ;;
   module) build_module ;;
+  vmlinux) extract_vmlinux ;;
   build) build ;;
   boot) boot ;;
   stop) stop ;;
@@ -232,5 +252,5 @@ case "$action" in
     boot
     stop
     ;;
-  *) die "unknown action '$action' (build, boot, stop, capture, module or add-vperf)" ;;
+  *) die "unknown action '$action' (build, boot, stop, capture, module, vmlinux or add-vperf)" ;;
 esac

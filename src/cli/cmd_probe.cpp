@@ -16,7 +16,7 @@ namespace vperf::cli {
 namespace {
 
 struct ProbeOptions {
-  std::string executable, module;
+  std::string executable, module, vmlinux;
   std::vector<std::string> words;  // perf joins the words after the options into one PROBEDEF
   std::vector<std::string> add, definition, del;
   std::string list, vars, line_range, funcs_filter, filter = "!_* & !*@plt";
@@ -73,6 +73,7 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
   session::ProbeRequest request;
   request.executable = o.executable;
   request.module = o.module;
+  request.vmlinux = o.vmlinux;
   if (!o.module.empty() && !o.executable.empty()) throw usage_error("-m and -x name two targets", "give one: -x FILE for a program, -m MODULE.ko for a kernel module");
   request.force = o.force;
   request.inlines = !o.no_inlines;
@@ -140,7 +141,8 @@ void add_probe_command(CLI::App& app, Invocation& inv) {
   auto o = std::make_shared<ProbeOptions>();
   CLI::App* sub = app.add_subcommand("probe", "Define dynamic probes on functions, source lines and USDT markers (uprobes) and kernel functions (kprobes), as perf probe");
   sub->add_option("-x,--exec", o->executable, "The executable or library to probe");
-  sub->add_option("-m,--module", o->module, "A kernel module's .ko file: its functions, lines and variables probed through kprobes");
+  sub->add_option("-m,--module", o->module, "A kernel module (its .ko file or name): its functions, lines and variables probed through kprobes");
+  sub->add_option("-k,--vmlinux", o->vmlinux, "The kernel image with DWARF (vmlinux, from linux-image-*-dbg): kernel functions' lines and variables");
   // One value per -a, -D or -d, as perf: a PROBEDEF with arguments is one quoted word.
   sub->add_option("-a,--add", o->add, "A probe definition: [[GROUP:]EVENT=]FUNC[+OFF|%return] [ARG ...]")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("-D,--definition", o->definition, "Print the uprobe_events (kprobe_events) lines of a definition without adding it")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

@@ -216,13 +216,13 @@ struct DebugInfoSource {
 };
 
 symbols::ProbeDebugInfo* debug_info(DebugInfoSource& source, const std::filesystem::path& file,
-                                    const std::vector<std::filesystem::path>& debug_dirs) {
+                                    const std::vector<std::filesystem::path>& debug_dirs, bool kernel = false) {
   if (!source.looked) {
     source.looked = true;
     symbols::DebuginfoLookup lookup = symbols::find_probe_debuginfo(file, debug_dirs);
     source.missing = lookup.missing;
     if (lookup.file)
-      if (Result<symbols::ProbeDebugInfo> info = symbols::ProbeDebugInfo::open(*lookup.file, file)) source.info = std::move(info).value();
+      if (Result<symbols::ProbeDebugInfo> info = symbols::ProbeDebugInfo::open(*lookup.file, file, kernel)) source.info = std::move(info).value();
   }
   return source.info ? &*source.info : nullptr;
 }
@@ -289,16 +289,19 @@ struct PlannedSite {
 
 Result<std::string> kernel_argument(const tracing::ProbeArgument& arg);
 
+// Whether the probes go into the kernel with DWARF: a module's (-m) or the kernel image's (-k).
+bool kernel_dwarf(const ProbeRequest& request) { return request.executable.empty() && (!request.module.empty() || !request.vmlinux.empty()); }
+
 // An argument that needs no DWARF, as the probe's kind takes it: a kernel module's as kprobes
 // do (@user, @SYMBOL as written), a file's as uprobes do.
 Result<std::string> plain_argument(const ProbeRequest& request, const tracing::ProbeArgument& arg, const ProbedSpot& spot) {
-  return request.module.empty() ? raw_argument(arg, spot) : kernel_argument(arg);
+  return kernel_dwarf(request) ? kernel_argument(arg) : raw_argument(arg, spot);
 }
 
 // Where a probe at ELF address `address` of `file` goes: its file offset for a uprobe (nullopt
 // outside every loaded segment). A kernel module has no segments: its probes go by symbol.
 std::optional<uint64_t> probe_file_offset(const ProbeRequest& request, const std::vector<symbols::LoadSegment>& segments, uint64_t address) {
-  if (!request.module.empty()) return 0;
+  if (kernel_dwarf(request)) return 0;
   return symbols::vaddr_to_file_offset(segments, address);
 }
 
@@ -411,7 +414,7 @@ Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, c
       if (needs_dwarf(arg))
         return Error{"argument '" + arg.expression + "' is a variable, and a return probe fires after the function's variables are gone", 0,
                      "fetch $retval (or +0($retval):string) on a %return probe, variables on the entry"};
-  symbols::ProbeDebugInfo* dwarf = def.address ? nullptr : debug_info(debug, file, request.debug_dirs);
+  symbols::ProbeDebugInfo* dwarf = def.address ? nullptr : debug_info(debug, file, request.debug_dirs, kernel_dwarf(request));
   if (!def.address && (def.line || !def.lazy_pattern.empty() || def.function.empty())) return plan_line_sites(file, request, def, dwarf, debug.missing);
   std::vector<symbols::DwarfProbeSite> sites;
   if (dwarf != nullptr) sites = dwarf_sites(*dwarf, file, def, request.inlines);
@@ -425,7 +428,7 @@ Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, c
                    "list the functions with: vperf probe -x " + file.string() + " -F"};
   }
   std::vector<PlannedSite> out;
-  if (sites.empty() && !request.module.empty()) {  // a module's function by name: the kernel finds MOD:FUNC
+  if (sites.empty() && kernel_dwarf(request)) {  // a kernel function by name: the kernel finds [MOD:]FUNC
     if (def.address) return Error{"a kernel module's probe goes by function, not address", 0, "give FUNC[+OFFSET]"};
     PlannedSite site;
     site.symbol = def.function;
@@ -571,13 +574,13 @@ Result<std::filesystem::path> module_file(const std::filesystem::path& module) {
 // The -x file of a command that reads it (-V, -L, -F, --list-sdt), by its real path.
 Result<std::filesystem::path> probed_file(const ProbeRequest& request, std::string_view option, std::string_view hint) {
   std::error_code ec;
-  std::filesystem::path given = request.executable;
-  if (given.empty() && !request.module.empty()) {
+  std::filesystem::path given = request.executable.empty() ? request.vmlinux : request.executable;
+  if (request.executable.empty() && !request.module.empty()) {
     VPERF_TRY(given, module_file(request.module));
   }
   std::filesystem::path file = given.empty() ? std::filesystem::path() : std::filesystem::canonical(given, ec);
   if (given.empty() || ec)
-    return Error{std::string(option) + " needs the file to read: " + (request.executable.empty() && !request.module.empty() ? "-m " : "-x ") +
+    return Error{std::string(option) + " needs the file to read: " + (!kernel_dwarf(request) ? "-x " : !request.module.empty() ? "-m " : "-k ") +
                      given.string() + (ec ? ": " + ec.message() : ""),
                  0, std::string(hint)};
   return file;
@@ -601,22 +604,25 @@ Result<std::string> kernel_module_name(const std::filesystem::path& ko) {
 }  // namespace
 
 Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const std::vector<std::string>& existing) {
-  if (request.executable.empty() && request.module.empty()) {
+  if (request.executable.empty() && !kernel_dwarf(request)) {
     std::vector<std::string> taken;
     for (const std::string& line : existing) taken.push_back(tracing::uprobe_name(line));
     return plan_kernel_probes(request, taken);
   }
-  const bool kernel_module = !request.module.empty();
+  const bool kernel = kernel_dwarf(request);
+  const std::string option = !kernel ? "-x " + request.executable.string() : !request.module.empty() ? "-m " + request.module.string() : "-k " + request.vmlinux.string();
   std::error_code ec;
-  std::filesystem::path given = request.executable;
-  if (kernel_module) {
+  std::filesystem::path given = request.executable.empty() ? request.vmlinux : request.executable;
+  if (kernel && !request.module.empty()) {
     VPERF_TRY(given, module_file(request.module));
   }
   const std::filesystem::path file = std::filesystem::canonical(given, ec);
   if (ec)
-    return Error{(kernel_module ? "-m " + request.module.string() : "-x " + request.executable.string()) + ": " + ec.message(), ec.value(),
-                 kernel_module ? "give the module's .ko file (its DWARF places the probes)" : "give the path of an executable or library"};
-  VPERF_TRY(const std::string module, kernel_module ? kernel_module_name(file) : Result<std::string>(std::string()));
+    return Error{option + ": " + ec.message(), ec.value(),
+                 !kernel ? "give the path of an executable or library" : "give the module's .ko file, or the kernel's vmlinux with DWARF (its DWARF places the probes)"};
+  // A module's probes are MOD:FUNC+OFF; the kernel image's FUNC+OFF.
+  VPERF_TRY(const std::string module_prefix, kernel && !request.module.empty() ? kernel_module_name(file) : Result<std::string>(std::string()));
+  const bool kernel_module = kernel;
   std::vector<std::string> taken;
   for (const std::string& line : existing) taken.push_back(tracing::uprobe_name(line));
   DebugInfoSource debug;
@@ -677,7 +683,8 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
         p.event.is_return = def.return_probe;
         p.event.arguments = site.arguments;
         p.definition = tracing::kprobe_definition(
-            tracing::KprobeEvent{group, name, module + ":" + site.symbol, site.symbol_offset, def.return_probe, std::move(site.arguments)});
+            tracing::KprobeEvent{group, name, (module_prefix.empty() ? "" : module_prefix + ":") + site.symbol, site.symbol_offset, def.return_probe,
+                                 std::move(site.arguments)});
       } else {
         p.event = tracing::UprobeEvent{group, name, file, site.file_offset, std::nullopt, def.return_probe, std::move(site.arguments)};
         p.definition = tracing::uprobe_definition(p.event);
@@ -697,7 +704,7 @@ Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& reque
   if (def.address || def.function.empty() || def.line || !def.lazy_pattern.empty())
     return Error{"-V takes a function point, FUNC[+OFFSET] ('" + definition + "' is not one)", 0, "name the function: -V FUNC"};
   DebugInfoSource debug;
-  symbols::ProbeDebugInfo* dwarf = debug_info(debug, file, request.debug_dirs);
+  symbols::ProbeDebugInfo* dwarf = debug_info(debug, file, request.debug_dirs, kernel_dwarf(request));
   if (dwarf == nullptr)
     return Error{file.string() + " has no debuginfo: its variables are unknown", 0,
                  debug.missing.empty() ? "rebuild it with -g" : "install its debug package (it provides " + debug.missing + ")"};
@@ -720,7 +727,7 @@ Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& reques
   VPERF_TRY(const std::filesystem::path file, probed_file(request, "-L", "give -x FILE, or -m MODULE.ko for a kernel module's (vmlinux's own need -k, which vperf does not read yet)"));
   VPERF_TRY(tracing::LineRange range, tracing::parse_line_range(range_text));
   DebugInfoSource debug;
-  symbols::ProbeDebugInfo* dwarf = debug_info(debug, file, request.debug_dirs);
+  symbols::ProbeDebugInfo* dwarf = debug_info(debug, file, request.debug_dirs, kernel_dwarf(request));
   if (dwarf == nullptr)
     return Error{file.string() + " has no debuginfo: its source lines are unknown", 0,
                  debug.missing.empty() ? "rebuild it with -g" : "install its debug package (it provides " + debug.missing + ")"};

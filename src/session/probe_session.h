@@ -24,6 +24,7 @@ namespace vperf::session {
 struct ProbeRequest {
   std::filesystem::path executable;      // -x
   std::filesystem::path module;          // -m: a kernel module's .ko, whose DWARF places kprobes (MOD:FUNC+OFF)
+  std::filesystem::path vmlinux;         // -k: the kernel image with DWARF, which places kprobes (FUNC+OFF)
   std::vector<std::string> definitions;  // each a PROBEDEF with its arguments
   bool force = false;                    // -f: add under a numbered name when the name is taken
   bool inlines = true;                   // --no-inlines: only out-of-line instances

@@ -27,7 +27,7 @@ struct ProbeDebugInfo::State {
   Dwfl* dwfl = nullptr;
   Dwarf* dw = nullptr;
   std::optional<ElfFile> binary;  // the probed file: its .eh_frame and segments
-  bool kernel_module = false;  // a static is then fetched by its symbol (kprobes' @NAME)
+  bool kernel_module = false;  // kernel code (a module or vmlinux): a static is fetched by its symbol (kprobes' @NAME)
   Dwarf_CFI* eh_cfi = nullptr;
   Dwarf_CFI* debug_cfi = nullptr;
   mutable std::map<Dwarf_Off, bool> optimized_units;
@@ -178,7 +178,7 @@ ProbeDebugInfo::~ProbeDebugInfo() {
   if (state_ && state_->dwfl != nullptr) dwfl_end(state_->dwfl);  // owns the module's Dwarf
 }
 
-Result<ProbeDebugInfo> ProbeDebugInfo::open(const std::filesystem::path& debug_file, const std::filesystem::path& binary) {
+Result<ProbeDebugInfo> ProbeDebugInfo::open(const std::filesystem::path& debug_file, const std::filesystem::path& binary, bool kernel) {
   VPERF_TRY(ElfFile elf, ElfFile::open(binary));
   auto state = std::make_unique<State>();
   state->binary.emplace(std::move(elf));
@@ -195,6 +195,7 @@ Result<ProbeDebugInfo> ProbeDebugInfo::open(const std::filesystem::path& debug_f
   }
   VPERF_TRY(DwarfInfo dwarf, DwarfInfo::open(debug_file));
   state->linked.emplace(std::move(dwarf));
+  state->kernel_module = kernel;
   state->dw = state->linked->handle();
   state->eh_cfi = dwarf_getcfi_elf(state->binary->handle());
   state->debug_cfi = dwarf_getcfi(state->dw);  // owned by the Dwarf

@@ -80,7 +80,9 @@ class ProbeDebugInfo {
  public:
   // `debug_file` holds .debug_info (the binary or its separate debuginfo); `binary` is the
   // probed file, whose .eh_frame gives the frame base where .debug_frame does not.
-  static Result<ProbeDebugInfo> open(const std::filesystem::path& debug_file, const std::filesystem::path& binary);
+  // `kernel`: the kernel image (vmlinux), whose statics kprobes fetch by symbol; a module (.ko,
+  // ET_REL) is taken as kernel code by itself.
+  static Result<ProbeDebugInfo> open(const std::filesystem::path& debug_file, const std::filesystem::path& binary, bool kernel = false);
   ProbeDebugInfo(ProbeDebugInfo&&) noexcept;
   ProbeDebugInfo& operator=(ProbeDebugInfo&&) noexcept;
   ~ProbeDebugInfo();

@@ -57,12 +57,25 @@ Result<GuestRig> guest_rig() {
   return rig;
 }
 
-Result<std::filesystem::path> guest_test_module(const GuestRig& rig) {
+namespace {
+// scripts/test-guest.sh ACTION on the rig, under its lock (test processes run in parallel).
+Result<void> rig_action(const GuestRig& rig, const std::string& action) {
   ScopedFd lock(::open((rig.dir / ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644));
   if (!lock.valid() || ::flock(lock.get(), LOCK_EX) != 0) return Error::from_errno("lock " + rig.dir.string());
-  ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "module", rig.dir.string()});
-  if (r.exit_code != 0) return Error{"scripts/test-guest.sh module failed: " + tail(r.err + r.out, 3)};
+  ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", action, rig.dir.string()});
+  if (r.exit_code != 0) return Error{"scripts/test-guest.sh " + action + " failed: " + tail(r.err + r.out, 3)};
+  return {};
+}
+}  // namespace
+
+Result<std::filesystem::path> guest_test_module(const GuestRig& rig) {
+  VPERF_TRY(rig_action(rig, "module"));
   return rig.dir / "test-module/vperf_probe_module.ko";
+}
+
+Result<std::filesystem::path> guest_vmlinux(const GuestRig& rig) {
+  VPERF_TRY(rig_action(rig, "vmlinux"));
+  return rig.dir / "vmlinux-dbg";
 }
 
 Result<std::unique_ptr<RunningGuest>> RunningGuest::boot(const GuestRig& rig, const std::filesystem::path& dir, bool with_vperf,

@@ -36,6 +36,10 @@ Result<GuestRig> guest_rig();
 // cannot be had (not root, no apt lists).
 Result<std::filesystem::path> guest_test_module(const GuestRig& rig);
 
+// The rig kernel's vmlinux with DWARF (Debian's linux-image-RELEASE-dbg, only vmlinux kept),
+// fetched once per rig under its lock (scripts/test-guest.sh vmlinux); an Error without apt.
+Result<std::filesystem::path> guest_vmlinux(const GuestRig& rig);
+
 // A running copy of the rig's guest, booted from `dir` (its own kernel, initramfs and sockets,
 // so tests in parallel processes never share a VM); stopped when destroyed. Its kallsyms and
 // modules are those of this boot (KASLR).
