@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
@@ -811,9 +812,32 @@ Result<std::vector<std::string>> list_sdt_markers(const ProbeRequest& request, b
   return out;
 }
 
+namespace {
+
+// perf probe -F without a file: the running kernel's functions, /proc/kallsyms' text and weak
+// symbols outside modules, once per symbol (two static functions of one name are two lines, as
+// perf lists them), sorted.
+Result<std::vector<std::string>> kernel_functions(const NameFilter& filter, const std::filesystem::path& kallsyms) {
+  VPERF_TRY(std::string text, read_file(kallsyms));
+  std::set<std::pair<std::string_view, std::string_view>> seen;  // (address, name)
+  std::vector<std::string> out;
+  for (std::string_view line : split(text, '\n')) {
+    const std::vector<std::string_view> fields = split(line, ' ');
+    if (fields.size() != 3 || fields[1].size() != 1) continue;  // a module's symbol has a 4th field, [module]
+    const char type = static_cast<char>(std::toupper(static_cast<unsigned char>(fields[1][0])));
+    if ((type != 'T' && type != 'W') || !seen.emplace(fields[0], fields[2]).second) continue;
+    if (filter.matches(fields[2])) out.emplace_back(fields[2]);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> probe_functions(const ProbeRequest& request, const std::string& filter_text) {
-  VPERF_TRY(const std::filesystem::path file, probed_file(request, "-F", "give -x FILE (vperf probe does not list kernel functions yet)"));
   VPERF_TRY(NameFilter filter, NameFilter::parse(filter_text));
+  if (request.executable.empty() && request.module.empty() && request.vmlinux.empty()) return kernel_functions(filter, "/proc/kallsyms");
+  VPERF_TRY(const std::filesystem::path file, probed_file(request, "-F", "give -x FILE"));
   VPERF_TRY(symbols::ElfFile elf, symbols::ElfFile::open(symbol_file(file, request.debug_dirs)));
   symbols::SymbolNames plt_names;
   std::vector<symbols::SymbolSource> all = elf.function_symbols();

@@ -425,6 +425,22 @@ TEST_F(Probe, AVariableWithoutDebuginfoNamesWhereItWouldBe) {
   }
 }
 
+// Without -x, -F lists the running kernel's functions (kallsyms' text symbols outside modules,
+// one line per symbol) as perf probe -F does, with its default filter and with one given.
+TEST_F(Probe, KernelFunctionsAreListedAsPerfListsThem) {
+  VPERF_REQUIRE(!find_program("perf").empty(), "perf 6.1 as the reference");
+  for (const std::vector<std::string>& filter : std::vector<std::vector<std::string>>{{}, {"vfs_*|*_getppid"}}) {
+    std::vector<std::string> perf_argv = {"perf", "probe", "-F"}, argv = {"probe", "-F"};
+    perf_argv.insert(perf_argv.end(), filter.begin(), filter.end());
+    argv.insert(argv.end(), filter.begin(), filter.end());
+    ProgramResult perf = run_program(perf_argv), mine = run_vperf(argv);
+    ASSERT_EQ(perf.exit_code, 0) << perf.err;
+    ASSERT_EQ(mine.exit_code, 0) << mine.err;
+    EXPECT_GT(occurrences(mine.out, "\n"), filter.empty() ? 10000u : 10u);
+    EXPECT_TRUE(mine.out == perf.out) << testing::PrintToString(filter) << ": " << mine.out.size() << " bytes against perf's " << perf.out.size();
+  }
+}
+
 // A TCP port nothing listens on now (the kernel's choice for a socket bound to port 0).
 int free_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
