@@ -52,41 +52,16 @@ struct ProbedSpot {
   uint64_t file_offset = 0;  // ... and its file offset
 };
 
-bool symbol_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
-
-// `expression` with each "@SYMBOL[+-N]" (a data object of the probed file, as kprobes take
-// "@jiffies") turned into the uprobe's "@+OFFSET"; uprobes refuse symbols, and perf 6.1 passes
-// them through, so its probe fails. "@+OFFSET" itself is left as written.
-Result<std::string> resolve_symbol_fetches(const std::string& expression, const ProbedSpot& spot) {
-  std::string out;
-  for (size_t i = 0; i < expression.size(); ++i) {
-    if (expression[i] != '@' || i + 1 >= expression.size() || !(std::isalpha(static_cast<unsigned char>(expression[i + 1])) || expression[i + 1] == '_')) {
-      out += expression[i];
-      continue;
-    }
-    size_t end = i + 1;
-    while (end < expression.size() && symbol_char(expression[end])) ++end;
-    const std::string name = expression.substr(i + 1, end - i - 1);
-    int64_t offset = 0;
-    if (end < expression.size() && (expression[end] == '+' || expression[end] == '-')) {
-      size_t digits = end + 1;  // decimal or 0x hex, as parse_u64 reads them
-      while (digits < expression.size() && std::isalnum(static_cast<unsigned char>(expression[digits]))) ++digits;
-      std::optional<uint64_t> value = parse_u64(std::string_view(expression).substr(end + 1, digits - end - 1));
-      if (!value) return Error{"argument '" + expression + "': '" + expression.substr(end, digits - end) + "' is not a number to add to @" + name};
-      offset = expression[end] == '-' ? -static_cast<int64_t>(*value) : static_cast<int64_t>(*value);
-      end = digits;
-    }
-    std::optional<uint64_t> address = spot.elf ? spot.elf->object_symbol(name) : std::nullopt;
-    if (!address)
-      return Error{"argument '" + expression + "': no data symbol " + name + " in " + (spot.elf ? spot.elf->name() : std::string("the probed file")), 0,
-                   "name a global or static variable of the probed file (nm shows them: D, d, B, b), or give its file offset as @+0xOFFSET"};
-    const uint64_t target = *address + static_cast<uint64_t>(offset);
-    if (target + spot.file_offset < spot.address)
-      return Error{"argument '" + expression + "': @" + name + " lies below the probed segment's mapping, which uprobes cannot address"};
-    out += "@+" + hex(target + spot.file_offset - spot.address);
-    i = end - 1;
-  }
-  return out;
+// The uprobe "@+OFFSET" of a data symbol of the probed file plus `addend`, or an Error.
+Result<uint64_t> symbol_fetch_offset(const ProbedSpot& spot, const std::string& expression, const std::string& name, int64_t addend) {
+  std::optional<uint64_t> address = spot.elf ? spot.elf->object_symbol(name) : std::nullopt;
+  if (!address)
+    return Error{"argument '" + expression + "': no data symbol " + name + " in " + (spot.elf ? spot.elf->name() : std::string("the probed file")), 0,
+                 "name a global or static variable of the probed file (nm shows them: D, d, B, b), or give its file offset as @+0xOFFSET"};
+  const uint64_t target = *address + static_cast<uint64_t>(addend);
+  if (target + spot.file_offset < spot.address)
+    return Error{"argument '" + expression + "': @" + name + " lies below the probed segment's mapping, which uprobes cannot address"};
+  return target + spot.file_offset - spot.address;
 }
 
 // The raw uprobe text of an argument, or an Error for what needs DWARF. An argument that is one
@@ -95,7 +70,9 @@ Result<std::string> raw_argument(const tracing::ProbeArgument& arg, const Probed
   if (arg.user_access)
     return Error{"argument '" + arg.expression + "@user' marks user memory, which only kernel probes need", 0,
                  "drop @user: a uprobe's fetches read the probed process's memory"};
-  VPERF_TRY(std::string expression, resolve_symbol_fetches(arg.expression, spot));
+  VPERF_TRY(std::string expression, tracing::rewrite_symbol_fetches(arg.expression, [&](const std::string& name, int64_t addend) {
+              return symbol_fetch_offset(spot, arg.expression, name, addend);
+            }));
   std::string name = arg.name;
   if (name.empty() && expression != arg.expression && arg.expression.size() > 1 && tracing::is_probe_event_name(arg.expression.substr(1)))
     name = arg.expression.substr(1);

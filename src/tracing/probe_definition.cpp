@@ -1,6 +1,7 @@
 #include "tracing/probe_definition.h"
 
 #include <cctype>
+#include <cstdint>
 
 #include "core/strings.h"
 
@@ -225,6 +226,35 @@ Result<ProbeDefinition> parse_probe_definition(std::string_view text) {
     def.arguments.push_back(std::move(arg));
   }
   return def;
+}
+
+Result<std::string> rewrite_symbol_fetches(std::string_view expression,
+                                           const std::function<Result<uint64_t>(const std::string& symbol, int64_t addend)>& offset_of) {
+  auto symbol_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  std::string out;
+  for (size_t i = 0; i < expression.size(); ++i) {
+    if (expression[i] != '@' || i + 1 >= expression.size() || !(std::isalpha(static_cast<unsigned char>(expression[i + 1])) || expression[i + 1] == '_')) {
+      out += expression[i];
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < expression.size() && symbol_char(expression[end])) ++end;
+    const std::string name(expression.substr(i + 1, end - i - 1));
+    int64_t addend = 0;
+    if (end < expression.size() && (expression[end] == '+' || expression[end] == '-')) {
+      size_t digits = end + 1;  // decimal or 0x hex, as parse_u64 reads them
+      while (digits < expression.size() && std::isalnum(static_cast<unsigned char>(expression[digits]))) ++digits;
+      std::optional<uint64_t> value = parse_u64(expression.substr(end + 1, digits - end - 1));
+      if (!value || *value > static_cast<uint64_t>(INT64_MAX))
+        return Error{"argument '" + std::string(expression) + "': '" + std::string(expression.substr(end, digits - end)) + "' is not a number to add to @" + name};
+      addend = expression[end] == '-' ? -static_cast<int64_t>(*value) : static_cast<int64_t>(*value);
+      end = digits;
+    }
+    VPERF_TRY(uint64_t offset, offset_of(name, addend));
+    out += "@+" + hex(offset);
+    i = end - 1;
+  }
+  return out;
 }
 
 }  // namespace vperf::tracing

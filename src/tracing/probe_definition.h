@@ -17,6 +17,7 @@
 // $params, $vars, $comm, a register (%ax), a symbol (@jiffies), an immediate or a fetch
 // (+0($retval), -8(%sp)); TYPE is u8..u64, s8..s64, x8..x64, string, ustring or b<bits>@<bit>/<size>.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -69,5 +70,12 @@ Result<LineRange> parse_line_range(std::string_view text);
 
 // perf's rule for event and group names: a C identifier ([A-Za-z_][A-Za-z0-9_]*).
 bool is_probe_event_name(std::string_view name);
+
+// A uprobe argument's "@SYMBOL[+N|-N]" fetches (kprobes take symbols, as in "@jiffies"; uprobes
+// refuse them) rewritten as uprobes' "@+OFFSET", each offset from `offset_of(SYMBOL, N)`; an
+// Error from it, or for an addend that is not a number, is the result. Only '@' followed by a
+// letter or '_' starts a symbol: "@+OFFSET" is left as written.
+Result<std::string> rewrite_symbol_fetches(std::string_view expression,
+                                           const std::function<Result<uint64_t>(const std::string& symbol, int64_t addend)>& offset_of);
 
 }  // namespace vperf::tracing

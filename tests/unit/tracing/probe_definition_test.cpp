@@ -123,5 +123,24 @@ TEST(ProbeDefinition, EventNamesAreCIdentifiers) {
   EXPECT_FALSE(is_probe_event_name(""));
 }
 
+// "@NAME[+-N]" becomes "@+OFFSET" from the lookup, nested in fetches too; "@+0x10" stays; an
+// unknown name or a bad addend is the Error.
+TEST(RewriteSymbolFetches, SymbolsBecomeFileOffsetsAndTheRestStays) {
+  std::vector<std::pair<std::string, int64_t>> asked;
+  auto lookup = [&](const std::string& name, int64_t addend) -> Result<uint64_t> {
+    asked.emplace_back(name, addend);
+    if (name == "missing") return Error{"no data symbol missing"};
+    return 0x4000 + static_cast<uint64_t>(addend);
+  };
+  EXPECT_EQ(*rewrite_symbol_fetches("@counter", lookup), "@+0x4000");
+  EXPECT_EQ(*rewrite_symbol_fetches("+8(@gs+8)", lookup), "+8(@+0x4008)");
+  EXPECT_EQ(*rewrite_symbol_fetches("@table-0x10", lookup), "@+0x3ff0");
+  EXPECT_EQ(*rewrite_symbol_fetches("@+0x10", lookup), "@+0x10");
+  EXPECT_EQ(*rewrite_symbol_fetches("%di", lookup), "%di");
+  EXPECT_EQ(asked, (std::vector<std::pair<std::string, int64_t>>{{"counter", 0}, {"gs", 8}, {"table", -16}}));
+  EXPECT_EQ(rewrite_symbol_fetches("@missing", lookup).error().message, "no data symbol missing");
+  EXPECT_FALSE(rewrite_symbol_fetches("@gs+zz", lookup).ok());
+}
+
 }  // namespace
 }  // namespace vperf::tracing
