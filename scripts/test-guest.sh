@@ -195,7 +195,8 @@ add_vperf() {
   strip -o "$stage/bin/vperf" "$vperf"
   strip -o "$stage/bin/vperf-workload" "$workload"
   for file in "$@"; do cp "$file" "$stage/lib/vperf-test/"; done
-  for lib in $(ldd "$vperf" "$workload" | awk '/=>/ {print $3}' | sort -u); do
+  # The libraries of vperf, vperf-workload and every FILE that is a program (perf).
+  for lib in $( (ldd "$vperf" "$workload"; for file in "$@"; do ldd "$file" 2>/dev/null || true; done) | awk '/=>/ {print $3}' | sort -u); do
     install -D -m 0755 "$lib" "$stage$lib"
   done
   # Its one new directory first (the kernel creates a file only in a directory it has), then files.

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <map>
 #include <optional>
 
 #include "core/files.h"
@@ -270,7 +272,18 @@ Result<FtraceRunSummary> run_ftrace_live(const FtraceRunOptions& options, const 
   const std::filesystem::path pipe_path = run.buffer->file("trace_pipe");
   ScopedFd pipe(::open(pipe_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (!pipe.valid()) return Error::from_errno("cannot open " + pipe_path.string());
-  tracing::TraceLineSplitter lines(out);
+  // A task traced before its first switch-out has no saved comm yet, and the kernel prints it
+  // "<...>": named here from /proc while it lives, and the command's own task from its exec
+  // (the kernel's comm: the program's file name, 15 characters at most).
+  std::map<int, std::string> comms;
+  if (run.workload) comms[run.workload->pid()] = std::filesystem::path(options.command.front()).filename().string().substr(0, 15);
+  auto comm_of = [&comms](int pid) -> std::optional<std::string> {
+    if (auto it = comms.find(pid); it != comms.end()) return it->second;
+    Result<std::string> text = read_file("/proc/" + std::to_string(pid) + "/comm");
+    if (!text || text->empty()) return std::nullopt;
+    return comms[pid] = text->substr(0, text->find('\n'));
+  };
+  tracing::TraceLineSplitter lines([&](std::string_view line) { out(tracing::with_task_name(line, comm_of)); });
   auto pump = [&] { read_available(pipe.get(), [&](std::string_view text) { lines.feed(text); }); };
   VPERF_TRY(start(run, options));
   FtraceRunSummary summary;

@@ -113,4 +113,18 @@ std::string LatencyHistogram::table() const {
   return out;
 }
 
+std::string with_task_name(std::string_view line, const std::function<std::optional<std::string>(int pid)>& comm_of) {
+  // "           <...>-1234    [000] ...": the comm right-aligned in 16 columns, '-', the pid.
+  constexpr std::string_view kUnknown = "<...>-";
+  const size_t at = line.find(kUnknown);
+  if (at == std::string_view::npos || at + kUnknown.size() - 1 != 16 || line.find_first_not_of(' ') != at) return std::string(line);
+  size_t end = at + kUnknown.size();
+  int pid = 0;
+  while (end < line.size() && end - (at + kUnknown.size()) < 9 && line[end] >= '0' && line[end] <= '9') pid = pid * 10 + (line[end++] - '0');
+  if (end == at + kUnknown.size()) return std::string(line);
+  std::optional<std::string> comm = comm_of(pid);
+  if (!comm || comm->empty() || comm->size() > 16) return std::string(line);
+  return std::string(16 - comm->size(), ' ') + *comm + std::string(line.substr(at + kUnknown.size() - 1));
+}
+
 }  // namespace vperf::tracing

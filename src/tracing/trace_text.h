@@ -4,6 +4,7 @@
 // write). All of it is outside input; tests/fuzz/trace_text_fuzz.cpp feeds it garbage.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,11 @@ class TraceLineSplitter {
   std::function<void(std::string_view)> out_;
   std::string pending_;
 };
+
+// A trace line whose task the kernel printed as "<...>" (its comm was not yet in saved_cmdlines
+// when the line was formatted: a task that ran and was read before its first switch-out) with
+// the name `comm_of(PID)` gives, in the same 16-column field; any other line as it is.
+std::string with_task_name(std::string_view line, const std::function<std::optional<std::string>(int pid)>& comm_of);
 
 // Events a CPU's ring buffer lost, from its stats text: "overrun" (overwritten before they were
 // read) plus "dropped events" (refused when the buffer was full and not overwriting).

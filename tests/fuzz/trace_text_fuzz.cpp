@@ -1,10 +1,11 @@
 // libFuzzer target for the text vperf reads from tracefs (tracing/trace_text.h): trace_pipe's
 // stream cut into lines (the input fed in pieces whose sizes its first byte sets), those lines
-// parsed as function_graph's for the latency histogram, a CPU's stats, and error_log's last entry. Each must take any bytes; the lines must put the stream
+// parsed as function_graph's for the latency histogram and for unknown tasks to name, a CPU's stats, and error_log's last entry. Each must take any bytes; the lines must put the stream
 // back together exactly.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,7 +28,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Every line came back with its newline; only a last line without one gained it.
   if (rebuilt != text && rebuilt != std::string(text) + "\n") std::abort();
   vperf::tracing::LatencyHistogram histogram(data[0] & 1);
-  vperf::tracing::TraceLineSplitter lines([&](std::string_view line) { histogram.add_line(line); });
+  vperf::tracing::TraceLineSplitter lines([&](std::string_view line) {
+    histogram.add_line(line);
+    // A named task keeps the line's tail: what follows "<...>" is unchanged.
+    const std::string named = vperf::tracing::with_task_name(line, [](int pid) -> std::optional<std::string> {
+      if (pid % 3 == 0) return std::nullopt;
+      return std::string(static_cast<size_t>(pid % 17), 'c');
+    });
+    if (named != line && (named.size() != line.size() || named.compare(16, std::string::npos, line.substr(16)) != 0)) std::abort();
+  });
   lines.feed(text);
   lines.finish();
   (void)histogram.table();

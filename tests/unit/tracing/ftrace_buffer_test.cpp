@@ -97,6 +97,20 @@ TEST(TraceText, LinesComeWholeWhateverThePiecesAndStatsCountWhatWasLost) {
   EXPECT_EQ(events_lost_in_cpu_stats("overrun: many\n"), 0u);
 }
 
+// "<...>" (no saved comm yet) is named in its 16 columns; a named task, an unknown pid or a line
+// of another shape stays as it is.
+TEST(TraceText, UnknownTasksAreNamedInTheirColumns) {
+  auto comm_of = [](int pid) -> std::optional<std::string> {
+    if (pid == 1234) return "vperf-workload";
+    return std::nullopt;
+  };
+  EXPECT_EQ(with_task_name("           <...>-1234    [001] ..... 12.5: __do_sys_getppid <-do_syscall_64", comm_of),
+            "  vperf-workload-1234    [001] ..... 12.5: __do_sys_getppid <-do_syscall_64");
+  EXPECT_EQ(with_task_name("           <...>-99      [001] ..... 12.5: f <-g", comm_of), "           <...>-99      [001] ..... 12.5: f <-g");
+  EXPECT_EQ(with_task_name("              sh-1234    [001] ..... 12.5: f <-g", comm_of), "              sh-1234    [001] ..... 12.5: f <-g");
+  EXPECT_EQ(with_task_name(" 1)   0.451 us    |  <...>-1234", comm_of), " 1)   0.451 us    |  <...>-1234");
+}
+
 TEST(FtraceSetup, CpuMasksAreTheKernelsText) {
   EXPECT_EQ(tracing_cpumask_text({0, 1}), "3");
   EXPECT_EQ(tracing_cpumask_text({1}), "2");

@@ -2,14 +2,16 @@
 // checks the refusal), the project's test guest (Debian's 6.1 kernel) has them all. vperf and
 // vperf-workload go into the guest's initramfs and run there through the guest agent; the
 // guest's trace.dat comes back to this machine, where trace-cmd 3.1.6 reports it. One guest
-// serves the whole suite; each test leaves the guest's tracefs without instances.
+// serves the whole program (SharedGuest); each test leaves the guest's tracefs without instances.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
+#include "in_guest/shared_guest.h"
 #include "support/capability.h"
 #include "support/guest_rig.h"
 #include "support/run_program.h"
@@ -28,45 +30,17 @@ size_t count_lines_with(const std::string& text, const std::string& needle) {
 
 class FtraceGuest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    if (find_program("qemu-system-x86_64").empty()) return;
-    Result<GuestRig> rig = guest_rig();
-    if (!rig) {
-      boot_error_ = rig.error().describe();
-      return;
-    }
-    scratch_ = new TempTree();
-    Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(*rig, scratch_->root() / "vm", true);
-    if (!guest) {
-      boot_error_ = guest.error().describe();
-      return;
-    }
-    guest_ = std::move(guest).value().release();
-    Result<GuestCommandResult> mounted = run_in_guest(*guest_, "mount -t tracefs nodev /sys/kernel/tracing");
-    if (!mounted || mounted->exit_code != 0) boot_error_ = "cannot mount tracefs in the guest";
-  }
-  static void TearDownTestSuite() {
-    delete guest_;
-    guest_ = nullptr;
-    delete scratch_;
-    scratch_ = nullptr;
-  }
   void SetUp() override {
     VPERF_REQUIRE(!find_program("qemu-system-x86_64").empty(), "qemu-system-x86 for the test guest (its kernel has the function tracers)");
-    ASSERT_NE(guest_, nullptr) << boot_error_;
-    ASSERT_TRUE(boot_error_.empty()) << boot_error_;
+    ASSERT_NE(SharedGuest::guest(), nullptr) << SharedGuest::boot_error();
   }
   void TearDown() override {
-    if (!guest_) return;
+    if (!SharedGuest::guest()) return;
     EXPECT_EQ(in_guest("ls /sys/kernel/tracing/instances").out, "") << "an instance was left in the guest";
     EXPECT_EQ(in_guest("cat /sys/kernel/tracing/current_tracer").out, "nop\n");
   }
 
-  GuestCommandResult in_guest(const std::string& command) {
-    Result<GuestCommandResult> r = run_in_guest(*guest_, command);
-    EXPECT_TRUE(r.ok()) << r.error().describe();
-    return r ? *r : GuestCommandResult{};
-  }
+  GuestCommandResult in_guest(const std::string& command) { return SharedGuest::run(command); }
 
   // A guest file, brought back through the agent as base64.
   std::string fetch(const std::string& guest_path, const std::filesystem::path& here) {
@@ -79,9 +53,7 @@ class FtraceGuest : public ::testing::Test {
     return here.string();
   }
 
-  static inline RunningGuest* guest_ = nullptr;
-  static inline TempTree* scratch_ = nullptr;
-  static inline std::string boot_error_;
+  TempTree scratch_;
 };
 
 // The function tracer filtered to the syscall's kernel function (__do_sys_getppid: 6.1's
@@ -154,7 +126,7 @@ TEST_F(FtraceGuest, RecordedFunctionTraceIsReadByTraceCmdLineForLine) {
   GuestCommandResult recorded =
       in_guest("/bin/vperf ftrace record -p function -l __do_sys_getppid -o /tmp/f.dat -- /bin/vperf-workload getppid 30");
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
-  const std::string file = fetch("/tmp/f.dat", scratch_->root() / "f.dat");
+  const std::string file = fetch("/tmp/f.dat", scratch_.root() / "f.dat");
   ProgramResult theirs = run_program({"trace-cmd", "report", file});
   ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
   ProgramResult mine = run_vperf({"ftrace", "report", file});
@@ -166,6 +138,68 @@ TEST_F(FtraceGuest, RecordedFunctionTraceIsReadByTraceCmdLineForLine) {
   // "<-- parent"); the same events all the same.
   GuestCommandResult in_guest_report = in_guest("/bin/vperf ftrace report -i /tmp/f.dat");
   EXPECT_EQ(count_lines_with(in_guest_report.out, " function: "), 30u) << in_guest_report.out << in_guest_report.err;
+}
+
+// A function filter by module (set_ftrace_filter's ":mod:"): with the test module loaded, writing
+// N to its calls file runs calls_write once and vperf_probe_module_target N times, and the trace
+// holds exactly those and nothing of the rest of the kernel.
+TEST_F(FtraceGuest, ModuleFilterTracesTheModulesFunctionsOnly) {
+  VPERF_REQUIRE(SharedGuest::module().ok(), "the test module: " + SharedGuest::module().error().describe());
+  ASSERT_EQ(in_guest("insmod /lib/vperf-test/vperf_probe_module.ko").exit_code, 0);
+  GuestCommandResult r = in_guest(
+      "/bin/vperf ftrace -t function -T ':mod:vperf_probe_module' -- /bin/sh -c 'echo 25 >/sys/kernel/debug/vperf_probe_module/calls'");
+  EXPECT_EQ(in_guest("rmmod vperf_probe_module").exit_code, 0);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_lines_with(r.out, " vperf_probe_module_target <-calls_write"), 25u) << r.out;
+  EXPECT_EQ(count_lines_with(r.out, " calls_write <-"), 1u) << r.out;
+  EXPECT_EQ(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')), 26u) << r.out;
+}
+
+// What differs between two runs of one command: the timestamps, the pid (and so the padding
+// after the task), the CPU. Everything else of a trace line must be the same.
+std::string without_run_details(const std::string& trace) {
+  std::string out;
+  std::istringstream in(trace);
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("#")) continue;
+    line = std::regex_replace(line, std::regex(R"([0-9]+\.[0-9]+:)"), "TIME:");
+    line = std::regex_replace(line, std::regex(R"(-[0-9]+(\s+)\[)"), "-PID [");
+    line = std::regex_replace(line, std::regex(R"(\[[0-9]{3}\])"), "[CPU]");
+    line = std::regex_replace(line, std::regex(R"(\s+)"), " ");
+    out += line + "\n";
+  }
+  return out;
+}
+
+// perf ftrace 6.1 (in the guest, with its libraries) and vperf ftrace print the same lines for
+// the same filtered run, but for timestamps, pids and CPUs: the function tracer, and perf's
+// default function_graph with durations masked too.
+TEST_F(FtraceGuest, TraceLinesAreWhatPerfFtracePrints) {
+  VPERF_REQUIRE(SharedGuest::has_perf(), "perf 6.1 in the guest (linux-perf on this machine)");
+  const std::string function = "-t function -T __do_sys_getppid -- /bin/vperf-workload getppid 20";
+  GuestCommandResult perf = in_guest("/lib/vperf-test/perf ftrace " + function);
+  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  GuestCommandResult mine = in_guest("/bin/vperf ftrace " + function);
+  ASSERT_EQ(mine.exit_code, 0) << mine.err;
+  EXPECT_EQ(count_lines_with(perf.out, "__do_sys_getppid"), 20u) << perf.out;
+  // The kernel prints a task whose comm it has not saved yet (it ran and was read before its
+  // first switch-out) as "<...>", in perf's output as it comes; vperf names it. Only the
+  // workload is traced, so that is its name.
+  EXPECT_EQ(mine.out.find("<...>"), std::string::npos) << mine.out;
+  EXPECT_EQ(without_run_details(mine.out), std::regex_replace(without_run_details(perf.out), std::regex(R"(<\.\.\.>-PID)"), "vperf-workload-PID"));
+
+  const std::string graph = "-G __do_sys_getppid -T __do_sys_getppid -- /bin/vperf-workload getppid 10";
+  GuestCommandResult perf_graph = in_guest("/lib/vperf-test/perf ftrace " + graph);
+  ASSERT_EQ(perf_graph.exit_code, 0) << perf_graph.err;
+  GuestCommandResult mine_graph = in_guest("/bin/vperf ftrace " + graph);
+  ASSERT_EQ(mine_graph.exit_code, 0) << mine_graph.err;
+  // function_graph lines start with the CPU ("1) "), and a duration carries a mark of its size
+  // ("!" over 100 us): both vary from run to run.
+  auto masked = [](const std::string& text) {
+    std::string out = std::regex_replace(without_run_details(text), std::regex(R"((^|\n) ?[0-9]+\))"), "$1CPU)");
+    return std::regex_replace(out, std::regex(R"(([!+#*@$] )?[0-9]+\.[0-9]+ us)"), "D us");
+  };
+  EXPECT_EQ(masked(mine_graph.out), masked(perf_graph.out)) << perf_graph.out;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // vperf probe on kernel functions (kprobes), for real: this machine's kernel has no kprobes, the
 // project's test guest (Debian's 6.1 kernel) has them. vperf and vperf-workload go into the
 // guest's initramfs (scripts/test-guest.sh add-vperf) and run there through the guest agent, as
-// root on the guest's tracefs. Every test starts and ends with an empty kprobe_events.
+// root on the guest's tracefs; one guest serves the program (SharedGuest). Every test starts
+// and ends with an empty kprobe_events.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <vector>
 #include <string>
 
+#include "in_guest/shared_guest.h"
 #include "support/capability.h"
 #include "support/guest_rig.h"
 #include "support/run_program.h"
@@ -21,30 +23,16 @@ class KernelProbe : public ::testing::Test {
  protected:
   void SetUp() override {
     VPERF_REQUIRE(!find_program("qemu-system-x86_64").empty(), "qemu-system-x86 for the test guest (its kernel has kprobes)");
-    Result<GuestRig> rig = guest_rig();
-    ASSERT_TRUE(rig.ok()) << rig.error().describe();
-    rig_ = *rig;
-    module_ = guest_test_module(*rig);
-    std::vector<std::filesystem::path> files;
-    if (module_) files.push_back(*module_);
-    Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(*rig, scratch_.root() / "vm", true, files);
-    ASSERT_TRUE(guest.ok()) << guest.error().describe();
-    guest_ = std::move(guest).value();
-    GuestCommandResult mounted = in_guest("mount -t tracefs nodev /sys/kernel/tracing && cat /sys/kernel/tracing/kprobe_events");
-    ASSERT_EQ(mounted.exit_code, 0) << mounted.err;
-    ASSERT_EQ(mounted.out, "") << "the guest starts with kprobes defined";
+    ASSERT_NE(SharedGuest::guest(), nullptr) << SharedGuest::boot_error();
+    ASSERT_EQ(in_guest("cat /sys/kernel/tracing/kprobe_events").out, "") << "the guest starts with kprobes defined";
   }
   void TearDown() override {
-    if (guest_) {
+    if (SharedGuest::guest()) {
       EXPECT_EQ(in_guest("cat /sys/kernel/tracing/kprobe_events").out, "") << "kprobe_events changed";
     }
   }
 
-  GuestCommandResult in_guest(const std::string& command) {
-    Result<GuestCommandResult> r = run_in_guest(*guest_, command);
-    EXPECT_TRUE(r.ok()) << r.error().describe();
-    return r ? *r : GuestCommandResult{};
-  }
+  GuestCommandResult in_guest(const std::string& command) { return SharedGuest::run(command); }
 
   // `vperf stat -x ,` of `events` over a shell loop that opens /etc/passwd `opens` times (each a
   // redirection: one openat, so one do_sys_openat2); the count of the first event.
@@ -55,10 +43,7 @@ class KernelProbe : public ::testing::Test {
     return r.err.empty() ? -1 : std::stol(r.err.substr(0, r.err.find(',')));
   }
 
-  TempTree scratch_;
-  GuestRig rig_;
-  Result<std::filesystem::path> module_ = Error{"not built"};  // the test module, at /lib/vperf-test/ in the guest
-  std::unique_ptr<RunningGuest> guest_;
+  const Result<std::filesystem::path>& module_ = SharedGuest::module();  // the test module, at /lib/vperf-test/ in the guest
 };
 
 // A kprobe with register arguments: the shell's own start-up opens are the same in both runs,
@@ -130,7 +115,7 @@ TEST_F(KernelProbe, ModuleFunctionsLinesAndVariablesComeFromItsDwarf) {
     }
   }
 
-  GuestCommandResult loaded = in_guest("insmod /lib/vperf-test/vperf_probe_module.ko && mount -t debugfs none /sys/kernel/debug");
+  GuestCommandResult loaded = in_guest("insmod /lib/vperf-test/vperf_probe_module.ko");
   ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
   // By name too, as perf finds it: under /lib/modules/RELEASE.
   GuestCommandResult added = in_guest(
@@ -165,7 +150,7 @@ TEST_F(KernelProbe, ModuleFunctionsLinesAndVariablesComeFromItsDwarf) {
 // kprobe_events (the 600-MB vmlinux stays on the host), the probe on do_sys_openat2 shows each
 // of three opens' file name, flags (O_RDONLY with the O_LARGEFILE x86-64 adds) and mode.
 TEST_F(KernelProbe, KernelVariablesComeFromTheVmlinuxDwarf) {
-  Result<std::filesystem::path> vmlinux = guest_vmlinux(rig_);
+  Result<std::filesystem::path> vmlinux = guest_vmlinux(SharedGuest::rig());
   VPERF_REQUIRE(vmlinux.ok(), "the guest kernel's vmlinux with DWARF (linux-image-RELEASE-dbg): " + vmlinux.error().describe());
   const std::string image = vmlinux->string();
   const std::string definition = "do_sys_openat2 dfd filename:ustring how->flags how->mode";

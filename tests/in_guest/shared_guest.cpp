@@ -1,0 +1,60 @@
+#include "in_guest/shared_guest.h"
+
+#include "support/capability.h"
+#include "support/run_program.h"
+
+namespace vperf::test {
+
+void SharedGuest::SetUp() {
+  if (find_program("qemu-system-x86_64").empty()) {
+    boot_error_ = "qemu-system-x86 for the test guest (its kernel has kprobes and the function tracers)";
+    return;
+  }
+  Result<GuestRig> rig = guest_rig();
+  if (!rig) {
+    boot_error_ = rig.error().describe();
+    return;
+  }
+  rig_ = *rig;
+  module_ = guest_test_module(rig_);
+  std::vector<std::filesystem::path> files;
+  if (module_) files.push_back(*module_);
+  const std::string perf = find_program("perf");
+  if (!perf.empty()) files.push_back(perf);  // its libraries go in beside vperf's
+  scratch_ = std::make_unique<TempTree>();
+  Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(rig_, scratch_->root() / "vm", true, files);
+  if (!guest) {
+    boot_error_ = guest.error().describe();
+    return;
+  }
+  guest_ = std::move(guest).value();
+  Result<GuestCommandResult> mounted = run_in_guest(*guest_, "mount -t tracefs nodev /sys/kernel/tracing && mount -t debugfs nodev /sys/kernel/debug");
+  if (!mounted || mounted->exit_code != 0) boot_error_ = "cannot mount tracefs and debugfs in the guest";
+  if (!perf.empty()) {
+    Result<GuestCommandResult> version = run_in_guest(*guest_, "/lib/vperf-test/perf --version");
+    has_perf_ = version && version->exit_code == 0;
+  }
+}
+
+void SharedGuest::TearDown() {
+  guest_.reset();
+  scratch_.reset();
+}
+
+GuestCommandResult SharedGuest::run(const std::string& command) {
+  if (!guest_) {
+    ADD_FAILURE() << "no guest: " << boot_error_;
+    return {};
+  }
+  Result<GuestCommandResult> r = run_in_guest(*guest_, command);
+  EXPECT_TRUE(r.ok()) << r.error().describe();
+  return r ? *r : GuestCommandResult{};
+}
+
+}  // namespace vperf::test
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(new vperf::test::SharedGuest);
+  return RUN_ALL_TESTS();
+}
