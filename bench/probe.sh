@@ -27,23 +27,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-fail() { echo "vperf: error: $1 (hint: $2)" >&2; exit 1; }
-
-runs="" quick=0 build=build
-while [ $# -gt 0 ]; do
-  case $1 in
-    --runs) [ $# -ge 2 ] || fail "--runs needs a number" "bench/probe.sh --runs 5"; runs=$2; shift 2 ;;
-    --runs=*) runs=${1#--runs=}; shift ;;
-    --quick) quick=1; shift ;;
-    --build) [ $# -ge 2 ] || fail "--build needs a directory" "bench/probe.sh --build build"; build=$2; shift 2 ;;
-    --build=*) build=${1#--build=}; shift ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) fail "unknown option '$1'" "bench/probe.sh [--runs N] [--quick] [--build DIR]" ;;
-  esac
-done
-[ "$quick" = 1 ] && runs=${runs:-3}
-runs=${runs:-5}
-[[ $runs =~ ^[1-9][0-9]*$ ]] || fail "--runs '$runs' is not a positive number" "bench/probe.sh --runs 5"
+# shellcheck source=bench/options.sh
+source bench/options.sh
+parse_bench_options "$0" "$@"
 big_runs=$runs
 [ "$quick" = 1 ] && big_runs=1
 
