@@ -101,6 +101,17 @@ std::vector<pid_t> pids_of(const std::string& text) {
   return checked(parse_task_ids(text, "-p"));
 }
 
+// A run of the given settings over the command after "--" and the -p PIDS; every task (-a, and
+// perf's and trace-cmd's default when neither a command nor a pid is given) when `all_tasks`.
+session::FtraceRunOptions run_of(const SettingOptions& o, bool perf_defaults, const Invocation& inv, const std::string& pids, bool all_tasks) {
+  session::FtraceRunOptions run;
+  run.settings = settings_of(o, perf_defaults);
+  run.command = inv.command_after_separator;
+  run.pids = pids_of(pids);
+  run.all_tasks = all_tasks || (run.command.empty() && run.pids.empty());
+  return run;
+}
+
 void add_event_options(CLI::App* sub, SettingOptions& o) {
   sub->add_option("-e,--event", o.events, "Trace these events: SYSTEM:EVENT, SYSTEM, globs, probe events, inline uprobe:/kprobe: probes")->take_all();
   sub->add_option("--filter", o.event_filter, "An event filter in the kernel's syntax ('common_pid == 42'), on every -e event");
@@ -150,14 +161,8 @@ void add_ftrace_command(CLI::App& app, Invocation& inv) {
       return;
     }
     inv.action = [&inv, o, pid_text, all, delay] {
-      session::FtraceRunOptions run;
-      run.settings = settings_of(*o, true);
-      run.command = inv.command_after_separator;
-      run.pids = pids_of(*pid_text);
-      run.all_tasks = *all;
+      session::FtraceRunOptions run = run_of(*o, true, inv, *pid_text, *all);  // perf's default: every task, until ^C
       if (*delay) run.delay = std::chrono::milliseconds(*delay);
-      // perf's default without a command or -p: every task, until ^C.
-      if (run.command.empty() && run.pids.empty()) run.all_tasks = true;
       std::ostream& out = *inv.out;
       session::FtraceRunSummary summary =
           checked(session::run_ftrace_live(run, [&out](std::string_view line) { out << line << '\n'; }, *inv.err));
@@ -179,11 +184,7 @@ void add_ftrace_command(CLI::App& app, Invocation& inv) {
   latency->add_flag("-n,--use-nsec", *use_nsec, "Buckets in nanoseconds");
   latency->callback([&inv, l, latency_pids, latency_all, use_bpf, use_nsec] {
     inv.action = [&inv, l, latency_pids, latency_all, use_bpf, use_nsec] {
-      session::FtraceRunOptions run;
-      run.settings = settings_of(*l, false);
-      run.command = inv.command_after_separator;
-      run.pids = pids_of(*latency_pids);
-      run.all_tasks = *latency_all || (run.command.empty() && run.pids.empty());  // perf's default: system-wide
+      const session::FtraceRunOptions run = run_of(*l, false, inv, *latency_pids, *latency_all);  // perf's default: system-wide
       return checked(session::run_ftrace_latency(run, *use_nsec, *use_bpf, *inv.out, *inv.err)).exit_status;
     };
   });
@@ -211,11 +212,7 @@ void add_ftrace_command(CLI::App& app, Invocation& inv) {
   record->add_option("--file-version", *file_version, "trace.dat version: 6 (default) or 7")->check(CLI::IsMember({6, 7}));
   record->callback([&inv, r, output, record_pids, duration, file_version] {
     inv.action = [&inv, r, output, record_pids, duration, file_version] {
-      session::FtraceRunOptions run;
-      run.settings = settings_of(*r, false);
-      run.command = inv.command_after_separator;
-      run.pids = pids_of(*record_pids);
-      run.all_tasks = run.command.empty() && run.pids.empty();
+      session::FtraceRunOptions run = run_of(*r, false, inv, *record_pids, false);
       if (*duration > 0) run.duration = std::chrono::milliseconds(static_cast<long long>(*duration * 1000));
       run.file_version = *file_version;
       if (run.settings.tracer.empty() && run.settings.events.empty())

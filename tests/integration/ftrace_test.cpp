@@ -61,6 +61,19 @@ size_t count_lines_with(const std::string& text, const std::string& needle) {
   return n;
 }
 
+// vperf ftrace report of `file` (as `-i FILE` when `with_i`), checked against what trace-cmd 3.1.6
+// report prints for it, line for line, where trace-cmd is installed.
+ProgramResult report_as_trace_cmd_does(const std::string& file, bool with_i = false) {
+  ProgramResult mine = with_i ? run_vperf({"ftrace", "report", "-i", file}) : run_vperf({"ftrace", "report", file});
+  EXPECT_EQ(mine.exit_code, 0) << mine.err;
+  if (run_program({"trace-cmd", "--version"}).exit_code >= 0) {
+    ProgramResult theirs = run_program({"trace-cmd", "report", file});
+    EXPECT_EQ(theirs.exit_code, 0) << theirs.err;
+    EXPECT_EQ(mine.out, theirs.out) << file;
+  }
+  return mine;
+}
+
 // A run's instance is ready once its event is enabled and then tracing is on: a new instance
 // starts with tracing on, and vperf turns it off until its settings are in. Read in that order,
 // the two say the settings are done.
@@ -122,11 +135,7 @@ TEST_F(Ftrace, RecordedTraceDatIsReadByTraceCmdLineForLine) {
     ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
     ProgramResult dump = run_program({"trace-cmd", "dump", "--summary", "-i", file});
     EXPECT_NE(dump.out.find("\t\t" + version + "\t[Version]"), std::string::npos) << dump.out << dump.err;
-    ProgramResult theirs = run_program({"trace-cmd", "report", file});
-    ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
-    ProgramResult mine = run_vperf({"ftrace", "report", "-i", file});
-    ASSERT_EQ(mine.exit_code, 0) << mine.err;
-    EXPECT_EQ(mine.out, theirs.out);
+    ProgramResult mine = report_as_trace_cmd_does(file, true);
     EXPECT_EQ(count_lines_with(mine.out, " sys_enter_getppid: "), 1000u) << mine.out.substr(0, 2000);
     EXPECT_EQ(count_lines_with(mine.out, "vperf-workload-"), 1000u) << "every event is the workload's";
     EXPECT_EQ(mine.out.find("EVENTS DROPPED"), std::string::npos);
@@ -159,11 +168,7 @@ TEST_F(Ftrace, TraceCmdsOwnFilesReadAsTraceCmdReadsThem) {
   ASSERT_EQ(run_program({"trace-cmd", "convert", "--file-version", "6", "-i", v7, "-o", v6}).exit_code, 0);
   for (const std::string& file : {v7, plain, v6}) {
     SCOPED_TRACE(file);
-    ProgramResult theirs = run_program({"trace-cmd", "report", file});
-    ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
-    ProgramResult mine = run_vperf({"ftrace", "report", file});
-    ASSERT_EQ(mine.exit_code, 0) << mine.err;
-    EXPECT_EQ(mine.out, theirs.out);
+    ProgramResult mine = report_as_trace_cmd_does(file);
     EXPECT_EQ(count_lines_with(mine.out, " sys_enter_getppid: "), 200u) << mine.out.substr(0, 2000);
     EXPECT_EQ(count_lines_with(mine.out, " kernel_stack: "), 200u);
   }
@@ -183,17 +188,13 @@ TEST_F(Ftrace, LostEventsAreCountedExactlyAndMarked) {
     if (line.starts_with("CPU") && line.find(" events lost") != std::string::npos)
       lost += std::stoull(line.substr(line.find("recorded, ") + 10));
   EXPECT_NE(recorded.err.find("warning: CPU"), std::string::npos) << recorded.err;
-  ProgramResult mine = run_vperf({"ftrace", "report", file});
-  ASSERT_EQ(mine.exit_code, 0) << mine.err;
+  ProgramResult mine = report_as_trace_cmd_does(file);
   const size_t kept = count_lines_with(mine.out, " sys_enter_getppid: ");
   EXPECT_GT(lost, 0u) << "one page per CPU cannot keep up with 300000 events";
   EXPECT_EQ(kept + lost, 300000u) << kept << " kept, " << lost << " lost";
   EXPECT_GT(count_lines_with(mine.out, "EVENTS DROPPED]"), 0u);
   EXPECT_NE(mine.err.find("lost " + std::to_string(lost) + " events"), std::string::npos) << mine.err;
   EXPECT_NE(mine.err.find("lower bounds"), std::string::npos) << mine.err;
-  if (run_program({"trace-cmd", "--version"}).exit_code >= 0) {
-    EXPECT_EQ(run_program({"trace-cmd", "report", file}).out, mine.out);
-  }
 }
 
 // A stacktrace trigger adds ftrace's kernel_stack events, whose addresses trace-cmd resolves
@@ -204,10 +205,7 @@ TEST_F(Ftrace, StackTraceTriggersPrintTheSameFramesAsTraceCmd) {
   ProgramResult recorded = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "--trigger", "stacktrace", "-o", file, "--",
                                       VPERF_WORKLOAD, "getppid", "20"});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
-  ProgramResult theirs = run_program({"trace-cmd", "report", file});
-  ProgramResult mine = run_vperf({"ftrace", "report", file});
-  ASSERT_EQ(mine.exit_code, 0) << mine.err;
-  EXPECT_EQ(mine.out, theirs.out);
+  ProgramResult mine = report_as_trace_cmd_does(file);
   EXPECT_EQ(count_lines_with(mine.out, " kernel_stack: "), 20u);
   EXPECT_EQ(count_lines_with(mine.out, "=> do_syscall_64 ("), 20u) << mine.out.substr(0, 2000);
 
@@ -324,13 +322,9 @@ TEST_F(Ftrace, ClockAndCpuMaskShapeTheTrace) {
   const std::string file = (dir_ / "counter.dat").string();
   ProgramResult recorded = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-C", "counter", "-o", file, "--", VPERF_WORKLOAD, "getppid", "10"});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
-  ProgramResult mine = run_vperf({"ftrace", "report", file});
-  ASSERT_EQ(mine.exit_code, 0) << mine.err;
+  ProgramResult mine = report_as_trace_cmd_does(file);
   EXPECT_EQ(count_lines_with(mine.out, " sys_enter_getppid: "), 10u);
   EXPECT_EQ(mine.out.find(". "), std::string::npos) << "no seconds.micros with the counter clock: " << mine.out;
-  if (run_program({"trace-cmd", "--version"}).exit_code >= 0) {
-    EXPECT_EQ(run_program({"trace-cmd", "report", file}).out, mine.out);
-  }
   if (::sysconf(_SC_NPROCESSORS_ONLN) < 2) return;
   ProgramResult elsewhere = run_vperf({"ftrace", "-a", "-C", "0", "-e", "syscalls:sys_enter_getppid", "--", "taskset", "-c", "1", VPERF_WORKLOAD, "getppid", "20"});
   ASSERT_EQ(elsewhere.exit_code, 0) << elsewhere.err;
