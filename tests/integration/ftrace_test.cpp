@@ -223,7 +223,7 @@ TEST_F(Ftrace, StackTraceTriggersPrintTheSameFramesAsTraceCmd) {
     if (in_stack && line.starts_with("=> ")) frames.insert(frames.begin(), line.substr(3, line.find(" (") - 3) + "_[k]");
     else if (in_stack) break;
   }
-  ASSERT_FALSE(frames.empty()) << theirs.out.substr(0, 2000);
+  ASSERT_FALSE(frames.empty()) << mine.out.substr(0, 2000);
   std::string expected = "vperf-workload";
   for (const std::string& frame : frames) expected += ";" + frame;
   ProgramResult folded = run_vperf({"flamegraph", "-i", file, "--folded", "-o", "-"});
