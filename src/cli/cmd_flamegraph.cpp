@@ -35,7 +35,8 @@ struct FoldedRecording {
 };
 
 // A trace.dat (vperf ftrace record, trace-cmd): its kernel stacks (stacktrace triggers,
-// func_stack_trace), folded the same way.
+// func_stack_trace), folded the same way; without any, its function_graph calls, each path
+// weighted by the calls' self time in nanoseconds (a flame graph of durations).
 std::optional<FoldedRecording> fold_trace_dat(const std::string& input) {
   if (input == "-") return std::nullopt;
   Result<ScopedFd> fd = open_regular_file(input);
@@ -45,8 +46,10 @@ std::optional<FoldedRecording> fold_trace_dat(const std::string& input) {
   if (!file) throw user_error(file.error());
   FoldedRecording out;
   out.folded = tracing::folded_kernel_stacks(*file, &out.samples);
+  if (out.samples == 0) out.folded = tracing::folded_function_graph(*file, &out.samples);
   if (out.samples == 0)
-    throw UserError(input + " has no kernel stacks", "record them: vperf ftrace record -e EVENT --trigger stacktrace (or -T) -- COMMAND");
+    throw UserError(input + " has no kernel stacks and no function_graph calls",
+                    "record them: vperf ftrace record -e EVENT --trigger stacktrace (or -T) -- COMMAND, or -p function_graph -g FUNC -- COMMAND");
   Result<report::StackProfile> profile = report::parse_folded(out.folded);
   if (!profile) throw UserError("internal folded stacks did not parse: " + profile.error().describe(), "");
   out.profile = std::move(profile).value();

@@ -831,6 +831,68 @@ std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks) {
   return folded;
 }
 
+std::string folded_function_graph(const TraceDat& file, uint64_t* calls) {
+  tep_handle* tep = file.decoder().handle();
+  tep_event* entry = tep_find_event_by_name(tep, "ftrace", "funcgraph_entry");
+  tep_event* exit = tep_find_event_by_name(tep, "ftrace", "funcgraph_exit");
+  std::map<std::string, uint64_t> self_time;
+  uint64_t ended = 0;
+  if (entry && exit) {
+    // Per task: the open calls by depth, and the time their finished children took.
+    struct OpenCalls {
+      std::vector<std::string> names;
+      std::vector<uint64_t> children;
+    };
+    std::map<int, OpenCalls> tasks;
+    auto number = [](tep_event* event, const char* name, tep_record& record) {
+      unsigned long long value = 0;
+      if (tep_format_field* field = tep_find_field(event, name)) (void)tep_read_number_field(field, record.data, &value);
+      return static_cast<uint64_t>(value);
+    };
+    (void)file.for_each_event([&](const TraceDatEvent& event) {
+      tep_record record{};
+      record.cpu = event.cpu;
+      record.size = static_cast<int>(event.data.size());
+      record.data = const_cast<uint8_t*>(event.data.data());
+      const int type = tep_data_type(tep, &record);
+      if (type != entry->id && type != exit->id) return true;
+      tep_event* format = type == entry->id ? entry : exit;
+      const int pid = tep_data_pid(tep, &record);
+      const uint64_t depth = number(format, "depth", record);
+      if (depth > 4096) return true;  // no kernel nests that deep: a damaged record
+      const char* function = tep_find_function(tep, number(format, "func", record));
+      const std::string name = std::string(function ? function : "[unknown]") + "_[k]";
+      OpenCalls& open = tasks[pid];
+      if (open.names.size() < depth + 1) {
+        open.names.resize(depth + 1);
+        open.children.resize(depth + 1, 0);
+      }
+      if (type == entry->id) {
+        open.names[depth] = name;
+        open.children[depth] = 0;
+        return true;
+      }
+      const uint64_t start = number(exit, "calltime", record), end = number(exit, "rettime", record);
+      const uint64_t duration = end > start ? end - start : 0;
+      const char* comm = tep_data_comm_from_pid(tep, pid);
+      std::string path = comm ? comm : "[unknown]";
+      for (uint64_t d = 0; d < depth; ++d)
+        if (!open.names[d].empty()) path += ";" + open.names[d];
+      path += ";" + name;
+      self_time[path] += duration > open.children[depth] ? duration - open.children[depth] : 0;
+      open.names[depth].clear();
+      open.children[depth] = 0;
+      if (depth > 0) open.children[depth - 1] += duration;
+      ++ended;
+      return true;
+    });
+  }
+  if (calls) *calls = ended;
+  std::string folded;
+  for (const auto& [path, nanoseconds] : self_time) folded += path + " " + std::to_string(nanoseconds) + "\n";
+  return folded;
+}
+
 std::vector<std::string> describe_losses(const TraceDat& file, const TraceReportSummary& summary) {
   std::vector<std::string> lines;
   const std::vector<uint64_t> lost = file.lost_by_cpu();

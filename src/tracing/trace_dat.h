@@ -147,6 +147,13 @@ Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::f
 // file's kallsyms ("[unknown]" where it has none), sorted; `stacks` receives how many.
 std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks = nullptr);
 
+// The function_graph calls of a trace.dat as folded stacks weighted by time: each call's path
+// ("comm;outer_[k];...;func_[k]", the task's enclosing calls from their funcgraph_entry events)
+// with its self time in nanoseconds (its duration less its children's), so that a flame graph's
+// widths are the calls' durations. A call whose entry came before the trace began has its
+// known enclosing calls only. `calls` gets how many calls ended (funcgraph_exit events).
+std::string folded_function_graph(const TraceDat& file, uint64_t* calls = nullptr);
+
 // Whether `head` (a file's first bytes) starts like a trace.dat.
 bool looks_like_trace_dat(std::string_view head);
 

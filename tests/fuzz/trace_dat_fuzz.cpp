@@ -20,5 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   vperf::Result<vperf::tracing::TraceReportSummary> summary =
       vperf::tracing::print_trace_report(*file, [&](std::string_view line) { printed += line.size(); });
   if (summary) (void)vperf::tracing::describe_losses(*file, *summary);
+  // The flame graph folds of the same events: kernel stacks, function_graph durations.
+  (void)vperf::tracing::folded_kernel_stacks(*file);
+  (void)vperf::tracing::folded_function_graph(*file);
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -138,6 +139,52 @@ TEST_F(FtraceGuest, RecordedFunctionTraceIsReadByTraceCmdLineForLine) {
   // "<-- parent"); the same events all the same.
   GuestCommandResult in_guest_report = in_guest("/bin/vperf ftrace report -i /tmp/f.dat");
   EXPECT_EQ(count_lines_with(in_guest_report.out, " function: "), 30u) << in_guest_report.out << in_guest_report.err;
+}
+
+// A flame graph of function_graph durations (vperf flamegraph -i trace.dat): each call's path
+// weighted by its self time. N getppid calls graphed with one callee give exactly two paths and
+// 2N calls, and the weights add up to the root calls' durations, exactly, as trace-cmd report -R
+// reads calltime and rettime from the same file.
+TEST_F(FtraceGuest, FunctionGraphDurationsFoldIntoAFlameGraph) {
+  if (run_program({"trace-cmd", "--version"}).exit_code < 0) GTEST_SKIP() << "needs trace-cmd (apt-get install trace-cmd)";
+  GuestCommandResult recorded = in_guest(
+      "/bin/vperf ftrace record -p function_graph -g __do_sys_getppid -l __do_sys_getppid -l __task_pid_nr_ns -o /tmp/g.dat -- "
+      "/bin/vperf-workload getppid 20");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const std::string file = fetch("/tmp/g.dat", scratch_.root() / "g.dat");
+  ProgramResult folded = run_vperf({"flamegraph", "-i", file, "--folded", "-o", "-"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  std::map<std::string, uint64_t> paths;
+  uint64_t weights = 0;
+  std::istringstream lines(folded.out);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t space = line.rfind(' ');
+    ASSERT_NE(space, std::string::npos) << line;
+    paths[line.substr(0, space)] += std::stoull(line.substr(space + 1));
+    weights += std::stoull(line.substr(space + 1));
+  }
+  EXPECT_EQ(paths.size(), 2u) << folded.out;
+  EXPECT_TRUE(paths.count("vperf-workload;__do_sys_getppid_[k]")) << folded.out;
+  EXPECT_TRUE(paths.count("vperf-workload;__do_sys_getppid_[k];__task_pid_nr_ns_[k]")) << folded.out;
+
+  ProgramResult raw = run_program({"trace-cmd", "report", "-R", file});
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  uint64_t roots = 0;
+  size_t exits = 0;
+  std::istringstream events(raw.out);
+  auto field = [](const std::string& line, const std::string& name) {
+    const size_t at = line.find(" " + name + "=");
+    return at == std::string::npos ? std::string() : line.substr(at + name.size() + 2, line.find(' ', at + 1) - at - name.size() - 2);
+  };
+  for (std::string line; std::getline(events, line);) {
+    if (line.find(" funcgraph_exit: ") == std::string::npos) continue;
+    ++exits;
+    // trace-cmd prints the print fmt's %llx: hexadecimal without 0x.
+    if (field(line, "depth") == "0") roots += std::stoull(field(line, "rettime"), nullptr, 16) - std::stoull(field(line, "calltime"), nullptr, 16);
+  }
+  EXPECT_EQ(exits, 40u) << raw.out.substr(0, 3000);
+  EXPECT_GT(roots, 0u);
+  EXPECT_EQ(weights, roots) << folded.out << raw.out.substr(0, 2000);
 }
 
 // A function filter by module (set_ftrace_filter's ":mod:"): with the test module loaded, writing
