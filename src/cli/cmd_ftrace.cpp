@@ -210,11 +210,17 @@ void add_ftrace_command(CLI::App& app, Invocation& inv) {
   record->add_option("-P", *record_pids, "Trace these existing tasks (comma list)");
   record->add_option("--duration", *duration, "Stop after this many seconds")->check(number_in(0, 1e6));
   record->add_option("--file-version", *file_version, "trace.dat version: 6 (default) or 7")->check(CLI::IsMember({6, 7}));
-  record->callback([&inv, r, output, record_pids, duration, file_version] {
-    inv.action = [&inv, r, output, record_pids, duration, file_version] {
+  auto compression = std::make_shared<std::string>();
+  record->add_option("--compression", *compression, "Compress a version 7 file: zstd, or none (trace-cmd's option)")
+      ->check(CLI::IsMember({"zstd", "none"}));
+  record->callback([&inv, r, output, record_pids, duration, file_version, compression] {
+    inv.action = [&inv, r, output, record_pids, duration, file_version, compression] {
       session::FtraceRunOptions run = run_of(*r, false, inv, *record_pids, false);
       if (*duration > 0) run.duration = std::chrono::milliseconds(static_cast<long long>(*duration * 1000));
       run.file_version = *file_version;
+      run.compression = *compression;
+      if (run.compression == "zstd" && run.file_version != 7)
+        throw usage_error("--compression zstd needs --file-version 7", "trace.dat version 6 has no compression: add --file-version 7");
       if (run.settings.tracer.empty() && run.settings.events.empty())
         throw usage_error("nothing to record", "give a tracer (-p function) or events (-e SYSTEM:EVENT)");
       session::FtraceRunSummary summary = checked(session::run_ftrace_record(run, *output, *inv.err));

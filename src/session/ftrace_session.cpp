@@ -347,6 +347,7 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
   tracing::TraceDatHeader header;
   header.page_size = static_cast<uint32_t>(page_size);
   header.version = options.file_version;
+  header.compression = options.compression;
   std::vector<tracing::TraceDatCpu> cpus;
   std::vector<int> cpu_numbers;
   for (RawCpuRecorder& r : recorders) {

@@ -32,6 +32,7 @@ struct FtraceRunOptions {
   std::optional<std::chrono::milliseconds> delay;     // -D: tracing starts this long after CMD
   std::optional<std::chrono::milliseconds> duration;  // stop after this long
   int file_version = 6;                      // record: trace.dat version 6 or 7
+  std::string compression;                   // record, version 7: "zstd" or none
 };
 
 // What the run saw, for the summary line and the tests.

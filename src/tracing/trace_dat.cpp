@@ -8,6 +8,7 @@ extern "C" {
 #include <traceevent/trace-seq.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@ extern "C" {
 #include "core/byte_writer.h"
 #include "core/shared_library.h"
 #include "core/files.h"
+#include "core/scoped_fd.h"
 #include "core/strings.h"
 #include "tracing/trace_text.h"
 
@@ -169,6 +171,7 @@ Result<TracingDataPieces> split_tracing_data(std::span<const uint8_t> data) {
 }
 
 constexpr uint16_t kSectionHeaderInfo = 16;
+constexpr uint16_t kSectionFlagCompressed = 1;  // trace-cmd.dat.v7(5): the section's payload is compressed
 
 }  // namespace
 
@@ -193,29 +196,113 @@ Result<void> write_version_6(int out_fd, const TraceDatHeader& header, const std
   return write_with_cpu_data(out_fd, o.data(), cpus, offsets);
 }
 
-Result<void> write_version_7(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& cpus) {
+// zstd for version 7's compressed sections, loaded when a file is written compressed (libzstd
+// is then the only library that needs, and trace-cmd's default algorithm).
+class Compressor {
+ public:
+  static Result<Compressor> zstd() {
+    Compressor c;
+    VPERF_TRY(SharedLibrary library, SharedLibrary::open("libzstd.so.1", "install zstd's library: apt-get install libzstd1"));
+    VPERF_TRY(library.bind("ZSTD_compress", c.compress_));
+    VPERF_TRY(library.bind("ZSTD_compressBound", c.bound_));
+    VPERF_TRY(library.bind("ZSTD_isError", c.is_error_));
+    VPERF_TRY(library.bind("ZSTD_versionString", c.version_));
+    return c;
+  }
+  std::string version() const { return version_(); }
+  // "u32 compressed size, u32 size, the compressed bytes": a section's payload and a data chunk.
+  Result<void> append_block(ByteWriter& out, std::span<const uint8_t> in) const {
+    std::vector<uint8_t> packed(bound_(in.size()));
+    const size_t n = compress_(packed.data(), packed.size(), in.data(), in.size(), 3);
+    if (is_error_(n)) return Error{"zstd could not compress a trace.dat block"};
+    out.put(static_cast<uint32_t>(n));
+    out.put(static_cast<uint32_t>(in.size()));
+    out.data().insert(out.data().end(), packed.begin(), packed.begin() + static_cast<ptrdiff_t>(n));
+    return {};
+  }
+
+ private:
+  decltype(&::ZSTD_compress) compress_ = nullptr;
+  decltype(&::ZSTD_compressBound) bound_ = nullptr;
+  decltype(&::ZSTD_isError) is_error_ = nullptr;
+  decltype(&::ZSTD_versionString) version_ = nullptr;
+};
+
+// A CPU's pages compressed as version 7 keeps them: a u32 chunk count, then chunks of whole
+// pages (1 MiB each, the last one shorter), in a memory file that stands in for the pages.
+Result<ScopedFd> compressed_cpu_data(const Compressor& zstd, const TraceDatCpu& cpu) {
+  constexpr size_t kChunk = 1 << 20;
+  ByteWriter stream;
+  stream.put(uint32_t{0});
+  uint32_t chunks = 0;
+  std::vector<uint8_t> plain(kChunk);
+  for (uint64_t at = 0; at < cpu.size; at += kChunk) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, cpu.size - at));
+    const ssize_t got = ::pread(cpu.data_fd, plain.data(), want, static_cast<off_t>(at));
+    if (got != static_cast<ssize_t>(want)) return Error::from_errno("cannot read CPU " + std::to_string(cpu.cpu) + "'s recorded pages");
+    VPERF_TRY(zstd.append_block(stream, std::span<const uint8_t>(plain.data(), want)));
+    ++chunks;
+  }
+  std::memcpy(stream.data().data(), &chunks, sizeof chunks);
+  ScopedFd fd(::memfd_create("vperf-trace-dat-cpu", MFD_CLOEXEC));
+  if (!fd.valid()) return Error::from_errno("cannot make a memory file for compressed pages");
+  VPERF_TRY(write_all(fd.get(), stream.data().data(), stream.data().size()));
+  return fd;
+}
+
+Result<void> write_version_7(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& raw_cpus) {
   VPERF_TRY(TracingDataPieces pieces, split_tracing_data(header.tracing_data));
+  std::optional<Compressor> zstd;
+  if (header.compression == "zstd") {
+    VPERF_TRY(zstd, Compressor::zstd());
+  } else if (!header.compression.empty() && header.compression != "none") {
+    return Error{"trace.dat compression '" + header.compression + "' is not one vperf writes", 0, "use zstd or none"};
+  }
+  // Compressed, each CPU's pages become a chunk stream of their own (held in memory files).
+  std::vector<TraceDatCpu> cpus = raw_cpus;
+  std::vector<ScopedFd> streams;
+  if (zstd)
+    for (TraceDatCpu& cpu : cpus) {
+      VPERF_TRY(ScopedFd stream, compressed_cpu_data(*zstd, cpu));
+      cpu.data_fd = stream.get();
+      cpu.size = static_cast<uint64_t>(::lseek(stream.get(), 0, SEEK_END));
+      streams.push_back(std::move(stream));
+    }
   ByteWriter o;
   o.text(std::string_view(reinterpret_cast<const char*>(pieces.initial.data()), 10));
   o.text(std::string_view("7\0", 2));
   o.text(std::string_view(reinterpret_cast<const char*>(pieces.initial.data()) + pieces.initial.size() - 6, 6));
-  o.text(std::string_view("none\0\0", 6));  // no compression, no version of it
+  if (zstd) {
+    o.c_string("zstd");
+    o.c_string(zstd->version());
+  } else {
+    o.text(std::string_view("none\0\0", 6));  // no compression, no version of it
+  }
   const size_t first_options_at = o.data().size();
   o.put(uint64_t{0});
-  auto section = [&](uint16_t id, std::span<const uint8_t> payload) {
+  // A section: id, flags, no description, size, payload (compressed but for the options, whose
+  // size must not depend on the offsets it holds).
+  auto section = [&](uint16_t id, std::span<const uint8_t> payload) -> Result<uint64_t> {
     const uint64_t at = o.data().size();
+    ByteWriter packed;
+    const bool compress = zstd && id != 0;
+    if (compress) VPERF_TRY(zstd->append_block(packed, payload));
     o.put(id);
-    o.put(uint16_t{0});   // flags: not compressed
-    o.put(uint32_t{0});   // description: none
-    o.put(static_cast<uint64_t>(payload.size()));
+    o.put(uint16_t{compress ? kSectionFlagCompressed : uint16_t{0}});
+    o.put(uint32_t{0});
+    o.put(static_cast<uint64_t>(compress ? packed.data().size() : payload.size()));
+    if (compress) payload = packed.data();
     o.data().insert(o.data().end(), payload.begin(), payload.end());
     return at;
   };
   std::vector<std::pair<uint16_t, uint64_t>> metadata;
   uint16_t id = kSectionHeaderInfo;
   for (std::span<const uint8_t> payload :
-       {pieces.header_info, pieces.ftrace_formats, pieces.event_formats, pieces.kallsyms, pieces.printk, pieces.cmdlines})
-    metadata.emplace_back(id, section(id, payload)), ++id;
+       {pieces.header_info, pieces.ftrace_formats, pieces.event_formats, pieces.kallsyms, pieces.printk, pieces.cmdlines}) {
+    VPERF_TRY(uint64_t at, section(id, payload));
+    metadata.emplace_back(id, at);
+    ++id;
+  }
 
   // The options section: its size does not depend on the offsets it holds, so it is built
   // once to learn where the flyrecord section starts, then again with the offsets.
@@ -244,7 +331,8 @@ Result<void> write_version_7(int out_fd, const TraceDatHeader& header, const std
     for (size_t i = 0; i < cpus.size(); ++i) {
       buffer.put(static_cast<uint32_t>(cpus[i].cpu));
       buffer.put(i < offsets.size() ? offsets[i] : uint64_t{0});
-      buffer.put(cpus[i].size);
+      // A compressed CPU's size leaves out its chunk count, as trace-cmd 3.1 states it.
+      buffer.put(zstd && cpus[i].size >= 4 ? cpus[i].size - 4 : cpus[i].size);
     }
     opt.put(uint16_t{kOptionBuffer});
     opt.put(static_cast<uint32_t>(buffer.data().size()));
@@ -257,12 +345,12 @@ Result<void> write_version_7(int out_fd, const TraceDatHeader& header, const std
   const uint64_t options_at = o.data().size();
   const uint64_t flyrecord_at = options_at + 16 + options(0, {}).size();
   const std::vector<uint64_t> offsets = place_cpu_data(flyrecord_at + 16, header.page_size, cpus);
-  section(0, options(flyrecord_at, offsets));
+  VPERF_TRY(section(0, options(flyrecord_at, offsets)));
   std::memcpy(o.data().data() + first_options_at, &options_at, sizeof options_at);
   // The flyrecord section's header; its size runs from after it to the end of the last CPU's pages.
   const uint64_t end = offsets.empty() ? flyrecord_at + 16 : offsets.back() + cpus.back().size;
   o.put(uint16_t{kOptionBuffer});
-  o.put(uint16_t{0});
+  o.put(uint16_t{zstd ? kSectionFlagCompressed : uint16_t{0}});
   o.put(uint32_t{0});
   o.put(end - (flyrecord_at + 16));
   return write_with_cpu_data(out_fd, o.data(), cpus, offsets);

@@ -46,9 +46,12 @@ struct TraceDatHeader {
   std::string trace_clock;            // the trace_clock file: "[local] global counter ..."
   std::string uname;                  // "Linux HOST RELEASE MACHINE"
   uint32_t page_size = 4096;
-  // 6, or 7: the same pieces as trace-cmd.dat.v7(5)'s sections (uncompressed, "none"), found
-  // through one options section, the CPUs' pages in one flyrecord buffer section.
+  // 6, or 7: the same pieces as trace-cmd.dat.v7(5)'s sections, found through one options
+  // section, the CPUs' pages in one flyrecord buffer section.
   int version = 6;
+  // Version 7 only: "zstd" compresses every section but the options and each CPU's pages in
+  // 1-MiB chunks (trace-cmd's default); empty or "none" writes them as they are.
+  std::string compression;
 };
 
 // Writes the whole file to `out_fd` (at its current position 0). Version 6 wants the CPUs in

@@ -122,24 +122,32 @@ TEST_F(Ftrace, LiveEventTraceShowsEveryCallOfTheWorkload) {
   EXPECT_EQ(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')), 1000u) << "only the workload's events: " << r.out.substr(0, 2000);
 }
 
-// trace-cmd record's way: a trace.dat (version 6, and 7 with --file-version 7) that trace-cmd
-// report reads, printing exactly what vperf ftrace report prints, with exactly N events of the
-// workload's pid.
+// trace-cmd record's way: a trace.dat (version 6, 7 with --file-version 7, and 7 compressed
+// with zstd as trace-cmd compresses by default) that trace-cmd report reads, printing exactly
+// what vperf ftrace report prints, with exactly N events of the workload's pid.
 TEST_F(Ftrace, RecordedTraceDatIsReadByTraceCmdLineForLine) {
   if (run_program({"trace-cmd", "--version"}).exit_code < 0) GTEST_SKIP() << "needs trace-cmd (apt-get install trace-cmd)";
-  for (const std::string version : {"6", "7"}) {
-    SCOPED_TRACE("--file-version " + version);
-    const std::string file = (dir_ / ("getppid-v" + version + ".dat")).string();
-    ProgramResult recorded = run_vperf({"ftrace", "record", "--file-version", version, "-e", "syscalls:sys_enter_getppid", "-o", file, "--",
-                                        VPERF_WORKLOAD, "getppid", "1000"});
+  std::map<std::string, uintmax_t> sizes;
+  for (const auto& [version, compression] : std::vector<std::pair<std::string, std::string>>{{"6", "none"}, {"7", "none"}, {"7", "zstd"}}) {
+    SCOPED_TRACE("--file-version " + version + " --compression " + compression);
+    const std::string file = (dir_ / ("getppid-v" + version + "-" + compression + ".dat")).string();
+    std::vector<std::string> argv = {"ftrace", "record", "--file-version", version, "-e", "syscalls:sys_enter_getppid", "-o", file};
+    if (version == "7") argv.insert(argv.end(), {"--compression", compression});
+    argv.insert(argv.end(), {"--", VPERF_WORKLOAD, "getppid", "1000"});
+    ProgramResult recorded = run_vperf(argv);
     ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+    sizes[version + compression] = std::filesystem::file_size(file);
     ProgramResult dump = run_program({"trace-cmd", "dump", "--summary", "-i", file});
     EXPECT_NE(dump.out.find("\t\t" + version + "\t[Version]"), std::string::npos) << dump.out << dump.err;
+    if (compression == "zstd") {
+      EXPECT_NE(dump.out.find("\t\tzstd\t[Compression algorithm]"), std::string::npos) << dump.out << dump.err;
+    }
     ProgramResult mine = report_as_trace_cmd_does(file, true);
     EXPECT_EQ(count_lines_with(mine.out, " sys_enter_getppid: "), 1000u) << mine.out.substr(0, 2000);
     EXPECT_EQ(count_lines_with(mine.out, "vperf-workload-"), 1000u) << "every event is the workload's";
     EXPECT_EQ(mine.out.find("EVENTS DROPPED"), std::string::npos);
   }
+  EXPECT_LT(sizes["7zstd"] * 3, sizes["7none"]) << "kallsyms and the pages compress";
 }
 
 // trace-cmd's own files, as trace-cmd 3.1.6 writes them: `trace-cmd extract -B` turns a
