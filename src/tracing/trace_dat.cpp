@@ -821,6 +821,18 @@ Result<void> TraceDat::for_each_event(const std::function<bool(const TraceDatEve
   return {};
 }
 
+namespace {
+// An event as libtraceevent takes it (it only reads the data).
+tep_record record_of(const TraceDatEvent& event) {
+  tep_record record{};
+  record.ts = event.timestamp;
+  record.cpu = event.cpu;
+  record.size = static_cast<int>(event.data.size());
+  record.data = const_cast<uint8_t*>(event.data.data());
+  return record;
+}
+}  // namespace
+
 Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::function<void(std::string_view line)>& out) {
   TraceReportSummary summary;
   std::map<std::pair<int, int>, uint64_t> last_kept;  // (buffer, cpu) -> timestamp
@@ -840,11 +852,7 @@ Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::f
   trace_seq_init(&s);
   static constexpr std::string_view kSpaces = "                    ";  // 20: names are padded to it
   Result<void> walked = file.for_each_event([&](const TraceDatEvent& event) {
-    tep_record record{};
-    record.ts = event.timestamp;
-    record.cpu = event.cpu;
-    record.size = static_cast<int>(event.data.size());
-    record.data = const_cast<uint8_t*>(event.data.data());  // libtraceevent only reads it
+    tep_record record = record_of(event);
     record.missed_events = event.missed_before;
     ++summary.events;
     uint64_t& last = last_kept[{event.buffer, event.cpu}];
@@ -889,10 +897,7 @@ std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks) {
     tep_format_field* caller_field = tep_find_field(kernel_stack, "caller");
     const int long_size = tep_get_long_size(tep);
     (void)file.for_each_event([&](const TraceDatEvent& event) {
-      tep_record record{};
-      record.cpu = event.cpu;
-      record.size = static_cast<int>(event.data.size());
-      record.data = const_cast<uint8_t*>(event.data.data());
+      tep_record record = record_of(event);
       if (!caller_field || tep_data_type(tep, &record) != kernel_stack->id) return true;
       unsigned long long entries = ~0ull;
       if (size_field) (void)tep_read_number_field(size_field, record.data, &entries);
@@ -938,10 +943,7 @@ std::string folded_function_graph(const TraceDat& file, uint64_t* calls) {
       return static_cast<uint64_t>(value);
     };
     (void)file.for_each_event([&](const TraceDatEvent& event) {
-      tep_record record{};
-      record.cpu = event.cpu;
-      record.size = static_cast<int>(event.data.size());
-      record.data = const_cast<uint8_t*>(event.data.data());
+      tep_record record = record_of(event);
       const int type = tep_data_type(tep, &record);
       if (type != entry->id && type != exit->id) return true;
       tep_event* format = type == entry->id ? entry : exit;

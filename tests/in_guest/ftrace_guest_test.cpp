@@ -21,14 +21,6 @@
 namespace vperf::test {
 namespace {
 
-size_t count_lines_with(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.find(needle) != std::string::npos) ++n;
-  return n;
-}
-
 class FtraceGuest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -53,14 +53,6 @@ std::map<std::string, std::string> tracefs_state() {
   return state;
 }
 
-size_t count_lines_with(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.find(needle) != std::string::npos) ++n;
-  return n;
-}
-
 // vperf ftrace report of `file` (as `-i FILE` when `with_i`), checked against what trace-cmd 3.1.6
 // report prints for it, line for line, where trace-cmd is installed.
 ProgramResult report_as_trace_cmd_does(const std::string& file, bool with_i = false) {

@@ -29,6 +29,7 @@
 #include "support/capability.h"
 #include "support/fake_event_fs.h"
 #include "support/guest_rig.h"
+#include "support/local_network.h"
 #include "support/run_program.h"
 
 extern char** environ;
@@ -44,21 +45,6 @@ std::string read_text(const fs::path& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// A TCP port of 127.0.0.1 that nothing listens on now (the kernel picks it).
-int spare_port() {
-  int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  int port = 0;
-  if (::bind(s, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-      ::getsockname(s, reinterpret_cast<sockaddr*>(&address), &length) == 0)
-    port = ntohs(address.sin_port);
-  ::close(s);
-  return port;
 }
 
 bool accepts_connections(int port) {
@@ -143,7 +129,7 @@ class KvmLibvirtRemote : public ::testing::Test {
                                   "-o LogLevel=ERROR \"$@\"\n";
     fs::permissions(dir / "ssh", fs::perms::owner_all);
     for (int attempt = 0; attempt < 3 && sshd_ <= 0; ++attempt) {
-      const int port = spare_port();
+      const int port = test::spare_port();
       std::ofstream(dir / "sshd_config") << "ListenAddress 127.0.0.1\nPort " << port << "\nHostKey " << (dir / "host_key").string()
                                          << "\nAuthorizedKeysFile " << (dir / "authorized_keys").string()
                                          << "\nPidFile none\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"

@@ -1,10 +1,5 @@
 // vperf probe on the real kernel's uprobes, with perf probe 6.1 as the oracle for the
 // uprobe_events lines and exact counts from vperf-workload for what the probes see.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +15,7 @@
 #include "support/background.h"
 #include "support/capability.h"
 #include "support/fake_event_fs.h"
+#include "support/local_network.h"
 #include "support/processes.h"
 #include "support/run_program.h"
 
@@ -441,40 +437,6 @@ TEST_F(Probe, KernelFunctionsAreListedAsPerfListsThem) {
   }
 }
 
-// A TCP port nothing listens on now (the kernel's choice for a socket bound to port 0).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
-    port = ntohs(address.sin_port);
-  ::close(fd);
-  return port;
-}
-
-// The body of http://127.0.0.1:PORT/PATH, empty when nothing answers.
-std::string http_get(int port, const std::string& path) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  std::string reply;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
-    const std::string request = "GET " + path + " HTTP/1.0\r\n\r\n";
-    if (::write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
-      char buffer[4096];
-      for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) reply.append(buffer, static_cast<size_t>(n));
-    }
-  }
-  ::close(fd);
-  return reply;
-}
-
 // With DEBUGINFOD_URLS set, debuginfo missing on disk comes from the servers: a local
 // debuginfod (elfutils' server) serving the optimised workload gives the stripped copy's
 // variables the lines the unstripped file gives; a server that does not answer is named in the
@@ -490,7 +452,7 @@ TEST_F(Probe, DebuginfoComesFromTheDebuginfodServersConfigured) {
   ProgramResult expected = run_vperf({"probe", "-x", served.string(), "-D", definition});
   ASSERT_EQ(expected.exit_code, 0) << expected.err;
 
-  const int port = free_port();
+  const int port = spare_port();
   ASSERT_GT(port, 0);
   Background server({"debuginfod", "-F", (dir.root() / "served").string(), "-p", std::to_string(port), "-d", (dir.root() / "index.sqlite").string()});
   ASSERT_TRUE(wait_until([&] { return http_get(port, "/metrics").find("found_debuginfo_total{source=\"files\"} 1") != std::string::npos; },
@@ -505,7 +467,7 @@ TEST_F(Probe, DebuginfoComesFromTheDebuginfodServersConfigured) {
   expected_line.replace(expected_line.find("probe_vperf/"), 12, "probe_stripped/");
   EXPECT_EQ(fetched.out, expected_line);
 
-  const std::map<std::string, std::string> nobody = {{"DEBUGINFOD_URLS", "http://127.0.0.1:" + std::to_string(free_port())},
+  const std::map<std::string, std::string> nobody = {{"DEBUGINFOD_URLS", "http://127.0.0.1:" + std::to_string(spare_port())},
                                                      {"DEBUGINFOD_CACHE_PATH", (dir.root() / "cache-none").string()}};
   ProgramResult refused = run_vperf({"probe", "-x", stripped.string(), "-D", definition}, nobody);
   EXPECT_EQ(refused.exit_code, 1);

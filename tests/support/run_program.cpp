@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
 extern char** environ;
 
@@ -75,6 +76,17 @@ ProgramResult run_vperf(const std::vector<std::string>& args, const std::map<std
   std::vector<std::string> argv{VPERF_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_program(argv, env);
+}
+
+size_t count_lines_with(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    if (std::string_view(text).substr(at, end - at).find(needle) != std::string_view::npos) ++n;
+    at = end + 1;
+  }
+  return n;
 }
 
 }  // namespace vperf::test

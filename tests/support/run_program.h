@@ -20,4 +20,7 @@ ProgramResult run_program(const std::vector<std::string>& argv,
 ProgramResult run_vperf(const std::vector<std::string>& args,
                         const std::map<std::string, std::string>& env = {});
 
+// How many lines of a program's output hold `needle`.
+size_t count_lines_with(const std::string& text, const std::string& needle);
+
 }  // namespace vperf::test
