@@ -165,6 +165,14 @@ boot() {
     start_qemu "${accel:-tcg}"
     wait_for_guest 240 || { stop; die "the guest did not come up in 240 s (see $dir/serial.log)"; }
   fi
+  # The dump travels on a virtio port of its own and the console on another: "agent started"
+  # can reach serial.log while QEMU still has the dump's last bytes to write (seen on a loaded
+  # host). Its end marker is what says it is whole.
+  local polls=0
+  until grep -q 'vperf-guest: end of kallsyms' "$dir/guest-kallsyms" 2>/dev/null || [ $polls -ge 150 ]; do
+    sleep 0.2
+    polls=$((polls + 1))
+  done
   grep -q 'vperf-guest: end of kallsyms' "$dir/guest-kallsyms" || die "the guest's kallsyms dump is incomplete"
   grep -q ' _text$' "$dir/guest-kallsyms" || die "the guest's kallsyms has no _text (see $dir/serial.log)"
   sed -i '/^vperf-guest: end of kallsyms$/d' "$dir/guest-kallsyms"

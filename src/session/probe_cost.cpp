@@ -146,4 +146,10 @@ std::optional<std::string> probe_overhead_warning(std::string_view event, uint64
          "% budget (hint: probe a less frequent function or line, or count a tracepoint; --max-overhead sets the budget)";
 }
 
+std::string probe_cost_so_far(uint64_t hits, const ProbeHitCost& cost) {
+  const double ms = static_cast<double>(hits) * cost.nanoseconds * 1e-6;
+  return "(~" + format(ms, ms < 10 ? "%.2f" : "%.0f") + " ms of the probed tasks' CPU at " + format(cost.nanoseconds / 1000.0, "%.2f") +
+         " us a hit, " + (cost.measured ? "measured here)" : "a typical figure; vperf probe --calibrate measures this machine)");
+}
+
 }  // namespace vperf::session

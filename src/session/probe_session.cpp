@@ -974,6 +974,7 @@ Result<std::vector<std::string>> list_probes(const tracing::Tracefs& tracefs, co
     VPERF_TRY(profile, tracing::uprobe_hits(tracefs));
   }
   const std::map<std::string, std::string> ledger = read_ledger();
+  const ProbeHitCost cost = hits ? probe_hit_cost() : ProbeHitCost{};
   std::map<std::string, DebugInfoSource> debug;
   for (size_t index = 0; index < lines.size(); ++index) {
     const std::string& line = lines[index];
@@ -993,7 +994,7 @@ Result<std::vector<std::string>> list_probes(const tracing::Tracefs& tracefs, co
             (arguments.empty() ? "" : " with " + join(arguments, " ")) + ")";
     // uprobe_profile has a line per probe, in uprobe_events' order.
     if (hits && profile.size() == lines.size() && profile[index].first == event->file.string() + " " + event->event)
-      text += "  hits: " + std::to_string(profile[index].second);
+      text += "  hits: " + std::to_string(profile[index].second) + " " + probe_cost_so_far(profile[index].second, cost);
     const std::optional<std::string> identity = file_identity(event->file);
     if (!identity) text += "  [stale: " + event->file.string() + " is gone]";
     else if (auto it = ledger.find(name); it != ledger.end() && it->second != *identity)

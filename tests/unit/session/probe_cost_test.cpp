@@ -35,5 +35,12 @@ TEST(ProbeCost, WarnsOnlyOverTheBudgetAndSaysHowItEstimated) {
   EXPECT_FALSE(probe_overhead_warning("p:x", 10, 0.0, measured, 0.0));
 }
 
+// -l -v's cost so far: hits times one hit's cost, in ms, and where the cost came from.
+TEST(ProbeCost, CostSoFarIsHitsTimesOneHit) {
+  EXPECT_EQ(probe_cost_so_far(1000, ProbeHitCost{1340, true}), "(~1.34 ms of the probed tasks' CPU at 1.34 us a hit, measured here)");
+  EXPECT_EQ(probe_cost_so_far(100000, ProbeHitCost{1500, false}),
+            "(~150 ms of the probed tasks' CPU at 1.50 us a hit, a typical figure; vperf probe --calibrate measures this machine)");
+}
+
 }  // namespace
 }  // namespace vperf::session
