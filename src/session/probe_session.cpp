@@ -600,7 +600,6 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
                  !kernel ? "give the path of an executable or library" : "give the module's .ko file, or the kernel's vmlinux with DWARF (its DWARF places the probes)"};
   // A module's probes are MOD:FUNC+OFF; the kernel image's FUNC+OFF.
   VPERF_TRY(const std::string module_prefix, kernel && !request.module.empty() ? kernel_module_name(file) : Result<std::string>(std::string()));
-  const bool kernel_module = kernel;
   std::vector<std::string> taken;
   for (const std::string& line : existing) taken.push_back(tracing::uprobe_name(line));
   DebugInfoSource debug;
@@ -625,7 +624,7 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
                    0, "raise --max-probes, or narrow the point (FUNC@SRC, --no-inlines)"};
     const std::string group = !request.group.empty() ? request.group
                               : !def.group.empty()    ? def.group
-                              : kernel_module         ? "probe"
+                              : kernel                ? "probe"
                                                       : tracing::default_uprobe_group(file);
     std::vector<std::string> shown;
     for (const tracing::ProbeArgument& arg : def.arguments) shown.push_back(shown_argument(arg));
@@ -654,7 +653,7 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
         named.emplace(base_name, name);
       }
       PlannedProbe p;
-      if (kernel_module) {
+      if (kernel) {
         p.kernel = true;
         p.event.group = group;
         p.event.event = name;

@@ -27,7 +27,7 @@ struct ProbeDebugInfo::State {
   Dwfl* dwfl = nullptr;
   Dwarf* dw = nullptr;
   std::optional<ElfFile> binary;  // the probed file: its .eh_frame and segments
-  bool kernel_module = false;  // kernel code (a module or vmlinux): a static is fetched by its symbol (kprobes' @NAME)
+  bool kernel_code = false;  // kernel code (a module or vmlinux): a static is fetched by its symbol (kprobes' @NAME)
   Dwarf_CFI* eh_cfi = nullptr;
   Dwarf_CFI* debug_cfi = nullptr;
   mutable std::map<Dwarf_Off, bool> optimized_units;
@@ -189,13 +189,13 @@ Result<ProbeDebugInfo> ProbeDebugInfo::open(const std::filesystem::path& debug_f
     Dwarf_Addr bias = 0;
     if (module != nullptr && dwfl_report_end(state->dwfl, nullptr, nullptr) == 0) state->dw = dwfl_module_getdwarf(module, &bias);
     if (state->dw == nullptr) return Error{debug_file.string() + ": no DWARF: " + dwfl_errmsg(-1)};
-    state->kernel_module = true;
+    state->kernel_code = true;
     state->debug_cfi = dwarf_getcfi(state->dw);  // relocated .debug_frame; a module's .eh_frame is not laid out
     return ProbeDebugInfo(std::move(state));
   }
   VPERF_TRY(DwarfInfo dwarf, DwarfInfo::open(debug_file));
   state->linked.emplace(std::move(dwarf));
-  state->kernel_module = kernel;
+  state->kernel_code = kernel;
   state->dw = state->linked->handle();
   state->eh_cfi = dwarf_getcfi_elf(state->binary->handle());
   state->debug_cfi = dwarf_getcfi(state->dw);  // owned by the Dwarf
@@ -559,7 +559,7 @@ Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t
   // probe's address minus its file offset). perf 6.1 writes "@NAME", which uprobes refuse.
   std::optional<uint64_t> static_offset;
   std::string static_symbol;  // a kernel module's: kprobes fetch "@NAME+OFFSET", as perf writes
-  if (location.is_static && state_->kernel_module) {
+  if (location.is_static && state_->kernel_code) {
     const char* name = die_name(&found);
     static_symbol = name != nullptr ? name : std::string(variable);
     static_offset = 0;
