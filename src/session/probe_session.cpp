@@ -790,16 +790,25 @@ Result<std::vector<std::string>> list_sdt_markers(const ProbeRequest& request, b
 
 namespace {
 
-// perf probe -F without a file: the running kernel's functions, /proc/kallsyms' text and weak
-// symbols outside modules, once per symbol (two static functions of one name are two lines, as
-// perf lists them), sorted.
+// perf probe -F without a file: the running kernel's and its loaded modules' functions,
+// /proc/kallsyms' text and weak symbols, once per symbol (two static functions of one name are
+// two lines, as perf lists them, where kallsyms shows addresses), sorted. perf also lists a
+// module's data objects when it finds the module's file; no probe can take those as a function.
 Result<std::vector<std::string>> kernel_functions(const NameFilter& filter, const std::filesystem::path& kallsyms) {
   VPERF_TRY(std::string text, read_file(kallsyms));
   std::set<std::pair<std::string_view, std::string_view>> seen;  // (address, name)
   std::vector<std::string> out;
   for (std::string_view line : split(text, '\n')) {
+    // "ADDRESS TYPE NAME", and for a module's symbol "\t[module]" after it: a loaded module's
+    // functions are probe points too (perf lists them). BPF programs and ftrace trampolines
+    // ("[bpf]", "[__builtin__ftrace]") are not.
+    if (const size_t tab = line.find('\t'); tab != std::string_view::npos) {
+      const std::string_view module = line.substr(tab + 1);
+      if (module == "[bpf]" || module.starts_with("[__builtin")) continue;
+      line = line.substr(0, tab);
+    }
     const std::vector<std::string_view> fields = split(line, ' ');
-    if (fields.size() != 3 || fields[1].size() != 1) continue;  // a module's symbol has a 4th field, [module]
+    if (fields.size() != 3 || fields[1].size() != 1) continue;
     const char type = static_cast<char>(std::toupper(static_cast<unsigned char>(fields[1][0])));
     if ((type != 'T' && type != 'W') || !seen.emplace(fields[0], fields[2]).second) continue;
     if (filter.matches(fields[2])) out.emplace_back(fields[2]);

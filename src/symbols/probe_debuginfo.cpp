@@ -35,6 +35,14 @@ struct ProbeDebugInfo::State {
   // unit and DIE order. Built on the first lookup of a plain name, so planning a hundred
   // definitions walks a large library's units once, not a hundred times.
   mutable std::optional<std::unordered_map<std::string, std::vector<std::pair<Dwarf_Off, Dwarf_Off>>>> functions_by_name;
+
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  ~State() {
+    if (eh_cfi != nullptr) dwarf_cfi_end(eh_cfi);
+    if (dwfl != nullptr) dwfl_end(dwfl);  // owns a module's Dwarf
+  }
 };
 
 namespace {
@@ -164,7 +172,7 @@ DebuginfoLookup find_probe_debuginfo(const std::filesystem::path& binary, const 
       out.file = *fetched;
       out.missing.clear();
     } else {
-      out.missing += "; " + fetched.error().message;
+      out.missing += (out.missing.empty() ? "" : "; ") + fetched.error().message;
     }
   }
   return out;
@@ -173,10 +181,7 @@ DebuginfoLookup find_probe_debuginfo(const std::filesystem::path& binary, const 
 ProbeDebugInfo::ProbeDebugInfo(std::unique_ptr<State> state) : state_(std::move(state)) {}
 ProbeDebugInfo::ProbeDebugInfo(ProbeDebugInfo&&) noexcept = default;
 ProbeDebugInfo& ProbeDebugInfo::operator=(ProbeDebugInfo&&) noexcept = default;
-ProbeDebugInfo::~ProbeDebugInfo() {
-  if (state_ && state_->eh_cfi != nullptr) dwarf_cfi_end(state_->eh_cfi);
-  if (state_ && state_->dwfl != nullptr) dwfl_end(state_->dwfl);  // owns the module's Dwarf
-}
+ProbeDebugInfo::~ProbeDebugInfo() = default;
 
 Result<ProbeDebugInfo> ProbeDebugInfo::open(const std::filesystem::path& debug_file, const std::filesystem::path& binary, bool kernel) {
   VPERF_TRY(ElfFile elf, ElfFile::open(binary));

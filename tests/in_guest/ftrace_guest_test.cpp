@@ -31,6 +31,9 @@ class FtraceGuest : public ::testing::Test {
     if (!SharedGuest::guest()) return;
     EXPECT_EQ(in_guest("ls /sys/kernel/tracing/instances").out, "") << "an instance was left in the guest";
     EXPECT_EQ(in_guest("cat /sys/kernel/tracing/current_tracer").out, "nop\n");
+    // A failed test's leftovers go, so that the tests after it in the shared guest start clean.
+    in_guest("cd /sys/kernel/tracing && for i in instances/*; do [ -d \"$i\" ] && rmdir \"$i\"; done; echo nop > current_tracer; "
+             "rmmod vperf_probe_module 2>/dev/null; true");
   }
 
   GuestCommandResult in_guest(const std::string& command) { return SharedGuest::run(command); }

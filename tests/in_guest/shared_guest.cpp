@@ -29,7 +29,11 @@ void SharedGuest::SetUp() {
   }
   guest_ = std::move(guest).value();
   Result<GuestCommandResult> mounted = run_in_guest(*guest_, "mount -t tracefs nodev /sys/kernel/tracing && mount -t debugfs nodev /sys/kernel/debug");
-  if (!mounted || mounted->exit_code != 0) boot_error_ = "cannot mount tracefs and debugfs in the guest";
+  if (!mounted || mounted->exit_code != 0) {
+    boot_error_ = "cannot mount tracefs and debugfs in the guest";
+    guest_.reset();
+    return;
+  }
   if (!perf.empty()) {
     Result<GuestCommandResult> version = run_in_guest(*guest_, "/lib/vperf-test/perf --version");
     has_perf_ = version && version->exit_code == 0;
