@@ -550,16 +550,28 @@ Result<std::filesystem::path> module_file(const std::filesystem::path& module) {
 }
 
 // The -x file of a command that reads it (-V, -L, -F, --list-sdt), by its real path.
-Result<std::filesystem::path> probed_file(const ProbeRequest& request, std::string_view option, std::string_view hint) {
-  std::error_code ec;
-  std::filesystem::path given = request.executable.empty() ? request.vmlinux : request.executable;
-  if (request.executable.empty() && !request.module.empty()) {
-    VPERF_TRY(given, module_file(request.module));
+// The file a request reads, as given: -x's, else -m's module file, else -k's vmlinux (empty when
+// none is given), with the option that named it.
+struct ProbedTarget {
+  std::filesystem::path given;
+  std::string option;  // "-x", "-m", "-k"
+};
+
+Result<ProbedTarget> probed_target(const ProbeRequest& request) {
+  if (!request.executable.empty()) return ProbedTarget{request.executable, "-x"};
+  if (!request.module.empty()) {
+    VPERF_TRY(std::filesystem::path file, module_file(request.module));
+    return ProbedTarget{file, "-m"};
   }
-  std::filesystem::path file = given.empty() ? std::filesystem::path() : std::filesystem::canonical(given, ec);
-  if (given.empty() || ec)
-    return Error{std::string(option) + " needs the file to read: " + (!kernel_dwarf(request) ? "-x " : !request.module.empty() ? "-m " : "-k ") +
-                     given.string() + (ec ? ": " + ec.message() : ""),
+  return ProbedTarget{request.vmlinux, request.vmlinux.empty() ? "-x" : "-k"};
+}
+
+Result<std::filesystem::path> probed_file(const ProbeRequest& request, std::string_view option, std::string_view hint) {
+  VPERF_TRY(const ProbedTarget target, probed_target(request));
+  std::error_code ec;
+  std::filesystem::path file = target.given.empty() ? std::filesystem::path() : std::filesystem::canonical(target.given, ec);
+  if (target.given.empty() || ec)
+    return Error{std::string(option) + " needs the file to read: " + target.option + " " + target.given.string() + (ec ? ": " + ec.message() : ""),
                  0, std::string(hint)};
   return file;
 }
@@ -588,15 +600,11 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
     return plan_kernel_probes(request, taken);
   }
   const bool kernel = kernel_dwarf(request);
-  const std::string option = !kernel ? "-x " + request.executable.string() : !request.module.empty() ? "-m " + request.module.string() : "-k " + request.vmlinux.string();
+  VPERF_TRY(const ProbedTarget target, probed_target(request));
   std::error_code ec;
-  std::filesystem::path given = request.executable.empty() ? request.vmlinux : request.executable;
-  if (kernel && !request.module.empty()) {
-    VPERF_TRY(given, module_file(request.module));
-  }
-  const std::filesystem::path file = std::filesystem::canonical(given, ec);
+  const std::filesystem::path file = std::filesystem::canonical(target.given, ec);
   if (ec)
-    return Error{option + ": " + ec.message(), ec.value(),
+    return Error{target.option + " " + target.given.string() + ": " + ec.message(), ec.value(),
                  !kernel ? "give the path of an executable or library" : "give the module's .ko file, or the kernel's vmlinux with DWARF (its DWARF places the probes)"};
   // A module's probes are MOD:FUNC+OFF; the kernel image's FUNC+OFF.
   VPERF_TRY(const std::string module_prefix, kernel && !request.module.empty() ? kernel_module_name(file) : Result<std::string>(std::string()));

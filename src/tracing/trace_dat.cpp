@@ -887,6 +887,21 @@ Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::f
 
 bool looks_like_trace_dat(std::string_view head) { return head.starts_with(std::string_view("\x17\x08\x44tracing", 10)); }
 
+namespace {
+// Folded stacks' text, "PATH VALUE" per line in the map's (sorted) order.
+std::string folded_lines(const std::map<std::string, uint64_t>& values) {
+  std::string folded;
+  for (const auto& [path, value] : values) folded += path + " " + std::to_string(value) + "\n";
+  return folded;
+}
+
+// The comm libtraceevent knows for `pid`, the root frame of a folded stack.
+std::string comm_of(tep_handle* tep, int pid) {
+  const char* comm = tep_data_comm_from_pid(tep, pid);
+  return comm ? comm : "[unknown]";
+}
+}  // namespace
+
 std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks) {
   tep_handle* tep = file.decoder().handle();
   tep_event* kernel_stack = tep_find_event_by_name(tep, "ftrace", "kernel_stack");
@@ -910,8 +925,7 @@ std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks) {
         const char* name = tep_find_function(tep, address);
         frames.push_back(std::string(name ? name : "[unknown]") + "_[k]");
       }
-      const char* comm = tep_data_comm_from_pid(tep, tep_data_pid(tep, &record));
-      std::string line = comm ? comm : "[unknown]";
+      std::string line = comm_of(tep, tep_data_pid(tep, &record));
       for (auto frame = frames.rbegin(); frame != frames.rend(); ++frame) line += ";" + *frame;
       ++counts[line];
       ++total;
@@ -919,9 +933,7 @@ std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks) {
     });
   }
   if (stacks) *stacks = total;
-  std::string folded;
-  for (const auto& [stack, count] : counts) folded += stack + " " + std::to_string(count) + "\n";
-  return folded;
+  return folded_lines(counts);
 }
 
 std::string folded_function_graph(const TraceDat& file, uint64_t* calls) {
@@ -937,20 +949,27 @@ std::string folded_function_graph(const TraceDat& file, uint64_t* calls) {
       std::vector<uint64_t> children;
     };
     std::map<int, OpenCalls> tasks;
-    auto number = [](tep_event* event, const char* name, tep_record& record) {
+    // The fields, looked up once (each lookup walks the format's field list).
+    struct Fields {
+      tep_format_field *func, *depth, *calltime, *rettime;
+    };
+    const Fields entry_fields{tep_find_field(entry, "func"), tep_find_field(entry, "depth"), nullptr, nullptr};
+    const Fields exit_fields{tep_find_field(exit, "func"), tep_find_field(exit, "depth"), tep_find_field(exit, "calltime"),
+                             tep_find_field(exit, "rettime")};
+    auto number = [](tep_format_field* field, const tep_record& record) {
       unsigned long long value = 0;
-      if (tep_format_field* field = tep_find_field(event, name)) (void)tep_read_number_field(field, record.data, &value);
+      if (field) (void)tep_read_number_field(field, record.data, &value);
       return static_cast<uint64_t>(value);
     };
     (void)file.for_each_event([&](const TraceDatEvent& event) {
       tep_record record = record_of(event);
       const int type = tep_data_type(tep, &record);
       if (type != entry->id && type != exit->id) return true;
-      tep_event* format = type == entry->id ? entry : exit;
+      const Fields& fields = type == entry->id ? entry_fields : exit_fields;
       const int pid = tep_data_pid(tep, &record);
-      const uint64_t depth = number(format, "depth", record);
+      const uint64_t depth = number(fields.depth, record);
       if (depth > 4096) return true;  // no kernel nests that deep: a damaged record
-      const char* function = tep_find_function(tep, number(format, "func", record));
+      const char* function = tep_find_function(tep, number(fields.func, record));
       const std::string name = std::string(function ? function : "[unknown]") + "_[k]";
       OpenCalls& open = tasks[pid];
       if (open.names.size() < depth + 1) {
@@ -962,10 +981,9 @@ std::string folded_function_graph(const TraceDat& file, uint64_t* calls) {
         open.children[depth] = 0;
         return true;
       }
-      const uint64_t start = number(exit, "calltime", record), end = number(exit, "rettime", record);
+      const uint64_t start = number(fields.calltime, record), end = number(fields.rettime, record);
       const uint64_t duration = end > start ? end - start : 0;
-      const char* comm = tep_data_comm_from_pid(tep, pid);
-      std::string path = comm ? comm : "[unknown]";
+      std::string path = comm_of(tep, pid);
       for (uint64_t d = 0; d < depth; ++d)
         if (!open.names[d].empty()) path += ";" + open.names[d];
       path += ";" + name;
@@ -978,9 +996,7 @@ std::string folded_function_graph(const TraceDat& file, uint64_t* calls) {
     });
   }
   if (calls) *calls = ended;
-  std::string folded;
-  for (const auto& [path, nanoseconds] : self_time) folded += path + " " + std::to_string(nanoseconds) + "\n";
-  return folded;
+  return folded_lines(self_time);
 }
 
 std::vector<std::string> describe_losses(const TraceDat& file, const TraceReportSummary& summary) {
