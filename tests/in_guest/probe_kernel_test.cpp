@@ -24,7 +24,7 @@ class KernelProbe : public ::testing::Test {
  protected:
   void SetUp() override {
     VPERF_REQUIRE(!find_program("qemu-system-x86_64").empty(), "qemu-system-x86 for the test guest (its kernel has kprobes)");
-    ASSERT_NE(SharedGuest::guest(), nullptr) << SharedGuest::boot_error();
+    ASSERT_TRUE(SharedGuest::ready()) << SharedGuest::boot_error();
     ASSERT_EQ(in_guest("cat /sys/kernel/tracing/kprobe_events").out, "") << "the guest starts with kprobes defined";
   }
   void TearDown() override {

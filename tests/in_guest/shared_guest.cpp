@@ -1,5 +1,7 @@
 #include "in_guest/shared_guest.h"
 
+#include <iostream>
+
 #include "support/capability.h"
 #include "support/run_program.h"
 
@@ -17,6 +19,11 @@ void SharedGuest::SetUp() {
   }
   rig_ = *rig;
   module_ = guest_test_module(rig_);
+  boot();
+}
+
+void SharedGuest::boot() {
+  guest_.reset();
   std::vector<std::filesystem::path> files;
   if (module_) files.push_back(*module_);
   const std::string perf = find_program("perf");
@@ -38,6 +45,15 @@ void SharedGuest::SetUp() {
     Result<GuestCommandResult> version = run_in_guest(*guest_, "/lib/vperf-test/perf --version");
     has_perf_ = version && version->exit_code == 0;
   }
+}
+
+bool SharedGuest::ready() {
+  if (!guest_) return false;
+  Result<GuestCommandResult> answer = run_in_guest(*guest_, "true", std::chrono::seconds(30));
+  if (answer && answer->exit_code == 0) return true;
+  std::cerr << "vperf_in_guest_tests: the guest's agent stopped answering; booting it again\n";
+  boot();
+  return guest_ != nullptr;
 }
 
 void SharedGuest::TearDown() {

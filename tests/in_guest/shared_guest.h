@@ -34,6 +34,11 @@ class SharedGuest : public ::testing::Environment {
   // A shell command in the guest, as root; a failure to reach the agent fails the test.
   static GuestCommandResult run(const std::string& command);
 
+  // Called by each test's SetUp: a guest whose agent no longer answers (a test before this one
+  // left it stalled: a TCG guest tracing heavily) is booted again, so one test's failure stays
+  // its own. False when there is no guest to use (boot_error() says why).
+  static bool ready();
+
  private:
   static inline std::unique_ptr<TempTree> scratch_;
   static inline std::unique_ptr<RunningGuest> guest_;
@@ -41,6 +46,7 @@ class SharedGuest : public ::testing::Environment {
   static inline GuestRig rig_;
   static inline Result<std::filesystem::path> module_ = Error{"the guest was not set up"};
   static inline bool has_perf_ = false;
+  static void boot();
 };
 
 }  // namespace vperf::test
