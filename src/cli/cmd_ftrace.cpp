@@ -248,13 +248,21 @@ void add_ftrace_command(CLI::App& app, Invocation& inv) {
   add_event_options(start, *s);
   start->add_option("-T,--trace-funcs", s->function_filters, "Trace only functions matching")->take_all();
   start->add_option("-m,--buffer-size", s->buffer_size, "Ring buffer size per CPU");
-  start->add_option("--instance", *instance, "The instance's name")->check(non_empty());
-  start->callback([&inv, s, instance] {
-    inv.action = [s, instance] {
+  start->add_option("--instance", *instance, "The instance's name; '' (empty): the top-level buffer, given back by reset")
+      ->check([](const std::string& name) { return name.find('/') == std::string::npos ? "" : "an instance name has no '/'"; });
+  auto dump_on_oops = std::make_shared<std::string>("all");
+  start->add_option("--dump-on-oops", *dump_on_oops,
+                    "Also dump this buffer to the console on an oops or panic (kernel.ftrace_dump_on_oops): all CPUs, or orig_cpu")
+      ->expected(0, 1)
+      ->check(CLI::IsMember({"all", "orig_cpu"}));
+  start->callback([&inv, s, instance, dump_on_oops, start] {
+    inv.action = [&inv, s, instance, dump_on_oops, start] {
       tracing::FtraceSettings settings = settings_of(*s, false);
       if (settings.tracer.empty() && settings.events.empty())
         throw usage_error("nothing to start", "give a tracer (-t function) or events (-e SYSTEM:EVENT)");
-      checked(session::ftrace_start(*instance, settings));
+      std::optional<tracing::OopsDump> dump;
+      if (start->count("--dump-on-oops") > 0) dump = *dump_on_oops == "orig_cpu" ? tracing::OopsDump::oops_cpu : tracing::OopsDump::all_cpus;
+      checked(session::ftrace_start(*instance, settings, dump, *inv.err));
       return 0;
     };
   });
@@ -264,8 +272,8 @@ void add_ftrace_command(CLI::App& app, Invocation& inv) {
                                               : std::string(name) == "show"     ? "Print the instance's trace (or --snapshot)"
                                               : std::string(name) == "pipe"     ? "Stream the instance's trace_pipe until ^C"
                                               : std::string(name) == "snapshot" ? "Take a snapshot of the instance's buffer and print it"
-                                                                                : "Remove the instance, and every instance left by killed vperf runs");
-    cmd->add_option("--instance", *instance, "The instance's name (default vperf; empty: the top level for show and pipe)");
+                                                                                : "Remove the instance (or give the top level back what start changed) and instances left by killed vperf runs");
+    cmd->add_option("--instance", *instance, "The instance's name (default vperf; '': the top level)");
     if (std::string(name) == "show") cmd->add_flag("--snapshot", *snapshot, "Print the snapshot buffer instead");
     const std::string which = name;
     cmd->callback([&inv, instance, snapshot, which] {

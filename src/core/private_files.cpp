@@ -123,4 +123,9 @@ Result<void> PrivateDirectory::replace(const std::string& name, std::string_view
   return {};
 }
 
+Result<void> PrivateDirectory::remove(const std::string& name) const {
+  if (::unlinkat(fd_.get(), name.c_str(), 0) != 0 && errno != ENOENT) return Error::from_errno("remove " + (path_ / name).string());
+  return {};
+}
+
 }  // namespace vperf

@@ -46,6 +46,8 @@ class PrivateDirectory {
   // Writes `text` to a new temporary file here and renames it over `name`: a reader never sees
   // half a file, and whatever was at `name` (a symbolic link too) is replaced, not followed.
   Result<void> replace(const std::string& name, std::string_view text) const;
+  // Removes the file `name` here; one that is not there is no error.
+  Result<void> remove(const std::string& name) const;
 
  private:
   PrivateDirectory(ScopedFd fd, std::filesystem::path path) : fd_(std::move(fd)), path_(std::move(path)) {}

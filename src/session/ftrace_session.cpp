@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "core/files.h"
+#include "core/private_files.h"
 #include "core/scoped_fd.h"
 #include "core/strings.h"
 #include "perf/stop_signals.h"
@@ -376,19 +377,117 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
   return summary;
 }
 
-Result<void> ftrace_start(const std::string& instance, const tracing::FtraceSettings& settings) {
+namespace {
+
+// Where start keeps what reset gives back: root's /run/vperf, on a tmpfs that goes at reboot, as
+// does every setting it restores.
+constexpr const char* kTopLevelSaved = "ftrace-top-level";
+constexpr const char* kTopLevelOopsDump = "ftrace-top-level-oops-dump";
+
+Result<PrivateDirectory> persisted_directory(CreateMissing create) { return PrivateDirectory::open("/run", "vperf", create); }
+
+std::string top_level_hint() { return "vperf ftrace reset --instance '' gives the top level back"; }
+
+// The oops dump as it is, once it is known that the kernel takes `instance` in it and lets
+// vperf write it: the same value written back, so a refusal comes before anything changed.
+Result<tracing::DumpOnOops> writable_oops_dump(const std::string& instance) {
+  if (!instance.empty()) {
+    struct utsname uts{};
+    ::uname(&uts);
+    if (!tracing::dump_on_oops_takes_instances(uts.release))
+      return Error{std::string("this kernel (") + uts.release + ") dumps only the top-level buffer on an oops; instances need Linux 6.10", 0,
+                   "start in the top level: vperf ftrace start --instance '' --dump-on-oops ..."};
+    if (instance.find_first_of(",=") != std::string::npos)
+      return Error{"the kernel cannot name the instance '" + instance + "' in ftrace_dump_on_oops (',' and '=' separate its fields)", 0,
+                   "choose an --instance name without ',' or '='"};
+  }
+  VPERF_TRY(tracing::DumpOnOops now, tracing::read_dump_on_oops());
+  VPERF_TRY(tracing::write_dump_on_oops(now));
+  return now;
+}
+
+Result<void> start_top_level(const Tracefs& tracefs, const tracing::FtraceSettings& settings, const std::vector<tracing::TracepointName>& events,
+                             std::optional<tracing::OopsDump> dump, std::ostream& err) {
+  std::optional<tracing::DumpOnOops> oops_before;
+  if (dump) {
+    VPERF_TRY(oops_before, writable_oops_dump(""));
+  }
+  VPERF_TRY(PrivateDirectory saved_here, persisted_directory(CreateMissing::yes));
+  if (saved_here.read(kTopLevelSaved))
+    return Error{"vperf ftrace start holds the top-level buffer already", 0, top_level_hint() + ", then start again"};
+  FtraceBuffer top = FtraceBuffer::top_level(tracefs);  // restores what it wrote on any error below
+  VPERF_TRY(tracing::apply_settings(top, settings, events));
+  VPERF_TRY(tracing::start_tracing(top));
+  if (oops_before) {
+    VPERF_TRY(tracing::write_dump_on_oops(tracing::with_oops_dump(*oops_before, "", *dump)));
+    if (Result<void> kept = saved_here.replace(kTopLevelOopsDump, tracing::dump_on_oops_text(*oops_before)); !kept) {
+      (void)tracing::write_dump_on_oops(*oops_before);
+      return kept.error();
+    }
+  }
+  if (Result<void> kept = saved_here.replace(kTopLevelSaved, tracing::saved_files_text(top.saved_files())); !kept) {
+    if (oops_before) (void)tracing::write_dump_on_oops(*oops_before);
+    (void)saved_here.remove(kTopLevelOopsDump);
+    return kept.error();
+  }
+  top.keep();
+  err << "vperf ftrace: tracing in the top-level buffer; " << top_level_hint() << " as it was\n";
+  return top.release();
+}
+
+// What start --instance '' saved; an error when no start holds the top level.
+Result<tracing::SavedFiles> top_level_saved(const PrivateDirectory* saved_here) {
+  Result<std::string> text = saved_here ? saved_here->read(kTopLevelSaved) : Result<std::string>(Error{"", ENOENT});
+  if (!text && text.error().errno_value == ENOENT)
+    return Error{"vperf ftrace start does not hold the top-level buffer", 0, "start it first: vperf ftrace start --instance '' ..."};
+  if (!text) return text.error();
+  return tracing::parse_saved_files(*text);
+}
+
+Result<void> reset_top_level(const Tracefs& tracefs) {
+  Result<PrivateDirectory> saved_here = persisted_directory(CreateMissing::no);
+  VPERF_TRY(tracing::SavedFiles saved, top_level_saved(saved_here ? &*saved_here : nullptr));
+  if (Result<std::string> oops_text = saved_here->read(kTopLevelOopsDump)) {
+    VPERF_TRY(tracing::DumpOnOops now, tracing::read_dump_on_oops());
+    VPERF_TRY(tracing::write_dump_on_oops(tracing::with_oops_dump(now, "", tracing::parse_dump_on_oops(*oops_text).top)));
+  }
+  VPERF_TRY(saved_here->remove(kTopLevelOopsDump));
+  FtraceBuffer top = FtraceBuffer::top_level_restoring(tracefs, std::move(saved));
+  VPERF_TRY(top.release());
+  return saved_here->remove(kTopLevelSaved);
+}
+
+}  // namespace
+
+Result<void> ftrace_start(const std::string& instance, const tracing::FtraceSettings& settings, std::optional<tracing::OopsDump> dump,
+                          std::ostream& err) {
   VPERF_TRY(Tracefs tracefs, open_tracefs());
   VPERF_TRY(tracing::TracepointCatalog catalog, tracing::TracepointCatalog::load(tracefs.root()));
   VPERF_TRY(std::vector<tracing::TracepointName> events, tracing::expand_events(catalog, settings.events));
+  if (instance.empty()) return start_top_level(tracefs, settings, events, dump, err);
+  std::optional<tracing::DumpOnOops> oops_before;
+  if (dump) {
+    VPERF_TRY(oops_before, writable_oops_dump(instance));
+  }
   VPERF_TRY(FtraceBuffer buffer, FtraceBuffer::create_instance(tracefs, instance));
   VPERF_TRY(tracing::apply_settings(buffer, settings, events));
   VPERF_TRY(tracing::start_tracing(buffer));
+  if (oops_before) VPERF_TRY(tracing::write_dump_on_oops(tracing::with_oops_dump(*oops_before, instance, *dump)));
   buffer.keep();  // it outlives this command, until stop/reset
   return buffer.release();
 }
 
 Result<void> ftrace_stop(const std::string& instance) {
   VPERF_TRY(Tracefs tracefs, open_tracefs());
+  if (instance.empty()) {
+    // Only a top level that start holds: reset gives back its tracing_on with the rest.
+    Result<PrivateDirectory> saved_here = persisted_directory(CreateMissing::no);
+    VPERF_TRY(top_level_saved(saved_here ? &*saved_here : nullptr));
+    FtraceBuffer top = FtraceBuffer::top_level(tracefs);
+    VPERF_TRY(tracing::stop_tracing(top));
+    top.keep();
+    return top.release();
+  }
   VPERF_TRY(FtraceBuffer buffer, FtraceBuffer::open_instance(tracefs, instance));
   return tracing::stop_tracing(buffer);
 }
@@ -451,12 +550,18 @@ Result<void> ftrace_marker(const std::string& instance, const std::string& text)
 Result<std::vector<std::string>> ftrace_reset(const std::string& instance) {
   VPERF_TRY(Tracefs tracefs, open_tracefs());
   std::vector<std::string> removed = tracing::remove_leftover_instances(tracefs);
-  if (!instance.empty()) {
-    const std::filesystem::path dir = tracefs.file("instances") / instance;
-    if (::rmdir(dir.c_str()) != 0)
-      return Error::from_errno("cannot remove the ftrace instance " + dir.string());
-    removed.push_back(instance);
+  if (instance.empty()) {
+    VPERF_TRY(reset_top_level(tracefs));
+    return removed;
   }
+  const std::filesystem::path dir = tracefs.file("instances") / instance;
+  if (::rmdir(dir.c_str()) != 0)
+    return Error::from_errno("cannot remove the ftrace instance " + dir.string());
+  removed.push_back(instance);
+  // Its part of the oops dump goes with it (6.10+ only names instances there).
+  VPERF_TRY(tracing::DumpOnOops oops, tracing::read_dump_on_oops());
+  const tracing::DumpOnOops without = tracing::with_oops_dump(oops, instance, tracing::OopsDump::off);
+  if (without != oops) VPERF_TRY(tracing::write_dump_on_oops(without));
   return removed;
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "tracing/ftrace_persisted.h"
 #include "tracing/ftrace_setup.h"
 
 namespace vperf::session {
@@ -57,7 +58,14 @@ Result<FtraceRunSummary> run_ftrace_latency(const FtraceRunOptions& options, boo
 Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, const std::filesystem::path& output, std::ostream& err);
 
 // --- a named instance across commands ---
-Result<void> ftrace_start(const std::string& instance, const tracing::FtraceSettings& settings);
+// Starts tracing in instances/INSTANCE, made for it, or, with an empty name, in the top-level
+// buffer, whose files' previous contents are kept (in /run/vperf) until reset restores them;
+// a second start there is refused. With `dump_on_oops`, kernel.ftrace_dump_on_oops also dumps
+// that buffer on an oops (instances: Linux 6.10+); nothing else ever writes that sysctl, and a
+// kernel that refuses it refuses the start before anything changed.
+Result<void> ftrace_start(const std::string& instance, const tracing::FtraceSettings& settings,
+                          std::optional<tracing::OopsDump> dump_on_oops, std::ostream& err);
+// Stops tracing in the instance, or in the top level that start holds (empty name).
 Result<void> ftrace_stop(const std::string& instance);
 // The instance's trace (or snapshot) file as the kernel prints it.
 Result<std::string> ftrace_show(const std::string& instance, bool snapshot);
@@ -67,8 +75,9 @@ Result<void> ftrace_take_snapshot(const std::string& instance);
 Result<void> ftrace_pipe(const std::string& instance, const std::function<void(std::string_view)>& out);
 // Writes TEXT into the instance's trace_marker (or the top level's when instance is empty).
 Result<void> ftrace_marker(const std::string& instance, const std::string& text);
-// Removes the instance (tracing off, events off, the directory gone), or, with an empty name,
-// every leftover vperf-PID instance; returns what it removed.
+// Removes the instance (tracing off, events off, the directory gone) and its part of the oops
+// dump, or, with an empty name, gives the top level back every file start wrote and the oops
+// dump's setting; every leftover vperf-PID instance goes too. Returns the instances removed.
 Result<std::vector<std::string>> ftrace_reset(const std::string& instance);
 
 // vperf ftrace list -t/-e/-o/-f: the tracers, events ("SYSTEM:EVENT"), options ("name" or

@@ -110,12 +110,19 @@ Result<FtraceBuffer> FtraceBuffer::open_instance(const Tracefs& tracefs, std::st
 
 FtraceBuffer FtraceBuffer::top_level(const Tracefs& tracefs) { return FtraceBuffer(tracefs, "", tracefs.root(), false); }
 
+FtraceBuffer FtraceBuffer::top_level_restoring(const Tracefs& tracefs, SavedFiles saved) {
+  FtraceBuffer top = top_level(tracefs);
+  top.saved_ = std::move(saved);
+  return top;
+}
+
 FtraceBuffer::FtraceBuffer(FtraceBuffer&& other) noexcept
     : tracefs_(other.tracefs_),
       name_(std::move(other.name_)),
       dir_(std::move(other.dir_)),
       remove_when_done_(other.remove_when_done_),
       released_(other.released_),
+      kept_(other.kept_),
       saved_(std::move(other.saved_)) {
   other.released_ = true;
 }
@@ -156,6 +163,7 @@ Result<void> FtraceBuffer::write(std::string_view file, std::string_view value, 
 Result<void> FtraceBuffer::release() {
   if (released_) return {};
   released_ = true;
+  if (kept_) return {};
   if (is_top_level()) {
     Result<void> first_failure;
     // Last written first: tracing_on went off before what it guarded is put back.
@@ -182,7 +190,7 @@ Result<void> FtraceBuffer::release() {
     saved_.clear();
     return first_failure;
   }
-  // An instance someone else owns (or one handed on) stays exactly as it is.
+  // An instance someone else owns stays exactly as it is.
   if (!remove_when_done_) return {};
   // Tracing off first, so nothing more lands while it goes.
   (void)write_whole(this->file("tracing_on"), "0", false);

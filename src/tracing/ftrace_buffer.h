@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "tracing/ftrace_persisted.h"
 #include "tracing/tracefs.h"
 
 namespace vperf::tracing {
@@ -42,6 +43,9 @@ class FtraceBuffer {
   static Result<FtraceBuffer> open_instance(const Tracefs& tracefs, std::string name);
   // The top-level buffer: files written through it are restored when it is released.
   static FtraceBuffer top_level(const Tracefs& tracefs);
+  // The top-level buffer as an earlier command left it (vperf ftrace start --instance ''):
+  // releasing it restores `saved`, what that command's writes replaced.
+  static FtraceBuffer top_level_restoring(const Tracefs& tracefs, SavedFiles saved);
 
   FtraceBuffer(FtraceBuffer&& other) noexcept;
   FtraceBuffer& operator=(FtraceBuffer&&) = delete;
@@ -64,8 +68,11 @@ class FtraceBuffer {
   // Stops tracing and returns the buffer to what it was: an owned instance is removed, the top
   // level gets back every file vperf wrote. Idempotent.
   Result<void> release();
-  // Keeps an owned instance in place when released (start hands it to a later command).
-  void keep() { remove_when_done_ = false; }
+  // Leaves the buffer as it now is when released: an owned instance stays, the top level keeps
+  // what was written (start hands either to a later command).
+  void keep() { kept_ = true; }
+  // Top level: what each written file held before, in write order (what start keeps for reset).
+  const SavedFiles& saved_files() const { return saved_; }
 
  private:
   FtraceBuffer(Tracefs tracefs, std::string name, std::filesystem::path dir, bool remove_when_done)
@@ -77,8 +84,9 @@ class FtraceBuffer {
   std::filesystem::path dir_;
   bool remove_when_done_ = false;
   bool released_ = false;
+  bool kept_ = false;
   // Top level only: each written file's content before vperf's first write, in write order.
-  std::vector<std::pair<std::string, std::string>> saved_;
+  SavedFiles saved_;
 };
 
 }  // namespace vperf::tracing

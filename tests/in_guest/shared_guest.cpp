@@ -47,7 +47,16 @@ void SharedGuest::boot() {
   }
 }
 
+void SharedGuest::discard() {
+  guest_.reset();
+  discarded_ = true;
+}
+
 bool SharedGuest::ready() {
+  if (!guest_ && discarded_) {
+    discarded_ = false;
+    boot();
+  }
   if (!guest_) return false;
   Result<GuestCommandResult> answer = run_in_guest(*guest_, "true", std::chrono::seconds(30));
   if (answer && answer->exit_code == 0) return true;

@@ -38,6 +38,9 @@ class SharedGuest : public ::testing::Environment {
   // left it stalled: a TCG guest tracing heavily) is booted again, so one test's failure stays
   // its own. False when there is no guest to use (boot_error() says why).
   static bool ready();
+  // Lets go of a guest a test has ended on purpose (it panicked it): the next test's ready()
+  // boots another, and a last test costs no boot.
+  static void discard();
 
  private:
   static inline std::unique_ptr<TempTree> scratch_;
@@ -46,6 +49,7 @@ class SharedGuest : public ::testing::Environment {
   static inline GuestRig rig_;
   static inline Result<std::filesystem::path> module_ = Error{"the guest was not set up"};
   static inline bool has_perf_ = false;
+  static inline bool discarded_ = false;
   static void boot();
 };
 

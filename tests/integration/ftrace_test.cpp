@@ -53,6 +53,8 @@ std::map<std::string, std::string> tracefs_state() {
   return state;
 }
 
+std::string_view trim_newline(std::string_view text) { return text.substr(0, text.find('\n')); }
+
 // vperf ftrace report of `file` (as `-i FILE` when `with_i`), checked against what trace-cmd 3.1.6
 // report prints for it, line for line, where trace-cmd is installed.
 ProgramResult report_as_trace_cmd_does(const std::string& file, bool with_i = false) {
@@ -418,6 +420,57 @@ TEST_F(Ftrace, NamedInstanceLivesFromStartToReset) {
   ProgramResult reset = run_vperf({"ftrace", "reset", "--instance", name});
   ASSERT_EQ(reset.exit_code, 0) << reset.err;
   EXPECT_FALSE(std::filesystem::exists(kTracefs / "instances" / name));
+}
+
+// The top level, asked for by name (--instance ''): start changes it until reset gives back
+// every file it wrote (the fixture compares them all); a second start is refused meanwhile.
+// The oops dump is set only when asked: where the kernel refuses the sysctl (this Firecracker
+// guest does, even to root) that start is one line naming it, and nothing changes.
+TEST_F(Ftrace, TopLevelIsHeldFromStartToResetAndTheOopsDumpOnlyWhenAsked) {
+  const std::filesystem::path kept = "/run/vperf/ftrace-top-level";
+  ASSERT_FALSE(std::filesystem::exists(kept)) << "a vperf ftrace start holds this machine's top level";
+  const std::string oops_before = slurp("/proc/sys/kernel/ftrace_dump_on_oops");
+  // The comm filter leaves out the getppid of the shell that execs the workload (dash asks its
+  // parent's pid), which the trace would print under the workload's name (same pid, comm now).
+  ProgramResult started =
+      run_vperf({"ftrace", "start", "--instance", "", "-e", "syscalls:sys_enter_getppid", "--filter", "comm == \"vperf-workload\""});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  EXPECT_NE(started.err.find("reset --instance ''"), std::string::npos) << started.err;
+  EXPECT_EQ(slurp("/proc/sys/kernel/ftrace_dump_on_oops"), oops_before) << "the oops dump was not asked for";
+  EXPECT_EQ(slurp(kTracefs / "events/syscalls/sys_enter_getppid/enable"), "1\n");
+  ProgramResult again = run_vperf({"ftrace", "start", "--instance", "", "-e", "syscalls:sys_enter_getppid"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("holds the top-level buffer already"), std::string::npos) << again.err;
+  // The workload's own pid, so that other tests' getppid calls meanwhile are not counted.
+  ProgramResult workload = run_program({"sh", "-c", std::string("echo $$; exec ") + VPERF_WORKLOAD + " getppid 25"});
+  ASSERT_EQ(workload.exit_code, 0) << workload.err;
+  const std::string pid = workload.out.substr(0, workload.out.find('\n'));
+  ASSERT_EQ(run_vperf({"ftrace", "stop", "--instance", ""}).exit_code, 0);
+  EXPECT_EQ(slurp(kTracefs / "tracing_on"), "0\n");
+  ProgramResult shown = run_vperf({"ftrace", "show", "--instance", ""});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(count_lines_with(shown.out, "vperf-workload-" + pid + " "), 25u) << shown.out;
+  ProgramResult reset = run_vperf({"ftrace", "reset", "--instance", ""});
+  ASSERT_EQ(reset.exit_code, 0) << reset.err;
+  EXPECT_FALSE(std::filesystem::exists(kept));
+  ProgramResult reset_again = run_vperf({"ftrace", "reset", "--instance", ""});
+  EXPECT_EQ(reset_again.exit_code, 1);
+  EXPECT_NE(reset_again.err.find("does not hold the top-level buffer"), std::string::npos) << reset_again.err;
+
+  ProgramResult dumping = run_vperf({"ftrace", "start", "--instance", "", "--dump-on-oops", "-e", "syscalls:sys_enter_getppid"});
+  if (dumping.exit_code != 0) {
+    EXPECT_EQ(dumping.exit_code, 1);
+    EXPECT_EQ(std::count(dumping.err.begin(), dumping.err.end(), '\n'), 1) << dumping.err;
+    EXPECT_NE(dumping.err.find("cannot write '" + std::string(trim_newline(oops_before)) + "' to /proc/sys/kernel/ftrace_dump_on_oops"), std::string::npos)
+        << dumping.err;
+    EXPECT_FALSE(std::filesystem::exists(kept));
+  } else {
+    // A kernel that lets root set it: all CPUs now, as before after reset.
+    EXPECT_EQ(slurp("/proc/sys/kernel/ftrace_dump_on_oops").substr(0, 1), "1");
+    ProgramResult undone = run_vperf({"ftrace", "reset", "--instance", ""});
+    EXPECT_EQ(undone.exit_code, 0) << undone.err;
+  }
+  EXPECT_EQ(slurp("/proc/sys/kernel/ftrace_dump_on_oops"), oops_before);
 }
 
 // SIGINT and SIGTERM end a run normally, its instance removed; after SIGKILL the instance stays
