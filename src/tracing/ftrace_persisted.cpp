@@ -67,7 +67,9 @@ Result<SavedFiles> parse_saved_files(std::string_view text) {
 
 DumpOnOops parse_dump_on_oops(std::string_view text) {
   DumpOnOops setting;
-  text = trim(text);
+  // The kernel keeps what was written up to its first newline (proc_dostring), and reads back
+  // that with a newline added.
+  text = text.substr(0, text.find('\n'));
   bool first = true;
   for (std::string_view field : split(text, ',')) {
     if (first) {

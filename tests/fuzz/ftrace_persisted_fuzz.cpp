@@ -11,7 +11,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   using namespace vperf::tracing;
-  if (Result<SavedFiles> files = parse_saved_files(text)) {
+  if (vperf::Result<SavedFiles> files = parse_saved_files(text)) {
     if (saved_files_text(*files) != text) std::abort();
   }
   const DumpOnOops setting = parse_dump_on_oops(text);
