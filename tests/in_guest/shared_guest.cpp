@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "core/files.h"
 #include "support/capability.h"
 #include "support/run_program.h"
 
@@ -60,7 +61,11 @@ bool SharedGuest::ready() {
   if (!guest_) return false;
   Result<GuestCommandResult> answer = run_in_guest(*guest_, "true", std::chrono::seconds(30));
   if (answer && answer->exit_code == 0) return true;
-  std::cerr << "vperf_in_guest_tests: the guest's agent stopped answering; booting it again\n";
+  // What the guest's console said last (an OOM kill, a lockup, a panic) is the first clue.
+  std::string console = read_file(guest_->dir() / "serial.log").value_or("");
+  if (console.size() > 3000) console = console.substr(console.size() - 3000);
+  std::cerr << "vperf_in_guest_tests: the guest's agent stopped answering; booting it again. Its console's last lines:\n"
+            << console << "\n";
   boot();
   return guest_ != nullptr;
 }
