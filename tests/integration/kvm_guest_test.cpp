@@ -536,6 +536,12 @@ TEST(KvmWithoutHostPmu, HostSamplesAreLeftOutAsPerfKvmLeavesThemOut) {
   EXPECT_EQ(script.exit_code, 0) << script.err;
   EXPECT_EQ(script.out, "");
   EXPECT_TRUE(script.err.starts_with("vperf: warning: all ")) << script.err;
+  // A disagreement seen under load and never alone: the recording stays for a look at it.
+  if (::testing::Test::HasFailure()) {
+    const fs::path kept = fs::temp_directory_path() / ("vperf-kvm-host-samples-" + std::to_string(::getpid()) + ".data");
+    fs::copy_file(data, kept, fs::copy_options::overwrite_existing);
+    ADD_FAILURE() << "the recording is kept as " << kept.string();
+  }
 }
 
 }  // namespace
