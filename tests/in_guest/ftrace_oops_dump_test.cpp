@@ -6,10 +6,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "core/files.h"
 #include "in_guest/shared_guest.h"
 #include "support/capability.h"
 #include "support/processes.h"
@@ -57,13 +56,6 @@ TEST_F(FtraceOopsDump, SetOnlyWhenAskedAndGivenBackByReset) {
   }
 }
 
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The kernel's own dump is the ground truth: the workload's N getppid calls, traced in the top
 // level with --dump-on-oops, are each on the console after a panic (sysrq c), between the
 // kernel's "Dumping ftrace buffer:" and its closing rule.
@@ -84,7 +76,7 @@ TEST_F(FtraceOopsDump, APanicDumpsEveryEventOfTheTopLevelBuffer) {
   // QEMU once the dump is out.
   (void)run_in_guest(guest, "echo c > /proc/sysrq-trigger", std::chrono::seconds(30));
   ASSERT_TRUE(wait_until([&] { return ::kill(qemu, 0) != 0; }, std::chrono::seconds(120))) << "the guest did not end after its panic";
-  const std::string console = slurp(guest.dir() / "serial.log");
+  const std::string console = read_file(guest.dir() / "serial.log", size_t{64} << 20).value_or("");
   SharedGuest::discard();
   const size_t begin = console.find("Dumping ftrace buffer:");
   ASSERT_NE(begin, std::string::npos) << console.substr(console.size() > 4000 ? console.size() - 4000 : 0);
