@@ -70,6 +70,14 @@ Result<void> move_aside_to_old(const std::filesystem::path& path) {
   return {};
 }
 
+Result<void> write_kernel_file(const std::filesystem::path& path, std::string_view value, bool append) {
+  ScopedFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC)));
+  if (!fd.valid()) return Error::from_errno("cannot open " + path.string() + " for writing");
+  if (value.empty()) return {};
+  if (::write(fd.get(), value.data(), value.size()) < 0) return Error::from_errno("writing '" + std::string(value) + "' to " + path.string());
+  return {};
+}
+
 Result<size_t> replace_file(const std::filesystem::path& path, std::string_view content) {
   const std::string name = path.filename().string();
   if (name.empty() || name == "." || name == "..") return Error{path.string() + ": not a file name", EINVAL};

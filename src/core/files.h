@@ -41,6 +41,11 @@ Result<void> move_aside_to_old(const std::filesystem::path& path);
 // file is gone. Returns the bytes written.
 Result<size_t> replace_file(const std::filesystem::path& path, std::string_view content);
 
+// Writes `value` to a kernel control file (tracefs, /proc/sys) in one write() call, truncating
+// it or appending to it: the kernel parses each write on its own, so a value split over two
+// writes would be two values. An empty value still opens (and so truncates) the file.
+Result<void> write_kernel_file(const std::filesystem::path& path, std::string_view value, bool append = false);
+
 // First line of a file without its newline ("2" from /proc/sys/kernel/perf_event_paranoid).
 Result<std::string> read_first_line(const std::filesystem::path& path);
 // Names of the entries of a directory, sorted; an error if it cannot be opened.

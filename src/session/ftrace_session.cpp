@@ -435,18 +435,19 @@ Result<void> start_top_level(const Tracefs& tracefs, const tracing::FtraceSettin
   return top.release();
 }
 
-// What start --instance '' saved; an error when no start holds the top level.
-Result<tracing::SavedFiles> top_level_saved(const PrivateDirectory* saved_here) {
-  Result<std::string> text = saved_here ? saved_here->read(kTopLevelSaved) : Result<std::string>(Error{"", ENOENT});
-  if (!text && text.error().errno_value == ENOENT)
-    return Error{"vperf ftrace start does not hold the top-level buffer", 0, "start it first: vperf ftrace start --instance '' ..."};
-  if (!text) return text.error();
+// What start --instance '' saved (in `saved_here`, /run/vperf, which may not exist); an error
+// when no start holds the top level.
+Result<tracing::SavedFiles> top_level_saved(const Result<PrivateDirectory>& saved_here) {
+  const Error not_held{"vperf ftrace start does not hold the top-level buffer", 0, "start it first: vperf ftrace start --instance '' ..."};
+  if (!saved_here) return saved_here.error().errno_value == ENOENT ? not_held : saved_here.error();
+  Result<std::string> text = saved_here->read(kTopLevelSaved);
+  if (!text) return text.error().errno_value == ENOENT ? not_held : text.error();
   return tracing::parse_saved_files(*text);
 }
 
 Result<void> reset_top_level(const Tracefs& tracefs) {
   Result<PrivateDirectory> saved_here = persisted_directory(CreateMissing::no);
-  VPERF_TRY(tracing::SavedFiles saved, top_level_saved(saved_here ? &*saved_here : nullptr));
+  VPERF_TRY(tracing::SavedFiles saved, top_level_saved(saved_here));
   if (Result<std::string> oops_text = saved_here->read(kTopLevelOopsDump)) {
     VPERF_TRY(tracing::DumpOnOops now, tracing::read_dump_on_oops());
     VPERF_TRY(tracing::write_dump_on_oops(tracing::with_oops_dump(now, "", tracing::parse_dump_on_oops(*oops_text).top)));
@@ -481,8 +482,7 @@ Result<void> ftrace_stop(const std::string& instance) {
   VPERF_TRY(Tracefs tracefs, open_tracefs());
   if (instance.empty()) {
     // Only a top level that start holds: reset gives back its tracing_on with the rest.
-    Result<PrivateDirectory> saved_here = persisted_directory(CreateMissing::no);
-    VPERF_TRY(top_level_saved(saved_here ? &*saved_here : nullptr));
+    VPERF_TRY(top_level_saved(persisted_directory(CreateMissing::no)));
     FtraceBuffer top = FtraceBuffer::top_level(tracefs);
     VPERF_TRY(tracing::stop_tracing(top));
     top.keep();

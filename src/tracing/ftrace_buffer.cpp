@@ -20,19 +20,6 @@ namespace {
 
 constexpr std::string_view kPrivatePrefix = "vperf-";
 
-// tracefs files are written with one write() each: the kernel parses each write on its own, so
-// a value split over two writes would be two values.
-Result<void> write_whole(const std::filesystem::path& path, std::string_view value, bool append) {
-  ScopedFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC)));
-  if (!fd.valid()) return Error::from_errno("cannot open " + path.string() + " for writing");
-  // An empty value still needs its truncating open (set_ftrace_filter: no filter); a write of
-  // nothing would not reach the kernel's parser anyway.
-  if (value.empty()) return {};
-  const ssize_t n = ::write(fd.get(), value.data(), value.size());
-  if (n < 0) return Error::from_errno("writing '" + std::string(value) + "' to " + path.string());
-  return {};
-}
-
 // The selected word of a "[local] global counter" file.
 std::string bracketed(std::string_view text) {
   const size_t open = text.find('['), close = text.find(']', open);
@@ -148,8 +135,8 @@ void FtraceBuffer::save_before_write(std::string_view file) {
 Result<void> FtraceBuffer::write(std::string_view file, std::string_view value, bool append) {
   save_before_write(file);
   const std::filesystem::path error_log = this->file("error_log");
-  (void)write_whole(error_log, "", false);  // cleared, so a refusal's entry is the last one
-  Result<void> written = write_whole(this->file(file), value, append);
+  (void)write_kernel_file(error_log, "", false);  // cleared, so a refusal's entry is the last one
+  Result<void> written = write_kernel_file(this->file(file), value, append);
   if (written) return {};
   Error error = written.error();
   if (Result<std::string> log = read_file(error_log)) {
@@ -176,14 +163,14 @@ Result<void> FtraceBuffer::release() {
             if (!trim(line).empty() && !line.starts_with("#")) {
               std::string_view trigger = trim(line);
               trigger = trigger.substr(0, trigger.find(" ["));  // "traceoff:count=3 [unlimited]"
-              (void)write_whole(this->file(file), "!" + std::string(trigger), true);
+              (void)write_kernel_file(this->file(file), "!" + std::string(trigger), true);
             }
         for (std::string_view line : split(text, '\n'))
-          if (!trim(line).empty() && !line.starts_with("#")) (void)write_whole(this->file(file), trim(line), true);
+          if (!trim(line).empty() && !line.starts_with("#")) (void)write_kernel_file(this->file(file), trim(line), true);
         continue;
       }
       for (const std::string& value : restoring_writes(file, text)) {
-        Result<void> restored = write_whole(this->file(file), value, false);
+        Result<void> restored = write_kernel_file(this->file(file), value, false);
         if (!restored && first_failure) first_failure = restored.error();
       }
     }
@@ -193,7 +180,7 @@ Result<void> FtraceBuffer::release() {
   // An instance someone else owns stays exactly as it is.
   if (!remove_when_done_) return {};
   // Tracing off first, so nothing more lands while it goes.
-  (void)write_whole(this->file("tracing_on"), "0", false);
+  (void)write_kernel_file(this->file("tracing_on"), "0", false);
   if (::rmdir(dir_.c_str()) != 0 && errno != ENOENT) {
     // Busy: a file of it is still open. The destructor tries again once its owner has closed it.
     released_ = false;

@@ -1,13 +1,9 @@
 #include "tracing/ftrace_persisted.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 
 #include "core/files.h"
-#include "core/scoped_fd.h"
 #include "core/strings.h"
 
 namespace vperf::tracing {
@@ -123,10 +119,9 @@ Result<DumpOnOops> read_dump_on_oops(const std::filesystem::path& sysctl) {
 
 Result<void> write_dump_on_oops(const DumpOnOops& setting, const std::filesystem::path& sysctl) {
   const std::string text = dump_on_oops_text(setting);
-  ScopedFd fd(::open(sysctl.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
-  int err = fd.valid() ? 0 : errno;
-  if (fd.valid() && ::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) err = errno;
-  if (err == 0) return {};
+  Result<void> written = write_kernel_file(sysctl, text);
+  if (written) return {};
+  const int err = written.error().errno_value;
   std::string hint;
   if (err == EACCES) hint = "run as root";
   if (err == EPERM)
