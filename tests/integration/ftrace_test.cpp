@@ -55,6 +55,16 @@ std::map<std::string, std::string> tracefs_state() {
 
 std::string_view trim_newline(std::string_view text) { return text.substr(0, text.find('\n')); }
 
+// Runs vperf-workload getppid N and returns its pid, so that a trace's lines of this run can be
+// told from other tests' getppid calls meanwhile. The shell that execs it calls getppid once
+// too, under the same pid: a run that counts must filter on comm (kWorkloadOnly).
+std::string workload_calling_getppid(int n) {
+  ProgramResult workload = run_program({"sh", "-c", std::string("echo $$; exec ") + VPERF_WORKLOAD + " getppid " + std::to_string(n)});
+  EXPECT_EQ(workload.exit_code, 0) << workload.err;
+  return workload.out.substr(0, workload.out.find('\n'));
+}
+const char* const kWorkloadOnly = "comm == \"vperf-workload\"";
+
 // vperf ftrace report of `file` (as `-i FILE` when `with_i`), checked against what trace-cmd 3.1.6
 // report prints for it, line for line, where trace-cmd is installed.
 ProgramResult report_as_trace_cmd_does(const std::string& file, bool with_i = false) {
@@ -404,18 +414,19 @@ TEST_F(Ftrace, SignalDuringSetUpLeavesNothing) {
 // A second run cannot take a named instance in use; reset removes it.
 TEST_F(Ftrace, NamedInstanceLivesFromStartToReset) {
   const std::string name = "vperf-test-" + std::to_string(::getpid());
-  ProgramResult started = run_vperf({"ftrace", "start", "--instance", name, "-e", "syscalls:sys_enter_getppid"});
+  ProgramResult started = run_vperf({"ftrace", "start", "--instance", name, "-e", "syscalls:sys_enter_getppid", "--filter", kWorkloadOnly});
   ASSERT_EQ(started.exit_code, 0) << started.err;
   ProgramResult again = run_vperf({"ftrace", "start", "--instance", name, "-e", "syscalls:sys_enter_getppid"});
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_NE(again.err.find("exists already"), std::string::npos) << again.err;
-  ASSERT_EQ(run_program({VPERF_WORKLOAD, "getppid", "25"}).exit_code, 0);
+  const std::string traced = workload_calling_getppid(25);
   ASSERT_EQ(run_vperf({"ftrace", "marker", "--instance", name, "vperf-test-marker"}).exit_code, 0);
   ASSERT_EQ(run_vperf({"ftrace", "stop", "--instance", name}).exit_code, 0);
-  ASSERT_EQ(run_program({VPERF_WORKLOAD, "getppid", "25"}).exit_code, 0);  // stopped: not traced
+  const std::string untraced = workload_calling_getppid(25);  // stopped: not traced
   ProgramResult shown = run_vperf({"ftrace", "show", "--instance", name});
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
-  EXPECT_EQ(count_lines_with(shown.out, "vperf-workload-"), 25u) << shown.out;
+  EXPECT_EQ(count_lines_with(shown.out, "vperf-workload-" + traced + " "), 25u) << shown.out;
+  EXPECT_EQ(count_lines_with(shown.out, "vperf-workload-" + untraced + " "), 0u) << shown.out;
   EXPECT_EQ(count_lines_with(shown.out, "vperf-test-marker"), 1u) << shown.out;
   ProgramResult reset = run_vperf({"ftrace", "reset", "--instance", name});
   ASSERT_EQ(reset.exit_code, 0) << reset.err;
@@ -432,8 +443,7 @@ TEST_F(Ftrace, TopLevelIsHeldFromStartToResetAndTheOopsDumpOnlyWhenAsked) {
   const std::string oops_before = slurp("/proc/sys/kernel/ftrace_dump_on_oops");
   // The comm filter leaves out the getppid of the shell that execs the workload (dash asks its
   // parent's pid), which the trace would print under the workload's name (same pid, comm now).
-  ProgramResult started =
-      run_vperf({"ftrace", "start", "--instance", "", "-e", "syscalls:sys_enter_getppid", "--filter", "comm == \"vperf-workload\""});
+  ProgramResult started = run_vperf({"ftrace", "start", "--instance", "", "-e", "syscalls:sys_enter_getppid", "--filter", kWorkloadOnly});
   ASSERT_EQ(started.exit_code, 0) << started.err;
   EXPECT_NE(started.err.find("reset --instance ''"), std::string::npos) << started.err;
   EXPECT_EQ(slurp("/proc/sys/kernel/ftrace_dump_on_oops"), oops_before) << "the oops dump was not asked for";
@@ -441,10 +451,7 @@ TEST_F(Ftrace, TopLevelIsHeldFromStartToResetAndTheOopsDumpOnlyWhenAsked) {
   ProgramResult again = run_vperf({"ftrace", "start", "--instance", "", "-e", "syscalls:sys_enter_getppid"});
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_NE(again.err.find("holds the top-level buffer already"), std::string::npos) << again.err;
-  // The workload's own pid, so that other tests' getppid calls meanwhile are not counted.
-  ProgramResult workload = run_program({"sh", "-c", std::string("echo $$; exec ") + VPERF_WORKLOAD + " getppid 25"});
-  ASSERT_EQ(workload.exit_code, 0) << workload.err;
-  const std::string pid = workload.out.substr(0, workload.out.find('\n'));
+  const std::string pid = workload_calling_getppid(25);
   ASSERT_EQ(run_vperf({"ftrace", "stop", "--instance", ""}).exit_code, 0);
   EXPECT_EQ(slurp(kTracefs / "tracing_on"), "0\n");
   ProgramResult shown = run_vperf({"ftrace", "show", "--instance", ""});
