@@ -554,9 +554,7 @@ Result<std::vector<std::string>> ftrace_reset(const std::string& instance) {
     VPERF_TRY(reset_top_level(tracefs));
     return removed;
   }
-  const std::filesystem::path dir = tracefs.file("instances") / instance;
-  if (::rmdir(dir.c_str()) != 0)
-    return Error::from_errno("cannot remove the ftrace instance " + dir.string());
+  VPERF_TRY(tracing::remove_instance(tracefs, instance));  // never "..": a name inside instances/ only
   removed.push_back(instance);
   // Its part of the oops dump goes with it (6.10+ only names instances there).
   VPERF_TRY(tracing::DumpOnOops oops, tracing::read_dump_on_oops());

@@ -10,6 +10,8 @@
 #include "core/files.h"
 #include "core/scoped_fd.h"
 #include "core/strings.h"
+#include "tracing/kernel_control_text.h"
+#include "tracing/trace_text.h"
 
 namespace vperf::tracing {
 
@@ -37,21 +39,22 @@ Result<void> require_kprobes(const Tracefs& tracefs) {
                "leave them out); probe user space with -x FILE, or use a tracepoint (vperf list tracepoint)"};
 }
 
-// One write of `line` to a tracefs control file opened for appending: the kernel takes (or
-// refuses) each write whole.
+// One write of `line` to uprobe_events or kprobe_events (opened for appending: the kernel takes
+// or refuses each write whole), once kernel_control_text has checked it is the one command it
+// looks like. A refusal's reason is the error_log entry this write added (5.4 and later), never
+// an older one: the top-level error_log holds every tool's refusals.
 Result<void> write_control(const Tracefs& tracefs, std::string_view file, const std::string& line) {
+  VPERF_TRY(check_dynamic_event_command(file == kUprobeEvents ? DynamicEventsFile::uprobes : DynamicEventsFile::kprobes, line));
   const std::filesystem::path path = tracefs.file(file);
+  const std::filesystem::path error_log = tracefs.file("error_log");
   ScopedFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
   if (!fd.valid()) return Error::from_errno("open " + path.string());
+  const std::string log_before = read_file(error_log).value_or("");
   const ssize_t n = ::write(fd.get(), line.data(), line.size());
   if (n < 0) {
     const int err = errno;
-    // The kernel says why in error_log (5.4 and later): its last lines name the command.
     std::string why;
-    if (Result<std::string> log = read_file(tracefs.file("error_log"))) {
-      std::vector<std::string_view> lines = split(trim(*log), '\n');
-      if (!lines.empty()) why = std::string(trim(lines.size() >= 2 ? lines[lines.size() - 2] : lines.back()));
-    }
+    if (Result<std::string> log = read_file(error_log)) why = error_log_entry_of_write(log_before, *log, line);
     return Error{"the kernel refused '" + line + "' in " + path.string() + ": " + std::strerror(err) + (why.empty() ? "" : " (" + why + ")"), err};
   }
   return {};

@@ -12,6 +12,7 @@
 #include "core/process.h"
 #include "core/scoped_fd.h"
 #include "core/strings.h"
+#include "tracing/kernel_control_text.h"
 #include "tracing/trace_text.h"
 
 namespace vperf::tracing {
@@ -70,6 +71,7 @@ std::vector<std::string> remove_leftover_instances(const Tracefs& tracefs) {
 }
 
 Result<FtraceBuffer> FtraceBuffer::create_instance(const Tracefs& tracefs, std::string name, bool remove_when_done) {
+  VPERF_TRY(check_instance_name(name));
   const std::filesystem::path instances = tracefs.file("instances");
   struct stat st{};
   if (::stat(instances.c_str(), &st) != 0)
@@ -88,11 +90,14 @@ Result<FtraceBuffer> FtraceBuffer::create_instance(const Tracefs& tracefs, std::
 }
 
 Result<FtraceBuffer> FtraceBuffer::open_instance(const Tracefs& tracefs, std::string name) {
-  const std::filesystem::path dir = tracefs.file("instances") / name;
-  struct stat st{};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return Error{"there is no ftrace instance '" + name + "'", 0, "start one first: vperf ftrace start --instance " + name + " ..."};
+  VPERF_TRY(std::filesystem::path dir, instance_directory(tracefs, name));
   return FtraceBuffer(tracefs, std::move(name), dir, false);
+}
+
+Result<void> remove_instance(const Tracefs& tracefs, std::string_view name) {
+  VPERF_TRY(std::filesystem::path dir, instance_directory(tracefs, name));
+  if (::rmdir(dir.c_str()) != 0) return Error::from_errno("cannot remove the ftrace instance " + dir.string());
+  return {};
 }
 
 FtraceBuffer FtraceBuffer::top_level(const Tracefs& tracefs) { return FtraceBuffer(tracefs, "", tracefs.root(), false); }
@@ -126,25 +131,38 @@ bool FtraceBuffer::has(std::string_view file) const {
 Result<std::string> FtraceBuffer::read(std::string_view file) const { return read_file(this->file(file)); }
 
 void FtraceBuffer::save_before_write(std::string_view file) {
-  if (!is_top_level()) return;
+  // The trace and its markers are data, not settings: writing "trace" empties it, and nothing
+  // gives its old content back.
+  if (!is_top_level() || file == "trace" || file == "trace_marker") return;
   for (const auto& [name, text] : saved_)
     if (name == file) return;
   if (Result<std::string> text = read(file)) saved_.emplace_back(std::string(file), *text);
 }
 
 Result<void> FtraceBuffer::write(std::string_view file, std::string_view value, bool append) {
+  VPERF_TRY(check_buffer_value(file, value));
   save_before_write(file);
+  // error_log as it was, so that a refusal is explained by the entry this write added and by no
+  // older one. It is not cleared: the top level's is every tool's, and an instance's may be
+  // read by whoever started it.
   const std::filesystem::path error_log = this->file("error_log");
-  (void)write_kernel_file(error_log, "", false);  // cleared, so a refusal's entry is the last one
+  const std::string log_before = read_file(error_log).value_or("");
   Result<void> written = write_kernel_file(this->file(file), value, append);
   if (written) return {};
   Error error = written.error();
   if (Result<std::string> log = read_file(error_log)) {
-    const std::string entry = last_error_log_entry(*log);
+    const std::string entry = error_log_entry_of_write(log_before, *log, value);
     // The kernel's explanation after the errno's text: one line, cause last.
     if (!entry.empty()) error = Error{error.describe() + "; the kernel's error_log says: " + entry, 0, error.hint};
   }
   return error;
+}
+
+// A write that gives a file back what it held, checked as every write is: the saved text may
+// come from /run/vperf, written by an earlier vperf and read back.
+Result<void> FtraceBuffer::restore(std::string_view file, std::string_view value, bool append) {
+  VPERF_TRY(check_buffer_value(file, value));
+  return write_kernel_file(this->file(file), value, append);
 }
 
 Result<void> FtraceBuffer::release() {
@@ -163,14 +181,14 @@ Result<void> FtraceBuffer::release() {
             if (!trim(line).empty() && !line.starts_with("#")) {
               std::string_view trigger = trim(line);
               trigger = trigger.substr(0, trigger.find(" ["));  // "traceoff:count=3 [unlimited]"
-              (void)write_kernel_file(this->file(file), "!" + std::string(trigger), true);
+              (void)restore(file, "!" + std::string(trigger), true);
             }
         for (std::string_view line : split(text, '\n'))
-          if (!trim(line).empty() && !line.starts_with("#")) (void)write_kernel_file(this->file(file), trim(line), true);
+          if (!trim(line).empty() && !line.starts_with("#")) (void)restore(file, trim(line), true);
         continue;
       }
       for (const std::string& value : restoring_writes(file, text)) {
-        Result<void> restored = write_kernel_file(this->file(file), value, false);
+        Result<void> restored = restore(file, value, false);
         if (!restored && first_failure) first_failure = restored.error();
       }
     }

@@ -7,8 +7,9 @@
 //
 // Writes go straight to the files (as tracing/dynamic_events does; libtracefs's header is not
 // C++, see tracefs.cpp). A write the kernel refuses is an Error naming the file and the value,
-// with the last entry of the buffer's error_log (where the kernel explains a bad filter or
-// trigger) as its message's tail.
+// with the entry that write added to the buffer's error_log (where the kernel explains a bad
+// filter or trigger) as its message's tail. Every name and value is checked for its file first
+// (tracing/kernel_control_text.h).
 #include <sys/types.h>
 
 #include <filesystem>
@@ -34,12 +35,18 @@ std::vector<std::string> remove_leftover_instances(const Tracefs& tracefs);
 // The instances under instances/, sorted.
 std::vector<std::string> list_instances(const Tracefs& tracefs);
 
+// Removes instances/NAME (its name checked, and resolved inside instances/, as open_instance does).
+Result<void> remove_instance(const Tracefs& tracefs, std::string_view name);
+
 class FtraceBuffer {
  public:
-  // Makes instances/NAME. An existing instance of that name is an error (another vperf ftrace
+  // Makes instances/NAME (NAME as tracing/kernel_control_text's check_instance_name takes it:
+  // never "..", ".", or a name with '/'). An existing instance of that name is an error (another vperf ftrace
   // uses it; the hint says how to remove it), as is a kernel without instances.
   static Result<FtraceBuffer> create_instance(const Tracefs& tracefs, std::string name, bool remove_when_done = true);
-  // An existing instance, left in place when released (start/stop/show work on one).
+  // An existing instance, left in place when released (start/stop/show work on one); its name is
+  // checked and must resolve to a directory inside instances/ (kernel_control_text's
+  // instance_directory), so `--instance ..` never reaches the top level.
   static Result<FtraceBuffer> open_instance(const Tracefs& tracefs, std::string name);
   // The top-level buffer: files written through it are restored when it is released.
   static FtraceBuffer top_level(const Tracefs& tracefs);
@@ -60,7 +67,9 @@ class FtraceBuffer {
   const std::filesystem::path& dir() const { return dir_; }
   std::filesystem::path file(std::string_view name) const { return dir_ / std::string(name); }
 
-  // Writes `value` to FILE (truncating, or appending: set_ftrace_filter lists, triggers).
+  // Writes `value` to FILE (truncating, or appending: set_ftrace_filter lists, triggers), both
+  // checked for that file first (kernel_control_text's check_buffer_value). A refusal's error
+  // quotes the error_log entry this write added, if any.
   Result<void> write(std::string_view file, std::string_view value, bool append = false);
   Result<std::string> read(std::string_view file) const;
   bool has(std::string_view file) const;
@@ -78,6 +87,7 @@ class FtraceBuffer {
   FtraceBuffer(Tracefs tracefs, std::string name, std::filesystem::path dir, bool remove_when_done)
       : tracefs_(std::move(tracefs)), name_(std::move(name)), dir_(std::move(dir)), remove_when_done_(remove_when_done) {}
   void save_before_write(std::string_view file);
+  Result<void> restore(std::string_view file, std::string_view value, bool append);
 
   Tracefs tracefs_;
   std::string name_;

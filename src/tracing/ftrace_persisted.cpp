@@ -5,6 +5,7 @@
 
 #include "core/files.h"
 #include "core/strings.h"
+#include "tracing/kernel_control_text.h"
 
 namespace vperf::tracing {
 
@@ -119,6 +120,7 @@ Result<DumpOnOops> read_dump_on_oops(const std::filesystem::path& sysctl) {
 
 Result<void> write_dump_on_oops(const DumpOnOops& setting, const std::filesystem::path& sysctl) {
   const std::string text = dump_on_oops_text(setting);
+  VPERF_TRY(check_dump_on_oops_text(text));
   Result<void> written = write_kernel_file(sysctl, text);
   if (written) return {};
   const int err = written.error().errno_value;

@@ -50,7 +50,8 @@ DumpOnOops with_oops_dump(DumpOnOops setting, std::string_view instance, OopsDum
 bool dump_on_oops_takes_instances(std::string_view kernel_release);
 
 Result<DumpOnOops> read_dump_on_oops(const std::filesystem::path& sysctl = kDumpOnOopsPath);
-// One write of the whole setting. A refusal (EPERM: a kernel or hypervisor that locks the
+// One write of the whole setting, checked first (kernel_control_text's check_dump_on_oops_text:
+// one line, each instance name a name vperf takes). A refusal (EPERM: a kernel or hypervisor that locks the
 // sysctl even for root) is an Error whose hint says what to do instead.
 Result<void> write_dump_on_oops(const DumpOnOops& setting, const std::filesystem::path& sysctl = kDumpOnOopsPath);
 

@@ -11,6 +11,7 @@
 
 #include "core/scoped_fd.h"
 #include "core/strings.h"
+#include "tracing/kernel_control_text.h"
 
 namespace vperf::tracing {
 
@@ -99,7 +100,26 @@ Result<std::vector<TracepointName>> expand_events(const TracepointCatalog& catal
   return events;
 }
 
+Result<void> check_settings(const FtraceSettings& s) {
+  if (!s.tracer.empty()) VPERF_TRY(check_buffer_value("current_tracer", s.tracer));
+  if (!s.clock.empty()) VPERF_TRY(check_buffer_value("trace_clock", s.clock));
+  if (!s.cpumask.empty()) VPERF_TRY(check_buffer_value("tracing_cpumask", s.cpumask));
+  for (const std::string& option : s.options) {
+    // An option is a file name: "-O ../tracing_on" must not reach another file.
+    if (Result<void> named = check_buffer_file("options/" + option); !named)
+      return Error{"there is no trace option '" + printable_text(option) + "'", EINVAL, "list them with: vperf ftrace list -o"};
+  }
+  for (const auto& [file, words] : {std::pair{"set_ftrace_filter", &s.function_filters}, std::pair{"set_ftrace_notrace", &s.function_notrace},
+                                    std::pair{"set_graph_function", &s.graph_functions}, std::pair{"set_graph_notrace", &s.graph_notrace}})
+    for (const std::string& word : *words) VPERF_TRY(check_filter_word(file, word));
+  if (!s.event_filter.empty()) VPERF_TRY(check_buffer_value("filter", s.event_filter));
+  for (const std::string& trigger : s.event_triggers) VPERF_TRY(check_buffer_value("trigger", trigger));
+  return {};
+}
+
 Result<void> apply_settings(FtraceBuffer& buffer, const FtraceSettings& s, const std::vector<TracepointName>& events) {
+  // Every value checked before the first write: a bad one changes nothing.
+  VPERF_TRY(check_settings(s));
   VPERF_TRY(stop_tracing(buffer));
   const bool functions = is_function_based_tracer(s.tracer) || !s.function_filters.empty() || !s.function_notrace.empty() ||
                          !s.graph_functions.empty() || !s.graph_notrace.empty();

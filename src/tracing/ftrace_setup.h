@@ -55,7 +55,12 @@ std::vector<std::string> available_tracers(const FtraceBuffer& buffer);
 // that matches none ("no event matches 'foo:*'", with `vperf ftrace list -e` as the hint).
 Result<std::vector<TracepointName>> expand_events(const TracepointCatalog& catalog, const std::vector<std::string>& patterns);
 
-// Applies `settings` to `buffer`, tracing left off (start_tracing turns it on) and the buffer
+// Every name and value of `settings` checked for the file it goes to
+// (tracing/kernel_control_text.h): a function filter word with white space, a filter or trigger
+// with a newline, an option that is not a file name of options/ are refused before any write.
+Result<void> check_settings(const FtraceSettings& settings);
+
+// Applies `settings` to `buffer` (checked first, check_settings), tracing left off (start_tracing turns it on) and the buffer
 // emptied. `events` are expand_events' result for settings.events.
 Result<void> apply_settings(FtraceBuffer& buffer, const FtraceSettings& settings, const std::vector<TracepointName>& events);
 

@@ -34,14 +34,22 @@ uint64_t events_lost_in_cpu_stats(std::string_view stats) {
   return total;
 }
 
-std::string last_error_log_entry(std::string_view error_log) {
-  // Entries start with "[ TIMESTAMP]"; continuation lines ("  Command: ...", "    ^") do not.
-  std::vector<std::string_view> lines;
+namespace {
+
+// error_log's entries, each its lines: an entry starts with "[ TIMESTAMP]"; continuation lines
+// ("  Command: ...", "    ^") do not. Lines before the first entry belong to none.
+std::vector<std::vector<std::string_view>> error_log_entries(std::string_view error_log) {
+  std::vector<std::vector<std::string_view>> entries;
   for (std::string_view line : split(error_log, '\n')) {
     if (trim(line).empty()) continue;
-    if (line.starts_with("[")) lines.clear();
-    lines.push_back(line);
+    if (line.starts_with("[")) entries.emplace_back();
+    if (!entries.empty()) entries.back().push_back(line);
   }
+  return entries;
+}
+
+// An entry as one line: its lines joined with " | ", the timestamp left out.
+std::string shown_entry(const std::vector<std::string_view>& lines) {
   std::string joined;
   for (std::string_view line : lines) {
     if (!joined.empty()) joined += " | ";
@@ -53,6 +61,34 @@ std::string last_error_log_entry(std::string_view error_log) {
     joined += shown;
   }
   return joined;
+}
+
+}  // namespace
+
+std::string last_error_log_entry(std::string_view error_log) {
+  const std::vector<std::vector<std::string_view>> entries = error_log_entries(error_log);
+  return entries.empty() ? std::string() : shown_entry(entries.back());
+}
+
+std::string error_log_entry_of_write(std::string_view before, std::string_view after, std::string_view command) {
+  const std::vector<std::vector<std::string_view>> old_entries = error_log_entries(before);
+  const std::vector<std::vector<std::string_view>> new_entries = error_log_entries(after);
+  std::vector<const std::vector<std::string_view>*> added;
+  for (const std::vector<std::string_view>& entry : new_entries)
+    if (std::find(old_entries.begin(), old_entries.end(), entry) == old_entries.end()) added.push_back(&entry);
+  if (added.empty()) return {};
+  // Another writer's refusal could land meanwhile: the entry that quotes this command is the
+  // write's (the kernel may quote it in part: a hist trigger's, a probe's words re-joined).
+  const std::string_view wanted = trim(command);
+  for (auto it = added.rbegin(); it != added.rend(); ++it)
+    for (std::string_view line : **it) {
+      const std::string_view text = trim(line);
+      if (!text.starts_with("Command:")) continue;
+      const std::string_view quoted = trim(text.substr(8));
+      if (!quoted.empty() && !wanted.empty() && (wanted.find(quoted) != std::string_view::npos || quoted.find(wanted) != std::string_view::npos))
+        return shown_entry(**it);
+    }
+  return shown_entry(*added.back());
 }
 
 void LatencyHistogram::add_line(std::string_view line) {

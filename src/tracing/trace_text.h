@@ -36,6 +36,13 @@ uint64_t events_lost_in_cpu_stats(std::string_view stats);
 // its lines joined with " | " and its timestamp left out; empty when there is none.
 std::string last_error_log_entry(std::string_view error_log);
 
+// The entry a refused write added to error_log, shown as last_error_log_entry shows one:
+// `before` is the log as read just before the write, `after` as read once it failed. Only
+// entries `before` does not hold count (error_log keeps a machine's last 16 refusals, of every
+// tool, and the top level's is shared: an old entry explains someone else's write); among them
+// the one that quotes `command`, else the newest. Empty when the write added none.
+std::string error_log_entry_of_write(std::string_view before, std::string_view after, std::string_view command);
+
 // perf ftrace latency's histogram of function durations, fed function_graph's text lines
 // (" 1)   4.889 us    |  do_filp_open();"): each line with a duration in us counts once, in
 // bucket floor(log2(duration)) (in us, or in ns with `nanoseconds`), 22 buckets, the first and

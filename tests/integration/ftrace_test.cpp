@@ -506,5 +506,29 @@ TEST_F(Ftrace, InstanceGoesOnSignalsAndAfterAKill) {
   }
 }
 
+// Issue 30: `--instance ..` named the top level through instances/.., past the guard that keeps
+// it to a `start --instance ''` (stop set its tracing_on to 0, show printed its trace). Every
+// instance command refuses a name that leads out of instances/ in one line, and tracefs is as it
+// was (the fixture compares tracing_on and every other top-level setting).
+TEST_F(Ftrace, InstanceNamesThatLeadOutOfInstancesAreRefused) {
+  const std::string tracing_on = slurp(kTracefs / "tracing_on");
+  for (const std::string name : {"..", ".", "../..", "a/b", "../instances", "x\ny"}) {
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"ftrace", "stop", "--instance", name},
+             {"ftrace", "show", "--instance", name},
+             {"ftrace", "marker", "--instance", name, "vperf-test-marker"},
+             {"ftrace", "snapshot", "--instance", name},
+             {"ftrace", "reset", "--instance", name},
+             {"ftrace", "start", "--instance", name, "-e", "syscalls:sys_enter_getppid"}}) {
+      ProgramResult r = run_vperf(args);
+      EXPECT_EQ(r.exit_code, 1) << args[1] << " --instance " << name << ": " << r.out << r.err;
+      EXPECT_EQ(r.out, "") << args[1] << " --instance " << name;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_NE(r.err.find("is not an ftrace instance name"), std::string::npos) << args[1] << ": " << r.err;
+      EXPECT_EQ(slurp(kTracefs / "tracing_on"), tracing_on) << "vperf ftrace " << args[1] << " --instance " << name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vperf::test

@@ -823,5 +823,40 @@ TEST_F(Probe, BadDefinitionsAreOneLineAndAddNothing) {
   }
 }
 
+// Issue 30: a -x path holding newlines made vperf's one uprobe_events write several commands.
+// Crafted as "DIR/w:0x1139\n-:vperftest/victim\n#": the kernel read it as a probe on DIR/w (a
+// file other than the one named), the removal of someone else's probe, and a comment. Through
+// `vperf probe -x` and through stat/record's `-e uprobe:PATH:FUNC`, the command is now refused in
+// one line before anything is written: the victim stays, nothing is added.
+TEST_F(Probe, APathWithNewlinesNeverBecomesSeveralUprobeCommands) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / ("vperf-probe-newline-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::filesystem::path crafted_dir = dir / "w:0x1139\n-:vperftest";
+  std::filesystem::create_directories(crafted_dir);
+  const std::filesystem::path other = dir / "w";
+  const std::filesystem::path crafted = crafted_dir / "victim\n#";
+  std::filesystem::copy_file(VPERF_WORKLOAD, other);
+  std::filesystem::copy_file(VPERF_WORKLOAD, crafted);
+  ASSERT_EQ(run_vperf({"probe", "-q", "-x", VPERF_WORKLOAD, "vperftest:victim=spin_leaf_hash"}).exit_code, 0);
+  const std::string with_victim = uprobe_events();
+  ASSERT_NE(with_victim.find("vperftest/victim "), std::string::npos) << with_victim;
+
+  const std::vector<std::vector<std::string>> attacks = {
+      {"probe", "-x", crafted.string(), "probe_target"},
+      {"stat", "-e", "uprobe:" + crafted.string() + ":probe_target", "--", "true"},
+      {"record", "-q", "-e", "uprobe:" + crafted.string() + ":probe_target", "-o", (dir / "never.data").string(), "--", "true"},
+  };
+  for (const std::vector<std::string>& args : attacks) {
+    ProgramResult r = run_vperf(args);
+    EXPECT_NE(r.exit_code, 0) << args[0] << ": " << r.out << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("holds a newline"), std::string::npos) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("(hint: "), std::string::npos) << r.err;
+    EXPECT_EQ(uprobe_events(), with_victim) << "vperf " << args[0] << " changed uprobe_events";
+  }
+  ASSERT_EQ(run_vperf({"probe", "-q", "-d", "vperftest:victim"}).exit_code, 0);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace vperf::test
