@@ -521,10 +521,13 @@ TEST_F(Ftrace, InstanceNamesThatLeadOutOfInstancesAreRefused) {
              {"ftrace", "reset", "--instance", name},
              {"ftrace", "start", "--instance", name, "-e", "syscalls:sys_enter_getppid"}}) {
       ProgramResult r = run_vperf(args);
-      EXPECT_EQ(r.exit_code, 1) << args[1] << " --instance " << name << ": " << r.out << r.err;
+      EXPECT_NE(r.exit_code, 0) << args[1] << " --instance " << name << ": " << r.out << r.err;
       EXPECT_EQ(r.out, "") << args[1] << " --instance " << name;
       EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-      EXPECT_NE(r.err.find("is not an ftrace instance name"), std::string::npos) << args[1] << ": " << r.err;
+      // start's option parser refuses a '/' itself (a usage error); the rest is the library's.
+      const bool said = r.err.find("is not an ftrace instance name") != std::string::npos ||
+                        (args[1] == "start" && r.err.find("an instance name has no '/'") != std::string::npos);
+      EXPECT_TRUE(said) << args[1] << " --instance " << name << ": " << r.err;
       EXPECT_EQ(slurp(kTracefs / "tracing_on"), tracing_on) << "vperf ftrace " << args[1] << " --instance " << name;
     }
   }
