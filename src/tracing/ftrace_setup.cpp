@@ -107,7 +107,7 @@ Result<void> check_settings(const FtraceSettings& s) {
   for (const std::string& option : s.options) {
     // An option is a file name: "-O ../tracing_on" must not reach another file.
     if (Result<void> named = check_buffer_file("options/" + option); !named)
-      return Error{"there is no trace option '" + printable_text(option) + "'", EINVAL, "list them with: vperf ftrace list -o"};
+      return Error{"there is no trace option '" + printable_text(option) + "'", 0, "list them with: vperf ftrace list -o"};
   }
   for (const auto& [file, words] : {std::pair{"set_ftrace_filter", &s.function_filters}, std::pair{"set_ftrace_notrace", &s.function_notrace},
                                     std::pair{"set_graph_function", &s.graph_functions}, std::pair{"set_graph_notrace", &s.graph_notrace}})

@@ -46,12 +46,14 @@ std::string first_bad_byte(std::string_view text, bool (*allowed)(char)) {
     if (c == ' ') return "a space";
     if (c == '#') return "a '#'";
     if (c == '/') return "a '/'";
-    return "the byte " + printable_text(std::string_view(&c, 1));
+    if (static_cast<unsigned char>(c) >= 0x80) return "the non-ASCII byte " + printable_text(std::string_view(&c, 1));
+    return "the control byte " + printable_text(std::string_view(&c, 1));
   }
   return {};
 }
 
-Error refused(std::string what, std::string hint) { return Error{std::move(what), EINVAL, std::move(hint)}; }
+// No errno: the kernel was not asked, and "Invalid argument" after the reason would say nothing more.
+Error refused(std::string what, std::string hint) { return Error{std::move(what), 0, std::move(hint)}; }
 
 // The files whose value is a decimal number.
 bool takes_number(std::string_view file) {
@@ -193,7 +195,7 @@ Result<std::filesystem::path> instance_directory(const Tracefs& tracefs, std::st
   const std::filesystem::path dir = instances / std::string(name);
   std::error_code ec;
   const std::filesystem::path resolved = std::filesystem::canonical(dir, ec);
-  if (ec) return Error{"there is no ftrace instance '" + std::string(name) + "'", ENOENT, "start one first: vperf ftrace start --instance " + std::string(name) + " ..."};
+  if (ec) return Error{"there is no ftrace instance '" + std::string(name) + "'", 0, "start one first: vperf ftrace start --instance " + std::string(name) + " ..."};
   const std::filesystem::path resolved_instances = std::filesystem::canonical(instances, ec);
   if (ec || resolved.parent_path() != resolved_instances)
     return refused("the ftrace instance '" + std::string(name) + "' resolves to " + printable_text(resolved.string()) + ", outside " +
@@ -201,7 +203,7 @@ Result<std::filesystem::path> instance_directory(const Tracefs& tracefs, std::st
                    "remove the link; vperf works only in tracefs's own instances");
   struct stat st{};
   if (::stat(resolved.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return Error{"there is no ftrace instance '" + std::string(name) + "'", ENOENT, "start one first: vperf ftrace start --instance " + std::string(name) + " ..."};
+    return Error{"there is no ftrace instance '" + std::string(name) + "'", 0, "start one first: vperf ftrace start --instance " + std::string(name) + " ..."};
   return dir;
 }
 
@@ -306,7 +308,11 @@ Result<void> check_dynamic_event_command(DynamicEventsFile file, std::string_vie
   if (std::string why = bad_event_names(head.substr(colon + 1)); !why.empty()) return bad(why);
   if (words.size() < 2) return bad("it names no probe point");
   const std::string place = file == DynamicEventsFile::uprobes ? bad_uprobe_place(words[1]) : bad_kprobe_place(words[1]);
-  if (!place.empty()) return bad("'" + std::string(words[1]) + "': " + place);
+  if (!place.empty()) {
+    // Most likely a path with a space in it, cut there into words.
+    const bool split_path = file == DynamicEventsFile::uprobes && words.size() > 2;
+    return bad("'" + std::string(words[1]) + "': " + place + (split_path ? " (a path that holds a space is cut there)" : ""));
+  }
   for (size_t i = 2; i < words.size(); ++i)
     if (std::string why = bad_argument(file, words[i]); !why.empty()) return bad("argument '" + std::string(words[i]) + "': " + why);
   return {};
