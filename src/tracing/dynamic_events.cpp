@@ -55,7 +55,8 @@ Result<void> write_control(const Tracefs& tracefs, std::string_view file, const 
     const int err = errno;
     std::string why;
     if (Result<std::string> log = read_file(error_log)) why = error_log_entry_of_write(log_before, *log, line);
-    return Error{"the kernel refused '" + line + "' in " + path.string() + ": " + std::strerror(err) + (why.empty() ? "" : " (" + why + ")"), err};
+    // describe() adds the errno's text after the kernel's own explanation.
+    return Error{"the kernel refused '" + line + "' in " + path.string() + (why.empty() ? "" : " (" + why + ")"), err};
   }
   return {};
 }

@@ -858,5 +858,39 @@ TEST_F(Probe, APathWithNewlinesNeverBecomesSeveralUprobeCommands) {
   std::filesystem::remove_all(dir);
 }
 
+// Issue 30, item 7: a refused write quoted error_log's last entry whatever wrote it. Removing a
+// probe that a running vperf stat has enabled is refused (EBUSY) with no entry of its own; the
+// error quoted the unrelated filter refusal planted just before. Now only an entry that write
+// added is quoted, and the machine's error_log is not cleared.
+TEST_F(Probe, ARefusalQuotesNoOlderErrorLogEntry) {
+  ASSERT_EQ(run_vperf({"probe", "-q", "-x", VPERF_WORKLOAD, "vperftest:busy=probe_target"}).exit_code, 0);
+  {
+    // Someone else's refused write: a filter on a field that does not exist.
+    std::ofstream filter("/sys/kernel/tracing/events/syscalls/sys_enter_getppid/filter");
+    filter << "vperf_test_unrelated_field == 1" << std::flush;
+  }
+  std::ifstream log_in("/sys/kernel/tracing/error_log");
+  std::stringstream log;
+  log << log_in.rdbuf();
+  ASSERT_NE(log.str().find("vperf_test_unrelated_field"), std::string::npos) << "the kernel logged no entry for the planted refusal";
+
+  Background stat({VPERF_BINARY, "stat", "-e", "vperftest:busy", "--", VPERF_WORKLOAD, "sleep", "600000"});
+  ASSERT_GT(stat.pid(), 0);
+  ASSERT_TRUE(wait_until([&] { return counting_and_waiting(stat.pid()); }, std::chrono::seconds(20))) << "vperf stat never started counting";
+  ProgramResult busy = run_vperf({"probe", "-d", "vperftest:busy"});
+  const std::vector<pid_t> workload = children_named(stat.pid(), "vperf-workload");
+  ::kill(stat.pid(), SIGINT);
+  stat.wait();
+  for (pid_t child : workload) ::kill(child, SIGKILL);
+  EXPECT_NE(busy.exit_code, 0) << busy.out;
+  EXPECT_NE(busy.err.find("Device or resource busy"), std::string::npos) << busy.err;
+  EXPECT_EQ(busy.err.find("vperf_test_unrelated_field"), std::string::npos) << busy.err;
+  std::ifstream after_in("/sys/kernel/tracing/error_log");
+  std::stringstream after;
+  after << after_in.rdbuf();
+  EXPECT_NE(after.str().find("vperf_test_unrelated_field"), std::string::npos) << "the shared error_log was cleared";
+  ASSERT_EQ(run_vperf({"probe", "-q", "-d", "vperftest:busy"}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace vperf::test
