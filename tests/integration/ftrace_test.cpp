@@ -533,5 +533,20 @@ TEST_F(Ftrace, InstanceNamesThatLeadOutOfInstancesAreRefused) {
   }
 }
 
+// A trace option is a file of the instance's options/: "-O no../../../tracing_on" wrote 0 to
+// instances/vperf-PID/options/../../../tracing_on, the top level's tracing_on, and the run went
+// on. Every ftrace setting is checked for its file before the first write: one line, nothing
+// written.
+TEST_F(Ftrace, TraceOptionsAreFilesOfOptionsOnly) {
+  const std::string tracing_on = slurp(kTracefs / "tracing_on");
+  for (const std::string option : {"no../../../tracing_on", "../../../tracing_on", "/tracing_on", "func_stack_trace\nx"}) {
+    ProgramResult r = run_vperf({"ftrace", "-e", "syscalls:sys_enter_getppid", "-O", option, "--", "true"});
+    EXPECT_EQ(r.exit_code, 1) << option << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("no trace option"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(kTracefs / "tracing_on"), tracing_on) << "-O " << option;
+  }
+}
+
 }  // namespace
 }  // namespace vperf::test
