@@ -844,7 +844,9 @@ class CpuCursor {
         continue;
       }
       loaded_ = true;
-      missed_ = kbuffer_missed_events(kbuf_.get());
+      // A page with no events can follow a loss too: the loss waits for the next event.
+      if (const long long missed = kbuffer_missed_events(kbuf_.get()); missed != 0)
+        missed_ = missed_ < 0 || missed < 0 ? -1 : missed_ + missed;
       current_ = kbuffer_read_event(kbuf_.get(), &timestamp_);
       if (current_ && fill()) return true;
       loaded_ = false;

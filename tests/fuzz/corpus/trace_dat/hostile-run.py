@@ -4,7 +4,8 @@
 timeout and /usr/bin/time. Counts crashes (a signal), hangs (the timeout), the largest RSS, and
 partial output without a warning (exit 0, nothing on stderr, fewer events than the unmutated
 file gives). The mutations: random bytes overwritten (in the formats, the headers, the pages),
-u32/u64 fields set to hostile values, truncation; seeded, so a run is repeatable.
+u32 fields set to hostile values, the page size, a page's commit word, sys_enter_getppid's print fmt
+replaced by a hostile one (v6), truncation; seeded, so a run is repeatable.
 
 usage: hostile-run.py VPERF OUT_DIR N FILE.dat...    (prints a table; OUT_DIR keeps the inputs)"""
 import os
@@ -19,9 +20,48 @@ rng = random.Random(30)
 HOSTILE = [0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 0x530001, 100000, 4095, 4097]
 
 
+PRINT_FMTS = [b'"%d", REC->__syscall_nr / 0', b'"%d", REC->__syscall_nr % 0', b'"%s", __print_hex(REC->__syscall_nr, 100000000)',
+              b'"%s", __print_array(REC->__syscall_nr, 1000000, 8)', b'"%d", 1000 / (u8)(REC->__syscall_nr + 146)',
+              b'"%s", __print_hex(REC->__syscall_nr, REC->__syscall_nr * 1000)', b'"%d %d", REC->__syscall_nr[4000000000], 1',
+              b'"%s", REC->__syscall_nr', b'"%d", REC->nope']
+
+
+def with_print_fmt(data, fmt):
+    """sys_enter_getppid's print fmt replaced (v6 only: its formats are not compressed), the
+    format's size and every later CPU offset moved by a whole number of pages."""
+    name = data.find(b"name: sys_enter_getppid\n")
+    if name < 0 or data[10:12] != b"6\x00":
+        return None
+    (size,) = struct.unpack_from("<Q", data, name - 8)
+    text = data[name:name + size]
+    new = text[:text.index(b"print fmt:")] + b"print fmt: " + fmt + b"\n"
+    pages = (len(new) - len(text) + 4095) // 4096 if len(new) > len(text) else 0
+    new += b"\n" * (len(text) + pages * 4096 - len(new))
+    out = bytearray(data[:name - 8]) + struct.pack("<Q", len(new)) + new + data[name + size:]
+    table = out.index(b"flyrecord\x00") + 10
+    (cpus,) = struct.unpack_from("<I", out, out.index(b"options  \x00") - 4)
+    for cpu in range(cpus):
+        offset, n = struct.unpack_from("<QQ", out, table + 16 * cpu)
+        if n:
+            struct.pack_into("<Q", out, table + 16 * cpu, offset + pages * 4096)
+    return out
+
+
 def mutate(data):
     data = bytearray(data)
-    kind = rng.randrange(4)
+    kind = rng.randrange(7)
+    if kind == 4:  # the page size
+        struct.pack_into("<I", data, 14, rng.choice(HOSTILE + [rng.randrange(1 << 32)]))
+        return bytes(data)
+    if kind == 5:  # a hostile print fmt
+        changed = with_print_fmt(bytes(data), rng.choice(PRINT_FMTS))
+        if changed is not None:
+            return bytes(changed)
+        kind = 1
+    if kind == 6:  # a page header's commit (the data size and flags)
+        at = rng.randrange(len(data) // 4096) * 4096 + 8 if len(data) >= 4096 else 8
+        struct.pack_into("<I", data, at, rng.choice(HOSTILE + [rng.randrange(1 << 32)]))
+        return bytes(data)
     if kind == 0:  # a few random bytes
         for _ in range(rng.randrange(1, 8)):
             data[rng.randrange(len(data))] = rng.randrange(256)
