@@ -758,17 +758,27 @@ Result<void> TraceDat::parse_v7(size_t after_page_size, bool plugins) {
         // The stated size leaves out the chunk count in front (trace-cmd 3.1 writes it so).
         data = std::span<const uint8_t>(bytes_.data() + offset, static_cast<size_t>(std::min<uint64_t>(size + 4, bytes_.size() - offset)));
         // Chunks: u32 count, then {u32 packed, u32 unpacked, data} each, unpacked end to end.
+        // A chunk that cannot be read ends its CPU's data there: the chunks before it are
+        // kept, and the file is incomplete (trace-cmd likewise shows what came before).
         ByteReader c(data);
         VPERF_TRY(uint32_t chunks, c.u32("chunk count"));
+        if (!decompressor) {
+          VPERF_TRY(decompressor, Decompressor::for_algorithm(*algorithm));
+        }
         std::vector<uint8_t> pages;
         for (uint32_t i = 0; i < chunks; ++i) {
-          VPERF_TRY(uint32_t packed, c.u32("chunk compressed size"));
-          VPERF_TRY(uint32_t unpacked, c.u32("chunk size"));
-          VPERF_TRY(std::span<const uint8_t> chunk, c.bytes(packed, "chunk"));
-          if (!decompressor) {
-            VPERF_TRY(decompressor, Decompressor::for_algorithm(*algorithm));
+          Result<void> chunk = [&]() -> Result<void> {
+            VPERF_TRY(uint32_t packed, c.u32("chunk compressed size"));
+            VPERF_TRY(uint32_t unpacked, c.u32("chunk size"));
+            VPERF_TRY(std::span<const uint8_t> bytes, c.bytes(packed, "chunk"));
+            return decompressor->decompress(bytes, unpacked, pages);
+          }();
+          if (!chunk) {
+            damage_.push_back("CPU " + std::to_string(cpu) + (b.name.empty() ? "" : " of buffer '" + b.name + "'") + ": chunk " +
+                              std::to_string(i + 1) + " of " + std::to_string(chunks) + " is unreadable (" + chunk.error().message +
+                              "); its events from there on are left out");
+            break;
           }
-          VPERF_TRY(decompressor->decompress(chunk, unpacked, pages));
         }
         decompressed_.push_back(std::move(pages));
         data = decompressed_.back();
@@ -1036,6 +1046,10 @@ TraceShortcomings shortcomings(const TraceDat& file, const TraceReportSummary& s
   TraceShortcomings result;
   for (const std::string& warning : file.warnings()) result.warnings.push_back(warning);
   for (const std::string& warning : file.decoder().warnings()) result.warnings.push_back(warning);
+  for (const std::string& damage : file.damage()) {
+    result.warnings.push_back(damage);
+    result.incomplete = true;
+  }
   if (!summary.unreadable.empty()) {
     result.warnings.push_back(summary.unreadable);
     result.incomplete = true;

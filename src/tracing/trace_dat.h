@@ -97,6 +97,9 @@ class TraceDat {
   // What reading the file's header repaired or left out, one line each (a page size that is not
   // a power of two). The formats left out are in decoder().warnings().
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // What reading the file's header lost, one line each (a CPU's compressed data cut short at a
+  // chunk that does not decompress): the events are incomplete.
+  const std::vector<std::string>& damage() const { return damage_; }
 
   // Every event of every CPU in time order (ties: the lower CPU first, as trace-cmd); stops
   // early when `visit` returns false. A malformed page (a size past its end, an event that
@@ -129,7 +132,7 @@ class TraceDat {
   int long_size_ = 8;
   std::string clock_, uname_;
   std::vector<std::string> cpu_stats_;
-  std::vector<std::string> warnings_;
+  std::vector<std::string> warnings_, damage_;
   std::optional<TracepointDecoder> decoder_;
 };
 

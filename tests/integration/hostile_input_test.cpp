@@ -221,17 +221,22 @@ TEST_F(HostileInput, TraceDatFormatsThatCrashPrintingPrintTheFieldsAndExitOne) {
 }
 
 // v7 blocks claiming 0x7fffffff decompressed bytes took 4.2 GB, or ended in std::bad_alloc: now
-// one error line, inside the address-space limit.
+// one error line for a metadata section, inside the address-space limit; a CPU's data chunk ends
+// that CPU's data, with a warning, the report of the rest, and exit 1.
 TEST_F(HostileInput, TraceDatDecompressionClaimsAreOneErrorLine) {
-  for (const char* name : {"v7-zstd-chunk-claims-2g", "v7-zstd-section-claims-2g"}) {
-    SCOPED_TRACE(name);
-    const test::ProgramResult r = vperf_with_limited_memory("ftrace report -i " + trace_dat_seed(name));
-    EXPECT_EQ(r.exit_code, 1) << r.err;
-    EXPECT_EQ(r.out, "");
-    EXPECT_EQ(lines(r.err), 1) << r.err;
-    EXPECT_NE(r.err.find("bytes claims to hold 2147483647 bytes, more than zstd can make of it (hint: "), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.find("bad_alloc"), std::string::npos) << r.err;
-  }
+  const std::string claim = "bytes claims to hold 2147483647 bytes, more than zstd can make of it";
+  const test::ProgramResult section = vperf_with_limited_memory("ftrace report -i " + trace_dat_seed("v7-zstd-section-claims-2g"));
+  EXPECT_EQ(section.exit_code, 1) << section.err;
+  EXPECT_EQ(section.out, "");
+  EXPECT_EQ(lines(section.err), 1) << section.err;
+  EXPECT_NE(section.err.find(claim + " (hint: "), std::string::npos) << section.err;
+  const test::ProgramResult chunk = vperf_with_limited_memory("ftrace report -i " + trace_dat_seed("v7-zstd-chunk-claims-2g"));
+  EXPECT_EQ(chunk.exit_code, 1) << chunk.err;
+  EXPECT_EQ(chunk.out, "cpus=2\n");
+  EXPECT_EQ(lines(chunk.err), 2) << chunk.err;
+  EXPECT_TRUE(chunk.err.starts_with("vperf ftrace report: warning: CPU 0: chunk 1 of 1 is unreadable (trace.dat: a zstd block of 99 " + claim))
+      << chunk.err;
+  for (const std::string& err : {section.err, chunk.err}) EXPECT_EQ(err.find("bad_alloc"), std::string::npos) << err;
 }
 
 // A damaged second page: ftrace report and flamegraph both show what the other pages hold, say
