@@ -941,7 +941,7 @@ namespace {
 // hold the common fields it reads the type and pid from, and its event found.
 class RecordPreparer {
  public:
-  explicit RecordPreparer(tep_handle* tep) : tep_(tep), common_end_(common_fields_end(tep)) {}
+  explicit RecordPreparer(tep_handle* tep) : common_end_(common_fields_end(tep)) {}
 
   // The record to print, or nullptr when it is too short to be typed (counted in `summary`).
   tep_record* prepare(const TraceDatEvent& event, TraceReportSummary& summary) {
@@ -961,7 +961,6 @@ class RecordPreparer {
   std::span<const uint8_t> bytes() const { return bytes_; }
 
  private:
-  tep_handle* tep_;
   size_t common_end_;
   std::vector<uint8_t> scratch_;
   std::span<const uint8_t> bytes_;
