@@ -32,12 +32,13 @@ struct FoldedRecording {
   std::string folded;
   report::StackProfile profile;
   uint64_t samples = 0;
+  bool incomplete = false;  // some of the input could not be read (warned about): exit non-zero
 };
 
 // A trace.dat (vperf ftrace record, trace-cmd): its kernel stacks (stacktrace triggers,
 // func_stack_trace), folded the same way; without any, its function_graph calls, each path
 // weighted by the calls' self time in nanoseconds (a flame graph of durations).
-std::optional<FoldedRecording> fold_trace_dat(const std::string& input) {
+std::optional<FoldedRecording> fold_trace_dat(const std::string& input, std::ostream& err) {
   if (input == "-") return std::nullopt;
   Result<ScopedFd> fd = open_regular_file(input);
   char head[16] = {};
@@ -45,8 +46,13 @@ std::optional<FoldedRecording> fold_trace_dat(const std::string& input) {
   Result<tracing::TraceDat> file = tracing::TraceDat::open(input);
   if (!file) throw user_error(file.error());
   FoldedRecording out;
-  out.folded = tracing::folded_kernel_stacks(*file, &out.samples);
-  if (out.samples == 0) out.folded = tracing::folded_function_graph(*file, &out.samples);
+  tracing::TraceReportSummary walk;
+  out.folded = tracing::folded_kernel_stacks(*file, &out.samples, &walk);
+  if (out.samples == 0) out.folded = tracing::folded_function_graph(*file, &out.samples, &walk);
+  // What the walk skipped, as ftrace report says it; the graph of the rest is still drawn.
+  const tracing::TraceShortcomings missing = tracing::shortcomings(*file, walk);
+  for (const std::string& line : missing.warnings) err << "vperf flamegraph: warning: " << line << '\n';
+  out.incomplete = missing.incomplete;
   if (out.samples == 0)
     throw UserError(input + " has no kernel stacks and no function_graph calls",
                     "record them: vperf ftrace record -e EVENT --trigger stacktrace (or -T) -- COMMAND, or -p function_graph -g FUNC -- COMMAND");
@@ -57,7 +63,7 @@ std::optional<FoldedRecording> fold_trace_dat(const std::string& input) {
 }
 
 FoldedRecording fold_recording(const std::string& input, const FlamegraphOptions& o, std::ostream& err) {
-  if (std::optional<FoldedRecording> traced = fold_trace_dat(input)) return std::move(*traced);
+  if (std::optional<FoldedRecording> traced = fold_trace_dat(input, err)) return std::move(*traced);
   data::PerfDataReader reader = open_perf_data(input, "vperf record -g -- COMMAND");
   symbols::Machines machines{reader_symbol_config(o.symbols)};
   add_guests(machines, o.guests, o.sample_scope);
@@ -117,7 +123,7 @@ int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& 
     if (o.output != "-")
       err << "vperf flamegraph: " << before.samples << " -> " << after.samples << " samples, "
           << before.profile.stacks().size() << " -> " << after.profile.stacks().size() << " stacks -> " << o.output << '\n';
-    return 0;
+    return before.incomplete || after.incomplete ? 1 : 0;
   }
 
   FoldedRecording recording = fold_recording(o.input, o, err);
@@ -125,7 +131,8 @@ int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& 
   if (o.output != "-")
     err << "vperf flamegraph: " << recording.samples << " samples, " << recording.profile.stacks().size() << " stacks -> "
         << o.output << '\n';
-  return 0;
+  if (recording.incomplete) err << "vperf flamegraph: the graph is incomplete: " << o.input << " could not be read whole (see the warnings above)\n";
+  return recording.incomplete ? 1 : 0;
 }
 
 void add_flamegraph_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm) {

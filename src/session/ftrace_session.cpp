@@ -608,6 +608,10 @@ Result<void> ftrace_report(const std::filesystem::path& input, const std::functi
   VPERF_TRY(tracing::TraceDat file, tracing::TraceDat::open(input));
   VPERF_TRY(tracing::TraceReportSummary summary, tracing::print_trace_report(file, out));
   for (const std::string& line : tracing::describe_losses(file, summary)) err << "vperf ftrace report: " << line << "\n";
+  const tracing::TraceShortcomings missing = tracing::shortcomings(file, summary);
+  for (const std::string& line : missing.warnings) err << "vperf ftrace report: warning: " << line << "\n";
+  if (missing.incomplete)
+    return Error{input.string() + ": the report is incomplete (see the warnings above)", 0, "the file is damaged or was not written by a kernel; record it again"};
   return {};
 }
 

@@ -86,7 +86,8 @@ enum class FtraceListing { tracers, events, options, functions };
 Result<std::vector<std::string>> ftrace_list(FtraceListing what, const std::string& filter);
 
 // The trace-cmd report of a trace.dat; what the file says was lost goes to `err` afterwards
-// (tracing/trace_dat.h, describe_losses), so stdout stays trace-cmd's.
+// (tracing/trace_dat.h, describe_losses), so stdout stays trace-cmd's, and so do warnings of what
+// could not be shown (tracing::shortcomings): then the report is printed and an Error follows.
 Result<void> ftrace_report(const std::filesystem::path& input, const std::function<void(std::string_view)>& out, std::ostream& err);
 
 }  // namespace vperf::session

@@ -393,6 +393,12 @@ std::string option_text(std::span<const uint8_t> data) {
 
 
 // A version 7 file's decompressor, loaded the first time a compressed section is met.
+//
+// A block states its decompressed size, and nothing in the file backs that claim: it is held to
+// what the algorithm can make of the block's bytes (zstd expands at most 32768-fold: a 3-byte
+// RLE block header and one byte give 128 KiB; zlib's deflate at most 1032-fold), and the output
+// is produced in steps as the stream yields it, never allocated at the stated size, so a lie
+// costs what the block really holds. Anything else is one error line.
 class Decompressor {
  public:
   static Result<Decompressor> for_algorithm(const std::string& name) {
@@ -400,11 +406,17 @@ class Decompressor {
     d.name_ = name;
     if (name == "zstd") {
       VPERF_TRY(SharedLibrary library, SharedLibrary::open("libzstd.so.1", "install zstd's library: apt-get install libzstd1"));
-      VPERF_TRY(library.bind("ZSTD_decompress", d.zstd_decompress_));
+      VPERF_TRY(library.bind("ZSTD_createDStream", d.zstd_create_));
+      VPERF_TRY(library.bind("ZSTD_freeDStream", d.zstd_free_));
+      VPERF_TRY(library.bind("ZSTD_initDStream", d.zstd_init_));
+      VPERF_TRY(library.bind("ZSTD_decompressStream", d.zstd_stream_));
       VPERF_TRY(library.bind("ZSTD_isError", d.zstd_is_error_));
     } else if (name == "zlib") {
       VPERF_TRY(SharedLibrary library, SharedLibrary::open("libz.so.1", "install zlib: apt-get install zlib1g"));
-      VPERF_TRY(library.bind("uncompress", d.zlib_uncompress_));
+      VPERF_TRY(library.bind("inflateInit_", d.zlib_init_));
+      VPERF_TRY(library.bind("inflate", d.zlib_inflate_));
+      VPERF_TRY(library.bind("inflateEnd", d.zlib_end_));
+      VPERF_TRY(library.bind("zlibVersion", d.zlib_version_));
     } else if (name != "none") {
       return Error{"trace.dat is compressed with '" + name + "', which vperf cannot read", 0,
                    "convert it: trace-cmd convert --compression none -i FILE -o FILE2"};
@@ -412,31 +424,85 @@ class Decompressor {
     return d;
   }
 
-  Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> in, uint32_t expected) const {
-    std::vector<uint8_t> out(expected);
-    if (zstd_decompress_) {
-      const size_t n = zstd_decompress_(out.data(), out.size(), in.data(), in.size());
-      if (zstd_is_error_(n) || n != expected) return Error{"trace.dat: a zstd block does not decompress to its stated size"};
-    } else if (zlib_uncompress_) {
-      uLongf n = expected;
-      if (zlib_uncompress_(out.data(), &n, in.data(), in.size()) != Z_OK || n != expected)
-        return Error{"trace.dat: a zlib block does not decompress to its stated size"};
+  // The most `packed` bytes can honestly decompress to.
+  uint64_t most_from(uint64_t packed) const { return packed * (zstd_stream_ ? 32768 : 1032); }
+
+  // `in` decompressed, appended to `out`; it must give exactly `expected` bytes.
+  Result<void> decompress(std::span<const uint8_t> in, uint32_t expected, std::vector<uint8_t>& out) const {
+    if (!zstd_stream_ && !zlib_inflate_) return Error{"trace.dat: a section is marked compressed in a file that names no compression"};
+    if (expected > most_from(in.size()))
+      return Error{"trace.dat: a " + name_ + " block of " + std::to_string(in.size()) + " bytes claims to hold " + std::to_string(expected) +
+                       " bytes, more than " + name_ + " can make of it",
+                   0, "the file is damaged; record it again"};
+    const size_t start = out.size();
+    constexpr size_t kStep = size_t{1} << 20;
+    // Room is added a step at a time, and never past the stated size plus one byte (to notice
+    // a block that holds more than it says).
+    auto grow = [&](size_t produced) {
+      const size_t want = std::min<size_t>(produced + kStep, size_t{expected} + 1);
+      out.resize(start + want);
+    };
+    bool ended = false;
+    size_t produced = 0;
+    if (zstd_stream_) {
+      std::unique_ptr<ZSTD_DStream, decltype(zstd_free_)> stream(zstd_create_(), zstd_free_);
+      if (!stream || zstd_is_error_(zstd_init_(stream.get()))) return Error{"trace.dat: zstd could not start decompressing"};
+      ZSTD_inBuffer input{in.data(), in.size(), 0};
+      for (;;) {
+        grow(produced);
+        ZSTD_outBuffer output{out.data() + start, out.size() - start, produced};
+        const size_t left = zstd_stream_(stream.get(), &output, &input);
+        if (zstd_is_error_(left)) break;
+        const bool progressed = output.pos > produced;
+        produced = output.pos;
+        if (left == 0) {
+          ended = true;
+          break;
+        }
+        if (produced > expected || (!progressed && input.pos == input.size)) break;
+      }
     } else {
-      return Error{"trace.dat: a section is marked compressed in a file that names no compression"};
+      z_stream stream{};
+      if (zlib_init_(&stream, zlib_version_(), static_cast<int>(sizeof stream)) != Z_OK) return Error{"trace.dat: zlib could not start decompressing"};
+      stream.next_in = const_cast<Bytef*>(in.data());
+      stream.avail_in = static_cast<uInt>(in.size());
+      for (;;) {
+        grow(produced);
+        stream.next_out = out.data() + start + produced;
+        stream.avail_out = static_cast<uInt>(out.size() - start - produced);
+        const int status = zlib_inflate_(&stream, Z_NO_FLUSH);
+        const size_t now = static_cast<size_t>(stream.total_out);
+        const bool progressed = now > produced;
+        produced = now;
+        if (status == Z_STREAM_END) {
+          ended = true;
+          break;
+        }
+        if ((status != Z_OK && status != Z_BUF_ERROR) || produced > expected || !progressed) break;
+      }
+      zlib_end_(&stream);
     }
-    return out;
+    if (!ended || produced != expected) {
+      out.resize(start);
+      return Error{"trace.dat: a " + name_ + " block does not decompress to its stated " + std::to_string(expected) + " bytes", 0,
+                   "the file is damaged; record it again"};
+    }
+    out.resize(start + produced);
+    return {};
   }
 
  private:
   std::string name_;
-  decltype(&::ZSTD_decompress) zstd_decompress_ = nullptr;
+  decltype(&::ZSTD_createDStream) zstd_create_ = nullptr;
+  decltype(&::ZSTD_freeDStream) zstd_free_ = nullptr;
+  decltype(&::ZSTD_initDStream) zstd_init_ = nullptr;
+  decltype(&::ZSTD_decompressStream) zstd_stream_ = nullptr;
   decltype(&::ZSTD_isError) zstd_is_error_ = nullptr;
-  decltype(&::uncompress) zlib_uncompress_ = nullptr;
+  decltype(&::inflateInit_) zlib_init_ = nullptr;
+  decltype(&::inflate) zlib_inflate_ = nullptr;
+  decltype(&::inflateEnd) zlib_end_ = nullptr;
+  decltype(&::zlibVersion) zlib_version_ = nullptr;
 };
-
-// Stated sizes are bounded before anything is allocated for them: no section of a real file
-// decompresses past 4 GiB, and a hostile header must not make vperf try.
-constexpr uint32_t kMaxDecompressedBlock = 1u << 31;
 
 }  // namespace
 
@@ -468,7 +534,24 @@ Result<TraceDat> TraceDat::parse(std::vector<uint8_t> bytes, bool plugins) {
   tep_clear_flag(tep, TEP_NSEC_OUTPUT);  // trace-cmd prints seconds.micros
   file.page_size_ = static_cast<uint32_t>(tep_get_page_size(tep));
   file.long_size_ = tep_get_long_size(tep);
-  if (file.page_size_ < 64 || file.page_size_ > (1u << 24)) return Error{"trace.dat: implausible page size " + std::to_string(file.page_size_)};
+  // The kernel's ring-buffer pages (sub-buffers) are a power of two in size; so is what its
+  // header_page format describes (the data field's offset + size). Where the stated size is not
+  // a power of two and header_page gives one, the file is read with that one and says so
+  // (trace-cmd reads a page of the stated size, so it shows each CPU's first page and nothing
+  // after it); without one to trust, the file is refused.
+  auto power_of_two = [](uint64_t n) { return n >= 64 && n <= (1u << 24) && (n & (n - 1)) == 0; };
+  if (!power_of_two(file.page_size_)) {
+    const int described = tep_get_sub_buffer_size(tep);
+    if (described > 0 && power_of_two(static_cast<uint64_t>(described))) {
+      file.warnings_.push_back("the file states a page size of " + std::to_string(file.page_size_) +
+                               ", not a power of two; read with " + std::to_string(described) + ", the size its header_page describes");
+      file.page_size_ = static_cast<uint32_t>(described);
+      tep_set_page_size(tep, described);
+    } else {
+      return Error{"trace.dat: implausible page size " + std::to_string(file.page_size_) + " (the kernel's are powers of two)", 0,
+                   "the file is damaged; record it again"};
+    }
+  }
   if (file.cpu_count_ == 0)
     for (const Buffer& buffer : file.buffers_)
       for (const CpuData& cpu : buffer.cpus) file.cpu_count_ = std::max(file.cpu_count_, cpu.cpu + 1);
@@ -565,12 +648,12 @@ Result<void> TraceDat::parse_v7(size_t after_page_size, bool plugins) {
     if (!(flags & kSectionCompressed)) return s.bytes(static_cast<size_t>(size), "section");
     VPERF_TRY(uint32_t packed, s.u32("compressed size"));
     VPERF_TRY(uint32_t unpacked, s.u32("uncompressed size"));
-    if (unpacked > kMaxDecompressedBlock) return Error{"trace.dat: a section claims an implausible size"};
     VPERF_TRY(std::span<const uint8_t> data, s.bytes(packed, "compressed section"));
     if (!decompressor) {
       VPERF_TRY(decompressor, Decompressor::for_algorithm(*algorithm));
     }
-    VPERF_TRY(std::vector<uint8_t> plain, decompressor->decompress(data, unpacked));
+    std::vector<uint8_t> plain;
+    VPERF_TRY(decompressor->decompress(data, unpacked, plain));
     decompressed_.push_back(std::move(plain));
     return std::span<const uint8_t>(decompressed_.back());
   };
@@ -675,20 +758,27 @@ Result<void> TraceDat::parse_v7(size_t after_page_size, bool plugins) {
         // The stated size leaves out the chunk count in front (trace-cmd 3.1 writes it so).
         data = std::span<const uint8_t>(bytes_.data() + offset, static_cast<size_t>(std::min<uint64_t>(size + 4, bytes_.size() - offset)));
         // Chunks: u32 count, then {u32 packed, u32 unpacked, data} each, unpacked end to end.
+        // A chunk that cannot be read ends its CPU's data there: the chunks before it are
+        // kept, and the file is incomplete (trace-cmd likewise shows what came before).
         ByteReader c(data);
         VPERF_TRY(uint32_t chunks, c.u32("chunk count"));
+        if (!decompressor) {
+          VPERF_TRY(decompressor, Decompressor::for_algorithm(*algorithm));
+        }
         std::vector<uint8_t> pages;
         for (uint32_t i = 0; i < chunks; ++i) {
-          VPERF_TRY(uint32_t packed, c.u32("chunk compressed size"));
-          VPERF_TRY(uint32_t unpacked, c.u32("chunk size"));
-          if (unpacked > kMaxDecompressedBlock || pages.size() + unpacked > (size_t{1} << 34))
-            return Error{"trace.dat: a data chunk claims an implausible size"};
-          VPERF_TRY(std::span<const uint8_t> chunk, c.bytes(packed, "chunk"));
-          if (!decompressor) {
-            VPERF_TRY(decompressor, Decompressor::for_algorithm(*algorithm));
+          Result<void> chunk = [&]() -> Result<void> {
+            VPERF_TRY(uint32_t packed, c.u32("chunk compressed size"));
+            VPERF_TRY(uint32_t unpacked, c.u32("chunk size"));
+            VPERF_TRY(std::span<const uint8_t> bytes, c.bytes(packed, "chunk"));
+            return decompressor->decompress(bytes, unpacked, pages);
+          }();
+          if (!chunk) {
+            damage_.push_back("CPU " + std::to_string(cpu) + (b.name.empty() ? "" : " of buffer '" + b.name + "'") + ": chunk " +
+                              std::to_string(i + 1) + " of " + std::to_string(chunks) + " is unreadable (" + chunk.error().message +
+                              "); its events from there on are left out");
+            break;
           }
-          VPERF_TRY(std::vector<uint8_t> plain, decompressor->decompress(chunk, unpacked));
-          pages.insert(pages.end(), plain.begin(), plain.end());
         }
         decompressed_.push_back(std::move(pages));
         data = decompressed_.back();
@@ -723,53 +813,74 @@ struct KbufferDeleter {
 };
 
 // One CPU's events, page by page. Each page is copied into a zeroed buffer with room to spare,
-// so kbuffer never reads outside memory vperf owns, whatever the page says.
+// so kbuffer never reads outside memory vperf owns, whatever the page says. A page that cannot
+// be read is skipped, counted and named (the first one), and reading goes on at the next.
 class CpuCursor {
  public:
   CpuCursor(int buffer, int cpu, std::span<const uint8_t> data, uint32_t page_size, int long_size)
       : buffer_(buffer),
         cpu_(cpu), data_(data), page_size_(page_size), long_size_(long_size), page_(2 * static_cast<size_t>(page_size)) {
     kbuf_.reset(kbuffer_alloc(long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4, KBUFFER_ENDIAN_LITTLE));
+    if (const size_t tail = data_.size() % page_size_; tail != 0)
+      damaged("its last " + std::to_string(tail) + " bytes are not a whole " + std::to_string(page_size_) + "-byte page");
   }
 
-  // Moves to the next event; false at the end (or at a malformed page: error() says).
+  // Moves to the next event; false at the end.
   bool advance() {
     if (!kbuf_) return false;
     if (loaded_) {
       current_ = kbuffer_next_event(kbuf_.get(), &timestamp_);
-      if (current_ && fill()) return true;
+      if (current_) {
+        if (fill()) return true;
+        loaded_ = false;  // the rest of this page is not to be trusted
+      }
     }
     while (next_page_ * page_size_ + page_size_ <= data_.size()) {
       std::fill(page_.begin(), page_.end(), 0);
       std::memcpy(page_.data(), data_.data() + next_page_ * page_size_, page_size_);
       ++next_page_;
+      loaded_ = false;
       const size_t header = 8 + static_cast<size_t>(long_size_);
       uint64_t commit = 0;
       std::memcpy(&commit, page_.data() + 8, static_cast<size_t>(long_size_));
       const uint64_t used = commit & kCommitMask;
       if (used + header + ((commit & kMissedStored) ? static_cast<size_t>(long_size_) : 0) > page_size_) {
-        error_ = "CPU " + std::to_string(cpu_) + ": page " + std::to_string(next_page_ - 1) + " claims " + std::to_string(used) +
-                 " bytes of data in a " + std::to_string(page_size_) + "-byte page";
-        return false;
+        damaged("page " + std::to_string(next_page_ - 1) + " claims " + std::to_string(used) + " bytes of data in a " +
+                std::to_string(page_size_) + "-byte page");
+        continue;
       }
-      if (kbuffer_load_subbuffer(kbuf_.get(), page_.data()) < 0) continue;
+      if (kbuffer_load_subbuffer(kbuf_.get(), page_.data()) < 0) {
+        damaged("page " + std::to_string(next_page_ - 1) + " does not load");
+        continue;
+      }
       loaded_ = true;
-      missed_ = kbuffer_missed_events(kbuf_.get());
+      // A page with no events can follow a loss too: the loss waits for the next event.
+      if (const long long missed = kbuffer_missed_events(kbuf_.get()); missed != 0)
+        missed_ = missed_ < 0 || missed < 0 ? -1 : missed_ + missed;
       current_ = kbuffer_read_event(kbuf_.get(), &timestamp_);
       if (current_ && fill()) return true;
+      loaded_ = false;
     }
     return false;
   }
 
   const TraceDatEvent& event() const { return event_; }
-  const std::string& error() const { return error_; }
+  // The first damaged page, and how many there were; empty when none.
+  std::string error() const {
+    if (damaged_ == 0) return "";
+    return "CPU " + std::to_string(cpu_) + ": " + first_damage_ + (damaged_ > 1 ? " (and " + std::to_string(damaged_ - 1) + " more damaged pages)" : "");
+  }
 
  private:
+  void damaged(std::string what) {
+    if (damaged_++ == 0) first_damage_ = std::move(what);
+  }
+
   bool fill() {
     const int size = kbuffer_event_size(kbuf_.get());
     const auto* at = static_cast<const uint8_t*>(current_);
     if (size <= 0 || at < page_.data() || at + size > page_.data() + page_size_) {
-      error_ = "CPU " + std::to_string(cpu_) + ": an event overruns page " + std::to_string(next_page_ - 1);
+      damaged("an event overruns page " + std::to_string(next_page_ - 1));
       return false;
     }
     event_.buffer = buffer_;
@@ -794,7 +905,8 @@ class CpuCursor {
   unsigned long long timestamp_ = 0;
   long long missed_ = 0;
   TraceDatEvent event_;
-  std::string error_;
+  uint64_t damaged_ = 0;
+  std::string first_damage_;
 };
 
 }  // namespace
@@ -816,20 +928,47 @@ Result<void> TraceDat::for_each_event(const std::function<bool(const TraceDatEve
     if (!visit(cursors[static_cast<size_t>(next)]->event())) return {};
     live[static_cast<size_t>(next)] = cursors[static_cast<size_t>(next)]->advance();
   }
+  std::string damage;
   for (const auto& cursor : cursors)
-    if (!cursor->error().empty()) return Error{"trace.dat: " + cursor->error()};
+    if (const std::string error = cursor->error(); !error.empty()) damage += (damage.empty() ? "" : "; ") + error;
+  if (!damage.empty()) return Error{"trace.dat: damaged pages were skipped: " + damage, 0, "the file is damaged; record it again"};
   return {};
 }
 
+
 namespace {
-// An event as libtraceevent takes it (it only reads the data).
-tep_record record_of(const TraceDatEvent& event) {
-  tep_record record{};
-  record.ts = event.timestamp;
-  record.cpu = event.cpu;
-  record.size = static_cast<int>(event.data.size());
-  record.data = const_cast<uint8_t*>(event.data.data());
-  return record;
+// Records made ready for libtraceevent: each copied with zeros after it (padded_copy), checked to
+// hold the common fields it reads the type and pid from, and its event found.
+class RecordPreparer {
+ public:
+  explicit RecordPreparer(tep_handle* tep) : common_end_(common_fields_end(tep)) {}
+
+  // The record to print, or nullptr when it is too short to be typed (counted in `summary`).
+  tep_record* prepare(const TraceDatEvent& event, TraceReportSummary& summary) {
+    bytes_ = padded_copy(event.data, scratch_);
+    if (bytes_.size() < common_end_) {
+      ++summary.short_records;
+      return nullptr;
+    }
+    record_ = tep_record{};
+    record_.ts = event.timestamp;
+    record_.cpu = event.cpu;
+    record_.size = static_cast<int>(bytes_.size());
+    record_.data = const_cast<uint8_t*>(bytes_.data());  // libtraceevent only reads it
+    record_.missed_events = event.missed_before;
+    return &record_;
+  }
+  std::span<const uint8_t> bytes() const { return bytes_; }
+
+ private:
+  size_t common_end_;
+  std::vector<uint8_t> scratch_;
+  std::span<const uint8_t> bytes_;
+  tep_record record_{};
+};
+
+std::string event_label(const tep_event* format) {
+  return std::string(format->system ? format->system : "?") + ":" + (format->name ? format->name : "?");
 }
 }  // namespace
 
@@ -850,14 +989,16 @@ Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::f
   const char* time_format = file.timestamps_in_ns() ? " %6.1000d:" : "%12d:";
   trace_seq s;
   trace_seq_init(&s);
+  RecordPreparer preparer(tep);
+  std::string fields;
   static constexpr std::string_view kSpaces = "                    ";  // 20: names are padded to it
   Result<void> walked = file.for_each_event([&](const TraceDatEvent& event) {
-    tep_record record = record_of(event);
-    record.missed_events = event.missed_before;
     ++summary.events;
     uint64_t& last = last_kept[{event.buffer, event.cpu}];
     if (event.missed_before != 0) summary.losses.push_back({event.cpu, last, event.timestamp, event.missed_before});
     last = event.timestamp;
+    tep_record* record = preparer.prepare(event, summary);
+    if (!record) return true;
     trace_seq_reset(&s);
     if (instances) {
       const std::string& name = names[static_cast<size_t>(event.buffer)];
@@ -867,13 +1008,28 @@ Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::f
       trace_seq_printf(&s, "CPU:%d [%lld EVENTS DROPPED]\n", event.cpu, event.missed_before);
     else if (event.missed_before < 0)
       trace_seq_printf(&s, "CPU:%d [EVENTS DROPPED]\n", event.cpu);
-    tep_print_event(tep, &s, &record, "%16s-%-5d [%03d]", TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
-    tep_print_event(tep, &s, &record, time_format, TEP_PRINT_TIME);
-    tep_event* format = tep_find_event_by_record(tep, &record);
+    tep_print_event(tep, &s, record, "%16s-%-5d [%03d]", TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
+    tep_print_event(tep, &s, record, time_format, TEP_PRINT_TIME);
+    tep_event* format = tep_find_event_by_record(tep, record);
     const std::string_view name = format && format->name ? format->name : "(NULL)";
     trace_seq_printf(&s, " %.*s: ", static_cast<int>(name.size()), name.data());
     if (name.size() < kSpaces.size()) trace_seq_printf(&s, "%.*s", static_cast<int>(kSpaces.size() - name.size()), kSpaces.data());
-    tep_print_event(tep, &s, &record, "%s", TEP_PRINT_INFO);
+    if (!format) {
+      ++summary.unknown_events;
+      trace_seq_puts(&s, "[UNKNOWN EVENT]");
+    } else if (std::optional<std::string> hazard = print_hazard(format, preparer.bytes())) {
+      ++summary.printed_from_fields[event_label(format) + ": " + *hazard];
+      fields = "[UNSAFE FORMAT]";
+      append_raw_fields(format, preparer.bytes(), fields);
+      trace_seq_puts(&s, fields.c_str());
+    } else if (format->flags & (TEP_EVENT_FL_FAILED | TEP_EVENT_FL_PRINTRAW)) {
+      // libtraceevent's own field printer trusts the offsets; vperf's reads inside the record.
+      fields = (format->flags & TEP_EVENT_FL_FAILED) ? "[FAILED TO PARSE]" : "";
+      append_raw_fields(format, preparer.bytes(), fields);
+      trace_seq_puts(&s, fields.c_str());
+    } else {
+      tep_print_event(tep, &s, record, "%s", TEP_PRINT_INFO);
+    }
     trace_seq_terminate(&s);
     std::string_view line(s.buffer, s.len);
     if (line.ends_with('\n')) line.remove_suffix(1);
@@ -881,8 +1037,36 @@ Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::f
     return true;
   });
   trace_seq_destroy(&s);
-  if (!walked) return walked.error();
+  if (!walked) summary.unreadable = walked.error().describe();
   return summary;
+}
+
+TraceShortcomings shortcomings(const TraceDat& file, const TraceReportSummary& summary) {
+  TraceShortcomings result;
+  for (const std::string& warning : file.warnings()) result.warnings.push_back(warning);
+  for (const std::string& warning : file.decoder().warnings()) result.warnings.push_back(warning);
+  for (const std::string& damage : file.damage()) {
+    result.warnings.push_back(damage);
+    result.incomplete = true;
+  }
+  if (!summary.unreadable.empty()) {
+    result.warnings.push_back(summary.unreadable);
+    result.incomplete = true;
+  }
+  if (summary.unknown_events) {
+    result.warnings.push_back(std::to_string(summary.unknown_events) +
+                              " events have no format in the file that vperf could use ([UNKNOWN EVENT]; see the formats above)");
+    result.incomplete = true;
+  }
+  if (summary.short_records) {
+    result.warnings.push_back(std::to_string(summary.short_records) + " records too short to hold their common fields were left out");
+    result.incomplete = true;
+  }
+  for (const auto& [why, count] : summary.printed_from_fields) {
+    result.warnings.push_back(std::to_string(count) + " events printed from their fields ([UNSAFE FORMAT]) as libtraceevent cannot print them safely: " + why);
+    result.incomplete = true;
+  }
+  return result;
 }
 
 bool looks_like_trace_dat(std::string_view head) { return head.starts_with(std::string_view("\x17\x08\x44tracing", 10)); }
@@ -902,7 +1086,7 @@ std::string comm_of(tep_handle* tep, int pid) {
 }
 }  // namespace
 
-std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks) {
+std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks, TraceReportSummary* walk) {
   tep_handle* tep = file.decoder().handle();
   tep_event* kernel_stack = tep_find_event_by_name(tep, "ftrace", "kernel_stack");
   std::map<std::string, uint64_t> counts;
@@ -911,11 +1095,19 @@ std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks) {
     tep_format_field* size_field = tep_find_field(kernel_stack, "size");
     tep_format_field* caller_field = tep_find_field(kernel_stack, "caller");
     const int long_size = tep_get_long_size(tep);
-    (void)file.for_each_event([&](const TraceDatEvent& event) {
-      tep_record record = record_of(event);
-      if (!caller_field || tep_data_type(tep, &record) != kernel_stack->id) return true;
+    RecordPreparer preparer(tep);
+    TraceReportSummary seen;
+    Result<void> walked = file.for_each_event([&](const TraceDatEvent& event) {
+      ++seen.events;
+      tep_record* prepared = preparer.prepare(event, seen);
+      if (!prepared) return true;
+      const tep_record& record = *prepared;
+      const int type = tep_data_type(tep, prepared);
+      if (!tep_find_event(tep, type)) ++seen.unknown_events;
+      if (!caller_field || type != kernel_stack->id) return true;
       unsigned long long entries = ~0ull;
-      if (size_field) (void)tep_read_number_field(size_field, record.data, &entries);
+      if (size_field && size_field->offset >= 0 && size_field->offset + size_field->size <= record.size)
+        (void)tep_read_number_field(size_field, record.data, &entries);
       const size_t offset = static_cast<size_t>(std::max(caller_field->offset, 0));
       std::vector<std::string> frames;  // innermost first, as the kernel stores them
       for (size_t at = offset; at + static_cast<size_t>(long_size) <= event.data.size() && frames.size() < entries; at += long_size) {
@@ -925,18 +1117,20 @@ std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks) {
         const char* name = tep_find_function(tep, address);
         frames.push_back(std::string(name ? name : "[unknown]") + "_[k]");
       }
-      std::string line = comm_of(tep, tep_data_pid(tep, &record));
+      std::string line = comm_of(tep, tep_data_pid(tep, prepared));
       for (auto frame = frames.rbegin(); frame != frames.rend(); ++frame) line += ";" + *frame;
       ++counts[line];
       ++total;
       return true;
     });
+    if (!walked) seen.unreadable = walked.error().describe();
+    if (walk) *walk = std::move(seen);
   }
   if (stacks) *stacks = total;
   return folded_lines(counts);
 }
 
-std::string folded_function_graph(const TraceDat& file, uint64_t* calls) {
+std::string folded_function_graph(const TraceDat& file, uint64_t* calls, TraceReportSummary* walk) {
   tep_handle* tep = file.decoder().handle();
   tep_event* entry = tep_find_event_by_name(tep, "ftrace", "funcgraph_entry");
   tep_event* exit = tep_find_event_by_name(tep, "ftrace", "funcgraph_exit");
@@ -956,17 +1150,25 @@ std::string folded_function_graph(const TraceDat& file, uint64_t* calls) {
     const Fields entry_fields{tep_find_field(entry, "func"), tep_find_field(entry, "depth"), nullptr, nullptr};
     const Fields exit_fields{tep_find_field(exit, "func"), tep_find_field(exit, "depth"), tep_find_field(exit, "calltime"),
                              tep_find_field(exit, "rettime")};
+    // A field the record does not hold reads as 0.
     auto number = [](tep_format_field* field, const tep_record& record) {
       unsigned long long value = 0;
-      if (field) (void)tep_read_number_field(field, record.data, &value);
+      if (field && field->offset >= 0 && field->size >= 0 && field->offset + field->size <= record.size)
+        (void)tep_read_number_field(field, record.data, &value);
       return static_cast<uint64_t>(value);
     };
-    (void)file.for_each_event([&](const TraceDatEvent& event) {
-      tep_record record = record_of(event);
-      const int type = tep_data_type(tep, &record);
+    RecordPreparer preparer(tep);
+    TraceReportSummary seen;
+    Result<void> walked = file.for_each_event([&](const TraceDatEvent& event) {
+      ++seen.events;
+      tep_record* prepared = preparer.prepare(event, seen);
+      if (!prepared) return true;
+      const tep_record& record = *prepared;
+      const int type = tep_data_type(tep, prepared);
+      if (!tep_find_event(tep, type)) ++seen.unknown_events;
       if (type != entry->id && type != exit->id) return true;
       const Fields& fields = type == entry->id ? entry_fields : exit_fields;
-      const int pid = tep_data_pid(tep, &record);
+      const int pid = tep_data_pid(tep, prepared);
       const uint64_t depth = number(fields.depth, record);
       if (depth > 4096) return true;  // no kernel nests that deep: a damaged record
       const char* function = tep_find_function(tep, number(fields.func, record));
@@ -994,6 +1196,8 @@ std::string folded_function_graph(const TraceDat& file, uint64_t* calls) {
       ++ended;
       return true;
     });
+    if (!walked) seen.unreadable = walked.error().describe();
+    if (walk) *walk = std::move(seen);
   }
   if (calls) *calls = ended;
   return folded_lines(self_time);

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -93,10 +94,18 @@ class TraceDat {
   std::vector<uint64_t> lost_by_cpu() const;
 
   const TracepointDecoder& decoder() const { return *decoder_; }
+  // What reading the file's header repaired or left out, one line each (a page size that is not
+  // a power of two). The formats left out are in decoder().warnings().
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  // What reading the file's header lost, one line each (a CPU's compressed data cut short at a
+  // chunk that does not decompress): the events are incomplete.
+  const std::vector<std::string>& damage() const { return damage_; }
 
   // Every event of every CPU in time order (ties: the lower CPU first, as trace-cmd); stops
-  // early when `visit` returns false. A malformed page ends its CPU's events with an Error
-  // after what came before it was visited.
+  // early when `visit` returns false. A malformed page (a size past its end, an event that
+  // overruns it, bytes after a CPU's last whole page) is skipped and the CPU's events go on
+  // from the next page; the walk then ends with an Error naming the first such page and how
+  // many there were, after every readable event was visited.
   Result<void> for_each_event(const std::function<bool(const TraceDatEvent&)>& visit) const;
 
  private:
@@ -123,6 +132,7 @@ class TraceDat {
   int long_size_ = 8;
   std::string clock_, uname_;
   std::vector<std::string> cpu_stats_;
+  std::vector<std::string> warnings_, damage_;
   std::optional<TracepointDecoder> decoder_;
 };
 
@@ -137,25 +147,44 @@ struct TraceLossWindow {
 struct TraceReportSummary {
   uint64_t events = 0;
   std::vector<TraceLossWindow> losses;
+  // What a reader could not show as the file says; each makes the result incomplete.
+  std::string unreadable;       // for_each_event's error: the pages it skipped; empty when none
+  uint64_t unknown_events = 0;  // printed as [UNKNOWN EVENT]: the file lacks their format, or vperf left it out
+  uint64_t short_records = 0;   // too short to hold their common fields: left out
+  // "SYSTEM:EVENT: WHY" -> events printed from their fields (trace-cmd report -R's way) because
+  // libtraceevent could not print them safely through their format (print_hazard).
+  std::map<std::string, uint64_t> printed_from_fields;
 };
+
+// The shortcomings of a read, for stderr, one line each: what the header repaired, the formats
+// left out, and what the summary says could not be shown. `incomplete`: some event of the file
+// is missing from the result or not shown as its format says, so the command must exit non-zero.
+struct TraceShortcomings {
+  std::vector<std::string> warnings;
+  bool incomplete = false;
+};
+TraceShortcomings shortcomings(const TraceDat& file, const TraceReportSummary& summary);
 
 // trace-cmd report's output for `file`: "cpus=N", then one entry per event
 // ("%16s-%-5d [%03d] %6.1000d: %s: %s", the event name padded to 20; a stack's frames are lines
 // of the same entry), with "CPU:N [K EVENTS DROPPED]" before an event that followed lost ones.
+// An event libtraceevent cannot print safely through its format shows "[UNSAFE FORMAT]" and its
+// fields; a damaged page ends nothing but itself: the summary says what was not shown.
 Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::function<void(std::string_view line)>& out);
 
 // The kernel stacks a trace holds (ftrace:kernel_stack events: stacktrace triggers, -T,
 // func_stack_trace), folded as stackcollapse-perf.pl --kernel folds perf's: one line per
 // distinct stack, "COMM;OUTERMOST_[k];...;INNERMOST_[k] COUNT", frames named through the
 // file's kallsyms ("[unknown]" where it has none), sorted; `stacks` receives how many.
-std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks = nullptr);
+// `walk`, when given, receives what the walk over the events could not read (as a report's).
+std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks = nullptr, TraceReportSummary* walk = nullptr);
 
 // The function_graph calls of a trace.dat as folded stacks weighted by time: each call's path
 // ("comm;outer_[k];...;func_[k]", the task's enclosing calls from their funcgraph_entry events)
 // with its self time in nanoseconds (its duration less its children's), so that a flame graph's
 // widths are the calls' durations. A call whose entry came before the trace began has its
 // known enclosing calls only. `calls` gets how many calls ended (funcgraph_exit events).
-std::string folded_function_graph(const TraceDat& file, uint64_t* calls = nullptr);
+std::string folded_function_graph(const TraceDat& file, uint64_t* calls = nullptr, TraceReportSummary* walk = nullptr);
 
 // Whether `head` (a file's first bytes) starts like a trace.dat.
 bool looks_like_trace_dat(std::string_view head);

@@ -29,6 +29,7 @@
 struct tep_handle;
 struct tep_event;
 struct tep_format_field;
+struct tep_print_arg;
 
 namespace vperf::tracing {
 
@@ -87,8 +88,10 @@ class TracepointDecoder {
   // The event's field names in format order, common_* fields first.
   std::vector<std::string> field_names(uint64_t id) const;
   // Appends the print fmt's text for one sample's raw data (PERF_SAMPLE_RAW); appends
-  // nothing for an unknown id.
+  // nothing for an unknown id. A sample libtraceevent cannot print safely (print_hazard below)
+  // comes out as "[UNSAFE FORMAT]" and its fields, and is counted in printed_from_fields().
   void format(uint64_t id, std::span<const uint8_t> raw, uint32_t cpu, std::string& out) const;
+  uint64_t printed_from_fields() const;
   // The numeric field `name` of the event `id`, to resolve once and read from every sample of
   // the event; nullopt for an unknown id or field, or an array, string or dynamic field.
   std::optional<TracepointField> numeric_field(uint64_t id, std::string_view name) const;
@@ -105,5 +108,39 @@ class TracepointDecoder {
   tep_event* find(uint64_t id) const;
   std::unique_ptr<State> state_;
 };
+
+// --- Printing a file's records through a file's formats ---
+//
+// libtraceevent prints a record through its format's print fmt (or a plugin's handler) trusting
+// every offset, length and divisor that the format and the record give: `REC->a / REC->b` with
+// b 0 divides by zero, `__print_hex(REC->f, 100000000)` reads 100 MB from a 60-byte record, a
+// field declared at offset 100000 is read there. Both come from the file, so before a record is
+// printed its format's argument tree is walked and every length, offset and divisor is evaluated
+// on that record as libtraceevent would evaluate it (print_hazard); a record that fails is printed
+// from its fields instead (append_raw_fields), as `trace-cmd report -R` shows them, and the
+// caller says how many were.
+
+// Bytes past a record that print_hazard allows libtraceevent to touch, provided they are zeros
+// (padded_copy): NUL-terminated strings stop in them, and a binary printk's word reads (aligned,
+// at most 8 bytes, started inside the record) end in them.
+inline constexpr size_t kRecordPadding = 64;
+
+// `record` copied into `scratch` with kRecordPadding zeros after it; the copy's span (as long as
+// `record`), for libtraceevent to print from.
+std::span<const uint8_t> padded_copy(std::span<const uint8_t> record, std::vector<uint8_t>& scratch);
+
+// How many bytes a record must have before libtraceevent may read its type and pid: the end of
+// the common_type and common_pid fields of the first format (where libtraceevent finds them).
+// SIZE_MAX when that format places them where no record can hold them (a negative offset).
+size_t common_fields_end(tep_handle* tep);
+
+// Why libtraceevent must not print `record` (of `event`) through its print fmt or plugin
+// handler: a read outside the record, a division by zero, a length it cannot know. nullopt when
+// it may. `record` must be a padded_copy.
+std::optional<std::string> print_hazard(tep_event* event, std::span<const uint8_t> record);
+
+// The event's own fields (not the common ones) as trace-cmd report -R prints them, " NAME=VALUE"
+// each, reading only inside the record ("?" for a field that lies outside it).
+void append_raw_fields(tep_event* event, std::span<const uint8_t> record, std::string& out);
 
 }  // namespace vperf::tracing

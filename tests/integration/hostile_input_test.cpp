@@ -189,5 +189,90 @@ TEST_F(HostileInput, UnknownRecordTypesAreOneWarningLine) {
   EXPECT_NE(r.out.find("# Samples: 2  of event 'cpu-clock'"), std::string::npos) << r.out;
 }
 
+// --- trace.dat (issue 30): the hostile seeds of tests/fuzz/corpus/trace_dat (make-hostile-seeds.py) ---
+
+std::string trace_dat_seed(const std::string& name) { return std::string(VPERF_SOURCE_DIR) + "/tests/fuzz/corpus/trace_dat/" + name; }
+
+// `vperf ARGS...` in a shell whose address space is limited as for the pipe reports above.
+test::ProgramResult vperf_with_limited_memory(const std::string& args) {
+  return test::run_program({"sh", "-c", "ulimit -v " + std::to_string(kAddressSpaceLimitKb) + " && exec " + VPERF_BINARY + " " + args});
+}
+
+// Print fmts that crashed ftrace report (SIGFPE on / 0 and % 0, SIGSEGV on __print_hex of 100 MB,
+// vperf's heap on stdout for __print_array of 8 MB; trace-cmd 3.1.6 dies on all five): every
+// event is printed, the unsafe ones from their fields, one warning says so, and the exit is 1.
+TEST_F(HostileInput, TraceDatFormatsThatCrashPrintingPrintTheFieldsAndExitOne) {
+  const test::ProgramResult plain = test::run_vperf({"ftrace", "report", "-i", trace_dat_seed("v6-getppid-stacktrace")});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.err, "");
+  for (const char* name : {"fmt-div-zero", "fmt-mod-zero", "fmt-div-record-zero", "fmt-print-hex-huge", "fmt-print-array-huge"}) {
+    SCOPED_TRACE(name);
+    const test::ProgramResult r = vperf_with_limited_memory("ftrace report -i " + trace_dat_seed(name));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(lines(r.out), lines(plain.out));
+    EXPECT_EQ(test::count_lines_with(r.out, "sys_enter_getppid:    [UNSAFE FORMAT] __syscall_nr=110"), 3u) << r.out;
+    EXPECT_EQ(lines(r.err), 2) << r.err;
+    EXPECT_TRUE(r.err.starts_with("vperf ftrace report: warning: 3 events printed from their fields ([UNSAFE FORMAT]) as "
+                                  "libtraceevent cannot print them safely: syscalls:sys_enter_getppid: "))
+        << r.err;
+    EXPECT_NE(r.err.find("vperf: error: " + trace_dat_seed(name) + ": the report is incomplete (see the warnings above)"), std::string::npos)
+        << r.err;
+  }
+}
+
+// v7 blocks claiming 0x7fffffff decompressed bytes took 4.2 GB, or ended in std::bad_alloc: now
+// one error line for a metadata section, inside the address-space limit; a CPU's data chunk ends
+// that CPU's data, with a warning, the report of the rest, and exit 1.
+TEST_F(HostileInput, TraceDatDecompressionClaimsAreOneErrorLine) {
+  const std::string claim = "bytes claims to hold 2147483647 bytes, more than zstd can make of it";
+  const test::ProgramResult section = vperf_with_limited_memory("ftrace report -i " + trace_dat_seed("v7-zstd-section-claims-2g"));
+  EXPECT_EQ(section.exit_code, 1) << section.err;
+  EXPECT_EQ(section.out, "");
+  EXPECT_EQ(lines(section.err), 1) << section.err;
+  EXPECT_NE(section.err.find(claim + " (hint: "), std::string::npos) << section.err;
+  const test::ProgramResult chunk = vperf_with_limited_memory("ftrace report -i " + trace_dat_seed("v7-zstd-chunk-claims-2g"));
+  EXPECT_EQ(chunk.exit_code, 1) << chunk.err;
+  EXPECT_EQ(chunk.out, "cpus=2\n");
+  EXPECT_EQ(lines(chunk.err), 2) << chunk.err;
+  EXPECT_TRUE(chunk.err.starts_with("vperf ftrace report: warning: CPU 0: chunk 1 of 1 is unreadable (trace.dat: a zstd block of 99 " + claim))
+      << chunk.err;
+  for (const std::string& err : {section.err, chunk.err}) EXPECT_EQ(err.find("bad_alloc"), std::string::npos) << err;
+}
+
+// A damaged second page: ftrace report and flamegraph both show what the other pages hold, say
+// what they skipped, and exit 1 (flamegraph drew what it read and exited 0, saying nothing). A
+// page size that is not a power of two is read with header_page's, with a warning (vperf printed
+// only "cpus=2" and exited 0; trace-cmd shows what the first page of each CPU holds).
+TEST_F(HostileInput, TraceDatReadersSayWhatTheySkippedAndExitOne) {
+  const std::string damaged = trace_dat_seed("v6-second-page-damaged");
+  const test::ProgramResult plain = test::run_vperf({"ftrace", "report", "-i", trace_dat_seed("v6-getppid-stacktrace")});
+  const test::ProgramResult report = test::run_vperf({"ftrace", "report", "-i", damaged});
+  EXPECT_EQ(report.exit_code, 1) << report.err;
+  EXPECT_EQ(report.out, plain.out);
+  const std::string skipped = "damaged pages were skipped: CPU 0: page 1 claims 100000 bytes of data in a 4096-byte page";
+  EXPECT_EQ(test::count_lines_with(report.err, skipped), 1u) << report.err;
+  const test::ProgramResult graph = test::run_vperf({"flamegraph", "--folded", "-o", "-", "-i", damaged});
+  EXPECT_EQ(graph.exit_code, 1) << graph.err;
+  const test::ProgramResult whole = test::run_vperf({"flamegraph", "--folded", "-o", "-", "-i", trace_dat_seed("v6-getppid-stacktrace")});
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_EQ(graph.out, whole.out);  // the three stacks of the readable page
+  EXPECT_TRUE(graph.err.starts_with("vperf flamegraph: warning: trace.dat: " + skipped)) << graph.err;
+  EXPECT_NE(graph.err.find("the graph is incomplete"), std::string::npos) << graph.err;
+
+  const test::ProgramResult odd = test::run_vperf({"ftrace", "report", "-i", trace_dat_seed("page-size-530001")});
+  EXPECT_EQ(odd.exit_code, 0) << odd.err;
+  EXPECT_EQ(odd.out, plain.out);
+  EXPECT_EQ(odd.err,
+            "vperf ftrace report: warning: the file states a page size of 5439489, not a power of two; read with 4096, the size its "
+            "header_page describes\n");
+
+  // A format vperf leaves out: its events print as [UNKNOWN EVENT], with warnings, and exit 1.
+  const test::ProgramResult left_out = test::run_vperf({"ftrace", "report", "-i", trace_dat_seed("fmt-left-out")});
+  EXPECT_EQ(left_out.exit_code, 1) << left_out.err;
+  EXPECT_EQ(test::count_lines_with(left_out.out, "[UNKNOWN EVENT]"), 3u) << left_out.out;
+  EXPECT_EQ(test::count_lines_with(left_out.err, "cannot parse the format of syscalls:sys_enter_getppid"), 1u) << left_out.err;
+  EXPECT_EQ(test::count_lines_with(left_out.err, "3 events have no format in the file that vperf could use"), 1u) << left_out.err;
+}
+
 }  // namespace
 }  // namespace vperf

@@ -254,6 +254,49 @@ TEST_F(TracepointDecoderTest, PrintFmtsThatCrashLibtraceeventAreWarningsNotCrash
   }
 }
 
+// Issue 30: print fmts that parse but make libtraceevent's printing divide by zero (SIGFPE) or
+// read far past the sample (__print_hex/__print_array lengths, a cpumask without its field, an
+// index past the record): a perf.data's tracing data is as much the file's as a trace.dat's.
+// The sample comes out as its fields, marked, and is counted; a kernel's own format still prints.
+TEST_F(TracepointDecoderTest, PrintFmtsThatWouldCrashPrintingPrintTheFieldsInstead) {
+  for (const char* print_fmt : {"\"%d\", REC->prev_pid / (u8)(REC->next_pid + 238)", "\"%d\", REC->prev_pid % 0",
+                                "\"%s\", __print_hex(REC->prev_comm, 100000000)", "\"%s\", __print_hex_str(REC->prev_comm, REC->prev_pid)",
+                                "\"%s\", __print_array(REC->prev_comm, 1000000, 8)", "\"%d\", REC->prev_comm[4000000000]",
+                                "\"%s\", __print_flags(REC->prev_pid / 0, \"|\", {1, \"a\"})",
+                                "\"%d\", REC->next_pid ? 5 / (u8)(REC->next_pid + 238) : 1"}) {
+    SCOPED_TRACE(print_fmt);
+    tracefs_.write("events/header_page", kHeaderPage);
+    tracefs_.write("events/header_event", kHeaderEvent);
+    std::string bad = sched_switch_format();
+    bad.replace(bad.find("print fmt:"), std::string::npos, std::string("print fmt: ") + print_fmt + "\n");
+    tracefs_.write("events/sched/sched_switch/format", bad);
+    Result<std::vector<uint8_t>> data = build_tracing_data(Tracefs::open(tracefs_.root()).value(), {{"sched", "sched_switch"}});
+    ASSERT_TRUE(data.ok());
+    Result<TracepointDecoder> decoder = TracepointDecoder::parse(*data);
+    ASSERT_TRUE(decoder.ok()) << decoder.error().describe();
+    ASSERT_TRUE(decoder->has_event(372));
+    std::string text;
+    decoder->format(372, sched_switch_raw("perf", 708, 120, 2, "migration/0", 18, 0), 0, text);
+    EXPECT_EQ(text, "[UNSAFE FORMAT] prev_comm=perf prev_pid=708 prev_prio=120 prev_state=2 next_comm=migration/0 next_pid=18 next_prio=0");
+    EXPECT_EQ(decoder->printed_from_fields(), 1u);
+  }
+  // The kernel's own print fmt, a sample too short for its fields, a sample too short to be typed.
+  Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data());
+  ASSERT_TRUE(decoder.ok());
+  std::string text;
+  std::vector<uint8_t> raw = sched_switch_raw("perf", 708, 120, 2, "migration/0", 18, 0);
+  decoder->format(372, raw, 0, text);
+  EXPECT_EQ(text, "prev_comm=perf prev_pid=708 prev_prio=120 prev_state=D ==> next_comm=migration/0 next_pid=18 next_prio=0");
+  EXPECT_EQ(decoder->printed_from_fields(), 0u);
+  text.clear();
+  decoder->format(372, std::span<const uint8_t>(raw).first(30), 0, text);
+  EXPECT_TRUE(text.starts_with("[UNSAFE FORMAT] prev_comm=perf prev_pid=708 prev_prio=? ")) << text;
+  text.clear();
+  decoder->format(372, std::span<const uint8_t>(raw).first(6), 0, text);
+  EXPECT_EQ(text, "[SHORT RECORD]");
+  EXPECT_EQ(decoder->printed_from_fields(), 2u);
+}
+
 // Reads `name` of sched_switch (id 372) from `raw` through a handle resolved for this read alone.
 std::optional<uint64_t> read_field(const TracepointDecoder& decoder, std::span<const uint8_t> raw, std::string_view name) {
   std::optional<TracepointField> field = decoder.numeric_field(372, name);
