@@ -167,7 +167,6 @@ namespace {
 
 // --- the writer ---
 
-constexpr uint64_t kFirstRegionRoom = 32ull << 20;  // per CPU, before its first move (a hole until written)
 constexpr size_t kChunk = 1 << 20;                   // a compressed CPU's pages per chunk, as trace-cmd
 constexpr size_t kStatsRoom = 512;                   // per_cpu/cpuN/stats: 8 lines of at most ~60 bytes
 
@@ -377,7 +376,7 @@ Result<Head> version_6_head(const TraceDatHeader& header, const TracingDataPiece
   const uint64_t first_region = round_up(o.size() + header.cpus.size() * 16, header.page_size);
   for (size_t i = 0; i < header.cpus.size(); ++i) {
     h.offset_fields.push_back(o.size());
-    o.put(first_region + i * kFirstRegionRoom);
+    o.put(first_region + i * header.first_region_room);
     h.size_fields.push_back(o.size());
     o.put(uint64_t{0});
   }
@@ -495,7 +494,7 @@ Head version_7_head(const TraceDatHeader& header, Version7Start& start, bool com
   o.put(uint64_t{0});
   h.flyrecord_data_at = o.size();
   const uint64_t first_region = round_up(o.size(), header.page_size);
-  for (size_t i = 0; i < header.cpus.size(); ++i) o.patch(h.offset_fields[i], first_region + i * kFirstRegionRoom);
+  for (size_t i = 0; i < header.cpus.size(); ++i) o.patch(h.offset_fields[i], first_region + i * header.first_region_room);
   h.bytes = o.take();
   return h;
 }
@@ -511,6 +510,8 @@ Result<TraceDatWriter> TraceDatWriter::begin(int fd, const TraceDatHeader& heade
   if (header.version != 6 && header.version != 7)
     return Error{"trace.dat version " + std::to_string(header.version) + " cannot be written", 0, "use 6 or 7"};
   if (header.page_size < 64 || header.page_size % 64 != 0) return Error{"page size " + std::to_string(header.page_size) + " cannot be recorded"};
+  if (header.first_region_room == 0 || header.first_region_room % header.page_size != 0)
+    return Error{"a CPU's room in trace.dat must be a whole number of pages"};
   auto state = std::make_unique<State>();
   State& s = *state;
   s.fd = fd;
@@ -553,8 +554,8 @@ Result<TraceDatWriter> TraceDatWriter::begin(int fd, const TraceDatHeader& heade
     c.size_field = head->size_fields[i];
     c.stats_at = head->stats_at[i];
     c.stats_room = head->stats_room[i];
-    c.start = first_region + i * kFirstRegionRoom;
-    c.room = kFirstRegionRoom;
+    c.start = first_region + i * header.first_region_room;
+    c.room = header.first_region_room;
     if (s.zstd) {
       // The chunk count comes first; the size the table states leaves it out.
       const uint32_t none = 0;
@@ -563,7 +564,7 @@ Result<TraceDatWriter> TraceDatWriter::begin(int fd, const TraceDatHeader& heade
     }
     s.cpus.push_back(std::move(c));
   }
-  s.tail = first_region + header.cpus.size() * kFirstRegionRoom;
+  s.tail = first_region + header.cpus.size() * header.first_region_room;
   return TraceDatWriter(std::move(state));
 }
 

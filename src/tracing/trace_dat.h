@@ -63,6 +63,8 @@ struct TraceDatHeader {
   std::string compression;
   // Bytes kept for the saved comms (tracing data's last piece), which grow while the run goes.
   size_t cmdlines_room = 64 << 10;
+  // Each CPU's room before its first move (a hole until written; a multiple of the page size).
+  uint64_t first_region_room = 32ull << 20;
   std::vector<int> cpus;              // the CPUs recorded, in CPU order (version 6's table has no numbers)
   std::vector<std::string> cpu_stats; // per CPU, per_cpu/cpuN/stats as it is at the start
 };
