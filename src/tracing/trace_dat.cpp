@@ -257,6 +257,7 @@ struct TraceDatWriter::State {
   };
   int fd = -1;
   uint32_t page_size = 4096;
+  bool splice_works = true;
   std::optional<Compressor> zstd;
   std::vector<Cpu> cpus;
   uint64_t head_end = 0;   // the first byte after the head: the first region's page
@@ -583,7 +584,7 @@ Result<void> TraceDatWriter::add_pages(size_t index, std::span<const uint8_t> pa
 Result<void> TraceDatWriter::add_pages_from_pipe(size_t index, int pipe_fd, size_t bytes) {
   State& s = *state_;
   State::Cpu& c = s.cpus.at(index);
-  if (s.zstd) {
+  if (s.zstd || !s.splice_works) {
     std::vector<uint8_t> pages(bytes);
     for (size_t got = 0; got < bytes;) {
       const ssize_t n = ::read(pipe_fd, pages.data() + got, bytes - got);
@@ -601,6 +602,10 @@ Result<void> TraceDatWriter::add_pages_from_pipe(size_t index, int pipe_fd, size
     loff_t at = static_cast<loff_t>(c.start + c.bytes + moved);
     const ssize_t n = ::splice(pipe_fd, nullptr, s.fd, &at, bytes - moved, SPLICE_F_MOVE);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EINVAL || errno == ENOSYS) && moved == 0) {
+      s.splice_works = false;  // a file system that takes no splice: the pages go through memory
+      return add_pages_from_pipe(index, pipe_fd, bytes);
+    }
     if (n <= 0) {
       done = Error::from_errno("writing CPU " + std::to_string(c.cpu) + "'s pages to trace.dat", n == 0 ? EIO : errno);
       break;
