@@ -461,7 +461,10 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
     if (++ticks % 10 == 0) update_texts(false);
     return static_cast<bool>(failed);
   };
-  VPERF_TRY(start(run, options));
+  if (Result<void> started = start(run, options); !started) {
+    ::unlink(output.c_str());  // nothing was recorded
+    return started.error();
+  }
   FtraceRunSummary summary;
   summary.top_level = run.top_level;
   // Each CPU's trace_pipe_raw wakes its reader when the buffer is buffer_percent full (the
