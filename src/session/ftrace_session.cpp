@@ -308,18 +308,43 @@ class RawCpuRecorder {
 // A write that failed because the file system is full (or the quota, or the file size limit).
 bool out_of_room(const Error& e) { return e.errno_value == ENOSPC || e.errno_value == EDQUOT || e.errno_value == EFBIG; }
 
-// The trace.dat, made 0600 whatever the umask and whatever mode a file it replaces had: it
-// holds /proc/kallsyms and real kernel addresses (perf.data is 0600 too). Read-write: the
-// recording reads its own pages back when it moves them.
-Result<ScopedFd> create_trace_dat(const std::filesystem::path& path) {
+// The trace.dat being made: 0600 whatever the umask and whatever mode a file it replaces had,
+// as it holds /proc/kallsyms and real kernel addresses (perf.data is 0600 too); read-write, as
+// the recording reads its own pages back when it moves them. It stays unnamed (O_TMPFILE, in
+// the output's directory) until its head is written, so that a kill before that leaves the
+// file it replaces, or none, never one without its head; a file system without O_TMPFILE gets
+// the name at once.
+struct NewTraceDat {
+  ScopedFd fd;
+  bool named = false;
+};
+
+Result<NewTraceDat> create_trace_dat(const std::filesystem::path& path) {
   struct stat existing{};
   if (::lstat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
     return Error{path.string() + (S_ISLNK(existing.st_mode) ? " is a symbolic link (vperf does not write through links)" : " is not a regular file"), 0,
                  "give -o a regular file's path"};
-  ScopedFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600));
-  if (!fd.valid()) return Error::from_errno("cannot create " + path.string());
-  if (::fchmod(fd.get(), 0600) != 0) return Error::from_errno("cannot make " + path.string() + " private (mode 0600)");
-  return fd;
+  const std::filesystem::path dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  NewTraceDat file;
+  file.fd = ScopedFd(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (!file.fd.valid()) {
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) return Error::from_errno("cannot create " + path.string());
+    file.fd = ScopedFd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600));
+    if (!file.fd.valid()) return Error::from_errno("cannot create " + path.string());
+    file.named = true;
+  }
+  if (::fchmod(file.fd.get(), 0600) != 0) return Error::from_errno("cannot make " + path.string() + " private (mode 0600)");
+  return file;
+}
+
+// Gives the file its name, in place of what had it.
+Result<void> name_trace_dat(NewTraceDat& file, const std::filesystem::path& path) {
+  if (file.named) return {};
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Error::from_errno("cannot replace " + path.string());
+  const std::string self = "/proc/self/fd/" + std::to_string(file.fd.get());
+  if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) return Error::from_errno("cannot name " + path.string());
+  file.named = true;
+  return {};
 }
 
 // Room for the saved comms: saved_cmdlines_size entries of "PID COMM\n" (7 + 1 + 15 + 1 bytes
@@ -414,10 +439,13 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
 
   // The file is written from here on: readable at every moment (tracing/trace_dat.h), so that a
   // kill or a full disk keeps what was recorded. A head that cannot be written leaves no file.
-  VPERF_TRY(ScopedFd file, create_trace_dat(output));
-  Result<tracing::TraceDatWriter> begun = tracing::TraceDatWriter::begin(file.get(), header);
+  VPERF_TRY(NewTraceDat file, create_trace_dat(output));
+  Result<tracing::TraceDatWriter> begun = tracing::TraceDatWriter::begin(file.fd.get(), header);
+  if (begun) {
+    if (Result<void> named = name_trace_dat(file, output); !named) begun = named.error();
+  }
   if (!begun) {
-    ::unlink(output.c_str());
+    if (file.named) ::unlink(output.c_str());
     if (out_of_room(begun.error()))
       return Error{"no room for even the head of " + output.string() + " (" + begun.error().describe() + ")", begun.error().errno_value,
                    "free some space or record elsewhere with -o"};
