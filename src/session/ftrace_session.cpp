@@ -447,8 +447,7 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
   if (!begun) {
     if (file.named) ::unlink(output.c_str());
     if (out_of_room(begun.error()))
-      return Error{"no room for even the head of " + output.string() + " (" + begun.error().describe() + ")", begun.error().errno_value,
-                   "free some space or record elsewhere with -o"};
+      return Error{"no room for even the head of " + output.string(), begun.error().errno_value, "free some space or record elsewhere with -o"};
     return begun.error();
   }
   tracing::TraceDatWriter writer = std::move(begun).value();

@@ -331,7 +331,8 @@ TEST_F(Ftrace, KilledRecordingLeavesATraceDatBothReadersRead) {
 
 // A file system that fills up mid-recording (a small tmpfs): vperf stops, keeps the whole pages
 // it had written as a trace.dat both readers read, says so in one line and exits 1; nothing else
-// is left in the file system, and the workload does not outlive the run.
+// is left in the file system, and the workload does not outlive the run. A file system without
+// room for the head gets no file at all, and one line.
 TEST_F(Ftrace, FullDiskKeepsAReadableTraceDatAndSaysSoInOneLine) {
   if (run_program({"trace-cmd", "--version"}).exit_code < 0) GTEST_SKIP() << "needs trace-cmd";
   // The head (tracing data with kallsyms) of a file on this machine, to size the file system.
@@ -364,6 +365,17 @@ TEST_F(Ftrace, FullDiskKeepsAReadableTraceDatAndSaysSoInOneLine) {
   EXPECT_GT(events, 0u);
   EXPECT_LT(events, std::stoul(calls));
   EXPECT_TRUE(timestamps_in_order(mine.out));
+
+  // No room for even the head: one line, and no file at all.
+  const std::filesystem::path tiny = dir_ / "tiny-fs";
+  std::filesystem::create_directory(tiny);
+  ASSERT_EQ(run_program({"mount", "-t", "tmpfs", "-o", "size=" + std::to_string(head / 2048) + "k,mode=0700", "tmpfs", tiny.string()}).exit_code, 0);
+  Unmount unmount_tiny{tiny};
+  ProgramResult headless = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-o", (tiny / "trace.dat").string(), "--", "true"});
+  EXPECT_EQ(headless.exit_code, 1);
+  EXPECT_EQ(std::count(headless.err.begin(), headless.err.end(), '\n'), 1) << headless.err;
+  EXPECT_NE(headless.err.find("no room for even the head"), std::string::npos) << headless.err;
+  EXPECT_TRUE(std::filesystem::is_empty(tiny));
 }
 
 // trace.dat holds /proc/kallsyms and the kernel's addresses: it is 0600 whatever the umask, as
