@@ -409,6 +409,8 @@ TEST_F(Ftrace, OptionsThatSelectNothingAreRefusedInOneLine) {
       {{"ftrace", "-e", "syscalls:sys_enter_getppid", "-p", "99999999"}, "no task has the pid 99999999"},
       {{"ftrace", "-e", "syscalls:sys_enter_getppid", "-p", "1,99999999"}, "no task has the pid 99999999"},
       {{"ftrace", "-e", "syscalls:sys_enter_getppid", "-C", "4095", "--", "true"}, "selects no online CPU"},
+      {{"ftrace", "-e", "syscalls:sys_enter_getppid", "-C", "", "--", "true"}, "selects no online CPU"},
+      {{"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-o", out, "-M", "", "--", "true"}, "selects no online CPU"},
       {{"ftrace", "-e", "syscalls:sys_enter_getppid", "--trigger", "", "--", "true"}, "an empty --trigger does nothing"},
       {{"ftrace", "-T", "", "--", "true"}, "an empty function name selects no function"},
       {{"ftrace", "record", "-e", "", "-o", out, "--", "true"}, "an empty event name selects no event"},
