@@ -8,6 +8,7 @@
 // Wiring only: the runs live in session/ftrace_session.h.
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "cli/command.h"
 #include "core/cpu_set.h"
@@ -25,7 +26,8 @@ constexpr const char* kDefaultInstance = "vperf";
 struct SettingOptions {
   std::string tracer;
   std::vector<std::string> events, function_filters, notrace, graph_functions, graph_notrace, triggers, trace_options;
-  std::string event_filter, clock, cpus, cpumask, buffer_size;
+  std::string event_filter, clock, buffer_size;
+  std::optional<std::string> cpus, cpumask;  // given empty, they select no CPU (refused), unlike not given
   std::vector<std::string> func_opts, graph_opts;
   bool inherit = false, stack_trace = false;
 };
@@ -68,8 +70,8 @@ tracing::FtraceSettings settings_of(const SettingOptions& o, bool perf_defaults)
   s.clock = o.clock;
   s.options = o.trace_options;
   if (o.stack_trace) s.options.push_back(s.tracer.empty() || s.tracer == "nop" ? "stacktrace" : "func_stack_trace");
-  if (!o.cpus.empty()) s.cpumask = cpumask_of(o.cpus);
-  if (!o.cpumask.empty()) s.cpumask = o.cpumask;
+  if (o.cpus) s.cpumask = o.cpus->empty() ? "0" : cpumask_of(*o.cpus);
+  if (o.cpumask) s.cpumask = o.cpumask->empty() ? "0" : *o.cpumask;
   if (!o.buffer_size.empty()) s.buffer_kb = size_in_kb(o.buffer_size, !perf_defaults);
   for (const std::string& opt : o.func_opts) {
     for (std::string_view one : split(opt, ',')) {

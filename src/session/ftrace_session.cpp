@@ -1,16 +1,20 @@
 #include "session/ftrace_session.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
 
+#include "core/cpu_set.h"
 #include "core/files.h"
 #include "core/private_files.h"
 #include "core/scoped_fd.h"
@@ -40,6 +44,60 @@ Result<Tracefs> open_tracefs() {
   return tracefs;
 }
 
+// The CPUs a tracing_cpumask text ("3", "1,00000000": hex, 32-bit groups, highest first) names;
+// nullopt when it is not such a mask.
+std::optional<std::vector<int>> cpus_of_mask(std::string_view mask) {
+  std::vector<int> cpus;
+  int bit = 0;
+  bool any_digit = false;
+  for (size_t i = mask.size(); i-- > 0;) {
+    const char c = mask[i];
+    if (c == ',') continue;
+    const int value = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                      : std::isxdigit(static_cast<unsigned char>(c)) ? std::tolower(static_cast<unsigned char>(c)) - 'a' + 10
+                                                                      : -1;
+    if (value < 0 || bit > (1 << 16)) return std::nullopt;
+    any_digit = true;
+    for (int k = 0; k < 4; ++k, ++bit)
+      if (value & (1 << k)) cpus.push_back(bit);
+  }
+  if (!any_digit) return std::nullopt;
+  return cpus;
+}
+
+// Option values that would select nothing, refused before anything changes: the run would
+// trace nothing (an empty event name, a CPU mask without an online CPU) or drop what was named
+// (an empty function name, trigger or trace option), and end with exit 0 as if it had worked.
+Result<void> refuse_empty_selections(const tracing::FtraceSettings& s) {
+  auto blank = [](const std::string& text) { return trim(text).empty(); };
+  if (std::any_of(s.events.begin(), s.events.end(), blank))
+    return Error{"an empty event name selects no event", 0, "give events as -e SYSTEM:EVENT (vperf ftrace list -e lists them)"};
+  for (const std::vector<std::string>* functions : {&s.function_filters, &s.function_notrace, &s.graph_functions, &s.graph_notrace})
+    if (std::any_of(functions->begin(), functions->end(), blank))
+      return Error{"an empty function name selects no function", 0, "give the functions by name or glob (vperf ftrace list -f lists them)"};
+  if (std::any_of(s.event_triggers.begin(), s.event_triggers.end(), blank))
+    return Error{"an empty --trigger does nothing", 0, "give a trigger such as stacktrace or traceoff:1, or leave --trigger out"};
+  if (std::any_of(s.options.begin(), s.options.end(), blank))
+    return Error{"an empty trace option names no option", 0, "give an option by name (vperf ftrace list -o lists them)"};
+  if (!s.cpumask.empty()) {
+    const std::optional<std::vector<int>> named = cpus_of_mask(s.cpumask);
+    if (!named) return Error{"'" + s.cpumask + "' is not a CPU mask", 0, "give the CPUs as a hex mask (-M 3: CPUs 0 and 1)"};
+    VPERF_TRY(std::vector<int> online, online_cpus());
+    if (std::none_of(named->begin(), named->end(), [&](int cpu) { return std::binary_search(online.begin(), online.end(), cpu); }))
+      return Error{"the CPU mask " + s.cpumask + " selects no online CPU (online: " + format_cpu_list(online) + ")", 0,
+                   "name at least one online CPU"};
+  }
+  return {};
+}
+
+// -p/-P PIDs that name no task: the run would trace nothing and end at once.
+Result<void> refuse_missing_tasks(const std::vector<pid_t>& pids) {
+  for (pid_t pid : pids)
+    if (::kill(pid, 0) != 0 && errno == ESRCH)
+      return Error{"no task has the pid " + std::to_string(pid), ESRCH, "give the pid of a running task (ps -eL lists them)"};
+  return {};
+}
+
 // Everything a live or recorded run holds, in the order it must go: the buffer before the
 // inline probes its events use, the workload last of all (its destructor kills a child that
 // is still running when an error ends the run).
@@ -55,6 +113,8 @@ struct PreparedRun {
 };
 
 Result<void> prepare(PreparedRun& run, const FtraceRunOptions& options, std::ostream& err) {
+  VPERF_TRY(refuse_empty_selections(options.settings));
+  if (!options.all_tasks && options.command.empty()) VPERF_TRY(refuse_missing_tasks(options.pids));
   {
     VPERF_TRY(perf::StopSignals signals, perf::StopSignals::install());
     run.signals.emplace(std::move(signals));  // StopSignals moves but does not assign
@@ -106,22 +166,23 @@ Result<void> start(PreparedRun& run, const FtraceRunOptions& options) {
   return {};
 }
 
-// Runs the loop until the workload ends, a stop signal comes (no workload), or the duration
-// passes; `on_tick` runs every `tick` (record drains its buffers there).
+// Runs the loop until the workload ends, a stop signal comes (no workload), the duration
+// passes, or a callback returns false; `on_tick` runs every `tick` (record drains its buffers
+// there).
 struct WatchedFd {
   int fd = -1;
-  std::function<void()> on_readable;
+  std::function<bool()> on_readable;
 };
 
 Result<int> wait_for_end(PreparedRun& run, const FtraceRunOptions& options, std::optional<std::chrono::nanoseconds> tick,
-                         const std::function<void()>& on_tick, const std::vector<WatchedFd>& watched) {
+                         const std::function<bool()>& on_tick, const std::vector<WatchedFd>& watched) {
   const perf::StopSignals& signals = *run.signals;
   SystemRunClock clock;
   RunLoop loop(clock);
   int status = 0;
   for (const WatchedFd& w : watched)
     loop.watch_fd(w.fd, [&w](short revents) {
-      w.on_readable();
+      if (!w.on_readable()) return Next::stop;
       return (revents & (POLLERR | POLLNVAL)) ? Next::unwatch : Next::keep_going;
     });
   if (run.workload) {
@@ -142,10 +203,7 @@ Result<int> wait_for_end(PreparedRun& run, const FtraceRunOptions& options, std:
   if (options.duration)
     loop.at(loop.now() + std::chrono::duration_cast<std::chrono::nanoseconds>(*options.duration), [] { return Next::stop; });
   if (tick)
-    loop.every(loop.now() + *tick, *tick, [&] {
-      on_tick();
-      return Next::keep_going;
-    });
+    loop.every(loop.now() + *tick, *tick, [&] { return on_tick() ? Next::keep_going : Next::stop; });
   VPERF_TRY(loop.run());
   return status;
 }
@@ -189,20 +247,19 @@ bool read_available(int fd, const std::function<void(std::string_view)>& sink) {
   }
 }
 
-// One CPU's trace_pipe_raw drained into a temporary file: whole pages spliced while the run
-// goes (no copy through vperf), and at the end read() for the last, partly filled page, which
-// splice leaves in the kernel.
+// One CPU's trace_pipe_raw drained into the trace.dat being written: whole pages spliced while
+// the run goes (no copy through vperf, where the file is uncompressed), and at the end read()
+// for the last, partly filled page, which splice leaves in the kernel.
 class RawCpuRecorder {
  public:
-  static Result<RawCpuRecorder> open(const FtraceBuffer& buffer, int cpu, const std::filesystem::path& temp_dir, size_t page_size) {
+  static Result<RawCpuRecorder> open(const FtraceBuffer& buffer, int cpu, size_t index, size_t page_size) {
     RawCpuRecorder r;
     r.cpu_ = cpu;
+    r.index_ = index;
     r.page_size_ = page_size;
     const std::filesystem::path raw = buffer.file("per_cpu/cpu" + std::to_string(cpu) + "/trace_pipe_raw");
     r.raw_ = ScopedFd(::open(raw.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
     if (!r.raw_.valid()) return Error::from_errno("cannot open " + raw.string());
-    r.file_ = ScopedFd(::open(temp_dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
-    if (!r.file_.valid()) return Error::from_errno("cannot create a temporary file in " + temp_dir.string());
     int ends[2];
     if (::pipe2(ends, O_CLOEXEC | O_NONBLOCK) == 0) {
       r.pipe_read_ = ScopedFd(ends[0]);
@@ -211,8 +268,8 @@ class RawCpuRecorder {
     return r;
   }
 
-  // Moves the whole pages there are now; `final` also takes the partly filled last page.
-  Result<void> drain(bool final) {
+  // Moves the whole pages there are now into `file`; `final` also takes the partly filled last page.
+  Result<void> drain(tracing::TraceDatWriter& file, bool final) {
     if (pipe_read_.valid() && !final) {
       for (;;) {
         const ssize_t in = ::splice(raw_.get(), nullptr, pipe_write_.get(), nullptr, page_size_ * 16, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
@@ -222,14 +279,7 @@ class RawCpuRecorder {
           break;
         }
         if (in <= 0) return {};
-        size_t left = static_cast<size_t>(in);
-        while (left > 0) {
-          const ssize_t out = ::splice(pipe_read_.get(), nullptr, file_.get(), nullptr, left, SPLICE_F_MOVE);
-          if (out < 0 && errno == EINTR) continue;
-          if (out <= 0) return Error::from_errno("writing CPU " + std::to_string(cpu_) + "'s pages");
-          left -= static_cast<size_t>(out);
-          bytes_ += static_cast<uint64_t>(out);
-        }
+        VPERF_TRY(file.add_pages_from_pipe(index_, pipe_read_.get(), static_cast<size_t>(in)));
       }
     }
     std::vector<uint8_t> page(page_size_);
@@ -239,24 +289,70 @@ class RawCpuRecorder {
       if (n <= 0) return {};
       // A read gives one page, padded to the page size (a short read is padded here).
       std::fill(page.begin() + n, page.end(), 0);
-      if (::write(file_.get(), page.data(), page.size()) != static_cast<ssize_t>(page.size()))
-        return Error::from_errno("writing CPU " + std::to_string(cpu_) + "'s pages");
-      bytes_ += page.size();
+      VPERF_TRY(file.add_pages(index_, page));
     }
   }
 
   int cpu() const { return cpu_; }
+  size_t index() const { return index_; }
   int raw_fd() const { return raw_.get(); }
-  int data_fd() const { return file_.get(); }
-  uint64_t bytes() const { return bytes_; }
 
  private:
   RawCpuRecorder() = default;
   int cpu_ = 0;
+  size_t index_ = 0;
   size_t page_size_ = 4096;
-  ScopedFd raw_, file_, pipe_read_, pipe_write_;
-  uint64_t bytes_ = 0;
+  ScopedFd raw_, pipe_read_, pipe_write_;
 };
+
+// A write that failed because the file system is full (or the quota, or the file size limit).
+bool out_of_room(const Error& e) { return e.errno_value == ENOSPC || e.errno_value == EDQUOT || e.errno_value == EFBIG; }
+
+// The trace.dat being made: 0600 whatever the umask and whatever mode a file it replaces had,
+// as it holds /proc/kallsyms and real kernel addresses (perf.data is 0600 too); read-write, as
+// the recording reads its own pages back when it moves them. It stays unnamed (O_TMPFILE, in
+// the output's directory) until its head is written, so that a kill before that leaves the
+// file it replaces, or none, never one without its head; a file system without O_TMPFILE gets
+// the name at once.
+struct NewTraceDat {
+  ScopedFd fd;
+  bool named = false;
+};
+
+Result<NewTraceDat> create_trace_dat(const std::filesystem::path& path) {
+  struct stat existing{};
+  if (::lstat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
+    return Error{path.string() + (S_ISLNK(existing.st_mode) ? " is a symbolic link (vperf does not write through links)" : " is not a regular file"), 0,
+                 "give -o a regular file's path"};
+  const std::filesystem::path dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  NewTraceDat file;
+  file.fd = ScopedFd(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (!file.fd.valid()) {
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) return Error::from_errno("cannot create " + path.string());
+    file.fd = ScopedFd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600));
+    if (!file.fd.valid()) return Error::from_errno("cannot create " + path.string());
+    file.named = true;
+  }
+  if (::fchmod(file.fd.get(), 0600) != 0) return Error::from_errno("cannot make " + path.string() + " private (mode 0600)");
+  return file;
+}
+
+// Gives the file its name, in place of what had it.
+Result<void> name_trace_dat(NewTraceDat& file, const std::filesystem::path& path) {
+  if (file.named) return {};
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Error::from_errno("cannot replace " + path.string());
+  const std::string self = "/proc/self/fd/" + std::to_string(file.fd.get());
+  if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) return Error::from_errno("cannot name " + path.string());
+  file.named = true;
+  return {};
+}
+
+// Room for the saved comms: saved_cmdlines_size entries of "PID COMM\n" (7 + 1 + 15 + 1 bytes
+// at most), with some to spare.
+size_t cmdlines_room(const Tracefs& tracefs) {
+  const uint64_t entries = parse_u64(trim(read_file(tracefs.file("saved_cmdlines_size")).value_or(""))).value_or(128);
+  return static_cast<size_t>(std::clamp<uint64_t>(entries, 128, 1u << 20) * 32);
+}
 
 std::string uname_text() {
   utsname u{};
@@ -285,7 +381,10 @@ Result<FtraceRunSummary> run_ftrace_live(const FtraceRunOptions& options, const 
     return comms[pid] = text->substr(0, text->find('\n'));
   };
   tracing::TraceLineSplitter lines([&](std::string_view line) { out(tracing::with_task_name(line, comm_of)); });
-  auto pump = [&] { read_available(pipe.get(), [&](std::string_view text) { lines.feed(text); }); };
+  auto pump = [&] {
+    read_available(pipe.get(), [&](std::string_view text) { lines.feed(text); });
+    return true;
+  };
   VPERF_TRY(start(run, options));
   FtraceRunSummary summary;
   summary.top_level = run.top_level;
@@ -305,6 +404,7 @@ Result<FtraceRunSummary> run_ftrace_latency(const FtraceRunOptions& options, boo
                                             std::ostream& err) {
   if (options.settings.function_filters.empty())
     return Error{"vperf ftrace latency needs the function to time", 0, "give it with -T FUNC"};
+  VPERF_TRY(refuse_empty_selections(options.settings));
   if (bpf_asked) err << "vperf ftrace latency: no BPF in vperf: the function_graph tracer measures the durations\n";
   FtraceRunOptions graph = options;
   graph.settings.tracer = "function_graph";
@@ -318,62 +418,108 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
   PreparedRun run;
   VPERF_TRY(prepare(run, options, err));
   const size_t page_size = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  std::filesystem::path temp_dir = output.parent_path().empty() ? std::filesystem::path(".") : output.parent_path();
+  const std::vector<int> cpu_numbers = buffer_cpus(*run.buffer);
+  auto stats_of = [&](int cpu) { return run.buffer->read("per_cpu/cpu" + std::to_string(cpu) + "/stats").value_or(""); };
+  tracing::TraceDatHeader header;
+  header.page_size = static_cast<uint32_t>(page_size);
+  header.version = options.file_version;
+  header.compression = options.compression;
+  header.trace_clock = run.buffer->read("trace_clock").value_or("");
+  header.uname = uname_text();
+  header.cpus = cpu_numbers;
+  for (int cpu : cpu_numbers) header.cpu_stats.push_back(stats_of(cpu));
+  header.cmdlines_room = cmdlines_room(run.buffer->tracefs()) + (options.pids.size() + 1) * 32;
+  VPERF_TRY(header.tracing_data, tracing::build_tracing_data(run.buffer->tracefs(), run.events,
+                                                             tracing::TracingDataLayout{"6", true, true}));
   std::vector<RawCpuRecorder> recorders;
-  for (int cpu : buffer_cpus(*run.buffer)) {
-    Result<RawCpuRecorder> recorder = RawCpuRecorder::open(*run.buffer, cpu, temp_dir, page_size);
-    if (!recorder) return recorder.error();
-    recorders.push_back(std::move(recorder).value());
+  for (size_t i = 0; i < cpu_numbers.size(); ++i) {
+    VPERF_TRY(RawCpuRecorder recorder, RawCpuRecorder::open(*run.buffer, cpu_numbers[i], i, page_size));
+    recorders.push_back(std::move(recorder));
   }
-  Result<void> drained;
-  auto drain_all = [&] {
-    for (RawCpuRecorder& r : recorders)
-      if (Result<void> d = r.drain(false); !d && drained) drained = d;
+
+  // The file is written from here on: readable at every moment (tracing/trace_dat.h), so that a
+  // kill or a full disk keeps what was recorded. A head that cannot be written leaves no file.
+  VPERF_TRY(NewTraceDat file, create_trace_dat(output));
+  Result<tracing::TraceDatWriter> begun = tracing::TraceDatWriter::begin(file.fd.get(), header);
+  if (begun) {
+    if (Result<void> named = name_trace_dat(file, output); !named) begun = named.error();
+  }
+  if (!begun) {
+    if (file.named) ::unlink(output.c_str());
+    if (out_of_room(begun.error()))
+      return Error{"no room for even the head of " + output.string(), begun.error().errno_value, "free some space or record elsewhere with -o"};
+    return begun.error();
+  }
+  tracing::TraceDatWriter writer = std::move(begun).value();
+
+  Result<void> failed;
+  // What only the end knows exactly (the saved comms, the ring buffer's stats), written as soon
+  // as the file has pages and then about once a second, so that a killed run's file names its
+  // tasks too. The kernel saves a task's comm when it is switched, which a busy task may not
+  // have been yet: the traced tasks' comms are read from /proc while they live, ahead of the
+  // kernel's during the run and after them at the end (the kernel's are the last word then).
+  std::vector<pid_t> traced = options.pids;
+  if (run.workload) traced = {run.workload->pid()};
+  std::map<pid_t, std::string> traced_comms;
+  bool texts_written = false;
+  auto update_texts = [&](bool final) {
+    if (!failed) return;
+    texts_written = true;
+    for (pid_t pid : traced)
+      if (Result<std::string> comm = read_file("/proc/" + std::to_string(pid) + "/comm"); comm && !comm->empty())
+        traced_comms[pid] = comm->substr(0, comm->find('\n'));
+    std::string ours;
+    for (const auto& [pid, comm] : traced_comms) ours += std::to_string(pid) + " " + comm + "\n";
+    const std::string kernels = read_file(run.buffer->tracefs().file("saved_cmdlines")).value_or("");
+    if (Result<void> w = writer.update_cmdlines(final ? kernels + ours : ours + kernels); !w) failed = w;
+    for (size_t i = 0; i < cpu_numbers.size() && failed; ++i)
+      if (Result<void> w = writer.update_stats(i, stats_of(cpu_numbers[i])); !w) failed = w;
   };
-  VPERF_TRY(start(run, options));
+  auto drain = [&](RawCpuRecorder& r, bool final) {
+    if (!failed) return false;
+    if (Result<void> d = r.drain(writer, final); !d) failed = d;
+    if (!texts_written && writer.page_bytes(r.index()) > 0) update_texts(false);
+    return static_cast<bool>(failed);
+  };
+  int ticks = 0;
+  auto on_tick = [&] {
+    for (RawCpuRecorder& r : recorders) drain(r, false);
+    if (failed) failed = writer.flush();
+    if (++ticks % 10 == 0) update_texts(false);
+    return static_cast<bool>(failed);
+  };
+  if (Result<void> started = start(run, options); !started) {
+    ::unlink(output.c_str());  // nothing was recorded
+    return started.error();
+  }
   FtraceRunSummary summary;
   summary.top_level = run.top_level;
   // Each CPU's trace_pipe_raw wakes its reader when the buffer is buffer_percent full (the
   // kernel's default: half); the periodic drain takes what a quiet CPU leaves below that.
   std::vector<WatchedFd> watched;
-  for (RawCpuRecorder& r : recorders)
-    watched.push_back({r.raw_fd(), [&r, &drained] {
-                         if (Result<void> d = r.drain(false); !d && drained) drained = d;
-                       }});
-  VPERF_TRY(summary.exit_status, wait_for_end(run, options, std::chrono::milliseconds(100), drain_all, watched));
+  for (RawCpuRecorder& r : recorders) watched.push_back({r.raw_fd(), [&r, &drain] { return drain(r, false); }});
+  VPERF_TRY(summary.exit_status, wait_for_end(run, options, std::chrono::milliseconds(100), on_tick, watched));
   VPERF_TRY(tracing::stop_tracing(*run.buffer));
-  drain_all();
-  if (!drained) return drained.error();
-
-  tracing::TraceDatHeader header;
-  header.page_size = static_cast<uint32_t>(page_size);
-  header.version = options.file_version;
-  header.compression = options.compression;
-  std::vector<tracing::TraceDatCpu> cpus;
-  std::vector<int> cpu_numbers;
-  for (RawCpuRecorder& r : recorders) {
-    VPERF_TRY(r.drain(true));
-    tracing::TraceDatCpu cpu;
-    cpu.cpu = r.cpu();
-    cpu.data_fd = r.data_fd();
-    cpu.size = r.bytes();
-    cpu.stats = run.buffer->read("per_cpu/cpu" + std::to_string(r.cpu()) + "/stats").value_or("");
-    cpus.push_back(std::move(cpu));
-    cpu_numbers.push_back(r.cpu());
-    summary.bytes += r.bytes();
-  }
+  for (RawCpuRecorder& r : recorders) drain(r, false);
+  for (RawCpuRecorder& r : recorders) drain(r, true);
+  update_texts(true);
   summary.lost_by_cpu = lost_events(*run.buffer, cpu_numbers);
-  header.trace_clock = run.buffer->read("trace_clock").value_or("");
-  header.uname = uname_text();
-  VPERF_TRY(header.tracing_data, tracing::build_tracing_data(run.buffer->tracefs(), run.events,
-                                                             tracing::TracingDataLayout{"6", true, true}));
-  VPERF_TRY(ScopedFd file, create_regular_file(output, 0644));
-  VPERF_TRY(tracing::write_trace_dat(file.get(), header, cpus));
-  for (size_t i = 0; i < cpu_numbers.size(); ++i)
-    err << "CPU" << cpu_numbers[i] << ": " << cpus[i].size << " bytes recorded, " << summary.lost_by_cpu[i] << " events lost\n";
-  warn_about_loss(cpu_numbers, summary.lost_by_cpu, err);
+  Result<void> finished = writer.finish();
+  if (failed && !finished) failed = finished;
   recorders.clear();  // open trace_pipe_raw files keep the instance busy
   VPERF_TRY(run.buffer->release());
+  if (!failed) {
+    if (!out_of_room(failed.error())) return failed.error();
+    uint64_t kept = 0;
+    for (size_t i = 0; i < cpu_numbers.size(); ++i) kept += writer.page_bytes(i);
+    return Error{"the disk filled up: " + output.string() + " keeps the " + std::to_string(kept) + " bytes of whole pages recorded before it did",
+                 failed.error().errno_value, "free some space or record elsewhere with -o"};
+  }
+  for (size_t i = 0; i < cpu_numbers.size(); ++i) {
+    summary.bytes += writer.page_bytes(i);
+    err << "CPU" << cpu_numbers[i] << ": " << writer.page_bytes(i) << " bytes recorded, " << summary.lost_by_cpu[i] << " events lost\n";
+  }
+  warn_about_loss(cpu_numbers, summary.lost_by_cpu, err);
   return summary;
 }
 
@@ -462,6 +608,7 @@ Result<void> reset_top_level(const Tracefs& tracefs) {
 
 Result<void> ftrace_start(const std::string& instance, const tracing::FtraceSettings& settings, std::optional<tracing::OopsDump> dump,
                           std::ostream& err) {
+  VPERF_TRY(refuse_empty_selections(settings));
   VPERF_TRY(Tracefs tracefs, open_tracefs());
   VPERF_TRY(tracing::TracepointCatalog catalog, tracing::TracepointCatalog::load(tracefs.root()));
   VPERF_TRY(std::vector<tracing::TracepointName> events, tracing::expand_events(catalog, settings.events));

@@ -8,6 +8,7 @@ extern "C" {
 #include <traceevent/trace-seq.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -55,33 +56,6 @@ std::string selected_clock(std::string_view trace_clock) {
   return std::string(trace_clock.substr(open + 1, close - open - 1));
 }
 
-Result<void> write_all(int fd, const uint8_t* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Error::from_errno("writing trace.dat");
-    }
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return {};
-}
-
-Result<void> copy_range(int from, uint64_t size, int to) {
-  std::vector<uint8_t> buffer(1 << 20);
-  uint64_t done = 0;
-  while (done < size) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), size - done));
-    const ssize_t n = ::pread(from, buffer.data(), want, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Error::from_errno("reading a CPU's recorded pages", n == 0 ? EIO : errno);
-    VPERF_TRY(write_all(to, buffer.data(), static_cast<size_t>(n)));
-    done += static_cast<uint64_t>(n);
-  }
-  return {};
-}
-
 // The page header: u64 timestamp, then `commit` (a long): the data size in its low 27 bits, and
 // the kernel's flags above (bit 31 missed events, bit 30 missed count stored after the data).
 constexpr uint64_t kCommitMask = (1u << 27) - 1;
@@ -90,31 +64,6 @@ constexpr uint64_t kMissedStored = 1u << 30;
 }  // namespace
 
 namespace {
-
-// Where each CPU's pages go: from `start` on, each at the next page boundary.
-std::vector<uint64_t> place_cpu_data(uint64_t start, uint32_t page_size, const std::vector<TraceDatCpu>& cpus) {
-  std::vector<uint64_t> offsets;
-  for (const TraceDatCpu& cpu : cpus) {
-    start = (start + page_size - 1) / page_size * page_size;
-    offsets.push_back(start);
-    start += cpu.size;
-  }
-  return offsets;
-}
-
-// `head` written, then each CPU's pages at its offset, zeros between.
-Result<void> write_with_cpu_data(int out_fd, const std::vector<uint8_t>& head, const std::vector<TraceDatCpu>& cpus,
-                                 const std::vector<uint64_t>& offsets) {
-  VPERF_TRY(write_all(out_fd, head.data(), head.size()));
-  uint64_t written = head.size();
-  for (size_t i = 0; i < cpus.size(); ++i) {
-    const std::vector<uint8_t> padding(offsets[i] - written, 0);
-    VPERF_TRY(write_all(out_fd, padding.data(), padding.size()));
-    VPERF_TRY(copy_range(cpus[i].data_fd, cpus[i].size, out_fd));
-    written = offsets[i] + cpus[i].size;
-  }
-  return {};
-}
 
 // The pieces of version-6 tracing data that version 7 keeps in sections of their own.
 struct TracingDataPieces {
@@ -175,26 +124,8 @@ constexpr uint16_t kSectionFlagCompressed = 1;  // trace-cmd.dat.v7(5): the sect
 
 }  // namespace
 
-namespace {
-
-Result<void> write_version_6(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& cpus) {
-  ByteWriter o;
-  o.data() = header.tracing_data;
-  o.put(static_cast<uint32_t>(cpus.size()));
-  o.text(std::string_view("options  \0", 10));
-  if (!header.trace_clock.empty()) put_text_option(o, kOptionTraceClock, header.trace_clock);
-  if (!header.uname.empty()) put_text_option(o, kOptionUname, header.uname);
-  put_text_option(o, kOptionVersion, std::string("vperf ") + VPERF_VERSION);
-  for (const TraceDatCpu& cpu : cpus) put_text_option(o, kOptionCpuStat, cpu.stats);
-  o.put(uint16_t{kOptionDone});
-  o.text(std::string_view("flyrecord\0", 10));
-  const std::vector<uint64_t> offsets = place_cpu_data(o.data().size() + cpus.size() * 16, header.page_size, cpus);
-  for (size_t i = 0; i < cpus.size(); ++i) {
-    o.put(offsets[i]);
-    o.put(cpus[i].size);
-  }
-  return write_with_cpu_data(out_fd, o.data(), cpus, offsets);
-}
+// Named (not anonymous): the writer's state, declared in the header, holds one.
+namespace trace_dat_writing {
 
 // zstd for version 7's compressed sections, loaded when a file is written compressed (libzstd
 // is then the only library that needs, and trace-cmd's default algorithm).
@@ -228,47 +159,244 @@ class Compressor {
   decltype(&::ZSTD_versionString) version_ = nullptr;
 };
 
-// A CPU's pages compressed as version 7 keeps them: a u32 chunk count, then chunks of whole
-// pages (1 MiB each, the last one shorter), in a memory file that stands in for the pages.
-Result<ScopedFd> compressed_cpu_data(const Compressor& zstd, const TraceDatCpu& cpu) {
-  constexpr size_t kChunk = 1 << 20;
-  ByteWriter stream;
-  stream.put(uint32_t{0});
-  uint32_t chunks = 0;
-  std::vector<uint8_t> plain(kChunk);
-  for (uint64_t at = 0; at < cpu.size; at += kChunk) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, cpu.size - at));
-    const ssize_t got = ::pread(cpu.data_fd, plain.data(), want, static_cast<off_t>(at));
-    if (got != static_cast<ssize_t>(want)) return Error::from_errno("cannot read CPU " + std::to_string(cpu.cpu) + "'s recorded pages");
-    VPERF_TRY(zstd.append_block(stream, std::span<const uint8_t>(plain.data(), want)));
-    ++chunks;
+}  // namespace trace_dat_writing
+
+using trace_dat_writing::Compressor;
+
+namespace {
+
+// --- the writer ---
+
+constexpr size_t kChunk = 1 << 20;                   // a compressed CPU's pages per chunk, as trace-cmd
+constexpr size_t kStatsRoom = 512;                   // per_cpu/cpuN/stats: 8 lines of at most ~60 bytes
+
+Result<void> pwrite_all(int fd, const void* data, size_t size, uint64_t at) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  while (size > 0) {
+    const ssize_t n = ::pwrite(fd, p, size, static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Error::from_errno("writing trace.dat", n == 0 ? EIO : errno);
+    p += n;
+    at += static_cast<uint64_t>(n);
+    size -= static_cast<size_t>(n);
   }
-  std::memcpy(stream.data().data(), &chunks, sizeof chunks);
-  ScopedFd fd(::memfd_create("vperf-trace-dat-cpu", MFD_CLOEXEC));
-  if (!fd.valid()) return Error::from_errno("cannot make a memory file for compressed pages");
-  VPERF_TRY(write_all(fd.get(), stream.data().data(), stream.data().size()));
-  return fd;
+  return {};
 }
 
-Result<void> write_version_7(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& raw_cpus) {
-  VPERF_TRY(TracingDataPieces pieces, split_tracing_data(header.tracing_data));
-  std::optional<Compressor> zstd;
-  if (header.compression == "zstd") {
-    VPERF_TRY(zstd, Compressor::zstd());
-  } else if (!header.compression.empty() && header.compression != "none") {
-    return Error{"trace.dat compression '" + header.compression + "' is not one vperf writes", 0, "use zstd or none"};
+// Bytes [from, from + size) of the file copied to `to` (the ranges do not overlap).
+Result<void> copy_within(int fd, uint64_t from, uint64_t size, uint64_t to) {
+  std::vector<uint8_t> buffer(static_cast<size_t>(std::min<uint64_t>(size, 1 << 20)));
+  for (uint64_t done = 0; done < size;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), size - done));
+    const ssize_t n = ::pread(fd, buffer.data(), want, static_cast<off_t>(from + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Error::from_errno("reading back trace.dat", n == 0 ? EIO : errno);
+    VPERF_TRY(pwrite_all(fd, buffer.data(), static_cast<size_t>(n), to + done));
+    done += static_cast<uint64_t>(n);
   }
-  // Compressed, each CPU's pages become a chunk stream of their own (held in memory files).
-  std::vector<TraceDatCpu> cpus = raw_cpus;
-  std::vector<ScopedFd> streams;
-  if (zstd)
-    for (TraceDatCpu& cpu : cpus) {
-      VPERF_TRY(ScopedFd stream, compressed_cpu_data(*zstd, cpu));
-      cpu.data_fd = stream.get();
-      cpu.size = static_cast<uint64_t>(::lseek(stream.get(), 0, SEEK_END));
-      streams.push_back(std::move(stream));
+  return {};
+}
+
+// Frees the disk behind [at, at + size) where the file system can (a hole reads as zeros).
+void punch(int fd, uint64_t at, uint64_t size) {
+  if (size > 0) (void)::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(at), static_cast<off_t>(size));
+}
+
+uint64_t round_up(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
+
+// `text` in exactly `room` bytes: cut after its last whole line that fits, then `fill`.
+std::string in_room(std::string_view text, size_t room, char fill) {
+  if (text.size() > room) {
+    text = text.substr(0, room);
+    const size_t last_line = text.rfind('\n');
+    text = last_line == std::string_view::npos ? std::string_view() : text.substr(0, last_line + 1);
+  }
+  std::string out(text);
+  out.resize(room, fill);
+  return out;
+}
+
+// Whether an 8-byte field at `at` stays within one page of the file, so that one pwrite of it
+// lands whole or not at all when vperf is killed (the kernel copies a write page by page).
+bool within_a_page(uint64_t at) { return at % 4096 <= 4096 - 8; }
+
+// A CPU's stats in `room` bytes: the spaces that fill the room go before the text's last newline,
+// so that trace-cmd, which turns the option's NUL into a newline, prints them as it prints its
+// own (trailing blanks on the last line, then the blank line between CPUs).
+std::string stats_in_room(std::string_view text, size_t room) {
+  if (text.ends_with('\n')) text.remove_suffix(1);
+  std::string out = in_room(text, room - 1, ' ');
+  out.push_back('\n');
+  return out;
+}
+
+// A CPU's stats option, rewritten later: {id, room + 1, the text in its room, NUL}. Returns
+// where the text starts in `out`.
+size_t put_stats_option(ByteWriter& out, std::string_view text, size_t room) {
+  out.put(uint16_t{kOptionCpuStat});
+  out.put(static_cast<uint32_t>(room + 1));
+  const size_t at = out.size();
+  out.c_string(stats_in_room(text, room));
+  return at;
+}
+
+}  // namespace
+
+struct TraceDatWriter::State {
+  struct Cpu {
+    int cpu = 0;
+    uint64_t offset_field = 0, size_field = 0;  // where the table (or BUFFER option) holds them
+    uint64_t stats_at = 0;
+    size_t stats_room = 0;
+    uint64_t start = 0;    // where its region begins now
+    uint64_t room = 0;     // the region's size
+    uint64_t bytes = 0;    // committed bytes in the region (compressed: the chunk count and chunks)
+    uint32_t chunks = 0;
+    uint64_t page_bytes = 0;
+    std::vector<uint8_t> waiting;  // compressed: pages not yet in a chunk
+  };
+  int fd = -1;
+  uint32_t page_size = 4096;
+  bool splice_works = true;
+  std::optional<Compressor> zstd;
+  std::vector<Cpu> cpus;
+  uint64_t head_end = 0;   // the first byte after the head: the first region's page
+  uint64_t tail = 0;       // past every region: where a moving region goes
+  uint64_t cmdlines_at = 0;
+  size_t cmdlines_room = 0;
+  uint64_t flyrecord_size_field = 0;  // version 7: the flyrecord section's size (0: none)
+  uint64_t flyrecord_data_at = 0;
+
+  // The size the table states: a compressed CPU's leaves out its chunk count (trace-cmd 3.1).
+  uint64_t stated_size(const Cpu& c) const { return zstd && c.bytes >= 4 ? c.bytes - 4 : c.bytes; }
+
+  Result<void> commit_size(const Cpu& c) {
+    const uint64_t size = stated_size(c);
+    return pwrite_all(fd, &size, sizeof size, c.size_field);
+  }
+
+  // The region moved to `to` (the data copied first, then the offset switched, then the old
+  // place freed), with `room` there.
+  Result<void> move(Cpu& c, uint64_t to, uint64_t room) {
+    VPERF_TRY(copy_within(fd, c.start, c.bytes, to));
+    VPERF_TRY(pwrite_all(fd, &to, sizeof to, c.offset_field));
+    const uint64_t old_start = c.start, old_room = c.room;
+    c.start = to;
+    c.room = room;
+    // Only what no other region now holds: a move down may land on part of its old place.
+    if (to >= old_start + old_room || to + room <= old_start) punch(fd, old_start, old_room);
+    return {};
+  }
+
+  Result<void> make_room(Cpu& c, uint64_t more) {
+    if (c.bytes + more <= c.room) return {};
+    const uint64_t room = std::max(c.room * 2, round_up(c.bytes + more, page_size));
+    const uint64_t to = tail;
+    tail = to + room;
+    return move(c, to, room);
+  }
+
+  Result<void> append(Cpu& c, std::span<const uint8_t> data) {
+    VPERF_TRY(make_room(c, data.size()));
+    VPERF_TRY(pwrite_all(fd, data.data(), data.size(), c.start + c.bytes));
+    c.bytes += data.size();
+    return commit_size(c);
+  }
+
+  // Compressed: `plain` as one chunk, then the size, then the chunk count: a kill between the
+  // two leaves a count the size covers.
+  Result<void> append_chunk(Cpu& c, std::span<const uint8_t> plain) {
+    ByteWriter chunk;
+    VPERF_TRY(zstd->append_block(chunk, plain));
+    VPERF_TRY(append(c, chunk.data()));
+    ++c.chunks;
+    VPERF_TRY(pwrite_all(fd, &c.chunks, sizeof c.chunks, c.start));
+    c.page_bytes += plain.size();
+    return {};
+  }
+
+  Result<void> take_whole_chunks(Cpu& c, bool all) {
+    size_t used = 0;
+    while (c.waiting.size() - used >= kChunk || (all && used < c.waiting.size())) {
+      const size_t n = std::min(kChunk, c.waiting.size() - used);
+      VPERF_TRY(append_chunk(c, std::span<const uint8_t>(c.waiting.data() + used, n)));
+      used += n;
     }
+    c.waiting.erase(c.waiting.begin(), c.waiting.begin() + static_cast<ptrdiff_t>(used));
+    return {};
+  }
+};
+
+namespace {
+
+// The head's bytes and where its fields are, for a given padding (spaces added to the last
+// CPU's stats room, which moves the fields after it).
+struct Head {
+  std::vector<uint8_t> bytes;
+  std::vector<uint64_t> offset_fields, size_fields, stats_at;
+  std::vector<size_t> stats_room;
+  uint64_t cmdlines_at = 0;
+  uint64_t flyrecord_size_field = 0, flyrecord_data_at = 0;
+};
+
+bool fields_within_pages(const Head& h) {
+  for (const std::vector<uint64_t>* fields : {&h.offset_fields, &h.size_fields})
+    for (uint64_t at : *fields)
+      if (!within_a_page(at)) return false;
+  return h.flyrecord_size_field == 0 || within_a_page(h.flyrecord_size_field);
+}
+
+// The saved comms with their room: u64 room, then the text padded with newlines (readers parse
+// lines up to the first NUL or the end; blank lines are skipped).
+void put_cmdlines(ByteWriter& out, std::span<const uint8_t> piece, size_t room, uint64_t& text_at) {
+  std::string_view text;
+  if (piece.size() >= 8) text = std::string_view(reinterpret_cast<const char*>(piece.data()) + 8, piece.size() - 8);
+  out.put(static_cast<uint64_t>(room));
+  text_at = out.size();
+  out.text(in_room(text, room, '\n'));
+}
+
+Result<Head> version_6_head(const TraceDatHeader& header, const TracingDataPieces& pieces, size_t padding) {
+  Head h;
   ByteWriter o;
+  const size_t before_cmdlines = static_cast<size_t>(pieces.cmdlines.data() - header.tracing_data.data());
+  o.data().assign(header.tracing_data.begin(), header.tracing_data.begin() + static_cast<ptrdiff_t>(before_cmdlines));
+  put_cmdlines(o, pieces.cmdlines, header.cmdlines_room, h.cmdlines_at);
+  o.put(static_cast<uint32_t>(header.cpus.size()));
+  o.text(std::string_view("options  \0", 10));
+  if (!header.trace_clock.empty()) put_text_option(o, kOptionTraceClock, header.trace_clock);
+  if (!header.uname.empty()) put_text_option(o, kOptionUname, header.uname);
+  put_text_option(o, kOptionVersion, std::string("vperf ") + VPERF_VERSION);
+  for (size_t i = 0; i < header.cpus.size(); ++i) {
+    const size_t room = kStatsRoom + (i + 1 == header.cpus.size() ? padding : 0);
+    h.stats_at.push_back(put_stats_option(o, i < header.cpu_stats.size() ? header.cpu_stats[i] : "", room));
+    h.stats_room.push_back(room);
+  }
+  o.put(uint16_t{kOptionDone});
+  o.text(std::string_view("flyrecord\0", 10));
+  const uint64_t first_region = round_up(o.size() + header.cpus.size() * 16, header.page_size);
+  for (size_t i = 0; i < header.cpus.size(); ++i) {
+    h.offset_fields.push_back(o.size());
+    o.put(first_region + i * header.first_region_room);
+    h.size_fields.push_back(o.size());
+    o.put(uint64_t{0});
+  }
+  h.bytes = o.take();
+  return h;
+}
+
+// Version 7: the metadata sections (built once: `sections`, from the file's start), then the
+// options section, then the flyrecord section's header.
+struct Version7Start {
+  ByteWriter sections;
+  size_t first_options_field = 0;
+  std::vector<std::pair<uint16_t, uint64_t>> metadata;  // section id, offset
+  uint64_t cmdlines_at = 0;
+};
+
+Result<Version7Start> version_7_sections(const TraceDatHeader& header, const TracingDataPieces& pieces, const std::optional<Compressor>& zstd) {
+  Version7Start v;
+  ByteWriter& o = v.sections;
   o.text(std::string_view(reinterpret_cast<const char*>(pieces.initial.data()), 10));
   o.text(std::string_view("7\0", 2));
   o.text(std::string_view(reinterpret_cast<const char*>(pieces.initial.data()) + pieces.initial.size() - 6, 6));
@@ -278,91 +406,279 @@ Result<void> write_version_7(int out_fd, const TraceDatHeader& header, const std
   } else {
     o.text(std::string_view("none\0\0", 6));  // no compression, no version of it
   }
-  const size_t first_options_at = o.data().size();
+  v.first_options_field = o.size();
   o.put(uint64_t{0});
-  // A section: id, flags, no description, size, payload (compressed but for the options, whose
-  // size must not depend on the offsets it holds).
-  auto section = [&](uint16_t id, std::span<const uint8_t> payload) -> Result<uint64_t> {
-    const uint64_t at = o.data().size();
-    ByteWriter packed;
-    const bool compress = zstd && id != 0;
-    if (compress) VPERF_TRY(zstd->append_block(packed, payload));
-    o.put(id);
-    o.put(uint16_t{compress ? kSectionFlagCompressed : uint16_t{0}});
-    o.put(uint32_t{0});
-    o.put(static_cast<uint64_t>(compress ? packed.data().size() : payload.size()));
-    if (compress) payload = packed.data();
-    o.data().insert(o.data().end(), payload.begin(), payload.end());
-    return at;
-  };
-  std::vector<std::pair<uint16_t, uint64_t>> metadata;
+  // A section: id, flags, no description, size, payload. The saved comms stay uncompressed:
+  // they are rewritten in place as they grow.
   uint16_t id = kSectionHeaderInfo;
   for (std::span<const uint8_t> payload :
        {pieces.header_info, pieces.ftrace_formats, pieces.event_formats, pieces.kallsyms, pieces.printk, pieces.cmdlines}) {
-    VPERF_TRY(uint64_t at, section(id, payload));
-    metadata.emplace_back(id, at);
+    const uint64_t at = o.size();
+    const bool is_cmdlines = payload.data() == pieces.cmdlines.data();
+    ByteWriter body;
+    uint64_t text_in_body = 0;
+    if (is_cmdlines) {
+      put_cmdlines(body, payload, header.cmdlines_room, text_in_body);
+    } else if (zstd) {
+      VPERF_TRY(zstd->append_block(body, payload));
+    } else {
+      body.bytes(payload);
+    }
+    o.put(id);
+    o.put(uint16_t{zstd && !is_cmdlines ? kSectionFlagCompressed : uint16_t{0}});
+    o.put(uint32_t{0});
+    o.put(static_cast<uint64_t>(body.size()));
+    if (is_cmdlines) v.cmdlines_at = o.size() + text_in_body;
+    o.bytes(body.data());
+    v.metadata.emplace_back(id, at);
     ++id;
   }
+  return v;
+}
 
-  // The options section: its size does not depend on the offsets it holds, so it is built
-  // once to learn where the flyrecord section starts, then again with the offsets.
-  const std::string clock = selected_clock(header.trace_clock);
-  auto options = [&](uint64_t flyrecord_at, const std::vector<uint64_t>& offsets) {
-    ByteWriter opt;
-    for (const auto& [option, at] : metadata) {
-      opt.put(option);
-      opt.put(uint32_t{8});
-      opt.put(at);
-    }
-    if (!header.trace_clock.empty()) put_text_option(opt, kOptionTraceClock, header.trace_clock);
-    if (!header.uname.empty()) put_text_option(opt, kOptionUname, header.uname);
-    put_text_option(opt, kOptionVersion, std::string("vperf ") + VPERF_VERSION);
-    for (const TraceDatCpu& cpu : cpus) put_text_option(opt, kOptionCpuStat, cpu.stats);
-    opt.put(kOptionCpuCount);
-    opt.put(uint32_t{4});
-    opt.put(static_cast<uint32_t>(cpus.size()));
-    ByteWriter buffer;
-    buffer.put(flyrecord_at);
-    buffer.u8(0);  // "": the top-level buffer
-    buffer.text(clock);
-    buffer.u8(0);
-    buffer.put(header.page_size);
-    buffer.put(static_cast<uint32_t>(cpus.size()));
-    for (size_t i = 0; i < cpus.size(); ++i) {
-      buffer.put(static_cast<uint32_t>(cpus[i].cpu));
-      buffer.put(i < offsets.size() ? offsets[i] : uint64_t{0});
-      // A compressed CPU's size leaves out its chunk count, as trace-cmd 3.1 states it.
-      buffer.put(zstd && cpus[i].size >= 4 ? cpus[i].size - 4 : cpus[i].size);
-    }
-    opt.put(uint16_t{kOptionBuffer});
-    opt.put(static_cast<uint32_t>(buffer.data().size()));
-    opt.data().insert(opt.data().end(), buffer.data().begin(), buffer.data().end());
-    opt.put(uint16_t{kOptionDone});
-    opt.put(uint32_t{8});
-    opt.put(uint64_t{0});  // no further options section
-    return opt.data();
-  };
-  const uint64_t options_at = o.data().size();
-  const uint64_t flyrecord_at = options_at + 16 + options(0, {}).size();
-  const std::vector<uint64_t> offsets = place_cpu_data(flyrecord_at + 16, header.page_size, cpus);
-  VPERF_TRY(section(0, options(flyrecord_at, offsets)));
-  std::memcpy(o.data().data() + first_options_at, &options_at, sizeof options_at);
-  // The flyrecord section's header; its size runs from after it to the end of the last CPU's pages.
-  const uint64_t end = offsets.empty() ? flyrecord_at + 16 : offsets.back() + cpus.back().size;
-  o.put(uint16_t{kOptionBuffer});
-  o.put(uint16_t{zstd ? kSectionFlagCompressed : uint16_t{0}});
+Head version_7_head(const TraceDatHeader& header, Version7Start& start, bool compressed, size_t padding) {
+  Head h;
+  ByteWriter o;
+  o.data() = start.sections.data();
+  h.cmdlines_at = start.cmdlines_at;
+  const uint64_t options_at = o.size();
+  o.patch(start.first_options_field, options_at);
+  o.put(uint16_t{0});  // the options section: never compressed, its fields are rewritten in place
+  o.put(uint16_t{0});
   o.put(uint32_t{0});
-  o.put(end - (flyrecord_at + 16));
-  return write_with_cpu_data(out_fd, o.data(), cpus, offsets);
+  const size_t options_size_field = o.size();
+  o.put(uint64_t{0});
+  const size_t options_payload = o.size();
+  for (const auto& [option, at] : start.metadata) {
+    o.put(option);
+    o.put(uint32_t{8});
+    o.put(at);
+  }
+  if (!header.trace_clock.empty()) put_text_option(o, kOptionTraceClock, header.trace_clock);
+  if (!header.uname.empty()) put_text_option(o, kOptionUname, header.uname);
+  put_text_option(o, kOptionVersion, std::string("vperf ") + VPERF_VERSION);
+  for (size_t i = 0; i < header.cpus.size(); ++i) {
+    const size_t room = kStatsRoom + (i + 1 == header.cpus.size() ? padding : 0);
+    h.stats_at.push_back(put_stats_option(o, i < header.cpu_stats.size() ? header.cpu_stats[i] : "", room));
+    h.stats_room.push_back(room);
+  }
+  o.put(kOptionCpuCount);
+  o.put(uint32_t{4});
+  o.put(static_cast<uint32_t>(header.cpus.size()));
+  const std::string clock = selected_clock(header.trace_clock);
+  const size_t buffer_size = 8 + 1 + clock.size() + 1 + 4 + 4 + header.cpus.size() * 20;
+  o.put(uint16_t{kOptionBuffer});
+  o.put(static_cast<uint32_t>(buffer_size));
+  const size_t flyrecord_field = o.size();
+  o.put(uint64_t{0});
+  o.u8(0);  // "": the top-level buffer
+  o.c_string(clock);
+  o.put(header.page_size);
+  o.put(static_cast<uint32_t>(header.cpus.size()));
+  for (int cpu : header.cpus) {
+    o.put(static_cast<uint32_t>(cpu));
+    h.offset_fields.push_back(o.size());
+    o.put(uint64_t{0});
+    h.size_fields.push_back(o.size());
+    o.put(uint64_t{0});
+  }
+  o.put(uint16_t{kOptionDone});
+  o.put(uint32_t{8});
+  o.put(uint64_t{0});  // no further options section
+  o.patch(options_size_field, static_cast<uint64_t>(o.size() - options_payload));
+  const uint64_t flyrecord_at = o.size();
+  o.patch(flyrecord_field, flyrecord_at);
+  o.put(uint16_t{kOptionBuffer});
+  o.put(uint16_t{compressed ? kSectionFlagCompressed : uint16_t{0}});
+  o.put(uint32_t{0});
+  h.flyrecord_size_field = o.size();
+  o.put(uint64_t{0});
+  h.flyrecord_data_at = o.size();
+  const uint64_t first_region = round_up(o.size(), header.page_size);
+  for (size_t i = 0; i < header.cpus.size(); ++i) o.patch(h.offset_fields[i], first_region + i * header.first_region_room);
+  h.bytes = o.take();
+  return h;
 }
 
 }  // namespace
 
-Result<void> write_trace_dat(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& cpus) {
-  if (header.version == 7) return write_version_7(out_fd, header, cpus);
-  if (header.version != 6) return Error{"trace.dat version " + std::to_string(header.version) + " cannot be written", 0, "use 6 or 7"};
-  return write_version_6(out_fd, header, cpus);
+TraceDatWriter::TraceDatWriter(std::unique_ptr<State> state) : state_(std::move(state)) {}
+TraceDatWriter::TraceDatWriter(TraceDatWriter&&) noexcept = default;
+TraceDatWriter& TraceDatWriter::operator=(TraceDatWriter&&) noexcept = default;
+TraceDatWriter::~TraceDatWriter() = default;
+
+Result<TraceDatWriter> TraceDatWriter::begin(int fd, const TraceDatHeader& header) {
+  if (header.version != 6 && header.version != 7)
+    return Error{"trace.dat version " + std::to_string(header.version) + " cannot be written", 0, "use 6 or 7"};
+  if (header.page_size < 64 || header.page_size % 64 != 0) return Error{"page size " + std::to_string(header.page_size) + " cannot be recorded"};
+  if (header.first_region_room == 0 || header.first_region_room % header.page_size != 0)
+    return Error{"a CPU's room in trace.dat must be a whole number of pages"};
+  auto state = std::make_unique<State>();
+  State& s = *state;
+  s.fd = fd;
+  s.page_size = header.page_size;
+  if (header.compression == "zstd") {
+    if (header.version != 7) return Error{"trace.dat version 6 has no compression", 0, "write version 7"};
+    VPERF_TRY(s.zstd, Compressor::zstd());
+  } else if (!header.compression.empty() && header.compression != "none") {
+    return Error{"trace.dat compression '" + header.compression + "' is not one vperf writes", 0, "use zstd or none"};
+  }
+  VPERF_TRY(TracingDataPieces pieces, split_tracing_data(header.tracing_data));
+  std::optional<Version7Start> v7;
+  if (header.version == 7) {
+    VPERF_TRY(v7, version_7_sections(header, pieces, s.zstd));
+  }
+  // The padding that keeps every size and offset field inside one page (a step of 4 moves the
+  // fields by 4; at most 2 per CPU rule out a value, so one of the first few fits).
+  std::optional<Head> head;
+  for (size_t padding = 0; padding < 4096 && !head; padding += 4) {
+    Head candidate;
+    if (v7) {
+      candidate = version_7_head(header, *v7, s.zstd.has_value(), padding);
+    } else {
+      VPERF_TRY(candidate, version_6_head(header, pieces, padding));
+    }
+    if (fields_within_pages(candidate)) head = std::move(candidate);
+  }
+  if (!head) return Error{"no layout of the trace.dat head keeps its fields within pages (too many CPUs?)"};
+  VPERF_TRY(pwrite_all(fd, head->bytes.data(), head->bytes.size(), 0));
+  s.head_end = head->bytes.size();
+  s.cmdlines_at = head->cmdlines_at;
+  s.cmdlines_room = header.cmdlines_room;
+  s.flyrecord_size_field = head->flyrecord_size_field;
+  s.flyrecord_data_at = head->flyrecord_data_at;
+  const uint64_t first_region = round_up(s.head_end, s.page_size);
+  for (size_t i = 0; i < header.cpus.size(); ++i) {
+    State::Cpu c;
+    c.cpu = header.cpus[i];
+    c.offset_field = head->offset_fields[i];
+    c.size_field = head->size_fields[i];
+    c.stats_at = head->stats_at[i];
+    c.stats_room = head->stats_room[i];
+    c.start = first_region + i * header.first_region_room;
+    c.room = header.first_region_room;
+    if (s.zstd) {
+      // The chunk count comes first; the size the table states leaves it out.
+      const uint32_t none = 0;
+      VPERF_TRY(pwrite_all(fd, &none, sizeof none, c.start));
+      c.bytes = 4;
+    }
+    s.cpus.push_back(std::move(c));
+  }
+  s.tail = first_region + header.cpus.size() * header.first_region_room;
+  return TraceDatWriter(std::move(state));
 }
+
+Result<void> TraceDatWriter::add_pages(size_t index, std::span<const uint8_t> pages) {
+  State& s = *state_;
+  State::Cpu& c = s.cpus.at(index);
+  if (!s.zstd) {
+    VPERF_TRY(s.append(c, pages));
+    c.page_bytes += pages.size();
+    return {};
+  }
+  c.waiting.insert(c.waiting.end(), pages.begin(), pages.end());
+  return s.take_whole_chunks(c, false);
+}
+
+Result<void> TraceDatWriter::add_pages_from_pipe(size_t index, int pipe_fd, size_t bytes) {
+  State& s = *state_;
+  State::Cpu& c = s.cpus.at(index);
+  if (s.zstd || !s.splice_works) {
+    std::vector<uint8_t> pages(bytes);
+    for (size_t got = 0; got < bytes;) {
+      const ssize_t n = ::read(pipe_fd, pages.data() + got, bytes - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return Error::from_errno("reading CPU " + std::to_string(c.cpu) + "'s pages", n == 0 ? EIO : errno);
+      got += static_cast<size_t>(n);
+    }
+    return add_pages(index, pages);
+  }
+  VPERF_TRY(s.make_room(c, bytes));
+  // Spliced straight into the region; only whole pages that landed are committed.
+  size_t moved = 0;
+  Result<void> done;
+  while (moved < bytes) {
+    loff_t at = static_cast<loff_t>(c.start + c.bytes + moved);
+    const ssize_t n = ::splice(pipe_fd, nullptr, s.fd, &at, bytes - moved, SPLICE_F_MOVE);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EINVAL || errno == ENOSYS) && moved == 0) {
+      s.splice_works = false;  // a file system that takes no splice: the pages go through memory
+      return add_pages_from_pipe(index, pipe_fd, bytes);
+    }
+    if (n <= 0) {
+      done = Error::from_errno("writing CPU " + std::to_string(c.cpu) + "'s pages to trace.dat", n == 0 ? EIO : errno);
+      break;
+    }
+    moved += static_cast<size_t>(n);
+  }
+  const size_t whole = moved / s.page_size * s.page_size;
+  if (whole > 0) {
+    c.bytes += whole;
+    c.page_bytes += whole;
+    VPERF_TRY(s.commit_size(c));
+  }
+  return done;
+}
+
+Result<void> TraceDatWriter::flush() {
+  State& s = *state_;
+  if (s.zstd)
+    for (State::Cpu& c : s.cpus) VPERF_TRY(s.take_whole_chunks(c, true));
+  return {};
+}
+
+Result<void> TraceDatWriter::update_cmdlines(std::string_view text) {
+  const std::string room = in_room(text, state_->cmdlines_room, '\n');
+  return pwrite_all(state_->fd, room.data(), room.size(), state_->cmdlines_at);
+}
+
+Result<void> TraceDatWriter::update_stats(size_t index, std::string_view text) {
+  const State::Cpu& c = state_->cpus.at(index);
+  const std::string room = stats_in_room(text, c.stats_room);
+  return pwrite_all(state_->fd, room.data(), room.size(), c.stats_at);
+}
+
+uint64_t TraceDatWriter::page_bytes(size_t index) const { return state_->cpus.at(index).page_bytes; }
+
+Result<void> TraceDatWriter::finish() {
+  State& s = *state_;
+  Result<void> flushed = flush();
+  // What a failed write left past each region's committed bytes holds disk and nothing else.
+  for (const State::Cpu& c : s.cpus) punch(s.fd, c.start + c.bytes, c.room - std::min(c.room, c.bytes));
+  // From here a region is its data: a move down may land in another's unused room.
+  for (State::Cpu& c : s.cpus) c.room = c.bytes;
+  auto overlaps = [](uint64_t a, uint64_t a_size, uint64_t b, uint64_t b_size) { return a < b + b_size && b < a + a_size; };
+  Result<void> moved = flushed;
+  uint64_t place = round_up(s.head_end, s.page_size);
+  for (size_t i = 0; i < s.cpus.size() && moved; ++i) {
+    State::Cpu& c = s.cpus[i];
+    if (c.start != place) {
+      // Whatever is in the way (a later CPU's data, or this one's own) goes past the end first.
+      for (size_t j = i; j < s.cpus.size() && moved; ++j) {
+        State::Cpu& other = s.cpus[j];
+        if (other.bytes > 0 && overlaps(place, c.bytes, other.start, other.bytes)) {
+          const uint64_t to = s.tail;
+          s.tail = round_up(to + other.bytes, s.page_size);
+          moved = s.move(other, to, s.tail - to);
+        }
+      }
+      if (moved) moved = s.move(c, place, c.bytes);
+    }
+    place = round_up(c.start + c.bytes, s.page_size);
+  }
+  // The file ends at the end of the data furthest on (the last CPU's, once compacted).
+  uint64_t end = s.head_end;
+  for (const State::Cpu& c : s.cpus)
+    if (c.bytes > 0) end = std::max(end, c.start + c.bytes);
+  if (::ftruncate(s.fd, static_cast<off_t>(end)) != 0 && moved) moved = Error::from_errno("truncating trace.dat");
+  if (s.flyrecord_size_field != 0) {
+    const uint64_t size = end > s.flyrecord_data_at ? end - s.flyrecord_data_at : 0;
+    if (Result<void> w = pwrite_all(s.fd, &size, sizeof size, s.flyrecord_size_field); !w && moved) moved = w;
+  }
+  return moved;
+}
+
 
 Result<TraceDat> TraceDat::open(const std::filesystem::path& path) {
   Result<ScopedFd> fd = open_regular_file(path);

@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,13 +35,20 @@
 namespace vperf::tracing {
 
 // --- writing ---
-
-struct TraceDatCpu {
-  int cpu = 0;
-  int data_fd = -1;         // the CPU's raw pages, read from offset 0 for `size` bytes
-  uint64_t size = 0;
-  std::string stats;        // per_cpu/cpuN/stats
-};
+//
+// A recording writes its trace.dat while it runs, so that a SIGKILL or a full disk at any
+// moment leaves a file that trace-cmd and vperf read up to its last whole page (trace-cmd
+// itself keeps each CPU's pages in a trace.dat.cpuN file and assembles them at the end: a kill
+// leaves no trace.dat). The head (tracing data, options, the CPUs' offset/size table or BUFFER
+// option) goes first, with every CPU's size 0; each CPU then owns a region further on, sparse
+// until written (a hole costs no disk). Pages are appended to their CPU's region and only then
+// is the CPU's size in the table rewritten (8 bytes, never across a page of the file, so a kill
+// cannot tear it), so the table only ever names whole pages that are there. A region that fills
+// moves, by copy, to the end of the file and doubles (its offset rewritten after the copy, the
+// old one punched out). At the end the regions are moved down, each to its final place (through
+// the end of the file when its place overlaps data still in use), and the file is truncated:
+// every step keeps the table pointing at whole data. Text known only at the end (the saved
+// comms, each CPU's stats) has room kept for it, rewritten as it changes.
 
 struct TraceDatHeader {
   std::vector<uint8_t> tracing_data;  // build_tracing_data(..., {"6", kallsyms, every ftrace format})
@@ -50,14 +58,47 @@ struct TraceDatHeader {
   // 6, or 7: the same pieces as trace-cmd.dat.v7(5)'s sections, found through one options
   // section, the CPUs' pages in one flyrecord buffer section.
   int version = 6;
-  // Version 7 only: "zstd" compresses every section but the options and each CPU's pages in
-  // 1-MiB chunks (trace-cmd's default); empty or "none" writes them as they are.
+  // Version 7 only: "zstd" compresses every section but the options and the saved comms, and
+  // each CPU's pages in chunks of up to 1 MiB (trace-cmd's default); empty or "none" writes
+  // them as they are.
   std::string compression;
+  // Bytes kept for the saved comms (tracing data's last piece), which grow while the run goes.
+  size_t cmdlines_room = 64 << 10;
+  // Each CPU's room before its first move (a hole until written; a multiple of the page size).
+  uint64_t first_region_room = 32ull << 20;
+  std::vector<int> cpus;              // the CPUs recorded, in CPU order (version 6's table has no numbers)
+  std::vector<std::string> cpu_stats; // per CPU, per_cpu/cpuN/stats as it is at the start
 };
 
-// Writes the whole file to `out_fd` (at its current position 0). Version 6 wants the CPUs in
-// CPU order from 0, as its flyrecord table has no CPU numbers.
-Result<void> write_trace_dat(int out_fd, const TraceDatHeader& header, const std::vector<TraceDatCpu>& cpus);
+class TraceDatWriter {
+ public:
+  // Writes the head to `fd` (an empty regular file opened read-write, kept open by the caller).
+  static Result<TraceDatWriter> begin(int fd, const TraceDatHeader& header);
+  TraceDatWriter(TraceDatWriter&&) noexcept;
+  TraceDatWriter& operator=(TraceDatWriter&&) noexcept;
+  ~TraceDatWriter();
+
+  // Whole pages for the CPU at `index` (of header.cpus): from a pipe that holds `bytes` of them
+  // (spliced into the file, uncompressed), or from memory. Committed before returning, but for
+  // a compressed file, whose pages wait for a chunk of 1 MiB or the next flush().
+  Result<void> add_pages_from_pipe(size_t index, int pipe_fd, size_t bytes);
+  Result<void> add_pages(size_t index, std::span<const uint8_t> pages);
+  // Compressed: the pages waiting, as a chunk per CPU, committed.
+  Result<void> flush();
+  // The saved comms (cut at a whole line to the room kept) and a CPU's stats, rewritten.
+  Result<void> update_cmdlines(std::string_view text);
+  Result<void> update_stats(size_t index, std::string_view text);
+  // The raw page bytes recorded for the CPU at `index`.
+  uint64_t page_bytes(size_t index) const;
+  // Flushes, moves the regions down and truncates. An error (ENOSPC: no room to move a region)
+  // leaves the file as readable as before, only with holes and not compacted.
+  Result<void> finish();
+
+ private:
+  struct State;
+  explicit TraceDatWriter(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
 
 // --- reading ---
 

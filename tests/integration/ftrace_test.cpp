@@ -250,6 +250,191 @@ TEST_F(Ftrace, StackTraceTriggersPrintTheSameFramesAsTraceCmd) {
   EXPECT_EQ(folded.out, expected + " 20\n");
 }
 
+// The lines of a report that are events, and whether their timestamps never go back (a trace
+// read to its last whole page is each CPU's events from the start, merged in time order).
+bool timestamps_in_order(const std::string& report) {
+  double last = 0;
+  std::istringstream lines(report);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t bracket = line.find("] ");
+    const size_t colon = line.find(": ", bracket);
+    if (bracket == std::string::npos || colon == std::string::npos) continue;
+    const double at = std::stod(line.substr(bracket + 2, colon - bracket - 2));
+    if (at < last) return false;
+    last = at;
+  }
+  return true;
+}
+
+// Live processes whose command line has `word` as an argument.
+std::vector<pid_t> processes_with_argument(const std::string& word) {
+  std::vector<pid_t> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = slurp(entry.path() / "cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(" " + word + " ") != std::string::npos) found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
+// A SIGKILLed recording leaves a trace.dat that trace-cmd and vperf read alike, for each version
+// vperf writes: the pages it had taken, so some of the workload's calls and never more than it
+// made, in time order, every one the workload's. vperf is killed while the workload is still
+// making calls, once its file has pages on disk.
+TEST_F(Ftrace, KilledRecordingLeavesATraceDatBothReadersRead) {
+  if (run_program({"trace-cmd", "--version"}).exit_code < 0) GTEST_SKIP() << "needs trace-cmd";
+  constexpr int kCalls = 100000000;  // far more than are made before the kill
+  for (const auto& [version, compression] : std::vector<std::pair<std::string, std::string>>{{"6", "none"}, {"7", "none"}, {"7", "zstd"}}) {
+    SCOPED_TRACE("--file-version " + version + " --compression " + compression);
+    const std::string file = (dir_ / ("killed-v" + version + "-" + compression + ".dat")).string();
+    std::vector<std::string> argv = {VPERF_BINARY, "ftrace", "record", "--file-version", version, "-e", "syscalls:sys_enter_getppid", "-o", file};
+    if (version == "7") argv.insert(argv.end(), {"--compression", compression});
+    argv.insert(argv.end(), {"--", VPERF_WORKLOAD, "getppid", std::to_string(kCalls)});
+    // The same recording of a single call: its file is the head and a page. The killed run is
+    // killed once its file takes 256 KiB more on disk: pages are committed after every batch of
+    // at most 64 KiB (uncompressed) or every chunk (compressed: at most 1 MiB of these pages,
+    // which zstd makes 20 times smaller), so some are committed by then, and the file is small
+    // enough to read quickly.
+    std::vector<std::string> one_call = argv;
+    one_call.back() = "1";
+    one_call[std::find(one_call.begin(), one_call.end(), "-o") - one_call.begin() + 1] = file + ".one";
+    ProgramResult small = run_program(one_call);
+    ASSERT_EQ(small.exit_code, 0) << small.err;
+    const uintmax_t head_and_a_page = std::filesystem::file_size(file + ".one");
+    Background vperf(argv);
+    ASSERT_GT(vperf.pid(), 0);
+    auto disk_used = [&] {
+      struct stat st{};
+      return ::stat(file.c_str(), &st) == 0 ? static_cast<uintmax_t>(st.st_blocks) * 512 : 0;
+    };
+    ASSERT_TRUE(wait_until([&] { return disk_used() > head_and_a_page + (256 << 10); }, std::chrono::seconds(60)))
+        << "the file never grew";
+    const std::vector<pid_t> workload = children_named(vperf.pid(), "vperf-workload");
+    ASSERT_EQ(workload.size(), 1u) << "the workload ended before the kill";
+    ::kill(vperf.pid(), SIGKILL);
+    vperf.wait();
+    ::kill(workload.front(), SIGKILL);
+    ASSERT_TRUE(std::filesystem::exists(file)) << "a killed recording must leave its file";
+    ProgramResult mine = report_as_trace_cmd_does(file);
+    const size_t events = count_lines_with(mine.out, " sys_enter_getppid: ");
+    EXPECT_GT(events, 0u);
+    EXPECT_LE(events, static_cast<size_t>(kCalls));
+    EXPECT_EQ(count_lines_with(mine.out, "vperf-workload-" + std::to_string(workload.front()) + " "), events) << mine.out.substr(0, 2000);
+    EXPECT_TRUE(timestamps_in_order(mine.out));
+    EXPECT_EQ(std::filesystem::status(file).permissions() & std::filesystem::perms::all,
+              std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  }
+  run_vperf({"ftrace", "list", "-t"});  // removes the killed runs' instances, as any ftrace command does
+}
+
+// A file system that fills up mid-recording (a small tmpfs): vperf stops, keeps the whole pages
+// it had written as a trace.dat both readers read, says so in one line and exits 1; nothing else
+// is left in the file system, and the workload does not outlive the run. A file system without
+// room for the head gets no file at all, and one line.
+TEST_F(Ftrace, FullDiskKeepsAReadableTraceDatAndSaysSoInOneLine) {
+  if (run_program({"trace-cmd", "--version"}).exit_code < 0) GTEST_SKIP() << "needs trace-cmd";
+  // The head (tracing data with kallsyms) of a file on this machine, to size the file system.
+  const std::string small = (dir_ / "small.dat").string();
+  ProgramResult sized = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-o", small, "--", VPERF_WORKLOAD, "getppid", "1"});
+  ASSERT_EQ(sized.exit_code, 0) << sized.err;
+  const uintmax_t head = std::filesystem::file_size(small);
+  const std::filesystem::path mounted = dir_ / "small-fs";
+  std::filesystem::create_directory(mounted);
+  const std::string size = std::to_string(head / 1024 + 1024) + "k";  // the head and 1 MiB of pages
+  ProgramResult mount = run_program({"mount", "-t", "tmpfs", "-o", "size=" + size + ",mode=0700", "tmpfs", mounted.string()});
+  if (mount.exit_code != 0) GTEST_SKIP() << "cannot mount a tmpfs: " << mount.err;
+  struct Unmount {
+    std::filesystem::path at;
+    ~Unmount() { run_program({"umount", at.string()}); }
+  } unmount{mounted};
+  const std::string calls = "30000001";  // about 700 MB of events: far more than fit
+  const std::string file = (mounted / "trace.dat").string();
+  ProgramResult r = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-o", file, "--", VPERF_WORKLOAD, "getppid", calls});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("the disk filled up"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("free some space"), std::string::npos) << r.err;
+  EXPECT_TRUE(processes_with_argument(calls).empty()) << "the workload outlived the run";
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(mounted)) left.push_back(entry.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"trace.dat"});
+  ProgramResult mine = report_as_trace_cmd_does(file);
+  const size_t events = count_lines_with(mine.out, " sys_enter_getppid: ");
+  EXPECT_GT(events, 0u);
+  EXPECT_LT(events, std::stoul(calls));
+  EXPECT_TRUE(timestamps_in_order(mine.out));
+
+  // No room for even the head: one line, and no file at all.
+  const std::filesystem::path tiny = dir_ / "tiny-fs";
+  std::filesystem::create_directory(tiny);
+  ASSERT_EQ(run_program({"mount", "-t", "tmpfs", "-o", "size=" + std::to_string(head / 2048) + "k,mode=0700", "tmpfs", tiny.string()}).exit_code, 0);
+  Unmount unmount_tiny{tiny};
+  ProgramResult headless = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-o", (tiny / "trace.dat").string(), "--", "true"});
+  EXPECT_EQ(headless.exit_code, 1);
+  EXPECT_EQ(std::count(headless.err.begin(), headless.err.end(), '\n'), 1) << headless.err;
+  EXPECT_NE(headless.err.find("no room for even the head"), std::string::npos) << headless.err;
+  EXPECT_TRUE(std::filesystem::is_empty(tiny));
+}
+
+// trace.dat holds /proc/kallsyms and the kernel's addresses: it is 0600 whatever the umask, as
+// perf.data is, also where it replaces a file that was readable by all.
+TEST_F(Ftrace, TraceDatIsPrivateWhateverTheUmask) {
+  const std::filesystem::path file = dir_ / "private.dat";
+  std::ofstream(file) << "an older, public file";
+  std::filesystem::permissions(file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write | std::filesystem::perms::group_read |
+                                         std::filesystem::perms::others_read);
+  const mode_t umask_before = ::umask(0);
+  ProgramResult recorded = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-o", file.string(), "--", VPERF_WORKLOAD, "getppid", "10"});
+  ::umask(umask_before);
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  EXPECT_EQ(std::filesystem::status(file).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  ProgramResult report = run_vperf({"ftrace", "report", file.string()});
+  EXPECT_EQ(count_lines_with(report.out, " sys_enter_getppid: "), 10u) << report.err;
+}
+
+// Option values that select nothing (an empty event or function name, a pid no task has, a CPU
+// mask without an online CPU, an empty trigger) are refused in one line, by every command that
+// takes them, before anything is made: no instance, no output file.
+TEST_F(Ftrace, OptionsThatSelectNothingAreRefusedInOneLine) {
+  const std::string out = (dir_ / "nothing.dat").string();
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{"ftrace", "-e", "", "--", "true"}, "an empty event name selects no event"},
+      {{"ftrace", "-e", "syscalls:sys_enter_getppid", "-p", "99999999"}, "no task has the pid 99999999"},
+      {{"ftrace", "-e", "syscalls:sys_enter_getppid", "-p", "1,99999999"}, "no task has the pid 99999999"},
+      {{"ftrace", "-e", "syscalls:sys_enter_getppid", "-C", "4095", "--", "true"}, "selects no online CPU"},
+      {{"ftrace", "-e", "syscalls:sys_enter_getppid", "-C", "", "--", "true"}, "selects no online CPU"},
+      {{"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-o", out, "-M", "", "--", "true"}, "selects no online CPU"},
+      {{"ftrace", "-e", "syscalls:sys_enter_getppid", "--trigger", "", "--", "true"}, "an empty --trigger does nothing"},
+      {{"ftrace", "-T", "", "--", "true"}, "an empty function name selects no function"},
+      {{"ftrace", "record", "-e", "", "-o", out, "--", "true"}, "an empty event name selects no event"},
+      {{"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-o", out, "-P", "99999999"}, "no task has the pid 99999999"},
+      {{"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-o", out, "-M", "0", "--", "true"}, "selects no online CPU"},
+      {{"ftrace", "record", "-p", "function", "-l", "", "-o", out, "--", "true"}, "an empty function name selects no function"},
+      {{"ftrace", "latency", "-T", "", "--", "true"}, "an empty function name selects no function"},
+      {{"ftrace", "latency", "-T", "sys_getppid", "-p", "99999999"}, "no task has the pid 99999999"},
+      {{"ftrace", "start", "--instance", "vperf-test-nothing", "-e", ""}, "an empty event name selects no event"},
+      {{"ftrace", "start", "--instance", "vperf-test-nothing", "-e", "syscalls:sys_enter_getppid", "-T", ""}, "an empty function name selects no function"},
+  };
+  for (const Case& c : cases) {
+    ProgramResult r = run_vperf(c.args);
+    std::string shown;
+    for (const std::string& a : c.args) shown += "'" + a + "' ";
+    EXPECT_EQ(r.exit_code, 1) << shown;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << shown << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << shown << r.err;
+    EXPECT_EQ(r.out, "") << shown;
+    EXPECT_FALSE(std::filesystem::exists(out)) << shown;
+    EXPECT_FALSE(std::filesystem::exists(kTracefs / "instances/vperf-test-nothing")) << shown;
+  }
+}
+
 // An event filter keeps exactly the workload's calls while another task makes the same call;
 // a traceoff trigger stops the buffer at the first hit.
 TEST_F(Ftrace, EventFilterAndTraceoffTriggerBehaveExactly) {
