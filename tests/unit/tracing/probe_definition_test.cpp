@@ -115,6 +115,26 @@ TEST(ProbeDefinition, WhatPerfRefusesIsAnError) {
   }
 }
 
+// Numbers past what they count are refused, never wrapped: an offset past 2^64 - 1, a line
+// past 2^31 - 1 (perf's and DWARF's int), a range whose +NUM ends past it, a file's line 0,
+// a bitfield type whose bits do not fit its container.
+TEST(ProbeDefinition, NumbersPastTheirRangeAreRefused) {
+  EXPECT_EQ(*parsed("f+18446744073709551615").offset, UINT64_MAX);  // a number: the function's size refuses it
+  EXPECT_EQ(*parsed("f:2147483647").line, 2147483647u);
+  for (const char* bad : {"f+18446744073709551616", "f+0x10000000000000000", "f:2147483648", "f:99999999999999999999", "a.c:4294967297",
+                          "f x:b65@0/64", "f x:b8@1/8", "f x:b0@0/8", "f x:b4@0/12", "f x:b18446744073709551615@1/64"}) {
+    Result<ProbeDefinition> def = parse_probe_definition(bad);
+    EXPECT_FALSE(def.ok()) << "'" << bad << "' parsed";
+  }
+  EXPECT_EQ(*parse_line_range("f:1-2147483647")->end, 2147483647u);
+  EXPECT_EQ(*parse_line_range("f:2+2147483646")->end, 2147483647u);
+  for (const char* bad : {"f:2+2147483647", "f:1-2147483648", "f:4294967296", "f:1+18446744073709551615", "a.c:0", "a.c:0-3"}) {
+    Result<LineRange> range = parse_line_range(bad);
+    EXPECT_FALSE(range.ok()) << "'" << bad << "' parsed to " << range->start << "-" << range->end.value_or(0);
+  }
+  EXPECT_EQ(parse_line_range("f:0-3")->start, 0u);  // a function's line 0 is its declaration
+}
+
 TEST(ProbeDefinition, EventNamesAreCIdentifiers) {
   EXPECT_TRUE(is_probe_event_name("probe_libc"));
   EXPECT_TRUE(is_probe_event_name("_x1"));
