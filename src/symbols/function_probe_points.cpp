@@ -3,9 +3,14 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
+#include "core/files.h"
 #include "core/strings.h"
 
 namespace vperf::symbols {
@@ -99,7 +104,19 @@ Result<std::vector<FunctionProbePoint>> function_probe_points(const std::filesys
 
 Result<ElfFile> open_probe_target(const std::filesystem::path& file) {
   Result<ElfFile> opened = ElfFile::open(file);
-  if (!opened) return Error{opened.error().message, opened.error().errno_value, "give the path of an executable or library (an ELF file)"};
+  if (!opened) {
+    // libelf refuses an ELF file too short for its header ("invalid ELF file data"): said as
+    // what it is, from the file's first bytes (opened only when regular, so never a FIFO).
+    if (Result<ScopedFd> fd = open_regular_file(file)) {
+      char magic[SELFMAG] = {};
+      struct stat st {};
+      if (::pread(fd->get(), magic, sizeof magic, 0) == SELFMAG && std::memcmp(magic, ELFMAG, SELFMAG) == 0 && ::fstat(fd->get(), &st) == 0)
+        return Error{file.string() + " is a truncated or damaged ELF file: libelf cannot read it (" + opened.error().message + "; " +
+                         std::to_string(st.st_size) + " bytes)",
+                     0, "give the whole file (was it cut short while being copied or written?)"};
+    }
+    return Error{opened.error().message, opened.error().errno_value, "give the path of an executable or library (an ELF file)"};
+  }
   ElfFile elf = std::move(opened).value();
   size_t file_size = 0;
   (void)elf_rawfile(elf.handle(), &file_size);

@@ -174,6 +174,9 @@ Result<LineRange> parse_line_range(std::string_view text) {
       range.end = *second;
     }
     if (*range.end < range.start) return range_error("it ends before it starts");
+    // perf's open range is one that ends at INT_MAX: written out, it is the same range (to the
+    // function's last line and two more), not every line to the end of the file.
+    if (*range.end == kLastLine) range.end.reset();
   }
   return range;
 }

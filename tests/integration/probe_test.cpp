@@ -991,12 +991,14 @@ TEST_F(Probe, NumbersOutOfRangeAreRefusedInOneReadableLine) {
 }
 
 // -L with a range that ends past the function shows the lines there are, up to the end of the
-// file, as perf does (the end overflowed an int: vperf printed the header only and exited 0); one
+// file, as perf does; one ending at 2^31 - 1 is perf's open range (the function and two lines
+// more). Its end overflowed an int: vperf printed the header only and exited 0. One
 // that starts past the end of the file is an error, as perf's "Specified source line is not
 // found"; a file's line 0 is refused (it read before the first line).
 TEST_F(Probe, LineRangesPastTheEndShowWhatThereIsOrFail) {
   VPERF_REQUIRE(!find_program("perf").empty(), "perf 6.1 as the reference");
-  expect_perf_output(VPERF_WORKLOAD, "-L", "probe_target:1-2147483647");
+  expect_perf_output(VPERF_WORKLOAD, "-L", "probe_target:1-1000");        // to the end of the file
+  expect_perf_output(VPERF_WORKLOAD, "-L", "probe_target:1-2147483647");  // perf's open range: as "probe_target:1"
   expect_perf_output(VPERF_WORKLOAD, "-L", "probe_target:2+2147483646");
   for (const std::string range : {"probe_target:1000-1001", "probe_target:1000", "probe_calls.cpp:0-2", "probe_calls.cpp:100000"}) {
     EXPECT_NE(run_program({"perf", "probe", "-x", VPERF_WORKLOAD, "-L", range}).exit_code, 0) << range;

@@ -95,7 +95,8 @@ TEST(OpenProbeTarget, WhatIsNoElfFileIsNamed) {
   EXPECT_EQ(message(truncated), truncated.string() + " is a truncated ELF file: its section headers end at byte " + std::to_string(whole) +
                                     ", past its end (" + std::to_string(whole - 1) + " bytes)");
   std::filesystem::resize_file(truncated, 40);  // not even the header
-  EXPECT_EQ(message(truncated), truncated.string() + " is a truncated ELF file: its 40 bytes do not hold an ELF header");
+  EXPECT_EQ(message(truncated), truncated.string() + " is a truncated or damaged ELF file: libelf cannot read it (elf_begin " + truncated.string() +
+                                    ": invalid ELF file data; 40 bytes)");
 }
 
 }  // namespace
