@@ -38,7 +38,7 @@ std::string printable(std::string_view text) {
     const auto byte = static_cast<unsigned char>(c);
     if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
-    else if (std::iscntrl(byte)) out += "\\x" + hex(byte).substr(2);
+    else if (std::iscntrl(byte)) out += "\\x" + hex_padded(byte, 2).substr(2);
     else out += c;
   }
   return out;

@@ -136,6 +136,24 @@ TEST(ProbeDefinition, NumbersPastTheirRangeAreRefused) {
   EXPECT_EQ(parse_line_range("f:0-3")->start, 0u);  // a function's line 0 is its declaration
 }
 
+// Words split at any white space, as perf's argv_split: a newline in a definition separates two
+// arguments and never stays inside one (uprobe_events would read the rest as another command);
+// other control characters are refused, and the error quotes them escaped, on one line.
+TEST(ProbeDefinition, WhiteSpaceSeparatesWordsAndControlCharactersAreRefused) {
+  const ProbeDefinition def = parsed("f+4\t%di\n-x\r\n%si");
+  ASSERT_EQ(def.arguments.size(), 3u);
+  EXPECT_EQ(def.arguments[0].expression, "%di");
+  EXPECT_EQ(def.arguments[1].expression, "-x");
+  EXPECT_EQ(def.arguments[2].expression, "%si");
+  for (const char* bad : {"f %di\x01", "f\x7f", "f +0(%si)\x1b:string"}) {
+    Result<ProbeDefinition> refused = parse_probe_definition(bad);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.error().message.find_first_of("\n\x01\x7f\x1b"), std::string::npos) << refused.error().message;
+  }
+  EXPECT_EQ(parse_probe_definition("f %di\x01").error().message, "probe definition 'f %di\\x01': it holds a control character (\\x01)");
+  EXPECT_FALSE(parse_line_range("f\n:1").ok());
+}
+
 TEST(ProbeDefinition, EventNamesAreCIdentifiers) {
   EXPECT_TRUE(is_probe_event_name("probe_libc"));
   EXPECT_TRUE(is_probe_event_name("_x1"));
