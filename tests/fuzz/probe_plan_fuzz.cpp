@@ -5,7 +5,9 @@
 //                     input holds a NUL byte, all before it (newlines included, which the
 //                     grammar must keep out of the line: a newline there starts another command)
 //   each next line    a function symbol: "NAME START SIZE [OFFSET,OFFSET,...]" (numbers decimal
-//                     or 0x hex; the offsets are where its instructions start, from its entry)
+//                     or 0x hex; the offsets are where its instructions start, from its entry;
+//                     the first symbol at an address gives them for every symbol there, aliases
+//                     naming one piece of code)
 // The file has two PT_LOAD segments: [0x1000, 0x11000) at file offset 0x1000 and [0x20000,
 // 0x30000) at 0x11000. What is planned must hold: every point is FUNC's entry plus the offset
 // of one of FUNC's symbols, inside its size (a size of 0 ends at the next symbol or its
@@ -88,7 +90,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     bool placed = false;
     for (const SyntheticFunction& f : functions) {
       if (f.name != def->function || f.start == 0 || point.address - offset != f.start || point.address < f.start) continue;
-      if (offset == 0 || std::binary_search(f.starts.begin(), f.starts.end(), offset)) placed = true;
+      const std::vector<uint64_t>& code = starts_at[f.start];  // the code at an address is one, whichever symbol names it
+      if (offset == 0 || std::binary_search(code.begin(), code.end(), offset)) placed = true;
     }
     if (!placed) __builtin_trap();
     if (offset != 0 && offset >= decoded_size && decoded_size != 0) __builtin_trap();
