@@ -156,7 +156,10 @@ void add_probe_command(CLI::App& app, Invocation& inv) {
   sub->add_option("-V,--vars", o->vars, "Show the variables available at a probe point, FUNC[+OFFSET]");
   sub->add_flag("--externs", o->externs, "With -V, show global and static variables too");
   sub->add_flag("--range", o->ranges, "With -V, tag each variable [VAL], [INV] or [EXT] and show where its location is valid");
-  sub->add_option("--max-probes", o->max_probes, "The most probe points one definition may give (default 128)")->check(CLI::PositiveNumber);
+  // A bound a user can read in the error (CLI::PositiveNumber's is DBL_MAX, 309 digits); past it a
+  // definition would need more events than the kernel numbers (16 bits).
+  sub->add_option("--max-probes", o->max_probes, "The most probe points one definition may give, 1 to 65536 (default 128)")
+      ->check(CLI::Range(size_t{1}, size_t{65536}));
   add_symfs_option(*sub, o->symfs)->description("Look for separate debuginfo under this directory (DIR/usr/lib/debug)");
   sub->add_flag("-n,--dry-run", o->dry_run, "Show what would be added, add nothing");
   sub->add_flag("-f,--force", o->force, "Add events under a numbered name when the name is taken");

@@ -11,10 +11,12 @@
 #include "core/name_filter.h"
 #include "core/private_files.h"
 #include "core/strings.h"
+#include "report/annotate_disassembler.h"
 #include "session/probe_cost.h"
 #include "symbols/demangle.h"
 #include "symbols/elf_file.h"
 #include "symbols/function_probe_points.h"
+#include "symbols/kallsyms.h"
 #include "symbols/probe_debuginfo.h"
 #include "symbols/sdt_markers.h"
 #include "tracing/probe_definition.h"
@@ -27,6 +29,49 @@ std::string group_event_of(std::string_view name) {  // "probe_libc/malloc" -> "
   std::string out(name);
   if (size_t slash = out.find('/'); slash != std::string::npos) out[slash] = ':';
   return out;
+}
+
+// Where the instructions of `elf`'s code start, to prove a FUNC+OFF is one's first byte:
+// x86-64's decoded by capstone from the function's entry (its instructions are 1 to 15 bytes),
+// arm64's every 4 bytes (fixed length). Other machines have none: their offsets are refused.
+symbols::InstructionDecoder instruction_decoder(const symbols::ElfFile& elf) {
+  GElf_Ehdr header;
+  if (gelf_getehdr(elf.handle(), &header) == nullptr) return {};
+  if (header.e_machine == EM_AARCH64)
+    return [](std::span<const uint8_t> code) -> Result<std::vector<uint64_t>> {
+      std::vector<uint64_t> starts;
+      for (uint64_t at = 0; at < code.size(); at += 4) starts.push_back(at);
+      return starts;
+    };
+  if (header.e_machine != EM_X86_64) return {};
+  return [](std::span<const uint8_t> code) -> Result<std::vector<uint64_t>> {
+    VPERF_TRY(report::Disassembler disassembler, report::Disassembler::x86_64(report::AsmSyntax::Att));
+    std::vector<uint64_t> starts;
+    for (const report::Instruction& instruction : disassembler.disassemble(code, 0, {})) {
+      // A byte that decodes to nothing leaves every later boundary unknown (data in the code,
+      // or an instruction capstone 4 does not know).
+      if (instruction.mnemonic == "(bad)")
+        return Error{"its byte at +" + std::to_string(instruction.address) + " decodes to no x86-64 instruction capstone knows"};
+      starts.push_back(instruction.address);
+    }
+    return starts;
+  };
+}
+
+// Whether FUNC+`offset` into the code at [entry, entry + size) of `elf` is a place for a probe
+// (inside it, at an instruction's first byte). A kernel module's code has no loaded segments to
+// read it from: there only the size is checked, and the kernel itself refuses a kprobe inside an
+// instruction (x86's can_probe decodes the function; arm64 takes only 4-byte aligned addresses).
+Result<void> check_site_offset(const symbols::ElfFile& elf, const std::string& function, uint64_t entry, uint64_t size, uint64_t offset) {
+  if (offset == 0 || offset >= size) return symbols::check_function_offset(function, size, offset, std::vector<uint64_t>{});
+  if (elf.type() == ET_REL) return {};
+  const symbols::InstructionDecoder decode = instruction_decoder(elf);
+  Result<std::vector<uint64_t>> starts = Error{"vperf has no instruction decoder for " + elf.name() + "'s machine"};
+  if (decode) {
+    Result<std::vector<uint8_t>> code = symbols::loaded_code(elf, entry, size);
+    starts = code ? decode(*code) : Result<std::vector<uint64_t>>(code.error());
+  }
+  return symbols::check_function_offset(function, size, offset, starts);
 }
 
 bool matches(const std::string& pattern, const std::string& group_event) {
@@ -58,10 +103,16 @@ Result<uint64_t> symbol_fetch_offset(const ProbedSpot& spot, const std::string& 
   if (!address)
     return Error{"argument '" + expression + "': no data symbol " + name + " in " + (spot.elf ? spot.elf->name() : std::string("the probed file")), 0,
                  "name a global or static variable of the probed file (nm shows them: D, d, B, b), or give its file offset as @+0xOFFSET"};
-  const uint64_t target = *address + static_cast<uint64_t>(addend);
-  if (target + spot.file_offset < spot.address)
-    return Error{"argument '" + expression + "': @" + name + " lies below the probed segment's mapping, which uprobes cannot address"};
-  return target + spot.file_offset - spot.address;
+  // ELF address + addend + file offset - probe address, refused where any step leaves 0..2^64-1.
+  uint64_t target = 0, mapped = 0;
+  const uint64_t magnitude = addend < 0 ? uint64_t{0} - static_cast<uint64_t>(addend) : static_cast<uint64_t>(addend);
+  if (addend < 0 ? *address < magnitude : __builtin_add_overflow(*address, magnitude, &target))
+    return Error{"argument '" + expression + "': @" + name + (addend < 0 ? " minus " : " plus ") + std::to_string(magnitude) + " is no address", 0,
+                 "give an addend that keeps the address inside the file"};
+  if (addend < 0) target = *address - magnitude;
+  if (__builtin_add_overflow(target, spot.file_offset, &mapped) || mapped < spot.address)
+    return Error{"argument '" + expression + "': @" + name + " lies outside the probed segment's mapping, which uprobes cannot address"};
+  return mapped - spot.address;
 }
 
 // The raw uprobe text of an argument, or an Error for what needs DWARF. An argument that is one
@@ -420,12 +471,13 @@ Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, c
   }
   if (sites.empty()) {  // the symbol table: no DWARF, or a function DWARF does not describe (assembly)
     std::vector<symbols::FunctionProbePoint> points;
+    Result<symbols::ElfFile> elf = symbols::ElfFile::open(file);
     if (def.address) {
       points.push_back(symbols::FunctionProbePoint{*def.address, *def.address});
     } else {
-      VPERF_TRY(points, symbols::function_probe_points(file, def.function, def.offset.value_or(0)));
+      VPERF_TRY(points, symbols::function_probe_points(file, def.function, def.offset.value_or(0),
+                                                       elf ? instruction_decoder(*elf) : symbols::InstructionDecoder{}));
     }
-    Result<symbols::ElfFile> elf = symbols::ElfFile::open(file);
     for (const symbols::FunctionProbePoint& point : points) {
       PlannedSite site;
       site.file_offset = point.file_offset;
@@ -441,10 +493,8 @@ Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, c
   const std::vector<symbols::LoadSegment> segments = elf.load_segments();
   for (const symbols::DwarfProbeSite& site : sites) {
     if (def.return_probe && site.inlined) continue;  // an inlined copy never returns: perf skips it too
+    if (def.offset) VPERF_TRY(check_site_offset(elf, def.function, site.entry, site.high > site.entry ? site.high - site.entry : 0, *def.offset));
     uint64_t address = site.entry + def.offset.value_or(0);
-    if (def.offset && address >= site.high)
-      return Error{"offset " + std::to_string(*def.offset) + " is past the end of " + def.function + " (" + std::to_string(site.high - site.entry) +
-                   " bytes) in " + file.string(), 0, "give an offset inside the function"};
     PlannedSite planned;
     // Unoptimised code keeps its parameters in registers only until the prologue has stored
     // them in the frame, where DWARF says they are: such probes go after the prologue.
@@ -491,6 +541,26 @@ Result<std::string> kernel_argument(const tracing::ProbeArgument& arg) {
   return text;
 }
 
+// A kprobe's FUNC+`offset` inside FUNC, whose size is where the next symbol of `kallsyms`
+// starts. Only the size: the running kernel's text is not readable here (only /proc/kcore
+// holds it), and the kernel proves the boundary itself (x86's can_probe decodes FUNC from its
+// start and refuses an address inside an instruction with EILSEQ; arm64 takes only 4-byte
+// aligned ones). A FUNC+OFF past FUNC's end would be on the next function, which it also allows.
+Result<void> check_kernel_offset(const std::filesystem::path& kallsyms, const std::string& function, uint64_t offset) {
+  if (offset == 0) return {};
+  Result<symbols::Kallsyms> symbols = symbols::Kallsyms::load(kallsyms);
+  if (!symbols)
+    return Error{function + "+" + std::to_string(offset) + " cannot be checked against " + function + "'s size: " + symbols.error().message, 0,
+                 symbols.error().hint.empty() ? "probe the function's entry (" + function + ")" : symbols.error().hint};
+  const symbols::Symbol* symbol = symbols->kernel().find_by_name(function);
+  for (auto module = symbols->modules().begin(); symbol == nullptr && module != symbols->modules().end(); ++module)
+    symbol = module->second.find_by_name(function);
+  if (symbol == nullptr)
+    return Error{"no kernel function " + function + " in " + kallsyms.string(), 0, "list the kernel's functions with: vperf probe -F"};
+  if (offset < symbol->size()) return {};
+  return symbols::check_function_offset(function, symbol->size(), offset, std::vector<uint64_t>{});
+}
+
 // Probes on kernel functions: FUNC[+OFF] and FUNC%return by symbol, group "probe".
 Result<std::vector<PlannedProbe>> plan_kernel_probes(const ProbeRequest& request, std::vector<std::string>& taken) {
   std::vector<PlannedProbe> out;
@@ -503,6 +573,7 @@ Result<std::vector<PlannedProbe>> plan_kernel_probes(const ProbeRequest& request
                    0, "probe the kernel function by name: FUNC, FUNC+OFFSET or FUNC%return"};
     if (def.function.find_first_of("*?[") != std::string::npos)
       return Error{"kernel function globs ('" + def.function + "') are not in vperf probe yet", 0, "name one function per definition (-a FUNC -a FUNC2)"};
+    if (def.offset) VPERF_TRY(check_kernel_offset(request.kallsyms, def.function, *def.offset));
     std::vector<std::string> arguments, shown;
     for (const tracing::ProbeArgument& arg : def.arguments) {
       VPERF_TRY(std::string word, kernel_argument(arg));
@@ -573,6 +644,9 @@ Result<std::filesystem::path> probed_file(const ProbeRequest& request, std::stri
   if (target.given.empty() || ec)
     return Error{std::string(option) + " needs the file to read: " + target.option + " " + target.given.string() + (ec ? ": " + ec.message() : ""),
                  0, std::string(hint)};
+  // What is wrong with a file that is no ELF file, said before its debuginfo is looked for (a
+  // directory has none, but "rebuild it with -g" would not help).
+  VPERF_TRY(symbols::open_probe_target(file));
   return file;
 }
 
@@ -606,6 +680,7 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
   if (ec)
     return Error{target.option + " " + target.given.string() + ": " + ec.message(), ec.value(),
                  !kernel ? "give the path of an executable or library" : "give the module's .ko file, or the kernel's vmlinux with DWARF (its DWARF places the probes)"};
+  VPERF_TRY(symbols::open_probe_target(file));
   // A module's probes are MOD:FUNC+OFF; the kernel image's FUNC+OFF.
   VPERF_TRY(const std::string module_prefix, kernel && !request.module.empty() ? kernel_module_name(file) : Result<std::string>(std::string()));
   std::vector<std::string> taken;
@@ -637,7 +712,7 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
     std::vector<std::string> shown;
     for (const tracing::ProbeArgument& arg : def.arguments) shown.push_back(shown_argument(arg));
     // The point as written, what perf's "(on ...)" shows.
-    std::string point = text.substr(0, text.find(' '));
+    std::string point = text.substr(0, text.find_first_of(" \t\n\r\v\f"));
     if (const size_t eq = point.find('='); eq != std::string::npos && point.find_first_of(";@+%") > eq) point.erase(0, eq + 1);
     // Every address of one definition shares its event where the kernel appends probes to an
     // event (perf 6.1 does so); elsewhere each takes the next free number.
@@ -696,9 +771,11 @@ Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& reque
   const std::vector<symbols::DwarfProbeSite> sites = dwarf_sites(*dwarf, file, def, request.inlines);
   if (sites.empty())
     return Error{"no function " + def.function + " in the DWARF of " + file.string(), 0, "list the functions with: vperf probe -x " + file.string() + " -F"};
+  VPERF_TRY(const symbols::ElfFile elf, symbols::ElfFile::open(file));
   std::vector<std::string> out{"Available variables at " + definition.substr(0, definition.find(' '))};
   for (const symbols::DwarfProbeSite& site : sites) {
     if (def.return_probe && site.inlined) continue;
+    if (def.offset) VPERF_TRY(check_site_offset(elf, def.function, site.entry, site.high > site.entry ? site.high - site.entry : 0, *def.offset));
     const uint64_t address = site.entry + def.offset.value_or(0);
     out.push_back("\t@<" + site.owner + "+" + std::to_string(address - site.owner_entry) + ">");
     std::vector<std::string> variables = dwarf->available_variables(site, address, externs, ranges);
@@ -717,7 +794,8 @@ Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& reques
     return Error{file.string() + " has no debuginfo: its source lines are unknown", 0,
                  debug.missing.empty() ? "rebuild it with -g" : "install its debug package (it provides " + debug.missing + ")"};
   std::string source, header;
-  int offset = 0, first = static_cast<int>(range.start);
+  int offset = 0;
+  int64_t first = static_cast<int64_t>(range.start);
   std::vector<int> numbered;
   if (!range.function.empty()) {
     tracing::ProbeDefinition def;
@@ -736,7 +814,7 @@ Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& reques
       return Error{"no function " + range.function + " in the DWARF of " + file.string(), 0, "list the functions with: vperf probe -x " + file.string() + " -F"};
     source = decl->file;
     offset = decl->line;
-    first = offset + static_cast<int>(range.start);
+    first = int64_t{offset} + static_cast<int64_t>(range.start);
     header = "<" + range.function + "@" + source + ":" + std::to_string(range.start) + ">";
     // Every instance's own lines: an out-of-line copy and each place it was inlined.
     for (const symbols::DwarfProbeSite& s : sites)
@@ -758,15 +836,23 @@ Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& reques
   // perf's layout: a line with code gets its number (relative to the function's declaration
   // for a function), the others are indented to match; an open range ends two lines after its
   // last numbered line, or at the end of the file.
-  const int last_numbered = [&] {
-    int last = first - 1;
+  // In 64 bits: a relative range's end (up to 2^31 - 1) plus the declaration's line passes an int.
+  const int64_t range_end = range.end ? int64_t{offset} + static_cast<int64_t>(*range.end) : INT64_MAX;
+  const int64_t last_numbered = [&] {
+    int64_t last = first - 1;
     for (int line : numbered)
-      if (line >= first && (!range.end || line <= offset + static_cast<int>(*range.end))) last = line;
+      if (line >= first && line <= range_end) last = line;
     return last;
   }();
-  const int last = range.end ? offset + static_cast<int>(*range.end) : last_numbered + 2 + 1;
+  const int64_t last = range.end ? range_end : last_numbered + 2 + 1;
+  // A range from past the source's end shows nothing: an Error, as perf's "Specified source line
+  // is not found". One that starts inside and ends past it shows the lines there are, as perf.
+  if (first > static_cast<int64_t>(lines.size()))
+    return Error{"line range '" + range_text + "' starts at line " + std::to_string(first) + " of " + source + ", which has " +
+                     std::to_string(lines.size()) + " lines",
+                 0, "start the range inside the file" + std::string(range.function.empty() ? "" : " (relative lines count from the function's declaration, line " + std::to_string(offset) + ")")};
   std::vector<std::string> out{header};
-  for (int line = first; line <= last && line <= static_cast<int>(lines.size()); ++line) {
+  for (int64_t line = std::max<int64_t>(first, 1); line <= last && line <= static_cast<int64_t>(lines.size()); ++line) {
     const std::string_view content = lines[line - 1];
     if (std::binary_search(numbered.begin(), numbered.end(), line) && line <= last_numbered) {
       std::string number = std::to_string(line - offset);
@@ -918,13 +1004,27 @@ Result<void> remove_probe(const tracing::Tracefs& tracefs, const PlannedProbe& p
                       : tracing::remove_uprobe(tracefs, probe.event.group, probe.event.event);
 }
 
+// What a refused write of `probe` means, said for vperf probe's user: the kernel's own text
+// ("File exists") names neither the cause nor the way out.
+Error refused_probe_error(const PlannedProbe& probe, const Error& refused) {
+  const std::string name = probe.event.group + ":" + probe.event.event;
+  if (refused.errno_value == EEXIST)
+    return Error{"event " + name + " already exists: a probe of that name was added after vperf probe looked (another vperf or perf probe running at the same time?)",
+                 EEXIST, "pick another name with EVENT=" + probe.point + " (e.g. " + name + "_2=" + probe.point +
+                             "), or delete the other first: vperf probe -d " + name};
+  if (refused.errno_value == EILSEQ && probe.kernel)
+    return Error{"the kernel refused " + probe.point + ": it is not the first byte of an instruction (" + refused.message + ")", EILSEQ,
+                 "give the offset of an instruction's first byte (objdump -d vmlinux, or perf annotate, shows them)"};
+  return refused;
+}
+
 }  // namespace
 
 Result<void> add_probes(const tracing::Tracefs& tracefs, const std::vector<PlannedProbe>& probes, bool record) {
   for (size_t i = 0; i < probes.size(); ++i) {
     if (Result<void> added = add_probe(tracefs, probes[i]); !added) {
       for (size_t j = 0; j < i; ++j) (void)remove_probe(tracefs, probes[j]);
-      return added.error();
+      return refused_probe_error(probes[i], added.error());
     }
   }
   if (record) {

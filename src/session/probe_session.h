@@ -31,6 +31,7 @@ struct ProbeRequest {
   bool append = false;                   // the kernel appends probes to an event: every address of a definition shares its name
   std::string group;                     // every probe in this group (inline probes' private one), else perf's defaults
   std::vector<std::filesystem::path> debug_dirs = {"/usr/lib/debug"};  // separate debuginfo roots (--symfs DIR: DIR/usr/lib/debug)
+  std::filesystem::path kallsyms = "/proc/kallsyms";  // the kernel's symbols, whose sizes bound a kprobe's FUNC+OFF
   size_t max_probes = 128;  // --max-probes: the most probe points one definition may give (perf's default)
 };
 

@@ -602,7 +602,12 @@ Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t
       if (size <= 0) return Error{"the elements of '" + path + "' have no size in DWARF", 0, "fetch it with an explicit offset and type: +N(...):u64"};
       if (tag == DW_TAG_pointer_type) refs.push_back(0);
       if (refs.empty()) return Error{"'" + path + "' is an array in a register, which uprobes cannot index", 0, "fetch by register and offset instead"};
-      refs.back() += static_cast<int64_t>(*index) * size;
+      // The kernel takes a fetch's offset as a signed long: an index whose offset does not fit one is refused, never wrapped.
+      int64_t step = 0;
+      if (*index > static_cast<uint64_t>(INT64_MAX) || __builtin_mul_overflow(static_cast<int64_t>(*index), size, &step) ||
+          __builtin_add_overflow(refs.back(), step, &refs.back()))
+        return Error{"'" + path + field + "' lies past what a fetch's offset can reach (a signed 64-bit number of bytes)", 0,
+                     "give an index within the array"};
       holder = type;
     } else {
       const bool arrow = field.starts_with("->");

@@ -14,14 +14,38 @@ constexpr std::string_view kPointSeparators = ";:+@%";
 bool identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// A number as perf's strtoul(..., 0) takes one here: decimal or 0x hex.
+// A number as perf's strtoul(..., 0) takes one here: decimal or 0x hex. One past 2^64 - 1 is
+// no number (strtoul would saturate it).
 std::optional<uint64_t> point_number(std::string_view text) {
   if (text.starts_with("0x") || text.starts_with("0X")) return parse_u64_base(text.substr(2), 16);
   return parse_u64(text);
 }
 
+// The largest line number: perf and DWARF count lines in an int.
+constexpr uint64_t kLastLine = INT32_MAX;
+
+// A line number as point_number reads it, refused past kLastLine.
+std::optional<uint64_t> line_number(std::string_view text) {
+  std::optional<uint64_t> line = point_number(text);
+  if (line && *line > kLastLine) return std::nullopt;
+  return line;
+}
+
+// `text` as one line: control characters written as C escapes ("\n", "\x01").
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (std::iscntrl(byte)) out += "\\x" + hex_padded(byte, 2).substr(2);
+    else out += c;
+  }
+  return out;
+}
+
 Error definition_error(std::string what, std::string_view text) {
-  return Error{"probe definition '" + std::string(text) + "': " + std::move(what), 0,
+  return Error{"probe definition '" + printable(text) + "': " + std::move(what), 0,
                "write it as [[GROUP:]EVENT=]FUNC[@SRC][+OFF|%return|:RLN|;PATTERN] [ARG ...] or SRC:LINE, as perf probe takes it"};
 }
 
@@ -31,11 +55,16 @@ bool known_type(std::string_view type) {
     std::string_view bits = type.substr(1);
     return bits == "8" || bits == "16" || bits == "32" || bits == "64";
   }
-  // b<width>@<offset>/<container bits>
+  // b<width>@<offset>/<container bits>, as the kernel takes one: a container of 8, 16, 32 or 64
+  // bits holding the width from the offset (parse_probe_arg_type's rule).
   if (type.starts_with('b')) {
     const size_t at = type.find('@'), slash = type.find('/');
-    return at != std::string_view::npos && slash != std::string_view::npos && at < slash &&
-           parse_u64(type.substr(1, at - 1)) && parse_u64(type.substr(at + 1, slash - at - 1)) && parse_u64(type.substr(slash + 1));
+    if (at == std::string_view::npos || slash == std::string_view::npos || at > slash) return false;
+    const std::optional<uint64_t> width = parse_u64(type.substr(1, at - 1)), offset = parse_u64(type.substr(at + 1, slash - at - 1)),
+                                  container = parse_u64(type.substr(slash + 1));
+    if (!width || !offset || !container) return false;
+    return (*container == 8 || *container == 16 || *container == 32 || *container == 64) && *width > 0 && *width <= *container &&
+           *offset <= *container - *width;
   }
   return false;
 }
@@ -80,7 +109,7 @@ Result<ProbeArgument> parse_argument(std::string_view word, std::string_view tex
     arg.type = std::string(expression.substr(colon + 1));
     expression = expression.substr(0, colon);
     if (!known_type(arg.type))
-      return definition_error("argument type '" + arg.type + "' is not one of u8..u64, s8..s64, x8..x64, string, ustring, b<bits>@<bit>/<size>", text);
+      return definition_error("argument type '" + arg.type + "' is not one of u8..u64, s8..s64, x8..x64, string, ustring, b<bits>@<bit>/<size> (bits + bit <= size, a size of 8, 16, 32 or 64)", text);
   }
   if (expression.size() > 5 && expression.ends_with("@user")) {
     arg.user_access = true;
@@ -104,10 +133,13 @@ bool is_probe_event_name(std::string_view name) {
 
 Result<LineRange> parse_line_range(std::string_view text) {
   auto range_error = [&](const std::string& what) {
-    return Error{"line range '" + std::string(text) + "': " + what, 0,
+    return Error{"line range '" + printable(text) + "': " + what, 0,
                  "write FUNC[:RLN[+NUM|-RLN2]] or SRC:ALN[+NUM|-ALN2], e.g. vperf probe -x FILE -L main:3-8"};
   };
   LineRange range;
+  for (char c : text)
+    if (std::isspace(static_cast<unsigned char>(c)) || std::iscntrl(static_cast<unsigned char>(c)))
+      return range_error("a white space or control character (" + printable(std::string_view(&c, 1)) + ") is in no function or file name");
   std::string_view name = text.substr(0, text.find(':'));
   std::string_view lines = name.size() < text.size() ? text.substr(name.size() + 1) : std::string_view();
   if (name.empty()) return range_error("no function or file");
@@ -126,28 +158,46 @@ Result<LineRange> parse_line_range(std::string_view text) {
     return range;
   }
   const size_t cut = lines.find_first_of("+-");
-  std::optional<uint64_t> start = point_number(lines.substr(0, cut));
-  if (!start) return range_error("'" + std::string(lines.substr(0, cut)) + "' is not a line number");
+  const std::string last_line = " (lines are numbered up to " + std::to_string(kLastLine) + ")";
+  std::optional<uint64_t> start = line_number(lines.substr(0, cut));
+  if (!start) return range_error("'" + std::string(lines.substr(0, cut)) + "' is not a line number" + last_line);
   range.start = *start;
+  if (range.function.empty() && range.start == 0) return range_error("a file's lines count from 1");
   if (cut != std::string_view::npos) {
-    std::optional<uint64_t> second = point_number(lines.substr(cut + 1));
-    if (!second) return range_error("'" + std::string(lines.substr(cut + 1)) + "' is not a number");
+    std::optional<uint64_t> second = line_number(lines.substr(cut + 1));
+    if (!second) return range_error("'" + std::string(lines.substr(cut + 1)) + "' is not a number of lines or a line number" + last_line);
     if (lines[cut] == '+') {
       if (*second == 0) return range_error("+0 lines");
-      range.end = range.start + *second - 1;
+      range.end = range.start + *second - 1;  // both at most kLastLine: no wrap
+      if (*range.end > kLastLine) return range_error("it ends past line " + std::to_string(kLastLine));
     } else {
       range.end = *second;
     }
     if (*range.end < range.start) return range_error("it ends before it starts");
+    // perf's open range is one that ends at INT_MAX: written out, it is the same range (to the
+    // function's last line and two more), not every line to the end of the file.
+    if (*range.end == kLastLine) range.end.reset();
   }
   return range;
 }
 
 Result<ProbeDefinition> parse_probe_definition(std::string_view text) {
+  // Words are split at any white space, as perf's argv_split does: a newline or tab is a
+  // separator, never part of a word that goes on into uprobe_events' line (where a newline
+  // would start another command). Other control characters belong in no name or fetch.
   std::vector<std::string_view> words;
-  for (std::string_view w : split(text, ' '))
-    if (!trim(w).empty()) words.push_back(trim(w));
+  size_t at = 0;
+  while (at < text.size()) {
+    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+    const size_t start = at;
+    while (at < text.size() && !std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+    if (at > start) words.push_back(text.substr(start, at - start));
+  }
   if (words.empty()) return definition_error("nothing to probe", text);
+  for (std::string_view word : words)
+    for (char c : word)
+      if (std::iscntrl(static_cast<unsigned char>(c)))
+        return definition_error("it holds a control character (" + printable(std::string_view(&c, 1)) + ")", text);
   ProbeDefinition def;
   std::string_view point = words.front();
 
@@ -194,7 +244,8 @@ Result<ProbeDefinition> parse_probe_definition(std::string_view text) {
     cut = next == std::string_view::npos ? next : cut + 1 + next;
     switch (separator) {
       case ':':
-        if (!(def.line = point_number(part))) return definition_error("line number '" + std::string(part) + "' is not a number", text);
+        if (!(def.line = line_number(part)))
+          return definition_error("line number '" + std::string(part) + "' is not a number from 0 to " + std::to_string(kLastLine), text);
         break;
       case '+':
         if (!(def.offset = point_number(part))) return definition_error("offset '" + std::string(part) + "' is not a number", text);

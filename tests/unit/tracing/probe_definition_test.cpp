@@ -115,6 +115,45 @@ TEST(ProbeDefinition, WhatPerfRefusesIsAnError) {
   }
 }
 
+// Numbers past what they count are refused, never wrapped: an offset past 2^64 - 1, a line
+// past 2^31 - 1 (perf's and DWARF's int), a range whose +NUM ends past it, a file's line 0,
+// a bitfield type whose bits do not fit its container.
+TEST(ProbeDefinition, NumbersPastTheirRangeAreRefused) {
+  EXPECT_EQ(*parsed("f+18446744073709551615").offset, UINT64_MAX);  // a number: the function's size refuses it
+  EXPECT_EQ(*parsed("f:2147483647").line, 2147483647u);
+  for (const char* bad : {"f+18446744073709551616", "f+0x10000000000000000", "f:2147483648", "f:99999999999999999999", "a.c:4294967297",
+                          "f x:b65@0/64", "f x:b8@1/8", "f x:b0@0/8", "f x:b4@0/12", "f x:b18446744073709551615@1/64"}) {
+    Result<ProbeDefinition> def = parse_probe_definition(bad);
+    EXPECT_FALSE(def.ok()) << "'" << bad << "' parsed";
+  }
+  EXPECT_EQ(*parse_line_range("f:1-2147483646")->end, 2147483646u);
+  EXPECT_FALSE(parse_line_range("f:1-2147483647")->end.has_value());  // perf's open range, written out
+  EXPECT_FALSE(parse_line_range("f:2+2147483646")->end.has_value());
+  for (const char* bad : {"f:2+2147483647", "f:1-2147483648", "f:4294967296", "f:1+18446744073709551615", "a.c:0", "a.c:0-3"}) {
+    Result<LineRange> range = parse_line_range(bad);
+    EXPECT_FALSE(range.ok()) << "'" << bad << "' parsed to " << range->start << "-" << range->end.value_or(0);
+  }
+  EXPECT_EQ(parse_line_range("f:0-3")->start, 0u);  // a function's line 0 is its declaration
+}
+
+// Words split at any white space, as perf's argv_split: a newline in a definition separates two
+// arguments and never stays inside one (uprobe_events would read the rest as another command);
+// other control characters are refused, and the error quotes them escaped, on one line.
+TEST(ProbeDefinition, WhiteSpaceSeparatesWordsAndControlCharactersAreRefused) {
+  const ProbeDefinition def = parsed("f+4\t%di\n-x\r\n%si");
+  ASSERT_EQ(def.arguments.size(), 3u);
+  EXPECT_EQ(def.arguments[0].expression, "%di");
+  EXPECT_EQ(def.arguments[1].expression, "-x");
+  EXPECT_EQ(def.arguments[2].expression, "%si");
+  for (const char* bad : {"f %di\x01", "f\x7f", "f +0(%si)\x1b:string"}) {
+    Result<ProbeDefinition> refused = parse_probe_definition(bad);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.error().message.find_first_of("\n\x01\x7f\x1b"), std::string::npos) << refused.error().message;
+  }
+  EXPECT_EQ(parse_probe_definition("f %di\x01").error().message, "probe definition 'f %di\\x01': it holds a control character (\\x01)");
+  EXPECT_FALSE(parse_line_range("f\n:1").ok());
+}
+
 TEST(ProbeDefinition, EventNamesAreCIdentifiers) {
   EXPECT_TRUE(is_probe_event_name("probe_libc"));
   EXPECT_TRUE(is_probe_event_name("_x1"));
