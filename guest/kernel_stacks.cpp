@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "symbols/kallsyms.h"
 
@@ -69,6 +71,11 @@ uint64_t GuestKernelLayout::function_of(uint64_t address) const {
   return it == function_starts.begin() ? 0 : *std::prev(it);
 }
 
+uint64_t GuestKernelLayout::next_function(uint64_t address) const {
+  auto it = std::upper_bound(function_starts.begin(), function_starts.end(), address);
+  return it == function_starts.end() ? 0 : *it;
+}
+
 Result<GuestKernelLayout> guest_kernel_layout(const symbols::Kallsyms& kallsyms, std::string_view proc_modules, MemoryView& kernel) {
   GuestKernelLayout layout;
   // The image's code: head text from _text, core text to _etext, and init text (a boot CPU's
@@ -81,6 +88,7 @@ Result<GuestKernelLayout> guest_kernel_layout(const symbols::Kallsyms& kallsyms,
   const std::optional<uint64_t> einittext = kallsyms.address_of("_einittext");
   if (sinittext && einittext && *einittext > *sinittext) {
     layout.core_text.second = std::max(*etext, *einittext);
+    layout.init_text = {*sinittext, *einittext};
     layout.text.emplace_back(*sinittext, *einittext);
   }
   layout.text.emplace_back(*text, *etext);
@@ -99,10 +107,19 @@ Result<GuestKernelLayout> guest_kernel_layout(const symbols::Kallsyms& kallsyms,
     layout.function_starts.push_back(sym.start);
     if (sym.name.starts_with("__x86_indirect_") || sym.name.starts_with("__SCT__")) layout.trampolines.push_back(sym.start);
   }
-  std::sort(layout.trampolines.begin(), layout.trampolines.end());
   for (const auto& [name, table] : kallsyms.modules())
     for (const symbols::Symbol& sym : table.symbols()) layout.function_starts.push_back(sym.start);
   std::sort(layout.function_starts.begin(), layout.function_starts.end());
+  // The thunks and trampolines fill sections of their own (.static_call.text, then the
+  // retpoline thunks): every symbol between the first and the last is one, whatever name the
+  // symbol table kept for its address (of __x86_indirect_thunk_rax, __x86_indirect_thunk_array,
+  // __indirect_thunk_start and __static_call_text_end, all at one address, one name is kept).
+  if (!layout.trampolines.empty()) {
+    const auto [first, last] = std::minmax_element(layout.trampolines.begin(), layout.trampolines.end());
+    const auto from = std::lower_bound(layout.function_starts.begin(), layout.function_starts.end(), *first);
+    const auto to = std::upper_bound(layout.function_starts.begin(), layout.function_starts.end(), *last);
+    layout.trampolines.assign(from, to);
+  }
 
   // The version decides the ORC entry layout: "Linux version 6.1.0-28-amd64 ...".
   if (const std::optional<uint64_t> banner = kallsyms.address_of("linux_banner")) {
@@ -174,6 +191,65 @@ std::optional<uint64_t> direct_call_target(MemoryView& kernel, uint64_t return_a
 
 namespace {
 
+// The targets of the jumps (jmp rel32) in the code of the function starting at `function`: the
+// functions it can tail-call. The bytes are matched, not decoded, so a pattern inside another
+// instruction can match too; that only ever keeps a stack, never drops one. A function's first
+// 16 KiB are searched (x64_sys_call, the syscall switch, is 4.7 KiB).
+std::vector<uint64_t> jump_targets(MemoryView& kernel, const GuestKernelLayout& layout, uint64_t function) {
+  constexpr uint64_t kMaxFunctionBytes = 16384;
+  const uint64_t next = layout.next_function(function);
+  const uint64_t size = next > function ? std::min(next - function, kMaxFunctionBytes) : 0;
+  std::vector<uint8_t> code(size);
+  std::vector<uint64_t> targets;
+  if (size < 5 || !kernel.read(function, code)) return targets;
+  for (size_t at = 0; at + 5 <= code.size(); ++at) {
+    if (code[at] != 0xe9) continue;
+    int32_t rel = 0;
+    std::memcpy(&rel, &code[at + 1], sizeof rel);
+    const uint64_t destination = layout.function_of(function + at + 5 + static_cast<int64_t>(rel));
+    if (destination != function && destination != 0) targets.push_back(destination);
+  }
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  return targets;
+}
+
+// Whether the function starting at `function`, called, can end up in `target` by tail calls: it
+// jumps there, or to a trampoline (whose target is unknown), or to a function that does (two
+// jumps: do_syscall_64 calls x64_sys_call, which jumps to __x64_sys_read, which jumps to
+// ksys_read).
+bool may_jump_to(MemoryView& kernel, const GuestKernelLayout& layout, uint64_t function, uint64_t target, int jumps = 2) {
+  const std::vector<uint64_t> targets = jump_targets(kernel, layout, function);
+  for (uint64_t t : targets)
+    if (t == target || layout.is_trampoline(t)) return true;
+  if (jumps > 1)
+    for (uint64_t t : targets)
+      if (may_jump_to(kernel, layout, t, target, jumps - 1)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<size_t> first_unconnected_frame(const KernelStack& stack, MemoryView& kernel, const GuestKernelLayout& layout) {
+  auto called = [&](size_t i) { return i > 0 && std::find(stack.not_called.begin(), stack.not_called.end(), i) == stack.not_called.end(); };
+  auto in_init_text = [&](uint64_t address) { return address >= layout.init_text.first && address < layout.init_text.second; };
+  for (size_t i = 1; i < stack.frames.size(); ++i) {
+    const uint64_t return_address = stack.frames[i];
+    if (!called(i) || in_init_text(return_address - 1)) continue;
+    if (!follows_call(kernel, return_address)) return i;
+    const std::optional<uint64_t> callee = direct_call_target(kernel, return_address);
+    if (!callee || layout.is_trampoline(*callee)) continue;
+    // The frame below: the sample's or an interrupted IP as it is, a return address minus one
+    // (a call that ends its function returns to the next one's first byte).
+    const uint64_t below = layout.function_of(stack.frames[i - 1] - (called(i - 1) ? 1 : 0));
+    const uint64_t target = layout.function_of(*callee);
+    if (target != below && !may_jump_to(kernel, layout, target, below)) return i;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
 // pt_regs as the x86_64 entry code saves it: the offsets the ORC unwinder reads.
 constexpr uint64_t kRegsBp = 4 * 8, kRegsDx = 12 * 8, kRegsDi = 14 * 8, kRegsR10 = 7 * 8, kRegsR13 = 2 * 8;
 constexpr uint64_t kRegsIp = 16 * 8, kRegsCs = 17 * 8, kRegsSp = 19 * 8, kPtRegsSize = 21 * 8;
@@ -193,9 +269,12 @@ class OrcUnwinder {
       Step step = next(s);
       if (step == Step::end) {
         out.reached_end = true;
+        // The last frame is where the CPU or task started (an end-of-stack hint), after no call.
+        if (at_stack_start_ && out.frames.size() > 1) out.not_called.push_back(out.frames.size() - 1);
         break;
       }
       if (step == Step::error) break;
+      if (s.regs != 0) out.not_called.push_back(out.frames.size());
       out.frames.push_back(s.ip);
     }
     return out;
@@ -250,7 +329,10 @@ class OrcUnwinder {
     // data at all, would be wrong in modules built without one).
     if (!found) return Step::error;
     const OrcEntry orc = *found;
-    if (orc.type == OrcEntry::Type::end_of_stack) return Step::end;
+    if (orc.type == OrcEntry::Type::end_of_stack) {
+      at_stack_start_ = true;
+      return Step::end;
+    }
     if (orc.type == OrcEntry::Type::undefined) return Step::error;
     const uint64_t prev_sp = s.sp;
     uint64_t sp = 0;
@@ -347,6 +429,7 @@ class OrcUnwinder {
   MemoryView& kernel_;
   const GuestKernelLayout& layout_;
   const VcpuRegisters* first_ = nullptr;
+  bool at_stack_start_ = false;  // the unwind ended at an end-of-stack entry, not at saved user registers
 };
 
 // Saved frame pointers: [bp] is the caller's bp, [bp + 8] the return address. Each frame must
@@ -397,7 +480,7 @@ KernelStack unwind_kernel_stack(const VcpuRegisters& registers, MemoryView& stac
   switch (*method) {
     case StackMethod::orc:
       if (layout.has_orc()) return OrcUnwinder(stack, kernel, layout).unwind(registers);
-      return KernelStack{StackMethod::orc, {registers.rip}, false};
+      return KernelStack{StackMethod::orc, {registers.rip}, false, {}};
     case StackMethod::frame_pointer: return unwind_frame_pointers(registers, stack, kernel, layout);
     case StackMethod::scan: return scan_stack(registers, stack, kernel, layout);
   }

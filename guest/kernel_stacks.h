@@ -50,6 +50,7 @@ OrcEntry decode_orc_entry(const uint8_t bytes[6], int major, int minor);
 // addresses, from its kallsyms and /proc/modules and the version in its linux_banner.
 struct GuestKernelLayout {
   std::pair<uint64_t, uint64_t> core_text;           // the kernel image's code, [_text, max(_etext, _einittext))
+  std::pair<uint64_t, uint64_t> init_text;           // [_sinittext, _einittext): freed after boot, its bytes gone
   std::vector<std::pair<uint64_t, uint64_t>> text;  // [start, end) ranges, sorted: core and modules
   uint64_t orc_ip_table = 0, orc_ip_table_end = 0, orc_entries = 0;  // 0: no ORC data
   int major = 0, minor = 0;
@@ -59,6 +60,8 @@ struct GuestKernelLayout {
 
   // The start of the function `address` lies in; 0 when it is below every symbol.
   uint64_t function_of(uint64_t address) const;
+  // The start of the next function after the one `address` lies in; 0 when there is none.
+  uint64_t next_function(uint64_t address) const;
   // Whether a call to `address` reaches its real callee through a jump (retpoline and call-depth
   // thunks __x86_indirect_*, static-call trampolines __SCT__*): the callee is then unknown.
   bool is_trampoline(uint64_t address) const;
@@ -79,7 +82,25 @@ struct KernelStack {
   StackMethod method = StackMethod::orc;
   std::vector<uint64_t> frames;  // the sample's IP first, then return addresses (or interrupted IPs)
   bool reached_end = false;      // orc: the unwind ended where the kernel's own does (user entry, end of stack)
+  // Indexes of the frames (after the first) that are not return addresses: IPs saved on an
+  // interrupt or exception (pt_regs), and the outermost frame of a stack that ends where a CPU
+  // or task started (head_64.S pushes that address itself, after no call).
+  std::vector<size_t> not_called;
 };
+
+// The first frame of an unwound stack that the frame below it cannot have been called from: a
+// return address that does not follow a call instruction, or follows a direct call to another
+// function than the one the frame below lies in, which does not jump there either, directly or
+// through one more function (tail calls: arch_cpu_idle jumps through a retpoline thunk to the
+// idle routine, and do_syscall_64's call of x64_sys_call returns from ksys_read after two
+// jumps). Through a retpoline thunk or a static-call trampoline the callee is unknown and any
+// is accepted. A stack read while its vCPU ran on is made of words from
+// different moments and shows this way (`ksys_read+0x6b ksys_read+0x6b`: ksys_read's call of
+// vfs_read returns into ksys_read). nullopt when every return address follows a call of the
+// frame below. Return addresses in init text are taken as they are: the guest freed that code
+// after boot (a boot CPU's idle stack still returns through start_kernel). Scanned stacks are
+// not for this.
+std::optional<size_t> first_unconnected_frame(const KernelStack& stack, MemoryView& kernel, const GuestKernelLayout& layout);
 
 // The kernel stack of a vCPU in kernel mode. `stack` holds memory from registers.rsp upwards;
 // `kernel` the guest kernel's text and ORC tables. With `method` unset the best method the

@@ -24,15 +24,16 @@ Result<std::optional<KernelStack>> VcpuStackReader::read(const VcpuRegisters& re
   VcpuStackMemory stack(&monitor_, registers.index, std::move(dump).value(), kExtraStackPages);
   KernelStack unwound = unwind_kernel_stack(registers, stack, kernel_, layout_, method_);
   if (!paused_ && unwound.method != StackMethod::scan) {
-    // A return address at the same stack pointer from a later call: the call before it goes
-    // to another function than the sampled one (tail calls are dropped too: a stack is kept only
-    // when it provably belongs to the sample). A stack rewritten while QEMU copied it stops
-    // short of its base: kept only when whole.
-    const std::optional<uint64_t> callee =
-        unwound.frames.size() > 1 ? direct_call_target(kernel_, unwound.frames[1]) : std::nullopt;
-    const bool other_callee =
-        callee && !layout_.is_trampoline(*callee) && layout_.function_of(*callee) != layout_.function_of(registers.rip);
-    if (!unwound.reached_end || other_callee) {
+    // The vCPU runs on while QEMU copies its stack (16 bytes at a time, from the stack pointer
+    // up, and an interrupt stack's task stack page by page later): a copy can hold the sampled
+    // call's lower frames and, above them, what later calls left at the same depth (a read()
+    // returned and the next syscall entered on the same stack pointer). Such a mix unwinds to
+    // frames no call made, so a stack is kept only when each of its return addresses follows a
+    // call of the frame below it (first_unconnected_frame: tail calls through up to two jumps
+    // are followed; a longer chain is left out too, as a stack is kept only when it provably
+    // belongs to the sample), and when it is whole (one rewritten while copied stops short of
+    // its base).
+    if (!unwound.reached_end || first_unconnected_frame(unwound, kernel_, layout_)) {
       ++stats_.moved;
       return std::optional<KernelStack>();
     }

@@ -4,10 +4,11 @@
 // the stack pointer to the end of its 16 KiB stack, and kernel_stacks.h unwinds it.
 //
 // The registers and the dump are two monitor commands (~0.6 ms apart under TCG) while the vCPU
-// runs on, and QEMU copies the stack while it may change. So a stack is kept only when the
-// dump starts at the registers' RSP, its first return address follows a call of the sampled
-// IP's function (when that call is direct), and the unwind reaches the stack's base; the
-// others have moved on from the sampled IP and are left out (counted as `moved`). With the VM
+// runs on, and QEMU copies the stack while it may change. So a stack is kept only
+// when the dump starts at the registers' RSP, every return address in it follows a call of
+// the function of the frame below it (when that call is direct: first_unconnected_frame), and
+// the unwind reaches the stack's base; the others have moved on from the sampled IP, or were
+// copied in pieces from different moments, and are left out (counted as `moved`). With the VM
 // stopped for each tick (`paused`) registers and dump are one instant and every stack is kept.
 #include <array>
 #include <cstdint>

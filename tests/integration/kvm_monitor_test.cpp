@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -31,6 +33,35 @@ std::string read_text(const fs::path& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// "ffffffff941f6a6e clear_user_rep_good+0xe ([guest.kernel.kallsyms])" -> "clear_user_rep_good+0xe"
+std::string frame_of(const std::string& script_line) {
+  std::istringstream in(script_line);
+  std::string address, symbol;
+  in >> address >> symbol;
+  return symbol;
+}
+
+// The samples of `vperf script` output: event name and frames (SYMBOL+0xOFF), leaf first.
+struct ScriptSample {
+  std::string event;
+  std::vector<std::string> frames;
+};
+std::vector<ScriptSample> script_samples(const std::string& out) {
+  std::vector<ScriptSample> samples;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    if (line[0] == '\t') {
+      if (!samples.empty()) samples.back().frames.push_back(frame_of(line));
+      continue;
+    }
+    const size_t colon = line.rfind(':');
+    const size_t space = line.rfind(' ', colon);
+    samples.push_back({line.substr(space + 1, colon - space - 1), {}});
+  }
+  return samples;
 }
 
 class KvmMonitor : public ::testing::Test {
@@ -75,38 +106,45 @@ class KvmMonitor : public ::testing::Test {
     return "";
   }
 
+  // Recordings of `vperf kvm record --qmp --qga ARGS -o SCRATCH/NAME-N.data`, 3 s each, until the
+  // samples of all of them so far (as vperf kvm script prints them) are `enough`, at most `at_most`:
+  // the tests ask for a number of samples, not for a time. How many samples 3 s give depends on
+  // how fast QEMU's monitor answers, which a loaded host slows (TCG, 200 Hz asked: 29 to 60
+  // ticks a second on a quiet host, 5 to 50 with 15 runnable tasks per CPU). Each recording's
+  // stderr is in `errs`; the first file is `first`.
+  struct Recordings {
+    std::vector<ScriptSample> samples;
+    std::vector<std::string> errs;
+    std::string first;
+  };
+  Recordings record_until(const std::string& name, const std::vector<std::string>& args,
+                          const std::function<bool(const std::vector<ScriptSample>&)>& enough, int at_most = 20) {
+    Recordings out;
+    const std::map<std::string, std::string> cache = {{"XDG_CACHE_HOME", (scratch_.root() / "cache").string()}};
+    for (int n = 0; n < at_most && (n == 0 || !enough(out.samples)); ++n) {
+      const std::string file = (scratch_.root() / (name + "-" + std::to_string(n) + ".data")).string();
+      std::vector<std::string> argv = {"kvm", "record", "--qmp", guest_->qmp().string(), "--qga", guest_->qga().string()};
+      argv.insert(argv.end(), args.begin(), args.end());
+      argv.insert(argv.end(), {"--duration", "3", "-o", file});
+      test::ProgramResult rec = test::run_vperf(argv, cache);
+      if (rec.exit_code != 0) {
+        ADD_FAILURE() << rec.err;
+        break;
+      }
+      std::cout << rec.err;
+      out.errs.push_back(rec.err);
+      if (out.first.empty()) out.first = file;
+      test::ProgramResult script = test::run_vperf({"kvm", "script", "-i", file});
+      EXPECT_EQ(script.exit_code, 0) << script.err;
+      std::vector<ScriptSample> more = script_samples(script.out);
+      out.samples.insert(out.samples.end(), more.begin(), more.end());
+    }
+    return out;
+  }
+
   test::TempTree scratch_;
   std::unique_ptr<test::RunningGuest> guest_;
 };
-
-// "ffffffff941f6a6e clear_user_rep_good+0xe ([guest.kernel.kallsyms])" -> "clear_user_rep_good+0xe"
-std::string frame_of(const std::string& script_line) {
-  std::istringstream in(script_line);
-  std::string address, symbol;
-  in >> address >> symbol;
-  return symbol;
-}
-
-// The samples of `vperf script` output: event name and frames (SYMBOL+0xOFF), leaf first.
-struct ScriptSample {
-  std::string event;
-  std::vector<std::string> frames;
-};
-std::vector<ScriptSample> script_samples(const std::string& out) {
-  std::vector<ScriptSample> samples;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    if (line[0] == '\t') {
-      if (!samples.empty()) samples.back().frames.push_back(frame_of(line));
-      continue;
-    }
-    const size_t colon = line.rfind(':');
-    const size_t space = line.rfind(' ', colon);
-    samples.push_back({line.substr(space + 1, colon - space - 1), {}});
-  }
-  return samples;
-}
 
 // The guest kernel's own unwind of the vCPU running dd, from its NMI backtrace (sysrq l):
 // "RIP: 0010:clear_user_rep_good+0xe/0x20", then the Call Trace's reliable frames (those
@@ -136,7 +174,9 @@ std::vector<std::string> kernel_backtrace_of_dd(const std::string& dmesg) {
 }
 
 TEST_F(KvmMonitor, SamplesTheGuestsKernelThroughQmpWithSymbolsFromTheAgent) {
-  run_in_guest("dd if=/dev/zero of=/dev/null bs=65536 count=2000000 2>/dev/null");
+  // dd runs until the guest stops, however long the recordings take (a count sized for TCG,
+  // about 600 MB/s here, may end within seconds under KVM).
+  run_in_guest("dd if=/dev/zero of=/dev/null bs=65536 2>/dev/null");
   const std::string data = (scratch_.root() / "perf.data.guest").string();
   const std::map<std::string, std::string> cache = {{"XDG_CACHE_HOME", (scratch_.root() / "cache").string()}};
   test::ProgramResult rec = test::run_vperf({"kvm", "record", "--qmp", guest_->qmp().string(), "--qga", guest_->qga().string(),
@@ -198,27 +238,43 @@ TEST_F(KvmMonitor, SamplesTheGuestsKernelThroughQmpWithSymbolsFromTheAgent) {
 // -g: guest kernel stacks dumped through the monitor and unwound with the guest kernel's own ORC
 // tables. Ground truth: the guest kernel's own unwinder, asked through sysrq l while dd runs.
 TEST_F(KvmMonitor, GuestKernelStacksMatchTheGuestKernelsOwnUnwinder) {
-  run_in_guest("dd if=/dev/zero of=/dev/null bs=65536 count=4000000 2>/dev/null");
+  run_in_guest("dd if=/dev/zero of=/dev/null bs=65536 2>/dev/null");  // until the guest stops
   std::vector<std::string> truth;
   for (int attempt = 0; attempt < 10 && (truth.empty() || !truth.front().starts_with("clear_user")); ++attempt)
     truth = kernel_backtrace_of_dd(output_of_guest("echo l > /proc/sysrq-trigger; sleep 1; dmesg -c"));
   ASSERT_TRUE(!truth.empty() && truth.front().starts_with("clear_user")) << "no NMI backtrace of dd in clear_user";
   ASSERT_GE(truth.size(), 4u);  // clear_user_*, read_zero, vfs_read, ksys_read, do_syscall_64, entry_SYSCALL_64_after_hwframe
 
-  const std::string data = (scratch_.root() / "stacks.data").string();
-  const std::map<std::string, std::string> cache = {{"XDG_CACHE_HOME", (scratch_.root() / "cache").string()}};
-  test::ProgramResult rec = test::run_vperf({"kvm", "record", "--qmp", guest_->qmp().string(), "--qga", guest_->qga().string(),
-                                             "-g", "--pause", "-F", "200", "--duration", "3", "-o", data},
-                                            cache);
-  ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  std::cout << rec.err;
-  EXPECT_NE(rec.err.find(" by orc;"), std::string::npos) << rec.err;
-  EXPECT_NE(rec.err.find("; 0 left out"), std::string::npos) << rec.err;  // paused: every stack is the sample's own
-
-  test::ProgramResult script = test::run_vperf({"kvm", "script", "-i", data});
-  ASSERT_EQ(script.exit_code, 0) << script.err;
+  // One vCPU runs dd, in clear_user on 29% to 41% of all samples here (TCG, loaded or not; a
+  // guest under KVM spends more of dd's time on syscall entry and exit: 10% was seen), the other
+  // idles (half of all samples). 200 stacks give tens at each.
+  auto counted = [&](const std::vector<ScriptSample>& samples, const std::string& event) {
+    size_t at_leaf = 0, idle = 0, stacks = 0;
+    for (const ScriptSample& s : samples) {
+      if (s.event != event || s.frames.empty()) continue;
+      ++stacks;
+      at_leaf += s.frames.front() == truth.front() ? 1 : 0;
+      idle += s.frames.front().starts_with("native_safe_halt") ? 1 : 0;
+    }
+    return std::array<size_t, 3>{stacks, at_leaf, idle};
+  };
+  auto enough = [&](const std::string& event) {
+    return [&, event](const std::vector<ScriptSample>& samples) {
+      auto [stacks, at_leaf, idle] = counted(samples, event);
+      return stacks >= 200 && at_leaf >= 10 && idle >= 10;
+    };
+  };
+  Recordings paused_runs = record_until("stacks", {"-g", "--pause", "-F", "200"}, enough("vcpu-clock.orc"));
+  for (const std::string& err : paused_runs.errs) {
+    EXPECT_NE(err.find(" by orc;"), std::string::npos) << err;
+    EXPECT_NE(err.find("; 0 left out"), std::string::npos) << err;  // paused: every stack is the sample's own
+  }
+  ASSERT_FALSE(paused_runs.first.empty());
+  const std::string data = paused_runs.first;
   size_t orc_samples = 0, at_truth_leaf = 0, equal_to_truth = 0, idle = 0, idle_to_startup = 0, kernel_without_stack = 0;
-  for (const ScriptSample& s : script_samples(script.out)) {
+  std::string shown;  // the first samples, for a failure's message
+  for (const ScriptSample& s : paused_runs.samples) {
+    for (size_t i = 0; i < s.frames.size() && shown.size() < 4000; ++i) shown += (i ? " " : "\n" + s.event + ": ") + s.frames[i];
     if (s.event == "vcpu-clock" && !s.frames.empty() && s.frames.front().find("+0x") != std::string::npos) ++kernel_without_stack;
     if (s.event != "vcpu-clock.orc" || s.frames.empty()) continue;
     ++orc_samples;
@@ -234,59 +290,52 @@ TEST_F(KvmMonitor, GuestKernelStacksMatchTheGuestKernelsOwnUnwinder) {
     }
   }
   // A vCPU caught at the first instructions of a syscall still runs on the user's stack pointer:
-  // its stack cannot be dumped from the kernel's side; rare.
-  EXPECT_LE(kernel_without_stack, 2 + at_truth_leaf / 50);
-  // How many samples 3 s give depends on how fast QEMU's monitor answers (TCG: 29 to 60 Hz of the
-  // 200 asked, fewer on a busy host), so the counts are checked as shares of the samples taken:
-  // one vCPU runs dd (in clear_user on about a quarter of all samples), the other idles.
-  EXPECT_GE(at_truth_leaf, 10u) << script.out.substr(0, 4000);
-  EXPECT_GT(at_truth_leaf * 8, orc_samples) << at_truth_leaf << " of " << orc_samples << " at " << truth.front();
-  EXPECT_EQ(equal_to_truth, at_truth_leaf) << script.out.substr(0, 4000);
+  // its stack cannot be dumped from the kernel's side; rare (none in 1300 samples here).
+  EXPECT_LE(kernel_without_stack, 2 + orc_samples / 100);
+  // The samples were taken until there were enough (record_until): fewer means vperf missed dd.
+  EXPECT_GE(at_truth_leaf, 10u) << at_truth_leaf << " of " << orc_samples << " at " << truth.front() << shown;
+  EXPECT_EQ(equal_to_truth, at_truth_leaf) << shown;
   EXPECT_GE(idle, 10u);
   EXPECT_GT(idle * 4, orc_samples) << idle << " idle of " << orc_samples;
-  EXPECT_EQ(idle_to_startup, idle) << script.out.substr(0, 4000);
+  EXPECT_EQ(idle_to_startup, idle) << shown;
 
   // Without --pause the guest runs on between registers and dump: stacks that moved on are
-  // left out and counted, and every stack kept is still the sample's own.
-  const std::string racy = (scratch_.root() / "racy.data").string();
-  test::ProgramResult rec2 = test::run_vperf({"kvm", "record", "--qmp", guest_->qmp().string(), "--qga", guest_->qga().string(),
-                                              "-g", "-F", "500", "--duration", "3", "-o", racy},
-                                             cache);
-  ASSERT_EQ(rec2.exit_code, 0) << rec2.err;
-  std::cout << rec2.err;
-  test::ProgramResult script2 = test::run_vperf({"kvm", "script", "-i", racy});
+  // left out and counted, and every stack kept is still the sample's own. Most of dd's stacks
+  // are left out (all of them in some recordings on a loaded host): up to 5 recordings, for 20
+  // kept at its leaf.
+  auto kept_at_leaf = [&](const std::vector<ScriptSample>& samples) {
+    return std::count_if(samples.begin(), samples.end(), [&](const ScriptSample& s) {
+             return s.event == "vcpu-clock.orc" && !s.frames.empty() && s.frames.front() == truth.front();
+           }) >= 20;
+  };
+  Recordings racy = record_until("racy", {"-g", "-F", "500"}, kept_at_leaf, 5);
   size_t kept = 0, kept_equal = 0;
-  for (const ScriptSample& s : script_samples(script2.out))
+  for (const ScriptSample& s : racy.samples)
     if (s.event == "vcpu-clock.orc" && !s.frames.empty() && s.frames.front() == truth.front()) {
       ++kept;
       kept_equal += s.frames == truth ? 1 : 0;
     }
-  // In a running guest one read() can return and the next enter on the same stack pointer between
-  // the register read and the dump: the kept stack is then the next call's, seen through the
-  // first one's registers (a frame shows twice: "vfs_read+0xa5 vfs_read+0xa5"). The check allows
-  // one such sample, and 2% of many: the few samples TCG gives at dd's leaf (2 to 20) made a
-  // single one fail the bare 2%.
-  EXPECT_GE(kept_equal + 1 + kept / 50, kept) << [&] {
-    std::string shown = "truth:";
-    for (const std::string& f : truth) shown += " " + f;
-    for (const ScriptSample& s : script_samples(script2.out))
+  std::cout << kept << " racy stacks kept at " << truth.front() << "\n";
+  // A running guest's stack is copied while it changes: the lower frames of one read() and,
+  // above them, what the next syscall left at the same depth ("ksys_read+0x6b ksys_read+0x6b",
+  // "do_syscall_64+0x69" where the truth is +0x5d). vperf leaves out every stack with a return
+  // address that no call of the frame below it made, so each one kept is the sample's own.
+  EXPECT_EQ(kept_equal, kept) << [&] {
+    std::string different = "truth:";
+    for (const std::string& f : truth) different += " " + f;
+    for (const ScriptSample& s : racy.samples)
       if (s.event == "vcpu-clock.orc" && !s.frames.empty() && s.frames.front() == truth.front() && s.frames != truth) {
-        shown += "\nkept but different:";
-        for (const std::string& f : s.frames) shown += " " + f;
+        different += "\nkept but different:";
+        for (const std::string& f : s.frames) different += " " + f;
       }
-    return shown;
+    return different;
   }();
 
   // The conservative scan, forced: labelled as such, and its frames include the exact ones.
-  const std::string scanned = (scratch_.root() / "scan.data").string();
-  test::ProgramResult rec3 = test::run_vperf({"kvm", "record", "--qmp", guest_->qmp().string(), "--qga", guest_->qga().string(),
-                                              "--call-graph", "scan", "--pause", "-F", "200", "--duration", "2", "-o", scanned},
-                                             cache);
-  ASSERT_EQ(rec3.exit_code, 0) << rec3.err;
-  EXPECT_NE(rec3.err.find(" by scan;"), std::string::npos) << rec3.err;
-  test::ProgramResult script3 = test::run_vperf({"kvm", "script", "-i", scanned});
+  Recordings scanned = record_until("scan", {"--call-graph", "scan", "--pause", "-F", "200"}, enough("vcpu-clock.scan"));
+  for (const std::string& err : scanned.errs) EXPECT_NE(err.find(" by scan;"), std::string::npos) << err;
   size_t scan_samples = 0, scan_at_leaf = 0, scan_superset = 0;
-  for (const ScriptSample& s : script_samples(script3.out)) {
+  for (const ScriptSample& s : scanned.samples) {
     scan_samples += s.event == "vcpu-clock.scan" && !s.frames.empty() ? 1 : 0;
     if (s.event != "vcpu-clock.scan" || s.frames.empty() || s.frames.front() != truth.front()) continue;
     ++scan_at_leaf;
@@ -299,9 +348,8 @@ TEST_F(KvmMonitor, GuestKernelStacksMatchTheGuestKernelsOwnUnwinder) {
     }
     scan_superset += all ? 1 : 0;
   }
-  EXPECT_GE(scan_at_leaf, 10u);
-  EXPECT_GT(scan_at_leaf * 8, scan_samples) << scan_at_leaf << " of " << scan_samples;
-  EXPECT_EQ(scan_superset, scan_at_leaf) << script3.out.substr(0, 4000);
+  EXPECT_GE(scan_at_leaf, 10u) << scan_at_leaf << " of " << scan_samples;
+  EXPECT_EQ(scan_superset, scan_at_leaf);
 
   // --pause never resumes a VM the user paused: refused before anything is written. (QEMU's
   // QMP socket serves one client at a time: the test lets go of it while vperf runs.)

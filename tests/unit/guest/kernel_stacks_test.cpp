@@ -10,6 +10,7 @@
 
 #include "guest/guest_memory.h"
 #include "guest/kernel_stacks.h"
+#include "guest/vcpu_stack_reader.h"
 
 namespace vperf::guest {
 namespace {
@@ -120,6 +121,7 @@ TEST(KernelMemory, ReadsThroughTheVcpuThatMapsTheKernelAndKeepsThePage) {
 // A made-up kernel: text at kText, ORC tables at kOrc, stacks at kStack.
 constexpr uint64_t kText = 0xffffffff81000000, kOrc = 0xffffffff82000000, kStack = 0xffffc90000010000;
 constexpr uint64_t kA = kText + 0x1000, kB = kText + 0x2000, kC = kText + 0x3000, kEntry = kText + 0x4000, kEnd = kText + 0x5000;
+constexpr uint64_t kStart = kEnd + 0x800;
 
 class MadeUpKernel : public ::testing::Test {
  protected:
@@ -129,18 +131,20 @@ class MadeUpKernel : public ::testing::Test {
     call(kB + 0xb, kA);
     call(kC + 0x1b, kB);
     call(kEntry + 0x10, kC);
+    call(kC + 0x30, kA);  // C's second call site: A, directly (returns to C+0x35)
     layout_.core_text = {kText, kText + text_.size()};
     layout_.text = {layout_.core_text};
     layout_.function_starts = {kA, kB, kC, kEntry, kEnd};
     layout_.major = 6;
     layout_.minor = 1;
   }
-  void call(uint64_t at, uint64_t target) {
+  void call(uint64_t at, uint64_t target, uint8_t opcode = 0xe8) {
     uint8_t* p = text_.data() + (at - kText);
-    p[0] = 0xe8;
+    p[0] = opcode;
     const int32_t rel = static_cast<int32_t>(target - (at + 5));
     std::memcpy(p + 1, &rel, 4);
   }
+  void jump(uint64_t at, uint64_t target) { call(at, target, 0xe9); }
   // ORC tables for A (SP+16), B (SP+8), C (SP+24), the entry (pt_regs at SP) and a hole.
   void orc_tables() {
     struct Row {
@@ -148,7 +152,8 @@ class MadeUpKernel : public ::testing::Test {
       unsigned flags;
       int16_t sp_offset;
     };
-    const Row rows[] = {{kA, 0x05, 16}, {kB, 0x05, 8}, {kC, 0x05, 24}, {kEntry, 0x105, 0}, {kEnd, 0x000, 0}};
+    // ... and, at kStart, code whose stack ends there (an end-of-stack hint, as head_64.S's).
+    const Row rows[] = {{kA, 0x05, 16}, {kB, 0x05, 8}, {kC, 0x05, 24}, {kEntry, 0x105, 0}, {kEnd, 0x000, 0}, {kStart, 0x400, 0}};
     MemoryDump ips{kOrc, {}}, entries{kOrc + 0x1000, {}};
     for (size_t i = 0; i < std::size(rows); ++i) {
       const int32_t rel = static_cast<int32_t>(rows[i].ip - (kOrc + 4 * i));
@@ -253,6 +258,158 @@ TEST_F(MadeUpKernel, OrcFollowsEachFunctionsFrameToTheUserEntry) {
   // An IP in a hole of the table (an undefined entry) has no frame beyond itself.
   r.rip = kEnd + 0x10;
   EXPECT_EQ(unwind_kernel_stack(r, stack, kernel, layout_, StackMethod::orc).frames.size(), 1u);
+}
+
+// QEMU's monitor over a made-up guest: `x /Ngx ADDRESS` answered as QEMU prints it (two words a
+// line, "Cannot access memory" where it ends), each byte from the first of `layers` that has
+// it, "$sp" being the vCPU's `sp`.
+class DumpingMonitor : public VmMonitor {
+ public:
+  DumpingMonitor(std::vector<DumpMemory> layers, uint64_t sp) : layers_(std::move(layers)), sp_(sp) {}
+  Result<boost::json::value> qmp(std::string_view command, const boost::json::object& arguments) override {
+    if (command != "human-monitor-command") return Error{"unexpected " + std::string(command)};
+    const std::string line(arguments.at("command-line").as_string());  // "x /512gx 0xffffffff81000000"
+    const uint64_t words = std::stoull(line.substr(line.find('/') + 1));
+    const std::string where = line.substr(line.rfind(' ') + 1);
+    const uint64_t address = where == "$sp" ? sp_ : std::stoull(where, nullptr, 16);
+    std::string text;
+    for (uint64_t w = 0; w < words; w += 2) {
+      char buf[96];
+      uint64_t pair[2] = {};
+      if (!read(address + 8 * w, reinterpret_cast<uint8_t*>(pair))) {
+        std::snprintf(buf, sizeof buf, "%llx: Cannot access memory\n", static_cast<unsigned long long>(address + 8 * w));
+        text += buf;
+        break;
+      }
+      std::snprintf(buf, sizeof buf, "%llx: 0x%016llx 0x%016llx\n", static_cast<unsigned long long>(address + 8 * w),
+                    static_cast<unsigned long long>(pair[0]), static_cast<unsigned long long>(pair[1]));
+      text += buf;
+    }
+    return boost::json::value(text);
+  }
+
+ private:
+  bool read(uint64_t address, uint8_t out[16]) {
+    for (int i = 0; i < 16; ++i) {
+      bool found = false;
+      for (DumpMemory& layer : layers_)
+        if ((found = layer.read(address + i, {out + i, 1}))) break;
+      if (!found) return false;
+    }
+    return true;
+  }
+  std::vector<DumpMemory> layers_;
+  uint64_t sp_;
+};
+
+// Stacks that no single instant holds, as a copy of a running vCPU's stack gives them (seen on
+// a real guest: "vfs_read+0xa5 ksys_read+0x6b ksys_read+0x6b do_syscall_64+0x5d", and
+// "do_syscall_64+0x69" where the call was at +0x5d): a frame whose return address comes
+// from a call of another function than the frame below it.
+TEST_F(MadeUpKernel, AStackNoCallCanHaveLeftIsNotConnected) {
+  orc_tables();
+  DumpMemory kernel = kernel_memory();
+  const uint64_t sp = kStack + 0x3e00;
+  std::vector<uint64_t> regs(21, 0);
+  regs[16] = 0x401000;
+  regs[17] = 0x33;
+  regs[19] = 0x7ffe0000;
+  auto unwound = [&](std::vector<uint64_t> words) {
+    words.insert(words.end(), regs.begin(), regs.end());
+    DumpMemory stack = stack_at(sp, words);
+    VcpuRegisters r;
+    r.rip = kA + 0x7;
+    r.rsp = sp;
+    return unwind_kernel_stack(r, stack, kernel, layout_, StackMethod::orc);
+  };
+  // A <- B <- C <- entry: every return address follows a call of the frame below.
+  KernelStack whole = unwound({0x1111, kB + 0x10, kC + 0x20, 0x2222, 0x3333, kEntry + 0x15});
+  ASSERT_TRUE(whole.reached_end);
+  EXPECT_EQ(first_unconnected_frame(whole, kernel, layout_), std::nullopt);
+  EXPECT_EQ(whole.not_called, std::vector<size_t>{});  // ends at user registers: every frame was called
+  // B twice: B's own call of A cannot return into the B below it.
+  KernelStack repeated = unwound({0x1111, kB + 0x10, kB + 0x10, kC + 0x20, 0x2222, 0x3333, kEntry + 0x15});
+  ASSERT_TRUE(repeated.reached_end);
+  EXPECT_EQ(repeated.frames, (std::vector<uint64_t>{kA + 0x7, kB + 0x10, kB + 0x10, kC + 0x20, kEntry + 0x15}));
+  EXPECT_EQ(first_unconnected_frame(repeated, kernel, layout_), 2u);
+  // C's other call site, which calls A, above B.
+  KernelStack other_site = unwound({0x1111, kB + 0x10, kC + 0x35, 0x2222, 0x3333, kEntry + 0x15});
+  ASSERT_TRUE(other_site.reached_end);
+  EXPECT_EQ(first_unconnected_frame(other_site, kernel, layout_), 2u);
+  // The same through a trampoline: the callee is unknown, so any is accepted.
+  layout_.trampolines = {kA};
+  EXPECT_EQ(first_unconnected_frame(other_site, kernel, layout_), std::nullopt);
+  layout_.trampolines.clear();
+  // A tail call: A, called from C, jumps on to B (as arch_cpu_idle jumps to the idle routine).
+  jump(kA + 0x40, kB);
+  DumpMemory tail_calling = kernel_memory();
+  EXPECT_EQ(first_unconnected_frame(other_site, tail_calling, layout_), std::nullopt);
+  // ... or through a static-call trampoline (here E, said to be one), to whatever it jumps to.
+  jump(kA + 0x40, kEnd);
+  layout_.trampolines = {kEnd};
+  DumpMemory through_trampoline = kernel_memory();
+  EXPECT_EQ(first_unconnected_frame(other_site, through_trampoline, layout_), std::nullopt);
+  // A jump to another function explains nothing...
+  layout_.trampolines.clear();
+  jump(kA + 0x40, kC);
+  DumpMemory elsewhere = kernel_memory();
+  EXPECT_EQ(first_unconnected_frame(other_site, elsewhere, layout_), 2u);
+  // ... unless that one jumps on to B (do_syscall_64 -> x64_sys_call -> __x64_sys_read -> ksys_read).
+  jump(kC + 0x50, kB);
+  DumpMemory two_jumps = kernel_memory();
+  EXPECT_EQ(first_unconnected_frame(other_site, two_jumps, layout_), std::nullopt);
+  // A return address not after any call.
+  KernelStack no_call = unwound({0x1111, kB + 0x11, kC + 0x20, 0x2222, 0x3333, kEntry + 0x15});
+  EXPECT_EQ(first_unconnected_frame(no_call, kernel, layout_), 1u);
+  // ... unless it is in init text, whose code the guest freed after boot: taken as it is.
+  layout_.init_text = {kB, kC};
+  EXPECT_EQ(first_unconnected_frame(no_call, kernel, layout_), std::nullopt);
+  layout_.init_text = {};
+  // A stack that ends where its CPU started: that last address was pushed, not called.
+  KernelStack started = unwound({0x1111, kB + 0x10, kStart + 0x5});
+  ASSERT_TRUE(started.reached_end);
+  EXPECT_EQ(started.frames, (std::vector<uint64_t>{kA + 0x7, kB + 0x10, kStart + 0x5}));
+  EXPECT_EQ(started.not_called, std::vector<size_t>{2});
+  EXPECT_EQ(first_unconnected_frame(started, kernel, layout_), std::nullopt);
+  // An IP saved by an interrupt is not a return address: it is where the code was, after no call.
+  KernelStack interrupted{StackMethod::orc, {kA + 0x7, kB + 0x10, kC + 0x3, kEntry + 0x15}, true, {2}};
+  EXPECT_EQ(first_unconnected_frame(interrupted, kernel, layout_), std::nullopt);
+  interrupted.not_called.clear();
+  EXPECT_EQ(first_unconnected_frame(interrupted, kernel, layout_), 2u);
+}
+
+// Through the monitor: a running vCPU's stack that is not the sample's is left out and counted;
+// the same words read from a paused VM (one instant, where a tail call can explain them) are kept.
+TEST_F(MadeUpKernel, TheReaderLeavesOutARunningVcpusStackThatNoCallMade) {
+  orc_tables();
+  const uint64_t sp = kStack + 0x3e00;
+  std::vector<uint64_t> words = {0x1111, kB + 0x10, kB + 0x10, kC + 0x20, 0x2222, 0x3333, kEntry + 0x15};
+  std::vector<uint64_t> regs(21, 0);
+  regs[16] = 0x401000;
+  regs[17] = 0x33;
+  regs[19] = 0x7ffe0000;
+  words.insert(words.end(), regs.begin(), regs.end());
+  DumpMemory whole_pages;  // the kernel reads whole pages: the ORC tables' pages end in zeros
+  whole_pages.add({kOrc, std::vector<uint8_t>(2 * kGuestPageSize)});
+  DumpingMonitor monitor({kernel_memory(), stack_at(sp, words), whole_pages}, sp);
+  KernelMemory kernel(monitor, {0});
+  VcpuRegisters r;
+  r.rip = kA + 0x7;
+  r.rsp = sp;
+  r.cpl = 0;
+
+  VcpuStackReader running(monitor, kernel, layout_, StackMethod::orc, /*paused=*/false);
+  Result<std::optional<KernelStack>> left_out = running.read(r);
+  ASSERT_TRUE(left_out.ok()) << left_out.error().describe();
+  EXPECT_FALSE(left_out->has_value());
+  EXPECT_EQ(running.stats().moved, 1u);
+  EXPECT_EQ(running.stats().stacks(), 0u);
+
+  VcpuStackReader paused(monitor, kernel, layout_, StackMethod::orc, /*paused=*/true);
+  Result<std::optional<KernelStack>> kept = paused.read(r);
+  ASSERT_TRUE(kept.ok() && kept->has_value());
+  EXPECT_EQ((*kept)->frames, (std::vector<uint64_t>{kA + 0x7, kB + 0x10, kB + 0x10, kC + 0x20, kEntry + 0x15}));
+  EXPECT_EQ(paused.stats().moved, 0u);
 }
 
 TEST_F(MadeUpKernel, FramePointersAndScanWithoutOrc) {
