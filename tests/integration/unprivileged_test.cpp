@@ -209,15 +209,19 @@ TEST(UnprivilegedReport, RestrictedKernelMapsAreWarnedAboutAsPerfReportDoes) {
     VPERF_REQUIRE(paranoid.applied() && kptr.applied(), "writable kernel.perf_event_paranoid and kernel.kptr_restrict");
     std::vector<std::string> args = {"record", "-e", "cpu-clock", "-o", vperf_data, "--"};
     args.insert(args.end(), workload.begin(), workload.end());
+    // perf record warns as it records, and so does vperf record (on one line).
     ProgramResult r = vperf_as_nobody(dir, args);
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(count_lines_with(r.err, "vperf: warning: Kernel address maps (/proc/{kallsyms,modules}) are restricted"), 1u) << r.err;
     args[4] = perf_data;
     r = perf_as_nobody(dir, args);
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_NE(r.err.find("WARNING: Kernel address maps (/proc/{kallsyms,modules}) are restricted"), std::string::npos) << r.err;
     args = {"record", "-e", "cpu-clock:u", "-o", user_data, "--"};
     args.insert(args.end(), workload.begin(), workload.end());
     r = vperf_as_nobody(dir, args);
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("Kernel address maps"), std::string::npos) << "a user-space recording needs no kernel map:\n" << r.err;
   }
   const std::string perfs_warning = "Kernel address maps (/proc/{kallsyms,modules}) were restricted.";
   const std::string vperfs_warning = "vperf: warning: Kernel address maps (/proc/{kallsyms,modules}) were restricted.";
@@ -246,7 +250,9 @@ TEST(UnprivilegedReport, RestrictedKernelMapsAreWarnedAboutAsPerfReportDoes) {
   const std::string root_data = dir.file("root.data").string();
   std::vector<std::string> args = {"record", "-e", "cpu-clock", "-o", root_data, "--"};
   args.insert(args.end(), workload.begin(), workload.end());
-  ASSERT_EQ(run_vperf(args).exit_code, 0);
+  ProgramResult recorded = run_vperf(args);
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  EXPECT_EQ(recorded.err.find("Kernel address maps"), std::string::npos) << recorded.err;
   ProgramResult rooted = run_vperf({"report", "-i", root_data});
   EXPECT_EQ(rooted.exit_code, 0) << rooted.err;
   EXPECT_EQ(rooted.err.find(vperfs_warning), std::string::npos) << rooted.err;
