@@ -31,8 +31,11 @@ class NobodysDirectory {
  public:
   NobodysDirectory() {
     std::filesystem::copy_file(VPERF_WORKLOAD, workload());
-    if (::chown(tree_.root().c_str(), kNobody, kNobody) != 0 || ::chown(workload().c_str(), kNobody, kNobody) != 0)
-      throw std::runtime_error("cannot give " + tree_.root().string() + " to nobody");
+    std::filesystem::copy_file(VPERF_WORKLOAD_DWARF, file("vperf-workload-dwarf"));
+    // A trace.dat that vperf ftrace record made (the trace_dat fuzz seed).
+    std::filesystem::copy_file(std::string(VPERF_SOURCE_DIR) + "/tests/fuzz/corpus/trace_dat/v6-getppid-stacktrace", file("trace.dat"));
+    for (const std::filesystem::path& path : {tree_.root(), workload(), file("vperf-workload-dwarf"), file("trace.dat")})
+      if (::chown(path.c_str(), kNobody, kNobody) != 0) throw std::runtime_error("cannot give " + path.string() + " to nobody");
   }
   std::filesystem::path file(const std::string& name) const { return tree_.root() / name; }
   std::filesystem::path workload() const { return tree_.root() / "vperf-workload"; }
@@ -124,6 +127,11 @@ std::vector<CommandCase> every_command(const NobodysDirectory& dir) {
       {{"probe", "-x", w, "probe_target"}, Outcome::fails, "tracefs"},
       {{"probe", "-d", "probe_vperf_workload:*"}, Outcome::fails, "tracefs"},
       {{"probe", "-F", "-x", w}, Outcome::works},
+      {{"probe", "-L", "probe_target", "-x", dir.file("vperf-workload-dwarf").string()}, Outcome::works},
+      {{"probe", "-V", "probe_target", "-x", dir.file("vperf-workload-dwarf").string()}, Outcome::works},
+      {{"probe", "--list-sdt", "-x", w}, Outcome::works},
+      {{"probe", "-n", "-x", dir.file("vperf-workload-dwarf").string(), "probe_target"}, Outcome::fails, "tracefs"},
+      {{"probe", "--calibrate"}, Outcome::fails, "tracefs"},
       {{"ftrace", "--", "true"}, Outcome::fails, "tracefs"},
       {{"ftrace", "-F"}, Outcome::fails, "tracefs"},
       {{"ftrace", "latency", "-T", "schedule", "--", "true"}, Outcome::fails, "tracefs"},
@@ -136,6 +144,10 @@ std::vector<CommandCase> every_command(const NobodysDirectory& dir) {
       {{"ftrace", "marker", "hello"}, Outcome::fails, "tracefs"},
       {{"ftrace", "list", "-t"}, Outcome::fails, "tracefs"},
       {{"ftrace", "list", "-e"}, Outcome::fails, "tracefs"},
+      {{"ftrace", "pipe"}, Outcome::fails, "tracefs"},
+      {{"ftrace", "snapshot"}, Outcome::fails, "tracefs"},
+      {{"ftrace", "report", "-i", dir.file("trace.dat").string()}, Outcome::works},
+      {{"flamegraph", "-i", dir.file("trace.dat").string(), "-o", dir.file("trace.svg").string()}, Outcome::works},
       {{"kvm", "list"}, Outcome::either},
       {{"kvm", "stat", "record", "-o", dir.file("kvm.data").string(), "--", "true"}, Outcome::fails, "permission"},
       {{"kvm", "stat", "live", "-d", "0.1"}, Outcome::fails, "permission"},
