@@ -18,10 +18,30 @@ namespace {
 
 constexpr int kExitUsage = 2;
 constexpr int kExitFailure = 1;
+constexpr const char* kDescription = "vperf: a profiler and PMC workbench for Linux that understands virtual machines";
+
+// An error is one line even when it quotes a word with a newline or another control character
+// in it (vperf stat -e $'x\ny'): those are shown escaped, as \n or \xNN.
+std::string one_line(const std::string& text) {
+  std::string shown;
+  for (unsigned char c : text) {
+    if (c == '\n') {
+      shown += "\\n";
+    } else if (c < 0x20 || c == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      shown += "\\x";
+      shown += kHex[c >> 4];
+      shown += kHex[c & 0xf];
+    } else {
+      shown += static_cast<char>(c);
+    }
+  }
+  return shown;
+}
 
 void print_error(std::ostream& err, const std::string& what, const std::string& hint) {
-  err << "vperf: error: " << what;
-  if (!hint.empty()) err << " (hint: " << hint << ")";
+  err << "vperf: error: " << one_line(what);
+  if (!hint.empty()) err << " (hint: " << one_line(hint) << ")";
   err << '\n';
 }
 
@@ -158,19 +178,23 @@ std::optional<int> parse(CLI::App& app, int argc, const char* const* argv, std::
   return std::nullopt;
 }
 
-}  // namespace
-
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app{"vperf: a profiler and PMC workbench for Linux that understands virtual machines", "vperf"};
+// The app every command line is parsed by; `inv` receives what it chose.
+void build_app(CLI::App& app, Invocation& inv) {
   app.set_version_flag("--version", std::string("vperf ") + VPERF_VERSION);
   app.require_subcommand(1);
   app.fallthrough(false);
+  add_commands(app, inv);
+}
 
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{kDescription, "vperf"};
   Invocation inv;
   inv.out = &out;
   inv.err = &err;
   inv.cmdline = whole_command_line(argc, argv);
-  add_commands(app, inv);
+  build_app(app, inv);
   try {
     reject_unknown_command(app, argc, argv);
     if (std::optional<int> answered = parse(app, split_off_command(argc, argv, inv), argv, out, err)) return *answered;
@@ -188,6 +212,22 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   } catch (const std::exception& e) {
     print_error(err, e.what(), "this is a bug in vperf; please report it with the command line");
     return kExitFailure;
+  }
+}
+
+std::optional<int> parse_only(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{kDescription, "vperf"};
+  Invocation inv;
+  inv.out = &out;
+  inv.err = &err;
+  inv.cmdline.assign(argv, argv + argc);  // run() reads /proc/self/exe for the first word
+  build_app(app, inv);
+  try {
+    reject_unknown_command(app, argc, argv);
+    return parse(app, split_off_command(argc, argv, inv), argv, out, err);
+  } catch (const UserError& e) {
+    print_error(err, e.what(), e.hint());
+    return e.exit_code();
   }
 }
 

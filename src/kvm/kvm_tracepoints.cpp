@@ -1,7 +1,9 @@
 #include "kvm/kvm_tracepoints.h"
 
 #include <linux/kvm.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 
 namespace vperf::kvm {
@@ -57,8 +59,14 @@ Result<KvmRecordEvents> kvm_record_events(const tracing::Tracefs& tracefs) {
     else
       any_kvm = true;
   }
+  // tracefs is closed to users other than root (mode 0700): the tracepoints are there but
+  // cannot be seen, and loading KVM would not help.
+  const std::filesystem::path events = tracefs.root() / "events";
+  if (!any_kvm && ::access(events.c_str(), X_OK) != 0 && (errno == EACCES || errno == EPERM))
+    return Error{"no permission to read the kvm tracepoints in " + events.string(), 0,
+                 "run as root (VM-exit tracing needs CAP_SYS_ADMIN or CAP_PERFMON, as perf kvm stat does)"};
   if (!any_kvm)
-    return Error{"no kvm tracepoints in " + (tracefs.root() / "events").string(), 0,
+    return Error{"no kvm tracepoints in " + events.string(), 0,
                  "load KVM (modprobe kvm_intel or kvm_amd); /dev/kvm must exist"};
   return out;
 }

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "data/perf_data_format.h"
+#include "report/restricted_kernel_maps.h"
 #include "report/trace_symbols.h"
 #include "tracing/recorded_tracing_data.h"
 
@@ -143,7 +144,9 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
                                     .unwinder = unwinder,
                                     .inline_frames = options.inline_frames,
                                     .out_of_scope_samples = true});
+  RestrictedKernelMaps kernel_maps;
   replay.set_record_observer([&](const data::RecordView& view) {
+    kernel_maps.observe(view.record);
     if (const auto* lost = std::get_if<data::LostSamplesRecord>(&view.record.body)) report.lost_samples += lost->lost;
     else if (const auto* dropped = std::get_if<data::LostRecord>(&view.record.body)) report.lost_events += dropped->lost;
     else if (by_trace)
@@ -169,6 +172,7 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
   report.hists->finish();
   report.stats = *stats;
   report.warnings = reader.warnings();
+  if (std::optional<std::string> restricted = kernel_maps.warning(reader.attrs())) report.warnings.push_back(*restricted);
   report.warnings.insert(report.warnings.end(), trace_warnings.begin(), trace_warnings.end());
   if (std::optional<std::string> note = replay.scope_note()) report.warnings.push_back(*note);
   // Pipe mode learns attrs, and their names, while reading.

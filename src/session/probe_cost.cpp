@@ -128,7 +128,9 @@ std::vector<std::string> probe_event_names(const tracing::Tracefs& tracefs) {
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
   };
-  if (std::filesystem::exists(tracefs.file("uprobe_events"))) add(tracing::uprobe_definitions(tracefs));
+  // Not std::filesystem::exists: it throws where tracefs is closed to this user (mode 0700 for
+  // anyone but root), and a user's vperf stat then failed after printing its counts.
+  if (tracing::tracefs_file_exists(tracefs, "uprobe_events")) add(tracing::uprobe_definitions(tracefs));
   if (tracing::has_kprobes(tracefs)) add(tracing::kprobe_definitions(tracefs));
   return names;
 }

@@ -264,8 +264,15 @@ void RecordSession::write_header_records() {
   tracing_ = tracepoint_formats(chosen_);
   if (tracing_ && to_pipe_) sink_->write_all({tracing::tracing_data_record(*tracing_)});
   const data::SampleFormat format = data::SampleFormat::from_attr(session_->events().front().attr);
-  if (Result<std::vector<data::RecordBytes>> kernel_maps = data::synthesize_kernel_maps(format); kernel_maps)
-    sink_->write_all(*kernel_maps);
+  Result<std::vector<data::RecordBytes>> kernel_maps = data::synthesize_kernel_maps(format);
+  if (kernel_maps) sink_->write_all(*kernel_maps);
+  // perf record's warning, where /proc/kallsyms shows this user only zero addresses (no map is
+  // made from them) and an event samples the kernel: no report will name a kernel sample.
+  const bool samples_kernel = std::any_of(session_->events().begin(), session_->events().end(),
+                                          [](const auto& event) { return event.attr.exclude_kernel == 0 && event.attr.exclude_host == 0; });
+  if (samples_kernel && (!kernel_maps || kernel_maps->empty()) && !r_.quiet)
+    err_ << "vperf: warning: Kernel address maps (/proc/{kallsyms,modules}) are restricted, check /proc/sys/kernel/kptr_restrict "
+            "and /proc/sys/kernel/perf_event_paranoid: samples in kernel functions and kernel modules will not be resolved\n";
   if (r_.attr.scope.guest) sink_->write_all(guest_kernel_maps(r_.guests, format));  // as perf kvm: not for --no-guest
   const data::SynthesizedMaps maps = data::synthesized_maps_for(session_->events().front().attr);
   for (pid_t pid : system_wide_ ? all_processes() : r_.existing)

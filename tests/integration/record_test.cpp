@@ -30,6 +30,7 @@
 #include "support/background.h"
 #include "support/capability.h"
 #include "support/fake_event_fs.h"
+#include "support/kernel_setting.h"
 #include "support/processes.h"
 #include "support/run_program.h"
 
@@ -568,6 +569,8 @@ class UnprivilegedRecord : public Record {
     ASSERT_TRUE(out.good()) << "cannot write " << kParanoid;
   }
   static constexpr const char* kParanoid = "/proc/sys/kernel/perf_event_paranoid";
+  // No other test process changes the sysctl meanwhile (unprivileged_test sets 1 and 3).
+  test::KernelSettingsLock lock_;
   std::string saved_;
 };
 
