@@ -1402,6 +1402,26 @@ std::string comm_of(tep_handle* tep, int pid) {
 }
 }  // namespace
 
+// The walk both folds share: every event counted in `seen`, a record too short to be typed left
+// out (and counted), an event of no known format counted; `visit` gets each typed record.
+TraceReportSummary walk_typed_records(const TraceDat& file,
+                                      const std::function<void(const TraceDatEvent& event, tep_record& record, int type)>& visit) {
+  tep_handle* tep = file.decoder().handle();
+  RecordPreparer preparer(tep);
+  TraceReportSummary seen;
+  Result<void> walked = file.for_each_event([&](const TraceDatEvent& event) {
+    ++seen.events;
+    tep_record* prepared = preparer.prepare(event, seen);
+    if (!prepared) return true;
+    const int type = tep_data_type(tep, prepared);
+    if (!tep_find_event(tep, type)) ++seen.unknown_events;
+    visit(event, *prepared, type);
+    return true;
+  });
+  if (!walked) seen.unreadable = walked.error().describe();
+  return seen;
+}
+
 std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks, TraceReportSummary* walk) {
   tep_handle* tep = file.decoder().handle();
   tep_event* kernel_stack = tep_find_event_by_name(tep, "ftrace", "kernel_stack");
@@ -1411,16 +1431,8 @@ std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks, TraceRe
     tep_format_field* size_field = tep_find_field(kernel_stack, "size");
     tep_format_field* caller_field = tep_find_field(kernel_stack, "caller");
     const int long_size = tep_get_long_size(tep);
-    RecordPreparer preparer(tep);
-    TraceReportSummary seen;
-    Result<void> walked = file.for_each_event([&](const TraceDatEvent& event) {
-      ++seen.events;
-      tep_record* prepared = preparer.prepare(event, seen);
-      if (!prepared) return true;
-      const tep_record& record = *prepared;
-      const int type = tep_data_type(tep, prepared);
-      if (!tep_find_event(tep, type)) ++seen.unknown_events;
-      if (!caller_field || type != kernel_stack->id) return true;
+    TraceReportSummary seen = walk_typed_records(file, [&](const TraceDatEvent& event, tep_record& record, int type) {
+      if (!caller_field || type != kernel_stack->id) return;
       unsigned long long entries = ~0ull;
       if (size_field && size_field->offset >= 0 && size_field->offset + size_field->size <= record.size)
         (void)tep_read_number_field(size_field, record.data, &entries);
@@ -1433,13 +1445,11 @@ std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks, TraceRe
         const char* name = tep_find_function(tep, address);
         frames.push_back(std::string(name ? name : "[unknown]") + "_[k]");
       }
-      std::string line = comm_of(tep, tep_data_pid(tep, prepared));
+      std::string line = comm_of(tep, tep_data_pid(tep, &record));
       for (auto frame = frames.rbegin(); frame != frames.rend(); ++frame) line += ";" + *frame;
       ++counts[line];
       ++total;
-      return true;
     });
-    if (!walked) seen.unreadable = walked.error().describe();
     if (walk) *walk = std::move(seen);
   }
   if (stacks) *stacks = total;
@@ -1473,20 +1483,12 @@ std::string folded_function_graph(const TraceDat& file, uint64_t* calls, TraceRe
         (void)tep_read_number_field(field, record.data, &value);
       return static_cast<uint64_t>(value);
     };
-    RecordPreparer preparer(tep);
-    TraceReportSummary seen;
-    Result<void> walked = file.for_each_event([&](const TraceDatEvent& event) {
-      ++seen.events;
-      tep_record* prepared = preparer.prepare(event, seen);
-      if (!prepared) return true;
-      const tep_record& record = *prepared;
-      const int type = tep_data_type(tep, prepared);
-      if (!tep_find_event(tep, type)) ++seen.unknown_events;
-      if (type != entry->id && type != exit->id) return true;
+    TraceReportSummary seen = walk_typed_records(file, [&](const TraceDatEvent&, tep_record& record, int type) {
+      if (type != entry->id && type != exit->id) return;
       const Fields& fields = type == entry->id ? entry_fields : exit_fields;
-      const int pid = tep_data_pid(tep, prepared);
+      const int pid = tep_data_pid(tep, &record);
       const uint64_t depth = number(fields.depth, record);
-      if (depth > 4096) return true;  // no kernel nests that deep: a damaged record
+      if (depth > 4096) return;  // no kernel nests that deep: a damaged record
       const char* function = tep_find_function(tep, number(fields.func, record));
       const std::string name = std::string(function ? function : "[unknown]") + "_[k]";
       OpenCalls& open = tasks[pid];
@@ -1497,7 +1499,7 @@ std::string folded_function_graph(const TraceDat& file, uint64_t* calls, TraceRe
       if (type == entry->id) {
         open.names[depth] = name;
         open.children[depth] = 0;
-        return true;
+        return;
       }
       const uint64_t start = number(fields.calltime, record), end = number(fields.rettime, record);
       const uint64_t duration = end > start ? end - start : 0;
@@ -1510,9 +1512,7 @@ std::string folded_function_graph(const TraceDat& file, uint64_t* calls, TraceRe
       open.children[depth] = 0;
       if (depth > 0) open.children[depth - 1] += duration;
       ++ended;
-      return true;
     });
-    if (!walked) seen.unreadable = walked.error().describe();
     if (walk) *walk = std::move(seen);
   }
   if (calls) *calls = ended;
