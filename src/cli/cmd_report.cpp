@@ -153,11 +153,11 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
 
   if (o.json) {
     output::print_json(out, report::report_json(*data, o.report));
-    return 0;
+    return data->traces_printed_from_fields ? 1 : 0;
   }
   if (o.header && reader.is_pipe()) write(out, report::render_header(reader, info));
   write(out, report::render_stdio(*data, o.report, o.header));
-  return 0;
+  return data->traces_printed_from_fields ? 1 : 0;  // as ftrace report and script: incomplete
 }
 
 void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm) {

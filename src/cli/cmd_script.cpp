@@ -123,13 +123,20 @@ class ScriptRun {
     } else {
       for (const std::string& warning : reader.warnings()) err_ << "vperf: warning: " << warning << '\n';
     }
-    if (const tracing::TracepointDecoder* decoder = tracing_.decoder())
+    bool printed_from_fields = false;
+    if (const tracing::TracepointDecoder* decoder = tracing_.decoder()) {
       for (const std::string& warning : decoder->warnings()) err_ << "vperf: warning: " << warning << '\n';
+      if (std::optional<std::string> warning = decoder->printed_from_fields_warning()) {
+        err_ << "vperf: warning: " << *warning << '\n';
+        printed_from_fields = true;
+      }
+    }
     if (tracepoints_without_formats_)
       err_ << "vperf: warning: " << tracepoints_without_formats_
            << " tracepoint samples printed without their fields: the file has no usable tracing data\n";
     if (std::optional<std::string> note = scope_note_) err_ << "vperf: warning: " << *note << '\n';
-    return 0;
+    // As ftrace report: text printed other than its format says is an incomplete result.
+    return printed_from_fields ? 1 : 0;
   }
 
  private:

@@ -175,6 +175,10 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
   if (std::optional<std::string> restricted = kernel_maps.warning(reader.attrs())) report.warnings.push_back(*restricted);
   report.warnings.insert(report.warnings.end(), trace_warnings.begin(), trace_warnings.end());
   if (std::optional<std::string> note = replay.scope_note()) report.warnings.push_back(*note);
+  if (const tracing::TracepointDecoder* decoder = trace_text.tracing().decoder()) {
+    report.traces_printed_from_fields = decoder->printed_from_fields();
+    if (std::optional<std::string> warning = decoder->printed_from_fields_warning()) report.warnings.push_back(*warning);
+  }
   // Pipe mode learns attrs, and their names, while reading.
   for (size_t i = report.events.size(); i < reader.attrs().size(); ++i)
     report.events.push_back(ReportEvent{reader.attrs()[i].name, reader.attrs()[i].attr.sample_type});

@@ -45,6 +45,9 @@ struct ReportData {
   uint64_t lost_events = 0;            // PERF_RECORD_LOST: events the kernel dropped
   data::ReadStats stats;
   std::vector<std::string> warnings;   // the reader's (truncation, ...)
+  // --sort trace: samples whose trace text is their fields, their print fmt being unsafe on them
+  // (tracing::TracepointDecoder::printed_from_fields); the report is then incomplete.
+  uint64_t traces_printed_from_fields = 0;
 
   const EventHists* event_hists(size_t event) const;
 };

@@ -356,6 +356,13 @@ void TracepointDecoder::format(uint64_t id, std::span<const uint8_t> raw, uint32
 
 uint64_t TracepointDecoder::printed_from_fields() const { return state_->printed_from_fields; }
 
+std::optional<std::string> TracepointDecoder::printed_from_fields_warning() const {
+  if (state_->printed_from_fields == 0) return std::nullopt;
+  return std::to_string(state_->printed_from_fields) +
+         " tracepoint samples printed from their fields ([UNSAFE FORMAT]): their print fmt would divide by zero or "
+         "read past the sample";
+}
+
 std::optional<TracepointField> TracepointDecoder::numeric_field(uint64_t id, std::string_view name) const {
   tep_event* event = find(id);
   if (!event) return std::nullopt;

@@ -92,6 +92,9 @@ class TracepointDecoder {
   // comes out as "[UNSAFE FORMAT]" and its fields, and is counted in printed_from_fields().
   void format(uint64_t id, std::span<const uint8_t> raw, uint32_t cpu, std::string& out) const;
   uint64_t printed_from_fields() const;
+  // What a reader of samples says when some were printed from their fields (script, report
+  // --sort trace): one warning line, or nullopt when every sample printed through its format.
+  std::optional<std::string> printed_from_fields_warning() const;
   // The numeric field `name` of the event `id`, to resolve once and read from every sample of
   // the event; nullopt for an unknown id or field, or an array, string or dynamic field.
   std::optional<TracepointField> numeric_field(uint64_t id, std::string_view name) const;

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <iostream>
 #include <memory>
 #include <regex>
@@ -414,6 +415,41 @@ TEST_F(ScriptTracepoints, SchedSwitchOfVperfsRecordingMatchesPerf) {
   expect_same_as_perf(data);
   expect_same_as_perf(data, {"-F", "comm,pid,tid,cpu,time,period,event,trace"});
   expect_same_as_perf(data, {"-F", "trace:+ip,-cpu"});
+}
+
+// Issue 30: a print fmt that divides by zero on every sample (the recording's own sched_switch
+// format, edited in place to the same length) prints each sample from its fields, says so in one
+// warning line and exits 1, in script and in report --sort trace: never a SIGFPE, never silent.
+TEST_F(ScriptTracepoints, AnUnsafePrintFmtPrintsFieldsWarnsAndExitsOne) {
+  std::string data = file("unsafe.data");
+  record_vperf({"-e", "sched:sched_switch", "-a", "-o", data, "--", VPERF_WORKLOAD, "sleep", "300"});
+  std::string bytes;
+  {
+    std::ifstream in(data, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string safe = ", REC->prev_prio,", unsafe = ",REC->prev_pid%0,";
+  ASSERT_EQ(safe.size(), unsafe.size());
+  const size_t at = bytes.find(safe);
+  ASSERT_NE(at, std::string::npos) << "sched_switch's print fmt names prev_prio";
+  bytes.replace(at, safe.size(), unsafe);
+  std::ofstream(data, std::ios::binary | std::ios::trunc) << bytes;
+
+  test::ProgramResult script = test::run_vperf({"script", "-i", data});
+  EXPECT_EQ(script.exit_code, 1) << script.err;
+  const size_t samples = static_cast<size_t>(std::count(script.out.begin(), script.out.end(), '\n'));
+  ASSERT_GT(samples, 0u);
+  EXPECT_EQ(test::count_lines_with(script.out, "[UNSAFE FORMAT] prev_comm="), samples) << script.out;
+  EXPECT_EQ(test::count_lines_with(script.err, "vperf: warning: " + std::to_string(samples) +
+                                              " tracepoint samples printed from their fields ([UNSAFE FORMAT])"),
+            1u)
+      << script.err;
+
+  test::ProgramResult report = test::run_vperf({"report", "--stdio", "--sort", "trace", "-i", data});
+  EXPECT_EQ(report.exit_code, 1) << report.err;
+  EXPECT_NE(report.out.find("[UNSAFE FORMAT] prev_comm="), std::string::npos) << report.out;
+  EXPECT_NE(report.err.find(" tracepoint samples printed from their fields ([UNSAFE FORMAT])"), std::string::npos)
+      << report.err;
 }
 
 TEST_F(ScriptTracepoints, SchedSwitchOfPerfsRecordingMatchesPerf) {
