@@ -105,8 +105,11 @@ Result<void> check_settings(const FtraceSettings& s) {
   if (!s.clock.empty()) VPERF_TRY(check_buffer_value("trace_clock", s.clock));
   if (!s.cpumask.empty()) VPERF_TRY(check_buffer_value("tracing_cpumask", s.cpumask));
   for (const std::string& option : s.options) {
-    // An option is a file name: "-O ../tracing_on" must not reach another file.
-    if (Result<void> named = check_buffer_file("options/" + option); !named)
+    // An option is a file name: "-O ../tracing_on" must not reach another file, nor "-O
+    // no../tracing_on", which apply_settings writes as options/../tracing_on.
+    const bool named = check_buffer_file("options/" + option).ok() &&
+                       (!option.starts_with("no") || check_buffer_file("options/" + option.substr(2)).ok());
+    if (!named)
       return Error{"there is no trace option '" + printable_text(option) + "'", 0, "list them with: vperf ftrace list -o"};
   }
   for (const auto& [file, words] : {std::pair{"set_ftrace_filter", &s.function_filters}, std::pair{"set_ftrace_notrace", &s.function_notrace},

@@ -315,15 +315,19 @@ struct TraceDatWriter::State {
     return {};
   }
 
+  // The bytes of every chunk appended leave `waiting` on every path, a failure's too: a later
+  // flush must not append them again.
   Result<void> take_whole_chunks(Cpu& c, bool all) {
     size_t used = 0;
-    while (c.waiting.size() - used >= kChunk || (all && used < c.waiting.size())) {
+    Result<void> appended;
+    while (appended && (c.waiting.size() - used >= kChunk || (all && used < c.waiting.size()))) {
       const size_t n = std::min(kChunk, c.waiting.size() - used);
-      VPERF_TRY(append_chunk(c, std::span<const uint8_t>(c.waiting.data() + used, n)));
-      used += n;
+      const uint32_t chunks_before = c.chunks;
+      appended = append_chunk(c, std::span<const uint8_t>(c.waiting.data() + used, n));
+      if (appended || c.chunks != chunks_before) used += n;
     }
     c.waiting.erase(c.waiting.begin(), c.waiting.begin() + static_cast<ptrdiff_t>(used));
-    return {};
+    return appended;
   }
 };
 
@@ -528,10 +532,11 @@ Result<TraceDatWriter> TraceDatWriter::begin(int fd, const TraceDatHeader& heade
   if (header.version == 7) {
     VPERF_TRY(v7, version_7_sections(header, pieces, s.zstd));
   }
-  // The padding that keeps every size and offset field inside one page (a step of 4 moves the
-  // fields by 4; at most 2 per CPU rule out a value, so one of the first few fits).
+  // The padding that keeps every size and offset field inside one page. Steps of 1: with
+  // 8-byte fields a step of 4 never changes the table's offset modulo 4, and a table longer than
+  // a page (256 CPUs and more) fits only at some offsets modulo 8.
   std::optional<Head> head;
-  for (size_t padding = 0; padding < 4096 && !head; padding += 4) {
+  for (size_t padding = 0; padding < 4096 && !head; ++padding) {
     Head candidate;
     if (v7) {
       candidate = version_7_head(header, *v7, s.zstd.has_value(), padding);
@@ -1434,7 +1439,8 @@ std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks, TraceRe
     TraceReportSummary seen = walk_typed_records(file, [&](const TraceDatEvent& event, tep_record& record, int type) {
       if (!caller_field || type != kernel_stack->id) return;
       unsigned long long entries = ~0ull;
-      if (size_field && size_field->offset >= 0 && size_field->offset + size_field->size <= record.size)
+      if (size_field && size_field->offset >= 0 && size_field->size >= 0 &&
+          int64_t{size_field->offset} + size_field->size <= record.size)
         (void)tep_read_number_field(size_field, record.data, &entries);
       const size_t offset = static_cast<size_t>(std::max(caller_field->offset, 0));
       std::vector<std::string> frames;  // innermost first, as the kernel stores them
@@ -1479,7 +1485,7 @@ std::string folded_function_graph(const TraceDat& file, uint64_t* calls, TraceRe
     // A field the record does not hold reads as 0.
     auto number = [](tep_format_field* field, const tep_record& record) {
       unsigned long long value = 0;
-      if (field && field->offset >= 0 && field->size >= 0 && field->offset + field->size <= record.size)
+      if (field && field->offset >= 0 && field->size >= 0 && int64_t{field->offset} + field->size <= record.size)
         (void)tep_read_number_field(field, record.data, &value);
       return static_cast<uint64_t>(value);
     };

@@ -227,8 +227,9 @@ TEST(KernelControlWriters, SettingsAreCheckedBeforeAnyWrite) {
   const Tracefs tracefs = fake_tracefs(tree);
   Result<FtraceBuffer> mine = FtraceBuffer::open_instance(tracefs, "mine");
   ASSERT_TRUE(mine.ok());
-  std::vector<FtraceSettings> bad(6);
+  std::vector<FtraceSettings> bad(7);
   bad[0].options = {"../../../tracing_on"};
+  bad[6].options = {"no../tracing_on"};  // written as options/../tracing_on
   bad[1].function_filters = {"vfs_read\n!vfs_write"};
   bad[2].event_filter = "common_pid == 1\n";
   bad[3].event_triggers = {"traceoff\n!traceoff"};
