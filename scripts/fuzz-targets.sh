@@ -30,7 +30,14 @@ fuzz_seeds() {
 }
 
 fuzz_build() {
-  CXX=${CXX:-clang++} cmake -S . -B build-fuzz -G Ninja -DVPERF_BUILD_FUZZERS=ON -DVPERF_BUILD_TESTS=OFF >/dev/null
+  # Through ccache where installed, keyed as scripts/build.sh keys it (paths relative to the checkout).
+  local launcher=()
+  if command -v ccache >/dev/null; then
+    export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+    export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  fi
+  CXX=${CXX:-clang++} cmake -S . -B build-fuzz -G Ninja -DVPERF_BUILD_FUZZERS=ON -DVPERF_BUILD_TESTS=OFF "${launcher[@]}" >/dev/null
   # shellcheck disable=SC2046
   cmake --build build-fuzz --target $(fuzz_targets)
 }
