@@ -33,7 +33,7 @@ fuzz_build() {
   # Through ccache where installed, keyed as scripts/build.sh keys it (paths relative to the checkout).
   local launcher=()
   if command -v ccache >/dev/null; then
-    export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+    export CCACHE_BASEDIR=$PWD
     export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   fi
