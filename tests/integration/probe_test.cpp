@@ -876,6 +876,9 @@ TEST_F(Probe, ARefusalQuotesNoOlderErrorLogEntry) {
     std::ofstream filter("/sys/kernel/tracing/events/syscalls/sys_enter_getppid/filter");
     filter << "vperf_test_unrelated_field == 1" << std::flush;
   }
+  // The refused filter leaves its parse error as the file's text: cleared at once (the error_log
+  // entry stays), so that no later test saves and restores it (the top-level ftrace test did).
+  std::ofstream("/sys/kernel/tracing/events/syscalls/sys_enter_getppid/filter") << "0" << std::flush;
   std::ifstream log_in("/sys/kernel/tracing/error_log");
   std::stringstream log;
   log << log_in.rdbuf();
