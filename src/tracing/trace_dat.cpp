@@ -360,14 +360,9 @@ void put_cmdlines(ByteWriter& out, std::span<const uint8_t> piece, size_t room, 
   out.text(in_room(text, room, '\n'));
 }
 
-Result<Head> version_6_head(const TraceDatHeader& header, const TracingDataPieces& pieces, size_t padding) {
-  Head h;
-  ByteWriter o;
-  const size_t before_cmdlines = static_cast<size_t>(pieces.cmdlines.data() - header.tracing_data.data());
-  o.data().assign(header.tracing_data.begin(), header.tracing_data.begin() + static_cast<ptrdiff_t>(before_cmdlines));
-  put_cmdlines(o, pieces.cmdlines, header.cmdlines_room, h.cmdlines_at);
-  o.put(static_cast<uint32_t>(header.cpus.size()));
-  o.text(std::string_view("options  \0", 10));
+// The options both versions carry: clock, uname, vperf's version, and each CPU's stats with
+// room to be rewritten (the last CPU's room takes the padding).
+void put_common_options(ByteWriter& o, const TraceDatHeader& header, size_t padding, Head& h) {
   if (!header.trace_clock.empty()) put_text_option(o, kOptionTraceClock, header.trace_clock);
   if (!header.uname.empty()) put_text_option(o, kOptionUname, header.uname);
   put_text_option(o, kOptionVersion, std::string("vperf ") + VPERF_VERSION);
@@ -376,6 +371,17 @@ Result<Head> version_6_head(const TraceDatHeader& header, const TracingDataPiece
     h.stats_at.push_back(put_stats_option(o, i < header.cpu_stats.size() ? header.cpu_stats[i] : "", room));
     h.stats_room.push_back(room);
   }
+}
+
+Result<Head> version_6_head(const TraceDatHeader& header, const TracingDataPieces& pieces, size_t padding) {
+  Head h;
+  ByteWriter o;
+  const size_t before_cmdlines = static_cast<size_t>(pieces.cmdlines.data() - header.tracing_data.data());
+  o.data().assign(header.tracing_data.begin(), header.tracing_data.begin() + static_cast<ptrdiff_t>(before_cmdlines));
+  put_cmdlines(o, pieces.cmdlines, header.cmdlines_room, h.cmdlines_at);
+  o.put(static_cast<uint32_t>(header.cpus.size()));
+  o.text(std::string_view("options  \0", 10));
+  put_common_options(o, header, padding, h);
   o.put(uint16_t{kOptionDone});
   o.text(std::string_view("flyrecord\0", 10));
   const uint64_t first_region = round_up(o.size() + header.cpus.size() * 16, header.page_size);
@@ -458,14 +464,7 @@ Head version_7_head(const TraceDatHeader& header, Version7Start& start, bool com
     o.put(uint32_t{8});
     o.put(at);
   }
-  if (!header.trace_clock.empty()) put_text_option(o, kOptionTraceClock, header.trace_clock);
-  if (!header.uname.empty()) put_text_option(o, kOptionUname, header.uname);
-  put_text_option(o, kOptionVersion, std::string("vperf ") + VPERF_VERSION);
-  for (size_t i = 0; i < header.cpus.size(); ++i) {
-    const size_t room = kStatsRoom + (i + 1 == header.cpus.size() ? padding : 0);
-    h.stats_at.push_back(put_stats_option(o, i < header.cpu_stats.size() ? header.cpu_stats[i] : "", room));
-    h.stats_room.push_back(room);
-  }
+  put_common_options(o, header, padding, h);
   o.put(kOptionCpuCount);
   o.put(uint32_t{4});
   o.put(static_cast<uint32_t>(header.cpus.size()));
