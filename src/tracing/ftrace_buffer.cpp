@@ -33,7 +33,10 @@ std::vector<std::string> restoring_writes(std::string_view file, std::string_vie
   const std::string_view name = file.substr(file.rfind('/') == std::string_view::npos ? 0 : file.rfind('/') + 1);
   const std::string_view text = trim(saved);
   if (name == "trace_clock") return {bracketed(saved)};
-  if (name == "filter") return {text == "none" ? "0" : std::string(text)};
+  // A refused filter write leaves the event unfiltered, with the refusal (the expression, a
+  // caret line, "parse_error: ...") as the file's text: what gives that state back is "0".
+  if (name == "filter")
+    return {text == "none" || text.find("\nparse_error: ") != std::string_view::npos ? "0" : std::string(text)};
   if (name == "set_ftrace_filter" || name == "set_ftrace_notrace" || name == "set_graph_function" ||
       name == "set_graph_notrace" || name == "set_ftrace_pid" || name == "set_event_pid" || name == "set_event") {
     if (text.starts_with("#") || text == "no pid") return {""};

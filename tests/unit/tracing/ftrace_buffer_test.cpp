@@ -55,6 +55,23 @@ TEST(FtraceBuffer, TopLevelFilesAreRestored) {
   EXPECT_EQ(read_file(tree.root() / "tracing_on").value(), "1");
 }
 
+// A filter file that shows an earlier refused write (the expression, a caret, parse_error)
+// held no filter: it is given back as "0", not refused as text with newlines (reset failed).
+TEST(FtraceBuffer, AFilterShowingARefusalIsRestoredAsNoFilter) {
+  test::TempTree tree;
+  add_top_level(tree);
+  tree.write("events/syscalls/sys_enter_getppid/filter", "no_field == 1\n^\nparse_error: Field not found\n");
+  Tracefs tracefs = Tracefs::open(tree.root()).value();
+  {
+    FtraceBuffer top = FtraceBuffer::top_level(tracefs);
+    FtraceSettings settings;
+    settings.event_filter = "common_pid == 7";
+    ASSERT_TRUE(apply_settings(top, settings, {{"syscalls", "sys_enter_getppid"}}).ok());
+    ASSERT_TRUE(top.release().ok());
+  }
+  EXPECT_EQ(read_file(tree.root() / "events/syscalls/sys_enter_getppid/filter").value(), "0");
+}
+
 // A private instance is made, named after the PID, and removed; a second one of the same name
 // is refused with the way out; leftovers of dead vperfs are swept, other instances kept.
 TEST(FtraceBuffer, PrivateInstancesComeAndGoAndLeftoversAreSwept) {
