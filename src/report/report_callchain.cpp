@@ -11,22 +11,73 @@ uint32_t CallchainForest::new_tree() {
   return static_cast<uint32_t>(nodes_.size() - 1);
 }
 
+namespace {
+
+size_t slot_of(uint64_t key, size_t mask) {
+  // A 64-bit mix (the finalizer of MurmurHash3) so that consecutive parents and functions
+  // spread over the table.
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccdULL;
+  key ^= key >> 33;
+  key *= 0xc4ceb9fe1a85ec53ULL;
+  key ^= key >> 33;
+  return static_cast<size_t>(key) & mask;
+}
+
+}  // namespace
+
+void CallchainForest::grow_index() {
+  std::vector<Slot> old = std::move(index_);
+  index_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+  const size_t mask = index_.size() - 1;
+  for (const Slot& slot : old) {
+    if (slot.key == kEmptySlot) continue;
+    size_t at = slot_of(slot.key, mask);
+    while (index_[at].key != kEmptySlot) at = (at + 1) & mask;
+    index_[at] = slot;
+  }
+}
+
+uint32_t CallchainForest::child(uint32_t parent, uint32_t function) {
+  const uint32_t first = nodes_[parent].first_child;
+  if (first != kNone && nodes_[first].function == function) return first;
+  const uint64_t key = static_cast<uint64_t>(parent) << 32 | function;
+  if (first != kNone) {  // siblings beyond the first are in the index
+    if (!index_.empty()) {
+      const size_t mask = index_.size() - 1;
+      for (size_t at = slot_of(key, mask);; at = (at + 1) & mask) {
+        ++index_probes_;
+        if (index_[at].key == key) return index_[at].child;
+        if (index_[at].key == kEmptySlot) break;
+      }
+    }
+    // The old first child loses its direct check to the new one: it goes into the index.
+    if ((indexed_ + 1) * 2 > index_.size()) grow_index();
+    const size_t mask = index_.size() - 1;
+    const uint64_t old_key = static_cast<uint64_t>(parent) << 32 | nodes_[first].function;
+    size_t at = slot_of(old_key, mask);
+    while (index_[at].key != kEmptySlot) {
+      ++index_probes_;
+      at = (at + 1) & mask;
+    }
+    index_[at] = Slot{old_key, first};
+    ++indexed_;
+  }
+  const uint32_t made = static_cast<uint32_t>(nodes_.size());
+  Node n;
+  n.function = function;
+  n.next_sibling = first;
+  nodes_.push_back(n);
+  nodes_[parent].first_child = made;
+  return made;
+}
+
 void CallchainForest::add(uint32_t tree, std::span<const uint32_t> functions, uint64_t period) {
   uint32_t at = tree;
   nodes_[at].cumul += period;
   for (uint32_t function : functions) {
-    uint32_t child = nodes_[at].first_child;
-    while (child != kNone && nodes_[child].function != function) child = nodes_[child].next_sibling;
-    if (child == kNone) {
-      child = static_cast<uint32_t>(nodes_.size());
-      Node n;
-      n.function = function;
-      n.next_sibling = nodes_[at].first_child;
-      nodes_.push_back(n);
-      nodes_[at].first_child = child;
-    }
-    nodes_[child].cumul += period;
-    at = child;
+    at = child(at, function);
+    nodes_[at].cumul += period;
   }
   nodes_[at].hit += period;
 }

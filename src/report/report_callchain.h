@@ -28,6 +28,12 @@
 namespace vperf::report {
 
 // The trees of every entry of one event, in one node pool.
+//
+// A node's child for a function is found through one hash index of (parent, function) over the
+// whole pool, so adding a frame costs the same however many siblings it has: real programs'
+// stacks fan out widely (frame-pointer walks through code built without frame pointers pick up
+// junk return addresses; --sort comm,dso puts a whole process's stacks under one entry), and a
+// walk of the sibling list made a report quadratic in them. The sibling list stays for printing.
 class CallchainForest {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
@@ -36,6 +42,10 @@ class CallchainForest {
   // Adds one chain (Profile function ids in display order: root first for caller graphs) with
   // its period.
   void add(uint32_t tree, std::span<const uint32_t> functions, uint64_t period);
+  size_t size() const { return nodes_.size(); }
+  // Slots of the child index looked at so far, by every add(): what a test counts to show that
+  // adding is linear in the frames added, whatever the fan-out.
+  uint64_t index_probes() const { return index_probes_; }
 
   struct Node {
     uint32_t function = kNone;  // a Profile function
@@ -51,7 +61,22 @@ class CallchainForest {
   std::vector<uint32_t> run(uint32_t index) const;
 
  private:
+  uint32_t child(uint32_t parent, uint32_t function);
+  void grow_index();
+
   std::vector<Node> nodes_;
+  // Open addressing with linear probing over a power-of-two table kept at most half full: each
+  // slot holds (parent << 32 | function) and the child's index; kEmptySlot marks a free slot
+  // (no parent is kNone). Only nodes that are not their parent's first child are indexed: the
+  // first child is checked directly, which is all narrow stacks ever need.
+  static constexpr uint64_t kEmptySlot = UINT64_MAX;
+  struct Slot {
+    uint64_t key = kEmptySlot;
+    uint32_t child = kNone;
+  };
+  std::vector<Slot> index_;
+  size_t indexed_ = 0;
+  uint64_t index_probes_ = 0;
 };
 
 struct CallGraphPrint {

@@ -166,6 +166,7 @@ void HistBuilder::reset() {
   index_.clear();
   chains_.clear();
   chain_index_.clear();
+  reached_by_.clear();
   latest_comm_.clear();
 }
 
@@ -196,8 +197,16 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
   }
   if (!settings_.children) return;
 
-  reached_.clear();
-  reached_.push_back(self);
+  if (reached_by_.size() <= key.event) reached_by_.resize(key.event + 1);
+  std::vector<uint32_t>& reached_by = reached_by_[key.event];
+  const uint32_t serial = ++chain_serial_;
+  auto reach = [&](uint32_t entry) {  // false when this chain reached `entry` before
+    if (reached_by.size() <= entry) reached_by.resize(hists.entries.size(), 0);
+    if (reached_by[entry] == serial) return false;
+    reached_by[entry] = serial;
+    return true;
+  };
+  reach(self);
   for (size_t i = 0; i < n; ++i) {
     const ProfileFunction& frame = profile_.function(chain_functions_[i]);
     // perf reuses the sample's location for each frame: a frame outside every map keeps the
@@ -223,8 +232,7 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
       e.filtered = !shown;
       e.comm = comm;
     }
-    if (std::find(reached_.begin(), reached_.end(), entry) != reached_.end()) continue;
-    reached_.push_back(entry);
+    if (!reach(entry)) continue;
     e.children_period += period;
     e.children_samples += samples;
     if (settings_.callchains) {
