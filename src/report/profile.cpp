@@ -78,19 +78,15 @@ uint32_t Profile::intern_stack(std::span<const uint32_t> frames) {
   uint64_t hash = 0xcbf29ce484222325ULL;
   for (uint32_t id : frames) hash = mix(hash, id);
   hash = mix(hash, frames.size());
-  auto [it, added] = stack_by_hash_.try_emplace(hash, static_cast<uint32_t>(stacks_.size()));
-  if (!added) {
-    for (uint32_t id = it->second; id != kNoId; id = next_same_hash_[id]) {
-      std::span<const uint32_t> known = stack(id);
-      if (known.size() == frames.size() && std::equal(known.begin(), known.end(), frames.begin())) return id;
-    }
-  }
-  uint32_t id = static_cast<uint32_t>(stacks_.size());
+  uint32_t id = stack_ids_.find(hash, [&](uint32_t known) {
+    std::span<const uint32_t> frames_known = stack(known);
+    return frames_known.size() == frames.size() && std::equal(frames_known.begin(), frames_known.end(), frames.begin());
+  });
+  if (id != core::HashedIds::kNone) return id;
+  id = static_cast<uint32_t>(stacks_.size());
   stacks_.emplace_back(static_cast<uint32_t>(stack_frames_.size()), static_cast<uint32_t>(frames.size()));
   stack_frames_.insert(stack_frames_.end(), frames.begin(), frames.end());
-  // A new stack whose hash was known goes to the front of that hash's chain.
-  next_same_hash_.push_back(added ? kNoId : it->second);
-  it->second = id;
+  stack_ids_.insert(hash, id);
   return id;
 }
 

@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/hashed_ids.h"
 #include "report/interner.h"
 #include "symbols/build_id.h"
 #include "symbols/resolved_address.h"
@@ -152,11 +153,10 @@ class Profile {
   std::unordered_map<FunctionKey, uint32_t, FunctionKeyHash> function_ids_;
   std::vector<ProfileMapping> mappings_;
   std::unordered_map<const symbols::Map*, uint32_t> mapping_ids_;
-  // Stacks: (offset, size) into stack_frames_; found by hash, equal hashes chained.
+  // Stacks: (offset, size) into stack_frames_; found by the hash of their frames.
   std::vector<uint32_t> stack_frames_;
   std::vector<std::pair<uint32_t, uint32_t>> stacks_;
-  std::vector<uint32_t> next_same_hash_;
-  std::unordered_map<uint64_t, uint32_t> stack_by_hash_;
+  core::HashedIds stack_ids_;
   Interner texts_;
   std::vector<ProfileCount> counts_;
   std::unordered_map<CountKey, uint32_t, CountKeyHash> count_ids_;

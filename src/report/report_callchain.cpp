@@ -13,59 +13,25 @@ uint32_t CallchainForest::new_tree() {
 
 namespace {
 
-size_t slot_of(uint64_t key, size_t mask) {
-  // A 64-bit mix (the finalizer of MurmurHash3) so that consecutive parents and functions
-  // spread over the table.
-  key ^= key >> 33;
-  key *= 0xff51afd7ed558ccdULL;
-  key ^= key >> 33;
-  key *= 0xc4ceb9fe1a85ec53ULL;
-  key ^= key >> 33;
-  return static_cast<size_t>(key) & mask;
-}
+uint64_t child_key(uint32_t parent, uint32_t function) { return static_cast<uint64_t>(parent) << 32 | function; }
 
 }  // namespace
-
-void CallchainForest::grow_index() {
-  std::vector<Slot> old = std::move(index_);
-  index_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
-  const size_t mask = index_.size() - 1;
-  for (const Slot& slot : old) {
-    if (slot.key == kEmptySlot) continue;
-    size_t at = slot_of(slot.key, mask);
-    while (index_[at].key != kEmptySlot) at = (at + 1) & mask;
-    index_[at] = slot;
-  }
-}
 
 uint32_t CallchainForest::child(uint32_t parent, uint32_t function) {
   const uint32_t first = nodes_[parent].first_child;
   if (first != kNone && nodes_[first].function == function) return first;
-  const uint64_t key = static_cast<uint64_t>(parent) << 32 | function;
-  if (first != kNone) {  // siblings beyond the first are in the index
-    if (!index_.empty()) {
-      const size_t mask = index_.size() - 1;
-      for (size_t at = slot_of(key, mask);; at = (at + 1) & mask) {
-        ++index_probes_;
-        if (index_[at].key == key) return index_[at].child;
-        if (index_[at].key == kEmptySlot) break;
-      }
-    }
-    // The old first child loses its direct check to the new one: it goes into the index.
-    if ((indexed_ + 1) * 2 > index_.size()) grow_index();
-    const size_t mask = index_.size() - 1;
-    const uint64_t old_key = static_cast<uint64_t>(parent) << 32 | nodes_[first].function;
-    size_t at = slot_of(old_key, mask);
-    while (index_[at].key != kEmptySlot) {
-      ++index_probes_;
-      at = (at + 1) & mask;
-    }
-    index_[at] = Slot{old_key, first};
-    ++indexed_;
+  if (first != kNone) {
+    const uint32_t found = index_.find(child_key(parent, function), [&](uint32_t id) {
+      return nodes_[id].parent == parent && nodes_[id].function == function;
+    });
+    if (found != kNone) return found;
+    // The first child loses its direct check to the new one: it goes into the index.
+    index_.insert(child_key(parent, nodes_[first].function), first);
   }
   const uint32_t made = static_cast<uint32_t>(nodes_.size());
   Node n;
   n.function = function;
+  n.parent = parent;
   n.next_sibling = first;
   nodes_.push_back(n);
   nodes_[parent].first_child = made;

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/hashed_ids.h"
 #include "report/profile.h"
 #include "report/report_options.h"
 
@@ -45,10 +46,11 @@ class CallchainForest {
   size_t size() const { return nodes_.size(); }
   // Slots of the child index looked at so far, by every add(): what a test counts to show that
   // adding is linear in the frames added, whatever the fan-out.
-  uint64_t index_probes() const { return index_probes_; }
+  uint64_t index_probes() const { return index_.probes(); }
 
   struct Node {
     uint32_t function = kNone;  // a Profile function
+    uint32_t parent = kNone;
     uint32_t first_child = kNone;
     uint32_t next_sibling = kNone;
     uint64_t hit = 0;    // chains that end here
@@ -62,21 +64,12 @@ class CallchainForest {
 
  private:
   uint32_t child(uint32_t parent, uint32_t function);
-  void grow_index();
 
   std::vector<Node> nodes_;
-  // Open addressing with linear probing over a power-of-two table kept at most half full: each
-  // slot holds (parent << 32 | function) and the child's index; kEmptySlot marks a free slot
-  // (no parent is kNone). Only nodes that are not their parent's first child are indexed: the
-  // first child is checked directly, which is all narrow stacks ever need.
-  static constexpr uint64_t kEmptySlot = UINT64_MAX;
-  struct Slot {
-    uint64_t key = kEmptySlot;
-    uint32_t child = kNone;
-  };
-  std::vector<Slot> index_;
-  size_t indexed_ = 0;
-  uint64_t index_probes_ = 0;
+  // Children beyond their parent's first, by (parent, function): the first child is checked
+  // directly, which is all narrow stacks ever need, and goes into the index when a sibling
+  // comes.
+  core::HashedIds index_;
 };
 
 struct CallGraphPrint {

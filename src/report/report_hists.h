@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/hashed_ids.h"
 #include "report/interner.h"
 #include "report/profile.h"
 #include "report/report_callchain.h"
@@ -134,15 +135,14 @@ class HistBuilder {
     size_t operator()(const ChainKey& key) const;
   };
   void apply_chain(const ChainKey& key, uint64_t period, uint64_t samples);
-  uint32_t entry_for(EventHists& hists, std::unordered_map<EntryKey, uint32_t, EntryKeyHash>& index, const EntryKey& key,
-                     bool& created);
+  uint32_t entry_for(EventHists& hists, core::HashedIds& index, const EntryKey& key, bool& created);
   bool passes_filters(const ResolvedSample& sample) const;
 
   HistSettings settings_;
   bool key_trace_ = false;
   bool key_comm_ = false, key_tid_ = false, key_cpu_ = false, key_dso_ = false, key_sym_ = false;
   std::vector<EventHists> events_;
-  std::vector<std::unordered_map<EntryKey, uint32_t, EntryKeyHash>> index_;
+  std::vector<core::HashedIds> index_;  // per event: its entries by EntryKey
   Interner comms_;
   Interner traces_;
   const Profile& profile_;
@@ -150,7 +150,7 @@ class HistBuilder {
     uint64_t period = 0;
     uint64_t samples = 0;
   };
-  std::unordered_map<ChainKey, uint32_t, ChainKeyHash> chain_index_;
+  core::HashedIds chain_index_;  // chains_ by ChainKey
   std::vector<std::pair<ChainKey, ChainCount>> chains_;  // in first-seen order
   // Scratch, kept to avoid allocations: a chain's functions in display order.
   std::vector<uint32_t> chain_functions_;

@@ -105,6 +105,7 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
     case PERF_RECORD_EXIT:
       // An address space changes (or a MapSet may be freed and its address reused).
       resolved_.clear();
+      resolved_ids_.clear();
       resolved_frames_.clear();
       chain_index_.clear();
       chains_.clear();
@@ -194,9 +195,10 @@ void SampleReplay::append_frames(const ResolvedSample& sample, uint8_t mode, uin
   bool cacheable = kernel || (user && space != nullptr);
   AddressKey key{space, ip, mode, with_inlines};
   if (cacheable) {
-    if (auto it = resolved_.find(key); it != resolved_.end()) {
-      frames.insert(frames.end(), resolved_frames_.begin() + it->second.first,
-                    resolved_frames_.begin() + it->second.first + it->second.count);
+    const uint32_t known = resolved_ids_.find(AddressKeyHash()(key), [&](uint32_t id) { return resolved_[id].key == key; });
+    if (known != core::HashedIds::kNone) {
+      const FrameRun& run = resolved_[known];
+      frames.insert(frames.end(), resolved_frames_.begin() + run.first, resolved_frames_.begin() + run.first + run.count);
       return;
     }
   }
@@ -210,7 +212,8 @@ void SampleReplay::append_frames(const ResolvedSample& sample, uint8_t mode, uin
   }
   frames.push_back(profile_->intern_frame(ip, mode, at));
   if (cacheable) {
-    resolved_.emplace(key, FrameRun{static_cast<uint32_t>(resolved_frames_.size()), static_cast<uint32_t>(frames.size() - first)});
+    resolved_ids_.insert(AddressKeyHash()(key), static_cast<uint32_t>(resolved_.size()));
+    resolved_.push_back(FrameRun{key, static_cast<uint32_t>(resolved_frames_.size()), static_cast<uint32_t>(frames.size() - first)});
     resolved_frames_.insert(resolved_frames_.end(), frames.begin() + static_cast<ptrdiff_t>(first), frames.end());
   }
 }
@@ -270,30 +273,24 @@ uint64_t SampleReplay::chain_hash(const ResolvedSample& sample) {
 }
 
 const SampleReplay::ChainWalk* SampleReplay::seen_chain(const ResolvedSample& sample, uint64_t hash) const {
-  auto it = chain_index_.find(hash);
-  if (it == chain_index_.end()) return nullptr;
   const std::vector<uint64_t>& chain = sample.sample.callchain;
   const void* space = user_space(sample);
-  for (uint32_t i = it->second; i != kNoId; i = chains_[i].next) {
-    const ChainEntry& e = chains_[i];
-    if (e.space != space || e.mode != sample.cpumode || e.words_count != chain.size() + 1) continue;
+  const uint32_t found = chain_index_.find(hash, [&](uint32_t id) {
+    const ChainEntry& e = chains_[id];
+    if (e.space != space || e.mode != sample.cpumode || e.words_count != chain.size() + 1) return false;
     const uint64_t* words = chain_words_.data() + e.words_at;
-    if (words[0] == sample.sample.ip && std::equal(chain.begin(), chain.end(), words + 1)) return &e.walk;
-  }
-  return nullptr;
+    return words[0] == sample.sample.ip && std::equal(chain.begin(), chain.end(), words + 1);
+  });
+  return found == core::HashedIds::kNone ? nullptr : &chains_[found].walk;
 }
 
 void SampleReplay::remember_chain(const ResolvedSample& sample, uint64_t hash, const ChainWalk& walk) {
   const std::vector<uint64_t>& chain = sample.sample.callchain;
   ChainEntry e{user_space(sample), sample.cpumode, static_cast<uint32_t>(chain_words_.size()),
-               static_cast<uint32_t>(chain.size() + 1), kNoId, walk};
+               static_cast<uint32_t>(chain.size() + 1), walk};
   chain_words_.push_back(sample.sample.ip);
   chain_words_.insert(chain_words_.end(), chain.begin(), chain.end());
-  auto [it, added] = chain_index_.try_emplace(hash, static_cast<uint32_t>(chains_.size()));
-  if (!added) {  // link in front of the entries already there
-    e.next = it->second;
-    it->second = static_cast<uint32_t>(chains_.size());
-  }
+  chain_index_.insert(hash, static_cast<uint32_t>(chains_.size()));
   chains_.push_back(e);
 }
 

@@ -38,6 +38,7 @@
 
 #include "core/error.h"
 #include "data/perf_data_reader.h"
+#include "core/hashed_ids.h"
 #include "report/profile.h"
 #include "report/record_source.h"
 #include "report/report_options.h"
@@ -192,23 +193,23 @@ class SampleReplay {
     }
   };
   struct FrameRun {
+    AddressKey key;
     uint32_t first;
     uint32_t count;
   };
-  std::unordered_map<AddressKey, FrameRun, AddressKeyHash> resolved_;
+  std::vector<FrameRun> resolved_;
+  core::HashedIds resolved_ids_;  // resolved_ by AddressKey
   std::vector<uint32_t> resolved_frames_;
   bool uncached_frame_ = false;  // the walk resolved an address resolved_ could not keep
-  // Walked chains: hash of (space, cpumode, ip, callchain words) -> the first entry with that
-  // hash; entries of one hash are linked by `next`. Their words live in chain_words_. Cleared
-  // with resolved_.
+  // Walked chains, found by the hash of (space, cpumode, ip, callchain words); their words
+  // live in chain_words_. Cleared with resolved_.
   struct ChainEntry {
     const void* space;
     uint8_t mode;
     uint32_t words_at, words_count;  // ip, then the callchain
-    uint32_t next;
     ChainWalk walk;
   };
-  std::unordered_map<uint64_t, uint32_t> chain_index_;
+  core::HashedIds chain_index_;
   std::vector<ChainEntry> chains_;
   std::vector<uint64_t> chain_words_;
   // The last sample's thread, by tid (samples come in runs of one thread); forgotten with

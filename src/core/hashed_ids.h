@@ -1,0 +1,82 @@
+#pragma once
+// Ids of things a caller keeps in its own vector (stacks, chains, histogram entries, call-graph
+// nodes), found by a 64-bit hash of the thing and the caller's equality test.
+//
+// The reading side looks one of these up for every sample and every frame: millions of times
+// per report. std::unordered_map allocates a node per key and follows a pointer or two per
+// lookup, and on real programs' profiles (many distinct addresses) those cache misses were
+// where the time went. Here the table is one array of (hash, id) slots, open addressing with
+// linear probing, at most half full: a lookup reads one or two adjacent slots, and compares
+// the thing itself only when the whole 64-bit hash matches.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace vperf::core {
+
+class HashedIds {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  // The id whose hash is `hash` and for which equal(id) holds, else kNone.
+  template <class Equal>
+  uint32_t find(uint64_t hash, Equal&& equal) const {
+    if (slots_.empty()) return kNone;
+    const size_t mask = slots_.size() - 1;
+    for (size_t at = spread(hash) & mask;; at = (at + 1) & mask) {
+      ++probes_;
+      const Slot& slot = slots_[at];
+      if (slot.id == kNone) return kNone;
+      if (slot.hash == hash && equal(slot.id)) return slot.id;
+    }
+  }
+
+  // Adds `id` under `hash`; the caller has made sure no equal thing is there.
+  void insert(uint64_t hash, uint32_t id) {
+    if ((size_ + 1) * 2 > slots_.size()) grow();
+    place(hash, id);
+    ++size_;
+  }
+
+  size_t size() const { return size_; }
+  void clear() {
+    slots_.clear();
+    size_ = 0;
+  }
+  // Slots looked at by find() so far: what a test counts to show lookups stay constant.
+  uint64_t probes() const { return probes_; }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t id = kNone;
+  };
+
+  // Callers' hashes may be weak in the low bits (a multiply, a pointer): the finalizer of
+  // MurmurHash3 spreads every bit over the table's index.
+  static uint64_t spread(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
+  }
+  void place(uint64_t hash, uint32_t id) {
+    const size_t mask = slots_.size() - 1;
+    size_t at = spread(hash) & mask;
+    while (slots_[at].id != kNone) at = (at + 1) & mask;
+    slots_[at] = Slot{hash, id};
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
+    for (const Slot& slot : old)
+      if (slot.id != kNone) place(slot.hash, slot.id);
+  }
+
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+  mutable uint64_t probes_ = 0;
+};
+
+}  // namespace vperf::core
