@@ -17,6 +17,7 @@ namespace vperf::core {
 class HashedIds {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr size_t kSlotBytes = 16;  // a slot's size: at most twice this per id
 
   // The id whose hash is `hash` and for which equal(id) holds, else kNone.
   template <class Equal>
@@ -73,6 +74,8 @@ class HashedIds {
     for (const Slot& slot : old)
       if (slot.id != kNone) place(slot.hash, slot.id);
   }
+
+  static_assert(sizeof(Slot) == kSlotBytes);
 
   std::vector<Slot> slots_;
   size_t size_ = 0;

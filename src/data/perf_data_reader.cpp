@@ -75,6 +75,18 @@ struct Mapping {
   ~Mapping() {
     if (addr) ::munmap(addr, size);
   }
+  // Drops the file's pages below `offset` from memory, in steps of 8 MiB: a file read front to
+  // back then holds what the reader still queues, not all of it (a multi-GB perf.data made
+  // report's resident size grow by the file's size). The mapping is read-only and private, so
+  // a page touched again is read back from the file unchanged.
+  size_t released = 0;
+  void release_below(uint64_t offset) {
+    static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const size_t end = std::min<uint64_t>(offset, size) / page * page;
+    if (!addr || end < released + (size_t{8} << 20)) return;
+    ::madvise(static_cast<char*>(addr) + released, end - released, MADV_DONTNEED);
+    released = end;
+  }
 };
 
 // Reads up to n bytes; fewer only at EOF.
@@ -515,6 +527,7 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
     if (d.fatal) return *d.fatal;
     d.pos = d.data_offset;  // memory: every read() starts over
     d.stream_end = false;
+    if (d.mapping) d.mapping->released = 0;
   }
   ReadStats stats;
   bool stopped = false;
@@ -601,6 +614,11 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
         if (options.ordered) {
           flush(next_flush);
           next_flush = max_time;
+        }
+        if (d.mapping) {  // what the queue still holds stays in memory
+          uint64_t oldest = c.offset;
+          for (const Queued& q : queue) oldest = std::min(oldest, q.chunk.offset);
+          d.mapping->release_below(oldest);
         }
       }
       return;

@@ -284,8 +284,19 @@ const SampleReplay::ChainWalk* SampleReplay::seen_chain(const ResolvedSample& sa
   return found == core::HashedIds::kNone ? nullptr : &chains_[found].walk;
 }
 
+size_t SampleReplay::chain_cache_bytes() const {
+  return chain_words_.size() * sizeof(uint64_t) + chains_.size() * sizeof(ChainEntry) + 2 * chain_index_.size() * core::HashedIds::kSlotBytes;
+}
+
 void SampleReplay::remember_chain(const ResolvedSample& sample, uint64_t hash, const ChainWalk& walk) {
   const std::vector<uint64_t>& chain = sample.sample.callchain;
+  const size_t adds = (chain.size() + 1) * sizeof(uint64_t) + sizeof(ChainEntry) + 2 * core::HashedIds::kSlotBytes;
+  if (adds > kChainCacheBytes) return;
+  if (chain_cache_bytes() + adds > kChainCacheBytes) {
+    chain_index_.clear();
+    chains_.clear();
+    chain_words_.clear();
+  }
   ChainEntry e{user_space(sample), sample.cpumode, static_cast<uint32_t>(chain_words_.size()),
                static_cast<uint32_t>(chain.size() + 1), walk};
   chain_words_.push_back(sample.sample.ip);

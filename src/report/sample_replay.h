@@ -138,6 +138,11 @@ class SampleReplay {
 
   Profile& profile() { return *profile_; }
   const Profile& profile() const { return *profile_; }
+  // The walked chains kept to skip walking a chain seen before are forgotten when they would
+  // take more than this (their words, entries and index): a profile whose chains rarely
+  // repeat (junk frames, JITs, system-wide) gains little from them and held them all.
+  static constexpr size_t kChainCacheBytes = size_t{8} << 20;
+  size_t chain_cache_bytes() const;
 
   // The cpumode a callchain marker switches to; nullopt for an address.
   static std::optional<uint8_t> context_mode(uint64_t entry);

@@ -732,5 +732,51 @@ TEST(PerfData, ThisMachineFeatures) {
   EXPECT_EQ(f.cmdline, (std::vector<std::string>{"vperf", "record"}));
 }
 
+// Resident memory of this process in bytes (/proc/self/statm): mapped file pages count.
+uint64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// A 64 MiB file read front to back: the pages already delivered leave memory as rounds are
+// done, so the reader's resident size grows by a few rounds' worth, not by the file's size.
+TEST(PerfData, AFileReadFrontToBackDoesNotStayResident) {
+  auto path = temp_path("resident.data");
+  uint64_t written = 0;
+  {
+    auto w = PerfDataWriter::create_file(path, two_events());
+    ASSERT_TRUE(w.ok()) << w.error().describe();
+    for (uint64_t time = 1; w->data_bytes() < (uint64_t{64} << 20); ++time) {
+      ASSERT_TRUE(w->write(sample(100, time, 0x1000 + time)));
+      ++written;
+      if (time % 20000 == 0) {
+        ASSERT_TRUE(w->flush_round());
+      }
+    }
+    ASSERT_TRUE(w->flush_round());
+    ASSERT_TRUE(w->finish(some_features()));
+  }
+  auto r = PerfDataReader::open_file(path);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  uint64_t samples = 0, first_resident = 0, most_resident = 0, last_time = 0;
+  bool ordered = true;
+  auto stats = r->read([&](const RecordView& v) {
+    if (v.record.type != PERF_RECORD_SAMPLE) return true;
+    if (samples++ == 0) first_resident = resident_bytes();
+    if (samples % 10000 == 0) most_resident = std::max(most_resident, resident_bytes());
+    ordered = ordered && v.record.sample_id.time >= last_time;
+    last_time = v.record.sample_id.time;
+    return true;
+  });
+  ASSERT_TRUE(stats.ok());
+  std::filesystem::remove(path);
+  EXPECT_EQ(samples, written);
+  EXPECT_TRUE(ordered);
+  EXPECT_LT(most_resident, first_resident + (uint64_t{24} << 20))
+      << "grew by " << ((most_resident - first_resident) >> 20) << " MiB reading a 64 MiB file";
+}
+
 }  // namespace
 }  // namespace vperf::data

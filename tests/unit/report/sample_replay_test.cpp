@@ -187,6 +187,39 @@ TEST(SampleReplay, ASampleOfTidMinusOneAfterANamedThreadIsUnnamed) {
   EXPECT_EQ(comms, (std::vector<std::string>{"worker", ":-1", "worker", ":-1"}));
 }
 
+// Chains that never repeat fill the walked-chain cache past its bound: it is emptied, and a
+// chain seen before that still gives the stack it gave the first time.
+TEST(SampleReplay, TheWalkedChainCacheStaysBoundedAndChainsKeepTheirStacks) {
+  InMemorySource source(1);
+  source.mmap(kLibStart, kLibLen, kLibPgoff, "/nonexistent/libwork.so");
+  const std::vector<uint64_t> first_chain = {PERF_CONTEXT_USER, kLibStart + 1, kLibStart + 2};
+  source.sample(0, kLibStart + 1, first_chain);
+  constexpr uint64_t kDistinct = 150000;  // 12 words each: 14 MiB of words alone
+  for (uint64_t i = 0; i < kDistinct; ++i) {
+    std::vector<uint64_t> chain = {PERF_CONTEXT_USER};
+    for (uint64_t depth = 0; depth < 11; ++depth) chain.push_back(kLibStart + 0x100 + (i * 11 + depth) % 0x8000);
+    const uint64_t ip = chain[1];
+    source.sample(0, ip, std::move(chain));
+  }
+  source.sample(0, kLibStart + 1, first_chain);
+
+  symbols::Machines machines{symbols::SymbolConfig{}};
+  SampleReplay replay(machines);
+  size_t most = 0;
+  std::vector<Seen> seen;
+  Result<data::ReadStats> stats = replay.run(source, [&](const ResolvedSample& s) {
+    seen.push_back({s.event, s.stack, s.ip_frame, s.recorded_frames, s.unknown_marker_at});
+    most = std::max(most, replay.chain_cache_bytes());
+    return true;
+  });
+  ASSERT_TRUE(stats.ok());
+  ASSERT_EQ(seen.size(), kDistinct + 2);
+  EXPECT_LE(most, SampleReplay::kChainCacheBytes);
+  EXPECT_GT(most, SampleReplay::kChainCacheBytes / 2) << "the cache is used up to its bound";
+  EXPECT_EQ(seen.back().stack, seen.front().stack);
+  EXPECT_EQ(seen.back().ip_frame, seen.front().ip_frame);
+}
+
 TEST(SampleReplay, ResolvesAgainAfterTheAddressSpaceChanges) {
   InMemorySource source(1);
   source.comm("worker");
