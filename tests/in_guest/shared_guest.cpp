@@ -1,7 +1,5 @@
 #include "in_guest/shared_guest.h"
 
-#include <iostream>
-
 #include "core/files.h"
 #include "support/capability.h"
 #include "support/run_program.h"
@@ -64,8 +62,12 @@ bool SharedGuest::ready() {
   // What the guest's console said last (an OOM kill, a lockup, a panic) is the first clue.
   std::string console = read_file(guest_->dir() / "serial.log").value_or("");
   if (console.size() > 3000) console = console.substr(console.size() - 3000);
-  std::cerr << "vperf_in_guest_tests: the guest's agent stopped answering; booting it again. Its console's last lines:\n"
-            << console << "\n";
+  // A stall is a failure of this test, never absorbed by the boot: the test before may have
+  // passed and left the guest stalled. The guest is booted again so that the tests after this
+  // one still run on a guest of their own.
+  ADD_FAILURE() << "the guest's agent stopped answering before this test (the one before left it stalled); booting it again. "
+                << "Its console's last lines:\n"
+                << console;
   boot();
   return guest_ != nullptr;
 }

@@ -35,8 +35,9 @@ class SharedGuest : public ::testing::Environment {
   static GuestCommandResult run(const std::string& command);
 
   // Called by each test's SetUp: a guest whose agent no longer answers (a test before this one
-  // left it stalled: a TCG guest tracing heavily) is booted again, so one test's failure stays
-  // its own. False when there is no guest to use (boot_error() says why).
+  // left it stalled: a TCG guest tracing heavily) fails the calling test, with the guest's last
+  // console lines, and is booted again for the tests after it. False when there is no guest to
+  // use (boot_error() says why).
   static bool ready();
   // Lets go of a guest a test has ended on purpose (it panicked it): the next test's ready()
   // boots another, and a last test costs no boot.
