@@ -1348,6 +1348,7 @@ Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::f
       append_raw_fields(format, preparer.bytes(), fields);
       trace_seq_puts(&s, fields.c_str());
     } else {
+      file.decoder().load_kernel_symbols_for(format);
       tep_print_event(tep, &s, record, "%s", TEP_PRINT_INFO);
     }
     trace_seq_terminate(&s);
@@ -1428,6 +1429,7 @@ TraceReportSummary walk_typed_records(const TraceDat& file,
 
 std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks, TraceReportSummary* walk) {
   tep_handle* tep = file.decoder().handle();
+  file.decoder().load_kernel_symbols();
   tep_event* kernel_stack = tep_find_event_by_name(tep, "ftrace", "kernel_stack");
   std::map<std::string, uint64_t> counts;
   uint64_t total = 0;
@@ -1463,6 +1465,7 @@ std::string folded_kernel_stacks(const TraceDat& file, uint64_t* stacks, TraceRe
 
 std::string folded_function_graph(const TraceDat& file, uint64_t* calls, TraceReportSummary* walk) {
   tep_handle* tep = file.decoder().handle();
+  file.decoder().load_kernel_symbols();
   tep_event* entry = tep_find_event_by_name(tep, "ftrace", "funcgraph_entry");
   tep_event* exit = tep_find_event_by_name(tep, "ftrace", "funcgraph_exit");
   std::map<std::string, uint64_t> self_time;

@@ -38,6 +38,10 @@ struct TracepointDecoder::State {
   size_t common_end = 0;            // common_fields_end of the loaded formats
   uint64_t printed_from_fields = 0;
   tep_plugin_list* plugins = nullptr;
+  // The file's kallsyms until load_kernel_symbols() parses it (then emptied), and the events
+  // found not to print a kernel symbol so far.
+  std::string pending_kallsyms;
+  std::vector<const tep_event*> print_no_symbol;
 
   ~State() {
     if (seq_ready) trace_seq_destroy(&seq);
@@ -267,7 +271,7 @@ Result<TracepointDecoder> TracepointDecoder::parse(std::span<const uint8_t> trac
   // kallsyms: perf 6.1 skips it (its symbols come from the kernel map instead).
   Result<std::string> kallsyms = sized_text32(r, "kallsyms");
   if (!kallsyms) return kallsyms.error();
-  if (options.kallsyms && !kallsyms->empty()) tep_parse_kallsyms(tep, kallsyms->c_str());
+  if (options.kallsyms && !kallsyms->empty()) state->pending_kallsyms = std::move(*kallsyms);
   Result<std::string> printk = sized_text32(r, "printk formats");
   if (!printk) return printk.error();
   register_printk_formats(tep, *printk);
@@ -302,6 +306,28 @@ void TracepointDecoder::set_kernel_symbol_resolver(KernelSymbolResolver resolver
     return state->last_symbol.name.data();
   };
   tep_set_function_resolver(state_->tep.get(), callback, state_.get());
+}
+
+void TracepointDecoder::load_kernel_symbols() const {
+  if (state_->pending_kallsyms.empty()) return;
+  tep_parse_kallsyms(state_->tep.get(), state_->pending_kallsyms.c_str());
+  std::string().swap(state_->pending_kallsyms);
+}
+
+void TracepointDecoder::load_kernel_symbols_for(const tep_event* event) const {
+  if (state_->pending_kallsyms.empty() || !event) return;
+  std::vector<const tep_event*>& known = state_->print_no_symbol;
+  if (std::find(known.rbegin(), known.rend(), event) != known.rend()) return;
+  // libtraceevent looks a function up for ftrace's own events (function, funcgraph_*,
+  // kernel_stack, bprint's ip...), in a plugin's handler, and for a %p followed by s, S, f, F
+  // (B too, to be safe) in a print fmt.
+  bool prints_symbol = (event->system && std::string_view(event->system) == "ftrace") || event->handler != nullptr;
+  for (const char* at = event->print_fmt.format; !prints_symbol && at && (at = std::strstr(at, "%p")) != nullptr; at += 2)
+    prints_symbol = at[2] != '\0' && std::strchr("sSfFB", at[2]) != nullptr;
+  if (prints_symbol)
+    load_kernel_symbols();
+  else
+    known.push_back(event);
 }
 
 tep_event* TracepointDecoder::find(uint64_t id) const {
@@ -348,6 +374,7 @@ void TracepointDecoder::format(uint64_t id, std::span<const uint8_t> raw, uint32
     append_raw_fields(event, copy, out);
     return;
   }
+  load_kernel_symbols_for(event);
   trace_seq_reset(&state_->seq);
   tep_print_event(state_->tep.get(), &state_->seq, &record, "%s", TEP_PRINT_INFO);
   trace_seq_terminate(&state_->seq);

@@ -80,6 +80,14 @@ class TracepointDecoder {
 
   // Used for addresses the print fmts show as symbols; without one they print as numbers.
   void set_kernel_symbol_resolver(KernelSymbolResolver resolver);
+  // The file's kallsyms (TracingDataOptions::kallsyms) are parsed on first need, not by
+  // parse(): most trace.dat files print no kernel symbol (syscalls, sched, kmem), and the
+  // kernel's 100k+ lines cost more than printing their events. load_kernel_symbols() parses
+  // them now; load_kernel_symbols_for(event) does so before an event that may print one
+  // (ftrace's own events, a plugin's, a print fmt with %pS and the like). Call either before
+  // anything that looks a function up through handle().
+  void load_kernel_symbols() const;
+  void load_kernel_symbols_for(const tep_event* event) const;
 
   // The tracepoint with this id (attr.config of a PERF_TYPE_TRACEPOINT event) is known.
   bool has_event(uint64_t id) const;
