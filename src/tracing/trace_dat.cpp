@@ -1306,7 +1306,8 @@ Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::f
     widest = std::max(widest, name.size());
     instances = instances || !name.empty();
   }
-  const char* time_format = file.timestamps_in_ns() ? " %6.1000d:" : "%12d:";
+  // One call prints comm, pid, cpu and time: libtraceevent parses the format per call.
+  const char* head_format = file.timestamps_in_ns() ? "%16s-%-5d [%03d] %6.1000d:" : "%16s-%-5d [%03d]%12d:";
   trace_seq s;
   trace_seq_init(&s);
   RecordPreparer preparer(tep);
@@ -1328,8 +1329,7 @@ Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::f
       trace_seq_printf(&s, "CPU:%d [%lld EVENTS DROPPED]\n", event.cpu, event.missed_before);
     else if (event.missed_before < 0)
       trace_seq_printf(&s, "CPU:%d [EVENTS DROPPED]\n", event.cpu);
-    tep_print_event(tep, &s, record, "%16s-%-5d [%03d]", TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
-    tep_print_event(tep, &s, record, time_format, TEP_PRINT_TIME);
+    tep_print_event(tep, &s, record, head_format, TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME);
     tep_event* format = tep_find_event_by_record(tep, record);
     const std::string_view name = format && format->name ? format->name : "(NULL)";
     trace_seq_printf(&s, " %.*s: ", static_cast<int>(name.size()), name.data());
