@@ -36,7 +36,7 @@ import sys
 import tempfile
 import time
 
-NAME_WIDTH = 34
+NAME_WIDTH = 40
 COLUMNS = ("vperf cpu ms med/min", "peer cpu ms med/min", "cpu ratio med/min", "wall ratio med/min",
            "peak rss MB v/peer", "rss ratio", "us/sample v/peer")
 COLUMN_WIDTHS = (21, 21, 21, 21, 18, 9, 16)
