@@ -14,7 +14,7 @@
 # no hardware PMU in these guests), at three sizes, small / medium / large = about 30k / 300k /
 # 1.4M samples (the actual count of each file, from perf report --stats, is printed):
 #   xz           perf record -e cpu-clock -F 20000 -g -- xz -9e -T1 on a tar of system files
-#                (/usr/share/doc, man, perl, /usr/lib/python3; 3, 20 and 93 MB of it); liblzma
+#                (/usr/share/doc, man, perl, /usr/lib/python3; 3, 30 and 140 MB of it); liblzma
 #                has no frame pointers, so frame-pointer walks pick up junk return addresses
 #   python       the same of /usr/bin/python3 bench/real_programs/busy.py (a CPU-bound
 #                pure-Python script: 1.5, 15 and 70 s of CPU time)
@@ -160,8 +160,10 @@ recorded() {  # recorded KIND SIZE FILE: prints its line and remembers its count
 }
 
 # The tar xz compresses: system files, as many bytes as the largest size needs.
-xz_bytes_of() {  # 10-15k samples a MB at 20 kHz, fewer in the first MBs (/usr/share/doc)
-  case $1 in small) echo 3000000 ;; medium) echo 20000000 ;; large) echo 93000000 ;; esac
+# About 10k samples a MB at 20 kHz on a busy 2-CPU machine (xz -9e is bound by memory: it takes
+# more CPU time a MB when other programs share the caches; 15k were seen on a quieter one).
+xz_bytes_of() {
+  case $1 in small) echo 3000000 ;; medium) echo 30000000 ;; large) echo 140000000 ;; esac
 }
 tar_for_xz() {  # the system-wide recording's programs read 20 MB of it
   local largest=20000000 size bytes
@@ -182,9 +184,10 @@ record_python() {
 record_node() {
   local pid_file=$out/node-$1.pid
   node_pid_files+=("$pid_file")
-  # shellcheck disable=SC2016 # $$, $1 and $2 are the inner shell's
+  # In $out: V8 writes an isolate-*-v8.log into its working directory under --perf-basic-prof.
+  # shellcheck disable=SC2016 # $$ and $1 to $4 are the inner shell's
   perf_record "$2" -e cpu-clock -F 20000 -g -- \
-    sh -c 'echo $$ > "$1"; exec node --perf-basic-prof bench/real_programs/busy.js "$2"' sh "$pid_file" "$(seconds_of "$1")"
+    sh -c 'echo $$ > "$1"; cd "$3" && exec node --perf-basic-prof "$2" "$4"' sh "$pid_file" "$PWD/bench/real_programs/busy.js" "$out" "$(seconds_of "$1")"
 }
 record_dwarf() {  # 10k / 40k samples: 4 kHz for 2.5 / 10 s of CPU time
   local seconds
