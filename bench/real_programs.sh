@@ -6,9 +6,11 @@
 # (bench/interleave.py: one warm-up each, then A B A B ...; a busy machine slows both alike), and
 # prints CPU time (user + sys of the command and the processes it waited for), the ratios
 # vperf / peer of the medians and of the minimums, CPU and wall (below 1: vperf is faster), the
-# peak RSS of each (largest ru_maxrss over the runs) and their ratio, and the CPU cost per
-# sample of each, median CPU / samples in the file: the same row at small, medium and large
-# shows whether that cost stays flat as the profile grows (the issue's goal: within 1.5x).
+# peak RSS of each in MB (the largest ru_maxrss over its runs; for a pipeline, its largest
+# member; "<=15" means no higher than interleave.py's own size, which Linux counts into a child's
+# peak, so no ratio) and their ratio, and the CPU cost per sample of each in microseconds,
+# median CPU / samples in the file: the same row at small, medium and large shows whether that
+# cost stays flat as the profile grows (the issue's goal: large within 1.5x of small).
 #
 # Profiles, recorded once per run into a temporary directory by perf 6.1 (cpu-clock: there is
 # no hardware PMU in these guests), at three sizes, small / medium / large = about 30k / 300k /
@@ -57,9 +59,10 @@
 #
 # Needs root (system-wide recording, tracepoints, tracefs), perf, xz, gzip, node, trace-cmd and
 # the FlameGraph scripts in $FLAMEGRAPH_DIR, default ../shared/tools/FlameGraph beside the
-# repository. Recording every kind at every size takes about 6 minutes of a 2-CPU machine and
-# holds about 2.5 GB of profiles under mktemp -d (removed on exit); the rows take far longer at
-# large, where a slow reader spends a minute a run: --quick takes about 1.5 minutes.
+# repository. Recording every kind at every size took 7 minutes of a busy 2-CPU machine and
+# held 1.6 GB of profiles under mktemp -d (removed on exit); --sizes small,medium records in
+# 1.5 minutes (620 MB) and its rows take 10 at --runs 3; the large rows take far longer, as a
+# slow reader spends a minute or more a run there; --quick takes 1.5 minutes in all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
