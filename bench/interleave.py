@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times two commands in turns and prints one row of a vperf-against-its-peer table.
 
-    bench/interleave.py [--runs N] [--warmup W] NAME VPERF_COMMAND PEER_COMMAND
+    bench/interleave.py [--runs N] [--warmup W] [--samples N] NAME VPERF_COMMAND PEER_COMMAND
     bench/interleave.py --header
 
 W warm-up runs of each (default 1: page cache, symbol files), then N rounds of A B, so that a
@@ -13,12 +13,22 @@ in milliseconds and the ratios vperf / peer of the medians and of the minimums, 
 (below 1: vperf is faster). The minimum is the run least disturbed by the rest of the machine;
 the median, the typical one.
 
+Then the peak memory of each command, vperf MB / peer MB and their ratio: the largest ru_maxrss
+wait4(2) reported over all its runs (for a pipeline, that of its largest member, not their sum).
+Linux counts into a child's ru_maxrss the memory it had before exec, this script's own, so the
+script resets its peak (/proc/self/clear_refs) before each spawn and prints a peak no higher
+than its own resident size as "<=" that size, with no ratio: the command's real peak is below.
+With --samples N (the profile's sample or event count), the last column is each command's CPU
+cost per sample in microseconds, median CPU time / N, vperf/peer: the same command at several
+sizes shows whether that cost stays flat as the profile grows. Without it the column is "-".
+
 A command is split into words and executed directly, or run by /bin/sh -c when it holds shell
 syntax (a pipe, a redirection). Its stdout goes to /dev/null. A command that exits non-zero
 stops the script with one `vperf: error:` line.
 """
 import argparse
 import os
+import resource
 import shlex
 import statistics
 import subprocess
@@ -26,20 +36,39 @@ import sys
 import tempfile
 import time
 
-NAME_WIDTH = 34
-COLUMNS = ("vperf cpu ms med/min", "peer cpu ms med/min", "cpu ratio med/min", "wall ratio med/min")
+NAME_WIDTH = 40
+COLUMNS = ("vperf cpu ms med/min", "peer cpu ms med/min", "cpu ratio med/min", "wall ratio med/min",
+           "peak rss MB v/peer", "rss ratio", "us/sample v/peer")
+COLUMN_WIDTHS = (21, 21, 21, 21, 18, 9, 16)
 SHELL_SYNTAX = set("|&;<>()$`*?\"'\\")
 
 
 def header() -> str:
-    return f"{'benchmark':<{NAME_WIDTH}} " + " ".join(f"{c:>21}" for c in COLUMNS)
+    return f"{'benchmark':<{NAME_WIDTH}} " + " ".join(f"{c:>{w}}" for c, w in zip(COLUMNS, COLUMN_WIDTHS))
 
 
-def run(command: str, stderr_file) -> tuple[float, float]:
-    """Runs command once; returns (cpu seconds, wall seconds)."""
+def own_resident_kib() -> int:
+    """Resets this process's peak RSS to its current RSS, which it returns: the floor under
+    what wait4 reports as a child's peak, as the child starts as a copy of this process."""
+    try:
+        with open("/proc/self/clear_refs", "w") as clear_refs:
+            clear_refs.write("5")  # 5: reset the peak resident set size
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def run(command: str, stderr_file) -> tuple[float, float, int, int]:
+    """Runs command once; returns (cpu seconds, wall seconds, peak RSS in KiB, the floor under
+    that peak in KiB)."""
     argv = ["/bin/sh", "-c", command] if SHELL_SYNTAX & set(command) else shlex.split(command)
     stderr_file.seek(0)
     stderr_file.truncate()
+    floor_kib = own_resident_kib()
     start = time.perf_counter()
     with open(os.devnull, "wb") as null:
         try:
@@ -55,11 +84,16 @@ def run(command: str, stderr_file) -> tuple[float, float]:
         said = f"; it said: {lines[-1].strip()}" if lines else ""
         code = os.waitstatus_to_exitcode(status)
         sys.exit(f"vperf: error: `{command}` exited with status {code} (hint: run it by hand{said})")
-    return usage.ru_utime + usage.ru_stime, wall
+    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, floor_kib  # Linux: ru_maxrss in KiB
 
 
 def pair(value_a: float, value_b: float, digits: int) -> str:
     return f"{value_a:.{digits}f}/{value_b:.{digits}f}"
+
+
+def peak_mb(peak: tuple[int, int]) -> str:
+    """A (peak KiB, floor KiB) pair in MB, "<=" the floor when the peak did not rise above it."""
+    return f"{peak[0] / 1024:.1f}" if peak[0] > peak[1] else f"<={peak[1] / 1024:.0f}"
 
 
 def ratio(a: float, b: float) -> str:
@@ -70,6 +104,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Times two commands in turns (A B A B ...).")
     parser.add_argument("--runs", type=int, default=5, help="measured runs of each, after one warm-up (default 5)")
     parser.add_argument("--warmup", type=int, default=1, help="unmeasured runs of each first (default 1)")
+    parser.add_argument("--samples", type=int, help="samples in the profile: adds the CPU cost per sample")
     parser.add_argument("--header", action="store_true", help="print the table's header and exit")
     parser.add_argument("name", nargs="?")
     parser.add_argument("vperf_command", nargs="?")
@@ -78,21 +113,23 @@ def main() -> None:
     if args.header:
         print(header())
         return
-    if args.peer_command is None or args.runs < 1 or args.warmup < 0:
+    if args.peer_command is None or args.runs < 1 or args.warmup < 0 or (args.samples is not None and args.samples < 1):
         sys.exit("vperf: error: interleave.py needs NAME, two commands and --runs >= 1 "
-                 "(hint: bench/interleave.py --runs 5 NAME 'vperf ...' 'perf ...')")
+                 "and --samples >= 1 if given (hint: bench/interleave.py --runs 5 NAME 'vperf ...' 'perf ...')")
     cpu = {0: [], 1: []}
     wall = {0: [], 1: []}
+    peak_rss = {0: (0, 0), 1: (0, 0)}  # (largest ru_maxrss, the highest floor under it), KiB
     commands = (args.vperf_command, args.peer_command)
     with tempfile.TemporaryFile() as stderr_file:
         for _ in range(args.warmup):
-            for command in commands:
-                run(command, stderr_file)
+            for i, command in enumerate(commands):
+                peak_rss[i] = max(peak_rss[i], run(command, stderr_file)[2:])
         for _ in range(args.runs):
             for i, command in enumerate(commands):
-                c, w = run(command, stderr_file)
+                c, w, *rss = run(command, stderr_file)
                 cpu[i].append(c)
                 wall[i].append(w)
+                peak_rss[i] = max(peak_rss[i], tuple(rss))
     med = {i: statistics.median(cpu[i]) * 1000 for i in cpu}
     low = {i: min(cpu[i]) * 1000 for i in cpu}
     digits = 1 if max(med.values()) < 100 else 0
@@ -101,8 +138,11 @@ def main() -> None:
         pair(med[1], low[1], digits),
         f"{ratio(med[0], med[1])}/{ratio(low[0], low[1])}",
         f"{ratio(statistics.median(wall[0]), statistics.median(wall[1]))}/{ratio(min(wall[0]), min(wall[1]))}",
+        f"{peak_mb(peak_rss[0])}/{peak_mb(peak_rss[1])}",
+        ratio(peak_rss[0][0], peak_rss[1][0]) if all(p[0] > p[1] for p in peak_rss.values()) else "-",
+        pair(med[0] * 1000 / args.samples, med[1] * 1000 / args.samples, 2) if args.samples else "-",
     )
-    print(f"{args.name:<{NAME_WIDTH}} " + " ".join(f"{c:>21}" for c in cells), flush=True)
+    print(f"{args.name:<{NAME_WIDTH}} " + " ".join(f"{c:>{w}}" for c, w in zip(cells, COLUMN_WIDTHS)), flush=True)
 
 
 if __name__ == "__main__":
