@@ -25,7 +25,7 @@
 # (20 kHz x seconds x 2 processes = SIZE samples). The actual sample count of each file is
 # printed: a busy machine loses few samples, but some.
 #
-#   bench/speed.sh [--runs N] [--flame-runs N] [--quick] [--sizes LIST] [--build DIR]
+#   bench/speed.sh [--runs N] [--flame-runs N] [--quick] [--sizes LIST] [--build DIR] [--real-programs]
 #
 #   --runs N      measured runs of each command, default 5 (a 1M-sample report takes seconds)
 #   --flame-runs N  measured runs of each flame graph row, default 2 (at most --runs)
@@ -33,6 +33,9 @@
 #   --sizes LIST  comma-separated sample counts out of 10k, 100k, 300k, 1M (default all four);
 #                 flame graph and script rows are made for 300k and 1M only
 #   --build DIR   where vperf and src/workloads/vperf-workload are, default build
+#   --real-programs  then the same on profiles of real programs (bench/real_programs.sh, with
+#                 the same --runs, --build and, with --quick, its --quick): the bundled
+#                 workloads' stacks are clean and narrow, real programs' are not
 #
 # The FlameGraph scripts come from $FLAMEGRAPH_DIR, default ../shared/tools/FlameGraph beside the repository (never
 # copied into the repository). A default run takes about 22 minutes on a 2-CPU machine, 13 of
@@ -43,7 +46,7 @@ cd "$(dirname "$0")/.."
 
 fail() { echo "vperf: error: $1 (hint: $2)" >&2; exit 1; }
 
-runs="" flame_runs=2 quick=0 sizes="10k,100k,300k,1M" build=build
+runs="" flame_runs=2 quick=0 sizes="10k,100k,300k,1M" build=build real_programs=0
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) [ $# -ge 2 ] || fail "--runs needs a number" "bench/speed.sh --runs 5"; runs=$2; shift 2 ;;
@@ -55,8 +58,9 @@ while [ $# -gt 0 ]; do
     --sizes=*) sizes=${1#--sizes=}; shift ;;
     --build) [ $# -ge 2 ] || fail "--build needs a directory" "bench/speed.sh --build build"; build=$2; shift 2 ;;
     --build=*) build=${1#--build=}; shift ;;
+    --real-programs) real_programs=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) fail "unknown option '$1'" "bench/speed.sh [--runs N] [--flame-runs N] [--quick] [--sizes LIST] [--build DIR]" ;;
+    *) fail "unknown option '$1'" "bench/speed.sh [--runs N] [--flame-runs N] [--quick] [--sizes LIST] [--build DIR] [--real-programs]" ;;
   esac
 done
 if [ "$quick" = 1 ]; then
@@ -153,3 +157,9 @@ for size in "${big_sizes[@]}"; do
   done
 done
 echo "took $((SECONDS - started)) s"
+if [ "$real_programs" = 1 ]; then
+  echo
+  real_args=(--runs "$runs" --build "$build")
+  [ "$quick" = 1 ] && real_args+=(--quick)
+  bench/real_programs.sh "${real_args[@]}"
+fi
