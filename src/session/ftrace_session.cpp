@@ -456,36 +456,34 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
   // What only the end knows exactly (the saved comms, the ring buffer's stats), written as soon
   // as the file has pages and then about once a second, so that a killed run's file names its
   // tasks too. The kernel saves a task's comm when it is switched, which a busy task may not
-  // have been yet: the traced tasks' comms are read from /proc while they live, ahead of the
-  // kernel's during the run and after them at the end (the kernel's are the last word then).
+  // have been yet, and until then its line for the pid can be an earlier task's: the traced
+  // tasks' comms are read from /proc while they live and replace the kernel's lines for them.
   std::vector<pid_t> traced = options.pids;
   if (run.workload) traced = {run.workload->pid()};
   std::map<pid_t, std::string> traced_comms;
   bool texts_written = false;
-  auto update_texts = [&](bool final) {
+  auto update_texts = [&] {
     if (!failed) return;
     texts_written = true;
     for (pid_t pid : traced)
       if (Result<std::string> comm = read_file("/proc/" + std::to_string(pid) + "/comm"); comm && !comm->empty())
         traced_comms[pid] = comm->substr(0, comm->find('\n'));
-    std::string ours;
-    for (const auto& [pid, comm] : traced_comms) ours += std::to_string(pid) + " " + comm + "\n";
     const std::string kernels = read_file(run.buffer->tracefs().file("saved_cmdlines")).value_or("");
-    if (Result<void> w = writer.update_cmdlines(final ? kernels + ours : ours + kernels); !w) failed = w;
+    if (Result<void> w = writer.update_cmdlines(tracing::saved_cmdlines_with(kernels, traced_comms)); !w) failed = w;
     for (size_t i = 0; i < cpu_numbers.size() && failed; ++i)
       if (Result<void> w = writer.update_stats(i, stats_of(cpu_numbers[i])); !w) failed = w;
   };
   auto drain = [&](RawCpuRecorder& r, bool final) {
     if (!failed) return false;
     if (Result<void> d = r.drain(writer, final); !d) failed = d;
-    if (!texts_written && writer.page_bytes(r.index()) > 0) update_texts(false);
+    if (!texts_written && writer.page_bytes(r.index()) > 0) update_texts();
     return static_cast<bool>(failed);
   };
   int ticks = 0;
   auto on_tick = [&] {
     for (RawCpuRecorder& r : recorders) drain(r, false);
     if (failed) failed = writer.flush();
-    if (++ticks % 10 == 0) update_texts(false);
+    if (++ticks % 10 == 0) update_texts();
     return static_cast<bool>(failed);
   };
   if (Result<void> started = start(run, options); !started) {
@@ -502,7 +500,7 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
   VPERF_TRY(tracing::stop_tracing(*run.buffer));
   for (RawCpuRecorder& r : recorders) drain(r, false);
   for (RawCpuRecorder& r : recorders) drain(r, true);
-  update_texts(true);
+  update_texts();
   summary.lost_by_cpu = lost_events(*run.buffer, cpu_numbers);
   Result<void> finished = writer.finish();
   if (failed && !finished) failed = finished;

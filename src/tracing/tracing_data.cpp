@@ -1,5 +1,7 @@
 #include "tracing/tracing_data.h"
 
+#include <charconv>
+
 #include <linux/perf_event.h>
 #include <unistd.h>
 
@@ -99,6 +101,22 @@ std::vector<uint8_t> tracing_data_record(const std::vector<uint8_t>& tracing_dat
   std::memcpy(record.data() + 8, &padded, sizeof padded);
   std::memcpy(record.data() + 12, tracing_data.data(), tracing_data.size());
   return record;
+}
+
+std::string saved_cmdlines_with(std::string_view kernels, const std::map<int, std::string>& known) {
+  std::string merged;
+  while (!kernels.empty()) {
+    const size_t end = kernels.find('\n');
+    const std::string_view line = kernels.substr(0, end);
+    kernels = end == std::string_view::npos ? std::string_view{} : kernels.substr(end + 1);
+    int pid = 0;
+    const auto [after, error] = std::from_chars(line.data(), line.data() + line.size(), pid);
+    if (line.empty() || (error == std::errc{} && after < line.data() + line.size() && *after == ' ' && known.contains(pid))) continue;
+    merged.append(line);
+    merged += '\n';
+  }
+  for (const auto& [pid, comm] : known) merged += std::to_string(pid) + " " + comm + "\n";
+  return merged;
 }
 
 }  // namespace vperf::tracing

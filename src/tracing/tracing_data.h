@@ -18,7 +18,9 @@
 //   u64 size + saved_cmdlines
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
@@ -48,5 +50,12 @@ Result<std::vector<uint8_t>> build_local_tracing_data(const std::vector<Tracepoi
 
 // The pipe-mode record: {perf_event_header type 66, u32 size} then the data padded to 8.
 std::vector<uint8_t> tracing_data_record(const std::vector<uint8_t>& tracing_data);
+
+// saved_cmdlines text ("PID COMM" lines) from the kernel's, with the comms a recorder knows for
+// its own tasks (read from /proc while they lived) in place of the kernel's lines for those
+// pids. Never two lines for one pid: libtraceevent keeps both and a lookup finds either, and
+// the kernel's line for a pid may be a stale one of an earlier task that had the pid (the
+// kernel saves a comm only when it switches a task while tracing).
+std::string saved_cmdlines_with(std::string_view kernels, const std::map<int, std::string>& known);
 
 }  // namespace vperf::tracing
