@@ -47,8 +47,17 @@ std::map<std::string, std::string> tracefs_state() {
   for (const auto& entry : std::filesystem::directory_iterator(kTracefs / "options")) state["options/" + entry.path().filename().string()] = slurp(entry.path());
   for (const char* file : {"filter", "trigger", "enable"})
     state[std::string("events/syscalls/sys_enter_getppid/") + file] = slurp(kTracefs / "events/syscalls/sys_enter_getppid" / file);
+  // A vperf-PID instance whose vperf still runs is another run's, not one left behind: the
+  // tests wait for every vperf they start (a benchmark's vperf ftrace record beside a full run
+  // made one appear in the middle of a test).
   std::string instances;
-  for (const auto& entry : std::filesystem::directory_iterator(kTracefs / "instances")) instances += entry.path().filename().string() + " ";
+  for (const auto& entry : std::filesystem::directory_iterator(kTracefs / "instances")) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("vperf-") && name.find_first_not_of("0123456789", 6) == std::string::npos && name.size() > 6 &&
+        std::filesystem::exists("/proc/" + name.substr(6)))
+      continue;
+    instances += name + " ";
+  }
   state["instances/"] = instances;
   return state;
 }
