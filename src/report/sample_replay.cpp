@@ -103,13 +103,8 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
     case PERF_RECORD_COMM:
     case PERF_RECORD_FORK:
     case PERF_RECORD_EXIT:
-      // An address space changes (or a MapSet may be freed and its address reused).
-      resolved_.clear();
-      resolved_ids_.clear();
-      resolved_frames_.clear();
-      chain_index_.clear();
-      chains_.clear();
-      chain_words_.clear();
+      // Threads come, go and change: the last sample's may not be the same object. The caches
+      // key on MapSet versions and stay.
       last_thread_known_ = false;
       break;
     default:
@@ -191,8 +186,8 @@ void SampleReplay::append_frames(const ResolvedSample& sample, uint8_t mode, uin
   bool kernel = mode == PERF_RECORD_MISC_KERNEL;
   bool user = mode == PERF_RECORD_MISC_USER;
   // Only host addresses whose space is known are remembered (guest machines go by pid).
-  const void* space = kernel ? nullptr : (user && sample.thread ? sample.thread->maps.get() : nullptr);
-  bool cacheable = kernel || (user && space != nullptr);
+  const uint64_t space = kernel ? machines_.host().kernel_maps().version() : user_space(sample);
+  bool cacheable = kernel || (user && space != 0);
   AddressKey key{space, ip, mode, with_inlines};
   if (cacheable) {
     const uint32_t known = resolved_ids_.find(AddressKeyHash()(key), [&](uint32_t id) { return resolved_[id].key == key; });
@@ -212,6 +207,11 @@ void SampleReplay::append_frames(const ResolvedSample& sample, uint8_t mode, uin
   }
   frames.push_back(profile_->intern_frame(ip, mode, at));
   if (cacheable) {
+    if (resolved_.size() >= kResolvedLimit) {
+      resolved_.clear();
+      resolved_ids_.clear();
+      resolved_frames_.clear();
+    }
     resolved_ids_.insert(AddressKeyHash()(key), static_cast<uint32_t>(resolved_.size()));
     resolved_.push_back(FrameRun{key, static_cast<uint32_t>(resolved_frames_.size()), static_cast<uint32_t>(frames.size() - first)});
     resolved_frames_.insert(resolved_frames_.end(), frames.begin() + static_cast<ptrdiff_t>(first), frames.end());
@@ -252,21 +252,15 @@ void SampleReplay::walk_callchain(const data::RecordView& view, const data::Samp
   out.stack = profile_->intern_stack(frames_);
 }
 
-namespace {
-
-// The address space a sample's user frames resolve in (its thread's maps), or nullptr.
-const void* user_space(const ResolvedSample& sample) { return sample.thread ? sample.thread->maps.get() : nullptr; }
-
-}  // namespace
-
-uint64_t SampleReplay::chain_hash(const ResolvedSample& sample) {
+uint64_t SampleReplay::chain_hash(const ResolvedSample& sample) const {
   // One multiply-rotate step per word: a distinct chain per hash in practice; equal hashes are
   // told apart by their words (seen_chain).
   auto mix = [](uint64_t h, uint64_t word) {
     h ^= word * 0x9e3779b97f4a7c15ULL;
     return ((h << 31) | (h >> 33)) * 0xc2b2ae3d27d4eb4fULL;
   };
-  uint64_t h = mix(reinterpret_cast<uintptr_t>(user_space(sample)), sample.cpumode);
+  uint64_t h = mix(user_space(sample), sample.cpumode);
+  h = mix(h, kernel_space());
   h = mix(h, sample.sample.ip);
   for (uint64_t word : sample.sample.callchain) h = mix(h, word);
   return h ^ (h >> 29);
@@ -274,10 +268,10 @@ uint64_t SampleReplay::chain_hash(const ResolvedSample& sample) {
 
 const SampleReplay::ChainWalk* SampleReplay::seen_chain(const ResolvedSample& sample, uint64_t hash) const {
   const std::vector<uint64_t>& chain = sample.sample.callchain;
-  const void* space = user_space(sample);
+  const uint64_t space = user_space(sample), kernel = kernel_space();
   const uint32_t found = chain_index_.find(hash, [&](uint32_t id) {
     const ChainEntry& e = chains_[id];
-    if (e.space != space || e.mode != sample.cpumode || e.words_count != chain.size() + 1) return false;
+    if (e.user_space != space || e.kernel_space != kernel || e.mode != sample.cpumode || e.words_count != chain.size() + 1) return false;
     const uint64_t* words = chain_words_.data() + e.words_at;
     return words[0] == sample.sample.ip && std::equal(chain.begin(), chain.end(), words + 1);
   });
@@ -297,7 +291,7 @@ void SampleReplay::remember_chain(const ResolvedSample& sample, uint64_t hash, c
     chains_.clear();
     chain_words_.clear();
   }
-  ChainEntry e{user_space(sample), sample.cpumode, static_cast<uint32_t>(chain_words_.size()),
+  ChainEntry e{user_space(sample), kernel_space(), sample.cpumode, static_cast<uint32_t>(chain_words_.size()),
                static_cast<uint32_t>(chain.size() + 1), walk};
   chain_words_.push_back(sample.sample.ip);
   chain_words_.insert(chain_words_.end(), chain.begin(), chain.end());

@@ -163,7 +163,11 @@ class SampleReplay {
     uint32_t recorded_frames;
     uint32_t unknown_marker_at;
   };
-  static uint64_t chain_hash(const ResolvedSample& sample);
+  // The versions of the MapSets a sample's user frames (its thread's; 0 without a thread) and
+  // kernel frames (the host kernel's) resolve in.
+  static uint64_t user_space(const ResolvedSample& sample) { return sample.thread && sample.thread->maps ? sample.thread->maps->version() : 0; }
+  uint64_t kernel_space() const { return machines_.host().kernel_maps().version(); }
+  uint64_t chain_hash(const ResolvedSample& sample) const;
   // The walk of this sample's chain when an earlier sample had the same one, else nullptr.
   const ChainWalk* seen_chain(const ResolvedSample& sample, uint64_t hash) const;
   void remember_chain(const ResolvedSample& sample, uint64_t hash, const ChainWalk& walk);
@@ -182,17 +186,21 @@ class SampleReplay {
   std::vector<uint32_t> frames_;  // the sample being walked, kept to avoid allocations
   std::vector<uint32_t> cursor_frames_;  // cursor_stack's, kept likewise
   // Resolved addresses: (address space, cpumode, address, with inlines) -> a run of
-  // resolved_frames_ (the inlined frames, then the real one). Cleared when a space changes.
+  // resolved_frames_ (the inlined frames, then the real one). An address space is the version
+  // of its MapSet (symbols::MapSet::version), which changes with every change of the maps, so
+  // an MMAP, FORK or EXIT of one process leaves every other process's addresses cached (a
+  // system-wide recording has thousands of them). Emptied when it holds kResolvedLimit.
   struct AddressKey {
-    const void* space;  // the thread's MapSet, or nullptr for the kernel
+    uint64_t space;  // the version of the thread's MapSet, or of the host kernel's
     uint64_t ip;
     uint8_t mode;
     bool with_inlines;
     bool operator==(const AddressKey&) const = default;
   };
+  static constexpr size_t kResolvedLimit = size_t{1} << 20;
   struct AddressKeyHash {
     size_t operator()(const AddressKey& k) const {
-      uint64_t h = reinterpret_cast<uintptr_t>(k.space) * 0x9e3779b97f4a7c15ULL;
+      uint64_t h = k.space * 0x9e3779b97f4a7c15ULL;
       h ^= (k.ip + k.mode + (k.with_inlines ? 0x100 : 0)) * 0xc2b2ae3d27d4eb4fULL;
       return static_cast<size_t>(h ^ (h >> 31));
     }
@@ -206,10 +214,10 @@ class SampleReplay {
   core::HashedIds resolved_ids_;  // resolved_ by AddressKey
   std::vector<uint32_t> resolved_frames_;
   bool uncached_frame_ = false;  // the walk resolved an address resolved_ could not keep
-  // Walked chains, found by the hash of (space, cpumode, ip, callchain words); their words
-  // live in chain_words_. Cleared with resolved_.
+  // Walked chains, found by the hash of (spaces, cpumode, ip, callchain words); their words
+  // live in chain_words_. Emptied with resolved_ and at kChainCacheBytes.
   struct ChainEntry {
-    const void* space;
+    uint64_t user_space, kernel_space;  // the MapSets' versions (0: no thread)
     uint8_t mode;
     uint32_t words_at, words_count;  // ip, then the callchain
     ChainWalk walk;

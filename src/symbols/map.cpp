@@ -1,8 +1,16 @@
 #include "symbols/map.h"
 
+#include <atomic>
+
 namespace vperf::symbols {
 
+uint64_t MapSet::next_version() {
+  static std::atomic<uint64_t> counter{0};
+  return ++counter;
+}
+
 void MapSet::insert(Map map) {
+  version_ = next_version();
   if (map.end <= map.start) return;
   // Candidates: the map that starts before the new one (it may reach into it) and every map
   // that starts inside it.

@@ -43,6 +43,18 @@ struct Map {
 
 class MapSet {
  public:
+  MapSet() : version_(next_version()) {}
+  MapSet(const MapSet& other) : maps_(other.maps_), version_(next_version()) {}
+  MapSet& operator=(const MapSet& other) {
+    maps_ = other.maps_;
+    version_ = next_version();
+    return *this;
+  }
+  // Different for every MapSet and after every change of one (a copy, an insert, a clear), so
+  // that a cache of resolved addresses can key on it and never clear: a MapSet freed and another
+  // made at its address has another version. Versions come from one process-wide counter.
+  uint64_t version() const { return version_; }
+
   // Inserts `map`, cutting the maps it overlaps (see above). Empty maps are ignored.
   void insert(Map map);
   // The map containing ip, or nullptr.
@@ -54,10 +66,16 @@ class MapSet {
   std::vector<std::shared_ptr<const Map>> maps() const;
   size_t size() const { return maps_.size(); }
   bool empty() const { return maps_.empty(); }
-  void clear() { maps_.clear(); }
+  void clear() {
+    maps_.clear();
+    version_ = next_version();
+  }
 
  private:
+  static uint64_t next_version();
+
   std::map<uint64_t, std::shared_ptr<const Map>> maps_;  // by start
+  uint64_t version_;
 };
 
 }  // namespace vperf::symbols
