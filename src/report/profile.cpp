@@ -57,21 +57,30 @@ uint32_t Profile::intern_function(const ProfileFrame& frame, std::string_view in
   } else {
     key = symbol ? FunctionKey{symbol, 0, 0} : FunctionKey{at.dso(), frame.ip, 0};
   }
-  auto [it, added] = function_ids_.try_emplace(key, static_cast<uint32_t>(functions_.size()));
-  if (added) functions_.push_back(function);
-  return it->second;
+  const uint64_t hash = FunctionKeyHash()(key);
+  uint32_t id = function_ids_.find(hash, [&](uint32_t known) { return function_keys_[known] == key; });
+  if (id != core::HashedIds::kNone) return id;
+  id = static_cast<uint32_t>(functions_.size());
+  functions_.push_back(function);
+  function_keys_.push_back(key);
+  function_ids_.insert(hash, id);
+  return id;
 }
 
 uint32_t Profile::intern_frame(uint64_t ip, uint8_t cpumode, const symbols::ResolvedAddress& at,
                                std::string_view inlined_name, uint32_t inline_depth) {
-  auto [it, added] = frame_ids_.try_emplace(FrameKey{at.map.get(), ip, inline_depth, cpumode},
-                                            static_cast<uint32_t>(frames_.size()));
-  if (!added) return it->second;
+  const FrameKey key{at.map.get(), ip, inline_depth, cpumode};
+  const uint64_t hash = FrameKeyHash()(key);
+  uint32_t id = frame_ids_.find(hash, [&](uint32_t known) { return frame_keys_[known] == key; });
+  if (id != core::HashedIds::kNone) return id;
+  id = static_cast<uint32_t>(frames_.size());
   ProfileFrame frame{ip, cpumode, inline_depth, kNoId, kNoId, at};
   if (at.map) frame.mapping = intern_mapping(at.map);
   frame.function = intern_function(frame, inlined_name);
   frames_.push_back(std::move(frame));
-  return it->second;
+  frame_keys_.push_back(key);
+  frame_ids_.insert(hash, id);
+  return id;
 }
 
 uint32_t Profile::intern_stack(std::span<const uint32_t> frames) {

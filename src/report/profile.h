@@ -148,9 +148,11 @@ class Profile {
   };
 
   std::vector<ProfileFrame> frames_;
-  std::unordered_map<FrameKey, uint32_t, FrameKeyHash> frame_ids_;
+  std::vector<FrameKey> frame_keys_;  // by frame id
+  core::HashedIds frame_ids_;
   std::vector<ProfileFunction> functions_;
-  std::unordered_map<FunctionKey, uint32_t, FunctionKeyHash> function_ids_;
+  std::vector<FunctionKey> function_keys_;  // by function id
+  core::HashedIds function_ids_;
   std::vector<ProfileMapping> mappings_;
   std::unordered_map<const symbols::Map*, uint32_t> mapping_ids_;
   // Stacks: (offset, size) into stack_frames_; found by the hash of their frames.

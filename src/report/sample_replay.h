@@ -139,9 +139,9 @@ class SampleReplay {
   Profile& profile() { return *profile_; }
   const Profile& profile() const { return *profile_; }
   // The walked chains kept to skip walking a chain seen before are forgotten when they would
-  // take more than this (their words, entries and index): a profile whose chains rarely
+  // take more than this, 4 MiB (their words, entries and index): a profile whose chains rarely
   // repeat (junk frames, JITs, system-wide) gains little from them and held them all.
-  static constexpr size_t kChainCacheBytes = size_t{8} << 20;
+  static constexpr size_t kChainCacheBytes = size_t{4} << 20;
   size_t chain_cache_bytes() const;
 
   // The cpumode a callchain marker switches to; nullopt for an address.
@@ -189,7 +189,7 @@ class SampleReplay {
   // resolved_frames_ (the inlined frames, then the real one). An address space is the version
   // of its MapSet (symbols::MapSet::version), which changes with every change of the maps, so
   // an MMAP, FORK or EXIT of one process leaves every other process's addresses cached (a
-  // system-wide recording has thousands of them). Emptied when it holds kResolvedLimit.
+  // system-wide recording has thousands of them). Emptied at kResolvedLimit (about 5 MB).
   struct AddressKey {
     uint64_t space;  // the version of the thread's MapSet, or of the host kernel's
     uint64_t ip;
@@ -197,7 +197,7 @@ class SampleReplay {
     bool with_inlines;
     bool operator==(const AddressKey&) const = default;
   };
-  static constexpr size_t kResolvedLimit = size_t{1} << 20;
+  static constexpr size_t kResolvedLimit = size_t{1} << 16;
   struct AddressKeyHash {
     size_t operator()(const AddressKey& k) const {
       uint64_t h = k.space * 0x9e3779b97f4a7c15ULL;
