@@ -155,10 +155,14 @@ INSTANTIATE_TEST_SUITE_P(
         LayoutCase{"JsonInterval", {"--json", "-I", "100", "-e", "task-clock", "--", VPERF_WORKLOAD, "sleep", "150"}},
         LayoutCase{"JsonNoAggr", {"--json", "-a", "-A", "-e", "cpu-clock", "--", "sleep", "0.1"}},
         // A spinning command has user time in every run: no "<not counted>" on one side only.
-        LayoutCase{"ToolEvents", {"-e", "duration_time,user_time,task-clock", "--", VPERF_WORKLOAD, "spin", "50"}},
-        LayoutCase{"CsvToolEvents", {"-x,", "-e", "duration_time,user_time", "--", VPERF_WORKLOAD, "spin", "50"}},
-        LayoutCase{"JsonToolEvents", {"--json", "-e", "duration_time,user_time", "--", VPERF_WORKLOAD, "spin", "50"}},
-        LayoutCase{"RepeatToolEvents", {"-r", "2", "-e", "duration_time,user_time", "--", VPERF_WORKLOAD, "spin", "30"}},
+        // The kernel splits a task's CPU time into user and system by where its ticks landed
+        // (cputime_adjust): 50 ms is at most about 12 ticks, and a loaded run once saw none in user
+        // mode, so perf printed user_time as <not counted> (0) where vperf's own run had 51.7
+        // ms. 300 ms is about 75 ticks.
+        LayoutCase{"ToolEvents", {"-e", "duration_time,user_time,task-clock", "--", VPERF_WORKLOAD, "spin", "300"}},
+        LayoutCase{"CsvToolEvents", {"-x,", "-e", "duration_time,user_time", "--", VPERF_WORKLOAD, "spin", "300"}},
+        LayoutCase{"JsonToolEvents", {"--json", "-e", "duration_time,user_time", "--", VPERF_WORKLOAD, "spin", "300"}},
+        LayoutCase{"RepeatToolEvents", {"-r", "2", "-e", "duration_time,user_time", "--", VPERF_WORKLOAD, "spin", "300"}},
         LayoutCase{"IntervalDuration", {"-I", "100", "-e", "duration_time", "--", VPERF_WORKLOAD, "sleep", "150"}},
         LayoutCase{"Modifiers", {"-e", "task-clock:I,page-faults:e,task-clock:P,task-clock:b", "--", VPERF_WORKLOAD, "getppid", "10"}},
         LayoutCase{"WeakGroup", {"-e", "{task-clock,page-faults}:W", "--", VPERF_WORKLOAD, "getppid", "10"}},
