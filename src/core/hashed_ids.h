@@ -10,6 +10,7 @@
 // the thing itself only when the whole 64-bit hash matches.
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace vperf::core {
@@ -30,6 +31,16 @@ class HashedIds {
       if (slot.id == kNone) return kNone;
       if (slot.hash == hash && equal(slot.id)) return slot.id;
     }
+  }
+
+  // The id of the thing equal(id) finds under `hash`, or else `next` (the id the caller gives
+  // the thing it adds next) entered under it; .second tells whether it was entered.
+  template <class Equal>
+  std::pair<uint32_t, bool> find_or_insert(uint64_t hash, Equal&& equal, uint32_t next) {
+    const uint32_t found = find(hash, equal);
+    if (found != kNone) return {found, false};
+    insert(hash, next);
+    return {next, true};
   }
 
   // Adds `id` under `hash`; the caller has made sure no equal thing is there.

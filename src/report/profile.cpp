@@ -57,29 +57,26 @@ uint32_t Profile::intern_function(const ProfileFrame& frame, std::string_view in
   } else {
     key = symbol ? FunctionKey{symbol, 0, 0} : FunctionKey{at.dso(), frame.ip, 0};
   }
-  const uint64_t hash = FunctionKeyHash()(key);
-  uint32_t id = function_ids_.find(hash, [&](uint32_t known) { return function_keys_[known] == key; });
-  if (id != core::HashedIds::kNone) return id;
-  id = static_cast<uint32_t>(functions_.size());
-  functions_.push_back(function);
-  function_keys_.push_back(key);
-  function_ids_.insert(hash, id);
+  const auto [id, added] = function_ids_.find_or_insert(FunctionKeyHash()(key), [&](uint32_t known) { return function_keys_[known] == key; },
+                                                       static_cast<uint32_t>(functions_.size()));
+  if (added) {
+    functions_.push_back(function);
+    function_keys_.push_back(key);
+  }
   return id;
 }
 
 uint32_t Profile::intern_frame(uint64_t ip, uint8_t cpumode, const symbols::ResolvedAddress& at,
                                std::string_view inlined_name, uint32_t inline_depth) {
   const FrameKey key{at.map.get(), ip, inline_depth, cpumode};
-  const uint64_t hash = FrameKeyHash()(key);
-  uint32_t id = frame_ids_.find(hash, [&](uint32_t known) { return frame_keys_[known] == key; });
-  if (id != core::HashedIds::kNone) return id;
-  id = static_cast<uint32_t>(frames_.size());
+  const auto [id, added] = frame_ids_.find_or_insert(FrameKeyHash()(key), [&](uint32_t known) { return frame_keys_[known] == key; },
+                                                    static_cast<uint32_t>(frames_.size()));
+  if (!added) return id;
   ProfileFrame frame{ip, cpumode, inline_depth, kNoId, kNoId, at};
   if (at.map) frame.mapping = intern_mapping(at.map);
   frame.function = intern_function(frame, inlined_name);
   frames_.push_back(std::move(frame));
   frame_keys_.push_back(key);
-  frame_ids_.insert(hash, id);
   return id;
 }
 
@@ -87,15 +84,15 @@ uint32_t Profile::intern_stack(std::span<const uint32_t> frames) {
   uint64_t hash = 0xcbf29ce484222325ULL;
   for (uint32_t id : frames) hash = mix(hash, id);
   hash = mix(hash, frames.size());
-  uint32_t id = stack_ids_.find(hash, [&](uint32_t known) {
+  const auto equal = [&](uint32_t known) {
     std::span<const uint32_t> frames_known = stack(known);
     return frames_known.size() == frames.size() && std::equal(frames_known.begin(), frames_known.end(), frames.begin());
-  });
-  if (id != core::HashedIds::kNone) return id;
-  id = static_cast<uint32_t>(stacks_.size());
-  stacks_.emplace_back(static_cast<uint32_t>(stack_frames_.size()), static_cast<uint32_t>(frames.size()));
-  stack_frames_.insert(stack_frames_.end(), frames.begin(), frames.end());
-  stack_ids_.insert(hash, id);
+  };
+  const auto [id, added] = stack_ids_.find_or_insert(hash, equal, static_cast<uint32_t>(stacks_.size()));
+  if (added) {
+    stacks_.emplace_back(static_cast<uint32_t>(stack_frames_.size()), static_cast<uint32_t>(frames.size()));
+    stack_frames_.insert(stack_frames_.end(), frames.begin(), frames.end());
+  }
   return id;
 }
 

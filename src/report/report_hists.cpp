@@ -60,12 +60,10 @@ size_t HistBuilder::ChainKeyHash::operator()(const ChainKey& k) const {
 }
 
 uint32_t HistBuilder::entry_for(EventHists& hists, core::HashedIds& index, const EntryKey& key, bool& created) {
-  const uint64_t hash = EntryKeyHash()(key);
-  uint32_t id = index.find(hash, [&](uint32_t known) { return hists.entries[known].key == key; });
-  created = id == core::HashedIds::kNone;
-  if (created) {
-    id = static_cast<uint32_t>(hists.entries.size());
-    index.insert(hash, id);
+  const auto [id, added] = index.find_or_insert(EntryKeyHash()(key), [&](uint32_t known) { return hists.entries[known].key == key; },
+                                                static_cast<uint32_t>(hists.entries.size()));
+  created = added;
+  if (added) {
     hists.entries.emplace_back();
     hists.entries.back().key = key;
   }
@@ -145,13 +143,9 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
   // Counted per distinct stack; the chains are spread over entries and trees by finish().
   ChainKey key{static_cast<uint32_t>(event), self, comm, trace, sample.stack, sample.tid, sample.pid, cpu, shown,
                sample.at.level};
-  const uint64_t hash = ChainKeyHash()(key);
-  uint32_t id = chain_index_.find(hash, [&](uint32_t known) { return chains_[known].first == key; });
-  if (id == core::HashedIds::kNone) {
-    id = static_cast<uint32_t>(chains_.size());
-    chain_index_.insert(hash, id);
-    chains_.emplace_back(key, ChainCount{});
-  }
+  const auto [id, added] = chain_index_.find_or_insert(ChainKeyHash()(key), [&](uint32_t known) { return chains_[known].first == key; },
+                                                      static_cast<uint32_t>(chains_.size()));
+  if (added) chains_.emplace_back(key, ChainCount{});
   ChainCount& count = chains_[id].second;
   count.period += period;
   ++count.samples;

@@ -37,8 +37,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "data/perf_data_reader.h"
 #include "core/hashed_ids.h"
+#include "data/perf_data_reader.h"
 #include "report/profile.h"
 #include "report/record_source.h"
 #include "report/report_options.h"
