@@ -235,13 +235,26 @@ std::optional<size_t> first_unconnected_frame(const KernelStack& stack, MemoryVi
   auto in_init_text = [&](uint64_t address) { return address >= layout.init_text.first && address < layout.init_text.second; };
   for (size_t i = 1; i < stack.frames.size(); ++i) {
     const uint64_t return_address = stack.frames[i];
-    if (!called(i) || in_init_text(return_address - 1)) continue;
-    if (!follows_call(kernel, return_address)) return i;
-    const std::optional<uint64_t> callee = direct_call_target(kernel, return_address);
-    if (!callee || layout.is_trampoline(*callee)) continue;
     // The frame below: the sample's or an interrupted IP as it is, a return address minus one
     // (a call that ends its function returns to the next one's first byte).
     const uint64_t below = layout.function_of(stack.frames[i - 1] - (called(i - 1) ? 1 : 0));
+    const uint64_t caller = layout.function_of(return_address - 1);
+    const std::optional<uint64_t> callee = direct_call_target(kernel, return_address);
+    // A call into the middle of its own function is a retpoline thunk's step to its target or
+    // the return-stack stuffing of a context switch: the address it pushes is replaced or
+    // dropped at once, a frame only right above that function. Elsewhere it is a stale word,
+    // and the thunks' speculation traps carry end-of-stack hints, so a torn copy unwinds into
+    // one as if the stack started there: checked whether or not the frame counts as called.
+    if (callee && *callee != caller && layout.function_of(*callee) == caller && below != caller) return i;
+    if (!called(i) || in_init_text(return_address - 1)) continue;
+    if (!follows_call(kernel, return_address)) return i;
+    // An indirect call, or one through a trampoline: the callee is unknown, but it is not the
+    // caller itself (no kernel function calls itself through a pointer at one site; a torn copy
+    // shows `vfs_read+0xa5 vfs_read+0xa5`, a later read's frame under an earlier one's).
+    if (!callee || layout.is_trampoline(*callee)) {
+      if (below == caller) return i;
+      continue;
+    }
     const uint64_t target = layout.function_of(*callee);
     if (target != below && !may_jump_to(kernel, layout, target, below)) return i;
   }

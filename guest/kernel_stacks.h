@@ -93,8 +93,10 @@ struct KernelStack {
 // function than the one the frame below lies in, which does not jump there either, directly or
 // through one more function (tail calls: arch_cpu_idle jumps through a retpoline thunk to the
 // idle routine, and do_syscall_64's call of x64_sys_call returns from ksys_read after two
-// jumps). Through a retpoline thunk or a static-call trampoline the callee is unknown and any
-// is accepted. A stack read while its vCPU ran on is made of words from
+// jumps). Through a retpoline thunk, a static-call trampoline or a register the callee is
+// unknown and any is accepted but the caller itself. A return address of a call into the middle
+// of its own function (a retpoline's step, return-stack stuffing) is a frame only right above
+// that function, called or not. A stack read while its vCPU ran on is made of words from
 // different moments and shows this way (`ksys_read+0x6b ksys_read+0x6b`: ksys_read's call of
 // vfs_read returns into ksys_read). nullopt when every return address follows a call of the
 // frame below. Return addresses in init text are taken as they are: the guest freed that code

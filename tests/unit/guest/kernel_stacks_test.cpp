@@ -378,6 +378,49 @@ TEST_F(MadeUpKernel, AStackNoCallCanHaveLeftIsNotConnected) {
   EXPECT_EQ(first_unconnected_frame(interrupted, kernel, layout_), 2u);
 }
 
+// Two torn copies a real guest kept (2 in 7 racy recordings): "clear_user_rep_good+0xe
+// __x86_indirect_thunk_rax+0x5", a retpoline thunk's own return address left on the stack,
+// where ORC's end-of-stack hint made it look like where the stack started; and "vfs_read+0xa5
+// vfs_read+0xa5", a later read's frame under an earlier one's through an indirect call.
+TEST_F(MadeUpKernel, ATornCopyThroughAThunkOrAnIndirectCallIsNotConnected) {
+  orc_tables();
+  // In the code at kStart (end-of-stack, as the thunks' speculation traps are): a retpoline's
+  // call to its own next step at +0x40, returning to +0x45.
+  call(kStart + 0x40, kStart + 0x60);
+  layout_.trampolines = {kEnd};
+  // C calls through a register at +0x60 (ff d0, returning to +0x62).
+  text_[kC + 0x60 - kText] = 0xff;
+  text_[kC + 0x61 - kText] = 0xd0;
+  DumpMemory kernel = kernel_memory();
+  const uint64_t sp = kStack + 0x3e00;
+  DumpMemory stack = stack_at(sp, {0x1111, kStart + 0x45});
+  VcpuRegisters r;
+  r.rip = kA + 0x7;
+  r.rsp = sp;
+  KernelStack stale = unwind_kernel_stack(r, stack, kernel, layout_, StackMethod::orc);
+  ASSERT_TRUE(stale.reached_end);  // the hint ends the unwind, as on the guest
+  EXPECT_EQ(stale.frames, (std::vector<uint64_t>{kA + 0x7, kStart + 0x45}));
+  EXPECT_EQ(first_unconnected_frame(stale, kernel, layout_), 1u);
+  // Right above the thunk's own next step, that address is the thunk's frame.
+  KernelStack in_thunk{StackMethod::orc, {kStart + 0x60, kStart + 0x45}, true, {1}};
+  EXPECT_EQ(first_unconnected_frame(in_thunk, kernel, layout_), std::nullopt);
+  // A stack that really starts there (pushed, after no call) is kept, as before.
+  KernelStack started{StackMethod::orc, {kA + 0x7, kB + 0x10, kStart + 0x5}, true, {2}};
+  EXPECT_EQ(first_unconnected_frame(started, kernel, layout_), std::nullopt);
+
+  // B's call of A through a trampoline, twice: the callee is unknown, but not B itself.
+  layout_.trampolines = {kA};
+  KernelStack through_trampoline{StackMethod::orc, {kA + 0x7, kB + 0x10, kC + 0x20, kEntry + 0x15}, true, {}};
+  EXPECT_EQ(first_unconnected_frame(through_trampoline, kernel, layout_), std::nullopt);
+  KernelStack repeated{StackMethod::orc, {kA + 0x7, kB + 0x10, kB + 0x10, kC + 0x20, kEntry + 0x15}, true, {}};
+  EXPECT_EQ(first_unconnected_frame(repeated, kernel, layout_), 2u);
+  // The same through a register: any callee but C.
+  KernelStack through_register{StackMethod::orc, {kA + 0x7, kC + 0x62, kEntry + 0x15}, true, {}};
+  EXPECT_EQ(first_unconnected_frame(through_register, kernel, layout_), std::nullopt);
+  KernelStack into_itself{StackMethod::orc, {kC + 0x10, kC + 0x62, kEntry + 0x15}, true, {}};
+  EXPECT_EQ(first_unconnected_frame(into_itself, kernel, layout_), 1u);
+}
+
 // Through the monitor: a running vCPU's stack that is not the sample's is left out and counted;
 // the same words read from a paused VM (one instant, where a tail call can explain them) are kept.
 TEST_F(MadeUpKernel, TheReaderLeavesOutARunningVcpusStackThatNoCallMade) {
