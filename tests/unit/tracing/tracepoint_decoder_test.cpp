@@ -279,6 +279,11 @@ TEST_F(TracepointDecoderTest, PrintFmtsThatWouldCrashPrintingPrintTheFieldsInste
     decoder->format(372, sched_switch_raw("perf", 708, 120, 2, "migration/0", 18, 0), 0, text);
     EXPECT_EQ(text, "[UNSAFE FORMAT] prev_comm=perf prev_pid=708 prev_prio=120 prev_state=2 next_comm=migration/0 next_pid=18 next_prio=0");
     EXPECT_EQ(decoder->printed_from_fields(), 1u);
+    // The same bytes again (a text kept from the first time): printed the same, counted again.
+    std::string again = "prefix ";
+    decoder->format(372, sched_switch_raw("perf", 708, 120, 2, "migration/0", 18, 0), 0, again);
+    EXPECT_EQ(again, "prefix " + text);
+    EXPECT_EQ(decoder->printed_from_fields(), 2u);
   }
   // The kernel's own print fmt, a sample too short for its fields, a sample too short to be typed.
   Result<TracepointDecoder> decoder = TracepointDecoder::parse(tracing_data());
