@@ -13,6 +13,7 @@ extern "C" {
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -1292,6 +1293,70 @@ std::string event_label(const tep_event* format) {
 }
 }  // namespace
 
+namespace {
+
+// printf's %*d and %-*d (and %0*d with zero_padded) into `out`, without parsing a format.
+void append_int(std::string& out, long long value, int width, bool left = false, bool zero_padded = false) {
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
+  (void)ec;  // 24 bytes hold any long long
+  std::string_view text(digits, static_cast<size_t>(end - digits));
+  const size_t pad = static_cast<size_t>(width) > text.size() ? static_cast<size_t>(width) - text.size() : 0;
+  if (zero_padded) {
+    if (text.starts_with('-')) {
+      out += '-';
+      text.remove_prefix(1);
+    }
+    out.append(pad, '0');
+    out += text;
+  } else if (left) {
+    out += text;
+    out.append(pad, ' ');
+  } else {
+    out.append(pad, ' ');
+    out += text;
+  }
+}
+
+void append_unsigned(std::string& out, unsigned long long value, int width, bool zero_padded = false) {
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
+  (void)ec;
+  const size_t length = static_cast<size_t>(end - digits);
+  if (static_cast<size_t>(width) > length) out.append(static_cast<size_t>(width) - length, zero_padded ? '0' : ' ');
+  out.append(digits, length);
+}
+
+// A line's head as libtraceevent 1.7 prints trace-cmd's "%16s-%-5d [%03d] %6.1000d:" (or, for
+// counter clocks, "%16s-%-5d [%03d]%12d:"): comm, pid, CPU, then the time rounded to the
+// microsecond as seconds.micros, even under a second (or the clock's raw ticks).
+// Written here rather than through tep_print_event, which parses its format on every call: that
+// was half of a report's time.
+void append_line_head(std::string& out, tep_handle* tep, const tep_record& record, bool in_ns) {
+  const int pid = tep_data_pid(tep, const_cast<tep_record*>(&record));
+  const char* comm = tep_data_comm_from_pid(tep, pid);
+  const size_t comm_length = std::strlen(comm);
+  if (comm_length < 16) out.append(16 - comm_length, ' ');
+  out.append(comm, comm_length);
+  out += '-';
+  append_int(out, pid, 5, true);
+  out += " [";
+  append_int(out, record.cpu, 3, false, true);
+  out += ']';
+  if (in_ns) {
+    out += ' ';
+    const unsigned long long micros = (record.ts + 500) / 1000;
+    append_unsigned(out, micros / 1000000, 5);
+    out += '.';
+    append_unsigned(out, micros % 1000000, 6, true);
+  } else {
+    append_unsigned(out, record.ts, 12);
+  }
+  out += ':';
+}
+
+}  // namespace
+
 Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::function<void(std::string_view line)>& out) {
   TraceReportSummary summary;
   std::map<std::pair<int, int>, uint64_t> last_kept;  // (buffer, cpu) -> timestamp
@@ -1306,13 +1371,15 @@ Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::f
     widest = std::max(widest, name.size());
     instances = instances || !name.empty();
   }
-  // One call prints comm, pid, cpu and time: libtraceevent parses the format per call.
-  const char* head_format = file.timestamps_in_ns() ? "%16s-%-5d [%03d] %6.1000d:" : "%16s-%-5d [%03d]%12d:";
+  const bool in_ns = file.timestamps_in_ns();
   trace_seq s;
   trace_seq_init(&s);
   RecordPreparer preparer(tep);
-  std::string fields;
-  static constexpr std::string_view kSpaces = "                    ";  // 20: names are padded to it
+  // A record's kernel symbols are loaded before its event's first text, and the texts of events
+  // that print none do not change when they are: kept texts stay right.
+  PrintedTexts printed;
+  std::string line;
+  static constexpr size_t kNameWidth = 20;  // event names are padded to it
   Result<void> walked = file.for_each_event([&](const TraceDatEvent& event) {
     ++summary.events;
     uint64_t& last = last_kept[{event.buffer, event.cpu}];
@@ -1320,41 +1387,59 @@ Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::f
     last = event.timestamp;
     tep_record* record = preparer.prepare(event, summary);
     if (!record) return true;
-    trace_seq_reset(&s);
+    line.clear();
     if (instances) {
       const std::string& name = names[static_cast<size_t>(event.buffer)];
-      trace_seq_printf(&s, "%*s%s", static_cast<int>(widest), name.c_str(), name.empty() ? "  " : ": ");
+      line.append(widest - std::min(widest, name.size()), ' ');
+      line += name;
+      line += name.empty() ? "  " : ": ";
     }
-    if (event.missed_before > 0)
-      trace_seq_printf(&s, "CPU:%d [%lld EVENTS DROPPED]\n", event.cpu, event.missed_before);
-    else if (event.missed_before < 0)
-      trace_seq_printf(&s, "CPU:%d [EVENTS DROPPED]\n", event.cpu);
-    tep_print_event(tep, &s, record, head_format, TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME);
+    if (event.missed_before != 0) {
+      line += "CPU:";
+      append_int(line, event.cpu, 0);
+      if (event.missed_before > 0) {
+        line += " [";
+        append_int(line, event.missed_before, 0);
+        line += " EVENTS DROPPED]\n";
+      } else {
+        line += " [EVENTS DROPPED]\n";
+      }
+    }
+    append_line_head(line, tep, *record, in_ns);
     tep_event* format = tep_find_event_by_record(tep, record);
     const std::string_view name = format && format->name ? format->name : "(NULL)";
-    trace_seq_printf(&s, " %.*s: ", static_cast<int>(name.size()), name.data());
-    if (name.size() < kSpaces.size()) trace_seq_printf(&s, "%.*s", static_cast<int>(kSpaces.size() - name.size()), kSpaces.data());
+    line += ' ';
+    line += name;
+    line += ": ";
+    if (name.size() < kNameWidth) line.append(kNameWidth - name.size(), ' ');
+    // A text kept for the same bytes passed print_hazard then, and reads as it did.
+    const bool repeatable = format && prints_from_record_alone(format);
+    const std::string* known = repeatable ? printed.find(preparer.bytes()) : nullptr;
     if (!format) {
       ++summary.unknown_events;
-      trace_seq_puts(&s, "[UNKNOWN EVENT]");
+      line += "[UNKNOWN EVENT]";
+    } else if (known) {
+      line += *known;
     } else if (std::optional<std::string> hazard = print_hazard(format, preparer.bytes())) {
       ++summary.printed_from_fields[event_label(format) + ": " + *hazard];
-      fields = "[UNSAFE FORMAT]";
-      append_raw_fields(format, preparer.bytes(), fields);
-      trace_seq_puts(&s, fields.c_str());
+      line += "[UNSAFE FORMAT]";
+      append_raw_fields(format, preparer.bytes(), line);
     } else if (format->flags & (TEP_EVENT_FL_FAILED | TEP_EVENT_FL_PRINTRAW)) {
       // libtraceevent's own field printer trusts the offsets; vperf's reads inside the record.
-      fields = (format->flags & TEP_EVENT_FL_FAILED) ? "[FAILED TO PARSE]" : "";
-      append_raw_fields(format, preparer.bytes(), fields);
-      trace_seq_puts(&s, fields.c_str());
+      if (format->flags & TEP_EVENT_FL_FAILED) line += "[FAILED TO PARSE]";
+      append_raw_fields(format, preparer.bytes(), line);
     } else {
       file.decoder().load_kernel_symbols_for(format);
+      trace_seq_reset(&s);
       tep_print_event(tep, &s, record, "%s", TEP_PRINT_INFO);
+      trace_seq_terminate(&s);
+      const std::string_view text(s.buffer, s.len);
+      line += text;
+      if (repeatable) printed.keep(text);
     }
-    trace_seq_terminate(&s);
-    std::string_view line(s.buffer, s.len);
-    if (line.ends_with('\n')) line.remove_suffix(1);
-    out(line);
+    std::string_view shown(line);
+    if (shown.ends_with('\n')) shown.remove_suffix(1);
+    out(shown);
     return true;
   });
   trace_seq_destroy(&s);

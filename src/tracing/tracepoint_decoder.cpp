@@ -43,22 +43,7 @@ struct TracepointDecoder::State {
   // found not to print a kernel symbol so far.
   std::string pending_kallsyms;
   std::vector<const tep_event*> print_no_symbol;
-  // format()'s texts of records seen before, by their bytes (printed_key: the one looked up).
-  // Most tracepoint samples repeat one another (a syscall's arguments, switches between the
-  // same tasks) and libtraceevent's printing is most of a tracepoint report's or script's time.
-  // Emptied when full rather than evicted piece by piece: bounded, and cheap to refill.
-  struct PrintedText {
-    std::string text;
-    bool from_fields = false;
-  };
-  std::unordered_map<std::string, PrintedText> printed;
-  std::string printed_key;
-  size_t printed_bytes = 0;
-  void forget_printed_texts() {
-    printed.clear();
-    printed_bytes = 0;
-  }
-
+  PrintedTexts printed;  // format()'s texts of records seen before
   ~State() {
     if (seq_ready) trace_seq_destroy(&seq);
     if (plugins) tep_unload_plugins(plugins, tep.get());
@@ -307,7 +292,7 @@ Result<TracepointDecoder> TracepointDecoder::parse(std::span<const uint8_t> trac
 }
 
 void TracepointDecoder::set_kernel_symbol_resolver(KernelSymbolResolver resolver) {
-  state_->forget_printed_texts();  // they may name addresses the new resolver names otherwise
+  state_->printed.clear();  // they may name addresses the new resolver names otherwise
   state_->resolver = std::move(resolver);
   if (!state_->resolver) {
     tep_reset_function_resolver(state_->tep.get());
@@ -329,7 +314,7 @@ void TracepointDecoder::load_kernel_symbols() const {
   if (state_->pending_kallsyms.empty()) return;
   tep_parse_kallsyms(state_->tep.get(), state_->pending_kallsyms.c_str());
   std::string().swap(state_->pending_kallsyms);
-  state_->forget_printed_texts();
+  state_->printed.clear();
 }
 
 void TracepointDecoder::load_kernel_symbols_for(const tep_event* event) const {
@@ -370,23 +355,6 @@ std::vector<std::string> TracepointDecoder::field_names(uint64_t id) const {
   return names;
 }
 
-namespace {
-
-// Whether libtraceevent prints the event's records from their bytes alone: through its print fmt
-// (the kernel symbols it names are loaded before the first print), or through the sched plugin's
-// handlers, which only read the record. Other plugins' handlers may keep state from one record
-// to the next (the function plugin indents by each CPU's call depth so far).
-bool prints_from_record_alone(const tep_event* event) {
-  if (!event || !event->handler || (event->flags & TEP_EVENT_FL_NOHANDLE)) return true;
-  if (!event->system || !event->name || std::strcmp(event->system, "sched") != 0) return false;
-  const std::string_view name = event->name;
-  return name == "sched_switch" || name == "sched_wakeup" || name == "sched_wakeup_new";
-}
-
-constexpr size_t kPrintedTextBytes = 8 << 20;
-
-}  // namespace
-
 void TracepointDecoder::format(uint64_t id, std::span<const uint8_t> raw, uint32_t cpu, std::string& out) const {
   if (!find(id) || raw.empty()) return;
   // The sample's bytes as the trace.dat printer takes a record's (see print_hazard).
@@ -402,35 +370,51 @@ void TracepointDecoder::format(uint64_t id, std::span<const uint8_t> raw, uint32
   record.data = const_cast<uint8_t*>(copy.data());  // libtraceevent only reads it
   tep_event* event = tep_find_event_by_record(state_->tep.get(), &record);
   const bool repeatable = prints_from_record_alone(event);
-  if (repeatable) {
-    state_->printed_key.assign(reinterpret_cast<const char*>(copy.data()), copy.size());
-    if (auto known = state_->printed.find(state_->printed_key); known != state_->printed.end()) {
-      state_->printed_from_fields += known->second.from_fields ? 1 : 0;
-      out += known->second.text;
+  if (repeatable)
+    if (const std::string* known = state_->printed.find(copy)) {
+      out += *known;
       return;
     }
-  }
-  const size_t start = out.size();
-  const uint64_t from_fields_before = state_->printed_from_fields;
   if (event && (print_hazard(event, copy) || (event->flags & (TEP_EVENT_FL_FAILED | TEP_EVENT_FL_PRINTRAW)))) {
     if (!(event->flags & (TEP_EVENT_FL_FAILED | TEP_EVENT_FL_PRINTRAW))) {
       ++state_->printed_from_fields;
       out += "[UNSAFE FORMAT]";
     }
     append_raw_fields(event, copy, out);
-  } else {
-    load_kernel_symbols_for(event);
-    trace_seq_reset(&state_->seq);
-    tep_print_event(state_->tep.get(), &state_->seq, &record, "%s", TEP_PRINT_INFO);
-    trace_seq_terminate(&state_->seq);
-    out.append(state_->seq.buffer, state_->seq.len);
+    return;
   }
-  if (!repeatable) return;
-  const size_t bytes = state_->printed_key.size() + (out.size() - start) + 64;
-  if (state_->printed_bytes + bytes > kPrintedTextBytes) state_->forget_printed_texts();
-  state_->printed_bytes += bytes;
-  state_->printed.emplace(state_->printed_key,
-                          State::PrintedText{out.substr(start), state_->printed_from_fields != from_fields_before});
+  load_kernel_symbols_for(event);
+  trace_seq_reset(&state_->seq);
+  tep_print_event(state_->tep.get(), &state_->seq, &record, "%s", TEP_PRINT_INFO);
+  trace_seq_terminate(&state_->seq);
+  const std::string_view text(state_->seq.buffer, state_->seq.len);
+  out += text;
+  if (repeatable) state_->printed.keep(text);
+}
+
+bool prints_from_record_alone(const tep_event* event) {
+  if (!event || !event->handler || (event->flags & TEP_EVENT_FL_NOHANDLE)) return true;
+  if (!event->system || !event->name || std::strcmp(event->system, "sched") != 0) return false;
+  const std::string_view name = event->name;
+  return name == "sched_switch" || name == "sched_wakeup" || name == "sched_wakeup_new";
+}
+
+const std::string* PrintedTexts::find(std::span<const uint8_t> record) {
+  key_.assign(reinterpret_cast<const char*>(record.data()), record.size());
+  auto known = texts_.find(key_);
+  return known == texts_.end() ? nullptr : &known->second;
+}
+
+void PrintedTexts::keep(std::string_view text) {
+  const size_t bytes = key_.size() + text.size() + 64;  // and the node's own
+  if (bytes_ + bytes > kMaxBytes) clear();
+  bytes_ += bytes;
+  texts_.emplace(key_, text);
+}
+
+void PrintedTexts::clear() {
+  texts_.clear();
+  bytes_ = 0;
 }
 
 uint64_t TracepointDecoder::printed_from_fields() const { return state_->printed_from_fields; }

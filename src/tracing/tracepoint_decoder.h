@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -153,5 +154,31 @@ std::optional<std::string> print_hazard(tep_event* event, std::span<const uint8_
 // The event's own fields (not the common ones) as trace-cmd report -R prints them, " NAME=VALUE"
 // each, reading only inside the record ("?" for a field that lies outside it).
 void append_raw_fields(tep_event* event, std::span<const uint8_t> record, std::string& out);
+
+// Whether libtraceevent prints the event's records from their bytes alone: through its print
+// fmt (with the kernel symbols loaded before), or through the sched plugin's handlers, which only
+// read the record. Other plugins' handlers may keep state from one record to the next (the
+// function plugin indents by each CPU's call depth so far).
+bool prints_from_record_alone(const tep_event* event);
+
+// The texts libtraceevent printed for records (the part after the line's head), by the records'
+// bytes: most records repeat one another (a syscall's arguments from one task, switches between
+// the same tasks), and printing them is most of a tracepoint report's, script's or trace.dat
+// report's time. Only for events prints_from_record_alone, printed through their format (so a
+// record found here passed print_hazard). Emptied when full rather than evicted piece by piece:
+// bounded, and cheap to refill.
+class PrintedTexts {
+ public:
+  // The text kept for these bytes, or nullptr; the bytes are the ones keep() keeps a text for.
+  const std::string* find(std::span<const uint8_t> record);
+  void keep(std::string_view text);
+  void clear();
+
+ private:
+  static constexpr size_t kMaxBytes = 8 << 20;
+  std::unordered_map<std::string, std::string> texts_;
+  std::string key_;  // the bytes last looked up
+  size_t bytes_ = 0;
+};
 
 }  // namespace vperf::tracing

@@ -48,6 +48,30 @@ TEST(TraceDat, VersionsSixAndSevenOfOneTraceReadTheSame) {
   EXPECT_EQ(file->lost_by_cpu(), (std::vector<uint64_t>{0, 0}));
 }
 
+// The line head (comm-pid [cpu] seconds.micros:) is vperf's own, no longer libtraceevent's
+// tep_print_event: the times below, with CPU 0's page timestamp moved, are what libtraceevent
+// 1.7.1 printed for them (and trace-cmd 3.1 for 0): rounded to the microsecond, seconds.micros
+// even under a second, seconds as wide as they need beyond five digits.
+TEST(TraceDat, TheLineHeadRoundsTimesAsLibtraceeventDoes) {
+  const std::vector<uint8_t> original = seed("v6-getppid-stacktrace");
+  const size_t table = std::search(original.begin(), original.end(), "flyrecord", "flyrecord" + 9) - original.begin() + 10;
+  uint64_t offset = 0;
+  std::memcpy(&offset, original.data() + table, 8);
+  for (const auto& [page_time, shown] : std::vector<std::pair<uint64_t, std::string>>{
+           {0, "    0.000000:"},
+           {999499, "    0.000999:"},
+           {999999500, "    1.000000:"},
+           {100000000000000, "100000.000000:"},
+           {18446744073709551000ULL, "18446744073.709551:"}}) {
+    std::vector<uint8_t> bytes = original;
+    std::memcpy(bytes.data() + offset, &page_time, 8);
+    const std::vector<std::string> lines = report_of(bytes);
+    ASSERT_GE(lines.size(), 2u);
+    EXPECT_EQ(lines[1], "  vperf-workload-13598 [000] " + shown + " sys_enter_getppid:    ")
+        << page_time;
+  }
+}
+
 // The kernel flags a page that follows lost events and stores how many after its data; the
 // report says so before that page's first event, as trace-cmd does.
 TEST(TraceDat, LostEventsArePrintedWhereTheyHappened) {
