@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "core/byte_reader.h"
+#include "core/file_mapping.h"
 #include "core/scoped_fd.h"
 #include "core/strings.h"
 #include "core/byte_writer.h"
@@ -66,29 +67,6 @@ std::optional<Error> first_overlap(std::vector<Extent> extents, const std::strin
   return std::nullopt;
 }
 
-struct Mapping {
-  void* addr = nullptr;
-  size_t size = 0;
-  Mapping() = default;
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-  ~Mapping() {
-    if (addr) ::munmap(addr, size);
-  }
-  // Drops the file's pages below `offset` from memory, in steps of 8 MiB: a file read front to
-  // back then holds what the reader still queues, not all of it (a multi-GB perf.data made
-  // report's resident size grow by the file's size). The mapping is read-only and private, so
-  // a page touched again is read back from the file unchanged.
-  size_t released = 0;
-  void release_below(uint64_t offset) {
-    static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    const size_t end = std::min<uint64_t>(offset, size) / page * page;
-    if (!addr || end < released + (size_t{8} << 20)) return;
-    ::madvise(static_cast<char*>(addr) + released, end - released, MADV_DONTNEED);
-    released = end;
-  }
-};
-
 // Reads up to n bytes; fewer only at EOF.
 Result<size_t> read_up_to(int fd, uint8_t* buf, size_t n) {
   size_t got = 0;
@@ -109,7 +87,16 @@ Result<size_t> read_up_to(int fd, uint8_t* buf, size_t n) {
 struct PerfDataReader::Impl {
   std::string name = "perf.data";
   // Input: a mapping (file), a vector (from_bytes) or a pipe fd.
-  std::unique_ptr<Mapping> mapping;
+  std::optional<FileMapping> mapping;
+  // The mapping's pages below this offset were dropped from memory: a file read front to back
+  // then holds what the reader still queues, not all of it (a multi-GB perf.data made report's
+  // resident size grow by the file's size). Dropped in steps of 8 MiB.
+  uint64_t released = 0;
+  void release_below(uint64_t offset) {
+    if (!mapping || offset < released + (uint64_t{8} << 20)) return;
+    mapping->release(released, offset);
+    released = offset;
+  }
   std::vector<uint8_t> owned;
   std::span<const uint8_t> input;
   int fd = -1;
@@ -457,14 +444,9 @@ Result<PerfDataReader> PerfDataReader::open_file(const std::filesystem::path& pa
   if (S_ISFIFO(st.st_mode)) {  // a named pipe holds pipe-mode data
     return Error{path.string() + " is a FIFO: open it and use PerfDataReader::open_pipe"};
   }
-  impl->mapping = std::make_unique<Mapping>();
-  if (st.st_size > 0) {
-    void* addr = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd.get(), 0);
-    if (addr == MAP_FAILED) return Error::from_errno("mmap " + path.string());
-    impl->mapping->addr = addr;
-    impl->mapping->size = static_cast<size_t>(st.st_size);
-    impl->input = std::span(static_cast<const uint8_t*>(addr), impl->mapping->size);
-  }
+  VPERF_TRY(FileMapping mapping, FileMapping::map(fd, path.string()));
+  impl->mapping = std::move(mapping);
+  impl->input = impl->mapping->bytes();
   VPERF_TRY(impl->parse_file_header());
   return PerfDataReader(std::move(impl));
 }
@@ -527,7 +509,7 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
     if (d.fatal) return *d.fatal;
     d.pos = d.data_offset;  // memory: every read() starts over
     d.stream_end = false;
-    if (d.mapping) d.mapping->released = 0;
+    d.released = 0;
   }
   ReadStats stats;
   bool stopped = false;
@@ -618,7 +600,7 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
         if (d.mapping) {  // what the queue still holds stays in memory
           uint64_t oldest = c.offset;
           for (const Queued& q : queue) oldest = std::min(oldest, q.chunk.offset);
-          d.mapping->release_below(oldest);
+          d.release_below(oldest);
         }
       }
       return;

@@ -688,17 +688,17 @@ Result<void> TraceDatWriter::finish() {
 Result<TraceDat> TraceDat::open(const std::filesystem::path& path) {
   Result<ScopedFd> fd = open_regular_file(path);
   if (!fd) return fd.error();
-  std::vector<uint8_t> bytes;
-  std::vector<uint8_t> chunk(1 << 20);
-  for (;;) {
-    const ssize_t n = ::read(fd->get(), chunk.data(), chunk.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error::from_errno("reading " + path.string());
-    if (n == 0) break;
-    bytes.insert(bytes.end(), chunk.begin(), chunk.begin() + n);
-  }
-  Result<TraceDat> file = parse(std::move(bytes));
-  if (!file) return Error{path.string() + ": " + file.error().message, file.error().errno_value, file.error().hint};
+  // Mapped, not read: the report walks each CPU's pages once and drops them behind it
+  // (CpuCursor), so a large file costs the pages still to be read, not its size.
+  Result<FileMapping> mapping = FileMapping::map(*fd, path.string());
+  if (!mapping) return mapping.error();
+  TraceDat file;
+  file.mapping_ = std::move(mapping).value();
+  file.bytes_ = file.mapping_->bytes();
+  if (Result<void> parsed = file.parse_bytes(true); !parsed)
+    return Error{path.string() + ": " + parsed.error().message, parsed.error().errno_value, parsed.error().hint};
+  // What parsing read (formats, kallsyms, cmdlines) is copied out by now: its pages go too.
+  file.mapping_->release(0, file.bytes_.size());
   return file;
 }
 
@@ -829,7 +829,14 @@ class Decompressor {
 
 Result<TraceDat> TraceDat::parse(std::vector<uint8_t> bytes, bool plugins) {
   TraceDat file;
-  file.bytes_ = std::move(bytes);
+  file.owned_ = std::move(bytes);
+  file.bytes_ = file.owned_;
+  VPERF_TRY(file.parse_bytes(plugins));
+  return file;
+}
+
+Result<void> TraceDat::parse_bytes(bool plugins) {
+  TraceDat& file = *this;
   ByteReader head(file.bytes_);
   Result<std::span<const uint8_t>> magic = head.bytes(10, "trace.dat magic");
   if (!magic) return magic.error();
@@ -840,7 +847,9 @@ Result<TraceDat> TraceDat::parse(std::vector<uint8_t> bytes, bool plugins) {
     file.version_ = 6;
     size_t consumed = 0;
     Result<TracepointDecoder> decoder =
-        TracepointDecoder::parse(file.bytes_, TracingDataOptions{.kallsyms = true, .plugins = plugins, .whole_comms = true}, &consumed);
+        TracepointDecoder::parse(file.bytes_,
+                                 TracingDataOptions{.kallsyms = true, .plugins = plugins, .whole_comms = true, .bytes_outlive_decoder = true},
+                                 &consumed);
     if (!decoder) return decoder.error();
     file.decoder_.emplace(std::move(decoder).value());
     VPERF_TRY(file.parse_v6(consumed));
@@ -876,7 +885,7 @@ Result<TraceDat> TraceDat::parse(std::vector<uint8_t> bytes, bool plugins) {
   if (file.cpu_count_ == 0)
     for (const Buffer& buffer : file.buffers_)
       for (const CpuData& cpu : buffer.cpus) file.cpu_count_ = std::max(file.cpu_count_, cpu.cpu + 1);
-  return file;
+  return {};
 }
 
 Result<void> TraceDat::parse_v6(size_t after_preamble) {
@@ -1138,9 +1147,12 @@ struct KbufferDeleter {
 // be read is skipped, counted and named (the first one), and reading goes on at the next.
 class CpuCursor {
  public:
-  CpuCursor(int buffer, int cpu, std::span<const uint8_t> data, uint32_t page_size, int long_size)
+  // `mapping`: the file's mapping when `data` lies in it (the pages read are then dropped from
+  // memory behind the cursor), else nullptr.
+  CpuCursor(int buffer, int cpu, std::span<const uint8_t> data, uint32_t page_size, int long_size, const FileMapping* mapping)
       : buffer_(buffer),
-        cpu_(cpu), data_(data), page_size_(page_size), long_size_(long_size), page_(2 * static_cast<size_t>(page_size)) {
+        cpu_(cpu), data_(data), page_size_(page_size), long_size_(long_size), page_(2 * static_cast<size_t>(page_size)),
+        mapping_(mapping), data_offset_(mapping ? static_cast<uint64_t>(data.data() - mapping->bytes().data()) : 0) {
     kbuf_.reset(kbuffer_alloc(long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4, KBUFFER_ENDIAN_LITTLE));
     if (const size_t tail = data_.size() % page_size_; tail != 0)
       damaged("its last " + std::to_string(tail) + " bytes are not a whole " + std::to_string(page_size_) + "-byte page");
@@ -1160,6 +1172,7 @@ class CpuCursor {
       std::fill(page_.begin(), page_.end(), 0);
       std::memcpy(page_.data(), data_.data() + next_page_ * page_size_, page_size_);
       ++next_page_;
+      release_read_pages();
       loaded_ = false;
       const size_t header = 8 + static_cast<size_t>(long_size_);
       uint64_t commit = 0;
@@ -1197,6 +1210,14 @@ class CpuCursor {
     if (damaged_++ == 0) first_damage_ = std::move(what);
   }
 
+  // The file's pages this cursor has copied out are dropped from memory, 1 MiB at a time.
+  void release_read_pages() {
+    const uint64_t read = next_page_ * page_size_;
+    if (!mapping_ || read < released_ + (uint64_t{1} << 20)) return;
+    mapping_->release(data_offset_ + released_, data_offset_ + read);
+    released_ = read;
+  }
+
   bool fill() {
     const int size = kbuffer_event_size(kbuf_.get());
     const auto* at = static_cast<const uint8_t*>(current_);
@@ -1228,6 +1249,9 @@ class CpuCursor {
   TraceDatEvent event_;
   uint64_t damaged_ = 0;
   std::string first_damage_;
+  const FileMapping* mapping_;
+  uint64_t data_offset_;    // of data_ in the mapping
+  uint64_t released_ = 0;  // data_'s bytes below this were dropped from memory
 };
 
 }  // namespace
@@ -1237,7 +1261,9 @@ Result<void> TraceDat::for_each_event(const std::function<bool(const TraceDatEve
   std::vector<bool> live;
   for (size_t b = 0; b < buffers_.size(); ++b)
     for (const CpuData& cpu : buffers_[b].cpus) {
-      cursors.push_back(std::make_unique<CpuCursor>(static_cast<int>(b), cpu.cpu, cpu.pages, page_size_, long_size_));
+      const bool mapped = mapping_ && cpu.pages.data() >= bytes_.data() && cpu.pages.data() < bytes_.data() + bytes_.size();
+      cursors.push_back(std::make_unique<CpuCursor>(static_cast<int>(b), cpu.cpu, cpu.pages, page_size_, long_size_,
+                                                    mapped ? &*mapping_ : nullptr));
       live.push_back(cursors.back()->advance());
     }
   for (;;) {

@@ -30,6 +30,7 @@
 
 #include "core/byte_reader.h"
 #include "core/error.h"
+#include "core/file_mapping.h"
 #include "tracing/tracepoint_decoder.h"
 
 namespace vperf::tracing {
@@ -159,12 +160,17 @@ class TraceDat {
     std::vector<CpuData> cpus;
   };
   TraceDat() = default;
+  // The file's bytes_ parsed.
+  Result<void> parse_bytes(bool plugins);
   Result<void> parse_v6(size_t after_preamble);
   Result<void> parse_v7(size_t after_page_size, bool plugins);
   // A version 6 "flyrecord" table (u64 offset, u64 size per CPU) at `r`, as the buffer `name`.
   Result<void> read_flyrecord_table(ByteReader& r, uint32_t cpus, const std::string& name);
 
-  std::vector<uint8_t> bytes_;
+  // The file: mapped (open), or owned (parse); bytes_ is either.
+  std::optional<FileMapping> mapping_;
+  std::vector<uint8_t> owned_;
+  std::span<const uint8_t> bytes_;
   std::vector<std::vector<uint8_t>> decompressed_;
   std::vector<Buffer> buffers_;
   int cpu_count_ = 0;

@@ -41,7 +41,8 @@ struct TracepointDecoder::State {
   tep_plugin_list* plugins = nullptr;
   // The file's kallsyms until load_kernel_symbols() parses it (then emptied), and the events
   // found not to print a kernel symbol so far.
-  std::string pending_kallsyms;
+  std::string pending_kallsyms_copy;
+  std::string_view pending_kallsyms;  // into the tracing data, or pending_kallsyms_copy
   std::vector<const tep_event*> print_no_symbol;
   PrintedTexts printed;  // format()'s texts of records seen before
   ~State() {
@@ -270,9 +271,15 @@ Result<TracepointDecoder> TracepointDecoder::parse(std::span<const uint8_t> trac
   const bool all_safe = pending.empty() || parse_all_without_crashing(tep, pending);
   for (const PendingFormat& f : pending) parse_format(f, all_safe);
   // kallsyms: perf 6.1 skips it (its symbols come from the kernel map instead).
-  Result<std::string> kallsyms = sized_text32(r, "kallsyms");
+  Result<uint32_t> kallsyms_size = r.u32("kallsyms");
+  if (!kallsyms_size) return kallsyms_size.error();
+  Result<std::span<const uint8_t>> kallsyms = r.bytes(*kallsyms_size, "kallsyms");
   if (!kallsyms) return kallsyms.error();
-  if (options.kallsyms && !kallsyms->empty()) state->pending_kallsyms = std::move(*kallsyms);
+  if (options.kallsyms && !kallsyms->empty()) {
+    const std::string_view text(reinterpret_cast<const char*>(kallsyms->data()), kallsyms->size());
+    if (!options.bytes_outlive_decoder) state->pending_kallsyms_copy = text;
+    state->pending_kallsyms = options.bytes_outlive_decoder ? text : std::string_view(state->pending_kallsyms_copy);
+  }
   Result<std::string> printk = sized_text32(r, "printk formats");
   if (!printk) return printk.error();
   register_printk_formats(tep, *printk);
@@ -312,8 +319,9 @@ void TracepointDecoder::set_kernel_symbol_resolver(KernelSymbolResolver resolver
 
 void TracepointDecoder::load_kernel_symbols() const {
   if (state_->pending_kallsyms.empty()) return;
-  tep_parse_kallsyms(state_->tep.get(), state_->pending_kallsyms.c_str());
-  std::string().swap(state_->pending_kallsyms);
+  tep_parse_kallsyms(state_->tep.get(), std::string(state_->pending_kallsyms).c_str());  // it wants a C string
+  state_->pending_kallsyms = {};
+  std::string().swap(state_->pending_kallsyms_copy);
   state_->printed.clear();
 }
 

@@ -66,6 +66,10 @@ struct TracingDataOptions {
   // saved_cmdlines lines as trace-cmd reads them ("7075 CPU 0/TCG": the whole rest of the line,
   // libtraceevent's tep_parse_saved_cmdlines) rather than as perf does (its first word, "CPU").
   bool whole_comms = false;
+  // The tracing data's bytes stay valid as long as the decoder does (a trace.dat's mapping, whose
+  // owner keeps the decoder): its kallsyms is kept as a view and copied only when an event first
+  // needs a symbol (megabytes that most reports never read).
+  bool bytes_outlive_decoder = false;
 };
 
 class TracepointDecoder {

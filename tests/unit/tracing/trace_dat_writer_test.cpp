@@ -2,6 +2,7 @@
 // with exactly the pages committed so far, whatever moves its regions made; finished, it is
 // compact. Pages here are synthetic ring-buffer pages whose events carry a sequence number, so
 // that any page lost, doubled or misplaced by a move shows.
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -190,6 +192,53 @@ TEST(TraceDatWriter, TextsKeepTheirRoom) {
   const std::string text(bytes.begin(), bytes.end());
   EXPECT_NE(text.find("100 task-100\n101 task-101\n102 task-102\n103 task-103\n"), std::string::npos);
   EXPECT_EQ(text.find("104 task-104"), std::string::npos) << "the comms past the room are cut at a whole line";
+}
+
+// The process's resident bytes (/proc/self/statm), as the kernel counts them.
+uint64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// A 64 MiB trace.dat opened and read front to back: the file is mapped, and each CPU's pages
+// leave memory behind its reader, so the resident size grows by a few MiB, not by the file's
+// size (it was read whole into memory: 64 MiB and more).
+TEST(TraceDat, AFileReadFrontToBackDoesNotStayResident) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / ("vperf-resident-" + std::to_string(::getpid()) + ".dat");
+  {
+    ScopedFd fd(::open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0600));
+    ASSERT_TRUE(fd.valid());
+    TraceDatHeader header;
+    header.tracing_data = seed_tracing_data();
+    header.first_region_room = kPage;
+    header.cpus = {0, 1};
+    Result<TraceDatWriter> begun = TraceDatWriter::begin(fd.get(), header);
+    ASSERT_TRUE(begun.ok()) << begun.error().describe();
+    TraceDatWriter writer = std::move(begun).value();
+    for (uint32_t first = 0; first < 8192 * kEventsPerPage; first += 256 * kEventsPerPage)
+      for (int cpu : {0, 1}) {
+        std::vector<uint8_t> pages;
+        for (uint32_t p = 0; p < 256; ++p) {
+          const std::vector<uint8_t> one = page(cpu, first + p * kEventsPerPage);
+          pages.insert(pages.end(), one.begin(), one.end());
+        }
+        ASSERT_TRUE(writer.add_pages(static_cast<size_t>(cpu), pages).ok());
+      }
+    ASSERT_TRUE(writer.finish().ok());
+  }
+  const uint64_t before = resident_bytes();
+  Result<TraceDat> file = TraceDat::open(path);
+  ASSERT_TRUE(file.ok()) << file.error().describe();
+  uint64_t events = 0, most = 0;
+  ASSERT_TRUE(file->for_each_event([&](const TraceDatEvent&) {
+                    if (++events % 20000 == 0) most = std::max(most, resident_bytes());
+                    return true;
+                  }).ok());
+  std::filesystem::remove(path);
+  EXPECT_EQ(events, uint64_t{2} * 8192 * kEventsPerPage);
+  EXPECT_LT(most, before + (uint64_t{16} << 20)) << "grew by " << ((most - before) >> 20) << " MiB reading a 64 MiB file";
 }
 
 }  // namespace
