@@ -94,7 +94,8 @@ class ScriptRun {
     report::SampleReplay replay(machines, report::ReplayOptions{.ordered = true,
                                                                 .resolve_chain = any_ip && layout_.use_callchain,
                                                                 .unwinder = unwinder_,
-                                                                .inline_frames = options_.inline_frames});
+                                                                .inline_frames = options_.inline_frames,
+                                                                .forget_samples = true});
     std::optional<report::RawDump> dump;
     if (options_.dump_raw)
       dump.emplace(reader, options_.input == "-" ? "pipe" : options_.input, report::RawDumpCommand::Script);

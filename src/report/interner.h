@@ -15,6 +15,13 @@ class Interner {
   Interner() { intern(""); }
   uint32_t intern(std::string_view text);
   const std::string& text(uint32_t id) const { return texts_[id]; }
+  size_t size() const { return texts_.size(); }
+  // Forgets every text but "" (id 0).
+  void clear() {
+    texts_.clear();
+    ids_.clear();
+    intern("");
+  }
 
  private:
   struct Hash {

@@ -118,4 +118,28 @@ void Profile::clear_counts() {
   count_ids_.clear();
 }
 
+void Profile::clear() {
+  clear_counts();
+  frames_.clear();
+  frame_keys_.clear();
+  frame_ids_.clear();
+  functions_.clear();
+  function_keys_.clear();
+  function_ids_.clear();
+  mappings_.clear();
+  mapping_ids_.clear();
+  stack_frames_.clear();
+  stacks_.clear();
+  stack_ids_.clear();
+  texts_.clear();
+}
+
+size_t Profile::bytes() const {
+  constexpr size_t kIndexed = 2 * core::HashedIds::kSlotBytes;  // an id's share of its table, at most
+  return frames_.size() * (sizeof(ProfileFrame) + sizeof(FrameKey) + kIndexed) +
+         functions_.size() * (sizeof(ProfileFunction) + sizeof(FunctionKey) + kIndexed) + mappings_.size() * 64 +
+         stack_frames_.size() * sizeof(uint32_t) + stacks_.size() * (sizeof(stacks_[0]) + kIndexed) + texts_.size() * 64 +
+         counts_.size() * (sizeof(ProfileCount) + 32);
+}
+
 }  // namespace vperf::report

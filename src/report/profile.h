@@ -113,6 +113,10 @@ class Profile {
   const std::vector<ProfileCount>& counts() const { return counts_; }  // in first-counted order
   // Drops the values, keeping frames, functions, mappings and stacks (their ids stay valid).
   void clear_counts();
+  // Drops everything: every id given so far is forgotten (for a reader done with each sample).
+  void clear();
+  // About how much memory the frames, functions, stacks and texts take.
+  size_t bytes() const;
 
  private:
   uint32_t intern_mapping(const std::shared_ptr<const symbols::Map>& map);

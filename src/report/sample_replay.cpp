@@ -129,6 +129,10 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
     else if (machine != nullptr)
       machine->process_exit(static_cast<pid_t>(t->pid), static_cast<pid_t>(t->tid));
   } else if (const auto* s = std::get_if<data::Sample>(&record.body)) {
+    if (options_.forget_samples && profile_->bytes() > kForgottenProfileBytes) {
+      profile_->clear();
+      forget_resolved();
+    }
     const bool in_scope = machines_.sample_scope().shows(cpumode);
     ++(in_scope ? in_scope_ : out_of_scope_);
     if (!in_scope && !options_.out_of_scope_samples) return;
@@ -280,6 +284,15 @@ const SampleReplay::ChainWalk* SampleReplay::seen_chain(const ResolvedSample& sa
 
 size_t SampleReplay::chain_cache_bytes() const {
   return chain_words_.size() * sizeof(uint64_t) + chains_.size() * sizeof(ChainEntry) + 2 * chain_index_.size() * core::HashedIds::kSlotBytes;
+}
+
+void SampleReplay::forget_resolved() {
+  resolved_.clear();
+  resolved_ids_.clear();
+  resolved_frames_.clear();
+  chain_index_.clear();
+  chains_.clear();
+  chain_words_.clear();
 }
 
 void SampleReplay::remember_chain(const ResolvedSample& sample, uint64_t hash, const ChainWalk& walk) {

@@ -103,6 +103,11 @@ struct ReplayOptions {
   // Hand on the samples the machines' SampleScope leaves out too, marked (report counts them in
   // its totals); otherwise they are dropped, as perf script drops them.
   bool out_of_scope_samples = false;
+  // The consumer is done with a sample's frames and stacks when its callback returns and keeps
+  // no id of them (script): the profile, and the caches that name its ids, are emptied between
+  // samples whenever the profile holds more than kForgottenProfileBytes. Real programs' stacks
+  // rarely repeat, and keeping every one made script hold twice perf's memory.
+  bool forget_samples = false;
 };
 
 // Return false to stop.
@@ -142,6 +147,7 @@ class SampleReplay {
   // take more than this, 4 MiB (their words, entries and index): a profile whose chains rarely
   // repeat (junk frames, JITs, system-wide) gains little from them and held them all.
   static constexpr size_t kChainCacheBytes = size_t{4} << 20;
+  static constexpr size_t kForgottenProfileBytes = size_t{8} << 20;
   size_t chain_cache_bytes() const;
 
   // The cpumode a callchain marker switches to; nullopt for an address.
@@ -149,6 +155,8 @@ class SampleReplay {
 
  private:
   void register_idle_thread();
+  // Empties the resolved addresses and walked chains (they name profile ids).
+  void forget_resolved();
   void on_record(const data::RecordView& view, const SampleCallback& on_sample, bool& keep_going);
   symbols::Machine* machine_for(uint8_t cpumode, pid_t pid);
   void walk_callchain(const data::RecordView& view, const data::Sample& sample, ResolvedSample& out);

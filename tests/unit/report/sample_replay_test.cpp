@@ -220,6 +220,45 @@ TEST(SampleReplay, TheWalkedChainCacheStaysBoundedAndChainsKeepTheirStacks) {
   EXPECT_EQ(seen.back().ip_frame, seen.front().ip_frame);
 }
 
+// script's replay forgets each sample once its callback returns: the profile is emptied when it
+// outgrows its bound, and every sample still reads the same frames as without forgetting.
+TEST(SampleReplay, ForgettingSamplesBoundsTheProfileAndEachSampleReadsTheSame) {
+  auto make_source = [] {
+    auto source = std::make_unique<InMemorySource>(1);
+    source->mmap(kLibStart, kLibLen, kLibPgoff, "/nonexistent/libwork.so");
+    for (uint64_t i = 0; i < 150000; ++i) {  // distinct 11-frame stacks: more than 8 MiB of profile
+      std::vector<uint64_t> chain = {PERF_CONTEXT_USER};
+      for (uint64_t depth = 0; depth < 11; ++depth) chain.push_back(kLibStart + 0x100 + (i * 11 + depth) % 0x8000);
+      const uint64_t ip = chain[1];
+      source->sample(0, ip, std::move(chain));
+    }
+    return source;
+  };
+  // Each sample's stack as (ip, cpumode) of its frames, hashed; and the profile's largest size.
+  auto read = [](RecordSource& source, bool forget, size_t& most) {
+    symbols::Machines machines{symbols::SymbolConfig{}};
+    SampleReplay replay(machines, ReplayOptions{.forget_samples = forget});
+    std::vector<uint64_t> stacks;
+    EXPECT_TRUE(replay.run(source, [&](const ResolvedSample& s) {
+                        uint64_t h = 0;
+                        for (uint32_t frame : replay.profile().stack(s.stack))
+                          h = h * 0x100000001b3ULL ^ (replay.profile().frame(frame).ip + replay.profile().frame(frame).cpumode);
+                        stacks.push_back(h ^ replay.profile().frame(s.ip_frame).ip);
+                        most = std::max(most, replay.profile().bytes());
+                        return true;
+                      }).ok());
+    return stacks;
+  };
+  size_t kept_most = 0, forgot_most = 0;
+  std::unique_ptr<InMemorySource> first = make_source(), second = make_source();
+  const std::vector<uint64_t> kept = read(*first, false, kept_most);
+  const std::vector<uint64_t> forgot = read(*second, true, forgot_most);
+  ASSERT_EQ(kept.size(), 150000u);
+  EXPECT_EQ(forgot, kept);
+  EXPECT_GT(kept_most, SampleReplay::kForgottenProfileBytes) << "the profile outgrows the bound without forgetting";
+  EXPECT_LE(forgot_most, SampleReplay::kForgottenProfileBytes + 4096) << "and stays within it (plus one sample) with it";
+}
+
 TEST(SampleReplay, ResolvesAgainAfterTheAddressSpaceChanges) {
   InMemorySource source(1);
   source.comm("worker");
