@@ -50,7 +50,13 @@ Dso::Dso(DsoKind kind, std::string name, Loader loader) : kind_(kind), name_(std
 std::string Dso::short_name() const {
   if (name_.starts_with("[")) return name_;
   size_t slash = name_.rfind('/');
-  return slash == std::string::npos ? name_ : name_.substr(slash + 1);
+  std::string base = slash == std::string::npos ? name_ : name_.substr(slash + 1);
+  // perf names JIT code by its process, whether or not the perf-PID.map exists: "[JIT] tid 327".
+  if (kind_ == DsoKind::Jit && base.starts_with("perf-")) {
+    const size_t digits = base.find_first_not_of("0123456789", 5);
+    if (digits > 5) return "[JIT] tid " + base.substr(5, digits == std::string::npos ? std::string::npos : digits - 5);
+  }
+  return base;
 }
 
 void Dso::load() const {

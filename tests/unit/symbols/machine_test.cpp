@@ -277,7 +277,11 @@ TEST(Machine, AnonymousExecutableMemoryUsesThePerfPidMap) {
   EXPECT_EQ(r.symbol_name(), "LazyCompile:~hot app.js:3");
   EXPECT_EQ(r.dso_name(), (tree.root() / "perf-55.map").string());
   EXPECT_EQ(r.dso()->kind(), DsoKind::Jit);
+  EXPECT_EQ(r.dso_short_name(), "[JIT] tid 55");  // perf 6.1's name for it in report's dso column
   EXPECT_EQ(m.resolve(55, 55, kUser, 0x7f0000005000).symbol_name(), "[unknown]");
+  // The same name where the process wrote no map (QEMU's TCG code buffer in a system-wide profile).
+  m.process_mmap(anon_mmap(56, 0x7f0000000000, 0x10000, "//anon"));
+  EXPECT_EQ(m.resolve(56, 56, kUser, 0x7f0000001010).dso_short_name(), "[JIT] tid 56");
 }
 
 // Skipped only where the kernel maps no vdso at all; where /proc/self/maps shows one, failing to
