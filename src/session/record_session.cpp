@@ -202,6 +202,7 @@ void RecordSession::open_events() {
     // perf's fallback: no hardware cycles (a VM without a virtual PMU) -> cpu-clock.
     chosen_ = r_.fallback_events;
     if (!r_.quiet) err_ << "vperf: cycles is not supported here (no hardware PMU); sampling cpu-clock instead, as perf does\n";
+    fallback_messages.clear();  // said of the events given up: the ones opened now say theirs
     session = perf::SamplingSession::open(opener_, sampling_events(chosen_, attr), target_, r_.mmap_pages, retry);
   }
   if (!session) throw UserError(session.error().describe(), open_hint(session.error().errno_value));

@@ -608,6 +608,19 @@ TEST_F(UnprivilegedRecord, FallsBackToUserSpaceSamplesAsPerfDoes) {
   EXPECT_NE(header.out.find("name = cpu-clock:u"), std::string::npos) << header.out;
 }
 
+// The default event (cycles, cpu-clock where there is no PMU) falls back once: the warning of
+// an event given up (cycles here, refused for privilege and then as missing) is not repeated.
+TEST_F(UnprivilegedRecord, TheDefaultEventWarnsOnce) {
+  fs::path dir = scratch_.root() / "nobody";
+  fs::create_directories(dir);
+  fs::permissions(scratch_.root(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  fs::permissions(dir, fs::perms::all);
+  test::ProgramResult rec = test::run_program({"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", VPERF_BINARY,
+                                               "record", "-o", (dir / "default.data").string(), "--", VPERF_WORKLOAD, "spin", "50"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(count_lines(rec.err, "trying to fall back to excluding kernel and hypervisor samples"), 1u) << rec.err;
+}
+
 TEST_F(Record, BadInputIsOneErrorLine) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"record", "-e", "cyclse", "--", "true"},
