@@ -2,7 +2,9 @@
 
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace vperf {

@@ -21,8 +21,8 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/error.h"
