@@ -2,7 +2,6 @@
 
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +16,7 @@
 #include "guest/vcpu_registers.h"
 #include "guest/vm_monitor.h"
 #include "symbols/kallsyms.h"
+#include "support/unix_socket.h"
 
 namespace vperf::test {
 
@@ -27,16 +27,8 @@ namespace {
 class ConsoleSocket {
  public:
   static Result<ConsoleSocket> connect(const std::filesystem::path& path) {
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    const std::string text = path.string();
-    if (text.size() >= sizeof address.sun_path) return Error{text + ": socket path too long"};
-    std::memcpy(address.sun_path, text.c_str(), text.size() + 1);
     ConsoleSocket console;
-    console.fd_ = ScopedFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (!console.fd_.valid()) return Error::from_errno("socket");
-    if (::connect(console.fd_.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
-      return Error::from_errno("connect " + text);
+    VPERF_TRY(console.fd_, connect_unix_socket(path));
     return console;
   }
 
