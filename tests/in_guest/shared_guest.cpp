@@ -62,7 +62,7 @@ bool SharedGuest::ready() {
   }
   if (guest_ && stalled_) {
     // The test that saw the stall failed with the guest's state; this one gets a new guest.
-    std::cerr << "[ guest    ] booting the guest again: its agent stalled in the test before\n";
+    std::cerr << "[ guest    ] booting the guest again: it gave no result in the test before\n";
     stalled_ = false;
     boot();
   }
@@ -92,13 +92,13 @@ GuestCommandResult SharedGuest::run(const std::string& command) {
   }
   if (stalled_) {
     // Each call would wait out the agent's timeout again, and the state was reported once.
-    ADD_FAILURE() << "not run, the guest's agent stalled earlier in this test: " << command;
+    ADD_FAILURE() << "not run, the guest gave no result earlier in this test: " << command;
     return {};
   }
   Result<GuestCommandResult> r = run_in_guest(*guest_, command);
   if (r) return *r;
   stalled_ = true;
-  ADD_FAILURE() << "the guest's agent failed on: " << command << "\n"
+  ADD_FAILURE() << "no result from the guest for: " << command << "\n"
                 << r.error().describe() << "\nWhat the guest was doing:\n"
                 << guest_stall_report(*guest_);
   return {};
