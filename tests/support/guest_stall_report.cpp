@@ -123,6 +123,21 @@ std::string qemu_view(const RunningGuest& guest) {
     // says whether the guest holds the virtio-serial port open (qemu-ga has opened it).
     if (Result<boost::json::value> chardevs = qmp.qmp("query-chardev", {}); chardevs && chardevs->is_array())
       for (const boost::json::value& chardev : chardevs->as_array()) out << "  chardev " << boost::json::serialize(chardev) << "\n";
+    // The virtio-serial queues of the agent's port (nr=1: queue 4 carries the host's bytes to
+    // the guest, 5 the guest's to the host) and of the control messages (2 to the guest, 3 from
+    // it: each client's connect and close, the guest's port open): an avail index the device no
+    // longer follows, or used entries beyond what was signalled, is a lost notification.
+    if (Result<boost::json::value> devices = qmp.qmp("x-query-virtio", {}); devices && devices->is_array())
+      for (const boost::json::value& device : devices->as_array()) {
+        const boost::json::object* o = device.if_object();
+        if (!o || !o->contains("path") || !o->contains("name") || o->at("name") != "virtio-serial") continue;
+        for (const auto& [queue, what] : {std::pair<int, const char*>{2, "control to the guest"}, {3, "control from the guest"},
+                                          {4, "agent port to the guest"}, {5, "agent port from the guest"}}) {
+          Result<boost::json::value> status = qmp.qmp("x-query-virtio-queue-status", {{"path", o->at("path")}, {"queue", queue}});
+          out << "  virtio-serial queue " << queue << " (" << what << "): " << (status ? boost::json::serialize(*status) : status.error().describe())
+              << "\n";
+        }
+      }
     Result<symbols::Kallsyms> kallsyms = symbols::Kallsyms::load(guest.kallsyms());
     Result<std::string> text = qmp.hmp("info registers -a");
     Result<std::vector<guest::VcpuRegisters>> vcpus = text ? guest::parse_info_registers(*text) : Result<std::vector<guest::VcpuRegisters>>(text.error());

@@ -6,8 +6,10 @@
 //
 // Three views, each taken even when another one fails:
 //  - QEMU's, over QMP: run state, each chardev's connection (is the agent's socket connected,
-//    has the guest opened its port), each vCPU's instruction pointer as a guest kernel symbol
-//    and whether it is halted, and each QEMU thread's share of a host CPU over one second.
+//    has the guest opened its port), the indexes of the virtio-serial queues that carry the
+//    agent's bytes and the port open/close messages (QEMU 7.2's x-query-virtio-queue-status),
+//    each vCPU's instruction pointer as a guest kernel symbol and whether it is halted, and each
+//    QEMU thread's share of a host CPU over one second.
 //  - The guest's own, from init's shell on the console (DIR/console.sock): processes, qemu-ga's
 //    state, kernel stack, open files, the virtio ports' connection state and byte counts, free
 //    memory, the tracer in use, and the kernel log after sysrq's blocked-task and all-CPU dumps.
