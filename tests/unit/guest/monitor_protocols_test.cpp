@@ -31,7 +31,6 @@ class ScriptedPeer {
     std::string expect_contains;  // in the client's request line; "" for the greeting
     std::string reply;            // written as is (include the newlines); "ID" becomes the
                                   // request's "id" argument (guest-sync-delimited)
-    std::chrono::milliseconds delay{0};  // before the reply: an agent slower than the client waits
   };
   ScriptedPeer(const std::string& path, std::vector<Step> steps) {
     listener_ = ScopedFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -61,7 +60,6 @@ class ScriptedPeer {
           requests.push_back(line);
           if (line.find(step.expect_contains) == std::string::npos) mismatches.push_back(line);
         }
-        std::this_thread::sleep_for(step.delay);
         std::string reply = step.reply;
         if (size_t id_at = reply.find("ID"); id_at != std::string::npos && !requests.empty()) {
           const std::string& request = requests.back();
@@ -182,14 +180,16 @@ TEST(MonitorProtocols, AgentSyncFlushesTheAgentsParserAndSkipsTheRestOfAHalfRead
 
 // "It must be issued upon initial connection, and after any client-side timeouts": the answer
 // that came too late is still on its way, and without a sync the next command would take it
-// for its own (here guest-file-close would have been answered with the file's data).
+// for its own (here guest-file-close would have been answered with the file's data). The
+// scripted agent answers the read only once the client has sent its next line.
 TEST(MonitorProtocols, AgentSyncsAgainAfterAnAnswerCameTooLate) {
   test::TempTree tree;
   const std::string path = (tree.root() / "qga.sock").string();
   ScriptedPeer peer(path, {
       {"guest-sync-delimited", "\xff{\"return\": ID}\n"},
-      {"guest-file-read", "{\"return\": {\"count\": 3, \"buf-b64\": \"YWJj\", \"eof\": true}}\n", std::chrono::milliseconds(600)},
-      {"\xff{\"execute\":\"guest-sync-delimited\"", "\xff{\"return\": ID}\n"},
+      {"guest-file-read", ""},
+      {"\xff{\"execute\":\"guest-sync-delimited\"",
+       "{\"return\": {\"count\": 3, \"buf-b64\": \"YWJj\", \"eof\": true}}\n\xff{\"return\": ID}\n"},
       {"guest-file-close", "{\"return\": {}}\n"},
   });
   Result<std::unique_ptr<QgaSocketAgent>> agent = QgaSocketAgent::connect(path, std::chrono::milliseconds(200));
@@ -197,8 +197,6 @@ TEST(MonitorProtocols, AgentSyncsAgainAfterAnAnswerCameTooLate) {
   Result<boost::json::value> late = (*agent)->command("guest-file-read", {{"handle", 1000}});
   ASSERT_FALSE(late.ok());
   EXPECT_EQ(late.error().errno_value, ETIMEDOUT) << late.error().describe();
-  // The late answer arrives while the client waits for the sync.
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   Result<boost::json::value> closed = (*agent)->command("guest-file-close", {{"handle", 1000}});
   ASSERT_TRUE(closed.ok()) << closed.error().describe();
   EXPECT_TRUE(closed->is_object() && closed->as_object().empty()) << boost::json::serialize(*closed);
