@@ -209,14 +209,17 @@ std::string guest_view(const RunningGuest& guest) {
   }
   // The shell does not run: the kernel may hang. Its own dumps through the keyboard's sysrq
   // (the console's loglevel raised first, so that the dumps reach the console).
-  std::string out = "The guest's shell did not answer on its console within 30 s; sysrq 9 (loglevel), w (blocked tasks), l (CPUs) from QMP's keyboard:\n";
+  std::string out =
+      "The guest's shell did not answer on its console within 30 s; sysrq 9 (loglevel), w (blocked tasks), l (CPUs), t (every task) "
+      "from QMP's keyboard:\n";
   Result<std::unique_ptr<guest::QmpSocketMonitor>> monitor = guest::QmpSocketMonitor::connect(guest.qmp());
   if (!monitor) return out + "  QMP does not answer: " + monitor.error().describe() + "\n";
-  for (const char* key : {"9", "w", "l"}) {
+  for (const char* key : {"9", "w", "l", "t"}) {
     boost::json::array keys{boost::json::object{{"type", "qcode"}, {"data", "alt"}}, boost::json::object{{"type", "qcode"}, {"data", "sysrq"}},
                             boost::json::object{{"type", "qcode"}, {"data", key}}};
     if (Result<boost::json::value> sent = (*monitor)->qmp("send-key", {{"keys", keys}}); !sent) out += "  send-key: " + sent.error().describe() + "\n";
-    console->read_until("", std::chrono::seconds(5));
+    // Every task's stack is some 30 KB, 3 s on the emulated UART of a loaded host.
+    console->read_until("", std::chrono::seconds(key == std::string_view("t") ? 15 : 5));
   }
   return out + plain_text(console->received()) + "\n";
 }

@@ -13,9 +13,9 @@
 //  - The guest's own, from init's shell on the console (DIR/console.sock): processes, qemu-ga's
 //    state, kernel stack, open files, the virtio ports' connection state and byte counts, free
 //    memory, the tracer in use, and the kernel log after sysrq's blocked-task and all-CPU dumps.
-//  - When that shell does not answer (the kernel itself hangs): sysrq from QMP's keyboard
-//    (the kernel command line has sysrq_always_enabled), its loglevel raised first, and what
-//    the console printed.
+//  - When that shell does not answer (the kernel itself hangs, or init's shell is busy): sysrq
+//    from QMP's keyboard (the kernel command line has sysrq_always_enabled), the loglevel
+//    raised first, then blocked tasks, each CPU and every task, as the console printed them.
 #include <string>
 
 #include "support/guest_rig.h"
