@@ -190,6 +190,22 @@ constexpr const char* kGuestScript[] = {
     "stty echo; echo vperf-stall-end-$((6*7))",
 };
 
+// The kernel's own dumps, asked for through QMP's keyboard (sysrq), as the console prints them.
+std::string sysrq_dumps(const RunningGuest& guest, ConsoleSocket& console) {
+  std::string out = "sysrq 9 (loglevel), w (blocked tasks), l (CPUs), t (every task) from QMP's keyboard:\n";
+  Result<std::unique_ptr<guest::QmpSocketMonitor>> monitor = guest::QmpSocketMonitor::connect(guest.qmp());
+  if (!monitor) return out + "  QMP does not answer: " + monitor.error().describe() + "\n";
+  const size_t before = console.received().size();
+  for (const char* key : {"9", "w", "l", "t"}) {
+    boost::json::array keys{boost::json::object{{"type", "qcode"}, {"data", "alt"}}, boost::json::object{{"type", "qcode"}, {"data", "sysrq"}},
+                            boost::json::object{{"type", "qcode"}, {"data", key}}};
+    if (Result<boost::json::value> sent = (*monitor)->qmp("send-key", {{"keys", keys}}); !sent) out += "  send-key: " + sent.error().describe() + "\n";
+    // Every task's stack is some 30 KB, 3 s on the emulated UART of a loaded host.
+    console.read_until("", std::chrono::seconds(key == std::string_view("t") ? 15 : 5));
+  }
+  return out + plain_text(std::string_view(console.received()).substr(before)) + "\n";
+}
+
 std::string guest_view(const RunningGuest& guest) {
   Result<ConsoleSocket> console = ConsoleSocket::connect(guest.dir() / "console.sock");
   if (!console) return "The guest's console: " + console.error().describe() + "\n";
@@ -204,24 +220,15 @@ std::string guest_view(const RunningGuest& guest) {
     const bool whole = typed && console->read_until(kEnd, std::chrono::seconds(90));
     std::string transcript = plain_text(console->received());
     if (size_t begin = transcript.find(kBegin); begin != std::string::npos) transcript.erase(0, begin);
-    return "The guest, from init's shell on its console" + std::string(whole ? "" : " (it stopped answering before the end)") + ":\n" +
-           transcript + "\n";
+    std::string out = "The guest, from init's shell on its console" + std::string(whole ? "" : " (it stopped answering before the end)") +
+                      ":\n" + transcript + "\n";
+    // A shell that stopped midway is stuck in the kernel (a soft lockup prints its stack only
+    // above the quiet loglevel): the keyboard still reaches it.
+    if (!whole) out += sysrq_dumps(guest, console.value());
+    return out;
   }
-  // The shell does not run: the kernel may hang. Its own dumps through the keyboard's sysrq
-  // (the console's loglevel raised first, so that the dumps reach the console).
-  std::string out =
-      "The guest's shell did not answer on its console within 30 s; sysrq 9 (loglevel), w (blocked tasks), l (CPUs), t (every task) "
-      "from QMP's keyboard:\n";
-  Result<std::unique_ptr<guest::QmpSocketMonitor>> monitor = guest::QmpSocketMonitor::connect(guest.qmp());
-  if (!monitor) return out + "  QMP does not answer: " + monitor.error().describe() + "\n";
-  for (const char* key : {"9", "w", "l", "t"}) {
-    boost::json::array keys{boost::json::object{{"type", "qcode"}, {"data", "alt"}}, boost::json::object{{"type", "qcode"}, {"data", "sysrq"}},
-                            boost::json::object{{"type", "qcode"}, {"data", key}}};
-    if (Result<boost::json::value> sent = (*monitor)->qmp("send-key", {{"keys", keys}}); !sent) out += "  send-key: " + sent.error().describe() + "\n";
-    // Every task's stack is some 30 KB, 3 s on the emulated UART of a loaded host.
-    console->read_until("", std::chrono::seconds(key == std::string_view("t") ? 15 : 5));
-  }
-  return out + plain_text(console->received()) + "\n";
+  // The shell does not run: the kernel may hang, or init's shell is busy.
+  return "The guest's shell did not answer on its console within 30 s.\n" + sysrq_dumps(guest, console.value());
 }
 
 }  // namespace
