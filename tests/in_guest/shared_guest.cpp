@@ -32,7 +32,7 @@ void SharedGuest::boot() {
   const std::string perf = find_program("perf");
   if (!perf.empty()) files.push_back(perf);  // its libraries go in beside vperf's
   scratch_ = std::make_unique<TempTree>();
-  Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(rig_, scratch_->root() / "vm", true, files);
+  Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(rig_, scratch_->root() / "vm", true, files, true);
   if (!guest) {
     boot_error_ = guest.error().describe();
     return;
