@@ -78,9 +78,9 @@ TEST_F(FtraceGuest, FunctionGraphGraphsEachCallAndTheTopLevelComesBack) {
   ASSERT_EQ(before.exit_code, 0) << before.err;
   // -T as well as -G: only the one function is patched. A graph of everything below it patches
   // every traceable call site, which under QEMU 7.2's thread-per-vCPU TCG livelocked the guest
-  // in 4 of 9 runs (one vCPU trapping forever on an int3 its stale translation still held, the
-  // other waiting for it in text_poke_bp_batch); the test guest now runs single-threaded TCG
-  // (RunningGuest::boot's patches_kernel_text).
+  // in 6 of 15 runs (a vCPU trapping forever on an int3 its stale translation still held, the
+  // other waiting for it in text_poke_bp_batch or stuck the same way); the test guest now runs
+  // single-threaded TCG (RunningGuest::boot's patches_kernel_text): 0 of 15.
   GuestCommandResult r = in_guest(
       "/bin/vperf ftrace -T __do_sys_getppid -G __do_sys_getppid --graph-opts depth=3,noirqs -- /bin/vperf-workload getppid 50");
   ASSERT_EQ(r.exit_code, 0) << r.err;
