@@ -10,7 +10,6 @@
 namespace vperf::guest {
 
 namespace {
-constexpr std::chrono::seconds kAgentTimeout{20};  // a TCG guest reads 4 MB of kallsyms in seconds
 constexpr int64_t kReadPiece = 1 << 20;
 // A guest's kallsyms is a few MiB; the agent is the guest's to program, so an agent that
 // never says eof must not keep vperf reading (and growing the file) forever.
@@ -88,29 +87,54 @@ Result<std::string> GuestAgent::read_file(const std::string& path) {
   return contents;
 }
 
-Result<std::unique_ptr<QgaSocketAgent>> QgaSocketAgent::connect(const std::filesystem::path& socket) {
+Result<std::unique_ptr<QgaSocketAgent>> QgaSocketAgent::connect(const std::filesystem::path& socket,
+                                                                std::chrono::milliseconds answer_timeout) {
   Result<JsonSocket> s = JsonSocket::connect(socket);
   if (!s) return s.error();
-  std::unique_ptr<QgaSocketAgent> agent(new QgaSocketAgent(std::move(s).value()));
-  // guest-sync-delimited: the agent answers with 0xff and the id; anything before it is an
-  // answer meant for someone else.
+  std::unique_ptr<QgaSocketAgent> agent(new QgaSocketAgent(std::move(s).value(), answer_timeout));
+  if (Result<void> synced = agent->sync(); !synced)
+    return Error{"guest agent at " + socket.string() + " does not answer: " + synced.error().message, synced.error().errno_value};
+  return agent;
+}
+
+// qemu-ga's schema (guest-sync-delimited): the request is preceded by a 0xff byte, which
+// qemu-ga's JSON lexer takes as an error that drops whatever partial request an earlier client
+// left in its parser (qemu-ga answers that error; the answer is skipped with the rest). The
+// answer is the only one qemu-ga starts with a 0xff; everything before it is skipped unread,
+// and so is a delimited answer to an earlier client's sync (another id).
+Result<void> QgaSocketAgent::sync() {
+  in_sync_ = false;
   const int64_t id = static_cast<int64_t>(::getpid()) * 1000003 + static_cast<int64_t>(std::chrono::steady_clock::now().time_since_epoch().count() % 1000003);
-  boost::json::object sync{{"execute", "guest-sync-delimited"}, {"arguments", {{"id", id}}}};
-  VPERF_TRY(agent->socket_.send(sync));
+  boost::json::object request{{"execute", "guest-sync-delimited"}, {"arguments", {{"id", id}}}};
+  VPERF_TRY(socket_.send_bytes("\xff" + boost::json::serialize(request) + "\n"));
+  const auto deadline = std::chrono::steady_clock::now() + answer_timeout_;
   for (;;) {
-    Result<boost::json::object> answer = agent->socket_.receive(kAgentTimeout);
-    if (!answer) return Error{"guest agent at " + socket.string() + " does not answer: " + answer.error().message, answer.error().errno_value};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0)
+      return Error{"no answer to guest-sync-delimited within " + std::to_string(answer_timeout_.count()) + " ms", ETIMEDOUT};
+    VPERF_TRY(socket_.discard_through('\xff', left));
+    Result<boost::json::object> answer = socket_.receive(left);
+    if (!answer) return answer.error();
     const boost::json::value* value = answer->if_contains("return");
-    if (value && value->is_int64() && value->as_int64() == id) return agent;
+    if (value && value->is_int64() && value->as_int64() == id) {
+      in_sync_ = true;
+      return {};
+    }
   }
 }
 
 Result<boost::json::value> QgaSocketAgent::command(std::string_view name, const boost::json::object& arguments) {
+  // After a timeout the late answer is still on its way: the next one read would be taken for
+  // the next request's.
+  if (!in_sync_) VPERF_TRY(sync());
   boost::json::object message{{"execute", name}};
   if (!arguments.empty()) message["arguments"] = arguments;
   VPERF_TRY(socket_.send(message));
-  Result<boost::json::object> answer = socket_.receive(kAgentTimeout);
-  if (!answer) return answer.error();
+  Result<boost::json::object> answer = socket_.receive(answer_timeout_);
+  if (!answer) {
+    in_sync_ = false;
+    return answer.error();
+  }
   return qmp_return(*answer, name);
 }
 

@@ -5,6 +5,7 @@
 // vperf uses it to read the guest's /proc/kallsyms, /proc/modules and kernel identity without
 // a login: guest-file-open/read/close, which every qemu-ga since 0.15 has.
 #include <boost/json.hpp>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -26,16 +27,24 @@ class GuestAgent {
 };
 
 // The agent through its host-side socket (QEMU -chardev socket,path=...,server=on for the
-// virtserialport named org.qemu.guest_agent.0). A stale reply left by an earlier client is
-// skipped by opening with guest-sync-delimited.
+// virtserialport named org.qemu.guest_agent.0). The port outlives each client: an earlier
+// client's unread answers, the rest of one it stopped reading, and a request it sent only in
+// part all stay in it. So, as qemu-ga's protocol asks, the agent is synchronized on connecting
+// and again after any failed answer (guest-sync-delimited, see sync()).
 class QgaSocketAgent : public GuestAgent {
  public:
-  static Result<std::unique_ptr<QgaSocketAgent>> connect(const std::filesystem::path& socket);
+  // `answer_timeout`: how long each answer may take (a TCG guest reads 4 MB of kallsyms in
+  // seconds); one that takes longer is an ETIMEDOUT Error.
+  static Result<std::unique_ptr<QgaSocketAgent>> connect(const std::filesystem::path& socket,
+                                                         std::chrono::milliseconds answer_timeout = std::chrono::seconds(20));
   Result<boost::json::value> command(std::string_view name, const boost::json::object& arguments) override;
 
  private:
-  explicit QgaSocketAgent(JsonSocket socket) : socket_(std::move(socket)) {}
+  QgaSocketAgent(JsonSocket socket, std::chrono::milliseconds answer_timeout) : socket_(std::move(socket)), answer_timeout_(answer_timeout) {}
+  Result<void> sync();
   JsonSocket socket_;
+  std::chrono::milliseconds answer_timeout_;
+  bool in_sync_ = false;  // the next answer read is the one to the next request sent
 };
 
 // RFC 4648 base64 (the agent's encoding of file data); an Error for a character outside it.

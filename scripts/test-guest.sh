@@ -10,7 +10,12 @@
 #                                     written its /proc/kallsyms and /proc/modules (to
 #                                     DIR/guest-kallsyms and DIR/guest-modules) and its agent runs.
 #                                     DIR/qmp.sock is QEMU's QMP monitor, DIR/qga.sock the agent,
-#                                     DIR/serial.log the console (CRLF line endings), DIR/qemu.pid.
+#                                     DIR/serial.log the console (CRLF line endings), DIR/qemu.pid;
+#                                     DIR/console.sock types into the console's shell (init's
+#                                     busybox sh on ttyS0), for a look inside a guest whose agent
+#                                     stopped answering. VPERF_GUEST_ACCEL=tcg|kvm picks the
+#                                     accelerator instead of the KVM probe; VPERF_GUEST_TCG=single
+#                                     runs TCG's vCPUs on one host thread (see start_qemu).
 #   scripts/test-guest.sh stop DIR    quit QEMU (through QMP, then SIGKILL if it lingers)
 #   scripts/test-guest.sh capture DIR build (unless built), boot, keep the symbol dumps, stop:
 #                                     what the vperf kvm tests need from a real guest
@@ -114,13 +119,26 @@ kvm_works() {
 }
 
 start_qemu() {
-  rm -f "$dir"/{qmp.sock,qga.sock,serial.log,guest-kallsyms,guest-modules,qemu.pid}
+  rm -f "$dir"/{qmp.sock,qga.sock,console.sock,serial.log,guest-kallsyms,guest-modules,qemu.pid}
   echo "$1" >"$dir/accel"
-  qemu-system-x86_64 -accel "$1" -m 512 -smp 2 -nodefaults -display none -no-reboot \
+  # VPERF_GUEST_TCG=single: one host thread runs both vCPUs in turn. QEMU 7.2's multi-threaded
+  # TCG can leave one vCPU running a stale translation of kernel text another vCPU has just
+  # patched (ftrace's text_poke_bp): it traps on the int3 that memory no longer holds, forever,
+  # with interrupts off, and the patching vCPU waits for it in smp_call_function_many_cond. The
+  # guests that run the tracers use it; a vCPU thread each stays the default (the kvm monitor
+  # tests sample the vCPU threads).
+  local accel_option=$1
+  if [ "$1" = tcg ] && [ "${VPERF_GUEST_TCG:-}" = single ]; then accel_option=tcg,thread=single; fi
+  # The console is a socket whose every byte QEMU also writes to serial.log, whether or not a
+  # client is connected (QEMU >= 5.2 logs what a client-less socket drops). Nothing connects in
+  # a good run; on a stall the test rig types commands into init's shell there and reads the
+  # answers. sysrq_always_enabled: when that shell is stuck too, QMP's send-key can still make
+  # the kernel raise its console loglevel and print every CPU's and every blocked task's stack.
+  qemu-system-x86_64 -accel "$accel_option" -m 512 -smp 2 -nodefaults -display none -no-reboot \
     -name vperf-test-guest,debug-threads=on \
     -kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio.gz" \
-    -append "console=ttyS0 panic=-1 quiet" \
-    -chardev file,id=console,path="$dir/serial.log" -serial chardev:console \
+    -append "console=ttyS0 panic=-1 quiet sysrq_always_enabled=1" \
+    -chardev socket,id=console,path="$dir/console.sock",server=on,wait=off,logfile="$dir/serial.log" -serial chardev:console \
     -device virtio-serial-pci \
     -chardev socket,id=qga,path="$dir/qga.sock",server=on,wait=off \
     -device virtserialport,chardev=qga,name=org.qemu.guest_agent.0,nr=1 \
@@ -149,6 +167,8 @@ boot() {
   [ -f "$dir/vmlinuz" ] && [ -f "$dir/initramfs.cpio.gz" ] || die "no guest in $dir (hint: $0 build $dir)"
   [ -f "$dir/qemu.pid" ] && kill -0 "$(cat "$dir/qemu.pid")" 2>/dev/null && die "a guest already runs from $dir (pid $(cat "$dir/qemu.pid"))"
   local accel=${VPERF_GUEST_ACCEL:-}
+  case "$accel" in "" | tcg | kvm) ;; *) die "VPERF_GUEST_ACCEL=$accel is neither tcg nor kvm (hint: unset it to let the rig pick)" ;; esac
+  case "${VPERF_GUEST_TCG:-}" in "" | single | multi) ;; *) die "VPERF_GUEST_TCG=$VPERF_GUEST_TCG is neither single nor multi (hint: unset it for QEMU's default)" ;; esac
   if [ -z "$accel" ] && [ -f "$dir/kvm-silent" ]; then accel=tcg; fi
   if [ -z "$accel" ] && kvm_works; then
     # Nested KVM can start a VM that never runs a Linux kernel; a silent console after 30 s

@@ -76,8 +76,11 @@ TEST_F(FtraceGuest, FunctionGraphGraphsEachCallAndTheTopLevelComesBack) {
   ASSERT_EQ(in_guest("cd /sys/kernel/tracing/events/sched/sched_switch && echo 1 > enable && echo 0 > enable").exit_code, 0);
   const GuestCommandResult before = in_guest(files);
   ASSERT_EQ(before.exit_code, 0) << before.err;
-  // -T as well as -G: only the one function is patched. A graph of everything below it slows
-  // the TCG guest so much on a busy host that its agent stopped answering (seen once in CI).
+  // -T as well as -G: only the one function is patched. A graph of everything below it patches
+  // every traceable call site, which under QEMU 7.2's thread-per-vCPU TCG livelocked the guest
+  // in 6 of 15 runs (a vCPU trapping forever on an int3 its stale translation still held, the
+  // other waiting for it in text_poke_bp_batch or stuck the same way); the test guest now runs
+  // single-threaded TCG (RunningGuest::boot's patches_kernel_text): 0 of 15.
   GuestCommandResult r = in_guest(
       "/bin/vperf ftrace -T __do_sys_getppid -G __do_sys_getppid --graph-opts depth=3,noirqs -- /bin/vperf-workload getppid 50");
   ASSERT_EQ(r.exit_code, 0) << r.err;

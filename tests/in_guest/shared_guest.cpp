@@ -1,7 +1,10 @@
 #include "in_guest/shared_guest.h"
 
+#include <iostream>
+
 #include "core/files.h"
 #include "support/capability.h"
+#include "support/guest_stall_report.h"
 #include "support/run_program.h"
 
 namespace vperf::test {
@@ -23,12 +26,13 @@ void SharedGuest::SetUp() {
 
 void SharedGuest::boot() {
   guest_.reset();
+  stalled_ = false;
   std::vector<std::filesystem::path> files;
   if (module_) files.push_back(*module_);
   const std::string perf = find_program("perf");
   if (!perf.empty()) files.push_back(perf);  // its libraries go in beside vperf's
   scratch_ = std::make_unique<TempTree>();
-  Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(rig_, scratch_->root() / "vm", true, files);
+  Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(rig_, scratch_->root() / "vm", true, files, true);
   if (!guest) {
     boot_error_ = guest.error().describe();
     return;
@@ -56,18 +60,22 @@ bool SharedGuest::ready() {
     discarded_ = false;
     boot();
   }
+  if (guest_ && stalled_) {
+    // The test that saw the stall failed with the guest's state; this one gets a new guest.
+    std::cerr << "[ guest    ] booting the guest again: it gave no result in the test before\n";
+    stalled_ = false;
+    boot();
+  }
   if (!guest_) return false;
   Result<GuestCommandResult> answer = run_in_guest(*guest_, "true", std::chrono::seconds(30));
   if (answer && answer->exit_code == 0) return true;
-  // What the guest's console said last (an OOM kill, a lockup, a panic) is the first clue.
-  std::string console = read_file(guest_->dir() / "serial.log").value_or("");
-  if (console.size() > 3000) console = console.substr(console.size() - 3000);
   // A stall is a failure of this test, never absorbed by the boot: the test before may have
   // passed and left the guest stalled. The guest is booted again so that the tests after this
   // one still run on a guest of their own.
-  ADD_FAILURE() << "the guest's agent stopped answering before this test (the one before left it stalled); booting it again. "
-                << "Its console's last lines:\n"
-                << console;
+  ADD_FAILURE() << "the guest's agent stopped answering before this test (the one before left it stalled: "
+                << (answer ? "true exited " + std::to_string(answer->exit_code) : answer.error().describe())
+                << "); booting it again. What the guest was doing:\n"
+                << guest_stall_report(*guest_);
   boot();
   return guest_ != nullptr;
 }
@@ -82,9 +90,18 @@ GuestCommandResult SharedGuest::run(const std::string& command) {
     ADD_FAILURE() << "no guest: " << boot_error_;
     return {};
   }
+  if (stalled_) {
+    // Each call would wait out the agent's timeout again, and the state was reported once.
+    ADD_FAILURE() << "not run, the guest gave no result earlier in this test: " << command;
+    return {};
+  }
   Result<GuestCommandResult> r = run_in_guest(*guest_, command);
-  EXPECT_TRUE(r.ok()) << r.error().describe();
-  return r ? *r : GuestCommandResult{};
+  if (r) return *r;
+  stalled_ = true;
+  ADD_FAILURE() << "no result from the guest for: " << command << "\n"
+                << r.error().describe() << "\nWhat the guest was doing:\n"
+                << guest_stall_report(*guest_);
+  return {};
 }
 
 }  // namespace vperf::test

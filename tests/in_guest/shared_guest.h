@@ -31,12 +31,15 @@ class SharedGuest : public ::testing::Environment {
   // Whether perf 6.1 is in the guest, at /lib/vperf-test/perf.
   static bool has_perf() { return has_perf_; }
 
-  // A shell command in the guest, as root; a failure to reach the agent fails the test.
+  // A shell command in the guest, as root. A failure to reach the agent fails the test with
+  // the guest's state (guest_stall_report.h) and marks the guest stalled: the test's later
+  // calls fail at once, and the next test's ready() boots a new guest.
   static GuestCommandResult run(const std::string& command);
 
   // Called by each test's SetUp: a guest whose agent no longer answers (a test before this one
-  // left it stalled: a TCG guest tracing heavily) fails the calling test, with the guest's last
-  // console lines, and is booted again for the tests after it. False when there is no guest to
+  // left it stalled) fails the calling test, with what the guest was doing, and is booted again
+  // for the tests after it; one that a run() of the test before found stalled is booted again
+  // without a second failure. False when there is no guest to
   // use (boot_error() says why).
   static bool ready();
   // Lets go of a guest a test has ended on purpose (it panicked it): the next test's ready()
@@ -51,6 +54,7 @@ class SharedGuest : public ::testing::Environment {
   static inline Result<std::filesystem::path> module_ = Error{"the guest was not set up"};
   static inline bool has_perf_ = false;
   static inline bool discarded_ = false;
+  static inline bool stalled_ = false;  // run() saw the agent fail and reported it
   static void boot();
 };
 

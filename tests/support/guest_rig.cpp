@@ -79,7 +79,7 @@ Result<std::filesystem::path> guest_vmlinux(const GuestRig& rig) {
 }
 
 Result<std::unique_ptr<RunningGuest>> RunningGuest::boot(const GuestRig& rig, const std::filesystem::path& dir, bool with_vperf,
-                                                         const std::vector<std::filesystem::path>& files) {
+                                                         const std::vector<std::filesystem::path>& files, bool patches_kernel_text) {
   std::filesystem::create_directories(dir);
   std::error_code ec;
   for (const char* file : {"vmlinuz", "initramfs.cpio.gz", "kvm-silent", "release"})
@@ -92,7 +92,9 @@ Result<std::unique_ptr<RunningGuest>> RunningGuest::boot(const GuestRig& rig, co
     if (added.exit_code != 0) return Error{"scripts/test-guest.sh add-vperf failed: " + tail(added.err + added.out, 3)};
   }
   std::unique_ptr<RunningGuest> guest(new RunningGuest(dir));
-  ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "boot", dir.string()});
+  std::map<std::string, std::string> env;
+  if (patches_kernel_text) env["VPERF_GUEST_TCG"] = "single";
+  ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "boot", dir.string()}, env);
   if (r.exit_code != 0) return Error{"scripts/test-guest.sh boot failed: " + tail(r.err + r.out, 3)};
   return guest;
 }

@@ -47,9 +47,12 @@ class RunningGuest {
  public:
   // `with_vperf`: vperf and vperf-workload, stripped, at /bin in the guest with the libraries
   // they link (scripts/test-guest.sh add-vperf), for tests that run vperf inside it, and each of
-  // `files` at /lib/vperf-test/.
+  // `files` at /lib/vperf-test/. `patches_kernel_text`: the tests enable tracers or probes, so
+  // under TCG one host thread runs the vCPUs in turn (VPERF_GUEST_TCG=single, see the script):
+  // QEMU 7.2's thread per vCPU livelocked the guest in ftrace's text patching.
   static Result<std::unique_ptr<RunningGuest>> boot(const GuestRig& rig, const std::filesystem::path& dir, bool with_vperf = false,
-                                                    const std::vector<std::filesystem::path>& files = {});
+                                                    const std::vector<std::filesystem::path>& files = {},
+                                                    bool patches_kernel_text = false);
   RunningGuest(const RunningGuest&) = delete;
   RunningGuest& operator=(const RunningGuest&) = delete;
   ~RunningGuest();

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -151,6 +153,55 @@ TEST(MonitorProtocols, AgentSyncSkipsStaleRepliesAndReadsAFileInPieces) {
     agent->reset();
     EXPECT_TRUE(peer.mismatches.empty()) << peer.mismatches.front();
   }
+}
+
+// qemu-ga's schema: "clients should also precede this *request* with a 0xFF byte to make sure
+// the guest agent flushes any partially read JSON data from a previous client connection", and
+// everything up to the 0xff of the sync's answer is to be ignored, parsable or not. Here the
+// earlier client stopped reading in the middle of a guest-exec-status answer: its rest, which
+// is no JSON object of its own, comes first.
+TEST(MonitorProtocols, AgentSyncFlushesTheAgentsParserAndSkipsTheRestOfAHalfReadAnswer) {
+  test::TempTree tree;
+  const std::string path = (tree.root() / "qga.sock").string();
+  ScriptedPeer peer(path, {
+      {"\xff{\"execute\":\"guest-sync-delimited\"",
+       "us\": {\"exitcode\": 0, \"out-data\": \"\", \"exited\": true}}\n"
+       "{\"error\": {\"class\": \"GenericError\", \"desc\": \"JSON parse error, stray '\xff'\"}}\n"
+       "\xff{\"return\": ID}\n"},
+      {"guest-ping", "{\"return\": {}}\n"},
+  });
+  Result<std::unique_ptr<QgaSocketAgent>> agent = QgaSocketAgent::connect(path);
+  ASSERT_TRUE(agent.ok()) << agent.error().describe();
+  Result<boost::json::value> ping = (*agent)->command("guest-ping", {});
+  EXPECT_TRUE(ping.ok()) << ping.error().describe();
+  agent->reset();
+  EXPECT_TRUE(peer.mismatches.empty()) << peer.mismatches.front();
+}
+
+// "It must be issued upon initial connection, and after any client-side timeouts": the answer
+// that came too late is still on its way, and without a sync the next command would take it
+// for its own (here guest-file-close would have been answered with the file's data). The
+// scripted agent answers the read only once the client has sent its next line.
+TEST(MonitorProtocols, AgentSyncsAgainAfterAnAnswerCameTooLate) {
+  test::TempTree tree;
+  const std::string path = (tree.root() / "qga.sock").string();
+  ScriptedPeer peer(path, {
+      {"guest-sync-delimited", "\xff{\"return\": ID}\n"},
+      {"guest-file-read", ""},
+      {"\xff{\"execute\":\"guest-sync-delimited\"",
+       "{\"return\": {\"count\": 3, \"buf-b64\": \"YWJj\", \"eof\": true}}\n\xff{\"return\": ID}\n"},
+      {"guest-file-close", "{\"return\": {}}\n"},
+  });
+  Result<std::unique_ptr<QgaSocketAgent>> agent = QgaSocketAgent::connect(path, std::chrono::milliseconds(200));
+  ASSERT_TRUE(agent.ok()) << agent.error().describe();
+  Result<boost::json::value> late = (*agent)->command("guest-file-read", {{"handle", 1000}});
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.error().errno_value, ETIMEDOUT) << late.error().describe();
+  Result<boost::json::value> closed = (*agent)->command("guest-file-close", {{"handle", 1000}});
+  ASSERT_TRUE(closed.ok()) << closed.error().describe();
+  EXPECT_TRUE(closed->is_object() && closed->as_object().empty()) << boost::json::serialize(*closed);
+  agent->reset();
+  EXPECT_TRUE(peer.mismatches.empty()) << peer.mismatches.front();
 }
 
 // A monitor or agent that answers each command from a script, without a socket.
