@@ -10,9 +10,10 @@ size_t EntryKeyHash::operator()(const EntryKey& k) const {
   uint64_t h = k.comm;
   h = h * 0x9e3779b97f4a7c15ULL + static_cast<uint32_t>(k.tid);
   h = h * 0x9e3779b97f4a7c15ULL + static_cast<uint32_t>(k.cpu);
-  h = h * 0x9e3779b97f4a7c15ULL + reinterpret_cast<uintptr_t>(k.dso);
-  h = h * 0x9e3779b97f4a7c15ULL + reinterpret_cast<uintptr_t>(k.symbol);
+  h = h * 0x9e3779b97f4a7c15ULL + k.dso;
+  h = h * 0x9e3779b97f4a7c15ULL + k.symbol;
   h = h * 0x9e3779b97f4a7c15ULL + k.address;
+  h = h * 0x9e3779b97f4a7c15ULL + k.symbol_end;
   h = h * 0x9e3779b97f4a7c15ULL + k.trace;
   h = h * 0x9e3779b97f4a7c15ULL + k.inlined;
   return static_cast<size_t>(h ^ (h >> 29));
@@ -41,11 +42,12 @@ EntryKey HistBuilder::key_for(uint32_t comm, uint32_t trace, pid_t tid, int32_t 
   if (key_comm_) key.comm = comm;
   if (key_tid_) key.tid = tid;
   if (key_cpu_) key.cpu = cpu;
-  if (key_dso_) key.dso = dso;
+  if (key_dso_ && dso) key.dso = dso->short_name_id();
   if (key_sym_) {
-    key.symbol = symbol;
+    key.symbol = symbol != nullptr;
     key.inlined = inlined;
-    if (!symbol) key.address = address;
+    key.address = symbol ? symbol->start : address;
+    if (symbol) key.symbol_end = symbol->end;
   }
   return key;
 }

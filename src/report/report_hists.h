@@ -39,9 +39,12 @@ struct EntryKey {
   uint32_t comm = 0;
   int32_t tid = 0;
   int32_t cpu = 0;
-  const symbols::Dso* dso = nullptr;
-  const symbols::Symbol* symbol = nullptr;
-  uint64_t address = 0;  // unresolved symbol: the address perf shows
+  // perf compares DSOs by short name, and symbols by start and end address (sort__sym_cmp): two
+  // files of one basename and their functions at the same addresses are one entry.
+  uint32_t dso = 0;  // Dso::short_name_id, 0 for none
+  bool symbol = false;
+  uint64_t address = 0;  // a symbol's start; unresolved: the address perf shows
+  uint64_t symbol_end = 0;
   uint32_t trace = 0;    // interned trace output
   uint32_t inlined = 0;  // an inlined function's entry (--children): its Profile function id + 1
   bool operator==(const EntryKey&) const = default;

@@ -1,6 +1,8 @@
 #include "symbols/dso.h"
 
 #include <iterator>
+#include <mutex>
+#include <unordered_map>
 
 #include "symbols/debuginfo.h"
 #include "symbols/demangle.h"
@@ -45,7 +47,22 @@ std::string_view dso_kind_name(DsoKind kind) {
   return "unknown";
 }
 
-Dso::Dso(DsoKind kind, std::string name, Loader loader) : kind_(kind), name_(std::move(name)), loader_(std::move(loader)) {}
+namespace {
+
+// Short names numbered in the order first seen, for the whole process (Dsos of several machines
+// share them).
+uint32_t number_of_short_name(const std::string& short_name) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, uint32_t> numbers;
+  std::lock_guard<std::mutex> lock(mutex);
+  return numbers.try_emplace(short_name, static_cast<uint32_t>(numbers.size() + 1)).first->second;
+}
+
+}  // namespace
+
+Dso::Dso(DsoKind kind, std::string name, Loader loader) : kind_(kind), name_(std::move(name)), loader_(std::move(loader)) {
+  short_name_id_ = number_of_short_name(short_name());
+}
 
 std::string Dso::short_name() const {
   if (name_.starts_with("[")) return name_;

@@ -61,6 +61,10 @@ class Dso {
   const std::string& name() const { return name_; }
   // perf report's "Shared Object" column: the basename for files, the name for [brackets].
   std::string short_name() const;
+  // One number per short name, the same for every Dso that has it: perf report compares DSOs by
+  // their short names, so two files of one basename (a guest's libc and the host's) are one
+  // entry of its histogram.
+  uint32_t short_name_id() const { return short_name_id_; }
   bool is_kernel() const { return kind_ == DsoKind::Kernel || kind_ == DsoKind::GuestKernel || kind_ == DsoKind::Module; }
 
   // Loads on first call. On failure the table is empty and load_error() says why.
@@ -85,6 +89,7 @@ class Dso {
 
   DsoKind kind_;
   std::string name_;
+  uint32_t short_name_id_;
   Loader loader_;
   mutable std::once_flag loaded_;
   mutable DsoContents contents_;

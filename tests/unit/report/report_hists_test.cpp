@@ -60,6 +60,16 @@ class ReportFile {
     data::SampleFormat f = format();
     records_.push_back(data::build_record(r, &f));
   }
+  void mmap(uint32_t pid, uint64_t start, uint64_t len, const std::string& file) {
+    data::Record r;
+    r.type = PERF_RECORD_MMAP;
+    r.misc = PERF_RECORD_MISC_USER;
+    r.body = data::MmapRecord{pid, pid, start, len, 0, file};
+    r.sample_id.pid = r.sample_id.tid = pid;
+    r.sample_id.time = ++time_;
+    data::SampleFormat f = format();
+    records_.push_back(data::build_record(r, &f));
+  }
   void lost_samples(uint64_t n) {
     data::Record r;
     r.type = PERF_RECORD_LOST_SAMPLES;
@@ -155,6 +165,29 @@ TEST(ReportHists, SortsByPidThenSymbolWithOneEntryPerThread) {
   EXPECT_NE(text.find("# Overhead      Pid:Command  Symbol                \n"), std::string::npos) << text;
   EXPECT_NE(text.find("    66.67%       43:helper   " + hex16(A) + "\n"), std::string::npos) << text;
   EXPECT_NE(text.find("    33.33%       42:worker   " + hex16(A) + "\n"), std::string::npos) << text;
+}
+
+// perf compares DSOs by short name: two files of one basename (a guest's library beside the
+// host's, in vperf kvm --host) are one "Shared Object", and their addresses one symbol.
+TEST(ReportHists, DsosOfOneBasenameAreOneEntryAsPerfComparesThem) {
+  ReportFile f;
+  f.comm(42, "app");
+  f.comm(43, "app");
+  f.mmap(42, 0x10000000, 0x100000, "/host/lib/libsame.so");
+  f.mmap(43, 0x20000000, 0x100000, "/guest/lib/libsame.so");
+  f.sample(42, {0x10000100});
+  f.sample(43, {0x20000100});
+  f.sample(43, {0x20000200});
+  ReportOptions o;
+  o.children = false;
+  o.sort_keys = std::vector<SortKey>{SortKey::Dso};
+  ReportData by_dso = f.report(o);
+  EXPECT_EQ(shown_entries(by_dso, *by_dso.event_hists(0), o).size(), 1u) << render_stdio(by_dso, o);
+  o.sort_keys = std::vector<SortKey>{SortKey::Dso, SortKey::Sym};
+  ReportData by_symbol = f.report(o);
+  std::vector<const HistEntry*> entries = shown_entries(by_symbol, *by_symbol.event_hists(0), o);
+  ASSERT_EQ(entries.size(), 2u) << render_stdio(by_symbol, o);  // offsets 0x100 (both files) and 0x200
+  EXPECT_EQ(entries[0]->self_samples, 2u);
 }
 
 TEST(ReportHists, CalleeGraphTextAsPerfPrintsIt) {
