@@ -9,6 +9,7 @@ extern "C" {
 #include <zlib.h>
 #include <zstd.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -676,7 +677,13 @@ Result<void> TraceDatWriter::finish() {
   uint64_t end = s.head_end;
   for (const State::Cpu& c : s.cpus)
     if (c.bytes > 0) end = std::max(end, c.start + c.bytes);
-  if (::ftruncate(s.fd, static_cast<off_t>(end)) != 0 && moved) moved = Error::from_errno("truncating trace.dat");
+  // A reader maps the file and holds a shared lock on it (TraceDat::open): cutting the file under
+  // its mapping would end it with SIGBUS, so then the file keeps its size (the data after `end`
+  // is unused, and the pages behind it were punched out above where they were not moved).
+  if (::flock(s.fd, LOCK_EX | LOCK_NB) == 0) {
+    if (::ftruncate(s.fd, static_cast<off_t>(end)) != 0 && moved) moved = Error::from_errno("truncating trace.dat");
+    ::flock(s.fd, LOCK_UN);
+  }
   if (s.flyrecord_size_field != 0) {
     const uint64_t size = end > s.flyrecord_data_at ? end - s.flyrecord_data_at : 0;
     if (Result<void> w = pwrite_all(s.fd, &size, sizeof size, s.flyrecord_size_field); !w && moved) moved = w;
@@ -690,10 +697,15 @@ Result<TraceDat> TraceDat::open(const std::filesystem::path& path) {
   if (!fd) return fd.error();
   // Mapped, not read: the report walks each CPU's pages once and drops them behind it
   // (CpuCursor), so a large file costs the pages still to be read, not its size.
+  // Shared while the mapping lives: a vperf ftrace record finishing this file meanwhile leaves
+  // its size (TraceDatWriter::finish), so no page of the mapping is cut from under it.
+  while (::flock(fd->get(), LOCK_SH) != 0)
+    if (errno != EINTR) return Error::from_errno("lock " + path.string());
   Result<FileMapping> mapping = FileMapping::map(*fd, path.string());
   if (!mapping) return mapping.error();
   TraceDat file;
   file.mapping_ = std::move(mapping).value();
+  file.locked_fd_ = std::move(fd).value();
   file.bytes_ = file.mapping_->bytes();
   if (Result<void> parsed = file.parse_bytes(true); !parsed)
     return Error{path.string() + ": " + parsed.error().message, parsed.error().errno_value, parsed.error().hint};

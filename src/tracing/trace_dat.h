@@ -167,7 +167,9 @@ class TraceDat {
   // A version 6 "flyrecord" table (u64 offset, u64 size per CPU) at `r`, as the buffer `name`.
   Result<void> read_flyrecord_table(ByteReader& r, uint32_t cpus, const std::string& name);
 
-  // The file: mapped (open), or owned (parse); bytes_ is either.
+  // The file: mapped (open), or owned (parse); bytes_ is either. locked_fd_ holds the shared
+  // lock that keeps a writer from cutting the mapped file (TraceDatWriter::finish).
+  ScopedFd locked_fd_;
   std::optional<FileMapping> mapping_;
   std::vector<uint8_t> owned_;
   std::span<const uint8_t> bytes_;

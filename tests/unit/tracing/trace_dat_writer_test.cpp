@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 
 #include "core/scoped_fd.h"
 #include "tracing/trace_dat.h"
@@ -239,6 +240,55 @@ TEST(TraceDat, AFileReadFrontToBackDoesNotStayResident) {
   std::filesystem::remove(path);
   EXPECT_EQ(events, uint64_t{2} * 8192 * kEventsPerPage);
   EXPECT_LT(most, before + (uint64_t{16} << 20)) << "grew by " << ((most - before) >> 20) << " MiB reading a 64 MiB file";
+}
+
+// A reader maps the file it reads (TraceDat::open): a vperf ftrace record that finishes the same
+// file meanwhile must not cut it under the mapping (a read past the new end would be SIGBUS).
+// With a reader, finishing leaves the file's size and a readable file; without one, it cuts.
+TEST(TraceDatWriter, FinishingLeavesTheSizeOfAFileSomeoneReads) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / ("vperf-shared-" + std::to_string(::getpid()) + ".dat");
+  for (const bool reader_open : {true, false}) {
+    SCOPED_TRACE(reader_open ? "read meanwhile" : "alone");
+    ScopedFd fd(::open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0600));
+    ASSERT_TRUE(fd.valid());
+    TraceDatHeader header;
+    header.tracing_data = seed_tracing_data();
+    header.first_region_room = kPage;
+    header.cpus = {0, 1};
+    Result<TraceDatWriter> begun = TraceDatWriter::begin(fd.get(), header);
+    ASSERT_TRUE(begun.ok()) << begun.error().describe();
+    TraceDatWriter writer = std::move(begun).value();
+    uint32_t pages[2] = {0, 0};
+    for (int round = 0; round < 6; ++round)  // CPU 0's region moves past CPU 1's: finishing moves it back and cuts
+      for (int cpu : {0, 1}) {
+        ASSERT_TRUE(writer.add_pages(static_cast<size_t>(cpu), page(cpu, pages[cpu] * kEventsPerPage)).ok());
+        ++pages[cpu];
+      }
+    ASSERT_TRUE(writer.flush().ok());
+    const uint64_t before = file_bytes(fd.get()).size();
+    std::optional<TraceDat> reading;
+    if (reader_open) {
+      Result<TraceDat> opened = TraceDat::open(path);
+      ASSERT_TRUE(opened.ok()) << opened.error().describe();
+      reading.emplace(std::move(opened).value());
+    }
+    ASSERT_TRUE(writer.finish().ok());
+    const uint64_t after = file_bytes(fd.get()).size();
+    if (reader_open) {
+      EXPECT_EQ(after, before) << "cut under a reader's mapping";
+      uint64_t events = 0;
+      (void)reading->for_each_event([&](const TraceDatEvent&) { return ++events > 0; });  // no SIGBUS, whatever it reads
+      reading.reset();
+    } else {
+      EXPECT_LT(after, before) << "compacted when nobody reads it";
+    }
+    Result<std::map<int, std::vector<uint32_t>>> read = sequences(fd.get());
+    ASSERT_TRUE(read.ok()) << read.error().describe();
+    std::map<int, std::vector<uint32_t>> seen = *read;
+    EXPECT_EQ(seen[0], first_n(6 * kEventsPerPage));
+    EXPECT_EQ(seen[1], first_n(6 * kEventsPerPage));
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace
