@@ -155,7 +155,8 @@ std::string qemu_view(const RunningGuest& guest) {
       out << (vcpu.in_kernel() ? " (kernel)" : " (user)") << (vcpu.halted ? ", halted" : ", running") << "\n";
     }
   }
-  // Whether QEMU's vCPUs or its main loop spin: each thread's CPU over one second.
+  // Whether QEMU's vCPUs or its main loop spin: each thread's CPU over one second (a measuring
+  // window, not a wait for anything).
   const auto before = qemu_thread_ticks(guest.qemu_pid());
   std::this_thread::sleep_for(std::chrono::seconds(1));
   const auto after = qemu_thread_ticks(guest.qemu_pid());
@@ -185,7 +186,7 @@ constexpr const char* kGuestScript[] = {
     "echo '# qemu-ga files and their open flags'; for p in $(pidof qemu-ga); do ls -l /proc/$p/fd; grep -H flags /proc/$p/fdinfo/*; done",
     "grep -q debugfs /proc/mounts || mount -t debugfs nodev /sys/kernel/debug",
     "echo '# virtio-serial ports (vport0p1: the agent)'; for f in /sys/kernel/debug/virtio-ports/*; do echo \"$f:\"; cat $f; done; grep -i virtio /proc/interrupts",
-    "echo '# kernel log: its last lines, then sysrq w (blocked tasks) and l (each CPU)'; n=$(dmesg | wc -l); echo w > /proc/sysrq-trigger; echo l > /proc/sysrq-trigger; sleep 1; dmesg | tail -n +$((n > 40 ? n - 40 : 1))",
+    "echo '# kernel log: its last lines, then sysrq w (blocked tasks) and l (each CPU, read once every CPU has answered, 5 s at most)'; n=$(dmesg | wc -l); echo w > /proc/sysrq-trigger; echo l > /proc/sysrq-trigger; for i in $(seq 50); do [ $(dmesg | tail -n +$((n + 1)) | grep -c 'NMI backtrace for cpu') -ge $(grep -c ^processor /proc/cpuinfo) ] && break; sleep 0.1; done; dmesg | tail -n +$((n > 40 ? n - 40 : 1))",
     "echo '# tracefs'; cd /sys/kernel/tracing 2>/dev/null && for f in current_tracer tracing_on set_ftrace_pid set_graph_function; do echo \"$f: $(head -3 $f)\"; done; ls instances; cd /",
     "stty echo; echo vperf-stall-end-$((6*7))",
 };

@@ -2,6 +2,7 @@
 
 #include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -131,6 +132,13 @@ std::vector<pid_t> children_named(pid_t parent, const std::string& comm) {
   for (const ProcessEntry& p : all_processes())
     if (p.ppid == parent && p.state != "Z" && p.comm == comm) out.push_back(p.pid);
   return out;
+}
+
+uint64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
 }  // namespace vperf::test

@@ -28,6 +28,10 @@ long blocked_syscall(pid_t pid, pid_t tid);
 // The number of perf_event file descriptors process `pid` holds (from /proc/PID/fd).
 int perf_event_fds(pid_t pid);
 
+// This process's resident bytes (/proc/self/statm), mapped file pages included: what a reader
+// that gives back the pages behind it keeps in memory.
+uint64_t resident_bytes();
+
 // `root` and its live descendants.
 std::vector<pid_t> process_tree(pid_t root);
 

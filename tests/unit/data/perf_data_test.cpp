@@ -19,6 +19,7 @@
 #include "data/perf_data_reader.h"
 #include "data/perf_data_writer.h"
 #include "support/lying_records.h"
+#include "support/processes.h"
 
 namespace vperf::data {
 namespace {
@@ -732,14 +733,6 @@ TEST(PerfData, ThisMachineFeatures) {
   EXPECT_EQ(f.cmdline, (std::vector<std::string>{"vperf", "record"}));
 }
 
-// Resident memory of this process in bytes (/proc/self/statm): mapped file pages count.
-uint64_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  uint64_t size = 0, resident = 0;
-  statm >> size >> resident;
-  return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-}
-
 // A 64 MiB file read front to back: the pages already delivered leave memory as rounds are
 // done, so the reader's resident size grows by a few rounds' worth, not by the file's size.
 TEST(PerfData, AFileReadFrontToBackDoesNotStayResident) {
@@ -764,8 +757,8 @@ TEST(PerfData, AFileReadFrontToBackDoesNotStayResident) {
   bool ordered = true;
   auto stats = r->read([&](const RecordView& v) {
     if (v.record.type != PERF_RECORD_SAMPLE) return true;
-    if (samples++ == 0) first_resident = resident_bytes();
-    if (samples % 10000 == 0) most_resident = std::max(most_resident, resident_bytes());
+    if (samples++ == 0) first_resident = test::resident_bytes();
+    if (samples % 10000 == 0) most_resident = std::max(most_resident, test::resident_bytes());
     ordered = ordered && v.record.sample_id.time >= last_time;
     last_time = v.record.sample_id.time;
     return true;

@@ -19,6 +19,7 @@
 
 #include "core/scoped_fd.h"
 #include "tracing/trace_dat.h"
+#include "support/processes.h"
 
 namespace vperf::tracing {
 namespace {
@@ -195,12 +196,13 @@ TEST(TraceDatWriter, TextsKeepTheirRoom) {
   EXPECT_EQ(text.find("104 task-104"), std::string::npos) << "the comms past the room are cut at a whole line";
 }
 
-// The process's resident bytes (/proc/self/statm), as the kernel counts them.
-uint64_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  uint64_t size = 0, resident = 0;
-  statm >> size >> resident;
-  return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+// A version 6 writer for CPUs 0 and 1 on `fd`, its first regions a page each.
+Result<TraceDatWriter> two_cpu_writer(int fd) {
+  TraceDatHeader header;
+  header.tracing_data = seed_tracing_data();
+  header.first_region_room = kPage;
+  header.cpus = {0, 1};
+  return TraceDatWriter::begin(fd, header);
 }
 
 // A 64 MiB trace.dat opened and read front to back: the file is mapped, and each CPU's pages
@@ -211,11 +213,7 @@ TEST(TraceDat, AFileReadFrontToBackDoesNotStayResident) {
   {
     ScopedFd fd(::open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0600));
     ASSERT_TRUE(fd.valid());
-    TraceDatHeader header;
-    header.tracing_data = seed_tracing_data();
-    header.first_region_room = kPage;
-    header.cpus = {0, 1};
-    Result<TraceDatWriter> begun = TraceDatWriter::begin(fd.get(), header);
+    Result<TraceDatWriter> begun = two_cpu_writer(fd.get());
     ASSERT_TRUE(begun.ok()) << begun.error().describe();
     TraceDatWriter writer = std::move(begun).value();
     for (uint32_t first = 0; first < 8192 * kEventsPerPage; first += 256 * kEventsPerPage)
@@ -229,12 +227,12 @@ TEST(TraceDat, AFileReadFrontToBackDoesNotStayResident) {
       }
     ASSERT_TRUE(writer.finish().ok());
   }
-  const uint64_t before = resident_bytes();
+  const uint64_t before = test::resident_bytes();
   Result<TraceDat> file = TraceDat::open(path);
   ASSERT_TRUE(file.ok()) << file.error().describe();
   uint64_t events = 0, most = 0;
   ASSERT_TRUE(file->for_each_event([&](const TraceDatEvent&) {
-                    if (++events % 20000 == 0) most = std::max(most, resident_bytes());
+                    if (++events % 20000 == 0) most = std::max(most, test::resident_bytes());
                     return true;
                   }).ok());
   std::filesystem::remove(path);
@@ -251,11 +249,7 @@ TEST(TraceDatWriter, FinishingLeavesTheSizeOfAFileSomeoneReads) {
     SCOPED_TRACE(reader_open ? "read meanwhile" : "alone");
     ScopedFd fd(::open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0600));
     ASSERT_TRUE(fd.valid());
-    TraceDatHeader header;
-    header.tracing_data = seed_tracing_data();
-    header.first_region_room = kPage;
-    header.cpus = {0, 1};
-    Result<TraceDatWriter> begun = TraceDatWriter::begin(fd.get(), header);
+    Result<TraceDatWriter> begun = two_cpu_writer(fd.get());
     ASSERT_TRUE(begun.ok()) << begun.error().describe();
     TraceDatWriter writer = std::move(begun).value();
     uint32_t pages[2] = {0, 0};
