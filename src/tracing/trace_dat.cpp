@@ -1211,6 +1211,11 @@ class CpuCursor {
   }
 
   const TraceDatEvent& event() const { return event_; }
+  // Once advance() returned false: the loss its last pages reported after its last event (no
+  // event followed to carry it); 0 when none.
+  long long lost_after_last_event() const { return missed_; }
+  int buffer() const { return buffer_; }
+  int cpu() const { return cpu_; }
   // The first damaged page, and how many there were; empty when none.
   std::string error() const {
     if (damaged_ == 0) return "";
@@ -1268,7 +1273,8 @@ class CpuCursor {
 
 }  // namespace
 
-Result<void> TraceDat::for_each_event(const std::function<bool(const TraceDatEvent&)>& visit) const {
+Result<void> TraceDat::for_each_event(const std::function<bool(const TraceDatEvent&)>& visit,
+                                      const std::function<void(int buffer, int cpu, long long lost)>& lost_at_end) const {
   std::vector<std::unique_ptr<CpuCursor>> cursors;
   std::vector<bool> live;
   for (size_t b = 0; b < buffers_.size(); ++b)
@@ -1287,6 +1293,9 @@ Result<void> TraceDat::for_each_event(const std::function<bool(const TraceDatEve
     if (!visit(cursors[static_cast<size_t>(next)]->event())) return {};
     live[static_cast<size_t>(next)] = cursors[static_cast<size_t>(next)]->advance();
   }
+  if (lost_at_end)
+    for (const auto& cursor : cursors)
+      if (const long long lost = cursor->lost_after_last_event(); lost != 0) lost_at_end(cursor->buffer(), cursor->cpu(), lost);
   std::string damage;
   for (const auto& cursor : cursors)
     if (const std::string error = cursor->error(); !error.empty()) damage += (damage.empty() ? "" : "; ") + error;
@@ -1479,7 +1488,7 @@ Result<TraceReportSummary> print_trace_report(const TraceDat& file, const std::f
     if (shown.ends_with('\n')) shown.remove_suffix(1);
     out(shown);
     return true;
-  });
+  }, [&](int buffer, int cpu, long long lost) { summary.losses.push_back({cpu, last_kept[{buffer, cpu}], 0, lost}); });
   trace_seq_destroy(&s);
   if (!walked) summary.unreadable = walked.error().describe();
   return summary;
@@ -1676,7 +1685,7 @@ std::vector<std::string> describe_losses(const TraceDat& file, const TraceReport
       line += "; gaps";
       for (size_t i = 0; i < windows.size() && i < 5; ++i)
         line += std::string(i ? "," : "") + " " + (windows[i]->after ? seconds(windows[i]->after) : std::string("start")) + "-" +
-                seconds(windows[i]->before);
+                (windows[i]->before ? seconds(windows[i]->before) : std::string("end"));
       if (windows.size() > 5) line += " and " + std::to_string(windows.size() - 5) + " more";
     }
     line += ": counts over this CPU's trace are lower bounds";

@@ -147,8 +147,11 @@ class TraceDat {
   // early when `visit` returns false. A malformed page (a size past its end, an event that
   // overruns it, bytes after a CPU's last whole page) is skipped and the CPU's events go on
   // from the next page; the walk then ends with an Error naming the first such page and how
-  // many there were, after every readable event was visited.
-  Result<void> for_each_event(const std::function<bool(const TraceDatEvent&)>& visit) const;
+  // many there were, after every readable event was visited. `lost_at_end`, when given, hears
+  // of each CPU whose last pages say events were lost but hold none after the loss (no event
+  // follows to carry it): buffer, CPU, and the count (-1: some, count unknown).
+  Result<void> for_each_event(const std::function<bool(const TraceDatEvent&)>& visit,
+                              const std::function<void(int buffer, int cpu, long long lost)>& lost_at_end = {}) const;
 
  private:
   struct CpuData {
@@ -186,7 +189,7 @@ class TraceDat {
 };
 
 // Where a CPU lost events: between the last event it kept before the loss and the first after
-// (after == 0: before its first kept event).
+// (after == 0: before its first kept event; before == 0: after its last, none followed).
 struct TraceLossWindow {
   int cpu = 0;
   uint64_t after = 0, before = 0;

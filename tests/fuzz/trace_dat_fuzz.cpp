@@ -88,34 +88,38 @@ std::vector<uint8_t> tracing_data_of(std::string_view format) {
   return out;
 }
 
-// The oracle for print_hazard: a record it passes is printed again from a copy that ends, after
-// its kRecordPadding zeros, at an inaccessible page, so that libtraceevent reading one byte
-// further than print_hazard allows (which ASan cannot see: libtraceevent is not instrumented)
-// is a SEGV, a finding.
-void print_against_a_guard_page(tep_handle* tep, std::span<const uint8_t> record) {
+// The oracle for print_hazard: a record it passes is printed again from two copies, one that
+// ends, after its kRecordPadding zeros, at an inaccessible page and one that starts right after
+// one, so that libtraceevent reading a byte past either end of what print_hazard allows (which
+// ASan cannot see: libtraceevent is not instrumented) is a SEGV, a finding.
+void print_against_guard_pages(tep_handle* tep, std::span<const uint8_t> record) {
   static constexpr size_t kPage = 4096, kRoom = 16 * kPage;  // records here are at most 65535 bytes
+  // [no access][room][no access]
   static uint8_t* region = [] {
-    void* map = ::mmap(nullptr, kRoom + kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* map = ::mmap(nullptr, kPage + kRoom + kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED) std::abort();
-    ::mprotect(static_cast<uint8_t*>(map) + kRoom, kPage, PROT_NONE);
-    return static_cast<uint8_t*>(map);
+    auto* bytes = static_cast<uint8_t*>(map);
+    ::mprotect(bytes, kPage, PROT_NONE);
+    ::mprotect(bytes + kPage + kRoom, kPage, PROT_NONE);
+    return bytes + kPage;
   }();
   const size_t room = record.size() + vperf::tracing::kRecordPadding;
   if (room > kRoom) return;
-  uint8_t* copy = region + kRoom - room;
-  std::memcpy(copy, record.data(), record.size());
-  std::memset(copy + record.size(), 0, vperf::tracing::kRecordPadding);
-  const std::span<const uint8_t> guarded(copy, record.size());
-  if (guarded.size() < vperf::tracing::common_fields_end(tep)) return;
-  tep_record r{};
-  r.size = static_cast<int>(guarded.size());
-  r.data = copy;
-  tep_event* event = tep_find_event_by_record(tep, &r);
-  if (!event || vperf::tracing::print_hazard(event, guarded) || (event->flags & (TEP_EVENT_FL_FAILED | TEP_EVENT_FL_PRINTRAW))) return;
-  trace_seq s;
-  trace_seq_init(&s);
-  tep_print_event(tep, &s, &r, "%s", TEP_PRINT_INFO);
-  trace_seq_destroy(&s);
+  for (uint8_t* copy : {region + kRoom - room, region}) {
+    std::memcpy(copy, record.data(), record.size());
+    std::memset(copy + record.size(), 0, vperf::tracing::kRecordPadding);
+    const std::span<const uint8_t> guarded(copy, record.size());
+    if (guarded.size() < vperf::tracing::common_fields_end(tep)) return;
+    tep_record r{};
+    r.size = static_cast<int>(guarded.size());
+    r.data = copy;
+    tep_event* event = tep_find_event_by_record(tep, &r);
+    if (!event || vperf::tracing::print_hazard(event, guarded) || (event->flags & (TEP_EVENT_FL_FAILED | TEP_EVENT_FL_PRINTRAW))) return;
+    trace_seq s;
+    trace_seq_init(&s);
+    tep_print_event(tep, &s, &r, "%s", TEP_PRINT_INFO);
+    trace_seq_destroy(&s);
+  }
 }
 
 void format_and_records(const uint8_t* data, size_t size) {
@@ -141,7 +145,7 @@ void format_and_records(const uint8_t* data, size_t size) {
     }
     out.clear();
     decoder->format(id, record, 0, out);
-    print_against_a_guard_page(decoder->handle(), record);
+    print_against_guard_pages(decoder->handle(), record);
   }
 }
 

@@ -121,6 +121,37 @@ TEST(TraceDat, ALossOnAPageWithoutEventsIsReportedBeforeTheNextEvent) {
   EXPECT_TRUE(lines[1].starts_with("CPU:0 [5 EVENTS DROPPED]\n  vperf-workload-")) << lines[1];
 }
 
+// The same page as a CPU's last: no event follows to carry the loss, so the report's stdout has
+// nothing to print it before (trace-cmd prints nothing either), and the loss is told on stderr,
+// from the CPU's last event to the end.
+TEST(TraceDat, ALossOnACpusLastPageWithoutEventsIsToldAsAGapToTheEnd) {
+  std::vector<uint8_t> bytes = seed("v6-getppid-stacktrace");
+  const size_t table = std::search(bytes.begin(), bytes.end(), "flyrecord", "flyrecord" + 9) - bytes.begin() + 10;
+  uint64_t offset = 0, size = 0, cpu1_size = 0;
+  std::memcpy(&offset, bytes.data() + table, 8);
+  std::memcpy(&size, bytes.data() + table + 8, 8);
+  std::memcpy(&cpu1_size, bytes.data() + table + 24, 8);
+  ASSERT_EQ(cpu1_size, 0u);  // CPU 1 recorded nothing: CPU 0's data can grow in place
+  const std::vector<std::string> plain = report_of(bytes);
+  std::vector<uint8_t> empty(4096, 0);
+  std::memcpy(empty.data(), bytes.data() + offset, 8);
+  const uint64_t commit = (1ull << 31) | (1ull << 30), lost = 5;
+  std::memcpy(empty.data() + 8, &commit, 8);
+  std::memcpy(empty.data() + 16, &lost, 8);
+  bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(offset + size), empty.begin(), empty.end());
+  size += empty.size();
+  std::memcpy(bytes.data() + table + 8, &size, 8);
+  EXPECT_EQ(report_of(bytes), plain);
+  Result<TraceDat> file = TraceDat::parse(bytes, false);
+  ASSERT_TRUE(file.ok());
+  Result<TraceReportSummary> summary = print_trace_report(*file, [](std::string_view) {});
+  ASSERT_TRUE(summary.ok());
+  ASSERT_EQ(summary->losses.size(), 1u);
+  EXPECT_EQ(summary->losses[0].count, 5);
+  EXPECT_EQ(describe_losses(*file, *summary),
+            (std::vector<std::string>{"CPU 0 lost events; gaps 25093.011021-end: counts over this CPU's trace are lower bounds"}));
+}
+
 TEST(TraceDat, DamagedFilesAreOneErrorNeverAWildRead) {
   const std::vector<uint8_t> whole = seed("v6-getppid-stacktrace");
   std::vector<uint8_t> truncated(whole.begin(), whole.end() - 100);
