@@ -3,8 +3,11 @@
 // compact. Pages here are synthetic ring-buffer pages whose events carry a sequence number, so
 // that any page lost, doubled or misplaced by a move shows.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -162,6 +165,89 @@ TEST_P(TraceDatWriterTest, EveryMomentIsAReadableFileWithTheCommittedPages) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, TraceDatWriterTest, ::testing::Values(Layout{6, ""}, Layout{7, ""}, Layout{7, "zstd"}),
+                         [](const ::testing::TestParamInfo<Layout>& layout) {
+                           return "v" + std::to_string(layout.param.version) + (layout.param.compression.empty() ? "" : "_" + layout.param.compression);
+                         });
+
+// A recording killed while it finishes (its regions moved down one by one, the file cut, the
+// flyrecord section's size rewritten) leaves a file that reads with every page committed
+// before: the finishing child is stopped at each of its system calls in turn (ptrace) and
+// killed there, the file read after each kill. Every layout; the regions have moved past each
+// other before finishing, so finishing moves each of them, some twice.
+class TraceDatWriterKilledWhileFinishing : public ::testing::TestWithParam<Layout> {};
+
+TEST_P(TraceDatWriterKilledWhileFinishing, EveryKillPointLeavesEveryCommittedPage) {
+  // A compressed round is a chunk of a hundred bytes or so: 80 of them fill a page.
+  const uint32_t kRounds = GetParam().compression.empty() ? 5 : 80;
+  // The child: commits kRounds pages per CPU through regions of a page (each fills and moves
+  // to the end, past the others), stops itself, then finishes.
+  auto record_then_finish = [&](int fd) {
+    TraceDatHeader header;
+    header.tracing_data = seed_tracing_data();
+    header.version = GetParam().version;
+    header.compression = GetParam().compression;
+    header.first_region_room = kPage;
+    header.cpus = {0, 1, 2};
+    header.cpu_stats = {"entries: 0\n", "entries: 0\n", "entries: 0\n"};
+    Result<TraceDatWriter> writer = TraceDatWriter::begin(fd, header);
+    if (!writer) ::_exit(2);
+    for (uint32_t round = 0; round < kRounds; ++round) {
+      for (size_t cpu = 0; cpu < 3; ++cpu)
+        if (!writer->add_pages(cpu, page(static_cast<int>(cpu), round * kEventsPerPage)).ok()) ::_exit(3);
+      if (!writer->flush().ok()) ::_exit(4);  // compressed: a chunk per round, which fills the region
+    }
+    ::raise(SIGSTOP);
+    ::_exit(writer->finish().ok() ? 0 : 5);
+  };
+  // Runs the child to its stop, then lets it make `syscalls` system calls (all of them when
+  // negative) and kills it at the entry of the next. Returns how many it made, or -1 when it
+  // cannot be traced here.
+  auto run_killed_after = [&](int fd, long syscalls) -> long {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      if (::ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) ::_exit(6);
+      record_then_finish(fd);
+    }
+    int status = 0;
+    if (::waitpid(child, &status, 0) != child || !WIFSTOPPED(status)) return -1;
+    ::ptrace(PTRACE_SETOPTIONS, child, nullptr, reinterpret_cast<void*>(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL));
+    long entered = 0;
+    bool at_entry = true;
+    for (;;) {
+      if (::ptrace(PTRACE_SYSCALL, child, nullptr, nullptr) != 0) break;
+      if (::waitpid(child, &status, 0) != child || WIFEXITED(status) || WIFSIGNALED(status)) break;
+      if (!WIFSTOPPED(status) || WSTOPSIG(status) != (SIGTRAP | 0x80)) continue;
+      if (at_entry && entered++ == syscalls) {
+        ::kill(child, SIGKILL);
+        ::waitpid(child, &status, 0);
+        break;
+      }
+      at_entry = !at_entry;
+    }
+    EXPECT_TRUE(syscalls >= 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) << "an untouched finish failed: " << status;
+    return entered;
+  };
+
+  ScopedFd fd(::memfd_create("trace-dat-killed-finish", MFD_CLOEXEC));
+  ASSERT_TRUE(fd.valid());
+  const long all = run_killed_after(fd.get(), -1);
+  if (all < 0) GTEST_SKIP() << "ptrace of a child is not allowed here, so no kill point can be chosen";
+  Result<std::map<int, std::vector<uint32_t>>> finished = sequences(fd.get());
+  ASSERT_TRUE(finished.ok()) << finished.error().describe();
+  for (int cpu = 0; cpu < 3; ++cpu) ASSERT_EQ(finished->count(cpu) ? finished->at(cpu) : std::vector<uint32_t>{}, first_n(kRounds * kEventsPerPage)) << "CPU " << cpu;
+  ASSERT_GT(all, 3) << "finishing made no moves";
+  for (long kill_at = 0; kill_at < all; ++kill_at) {
+    SCOPED_TRACE("killed at system call " + std::to_string(kill_at) + " of " + std::to_string(all));
+    ASSERT_EQ(::ftruncate(fd.get(), 0), 0);
+    run_killed_after(fd.get(), kill_at);
+    Result<std::map<int, std::vector<uint32_t>>> left = sequences(fd.get());
+    ASSERT_TRUE(left.ok()) << left.error().describe();
+    for (int cpu = 0; cpu < 3; ++cpu) EXPECT_EQ(left->count(cpu) ? left->at(cpu) : std::vector<uint32_t>{}, first_n(kRounds * kEventsPerPage)) << "CPU " << cpu;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, TraceDatWriterKilledWhileFinishing,
+                         ::testing::Values(Layout{6, ""}, Layout{7, ""}, Layout{7, "zstd"}),
                          [](const ::testing::TestParamInfo<Layout>& layout) {
                            return "v" + std::to_string(layout.param.version) + (layout.param.compression.empty() ? "" : "_" + layout.param.compression);
                          });
