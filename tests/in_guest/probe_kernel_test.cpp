@@ -78,6 +78,20 @@ TEST_F(KernelProbe, OpensCountExactlyWithTheirArgumentsAndAreDeleted) {
   EXPECT_EQ(deleted.out, "Removed event: probe:do_sys_openat2\nRemoved event: probe:do_sys_openat2__return\n") << deleted.err;
 }
 
+// An offset inside a kernel instruction: the kernel refuses it (x86's can_probe decodes the
+// function from its start, EILSEQ), and vperf says what that means and how to find a good one,
+// in one line, leaving kprobe_events empty. do_sys_openat2 starts with endbr64 or the 5-byte
+// call to __fentry__: byte 1 is inside an instruction either way.
+TEST_F(KernelProbe, AnOffsetInsideAnInstructionIsRefusedInOneLine) {
+  GuestCommandResult added = in_guest("/bin/vperf probe 'do_sys_openat2+1'");
+  EXPECT_NE(added.exit_code, 0);
+  EXPECT_EQ(added.out, "");
+  EXPECT_EQ(std::count(added.err.begin(), added.err.end(), '\n'), 1) << added.err;
+  EXPECT_NE(added.err.find("vperf: error: the kernel refused do_sys_openat2+1: it is not the first byte of an instruction"), std::string::npos)
+      << added.err;
+  EXPECT_NE(added.err.find("(hint: give the offset of an instruction's first byte"), std::string::npos) << added.err;
+}
+
 // kprobe:FUNC and kretprobe:FUNC in -e live as long as the command: exact counts, and nothing in
 // kprobe_events afterwards (TearDown), also when the command fails.
 TEST_F(KernelProbe, InlineKernelProbesCountAndLeaveNothing) {
