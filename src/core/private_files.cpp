@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -82,13 +83,31 @@ Result<PrivateDirectory> PrivateDirectory::subdirectory(const std::string& name,
   return PrivateDirectory(std::move(fd), path);
 }
 
-Result<std::string> PrivateDirectory::read(const std::string& name) const {
+Result<ScopedFd> PrivateDirectory::open_file(const std::string& name) const {
   const fs::path path = path_ / name;
   // O_NONBLOCK: a FIFO here would otherwise hang the open.
   ScopedFd fd(::openat(fd_.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) return open_error(fd_.get(), name, path);
   if (std::string problem = ownership_problem(fd.get(), path, S_IFREG); !problem.empty()) return Error{problem};
+  return fd;
+}
+
+Result<FileMapping> PrivateDirectory::map(const std::string& name) const {
+  VPERF_TRY(ScopedFd fd, open_file(name));
+  const fs::path path = path_ / name;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return Error::from_errno("stat " + path.string());
+  if (static_cast<uint64_t>(st.st_size) > kMaxWholeFileBytes) return Error{path.string() + " is larger than it can be", EFBIG};
+  return FileMapping::map(fd, path.string());
+}
+
+Result<std::string> PrivateDirectory::read(const std::string& name) const {
+  VPERF_TRY(ScopedFd fd, open_file(name));
+  const fs::path path = path_ / name;
   std::string text;
+  // Its size now, so the text is not copied as it grows (it may still change while read).
+  if (struct stat st {}; ::fstat(fd.get(), &st) == 0 && st.st_size > 0)
+    text.reserve(std::min<uint64_t>(static_cast<uint64_t>(st.st_size), kMaxWholeFileBytes));
   char buffer[65536];
   for (;;) {
     const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);

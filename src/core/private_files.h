@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "core/file_mapping.h"
 #include "core/scoped_fd.h"
 
 namespace vperf {
@@ -43,6 +44,10 @@ class PrivateDirectory {
   // The file `name` here: a regular file with the same owner and mode rules, at most
   // kMaxWholeFileBytes. ENOENT when there is none.
   Result<std::string> read(const std::string& name) const;
+  // The same file mapped read-only (no copy, and its pages are the page cache's): for a large
+  // file read once, such as the kernel symbol cache. replace() never changes a file in place,
+  // so a mapped file keeps its bytes.
+  Result<FileMapping> map(const std::string& name) const;
   // Writes `text` to a new temporary file here and renames it over `name`: a reader never sees
   // half a file, and whatever was at `name` (a symbolic link too) is replaced, not followed.
   Result<void> replace(const std::string& name, std::string_view text) const;
@@ -52,6 +57,8 @@ class PrivateDirectory {
  private:
   PrivateDirectory(ScopedFd fd, std::filesystem::path path) : fd_(std::move(fd)), path_(std::move(path)) {}
   Result<PrivateDirectory> subdirectory(const std::string& name, CreateMissing create) const;
+  // `name` here opened for reading, once its owner and mode pass the rules above.
+  Result<ScopedFd> open_file(const std::string& name) const;
   ScopedFd fd_;
   std::filesystem::path path_;
 };

@@ -72,7 +72,10 @@ std::vector<uint8_t> encode_kernel_image(const Kallsyms& kallsyms, std::string_v
   return out.take();
 }
 
-Result<Kallsyms> decode_kernel_image(std::span<const uint8_t> bytes, std::string& boot_id) {
+namespace {
+// `mapping`: where `bytes` lie when they are mapped (the names are then kept there), else empty
+// (the names are copied).
+Result<Kallsyms> decode_kernel_image(std::span<const uint8_t> bytes, std::string& boot_id, FileMapping mapping) {
   ByteReader r(bytes);
   VPERF_TRY(std::span<const uint8_t> magic, r.bytes(kMagic.size(), "kernel image cache magic"));
   if (std::memcmp(magic.data(), kMagic.data(), kMagic.size()) != 0) return Error{"not a vperf kernel image cache"};
@@ -91,27 +94,32 @@ Result<Kallsyms> decode_kernel_image(std::span<const uint8_t> bytes, std::string
   VPERF_TRY(ByteReader marker_bytes, r.sub(marker_count * kMarkerBytes, "markers"));
   auto names = std::make_shared<SymbolNames>();
   const std::span<const uint8_t> name_bytes = r.rest();
-  const std::string_view all_names = names->keep(std::string_view(reinterpret_cast<const char*>(name_bytes.data()), name_bytes.size()));
+  const std::string_view in_file(reinterpret_cast<const char*>(name_bytes.data()), name_bytes.size());
+  const bool mapped = !mapping.bytes().empty();
+  const std::string_view all_names = mapped ? in_file : names->keep(in_file);
+  if (mapped) names->hold(std::move(mapping));
   auto name_at = [&all_names](uint32_t offset, uint16_t length) -> Result<std::string_view> {
     if (offset > all_names.size() || length > all_names.size() - offset) return Error{"kernel image cache: a name out of range"};
     return all_names.substr(offset, length);
   };
 
-  std::vector<Symbol> symbols;
-  symbols.reserve(symbol_count);
-  for (uint32_t i = 0; i < symbol_count; ++i) {
-    Symbol s;
-    VPERF_TRY(s.start, symbol_bytes.u64("symbol start"));
-    VPERF_TRY(s.end, symbol_bytes.u64("symbol end"));
-    VPERF_TRY(uint32_t offset, symbol_bytes.u32("symbol name offset"));
-    VPERF_TRY(uint16_t length, symbol_bytes.u16("symbol name length"));
-    VPERF_TRY(uint8_t binding, symbol_bytes.u8("symbol binding"));
-    VPERF_TRY(symbol_bytes.u8("padding"));
+  // The symbols' bytes were bounded above: each fixed-size entry is read in place (a hundred
+  // thousand of them, on every report that meets a kernel sample).
+  std::vector<Symbol> symbols(symbol_count);
+  const uint8_t* entry = symbol_bytes.rest().data();
+  for (Symbol& s : symbols) {
+    uint32_t offset = 0;
+    uint16_t length = 0;
+    std::memcpy(&s.start, entry, 8);
+    std::memcpy(&s.end, entry + 8, 8);
+    std::memcpy(&offset, entry + 16, 4);
+    std::memcpy(&length, entry + 20, 2);
+    const uint8_t binding = entry[22];
+    entry += kSymbolBytes;
     if (binding > static_cast<uint8_t>(SymbolBinding::Weak)) return Error{"kernel image cache: a symbol's binding is " + std::to_string(binding)};
     if (s.end <= s.start) return Error{"kernel image cache: a symbol ends before it starts"};
     s.binding = static_cast<SymbolBinding>(binding);
     VPERF_TRY(s.name, name_at(offset, length));
-    symbols.push_back(s);
   }
   std::map<std::string, uint64_t, std::less<>> markers;
   for (uint32_t i = 0; i < marker_count; ++i) {
@@ -126,6 +134,16 @@ Result<Kallsyms> decode_kernel_image(std::span<const uint8_t> bytes, std::string
   // whatever the file says.
   return Kallsyms::kernel_image(SymbolTable::from_symbols(std::move(symbols), std::move(names)), std::move(markers));
 }
+}  // namespace
+
+Result<Kallsyms> decode_kernel_image(std::span<const uint8_t> bytes, std::string& boot_id) {
+  return decode_kernel_image(bytes, boot_id, FileMapping{});
+}
+
+Result<Kallsyms> decode_kernel_image(FileMapping mapping, std::string& boot_id) {
+  const std::span<const uint8_t> bytes = mapping.bytes();
+  return decode_kernel_image(bytes, boot_id, std::move(mapping));
+}
 
 std::optional<std::string> current_boot_id() {
   Result<std::string> text = read_file("/proc/sys/kernel/random/boot_id");
@@ -139,11 +157,10 @@ std::optional<Kallsyms> read_cached_kernel_image(const CacheLocation& location, 
                                                  const RelocationReference& reference) {
   Result<PrivateDirectory> dir = PrivateDirectory::open(location.base, location.below, CreateMissing::no);
   if (!dir) return std::nullopt;
-  Result<std::string> bytes = dir->read(kFileName);
-  if (!bytes) return std::nullopt;
+  Result<FileMapping> mapping = dir->map(kFileName);
+  if (!mapping) return std::nullopt;
   std::string cached_boot;
-  Result<Kallsyms> image =
-      decode_kernel_image(std::span(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), cached_boot);
+  Result<Kallsyms> image = decode_kernel_image(std::move(mapping).value(), cached_boot);
   if (!image || cached_boot != boot_id) return std::nullopt;
   const std::optional<RelocationReference>& cached = image->relocation_reference();
   if (!cached || cached->name != reference.name || cached->address != reference.address) return std::nullopt;

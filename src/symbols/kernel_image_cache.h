@@ -37,6 +37,8 @@ std::vector<uint8_t> encode_kernel_image(const Kallsyms& kallsyms, std::string_v
 // The kernel image part from a file's bytes (no modules) and the boot it was read in: an Error
 // for anything malformed.
 Result<Kallsyms> decode_kernel_image(std::span<const uint8_t> bytes, std::string& boot_id);
+// The same from a mapped file, whose names the symbols then point into (kept mapped).
+Result<Kallsyms> decode_kernel_image(FileMapping mapping, std::string& boot_id);
 
 // This boot's id (/proc/sys/kernel/random/boot_id), or nullopt where it cannot be read.
 std::optional<std::string> current_boot_id();

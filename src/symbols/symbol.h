@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/file_mapping.h"
+
 namespace vperf::symbols {
 
 enum class SymbolBinding : uint8_t { Local, Global, Weak };
@@ -45,9 +47,12 @@ class SymbolNames {
  public:
   // A copy of `name` in this store.
   std::string_view keep(std::string_view name);
+  // Names that point into `mapping` live as long as this store: they need no copy.
+  void hold(FileMapping mapping) { mappings_.push_back(std::move(mapping)); }
 
  private:
   std::vector<std::unique_ptr<char[]>> blocks_;
+  std::vector<FileMapping> mappings_;
   size_t block_used_ = 0, block_size_ = 0;
 };
 

@@ -39,7 +39,7 @@ std::string_view SymbolNames::keep(std::string_view name) {
   if (name.empty()) return {};
   if (blocks_.empty() || name.size() > block_size_ - block_used_) {
     block_size_ = std::max(kBlock, name.size());
-    blocks_.push_back(std::make_unique<char[]>(block_size_));
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(block_size_));
     block_used_ = 0;
   }
   char* at = blocks_.back().get() + block_used_;

@@ -106,7 +106,7 @@ void print_against_guard_pages(tep_handle* tep, std::span<const uint8_t> record)
   const size_t room = record.size() + vperf::tracing::kRecordPadding;
   if (room > kRoom) return;
   for (uint8_t* copy : {region + kRoom - room, region}) {
-    std::memcpy(copy, record.data(), record.size());
+    if (!record.empty()) std::memcpy(copy, record.data(), record.size());
     std::memset(copy + record.size(), 0, vperf::tracing::kRecordPadding);
     const std::span<const uint8_t> guarded(copy, record.size());
     if (guarded.size() < vperf::tracing::common_fields_end(tep)) return;
