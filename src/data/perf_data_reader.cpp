@@ -6,10 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include "core/byte_reader.h"
 #include "core/file_mapping.h"
@@ -41,6 +45,11 @@ uint32_t record_type(std::span<const uint8_t> bytes) {
   uint32_t type = 0;
   std::memcpy(&type, bytes.data(), sizeof(type));
   return type;
+}
+
+// The user records that change the events or features a reader shows (apply_user).
+bool is_applied_user_record(uint32_t type) {
+  return type == kRecordHeaderAttr || type == kRecordHeaderFeature || type == kRecordEventUpdate || type == kRecordHeaderBuildId;
 }
 
 // A byte range that one part of a perf.data file claims (header, attrs, an event's ids, data,
@@ -120,8 +129,15 @@ struct PerfDataReader::Impl {
   // File mode: the parts of the file the header and attrs claim, for first_overlap().
   std::vector<Extent> layout;
 
+  // read()'s ordering thread's warnings go here while it runs, for the delivering thread to
+  // keep in the order one thread would have.
+  std::vector<std::string>* held_warnings = nullptr;
   void warn(std::string line) {
     line = name + ": " + line;
+    if (held_warnings) held_warnings->push_back(std::move(line));
+    else keep_warning(std::move(line));
+  }
+  void keep_warning(std::string line) {
     if (std::find(warnings.begin(), warnings.end(), line) == warnings.end()) warnings.push_back(std::move(line));
   }
 
@@ -215,9 +231,7 @@ struct PerfDataReader::Impl {
   // Applies a user record to attrs/features (pipe mode, and build ids / names in any mode).
   void apply_user(const Chunk& c) {
     uint32_t type = record_type(c.bytes);
-    if (type != kRecordHeaderAttr && type != kRecordHeaderFeature && type != kRecordEventUpdate &&
-        type != kRecordHeaderBuildId)
-      return;
+    if (!is_applied_user_record(type)) return;
     if (type == kRecordHeaderAttr && !pipe) return;  // file mode has the attr section
     auto rec = parse_record(c.bytes, nullptr);
     if (!rec) {
@@ -500,6 +514,97 @@ std::vector<std::string> PerfDataReader::skipped_features() const {
   return names;
 }
 
+namespace {
+
+// What the ordering side hands to the side that parses and delivers, in delivery order: a
+// record, a warning (kept in the order a single thread would have kept it), or the offset
+// below which the mapping's pages may be dropped (once everything before it was delivered).
+struct Handed {
+  enum class Kind : uint8_t { Record, Warning, Release };
+  Kind kind = Kind::Record;
+  Chunk chunk;
+  size_t attr = kNoAttr;
+  uint64_t release_below = 0;
+  std::string warning;
+};
+
+// Batches of Handed from one producer thread to one consumer, at most kInFlight waiting: the
+// producer stays a few thousand records ahead, never the whole file. Either side can end it.
+class Handoff {
+ public:
+  static constexpr size_t kBatch = 4096, kInFlight = 4;
+
+  // The producer: false once the consumer has stopped.
+  bool push(std::vector<Handed>& batch) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return full_.size() < kInFlight || stopped_; });
+    if (stopped_) return false;
+    full_.push_back(std::move(batch));
+    ++pushed_;
+    batch = take_spare();
+    changed_.notify_all();
+    return true;
+  }
+  // The producer: waits until the consumer has delivered every batch pushed (before changing
+  // what the consumer may read: the events, the features). False once it has stopped.
+  bool drain() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return delivered_ == pushed_ || stopped_; });
+    return !stopped_;
+  }
+  void finish() {
+    std::lock_guard lock(mutex_);
+    finished_ = true;
+    changed_.notify_all();
+  }
+  // The consumer: the next batch into `batch` (the last one given back for reuse); false at the end.
+  bool pop(std::vector<Handed>& batch) {
+    std::unique_lock lock(mutex_);
+    if (took_) {
+      ++delivered_;
+      batch.clear();
+      spare_.push_back(std::move(batch));
+      took_ = false;
+      changed_.notify_all();
+    }
+    changed_.wait(lock, [&] { return !full_.empty() || finished_ || stopped_; });
+    if (full_.empty() || stopped_) return false;
+    batch = std::move(full_.front());
+    full_.pop_front();
+    took_ = true;
+    changed_.notify_all();
+    return true;
+  }
+  void stop() {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+    changed_.notify_all();
+  }
+  bool stopped() {
+    std::lock_guard lock(mutex_);
+    return stopped_;
+  }
+
+ private:
+  std::vector<Handed> take_spare() {
+    std::vector<Handed> batch;
+    if (!spare_.empty()) {
+      batch = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    batch.reserve(kBatch);
+    return batch;
+  }
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::vector<Handed>> full_;
+  std::vector<std::vector<Handed>> spare_;
+  uint64_t pushed_ = 0, delivered_ = 0;
+  bool took_ = false, finished_ = false, stopped_ = false;
+};
+
+}  // namespace
+
 Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptions options) {
   Impl& d = *impl_;
   if (d.fd >= 0) {
@@ -511,9 +616,70 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
     d.stream_end = false;
     d.released = 0;
   }
-  ReadStats stats;
-  bool stopped = false;
+  // A mapped file is ordered on a second thread while this one parses and delivers (the
+  // consumer's work, report's or script's, is most of the time): the records, warnings and
+  // page releases reach `callback` in the order one thread gives them, so nothing it sees
+  // changes. A pipe, or bytes in memory, are read on this thread.
+  const bool two_threads = options.second_thread && d.mapping && d.fd < 0 && std::thread::hardware_concurrency() > 1;
 
+  // The consumer's side: parses a record and hands it to `callback`.
+  ReadStats delivered_stats;
+  bool stopped = false;
+  Record record;  // every record is parsed into this one: a sample reuses the last one's vectors
+  auto deliver = [&](const Chunk& c, size_t attr_index) {
+    if (stopped) return;
+    ReadStats& stats = delivered_stats;
+    const EventAttrEntry* attr = attr_index == kNoAttr ? nullptr : &d.attrs[attr_index];
+    SampleFormat format;
+    if (attr) format = SampleFormat::from_attr(attr->attr);
+    uint32_t type = record_type(c.bytes);
+    Result<void> rec = parse_record_into(c.bytes, attr ? &format : nullptr, record);
+    if (!rec) {
+      ++stats.bad_records;
+      if (!d.warned_bad) {
+        d.warned_bad = true;
+        d.keep_warning(d.name + ": skipped a " + record_type_name(type) + " record at offset " + hex(c.offset) +
+                       " that does not match its event: " + rec.error().describe());
+      }
+      return;
+    }
+    ++stats.records;
+    ++stats.by_type[type];
+    if (type == PERF_RECORD_SAMPLE) ++stats.samples;
+    if (const auto* lost = std::get_if<LostRecord>(&record.body)) stats.lost += lost->lost;
+    if (!callback(RecordView{record, c.bytes, attr, c.offset, attr_index})) stopped = true;
+  };
+
+  // The ordering side: reads records, queues them for their round and releases them in time
+  // order through these three, which deliver at once on one thread, or hand over on two.
+  Handoff handoff;
+  std::vector<Handed> batch;
+  std::vector<std::string> held_warnings;  // the ordering side's, for the consumer to keep in turn
+  if (two_threads) {
+    batch.reserve(Handoff::kBatch);
+    d.held_warnings = &held_warnings;
+  }
+  bool producer_stopped = false;
+  auto hand_over_warnings = [&] {
+    for (std::string& w : held_warnings) batch.push_back(Handed{Handed::Kind::Warning, {}, kNoAttr, 0, std::move(w)});
+    held_warnings.clear();
+  };
+  auto hand_over = [&](Handed item) {
+    hand_over_warnings();
+    batch.push_back(std::move(item));
+    if (batch.size() >= Handoff::kBatch && !handoff.push(batch)) producer_stopped = true;
+  };
+  auto emit = [&](Chunk&& c, size_t attr_index) {
+    if (!two_threads) return deliver(c, attr_index);
+    hand_over(Handed{Handed::Kind::Record, std::move(c), attr_index, 0, {}});
+  };
+  auto release = [&](uint64_t offset) {
+    if (!two_threads) return d.release_below(offset);
+    hand_over(Handed{Handed::Kind::Release, {}, kNoAttr, offset, {}});
+  };
+  auto ordering_stopped = [&] { return two_threads ? producer_stopped : stopped; };
+
+  ReadStats stats;  // the ordering side's counts
   // Records waiting for their round, in arrival order after `sorted` (the ones before it are in
   // time order already): perf's ordered_events. A flush delivers the queue's start up to a
   // time, ties in arrival order; a vector sorted once per round costs no allocation per record.
@@ -528,39 +694,17 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
   uint32_t first_unknown_type = 0;
   uint64_t first_unknown_offset = 0;
 
-  // Every record is parsed into this one: a sample reuses the last one's vectors.
-  Record record;
-  auto deliver = [&](const Chunk& c, size_t attr_index) {
-    if (stopped) return;
-    const EventAttrEntry* attr = attr_index == kNoAttr ? nullptr : &d.attrs[attr_index];
-    SampleFormat format;
-    if (attr) format = SampleFormat::from_attr(attr->attr);
-    uint32_t type = record_type(c.bytes);
-    Result<void> rec = parse_record_into(c.bytes, attr ? &format : nullptr, record);
-    if (!rec) {
-      ++stats.bad_records;
-      if (!d.warned_bad) {
-        d.warned_bad = true;
-        d.warn("skipped a " + record_type_name(type) + " record at offset " + hex(c.offset) +
-               " that does not match its event: " + rec.error().describe());
-      }
-      return;
-    }
-    ++stats.records;
-    ++stats.by_type[type];
-    if (type == PERF_RECORD_SAMPLE) ++stats.samples;
-    if (const auto* lost = std::get_if<LostRecord>(&record.body)) stats.lost += lost->lost;
-    if (!callback(RecordView{record, c.bytes, attr, c.offset, attr_index})) stopped = true;
-  };
   auto flush = [&](uint64_t limit) {
     auto by_time = [](const Queued& a, const Queued& b) { return a.time < b.time; };
     const auto middle = queue.begin() + static_cast<std::ptrdiff_t>(sorted);
-    std::stable_sort(middle, queue.end(), by_time);
-    std::inplace_merge(queue.begin(), middle, queue.end(), by_time);  // stable: earlier arrivals first
+    // A round often arrives in order already (one busy CPU): checking is one pass.
+    if (!std::is_sorted(middle, queue.end(), by_time)) std::stable_sort(middle, queue.end(), by_time);
+    if (middle != queue.begin() && middle != queue.end() && by_time(*middle, *(middle - 1)))
+      std::inplace_merge(queue.begin(), middle, queue.end(), by_time);  // stable: earlier arrivals first
     size_t done = 0;
-    for (; done < queue.size() && queue[done].time <= limit && !stopped; ++done) {
+    for (; done < queue.size() && queue[done].time <= limit && !ordering_stopped(); ++done) {
       last_flushed = queue[done].time;
-      deliver(queue[done].chunk, queue[done].attr);
+      emit(std::move(queue[done].chunk), queue[done].attr);
     }
     queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(done));
     sorted = queue.size();
@@ -586,11 +730,21 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
         return;
       }
       if (c.offset >= d.applied_to) {
+        // The consumer reads the events and features while it delivers: it has delivered
+        // everything before this record when they change.
+        if (two_threads && is_applied_user_record(type)) {
+          if (!batch.empty() && !handoff.push(batch)) producer_stopped = true;
+          if (producer_stopped || !handoff.drain()) {
+            producer_stopped = true;
+            return;
+          }
+        }
         d.apply_user(c);
         d.applied_to = c.offset + c.bytes.size();
       }
+      const uint64_t round_offset = c.offset;
       // As perf: the FINISHED_ROUND itself first, then what it releases.
-      deliver(c, kNoAttr);
+      emit(std::move(c), kNoAttr);
       if (type == kRecordFinishedRound) {
         ++stats.rounds;
         if (options.ordered) {
@@ -598,9 +752,9 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
           next_flush = max_time;
         }
         if (d.mapping) {  // what the queue still holds stays in memory
-          uint64_t oldest = c.offset;
+          uint64_t oldest = round_offset;
           for (const Queued& q : queue) oldest = std::min(oldest, q.chunk.offset);
-          d.release_below(oldest);
+          release(oldest);
         }
       }
       return;
@@ -624,29 +778,81 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
         return;
       }
     }
-    deliver(c, attr_index);
+    emit(std::move(c), attr_index);
   };
 
-  if (d.fd < 0 && d.pipe) {
-    // Memory pipe data: the open scan's records are re-read from the start.
-    d.pending.clear();
-  }
-  while (!d.pending.empty() && !stopped) {
-    Chunk c = std::move(d.pending.front());
-    d.pending.pop_front();
-    handle(std::move(c));
-  }
-  while (!stopped && !d.fatal) {
-    auto c = d.next_chunk(&stats);
-    if (!c) break;
-    handle(std::move(*c));
+  auto order = [&] {
+    if (d.fd < 0 && d.pipe) {
+      // Memory pipe data: the open scan's records are re-read from the start.
+      d.pending.clear();
+    }
+    while (!d.pending.empty() && !ordering_stopped()) {
+      Chunk c = std::move(d.pending.front());
+      d.pending.pop_front();
+      handle(std::move(c));
+    }
+    while (!ordering_stopped() && !d.fatal) {
+      auto c = d.next_chunk(&stats);
+      if (!c) break;
+      handle(std::move(*c));
+    }
+    if (d.fatal) return;
+    flush(std::numeric_limits<uint64_t>::max());
+    if (stats.unknown_types)
+      d.warn("skipped " + std::to_string(stats.unknown_types) + " record" + (stats.unknown_types == 1 ? "" : "s") +
+             " of unknown type (the first: " + record_type_name(first_unknown_type) + " at offset " +
+             hex(first_unknown_offset) + "): is this from a newer perf than vperf knows (6.1)?");
+  };
+
+  if (!two_threads) {
+    order();
+  } else {
+    std::exception_ptr ordering_failed;
+    std::thread ordering([&] {
+      try {
+        order();
+        if (!producer_stopped) {
+          hand_over_warnings();
+          if (!batch.empty()) handoff.push(batch);
+        }
+      } catch (...) {
+        ordering_failed = std::current_exception();
+      }
+      handoff.finish();
+    });
+    // However this thread leaves (the callback may throw), the ordering thread ends first.
+    struct StopAndJoin {
+      Handoff& handoff;
+      std::thread& thread;
+      Impl& d;
+      ~StopAndJoin() {
+        handoff.stop();
+        if (thread.joinable()) thread.join();
+        d.held_warnings = nullptr;
+      }
+    } stop_and_join{handoff, ordering, d};
+    std::vector<Handed> taken;
+    while (!stopped && handoff.pop(taken)) {
+      for (Handed& item : taken) {
+        if (stopped) break;
+        switch (item.kind) {
+          case Handed::Kind::Record: deliver(item.chunk, item.attr); break;
+          case Handed::Kind::Warning: d.keep_warning(std::move(item.warning)); break;
+          case Handed::Kind::Release: d.release_below(item.release_below); break;
+        }
+      }
+    }
+    handoff.stop();
+    ordering.join();
+    if (ordering_failed) std::rethrow_exception(ordering_failed);
   }
   if (d.fatal) return *d.fatal;
-  flush(std::numeric_limits<uint64_t>::max());
-  if (stats.unknown_types)
-    d.warn("skipped " + std::to_string(stats.unknown_types) + " record" + (stats.unknown_types == 1 ? "" : "s") +
-           " of unknown type (the first: " + record_type_name(first_unknown_type) + " at offset " +
-           hex(first_unknown_offset) + "): is this from a newer perf than vperf knows (6.1)?");
+  stats.records = delivered_stats.records;
+  stats.samples = delivered_stats.samples;
+  stats.lost = delivered_stats.lost;
+  stats.bad_records += delivered_stats.bad_records;
+  stats.by_type = std::move(delivered_stats.by_type);
+  stats.second_thread = two_threads;
   return stats;
 }
 

@@ -63,6 +63,10 @@ using RecordCallback = std::function<bool(const RecordView&)>;
 
 struct ReadOptions {
   bool ordered = true;  // FINISHED_ROUND time ordering, as perf report / perf script
+  // A mapped file's records are read and ordered on a second thread while the caller's thread
+  // parses and delivers them (where the machine has a second CPU); what the callback sees is
+  // the same. false: one thread.
+  bool second_thread = true;
 };
 
 struct ReadStats {
@@ -75,6 +79,7 @@ struct ReadStats {
   uint64_t compressed = 0;   // skipped COMPRESSED records
   uint64_t unknown_types = 0;  // skipped records of a type perf 6.1 does not define
   bool truncated = false;    // stopped early at a record that did not fit
+  bool second_thread = false;  // ordered on a second thread (ReadOptions::second_thread)
   std::map<uint32_t, uint64_t> by_type;
 };
 

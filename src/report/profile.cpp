@@ -32,11 +32,13 @@ size_t Profile::FunctionKeyHash::operator()(const FunctionKey& k) const {
   return static_cast<size_t>(h ^ (h >> 31));
 }
 
-size_t Profile::CountKeyHash::operator()(const CountKey& k) const {
-  uint64_t h = (uint64_t{k.event} << 32 | k.comm) * 0x9e3779b97f4a7c15ULL;
-  h ^= k.stack * 0xc2b2ae3d27d4eb4fULL;
-  return static_cast<size_t>(h ^ (h >> 29));
+namespace {
+uint64_t count_key_hash(uint32_t event, uint32_t comm, uint32_t stack) {
+  uint64_t h = (uint64_t{event} << 32 | comm) * 0x9e3779b97f4a7c15ULL;
+  h ^= stack * 0xc2b2ae3d27d4eb4fULL;
+  return h ^ (h >> 29);
 }
+}  // namespace
 
 uint32_t Profile::intern_mapping(const std::shared_ptr<const symbols::Map>& map) {
   auto [it, added] = mapping_ids_.try_emplace(map.get(), static_cast<uint32_t>(mappings_.size()));
@@ -106,9 +108,12 @@ std::string Profile::function_label(uint32_t id) const {
 }
 
 void Profile::count(uint32_t event, uint32_t comm, uint32_t stack, uint64_t weight) {
-  auto [it, added] = count_ids_.try_emplace(CountKey{event, comm, stack}, static_cast<uint32_t>(counts_.size()));
+  const auto [id, added] = count_ids_.find_or_insert(
+      count_key_hash(event, comm, stack),
+      [&](uint32_t known) { return counts_[known].event == event && counts_[known].comm == comm && counts_[known].stack == stack; },
+      static_cast<uint32_t>(counts_.size()));
   if (added) counts_.push_back(ProfileCount{event, comm, stack, {}});
-  ProfileValue& value = counts_[it->second].value;
+  ProfileValue& value = counts_[id].value;
   ++value.samples;
   value.weight += weight;
 }
@@ -139,7 +144,7 @@ size_t Profile::bytes() const {
   return frames_.size() * (sizeof(ProfileFrame) + sizeof(FrameKey) + kIndexed) +
          functions_.size() * (sizeof(ProfileFunction) + sizeof(FunctionKey) + kIndexed) + mappings_.size() * 64 +
          stack_frames_.size() * sizeof(uint32_t) + stacks_.size() * (sizeof(stacks_[0]) + kIndexed) + texts_.size() * 64 +
-         counts_.size() * (sizeof(ProfileCount) + 32);
+         counts_.size() * (sizeof(ProfileCount) + kIndexed);
 }
 
 }  // namespace vperf::report

@@ -141,15 +141,6 @@ class Profile {
   struct FunctionKeyHash {
     size_t operator()(const FunctionKey& k) const;
   };
-  struct CountKey {
-    uint32_t event;
-    uint32_t comm;
-    uint32_t stack;
-    bool operator==(const CountKey&) const = default;
-  };
-  struct CountKeyHash {
-    size_t operator()(const CountKey& k) const;
-  };
 
   std::vector<ProfileFrame> frames_;
   std::vector<FrameKey> frame_keys_;  // by frame id
@@ -165,7 +156,7 @@ class Profile {
   core::HashedIds stack_ids_;
   Interner texts_;
   std::vector<ProfileCount> counts_;
-  std::unordered_map<CountKey, uint32_t, CountKeyHash> count_ids_;
+  core::HashedIds count_ids_;  // (event, comm, stack) -> index into counts_
 };
 
 }  // namespace vperf::report

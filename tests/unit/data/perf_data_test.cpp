@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <thread>
 
 #include "core/strings.h"
 #include "core/byte_writer.h"
@@ -731,6 +732,105 @@ TEST(PerfData, ThisMachineFeatures) {
   EXPECT_GE(f.nr_cpus_available, f.nr_cpus_online);
   EXPECT_GT(f.total_mem_kb, 0u);
   EXPECT_EQ(f.cmdline, (std::vector<std::string>{"vperf", "record"}));
+}
+
+// The records of a file ordered on a second thread reach the callback exactly as on one: the
+// same records in the same order with the same events, the same warnings in the same order, the
+// same counts, and the features a user record changes mid-stream only after the records before
+// it were delivered; and a callback that stops at any record stops the reading there.
+TEST(PerfData, ASecondThreadDeliversWhatOneThreadDelivers) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one CPU: read() orders on the caller's thread only";
+  auto path = temp_path("two_threads.data");
+  {
+    auto w = PerfDataWriter::create_file(path, two_events());
+    ASSERT_TRUE(w.ok()) << w.error().describe();
+    // Rounds of 1 to 5000 records, out of time order within a round and across rounds, with
+    // records of an unknown id, compressed ones and one of an unknown type here and there, and
+    // a HOSTNAME feature record in the middle.
+    uint64_t state = 12345, time = 1000;
+    auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+    for (int round = 0; round < 60; ++round) {
+      const uint64_t records = 1 + next() % 5000;
+      for (uint64_t i = 0; i < records; ++i) {
+        const uint64_t pick = next() % 1000;
+        const uint64_t when = time + next() % 3000;
+        if (pick == 0) {
+          ASSERT_TRUE(w->write(sample(555, when, 0x1000)));  // no such id
+        } else if (pick == 1) {
+          std::vector<uint8_t> rec(16, 0);
+          const perf_event_header compressed{kRecordCompressed, 0, 16};
+          std::memcpy(rec.data(), &compressed, sizeof compressed);
+          ASSERT_TRUE(w->write(rec));
+        } else if (pick == 2) {
+          std::vector<uint8_t> rec(24, 0);
+          const perf_event_header unknown{4000, 0, 24};
+          std::memcpy(rec.data(), &unknown, sizeof unknown);
+          ASSERT_TRUE(w->write(rec));
+        } else {
+          const uint64_t ids[] = {100, 101, 200};
+          ASSERT_TRUE(w->write(sample(ids[pick % 3], when, 0x1000 + pick, static_cast<uint32_t>(40 + pick % 7))));
+        }
+        time += 1;
+      }
+      if (round == 30) {
+        ByteWriter feature;
+        feature.u32(kRecordHeaderFeature);
+        feature.u16(0);
+        feature.u16(8 + 8 + 4 + 8);
+        feature.u64(kFeatHostname);
+        feature.u32(8);
+        for (char c : std::string("newhost", 8)) feature.u8(static_cast<uint8_t>(c));
+        ASSERT_TRUE(w->write(feature.data()));
+      }
+      ASSERT_TRUE(w->flush_round());
+    }
+    ASSERT_TRUE(w->finish(some_features()));
+  }
+  struct Delivery {
+    std::vector<std::string> lines;  // one per record: offset, type, time, event, the hostname it saw
+    std::vector<std::string> warnings;
+    ReadStats stats;
+  };
+  auto deliveries = [&](bool second_thread, uint64_t stop_after) {
+    Delivery out;
+    auto r = PerfDataReader::open_file(path);
+    EXPECT_TRUE(r.ok());
+    if (!r.ok()) return out;
+    auto stats = r->read(
+        [&](const RecordView& v) {
+          out.lines.push_back(std::to_string(v.offset) + " " + std::to_string(v.record.type) + " " + std::to_string(v.record.sample_id.time) +
+                              " " + std::to_string(v.attr_index) + " " + r->features().hostname);
+          return out.lines.size() < stop_after;
+        },
+        ReadOptions{.second_thread = second_thread});
+    EXPECT_TRUE(stats.ok());
+    if (stats.ok()) out.stats = *stats;
+    out.warnings = r->warnings();
+    return out;
+  };
+  const Delivery one = deliveries(false, UINT64_MAX), two = deliveries(true, UINT64_MAX);
+  EXPECT_FALSE(one.stats.second_thread);
+  EXPECT_TRUE(two.stats.second_thread);
+  ASSERT_GT(one.lines.size(), 100000u);
+  EXPECT_EQ(two.lines, one.lines);
+  EXPECT_EQ(two.warnings, one.warnings);
+  EXPECT_EQ(one.warnings.size(), 3u);
+  EXPECT_EQ(two.stats.records, one.stats.records);
+  EXPECT_EQ(two.stats.samples, one.stats.samples);
+  EXPECT_EQ(two.stats.rounds, one.stats.rounds);
+  EXPECT_EQ(two.stats.unordered, one.stats.unordered);
+  EXPECT_EQ(two.stats.bad_records, one.stats.bad_records);
+  EXPECT_EQ(two.stats.compressed, one.stats.compressed);
+  EXPECT_EQ(two.stats.unknown_types, one.stats.unknown_types);
+  EXPECT_EQ(two.stats.by_type, one.stats.by_type);
+  EXPECT_NE(std::find_if(one.lines.begin(), one.lines.end(), [](const std::string& l) { return l.ends_with(" testhost"); }), one.lines.end());
+  EXPECT_TRUE(one.lines.back().ends_with(" newhost"));
+  for (uint64_t stop : {uint64_t{1}, uint64_t{4095}, uint64_t{4096}, uint64_t{70001}, one.lines.size() - 1}) {
+    SCOPED_TRACE("stopped after " + std::to_string(stop));
+    const Delivery cut = deliveries(true, stop);
+    EXPECT_EQ(cut.lines, std::vector<std::string>(one.lines.begin(), one.lines.begin() + static_cast<std::ptrdiff_t>(stop)));
+  }
+  std::filesystem::remove(path);
 }
 
 // A 64 MiB file read front to back: the pages already delivered leave memory as rounds are
