@@ -162,6 +162,7 @@ TEST_F(KvmLibvirt, ListsAndSamplesATransientTcgDomain) {
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
   std::map<std::string, double> shares = test::guest_symbol_shares(rep.out);
   const double clear_user = test::clear_user_share(shares);
+  std::cout << test::guest_share_summary(rep.out) << "\n";
   EXPECT_GT(clear_user, 20.0) << rep.out;
   EXPECT_GT(shares["native_safe_halt"], 20.0) << rep.out;
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -209,6 +210,7 @@ TEST_F(KvmMonitor, SamplesTheGuestsKernelThroughQmpWithSymbolsFromTheAgent) {
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
   std::map<std::string, double> shares = test::guest_symbol_shares(rep.out);
   const double clear_user = test::clear_user_share(shares);
+  std::cout << test::guest_share_summary(rep.out) << "\n";
   EXPECT_GT(clear_user, 20.0) << rep.out;          // the busy vCPU: about 40% of all samples here
   EXPECT_GT(shares["native_safe_halt"], 20.0) << rep.out;  // the idle one
   EXPECT_GT(shares["read_zero"] + clear_user, shares["native_safe_halt"] / 3) << rep.out;
@@ -227,11 +229,14 @@ TEST_F(KvmMonitor, SamplesTheGuestsKernelThroughQmpWithSymbolsFromTheAgent) {
         {{"HOME", (scratch_.root() / "home").string()}});
     ASSERT_EQ(perf.exit_code, 0) << perf.err;
     std::map<std::string, double> theirs = test::guest_symbol_shares(perf.out);
+    double widest = 0;
     for (const auto& [name, share] : shares) {
       if (share >= 1.0) {
+        widest = std::max(widest, std::abs(theirs[name] - share));
         EXPECT_NEAR(theirs[name], share, 0.011) << name << "\n" << perf.out;
       }
     }
+    std::cout << "perf's shares differ from vperf's by " << widest << " at most\n";
   }
 }
 
@@ -296,6 +301,7 @@ TEST_F(KvmMonitor, GuestKernelStacksMatchTheGuestKernelsOwnUnwinder) {
   EXPECT_GE(at_truth_leaf, 10u) << at_truth_leaf << " of " << orc_samples << " at " << truth.front() << shown;
   EXPECT_EQ(equal_to_truth, at_truth_leaf) << shown;
   EXPECT_GE(idle, 10u);
+  std::cout << orc_samples << " orc stacks, " << idle << " idle, " << at_truth_leaf << " at " << truth.front() << "\n";
   EXPECT_GT(idle * 4, orc_samples) << idle << " idle of " << orc_samples;
   EXPECT_EQ(idle_to_startup, idle) << shown;
 

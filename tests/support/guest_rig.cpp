@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -147,6 +148,19 @@ double clear_user_share(const std::map<std::string, double>& shares) {
   for (const char* name : {"clear_user_rep_good", "clear_user_erms", "clear_user_original", "__clear_user"})
     if (auto it = shares.find(name); it != shares.end()) sum += it->second;
   return sum;
+}
+
+std::string guest_share_summary(const std::string& report) {
+  std::map<std::string, double> shares = guest_symbol_shares(report);
+  // perf's "# Samples: 1K of event 'vcpu-clock'": the count as the report rounds it.
+  std::string samples = "?";
+  std::istringstream in(report);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("# Samples: ")) samples = line.substr(11, line.find(" of event") - 11);
+  char text[160];
+  std::snprintf(text, sizeof text, "native_safe_halt %.2f%%, clear_user %.2f%%, read_zero %.2f%%", shares["native_safe_halt"],
+                clear_user_share(shares), shares["read_zero"]);
+  return "guest shares of " + samples + " samples: " + text;
 }
 
 Result<void> write_guest_perf_data(const std::filesystem::path& path, const GuestPerfData& content) {
