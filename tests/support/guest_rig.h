@@ -115,7 +115,8 @@ std::map<std::string, double> guest_symbol_shares(const std::string& report);
 double clear_user_share(const std::map<std::string, double>& shares);
 // One line with what the share checks of the kvm tests compare, for their stdout and failure
 // messages ("guest shares of 1K samples: native_safe_halt 48.10%, clear_user 38.52%, read_zero
-// 2.31%"): the distributions over repeated runs that justify their bounds are read from it.
+// 2.31%; others of 1% or more: ..."): the distributions over repeated runs that justify their
+// bounds are read from it.
 std::string guest_share_summary(const std::string& report);
 
 // Writes a perf.data (cycles, guest-only as perf kvm record opens it: exclude_host) with
