@@ -37,13 +37,6 @@ std::string kallsyms_names(const fs::path& path) {
   return names;
 }
 
-// The sample count of `vperf kvm record`'s summary ("... for 4.02 s: 382 samples, ..."); 0 if
-// there is none.
-size_t recorded_samples(const std::string& summary) {
-  const size_t at = summary.find(" s: ");
-  return at == std::string::npos ? 0 : std::stoul(summary.substr(at + 4));
-}
-
 class KvmLibvirt : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -169,9 +162,9 @@ TEST_F(KvmLibvirt, ListsAndSamplesATransientTcgDomain) {
     rec = test::run_vperf({"kvm", "record", "--domain", name_, "-F", "200", "--duration", std::to_string(seconds), "-o", data});
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
     std::cout << rec.err;
-    if (recorded_samples(rec.err) >= 200) break;
+    if (test::recorded_samples(rec.err) >= 200) break;
   }
-  ASSERT_GE(recorded_samples(rec.err), 200u) << rec.err;
+  ASSERT_GE(test::recorded_samples(rec.err), 200u) << rec.err;
   const fs::path kept = fs::path(data + ".guestmount") / pid / "proc";
   ASSERT_TRUE(fs::exists(kept / "kallsyms")) << rec.err;
   EXPECT_EQ(kallsyms_names(kept / "kallsyms"), kallsyms_names(rig_.kallsyms)) << "the same kernel's symbols";

@@ -175,6 +175,11 @@ std::string guest_share_summary(const std::string& report) {
   return others.empty() ? summary : summary + "; others of 1% or more: " + others;
 }
 
+size_t recorded_samples(const std::string& record_summary) {
+  const size_t at = record_summary.find(" s: ");
+  return at == std::string::npos ? 0 : std::stoul(record_summary.substr(at + 4));
+}
+
 Result<void> write_guest_perf_data(const std::filesystem::path& path, const GuestPerfData& content) {
   data::EventAttrEntry entry;
   std::memset(&entry.attr, 0, sizeof entry.attr);

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -118,6 +119,9 @@ double clear_user_share(const std::map<std::string, double>& shares);
 // 2.31%; others of 1% or more: ..."): the distributions over repeated runs that justify their
 // bounds are read from it.
 std::string guest_share_summary(const std::string& report);
+// The sample count in the summary `vperf kvm record --qmp|--domain` prints ("... for 4.02 s: 382
+// samples, ..."); 0 if there is none. Share checks are judged over a count, not over a time.
+size_t recorded_samples(const std::string& record_summary);
 
 // Writes a perf.data (cycles, guest-only as perf kvm record opens it: exclude_host) with
 // `content`; period 1000 per sample.
