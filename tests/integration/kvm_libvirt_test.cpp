@@ -150,10 +150,21 @@ TEST_F(KvmLibvirt, ListsAndSamplesATransientTcgDomain) {
       {"virsh", "-c", "qemu:///system", "qemu-agent-command", name_,
        R"({"execute":"guest-exec","arguments":{"path":"/bin/sh","arg":["-c","dd if=/dev/zero of=/dev/null bs=65536 count=2000000 2>/dev/null &"]}})"});
   ASSERT_EQ(exec.exit_code, 0) << exec.err;
-  const std::string data = (scratch_.root() / "perf.data.guest").string();
-  test::ProgramResult rec = test::run_vperf({"kvm", "record", "--domain", name_, "-F", "200", "--duration", "4", "-o", data});
-  ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  std::cout << rec.err;
+  // The shares are judged over at least 200 samples (100 ticks of both vCPUs), not over a time:
+  // each tick through libvirt rewrites and fsyncs the domain's status file (docs/guest.md), and
+  // on a loaded host 4 s gave 17 ticks once (34 samples, clear_user 23.5% against 20%; 23 to 135
+  // ticks/s otherwise in 20 runs beside two CPU hogs). A recording short of that is made again,
+  // twice as long, up to 32 s (dd runs for minutes under TCG).
+  std::string data;
+  test::ProgramResult rec;
+  for (int seconds = 4; seconds <= 32; seconds *= 2) {
+    data = (scratch_.root() / ("perf.data.guest-" + std::to_string(seconds))).string();
+    rec = test::run_vperf({"kvm", "record", "--domain", name_, "-F", "200", "--duration", std::to_string(seconds), "-o", data});
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    std::cout << rec.err;
+    if (test::recorded_samples(rec.err) >= 200) break;
+  }
+  ASSERT_GE(test::recorded_samples(rec.err), 200u) << rec.err;
   const fs::path kept = fs::path(data + ".guestmount") / pid / "proc";
   ASSERT_TRUE(fs::exists(kept / "kallsyms")) << rec.err;
   EXPECT_EQ(kallsyms_names(kept / "kallsyms"), kallsyms_names(rig_.kallsyms)) << "the same kernel's symbols";
@@ -162,6 +173,7 @@ TEST_F(KvmLibvirt, ListsAndSamplesATransientTcgDomain) {
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
   std::map<std::string, double> shares = test::guest_symbol_shares(rep.out);
   const double clear_user = test::clear_user_share(shares);
+  std::cout << test::guest_share_summary(rep.out) << "\n";
   EXPECT_GT(clear_user, 20.0) << rep.out;
   EXPECT_GT(shares["native_safe_halt"], 20.0) << rep.out;
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -177,7 +178,7 @@ TEST_F(KvmMonitor, SamplesTheGuestsKernelThroughQmpWithSymbolsFromTheAgent) {
   // dd runs until the guest stops, however long the recordings take (a count sized for TCG,
   // about 600 MB/s here, may end within seconds under KVM).
   run_in_guest("dd if=/dev/zero of=/dev/null bs=65536 2>/dev/null");
-  const std::string data = (scratch_.root() / "perf.data.guest").string();
+  std::string data = (scratch_.root() / "perf.data.guest").string();
   const std::map<std::string, std::string> cache = {{"XDG_CACHE_HOME", (scratch_.root() / "cache").string()}};
   test::ProgramResult rec = test::run_vperf({"kvm", "record", "--qmp", guest_->qmp().string(), "--qga", guest_->qga().string(),
                                              "-F", "500", "--duration", "3", "-o", data},
@@ -186,6 +187,19 @@ TEST_F(KvmMonitor, SamplesTheGuestsKernelThroughQmpWithSymbolsFromTheAgent) {
   std::cout << rec.err;
   EXPECT_NE(rec.err.find("2 vCPUs sampled through QEMU's monitor"), std::string::npos) << rec.err;
   EXPECT_EQ(rec.err.find("cached"), std::string::npos) << rec.err;
+  // The shares are judged over at least 200 samples (100 ticks of both vCPUs), not over 3 s:
+  // the monitor's tick rate falls with the host's load (61 to 135 ticks/s in 20 runs beside two
+  // CPU hogs, as few as 5 with 15 runnable tasks per CPU: record_until below). A recording short
+  // of that is made again, twice as long, up to 24 s; later ones take the symbols from the cache.
+  for (int seconds = 6; test::recorded_samples(rec.err) < 200 && seconds <= 24; seconds *= 2) {
+    data = (scratch_.root() / ("perf.data.guest-" + std::to_string(seconds))).string();
+    rec = test::run_vperf({"kvm", "record", "--qmp", guest_->qmp().string(), "--qga", guest_->qga().string(), "-F", "500",
+                           "--duration", std::to_string(seconds), "-o", data},
+                          cache);
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    std::cout << rec.err;
+  }
+  ASSERT_GE(test::recorded_samples(rec.err), 200u) << rec.err;
 
   // The symbols fetched through the agent are the guest's: the same text its init wrote to the
   // serial port at boot.
@@ -209,6 +223,7 @@ TEST_F(KvmMonitor, SamplesTheGuestsKernelThroughQmpWithSymbolsFromTheAgent) {
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
   std::map<std::string, double> shares = test::guest_symbol_shares(rep.out);
   const double clear_user = test::clear_user_share(shares);
+  std::cout << test::guest_share_summary(rep.out) << "\n";
   EXPECT_GT(clear_user, 20.0) << rep.out;          // the busy vCPU: about 40% of all samples here
   EXPECT_GT(shares["native_safe_halt"], 20.0) << rep.out;  // the idle one
   EXPECT_GT(shares["read_zero"] + clear_user, shares["native_safe_halt"] / 3) << rep.out;
@@ -227,11 +242,14 @@ TEST_F(KvmMonitor, SamplesTheGuestsKernelThroughQmpWithSymbolsFromTheAgent) {
         {{"HOME", (scratch_.root() / "home").string()}});
     ASSERT_EQ(perf.exit_code, 0) << perf.err;
     std::map<std::string, double> theirs = test::guest_symbol_shares(perf.out);
+    double widest = 0;
     for (const auto& [name, share] : shares) {
       if (share >= 1.0) {
+        widest = std::max(widest, std::abs(theirs[name] - share));
         EXPECT_NEAR(theirs[name], share, 0.011) << name << "\n" << perf.out;
       }
     }
+    std::cout << "perf's shares differ from vperf's by " << widest << " at most\n";
   }
 }
 
@@ -296,6 +314,7 @@ TEST_F(KvmMonitor, GuestKernelStacksMatchTheGuestKernelsOwnUnwinder) {
   EXPECT_GE(at_truth_leaf, 10u) << at_truth_leaf << " of " << orc_samples << " at " << truth.front() << shown;
   EXPECT_EQ(equal_to_truth, at_truth_leaf) << shown;
   EXPECT_GE(idle, 10u);
+  std::cout << orc_samples << " orc stacks, " << idle << " idle, " << at_truth_leaf << " at " << truth.front() << "\n";
   EXPECT_GT(idle * 4, orc_samples) << idle << " idle of " << orc_samples;
   EXPECT_EQ(idle_to_startup, idle) << shown;
 

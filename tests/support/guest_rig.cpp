@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -147,6 +148,36 @@ double clear_user_share(const std::map<std::string, double>& shares) {
   for (const char* name : {"clear_user_rep_good", "clear_user_erms", "clear_user_original", "__clear_user"})
     if (auto it = shares.find(name); it != shares.end()) sum += it->second;
   return sum;
+}
+
+std::string guest_share_summary(const std::string& report) {
+  std::map<std::string, double> shares = guest_symbol_shares(report);
+  // perf's "# Samples: 1K of event 'vcpu-clock'" ("376  of event" below 1000): the count as
+  // the report rounds it.
+  std::string samples = "?";
+  std::istringstream in(report);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("# Samples: ")) {
+      std::istringstream count(line.substr(11));
+      count >> samples;
+    }
+  char text[160];
+  std::snprintf(text, sizeof text, "native_safe_halt %.2f%%, clear_user %.2f%%, read_zero %.2f%%", shares["native_safe_halt"],
+                clear_user_share(shares), shares["read_zero"]);
+  std::string summary = "guest shares of " + samples + " samples: " + text;
+  // Where the rest went: what a share short of its usual value was spent on instead.
+  std::string others;
+  for (const auto& [name, share] : shares)
+    if (share >= 1.0 && name != "native_safe_halt" && name != "read_zero" && !name.starts_with("clear_user") && name != "__clear_user") {
+      std::snprintf(text, sizeof text, "%s %.2f%%", name.c_str(), share);
+      others += (others.empty() ? "" : ", ") + std::string(text);
+    }
+  return others.empty() ? summary : summary + "; others of 1% or more: " + others;
+}
+
+size_t recorded_samples(const std::string& record_summary) {
+  const size_t at = record_summary.find(" s: ");
+  return at == std::string::npos ? 0 : std::stoul(record_summary.substr(at + 4));
 }
 
 Result<void> write_guest_perf_data(const std::filesystem::path& path, const GuestPerfData& content) {

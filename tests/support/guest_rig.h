@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -113,6 +114,14 @@ std::map<std::string, double> guest_symbol_shares(const std::string& report);
 // The share of read_zero's clear_user under whichever name the guest kernel chose for this CPU
 // (arch/x86/lib: clear_user_rep_good, clear_user_erms, clear_user_original; __clear_user).
 double clear_user_share(const std::map<std::string, double>& shares);
+// One line with what the share checks of the kvm tests compare, for their stdout and failure
+// messages ("guest shares of 1K samples: native_safe_halt 48.10%, clear_user 38.52%, read_zero
+// 2.31%; others of 1% or more: ..."): the distributions over repeated runs that justify their
+// bounds are read from it.
+std::string guest_share_summary(const std::string& report);
+// The sample count in the summary `vperf kvm record --qmp|--domain` prints ("... for 4.02 s: 382
+// samples, ..."); 0 if there is none. Share checks are judged over a count, not over a time.
+size_t recorded_samples(const std::string& record_summary);
 
 // Writes a perf.data (cycles, guest-only as perf kvm record opens it: exclude_host) with
 // `content`; period 1000 per sample.
