@@ -71,10 +71,8 @@ class KvmLibvirt : public ::testing::Test {
     test::ProgramResult rep =
         test::run_vperf({"kvm", "--domain", name_, "report", "--stdio", "--sort", "sym", "-i", data}, env);
     ASSERT_EQ(rep.exit_code, 0) << rep.err;
-    EXPECT_EQ(rep.out, with_kept_symbols);
-    std::map<std::string, double> shares = test::guest_symbol_shares(rep.out);
-    EXPECT_GT(test::clear_user_share(shares), 20.0) << rep.out;
-    EXPECT_GT(shares["native_safe_halt"], 20.0) << rep.out;
+    EXPECT_EQ(rep.out, with_kept_symbols);  // whose shares the caller judged
+    EXPECT_GT(test::guest_symbol_shares(rep.out)["native_safe_halt"], 20.0) << rep.out;
 
     test::ProgramResult script = test::run_vperf({"kvm", "--domain", name_, "script", "-i", data}, env);
     ASSERT_EQ(script.exit_code, 0) << script.err;
@@ -174,8 +172,13 @@ TEST_F(KvmLibvirt, ListsAndSamplesATransientTcgDomain) {
   std::map<std::string, double> shares = test::guest_symbol_shares(rep.out);
   const double clear_user = test::clear_user_share(shares);
   std::cout << test::guest_share_summary(rep.out) << "\n";
-  EXPECT_GT(clear_user, 20.0) << rep.out;
+  // As KvmMonitor's share test (and why): the idle vCPU in native_safe_halt, the busy one in the
+  // guest kernel elsewhere, dd's copy among it (a TCG vCPU's registers lag: docs/guest.md).
+  double busy = 0;
+  for (const auto& [name, share] : shares) busy += name == "native_safe_halt" ? 0.0 : share;
   EXPECT_GT(shares["native_safe_halt"], 20.0) << rep.out;
+  EXPECT_GT(busy, 30.0) << rep.out;
+  EXPECT_GT(clear_user, 5.0) << rep.out;
 
   check_report_through_domain(data, rep.out);
   check_kvm_stat_of_domain(pid);
