@@ -517,16 +517,28 @@ std::vector<std::string> PerfDataReader::skipped_features() const {
 namespace {
 
 // What the ordering side hands to the side that parses and delivers, in delivery order: a
-// record, a warning (kept in the order a single thread would have kept it), or the offset
-// below which the mapping's pages may be dropped (once everything before it was delivered).
+// record (a view into the mapped file: only mapped files are read on two threads), a warning
+// (kept in the order a single thread would have kept it; its text in the batch's `warnings`),
+// or the offset below which the mapping's pages may be dropped (once everything before it was
+// delivered). 32 bytes, nothing to free.
 struct Handed {
   enum class Kind : uint8_t { Record, Warning, Release };
+  std::span<const uint8_t> bytes;
+  uint64_t offset = 0;  // the record's, or where pages may be dropped below
+  uint32_t attr = 0;    // the record's attr index (kNoAttr as UINT32_MAX), or the warning's index
   Kind kind = Kind::Record;
-  Chunk chunk;
-  size_t attr = kNoAttr;
-  uint64_t release_below = 0;
-  std::string warning;
 };
+struct HandedBatch {
+  std::vector<Handed> items;
+  std::vector<std::string> warnings;
+  void clear() {
+    items.clear();
+    warnings.clear();
+  }
+  bool empty() const { return items.empty(); }
+  size_t size() const { return items.size(); }
+};
+constexpr uint32_t kHandedNoAttr = UINT32_MAX;
 
 // Batches of Handed from one producer thread to one consumer, at most kInFlight waiting: the
 // producer stays a few thousand records ahead, never the whole file. Either side can end it.
@@ -535,7 +547,7 @@ class Handoff {
   static constexpr size_t kBatch = 4096, kInFlight = 4;
 
   // The producer: false once the consumer has stopped.
-  bool push(std::vector<Handed>& batch) {
+  bool push(HandedBatch& batch) {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return full_.size() < kInFlight || stopped_; });
     if (stopped_) return false;
@@ -558,7 +570,7 @@ class Handoff {
     changed_.notify_all();
   }
   // The consumer: the next batch into `batch` (the last one given back for reuse); false at the end.
-  bool pop(std::vector<Handed>& batch) {
+  bool pop(HandedBatch& batch) {
     std::unique_lock lock(mutex_);
     if (took_) {
       ++delivered_;
@@ -586,19 +598,19 @@ class Handoff {
   }
 
  private:
-  std::vector<Handed> take_spare() {
-    std::vector<Handed> batch;
+  HandedBatch take_spare() {
+    HandedBatch batch;
     if (!spare_.empty()) {
       batch = std::move(spare_.back());
       spare_.pop_back();
     }
-    batch.reserve(kBatch);
+    batch.items.reserve(kBatch);
     return batch;
   }
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::vector<Handed>> full_;
-  std::vector<std::vector<Handed>> spare_;
+  std::deque<HandedBatch> full_;
+  std::vector<HandedBatch> spare_;
   uint64_t pushed_ = 0, delivered_ = 0;
   bool took_ = false, finished_ = false, stopped_ = false;
 };
@@ -653,29 +665,32 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
   // The ordering side: reads records, queues them for their round and releases them in time
   // order through these three, which deliver at once on one thread, or hand over on two.
   Handoff handoff;
-  std::vector<Handed> batch;
+  HandedBatch batch;
   std::vector<std::string> held_warnings;  // the ordering side's, for the consumer to keep in turn
   if (two_threads) {
-    batch.reserve(Handoff::kBatch);
+    batch.items.reserve(Handoff::kBatch);
     d.held_warnings = &held_warnings;
   }
   bool producer_stopped = false;
   auto hand_over_warnings = [&] {
-    for (std::string& w : held_warnings) batch.push_back(Handed{Handed::Kind::Warning, {}, kNoAttr, 0, std::move(w)});
+    for (std::string& w : held_warnings) {
+      batch.items.push_back(Handed{{}, 0, static_cast<uint32_t>(batch.warnings.size()), Handed::Kind::Warning});
+      batch.warnings.push_back(std::move(w));
+    }
     held_warnings.clear();
   };
-  auto hand_over = [&](Handed item) {
-    hand_over_warnings();
-    batch.push_back(std::move(item));
+  auto hand_over = [&](const Handed& item) {
+    if (!held_warnings.empty()) hand_over_warnings();
+    batch.items.push_back(item);
     if (batch.size() >= Handoff::kBatch && !handoff.push(batch)) producer_stopped = true;
   };
   auto emit = [&](Chunk&& c, size_t attr_index) {
     if (!two_threads) return deliver(c, attr_index);
-    hand_over(Handed{Handed::Kind::Record, std::move(c), attr_index, 0, {}});
+    hand_over(Handed{c.bytes, c.offset, attr_index == kNoAttr ? kHandedNoAttr : static_cast<uint32_t>(attr_index), Handed::Kind::Record});
   };
   auto release = [&](uint64_t offset) {
     if (!two_threads) return d.release_below(offset);
-    hand_over(Handed{Handed::Kind::Release, {}, kNoAttr, offset, {}});
+    hand_over(Handed{{}, offset, 0, Handed::Kind::Release});
   };
   auto ordering_stopped = [&] { return two_threads ? producer_stopped : stopped; };
 
@@ -831,14 +846,19 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
         d.held_warnings = nullptr;
       }
     } stop_and_join{handoff, ordering, d};
-    std::vector<Handed> taken;
+    HandedBatch taken;
+    Chunk view;  // a record of the mapped file: its bytes, nothing owned
     while (!stopped && handoff.pop(taken)) {
-      for (Handed& item : taken) {
+      for (const Handed& item : taken.items) {
         if (stopped) break;
         switch (item.kind) {
-          case Handed::Kind::Record: deliver(item.chunk, item.attr); break;
-          case Handed::Kind::Warning: d.keep_warning(std::move(item.warning)); break;
-          case Handed::Kind::Release: d.release_below(item.release_below); break;
+          case Handed::Kind::Record:
+            view.bytes = item.bytes;
+            view.offset = item.offset;
+            deliver(view, item.attr == kHandedNoAttr ? kNoAttr : item.attr);
+            break;
+          case Handed::Kind::Warning: d.keep_warning(std::move(taken.warnings[item.attr])); break;
+          case Handed::Kind::Release: d.release_below(item.offset); break;
         }
       }
     }
