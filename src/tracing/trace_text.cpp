@@ -103,8 +103,10 @@ void LatencyHistogram::add_line(std::string_view line) {
   double value = std::strtod(number.c_str(), &end);
   if (end == number.c_str() || !std::string_view(end).starts_with(" us")) return;
   if (nanoseconds_) value *= 1000;
-  int bucket = value >= 1 ? static_cast<int>(std::log2(value)) : 0;
-  bucket = std::clamp(bucket, 0, kBuckets - 1);
+  if (std::isnan(value)) return;
+  // Clamped before the conversion: a line's "1e999 us" is infinite, which no int holds.
+  const double log = value >= 1 ? std::log2(value) : 0;
+  const int bucket = log >= kBuckets - 1 ? kBuckets - 1 : static_cast<int>(log);
   ++buckets_[bucket];
 }
 

@@ -172,5 +172,15 @@ TEST(TraceText, LatencyHistogramBucketsFunctionGraphDurationsAsPerf) {
   EXPECT_EQ(LatencyHistogram().table(), "No data found\n");
 }
 
+// A duration whose log2 no int holds (the kernel never prints one; a damaged or crafted text
+// can): the last bucket, as any long duration. The fuzzer found it: "1e999" is infinite, and
+// converting that to an int is undefined (x86 made it INT_MIN, then bucket 0).
+TEST(TraceText, LatencyHistogramPutsAnEndlessDurationInTheLastBucket) {
+  LatencyHistogram histogram;
+  for (const char* line : {" 1) ! 1e999 us |  }", " 1) ! 1e30 us  |  }"}) histogram.add_line(line);
+  EXPECT_EQ(histogram.total(), 2u);
+  EXPECT_EQ(histogram.buckets()[LatencyHistogram::kBuckets - 1], 2u);
+}
+
 }  // namespace
 }  // namespace vperf::tracing
