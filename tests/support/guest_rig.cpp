@@ -143,6 +143,17 @@ std::map<std::string, double> guest_symbol_shares(const std::string& report) {
   return out;
 }
 
+std::string idle_and_dd_share_problems(const std::string& report) {
+  std::map<std::string, double> shares = guest_symbol_shares(report);
+  double busy = 0;
+  for (const auto& [name, share] : shares) busy += name == "native_safe_halt" ? 0.0 : share;
+  std::string problems;
+  if (shares["native_safe_halt"] <= 20.0) problems += "native_safe_halt at most 20%; ";
+  if (busy <= 30.0) problems += "the guest kernel outside native_safe_halt at most 30%; ";
+  if (clear_user_share(shares) <= 5.0) problems += "clear_user at most 5%; ";
+  return problems;
+}
+
 double clear_user_share(const std::map<std::string, double>& shares) {
   double sum = 0;
   for (const char* name : {"clear_user_rep_good", "clear_user_erms", "clear_user_original", "__clear_user"})

@@ -98,50 +98,41 @@ TEST(TraceDat, LostEventsArePrintedWhereTheyHappened) {
             (std::vector<std::string>{"CPU 0 lost events; gaps start-25093.011001: counts over this CPU's trace are lower bounds"}));
 }
 
-// A page that follows lost events but holds none itself (the kernel flags it all the same): the
-// loss is reported before the next page's first event (it was dropped; a hostile-run find).
-TEST(TraceDat, ALossOnAPageWithoutEventsIsReportedBeforeTheNextEvent) {
+// The seed with a page that follows lost events but holds none itself (the kernel flags it all
+// the same: 5 lost, the count stored after no data) put first or last among CPU 0's pages.
+std::vector<uint8_t> seed_with_an_empty_page_after_a_loss(bool last) {
   std::vector<uint8_t> bytes = seed("v6-getppid-stacktrace");
   const size_t table = std::search(bytes.begin(), bytes.end(), "flyrecord", "flyrecord" + 9) - bytes.begin() + 10;
   uint64_t offset = 0, size = 0, cpu1_size = 0;
   std::memcpy(&offset, bytes.data() + table, 8);
   std::memcpy(&size, bytes.data() + table + 8, 8);
   std::memcpy(&cpu1_size, bytes.data() + table + 24, 8);
-  ASSERT_EQ(cpu1_size, 0u);  // CPU 1 recorded nothing: CPU 0's data can grow in place
+  EXPECT_EQ(cpu1_size, 0u);  // CPU 1 recorded nothing: CPU 0's data can grow in place
   std::vector<uint8_t> empty(4096, 0);
-  std::memcpy(empty.data(), bytes.data() + offset, 8);                   // the first page's timestamp
-  const uint64_t commit = (1ull << 31) | (1ull << 30), lost = 5;         // no data; 5 lost, stored after it
+  std::memcpy(empty.data(), bytes.data() + offset, 8);  // the first page's timestamp
+  const uint64_t commit = (1ull << 31) | (1ull << 30), lost = 5;
   std::memcpy(empty.data() + 8, &commit, 8);
   std::memcpy(empty.data() + 16, &lost, 8);
-  bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(offset), empty.begin(), empty.end());
+  bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(last ? offset + size : offset), empty.begin(), empty.end());
   size += empty.size();
   std::memcpy(bytes.data() + table + 8, &size, 8);
-  const std::vector<std::string> lines = report_of(bytes);
+  return bytes;
+}
+
+// Such a page first: the loss is reported before the next page's first event (it was dropped;
+// a hostile-run find).
+TEST(TraceDat, ALossOnAPageWithoutEventsIsReportedBeforeTheNextEvent) {
+  const std::vector<std::string> lines = report_of(seed_with_an_empty_page_after_a_loss(false));
   ASSERT_GE(lines.size(), 2u);
   EXPECT_TRUE(lines[1].starts_with("CPU:0 [5 EVENTS DROPPED]\n  vperf-workload-")) << lines[1];
 }
 
-// The same page as a CPU's last: no event follows to carry the loss, so the report's stdout has
-// nothing to print it before (trace-cmd prints nothing either), and the loss is told on stderr,
-// from the CPU's last event to the end.
+// Such a page last: no event follows to carry the loss, so the report's stdout has nothing to
+// print it before (trace-cmd prints nothing either), and the loss is told on stderr, from the
+// CPU's last event to the end.
 TEST(TraceDat, ALossOnACpusLastPageWithoutEventsIsToldAsAGapToTheEnd) {
-  std::vector<uint8_t> bytes = seed("v6-getppid-stacktrace");
-  const size_t table = std::search(bytes.begin(), bytes.end(), "flyrecord", "flyrecord" + 9) - bytes.begin() + 10;
-  uint64_t offset = 0, size = 0, cpu1_size = 0;
-  std::memcpy(&offset, bytes.data() + table, 8);
-  std::memcpy(&size, bytes.data() + table + 8, 8);
-  std::memcpy(&cpu1_size, bytes.data() + table + 24, 8);
-  ASSERT_EQ(cpu1_size, 0u);  // CPU 1 recorded nothing: CPU 0's data can grow in place
-  const std::vector<std::string> plain = report_of(bytes);
-  std::vector<uint8_t> empty(4096, 0);
-  std::memcpy(empty.data(), bytes.data() + offset, 8);
-  const uint64_t commit = (1ull << 31) | (1ull << 30), lost = 5;
-  std::memcpy(empty.data() + 8, &commit, 8);
-  std::memcpy(empty.data() + 16, &lost, 8);
-  bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(offset + size), empty.begin(), empty.end());
-  size += empty.size();
-  std::memcpy(bytes.data() + table + 8, &size, 8);
-  EXPECT_EQ(report_of(bytes), plain);
+  const std::vector<uint8_t> bytes = seed_with_an_empty_page_after_a_loss(true);
+  EXPECT_EQ(report_of(bytes), report_of(seed("v6-getppid-stacktrace")));
   Result<TraceDat> file = TraceDat::parse(bytes, false);
   ASSERT_TRUE(file.ok());
   Result<TraceReportSummary> summary = print_trace_report(*file, [](std::string_view) {});
