@@ -8,6 +8,10 @@
 #              malloc (large: DWARF of libc6-dbg, found through /usr/lib/debug/.build-id)
 #   -F         not measured until `vperf probe -F` exists (probe_functions_row says so)
 #   -D         `vperf probe -D DEF` vs `perf probe -n -v DEF`: planning a definition, no adding
+#   vmlinux    `probe -k VMLINUX -V vfs_read`: a kernel's DWARF (630 MB for Debian's 6.1), the
+#              test guest's vmlinux-dbg when its rig was built ($build/guest-rig), else skipped
+#              with a line saying so (perf accepts a vmlinux that is not the running kernel's
+#              for -V; adding a probe on it, it refuses)
 #   add        1 and 100 definitions in one command, then `-d GROUP:*`: interleave.py has no
 #              untimed setup or teardown, so each timed command is add + delete (the delete
 #              takes about 10 ms of the seconds the 100 take)
@@ -138,6 +142,12 @@ row "$runs" "probe -V malloc (libc)" "$vperf probe -x $libc -V malloc" "perf pro
 probe_functions_row
 row "$runs" "probe -D 'getenv name:string'" "$vperf probe -x $libc -D 'getenv name:string'" \
   "perf probe -x $libc -n -v 'getenv name:string'"
+vmlinux=$build/guest-rig/vmlinux-dbg
+if [ -f "$vmlinux" ]; then
+  row "$runs" "probe -k vmlinux -V vfs_read" "$vperf probe -k $vmlinux -V vfs_read" "perf probe -k $vmlinux -V vfs_read"
+else
+  echo "probe -k vmlinux -V vfs_read: not measured: no $vmlinux (scripts/test-guest.sh builds it)"
+fi
 add_row "$runs" 1
 add_row "$big_runs" 100
 

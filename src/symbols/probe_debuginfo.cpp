@@ -32,9 +32,13 @@ struct ProbeDebugInfo::State {
   Dwarf_CFI* debug_cfi = nullptr;
   mutable std::map<Dwarf_Off, bool> optimized_units;
   // Every function DIE that is not a declaration, by DW_AT_name: (unit offset, DIE offset) in
-  // unit and DIE order. Built on the first lookup of a plain name, so planning a hundred
-  // definitions walks a large library's units once, not a hundred times.
+  // unit and DIE order. Built on the second lookup of a plain name, so planning a hundred
+  // definitions walks a large library's units twice, not a hundred times.
   mutable std::optional<std::unordered_map<std::string, std::vector<std::pair<Dwarf_Off, Dwarf_Off>>>> functions_by_name;
+  // Plain names looked up so far: the first is found by comparing names on one walk of every
+  // function (a vmlinux has some 50,000 names: indexing them cost a one-probe command a fifth of
+  // its time), a second one builds the index, for commands that look up many.
+  mutable unsigned plain_lookups = 0;
 
   State() = default;
   State(const State&) = delete;
@@ -243,7 +247,12 @@ std::vector<DwarfProbeSite> ProbeDebugInfo::function_sites(std::string_view patt
     if (matches.empty() || matches.back().first != unit) matches.emplace_back(unit, std::vector<Dwarf_Off>());
     matches.back().second.push_back(function);
   };
-  if (pattern.find_first_of("*?[") == std::string_view::npos) {
+  if (pattern.find_first_of("*?[") == std::string_view::npos && !state_->functions_by_name && state_->plain_lookups++ == 0) {
+    for_each_function(dwarf, [&](Dwarf_Die* unit, Dwarf_Die* function) {
+      const char* name = die_name(function);
+      if (name != nullptr && pattern == name) add_match(dwarf_dieoffset(unit), dwarf_dieoffset(function));
+    });
+  } else if (pattern.find_first_of("*?[") == std::string_view::npos) {
     if (!state_->functions_by_name) {
       state_->functions_by_name.emplace();
       for_each_function(dwarf, [&](Dwarf_Die* unit, Dwarf_Die* function) {
