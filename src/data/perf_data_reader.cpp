@@ -632,7 +632,8 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
   // consumer's work, report's or script's, is most of the time): the records, warnings and
   // page releases reach `callback` in the order one thread gives them, so nothing it sees
   // changes. A pipe, or bytes in memory, are read on this thread.
-  const bool two_threads = options.second_thread && d.mapping && d.fd < 0 && std::thread::hardware_concurrency() > 1;
+  const bool two_threads = options.second_thread && d.mapping && d.fd < 0 && d.data_end - d.data_offset >= options.second_thread_from_bytes &&
+                           std::thread::hardware_concurrency() > 1;
 
   // The consumer's side: parses a record and hands it to `callback`.
   ReadStats delivered_stats;

@@ -802,7 +802,7 @@ TEST(PerfData, ASecondThreadDeliversWhatOneThreadDelivers) {
                               " " + std::to_string(v.attr_index) + " " + r->features().hostname);
           return out.lines.size() < stop_after;
         },
-        ReadOptions{.second_thread = second_thread});
+        ReadOptions{.second_thread = second_thread, .second_thread_from_bytes = 0});
     EXPECT_TRUE(stats.ok());
     if (stats.ok()) out.stats = *stats;
     out.warnings = r->warnings();
