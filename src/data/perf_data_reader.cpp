@@ -592,10 +592,6 @@ class Handoff {
     stopped_ = true;
     changed_.notify_all();
   }
-  bool stopped() {
-    std::lock_guard lock(mutex_);
-    return stopped_;
-  }
 
  private:
   HandedBatch take_spare() {

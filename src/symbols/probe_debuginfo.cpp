@@ -247,12 +247,13 @@ std::vector<DwarfProbeSite> ProbeDebugInfo::function_sites(std::string_view patt
     if (matches.empty() || matches.back().first != unit) matches.emplace_back(unit, std::vector<Dwarf_Off>());
     matches.back().second.push_back(function);
   };
-  if (pattern.find_first_of("*?[") == std::string_view::npos && !state_->functions_by_name && state_->plain_lookups++ == 0) {
+  const bool plain = pattern.find_first_of("*?[") == std::string_view::npos;
+  if (plain && state_->plain_lookups++ == 0) {
     for_each_function(dwarf, [&](Dwarf_Die* unit, Dwarf_Die* function) {
       const char* name = die_name(function);
       if (name != nullptr && pattern == name) add_match(dwarf_dieoffset(unit), dwarf_dieoffset(function));
     });
-  } else if (pattern.find_first_of("*?[") == std::string_view::npos) {
+  } else if (plain) {
     if (!state_->functions_by_name) {
       state_->functions_by_name.emplace();
       for_each_function(dwarf, [&](Dwarf_Die* unit, Dwarf_Die* function) {

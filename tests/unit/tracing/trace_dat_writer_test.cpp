@@ -200,16 +200,27 @@ TEST_P(TraceDatWriterKilledWhileFinishing, EveryKillPointLeavesEveryCommittedPag
     ::_exit(writer->finish().ok() ? 0 : 5);
   };
   // Runs the child to its stop, then lets it make `syscalls` system calls (all of them when
-  // negative) and kills it at the entry of the next. Returns how many it made, or -1 when it
-  // cannot be traced here.
+  // negative) and kills it at the entry of the next. Returns how many it made; kPtraceRefused
+  // when this machine does not let a child be traced; kFailed (a test failure) when the
+  // recording ended before it stopped.
+  constexpr long kPtraceRefused = -1, kFailed = -2;
+  constexpr int kPtraceRefusedExit = 6;
   auto run_killed_after = [&](int fd, long syscalls) -> long {
     const pid_t child = ::fork();
     if (child == 0) {
-      if (::ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) ::_exit(6);
+      if (::ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) ::_exit(kPtraceRefusedExit);
       record_then_finish(fd);
     }
     int status = 0;
-    if (::waitpid(child, &status, 0) != child || !WIFSTOPPED(status)) return -1;
+    if (::waitpid(child, &status, 0) != child) {
+      ADD_FAILURE() << "waitpid of the recording failed";
+      return kFailed;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kPtraceRefusedExit) return kPtraceRefused;
+    if (!WIFSTOPPED(status)) {
+      ADD_FAILURE() << "the recording ended before it finished (status " << status << ")";
+      return kFailed;
+    }
     ::ptrace(PTRACE_SETOPTIONS, child, nullptr, reinterpret_cast<void*>(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL));
     long entered = 0;
     bool at_entry = true;
@@ -231,7 +242,8 @@ TEST_P(TraceDatWriterKilledWhileFinishing, EveryKillPointLeavesEveryCommittedPag
   ScopedFd fd(::memfd_create("trace-dat-killed-finish", MFD_CLOEXEC));
   ASSERT_TRUE(fd.valid());
   const long all = run_killed_after(fd.get(), -1);
-  if (all < 0) GTEST_SKIP() << "ptrace of a child is not allowed here, so no kill point can be chosen";
+  if (all == kPtraceRefused) GTEST_SKIP() << "ptrace of a child is not allowed here, so no kill point can be chosen";
+  ASSERT_GE(all, 0);
   Result<std::map<int, std::vector<uint32_t>>> finished = sequences(fd.get());
   ASSERT_TRUE(finished.ok()) << finished.error().describe();
   for (int cpu = 0; cpu < 3; ++cpu) ASSERT_EQ(finished->count(cpu) ? finished->at(cpu) : std::vector<uint32_t>{}, first_n(kRounds * kEventsPerPage)) << "CPU " << cpu;
