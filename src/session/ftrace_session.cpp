@@ -473,10 +473,17 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
     for (size_t i = 0; i < cpu_numbers.size() && failed; ++i)
       if (Result<void> w = writer.update_stats(i, stats_of(cpu_numbers[i])); !w) failed = w;
   };
+  // Until the file has pages, the texts are written before each drain: the drain that commits
+  // the first pages then follows texts read after their events happened, so no kill leaves pages
+  // whose task the file cannot name (written after the first commit, a kill between the two
+  // left the workload "<...>").
   auto drain = [&](RawCpuRecorder& r, bool final) {
     if (!failed) return false;
+    if (!texts_written) update_texts();
     if (Result<void> d = r.drain(writer, final); !d) failed = d;
-    if (!texts_written && writer.page_bytes(r.index()) > 0) update_texts();
+    if (writer.page_bytes(r.index()) == 0 &&
+        std::none_of(recorders.begin(), recorders.end(), [&](const RawCpuRecorder& o) { return writer.page_bytes(o.index()) > 0; }))
+      texts_written = false;
     return static_cast<bool>(failed);
   };
   int ticks = 0;
