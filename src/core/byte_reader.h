@@ -39,6 +39,24 @@ class ByteReader {
   Result<uint32_t> u32(std::string_view what = "u32") { return scalar<uint32_t>(what); }
   Result<uint64_t> u64(std::string_view what = "u64") { return scalar<uint64_t>(what); }
 
+  // The per-record paths' reads (a sample's fields, millions a file): false, reading nothing,
+  // when fewer bytes are left; the caller names what it read with truncated(). A Result per
+  // field costs a variant built and destroyed each time.
+  template <typename T>
+  bool take(T& out) noexcept {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (remaining() < sizeof(T)) return false;
+    std::memcpy(&out, bytes_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return true;
+  }
+  bool take_bytes(size_t n, std::span<const uint8_t>& out) noexcept {
+    if (remaining() < n) return false;
+    out = bytes_.subspan(pos_, n);
+    pos_ += n;
+    return true;
+  }
+
   // Any trivially copyable struct, copied out (no alignment assumptions).
   template <typename T>
   Result<T> read_struct(std::string_view what) {

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <type_traits>
 
 #include "core/byte_reader.h"
 #include "core/file_mapping.h"
@@ -117,6 +118,7 @@ struct PerfDataReader::Impl {
   uint64_t pos = 0;  // next record's offset
   uint64_t applied_to = 0;  // user records before this offset were applied to attrs/features
   std::vector<EventAttrEntry> attrs;
+  std::vector<SampleFormat> formats;  // attrs[i]'s, decoded once: every record needs its own
   std::map<uint64_t, size_t> id_to_attr;
   HeaderFeatures features;
   std::vector<int> present;
@@ -143,6 +145,7 @@ struct PerfDataReader::Impl {
 
   void index_attr(size_t i) {
     for (uint64_t id : attrs[i].ids) id_to_attr.emplace(id, i);
+    formats.push_back(SampleFormat::from_attr(attrs[i].attr));
   }
 
   // Next record of the data, or nullopt at the end. A record that does not fit stops the
@@ -285,7 +288,7 @@ struct PerfDataReader::Impl {
     unknown = false;
     if (attrs.empty()) return kNoAttr;
     if (attrs.size() == 1) return 0;
-    auto id = peek_sample_id(bytes, SampleFormat::from_attr(attrs[0].attr));
+    auto id = peek_sample_id(bytes, formats[0]);
     if (id) {
       if (auto it = id_to_attr.find(*id); it != id_to_attr.end()) return it->second;
       unknown = true;
@@ -639,10 +642,8 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
     if (stopped) return;
     ReadStats& stats = delivered_stats;
     const EventAttrEntry* attr = attr_index == kNoAttr ? nullptr : &d.attrs[attr_index];
-    SampleFormat format;
-    if (attr) format = SampleFormat::from_attr(attr->attr);
     uint32_t type = record_type(c.bytes);
-    Result<void> rec = parse_record_into(c.bytes, attr ? &format : nullptr, record);
+    Result<void> rec = parse_record_into(c.bytes, attr ? &d.formats[attr_index] : nullptr, record);
     if (!rec) {
       ++stats.bad_records;
       if (!d.warned_bad) {
@@ -692,34 +693,90 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
   auto ordering_stopped = [&] { return two_threads ? producer_stopped : stopped; };
 
   ReadStats stats;  // the ordering side's counts
-  // Records waiting for their round, in arrival order after `sorted` (the ones before it are in
-  // time order already): perf's ordered_events. A flush delivers the queue's start up to a
-  // time, ties in arrival order; a vector sorted once per round costs no allocation per record.
+  // Records waiting for their round: perf's ordered_events. A flush delivers the queue's start
+  // up to a time, ties in arrival order. The queue holds 24-byte entries that sort cheaply; a
+  // record's bytes stay where they are (the mapped file) or, read from a pipe, in a slot of
+  // `held` until delivered.
   struct Queued {
     uint64_t time;
-    Chunk chunk;
-    size_t attr;
+    uint64_t offset;  // in the file (pipe: in the stream)
+    // A mapped file's record is the size bytes at `offset` (a kernel record's 16-bit size: only
+    // those carry a time); a pipe's waits in this slot of `held`.
+    uint32_t size_or_slot;
+    uint32_t attr;
   };
-  std::vector<Queued> queue;
-  size_t sorted = 0;
+  static_assert(sizeof(Queued) == 24 && std::is_trivially_copyable_v<Queued>);
+  const bool queue_holds_bytes = d.fd >= 0;
+  std::vector<std::vector<uint8_t>> held;
+  std::vector<uint32_t> free_held;
+  std::vector<Queued> queue, merged;
+  std::vector<size_t> run_starts;
   uint64_t next_flush = 0, max_time = 0, last_flushed = 0;
   uint32_t first_unknown_type = 0;
   uint64_t first_unknown_offset = 0;
 
-  auto flush = [&](uint64_t limit) {
+  auto enqueue = [&](uint64_t time, Chunk&& c, size_t attr_index) {
+    Queued q{time, c.offset, static_cast<uint32_t>(c.bytes.size()), static_cast<uint32_t>(attr_index)};
+    if (queue_holds_bytes) {
+      if (free_held.empty()) {
+        free_held.push_back(static_cast<uint32_t>(held.size()));
+        held.emplace_back();
+      }
+      q.size_or_slot = free_held.back();
+      free_held.pop_back();
+      held[q.size_or_slot] = std::move(c.owned);
+    }
+    queue.push_back(q);
+  };
+  auto dequeue = [&](const Queued& q) {
+    Chunk c;
+    c.offset = q.offset;
+    if (queue_holds_bytes) {
+      c.owned = std::move(held[q.size_or_slot]);
+      free_held.push_back(q.size_or_slot);
+      c.bytes = c.owned;
+    } else {
+      c.bytes = d.input.subspan(static_cast<size_t>(q.offset), q.size_or_slot);
+    }
+    emit(std::move(c), q.attr);
+  };
+
+  // Sorts the queue by time, ties in arrival order. It is made of runs already in time order
+  // (what one CPU's ring buffer gave in a round, and what the last flush kept): they are merged
+  // pairwise, log2(runs) passes instead of a full sort's log2(records), through a buffer kept
+  // from round to round.
+  auto sort_queue = [&] {
     auto by_time = [](const Queued& a, const Queued& b) { return a.time < b.time; };
-    const auto middle = queue.begin() + static_cast<std::ptrdiff_t>(sorted);
-    // A round often arrives in order already (one busy CPU): checking is one pass.
-    if (!std::is_sorted(middle, queue.end(), by_time)) std::stable_sort(middle, queue.end(), by_time);
-    if (middle != queue.begin() && middle != queue.end() && by_time(*middle, *(middle - 1)))
-      std::inplace_merge(queue.begin(), middle, queue.end(), by_time);  // stable: earlier arrivals first
+    run_starts.clear();
+    run_starts.push_back(0);
+    for (size_t i = 1; i < queue.size(); ++i)
+      if (queue[i].time < queue[i - 1].time) run_starts.push_back(i);
+    if (run_starts.size() == 1) return;
+    run_starts.push_back(queue.size());
+    merged.resize(queue.size());
+    while (run_starts.size() > 2) {
+      size_t kept = 0;
+      for (size_t r = 0; r + 1 < run_starts.size(); r += 2) {
+        const size_t first = run_starts[r], middle = run_starts[r + 1];
+        const size_t last = r + 2 < run_starts.size() ? run_starts[r + 2] : middle;
+        std::merge(queue.begin() + first, queue.begin() + middle, queue.begin() + middle, queue.begin() + last,
+                   merged.begin() + first, by_time);  // stable: the earlier run's first on ties
+        run_starts[kept++] = first;
+      }
+      run_starts[kept++] = queue.size();
+      run_starts.resize(kept);
+      queue.swap(merged);
+    }
+  };
+
+  auto flush = [&](uint64_t limit) {
+    sort_queue();
     size_t done = 0;
     for (; done < queue.size() && queue[done].time <= limit && !ordering_stopped(); ++done) {
       last_flushed = queue[done].time;
-      emit(std::move(queue[done].chunk), queue[done].attr);
+      dequeue(queue[done]);
     }
     queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(done));
-    sorted = queue.size();
   };
 
   auto handle = [&](Chunk c) {
@@ -765,7 +822,7 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
         }
         if (d.mapping) {  // what the queue still holds stays in memory
           uint64_t oldest = round_offset;
-          for (const Queued& q : queue) oldest = std::min(oldest, q.chunk.offset);
+          for (const Queued& q : queue) oldest = std::min(oldest, q.offset);
           release(oldest);
         }
       }
@@ -782,11 +839,11 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
       return;
     }
     if (options.ordered && attr_index != kNoAttr) {
-      auto time = peek_time(c.bytes, SampleFormat::from_attr(d.attrs[attr_index].attr));
+      auto time = peek_time(c.bytes, d.formats[attr_index]);
       if (time && *time != 0 && *time != ~uint64_t{0}) {
         if (*time < last_flushed) ++stats.unordered;
         max_time = std::max(max_time, *time);
-        queue.push_back(Queued{*time, std::move(c), attr_index});
+        enqueue(*time, std::move(c), attr_index);
         return;
       }
     }

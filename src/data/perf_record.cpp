@@ -37,9 +37,15 @@ void put_string_aligned(ByteWriter& w, std::string_view s, size_t alignment) {
 }
 
 // Into `out`, keeping its capacity: a reader that reuses one Sample allocates nothing per record.
+// Reads one field of a record into `field` (its type says how many bytes), or returns the
+// truncation error naming `what`: ByteReader::take without a Result per field.
+#define VPERF_TAKE(reader, field, what) \
+  if (!(reader).take(field)) return (reader).truncated(what, sizeof(field))
+
 Result<void> u64_array_into(ByteReader& r, uint64_t nr, std::vector<uint64_t>& out, std::string_view what) {
-  if (nr > r.remaining() / 8) return r.truncated(what, static_cast<size_t>(std::min<uint64_t>(nr, SIZE_MAX / 8) * 8));
-  VPERF_TRY(std::span<const uint8_t> span, r.bytes(static_cast<size_t>(nr) * 8, what));
+  std::span<const uint8_t> span;
+  if (nr > r.remaining() / 8 || !r.take_bytes(static_cast<size_t>(nr) * 8, span))
+    return r.truncated(what, static_cast<size_t>(std::min<uint64_t>(nr, SIZE_MAX / 8) * 8));
   out.resize(static_cast<size_t>(nr));
   if (nr != 0) std::memcpy(out.data(), span.data(), span.size());
   return {};
@@ -52,8 +58,9 @@ Result<std::vector<uint64_t>> u64_array(ByteReader& r, uint64_t nr, std::string_
 }
 
 Result<void> byte_vector_into(ByteReader& r, uint64_t n, std::vector<uint8_t>& out, std::string_view what) {
-  if (n > r.remaining()) return r.truncated(what, static_cast<size_t>(std::min<uint64_t>(n, SIZE_MAX)));
-  VPERF_TRY(std::span<const uint8_t> span, r.bytes(static_cast<size_t>(n), what));
+  std::span<const uint8_t> span;
+  if (n > r.remaining() || !r.take_bytes(static_cast<size_t>(n), span))
+    return r.truncated(what, static_cast<size_t>(std::min<uint64_t>(n, SIZE_MAX)));
   out.assign(span.begin(), span.end());
   return {};
 }
@@ -110,33 +117,36 @@ Result<void> parse_sample_into(ByteReader& r, const SampleFormat& f, SampleId& s
   s.ip = s.addr = s.period = s.regs_user_abi = s.stack_user_dyn_size = s.weight = s.data_src = s.transaction = 0;
   s.regs_intr_abi = s.phys_addr = s.cgroup = s.data_page_size = s.code_page_size = 0;
   uint64_t t = f.sample_type;
-  if (has(t, PERF_SAMPLE_IDENTIFIER)) { VPERF_TRY(sid.id, r.u64("sample identifier")); }
-  if (has(t, PERF_SAMPLE_IP)) { VPERF_TRY(s.ip, r.u64("sample ip")); }
+  if (has(t, PERF_SAMPLE_IDENTIFIER)) { VPERF_TAKE(r, sid.id, "sample identifier"); }
+  if (has(t, PERF_SAMPLE_IP)) { VPERF_TAKE(r, s.ip, "sample ip"); }
   if (has(t, PERF_SAMPLE_TID)) {
-    VPERF_TRY(sid.pid, r.u32("sample pid"));
-    VPERF_TRY(sid.tid, r.u32("sample tid"));
+    VPERF_TAKE(r, sid.pid, "sample pid");
+    VPERF_TAKE(r, sid.tid, "sample tid");
   }
-  if (has(t, PERF_SAMPLE_TIME)) { VPERF_TRY(sid.time, r.u64("sample time")); }
-  if (has(t, PERF_SAMPLE_ADDR)) { VPERF_TRY(s.addr, r.u64("sample addr")); }
-  if (has(t, PERF_SAMPLE_ID)) { VPERF_TRY(sid.id, r.u64("sample id")); }
-  if (has(t, PERF_SAMPLE_STREAM_ID)) { VPERF_TRY(sid.stream_id, r.u64("sample stream_id")); }
+  if (has(t, PERF_SAMPLE_TIME)) { VPERF_TAKE(r, sid.time, "sample time"); }
+  if (has(t, PERF_SAMPLE_ADDR)) { VPERF_TAKE(r, s.addr, "sample addr"); }
+  if (has(t, PERF_SAMPLE_ID)) { VPERF_TAKE(r, sid.id, "sample id"); }
+  if (has(t, PERF_SAMPLE_STREAM_ID)) { VPERF_TAKE(r, sid.stream_id, "sample stream_id"); }
   if (has(t, PERF_SAMPLE_CPU)) {
-    VPERF_TRY(sid.cpu, r.u32("sample cpu"));
-    VPERF_TRY(sid.cpu_res, r.u32("sample cpu"));
+    VPERF_TAKE(r, sid.cpu, "sample cpu");
+    VPERF_TAKE(r, sid.cpu_res, "sample cpu");
   }
-  if (has(t, PERF_SAMPLE_PERIOD)) { VPERF_TRY(s.period, r.u64("sample period")); }
+  if (has(t, PERF_SAMPLE_PERIOD)) { VPERF_TAKE(r, s.period, "sample period"); }
   if (has(t, PERF_SAMPLE_READ)) { VPERF_TRY(read_block_into(r, f.read_format, s.read)); }
   if (has(t, PERF_SAMPLE_CALLCHAIN)) {
-    VPERF_TRY(uint64_t nr, r.u64("callchain nr"));
+    uint64_t nr = 0;
+    VPERF_TAKE(r, nr, "callchain nr");
     VPERF_TRY(u64_array_into(r, nr, s.callchain, "callchain"));
   }
   if (has(t, PERF_SAMPLE_RAW)) {
-    VPERF_TRY(uint32_t size, r.u32("raw size"));
+    uint32_t size = 0;
+    VPERF_TAKE(r, size, "raw size");
     VPERF_TRY(byte_vector_into(r, size, s.raw, "raw data"));
   }
   if (has(t, PERF_SAMPLE_BRANCH_STACK)) {
     auto peek = r;
-    VPERF_TRY(uint64_t nr, peek.u64("branch stack nr"));
+    uint64_t nr = 0;
+    VPERF_TAKE(peek, nr, "branch stack nr");
     uint64_t fixed = has(f.branch_sample_type, PERF_SAMPLE_BRANCH_HW_INDEX) ? 16 : 8;
     if (nr > r.remaining() / 24) return r.truncated("branch stack", r.remaining() + 1);
     VPERF_TRY(byte_vector_into(r, fixed + nr * 24, s.branch_stack, "branch stack"));
@@ -145,22 +155,24 @@ Result<void> parse_sample_into(ByteReader& r, const SampleFormat& f, SampleId& s
     VPERF_TRY(parse_regs(r, f.regs_user_mask, s.regs_user_abi, s.regs_user, "user regs"));
   }
   if (has(t, PERF_SAMPLE_STACK_USER)) {
-    VPERF_TRY(uint64_t size, r.u64("user stack size"));
+    uint64_t size = 0;
+    VPERF_TAKE(r, size, "user stack size");
     VPERF_TRY(byte_vector_into(r, size, s.stack_user, "user stack"));
-    if (size != 0) { VPERF_TRY(s.stack_user_dyn_size, r.u64("user stack dyn_size")); }
+    if (size != 0) { VPERF_TAKE(r, s.stack_user_dyn_size, "user stack dyn_size"); }
   }
-  if (has(t, PERF_SAMPLE_WEIGHT_TYPE)) { VPERF_TRY(s.weight, r.u64("sample weight")); }
-  if (has(t, PERF_SAMPLE_DATA_SRC)) { VPERF_TRY(s.data_src, r.u64("sample data_src")); }
-  if (has(t, PERF_SAMPLE_TRANSACTION)) { VPERF_TRY(s.transaction, r.u64("sample transaction")); }
+  if (has(t, PERF_SAMPLE_WEIGHT_TYPE)) { VPERF_TAKE(r, s.weight, "sample weight"); }
+  if (has(t, PERF_SAMPLE_DATA_SRC)) { VPERF_TAKE(r, s.data_src, "sample data_src"); }
+  if (has(t, PERF_SAMPLE_TRANSACTION)) { VPERF_TAKE(r, s.transaction, "sample transaction"); }
   if (has(t, PERF_SAMPLE_REGS_INTR)) {
     VPERF_TRY(parse_regs(r, f.regs_intr_mask, s.regs_intr_abi, s.regs_intr, "intr regs"));
   }
-  if (has(t, PERF_SAMPLE_PHYS_ADDR)) { VPERF_TRY(s.phys_addr, r.u64("sample phys_addr")); }
-  if (has(t, PERF_SAMPLE_CGROUP)) { VPERF_TRY(s.cgroup, r.u64("sample cgroup")); }
-  if (has(t, PERF_SAMPLE_DATA_PAGE_SIZE)) { VPERF_TRY(s.data_page_size, r.u64("sample data_page_size")); }
-  if (has(t, PERF_SAMPLE_CODE_PAGE_SIZE)) { VPERF_TRY(s.code_page_size, r.u64("sample code_page_size")); }
+  if (has(t, PERF_SAMPLE_PHYS_ADDR)) { VPERF_TAKE(r, s.phys_addr, "sample phys_addr"); }
+  if (has(t, PERF_SAMPLE_CGROUP)) { VPERF_TAKE(r, s.cgroup, "sample cgroup"); }
+  if (has(t, PERF_SAMPLE_DATA_PAGE_SIZE)) { VPERF_TAKE(r, s.data_page_size, "sample data_page_size"); }
+  if (has(t, PERF_SAMPLE_CODE_PAGE_SIZE)) { VPERF_TAKE(r, s.code_page_size, "sample code_page_size"); }
   if (has(t, PERF_SAMPLE_AUX)) {
-    VPERF_TRY(uint64_t size, r.u64("aux size"));
+    uint64_t size = 0;
+    VPERF_TAKE(r, size, "aux size");
     VPERF_TRY(byte_vector_into(r, size, s.aux, "aux data"));
   }
   return {};
@@ -718,17 +730,21 @@ Result<perf_event_attr> attr_from_bytes(std::span<const uint8_t> bytes) {
 
 Result<uint64_t> record_stream_size(std::span<const uint8_t> bytes) {
   ByteReader r(bytes);
-  VPERF_TRY(uint32_t type, r.u32("record header"));
-  VPERF_TRY(r.u16("record header"));
-  VPERF_TRY(uint16_t size, r.u16("record header"));
+  uint32_t type = 0;
+  uint16_t misc = 0, size = 0;
+  VPERF_TAKE(r, type, "record header");
+  VPERF_TAKE(r, misc, "record header");
+  VPERF_TAKE(r, size, "record header");
   if (size < kHeaderBytes) return Error{"record of type " + record_name(type) + " has size " + std::to_string(size) + " (< 8)"};
   uint64_t total = size;
   if (type == kRecordHeaderTracingData) {
-    VPERF_TRY(uint32_t payload, r.u32("tracing_data size"));
+    uint32_t payload = 0;
+    VPERF_TAKE(r, payload, "tracing_data size");
     if (size < 12) return Error{"HEADER_TRACING_DATA record of size " + std::to_string(size)};
     total += payload;
   } else if (type == kRecordAuxtrace) {
-    VPERF_TRY(uint64_t payload, r.u64("auxtrace size"));
+    uint64_t payload = 0;
+    VPERF_TAKE(r, payload, "auxtrace size");
     if (size < 16) return Error{"AUXTRACE record of size " + std::to_string(size)};
     // The caller bounds the total by what can follow (file size, pipe cap): saturate, not wrap.
     total = payload > UINT64_MAX - total ? UINT64_MAX : total + payload;
@@ -809,51 +825,62 @@ std::vector<uint8_t> build_record(const Record& record, const SampleFormat* form
   return w.take();
 }
 
+namespace {
+
+// The header of a record that holds at least its own header's size, or nothing.
+std::optional<perf_event_header> whole_header(std::span<const uint8_t> record) {
+  perf_event_header header;
+  if (record.size() < sizeof header) return std::nullopt;
+  std::memcpy(&header, record.data(), sizeof header);
+  if (header.size > record.size()) return std::nullopt;
+  return header;
+}
+
+uint64_t u64_at(std::span<const uint8_t> record, uint64_t at) {
+  uint64_t v;
+  std::memcpy(&v, record.data() + at, sizeof v);
+  return v;
+}
+
+}  // namespace
+
 std::optional<uint64_t> peek_sample_id(std::span<const uint8_t> record, const SampleFormat& layout) {
-  ByteReader r(record);
-  auto type = r.u32();
-  (void)r.u16();
-  auto size = r.u16();
-  if (!type || !size || *size > record.size()) return std::nullopt;
+  const std::optional<perf_event_header> header = whole_header(record);
+  if (!header) return std::nullopt;
   uint64_t at = 0;
-  if (*type == PERF_RECORD_SAMPLE) {
+  if (header->type == PERF_RECORD_SAMPLE) {
     int pos = layout.id_pos();
     if (pos < 0) return std::nullopt;
     at = kHeaderBytes + 8 * static_cast<uint64_t>(pos);
   } else {
-    if (!is_kernel_type(*type) || !layout.sample_id_all) return std::nullopt;
+    if (!is_kernel_type(header->type) || !layout.sample_id_all) return std::nullopt;
     int pos = layout.is_pos();
-    if (pos < 0 || *size < kHeaderBytes + 8 * static_cast<uint64_t>(pos)) return std::nullopt;
-    at = *size - 8 * static_cast<uint64_t>(pos);
+    if (pos < 0 || header->size < kHeaderBytes + 8 * static_cast<uint64_t>(pos)) return std::nullopt;
+    at = header->size - 8 * static_cast<uint64_t>(pos);
   }
-  if (at + 8 > *size) return std::nullopt;
-  ByteReader id(record.subspan(static_cast<size_t>(at), 8));
-  auto v = id.u64();
-  return v ? std::optional<uint64_t>(*v) : std::nullopt;
+  if (at + 8 > header->size) return std::nullopt;
+  return u64_at(record, at);
 }
 
 std::optional<uint64_t> peek_time(std::span<const uint8_t> record, const SampleFormat& format) {
   if (!has(format.sample_type, PERF_SAMPLE_TIME)) return std::nullopt;
-  ByteReader r(record);
-  auto type = r.u32();
-  (void)r.u16();
-  auto size = r.u16();
-  if (!type || !size || *size > record.size()) return std::nullopt;
+  const std::optional<perf_event_header> header = whole_header(record);
+  if (!header) return std::nullopt;
   uint64_t at = 0;
-  if (*type == PERF_RECORD_SAMPLE) {
+  if (header->type == PERF_RECORD_SAMPLE) {
     at = kHeaderBytes;
     for (uint64_t bit : {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID})
       if (has(format.sample_type, bit)) at += 8;
   } else {
-    if (!is_kernel_type(*type) || !format.sample_id_all) return std::nullopt;
+    if (!is_kernel_type(header->type) || !format.sample_id_all) return std::nullopt;
     size_t trailer = format.trailer_size();
-    if (*size < kHeaderBytes + trailer) return std::nullopt;
-    at = *size - trailer + (has(format.sample_type, PERF_SAMPLE_TID) ? 8 : 0);
+    if (header->size < kHeaderBytes + trailer) return std::nullopt;
+    at = header->size - trailer + (has(format.sample_type, PERF_SAMPLE_TID) ? 8 : 0);
   }
-  if (at + 8 > *size) return std::nullopt;
-  ByteReader t(record.subspan(static_cast<size_t>(at), 8));
-  auto v = t.u64();
-  return v ? std::optional<uint64_t>(*v) : std::nullopt;
+  if (at + 8 > header->size) return std::nullopt;
+  return u64_at(record, at);
 }
+
+#undef VPERF_TAKE
 
 }  // namespace vperf::data

@@ -738,6 +738,97 @@ TEST(PerfData, ThisMachineFeatures) {
 // same records in the same order with the same events, the same warnings in the same order, the
 // same counts, and the features a user record changes mid-stream only after the records before
 // it were delivered; and a callback that stops at any record stops the reading there.
+// A round holds what each CPU's ring buffer gave, each part in time order, with equal times
+// within and across parts; what a flush keeps back joins the next round. Whatever way the
+// reader sorts, records come out as perf's ordered_events gives them: a round releases what is
+// no newer than the round before it ended with, in time order, ties in the order they arrived.
+// The model below is that rule written plainly (a stable sort of everything waiting).
+TEST(PerfData, RoundsOfOrderedPartsComeOutInPerfsOrder) {
+  uint64_t state = 777;
+  auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  struct Written {
+    uint64_t time, ip;
+  };
+  std::vector<std::vector<Written>> rounds;
+  uint64_t ip = 0x10000, base = 1000;
+  for (int round = 0; round < 40; ++round) {
+    std::vector<Written> records;
+    const uint64_t parts = 1 + next() % 9;  // 1 to 9 CPUs' worth
+    for (uint64_t part = 0; part < parts; ++part) {
+      uint64_t time = base + next() % 50;
+      for (uint64_t n = next() % 300; n > 0; --n) {
+        records.push_back({time, ip++});
+        time += next() % 3;  // 0: the same time again
+      }
+    }
+    rounds.push_back(std::move(records));
+    base += 200;
+  }
+  std::vector<uint64_t> expected;
+  {
+    std::vector<Written> waiting;
+    uint64_t limit = 0, newest = 0;
+    auto release = [&](uint64_t up_to) {
+      std::stable_sort(waiting.begin(), waiting.end(), [](const Written& a, const Written& b) { return a.time < b.time; });
+      auto end = std::find_if(waiting.begin(), waiting.end(), [&](const Written& w) { return w.time > up_to; });
+      for (auto it = waiting.begin(); it != end; ++it) expected.push_back(it->ip);
+      waiting.erase(waiting.begin(), end);
+    };
+    for (const auto& records : rounds) {
+      for (const Written& w : records) newest = std::max(newest, w.time);
+      waiting.insert(waiting.end(), records.begin(), records.end());
+      release(limit);
+      limit = newest;
+    }
+    release(UINT64_MAX);
+  }
+  auto write = [&](PerfDataWriter& w) {
+    for (const auto& records : rounds) {
+      for (const Written& r : records) ASSERT_TRUE(w.write(sample(100 + r.ip % 2, r.time, r.ip)));
+      ASSERT_TRUE(w.flush_round());
+    }
+    ASSERT_TRUE(w.finish(some_features()));
+  };
+  auto path = temp_path("ordered_parts.data"), pipe_path = temp_path("ordered_parts.pipe");
+  {
+    auto w = PerfDataWriter::create_file(path, two_events());
+    ASSERT_TRUE(w.ok());
+    write(w.value());
+  }
+  {
+    int fd = ::open(pipe_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ASSERT_GE(fd, 0);
+    auto w = PerfDataWriter::create_pipe(fd, two_events());
+    ASSERT_TRUE(w.ok());
+    write(w.value());
+    ::close(fd);
+  }
+  auto ips = [](PerfDataReader& r, ReadOptions options) {
+    std::vector<uint64_t> out;
+    auto stats = r.read(
+        [&](const RecordView& v) {
+          if (const auto* s = std::get_if<Sample>(&v.record.body)) out.push_back(s->ip);
+          return true;
+        },
+        options);
+    EXPECT_TRUE(stats.ok());
+    return out;
+  };
+  ASSERT_GT(expected.size(), 3000u);
+  auto file = PerfDataReader::open_file(path);
+  ASSERT_TRUE(file.ok());
+  EXPECT_EQ(ips(file.value(), ReadOptions{}), expected);
+  EXPECT_EQ(ips(file.value(), ReadOptions{.second_thread = true, .second_thread_from_bytes = 0}), expected);
+  int fd = ::open(pipe_path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  auto pipe = PerfDataReader::open_pipe(fd);
+  ASSERT_TRUE(pipe.ok());
+  EXPECT_EQ(ips(pipe.value(), ReadOptions{}), expected);  // records read from an fd wait in memory of their own
+  ::close(fd);
+  std::filesystem::remove(path);
+  std::filesystem::remove(pipe_path);
+}
+
 TEST(PerfData, ASecondThreadDeliversWhatOneThreadDelivers) {
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one CPU: read() orders on the caller's thread only";
   auto path = temp_path("two_threads.data");
