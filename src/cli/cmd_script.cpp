@@ -167,7 +167,7 @@ class ScriptRun {
     if (entry->attr.type == PERF_TYPE_TRACEPOINT && (fields & report::kFieldTrace) &&
         (!decoder || !decoder->has_event(entry->attr.config)))
       ++tracepoints_without_formats_;
-    report::append_script_sample(buffer_, sample, fields, name, line_options_, decoder);
+    report::append_script_sample(buffer_, sample, fields, name, line_options_, decoder, &frame_lines_);
     if (buffer_.size() >= kOutputBlock) flush();
   }
 
@@ -187,6 +187,7 @@ class ScriptRun {
   int width_ = 0;
   std::string unknown_ = "[unknown]";
   std::string buffer_;
+  report::ScriptFrameLines frame_lines_;
   uint64_t tracepoints_without_formats_ = 0;
   std::optional<std::string> scope_note_;  // SampleReplay::scope_note, said after the samples
 };

@@ -2,7 +2,7 @@
 
 namespace vperf::report {
 
-uint32_t Interner::intern(std::string_view text) {
+uint32_t Interner::find_or_add(std::string_view text) {
   auto it = ids_.find(text);
   if (it != ids_.end()) return it->second;
   uint32_t id = static_cast<uint32_t>(texts_.size());

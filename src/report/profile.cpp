@@ -137,6 +137,7 @@ void Profile::clear() {
   stacks_.clear();
   stack_ids_.clear();
   texts_.clear();
+  ++generation_;
 }
 
 size_t Profile::bytes() const {

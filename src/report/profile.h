@@ -115,6 +115,8 @@ class Profile {
   void clear_counts();
   // Drops everything: every id given so far is forgotten (for a reader done with each sample).
   void clear();
+  // How many times clear() ran: what a consumer keeps by frame or stack id holds while it stays.
+  uint64_t generation() const { return generation_; }
   // About how much memory the frames, functions, stacks and texts take.
   size_t bytes() const;
 
@@ -157,6 +159,7 @@ class Profile {
   Interner texts_;
   std::vector<ProfileCount> counts_;
   core::HashedIds count_ids_;  // (event, comm, stack) -> index into counts_
+  uint64_t generation_ = 0;
 };
 
 }  // namespace vperf::report

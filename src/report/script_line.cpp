@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
+#include <span>
 
 namespace vperf::report {
 
@@ -81,10 +83,27 @@ void append_frame(std::string& out, const Profile& profile, uint32_t id, ScriptF
   out.push_back('\n');
 }
 
-void append_callchain(std::string& out, const ResolvedSample& sample, ScriptFieldSet fields, const ScriptLineOptions& options) {
+void append_callchain(std::string& out, const ResolvedSample& sample, ScriptFieldSet fields, const ScriptLineOptions& options,
+                      ScriptFrameLines* frame_lines) {
   ResolvedSample::CursorFrames cursor = sample.cursor(options.max_stack, options.user_stacks_unwound);
-  for (uint32_t id : cursor.recorded) append_frame(out, *sample.profile, id, fields);
-  for (uint32_t id : cursor.unwound) append_frame(out, *sample.profile, id, fields);
+  for (std::span<const uint32_t> part : {cursor.recorded, cursor.unwound}) {
+    for (uint32_t id : part) {
+      if (frame_lines) frame_lines->append(out, *sample.profile, id, fields);
+      else append_frame(out, *sample.profile, id, fields);
+    }
+  }
+}
+
+// "SECONDS.MICROSECONDS" in `buffer`, without a string per sample.
+std::string_view timestamp_text(char (&buffer)[48], uint64_t nanoseconds) {
+  auto [seconds_end, ec] = std::to_chars(buffer, buffer + 24, nanoseconds / 1000000000);
+  *seconds_end = '.';
+  char* micros = seconds_end + 1;
+  auto [micros_end, ec2] = std::to_chars(micros, micros + 8, (nanoseconds % 1000000000) / 1000);
+  const size_t digits = static_cast<size_t>(micros_end - micros);
+  std::memmove(micros + (6 - digits), micros, digits);  // zero-padded to six digits
+  std::memset(micros, '0', 6 - digits);
+  return {buffer, static_cast<size_t>(micros + 6 - buffer)};
 }
 
 uint64_t shown_period(const ResolvedSample& sample) {
@@ -98,19 +117,35 @@ uint64_t shown_period(const ResolvedSample& sample) {
 
 }  // namespace
 
+void ScriptFrameLines::forget() {
+  lines_.clear();
+  text_.clear();
+}
+
+void ScriptFrameLines::append(std::string& out, const Profile& profile, uint32_t id, ScriptFieldSet fields) {
+  if (profile.generation() != generation_ || fields != fields_ || text_.size() > kBytes) {
+    forget();
+    generation_ = profile.generation();
+    fields_ = fields;
+  }
+  if (id >= lines_.size()) lines_.resize(profile.frame_count(), {0, 0});
+  std::pair<uint32_t, uint32_t>& line = lines_[id];
+  if (line.second == 0) {
+    const size_t at = text_.size();
+    append_frame(text_, profile, id, fields);
+    line = {static_cast<uint32_t>(at), static_cast<uint32_t>(text_.size() - at)};
+  }
+  out.append(text_, line.first, line.second);
+}
+
 std::string script_timestamp(uint64_t nanoseconds) {
-  char buffer[24];
-  std::string text(unsigned_decimal(buffer, nanoseconds / 1000000000));
-  text.push_back('.');
-  std::string_view micros = unsigned_decimal(buffer, (nanoseconds % 1000000000) / 1000);
-  text.append(6 - micros.size(), '0');
-  text.append(micros);
-  return text;
+  char buffer[48];
+  return std::string(timestamp_text(buffer, nanoseconds));
 }
 
 void append_script_sample(std::string& out, const ResolvedSample& sample, ScriptFieldSet fields,
                           std::string_view event_name, const ScriptLineOptions& options,
-                          const tracing::TracepointDecoder* decoder) {
+                          const tracing::TracepointDecoder* decoder, ScriptFrameLines* frame_lines) {
   char buffer[24];
   const perf_event_attr* attr = sample.view.attr ? &sample.view.attr->attr : nullptr;
   bool event_has_callchain = attr && (attr->sample_type & PERF_SAMPLE_CALLCHAIN);
@@ -141,7 +176,8 @@ void append_script_sample(std::string& out, const ResolvedSample& sample, Script
     out.append("] ");
   }
   if (fields & kFieldTime) {
-    append_right_aligned(out, script_timestamp(sample.time), 12);
+    char time[48];
+    append_right_aligned(out, timestamp_text(time, sample.time), 12);
     out.append(": ");
   }
   if (fields & kFieldPeriod) {
@@ -161,7 +197,7 @@ void append_script_sample(std::string& out, const ResolvedSample& sample, Script
   if (fields & kFieldIp) {
     if (with_callchain) {
       out.push_back('\n');
-      append_callchain(out, sample, fields, options);
+      append_callchain(out, sample, fields, options, frame_lines);
     } else {
       out.push_back(' ');
       append_right_aligned(out, hex(buffer, sample.sample.ip), 16);

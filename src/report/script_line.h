@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "report/sample_replay.h"
 #include "report/script_fields.h"
@@ -38,10 +40,29 @@ struct ScriptLineOptions {
   bool user_stacks_unwound = false;
 };
 
+// The callchain lines of the frames printed so far, by profile frame id: a frame's line depends
+// on the frame and the fields only, and samples print the same frames over and over (a deep
+// stack's dozens of them each time). Forgotten when the profile forgets its frames
+// (Profile::generation), when the fields change, and past kBytes.
+class ScriptFrameLines {
+ public:
+  static constexpr size_t kBytes = size_t{4} << 20;
+  // Appends frame `id`'s line, formatting it the first time.
+  void append(std::string& out, const Profile& profile, uint32_t id, ScriptFieldSet fields);
+
+ private:
+  void forget();
+  uint64_t generation_ = 0;
+  ScriptFieldSet fields_ = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> lines_;  // (offset in text_, length) by frame id; length 0: not yet
+  std::string text_;
+};
+
 // Appends `sample`'s text to `out`. `decoder` may be nullptr (no trace text then).
+// `frame_lines`, if given, keeps the callchain lines formatted for the next samples.
 void append_script_sample(std::string& out, const ResolvedSample& sample, ScriptFieldSet fields,
                           std::string_view event_name, const ScriptLineOptions& options,
-                          const tracing::TracepointDecoder* decoder);
+                          const tracing::TracepointDecoder* decoder, ScriptFrameLines* frame_lines = nullptr);
 
 // "16430.309497": seconds and microseconds of a perf timestamp, as perf's
 // timestamp__scnprintf_usec.

@@ -70,13 +70,20 @@ class ScriptLineTest : public ::testing::Test {
     sample.stack = profile_.intern_stack(frames);
     sample.recorded_frames = recorded_;
     sample.unknown_marker_at = unknown_marker_at_;
-    std::string out;
+    std::string out, through_kept_lines;
     append_script_sample(out, sample, fields, entry_.name, options_, nullptr);
+    // Twice through the lines kept from sample to sample: formatted, then copied.
+    for (int pass = 0; pass < 2; ++pass) {
+      through_kept_lines.clear();
+      append_script_sample(through_kept_lines, sample, fields, entry_.name, options_, nullptr, &frame_lines_);
+      EXPECT_EQ(through_kept_lines, out) << "a kept frame line prints what formatting it prints";
+    }
     return out;
   }
 
   data::EventAttrEntry entry_;
   Profile profile_;
+  ScriptFrameLines frame_lines_;
   uint32_t recorded_ = 0;
   uint32_t unknown_marker_at_ = kNoId;
   std::string comm_ = "vperf-workload";
@@ -216,10 +223,36 @@ TEST_F(ScriptLineTest, PeriodComesFromTheAttrWhenNotSampled) {
   EXPECT_EQ(line(s, 32407, 0, {}, {}, kFieldComm | kFieldPid | kFieldPeriod), "            perf 32407          1 \n");
 }
 
+// A frame id names another frame once the profile has forgotten its frames (script forgets them
+// as it goes), and other fields print another line: neither reuses a kept line.
+TEST_F(ScriptLineTest, KeptFrameLinesAreForgottenWithTheProfileAndOnOtherFields) {
+  entry_.attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  data::Sample s;
+  s.ip = 0xffffffff821c7fc8;
+  s.period = 1;
+  s.callchain = {PERF_CONTEXT_KERNEL, s.ip};
+  recorded_ = 1;
+  const symbols::ResolvedAddress kernel_at = resolved(s.ip, kernel_, &mas_next_slot_, 0x8);
+  const std::string kernel_frame = "\tffffffff821c7fc8 mas_next_slot+0x8 ([kernel.kallsyms])\n";
+  EXPECT_TRUE(line(s, 1, 0, kernel_at, {{s.ip, PERF_RECORD_MISC_KERNEL, kernel_at, {}}}, kDefault & ~kFieldDso)
+                  .ends_with("\tffffffff821c7fc8 mas_next_slot+0x8\n\n"));
+  EXPECT_TRUE(line(s, 1, 0, kernel_at, {{s.ip, PERF_RECORD_MISC_KERNEL, kernel_at, {}}}, kDefault).ends_with(kernel_frame + "\n"));
+  profile_.clear();
+  s.ip = 0x7fa5cd984004;
+  s.callchain = {PERF_CONTEXT_USER, s.ip};
+  symbols::ResolvedAddress user_at = resolved(s.ip, ld_, &intel_check_word_, 0x224);
+  user_at.map_relative = 0x15004;
+  EXPECT_TRUE(line(s, 1, 0, user_at, {{s.ip, PERF_RECORD_MISC_USER, user_at, {}}}, kDefault)
+                  .ends_with("\t           15004 intel_check_word.constprop.0+0x224 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)\n\n"));
+}
+
 TEST(ScriptTimestamp, TruncatesToMicroseconds) {
   EXPECT_EQ(script_timestamp(16430309497999), "16430.309497");
   EXPECT_EQ(script_timestamp(5000001000), "5.000001");
   EXPECT_EQ(script_timestamp(0), "0.000000");
+  EXPECT_EQ(script_timestamp(999999999), "0.999999");
+  EXPECT_EQ(script_timestamp(1000), "0.000001");
+  EXPECT_EQ(script_timestamp(UINT64_MAX), "18446744073.709551");
 }
 
 }  // namespace
