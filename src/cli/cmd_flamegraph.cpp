@@ -75,6 +75,7 @@ FoldedRecording fold_recording(const std::string& input, const FlamegraphOptions
     throw UserError(input + " has no samples", "record some: vperf record -g -- COMMAND");
   FoldedRecording out;
   out.folded = report::folded_text(stacks->profile, {kKernelAnnotated, true});
+  stacks->profile = {};  // the lines say it all now: not held while they are read back
   Result<report::StackProfile> tidied = report::parse_folded(out.folded);
   if (!tidied) throw UserError("internal folded stacks did not parse: " + tidied.error().describe(), "");
   out.profile = std::move(tidied).value();
@@ -122,14 +123,15 @@ int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& 
                  out);
     if (o.output != "-")
       err << "vperf flamegraph: " << before.samples << " -> " << after.samples << " samples, "
-          << before.profile.stacks().size() << " -> " << after.profile.stacks().size() << " stacks -> " << o.output << '\n';
+          << before.profile.size() << " -> " << after.profile.size() << " stacks -> " << o.output << '\n';
     return before.incomplete || after.incomplete ? 1 : 0;
   }
 
   FoldedRecording recording = fold_recording(o.input, o, err);
+  if (!o.folded) std::string().swap(recording.folded);  // the graph is drawn from the profile alone
   write_output(o, o.folded ? recording.folded : report::flame_graph_svg(recording.profile, svg), out);
   if (o.output != "-")
-    err << "vperf flamegraph: " << recording.samples << " samples, " << recording.profile.stacks().size() << " stacks -> "
+    err << "vperf flamegraph: " << recording.samples << " samples, " << recording.profile.size() << " stacks -> "
         << o.output << '\n';
   if (recording.incomplete) err << "vperf flamegraph: the graph is incomplete: " << o.input << " could not be read whole (see the warnings above)\n";
   return recording.incomplete ? 1 : 0;

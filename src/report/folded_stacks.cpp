@@ -23,11 +23,11 @@ bool looks_like_go_method(std::string_view name) {
   return open != std::string_view::npos && name.find(").", open + 2) != std::string_view::npos;
 }
 
-bool is_java_process(const Stack& stack) {
+bool is_java_process(const StackView& stack) {
   return !stack.empty() && stack.front().kind == FrameKind::Process && stack.front().name.starts_with("java");
 }
 
-std::string folded_stack(const Stack& stack, const FoldedOptions& options) {
+std::string folded_stack(const StackView& stack, const FoldedOptions& options) {
   const bool java = options.tidy && is_java_process(stack);
   std::string line;
   for (size_t i = 0; i < stack.size(); ++i) {

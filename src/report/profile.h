@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/chunked_vector.h"
 #include "core/hashed_ids.h"
 #include "report/interner.h"
 #include "symbols/build_id.h"
@@ -144,7 +145,7 @@ class Profile {
     size_t operator()(const FunctionKey& k) const;
   };
 
-  std::vector<ProfileFrame> frames_;
+  core::ChunkedVector<ProfileFrame> frames_;  // the largest part of a profile: never copied to grow
   std::vector<FrameKey> frame_keys_;  // by frame id
   core::HashedIds frame_ids_;
   std::vector<ProfileFunction> functions_;

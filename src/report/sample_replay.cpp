@@ -299,6 +299,13 @@ void SampleReplay::remember_chain(const ResolvedSample& sample, uint64_t hash, c
   const std::vector<uint64_t>& chain = sample.sample.callchain;
   const size_t adds = (chain.size() + 1) * sizeof(uint64_t) + sizeof(ChainEntry) + 2 * core::HashedIds::kSlotBytes;
   if (adds > kChainCacheBytes) return;
+  if (chains_.capacity() == 0) {
+    // As much as the budget could ever hold of each, reserved (address space, not memory: a
+    // page is resident once written): growing by doubling held up to twice the budget, and
+    // half as much again while it copied.
+    chain_words_.reserve(kChainCacheBytes / sizeof(uint64_t));
+    chains_.reserve(kChainCacheBytes / (sizeof(ChainEntry) + sizeof(uint64_t)));
+  }
   if (chain_cache_bytes() + adds > kChainCacheBytes) {
     chain_index_.clear();
     chains_.clear();

@@ -64,19 +64,25 @@ Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machin
                                    unwind::UserStackUnwinder* unwinder, bool inline_frames) {
   SampleStacks result;
   Profile profile;
-  SampleReplay replay(machines, profile, ReplayOptions{.unwinder = unwinder, .inline_frames = inline_frames});
-  PerfDataSource source(reader);
-  Result<data::ReadStats> stats = replay.run(source, [&](const ResolvedSample& sample) {
-    // stackcollapse-perf.pl adds up the period perf script prints, 1 when there is none.
-    uint32_t event = sample.event == data::kNoAttrIndex ? 0 : static_cast<uint32_t>(sample.event);
-    // The frames perf script prints under the sample line (perf's callchain cursor, which may
-    // hold fewer than the replay's stack, or none), or the ip it prints on the line itself.
-    const uint32_t stack = replay.cursor_stack(sample);
-    profile.count(event, profile.intern_text(sample.comm), stack, sample.sample.period ? sample.sample.period : 1);
-    ++result.samples;
-    return true;
-  });
-  if (!stats) return stats.error();
+  {
+    // The replay's caches (resolved addresses, walked chains) are freed before the stacks are
+    // named: the profile and the named stacks are the largest things alive then.
+    SampleReplay replay(machines, profile, ReplayOptions{.unwinder = unwinder, .inline_frames = inline_frames});
+    PerfDataSource source(reader);
+    Result<data::ReadStats> stats = replay.run(source, [&](const ResolvedSample& sample) {
+      // stackcollapse-perf.pl adds up the period perf script prints, 1 when there is none.
+      uint32_t event = sample.event == data::kNoAttrIndex ? 0 : static_cast<uint32_t>(sample.event);
+      // The frames perf script prints under the sample line (perf's callchain cursor, which may
+      // hold fewer than the replay's stack, or none), or the ip it prints on the line itself.
+      const uint32_t stack = replay.cursor_stack(sample);
+      profile.count(event, profile.intern_text(sample.comm), stack, sample.sample.period ? sample.sample.period : 1);
+      ++result.samples;
+      return true;
+    });
+    if (!stats) return stats.error();
+    result.warnings = reader.warnings();
+    if (std::optional<std::string> note = replay.scope_note()) result.warnings.push_back(*note);
+  }
 
   // Each frame named once, each distinct (comm, stack) made a folded stack once.
   std::vector<std::optional<Frame>> named(profile.frame_count());
@@ -91,8 +97,6 @@ Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machin
     }
     result.profile.add(std::move(stack), counted.value.weight);
   }
-  result.warnings = reader.warnings();
-  if (std::optional<std::string> note = replay.scope_note()) result.warnings.push_back(*note);
   return result;
 }
 

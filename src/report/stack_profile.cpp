@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 
 namespace vperf::report {
 
@@ -36,30 +37,104 @@ Frame process_frame(std::string_view comm, ProcessLabel label, int pid, int tid)
   return Frame{process_label(comm, label, pid, tid), FrameKind::Process};
 }
 
-void StackProfile::add(const Stack& stack, uint64_t count) {
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t word) {
+  h ^= word * 0x9e3779b97f4a7c15ULL;
+  return ((h << 31) | (h >> 33)) * 0xc2b2ae3d27d4eb4fULL;
+}
+
+uint64_t frame_hash(const Frame& frame) { return mix(std::hash<std::string>()(frame.name), static_cast<uint64_t>(frame.kind)); }
+
+uint64_t stack_hash(std::span<const uint32_t> ids) {
+  uint64_t h = ids.size();
+  for (uint32_t id : ids) h = mix(h, id);
+  return h;
+}
+
+}  // namespace
+
+uint32_t StackProfile::find_frame(const Frame& frame) const {
+  return frame_ids_.find(frame_hash(frame), [&](uint32_t known) { return frames_[known] == frame; });
+}
+
+uint32_t StackProfile::intern_frame(const Frame& frame) {
+  const auto [id, added] = frame_ids_.find_or_insert(frame_hash(frame), [&](uint32_t known) { return frames_[known] == frame; },
+                                                    static_cast<uint32_t>(frames_.size()));
+  if (added) frames_.push_back(frame);
+  return id;
+}
+
+uint32_t StackProfile::find_stack(uint64_t hash, std::span<const uint32_t> ids) const {
+  return stack_ids_.find(hash, [&](uint32_t known) {
+    const Entry& e = entries_[known];
+    return e.size == ids.size() && std::equal(ids.begin(), ids.end(), stack_frames_.begin() + e.first);
+  });
+}
+
+template <class Frames>
+void StackProfile::add_frames(const Frames& stack, uint64_t count) {
   if (count == 0) return;
-  stacks_[stack] += count;
+  ids_.clear();
+  for (const Frame& frame : stack) ids_.push_back(intern_frame(frame));
+  const uint64_t hash = stack_hash(ids_);
+  uint32_t id = find_stack(hash, ids_);
+  if (id == core::HashedIds::kNone) {
+    id = static_cast<uint32_t>(entries_.size());
+    stack_ids_.insert(hash, id);
+    entries_.push_back(Entry{static_cast<uint32_t>(stack_frames_.size()), static_cast<uint32_t>(ids_.size()), 0});
+    stack_frames_.insert(stack_frames_.end(), ids_.begin(), ids_.end());
+  }
+  entries_[id].count += count;
   total_ += count;
 }
 
-void StackProfile::add(Stack&& stack, uint64_t count) {
-  if (count == 0) return;
-  auto it = stacks_.find(stack);
-  if (it == stacks_.end()) {
-    stacks_.emplace(std::move(stack), count);
-  } else {
-    it->second += count;
+template <class Frames>
+uint64_t StackProfile::count_frames(const Frames& stack) const {
+  std::vector<uint32_t> ids;
+  for (const Frame& frame : stack) {
+    const uint32_t id = find_frame(frame);
+    if (id == core::HashedIds::kNone) return 0;
+    ids.push_back(id);
   }
-  total_ += count;
+  const uint32_t found = find_stack(stack_hash(ids), ids);
+  return found == core::HashedIds::kNone ? 0 : entries_[found].count;
 }
+
+void StackProfile::add(const Stack& stack, uint64_t count) { add_frames(stack, count); }
+void StackProfile::add(const StackView& stack, uint64_t count) { add_frames(stack, count); }
+uint64_t StackProfile::count(const Stack& stack) const { return count_frames(stack); }
+uint64_t StackProfile::count(const StackView& stack) const { return count_frames(stack); }
 
 void StackProfile::merge(const StackProfile& other) {
-  for (const auto& [stack, count] : other.stacks_) add(stack, count);
+  for (const Entry& e : other.entries_) add(other.view(e), e.count);
 }
 
-uint64_t StackProfile::count(const Stack& stack) const {
-  auto it = stacks_.find(stack);
-  return it == stacks_.end() ? 0 : it->second;
+std::vector<std::pair<StackView, uint64_t>> StackProfile::stacks() const {
+  std::vector<uint32_t> order(entries_.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  // Frame order, stack by stack: the order a std::map<Stack, ...> keeps. Ids compare equal
+  // frames without reading them.
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const Entry &x = entries_[a], &y = entries_[b];
+    const size_t n = std::min(x.size, y.size);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t fx = stack_frames_[x.first + i], fy = stack_frames_[y.first + i];
+      if (fx != fy) return frames_[fx] < frames_[fy];
+    }
+    return x.size < y.size;
+  });
+  std::vector<std::pair<StackView, uint64_t>> out;
+  out.reserve(order.size());
+  for (uint32_t i : order) out.emplace_back(view(entries_[i]), entries_[i].count);
+  return out;
+}
+
+bool operator==(const StackProfile& a, const StackProfile& b) {
+  if (a.total_ != b.total_ || a.entries_.size() != b.entries_.size()) return false;
+  for (const StackProfile::Entry& e : a.entries_)
+    if (b.count(a.view(e)) != e.count) return false;
+  return true;
 }
 
 namespace {
@@ -117,7 +192,8 @@ struct Line {
   int64_t delta = 0;
 };
 
-Line make_line(const Stack& stack, const FlameTreeOptions& options) {
+template <class Frames>  // a Stack or a StackView
+Line make_line(const Frames& stack, const FlameTreeOptions& options) {
   Line line;
   line.frames.reserve(stack.size());
   for (const auto& frame : stack) line.frames.push_back(&frame);
@@ -185,8 +261,8 @@ FlameTree build_flame_tree(const StackProfile& profile, const FlameTreeOptions& 
 FlameTree build_diff_flame_tree(const StackProfile& before, const StackProfile& after,
                                 const FlameTreeOptions& options) {
   std::map<Stack, std::pair<uint64_t, uint64_t>> both;
-  for (const auto& [stack, count] : before.stacks()) both[stack].first = count;
-  for (const auto& [stack, count] : after.stacks()) both[stack].second = count;
+  for (const auto& [stack, count] : before.stacks()) both[stack.to_stack()].first = count;
+  for (const auto& [stack, count] : after.stacks()) both[stack.to_stack()].second = count;
   std::vector<Line> lines;
   lines.reserve(both.size());
   int64_t max_delta = 1;

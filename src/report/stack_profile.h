@@ -5,16 +5,22 @@
 //  - A Stack is root first: [comm, main, f, g] means g was running, called from f, from main.
 //    stackcollapse-perf.pl puts the process name first; vperf does the same with a frame of
 //    kind Process (see process_label()), so "comm;main;f;g 12" is one folded line.
-//  - StackProfile maps each distinct stack to its count; counts of equal stacks add up.
+//  - StackProfile maps each distinct stack to its count; counts of equal stacks add up. Its
+//    frames are kept once each (StackView reads a stack in place).
 //  - FlameNode is the prefix tree flamegraph.pl draws: one node per frame box, children in
 //    the order flamegraph.pl lays them out from left to right.
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "core/hashed_ids.h"
 
 namespace vperf::report {
 
@@ -47,26 +53,96 @@ enum class ProcessLabel { Comm, CommPid, CommPidTid };
 std::string process_label(std::string_view comm, ProcessLabel label, int pid = 0, int tid = 0);
 Frame process_frame(std::string_view comm, ProcessLabel label = ProcessLabel::Comm, int pid = 0, int tid = 0);
 
+class StackProfile;
+
+// One distinct stack of a StackProfile, read in place: its frames, root first.
+class StackView {
+ public:
+  class iterator {
+   public:
+    using value_type = Frame;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    iterator(const uint32_t* id, const Frame* frames) : id_(id), frames_(frames) {}
+    const Frame& operator*() const { return frames_[*id_]; }
+    const Frame* operator->() const { return &frames_[*id_]; }
+    iterator& operator++() {
+      ++id_;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator before = *this;
+      ++id_;
+      return before;
+    }
+    bool operator==(const iterator& other) const { return id_ == other.id_; }
+
+   private:
+    const uint32_t* id_ = nullptr;
+    const Frame* frames_ = nullptr;
+  };
+
+  StackView(std::span<const uint32_t> ids, const Frame* frames) : ids_(ids), frames_(frames) {}
+  iterator begin() const { return {ids_.data(), frames_}; }
+  iterator end() const { return {ids_.data() + ids_.size(), frames_}; }
+  size_t size() const { return ids_.size(); }
+  bool empty() const { return ids_.empty(); }
+  const Frame& operator[](size_t i) const { return frames_[ids_[i]]; }
+  const Frame& front() const { return frames_[ids_.front()]; }
+  const Frame& back() const { return frames_[ids_.back()]; }
+  Stack to_stack() const { return Stack(begin(), end()); }
+
+ private:
+  std::span<const uint32_t> ids_;
+  const Frame* frames_;
+};
+
+// Each distinct frame is kept once and a stack is the ids of its frames: a profile's stacks
+// share their frames (a system-wide profile's 60k stacks of 15-20 frames name some 20k
+// distinct ones), and a stack of strings each was most of a flame graph's memory.
 class StackProfile {
  public:
   // Adds count to stack's count. A count of 0 adds nothing (no entry either).
   void add(const Stack& stack, uint64_t count = 1);
-  void add(Stack&& stack, uint64_t count = 1);
+  void add(const StackView& stack, uint64_t count = 1);
   // Adds every stack of other.
   void merge(const StackProfile& other);
 
   uint64_t total() const { return total_; }
-  size_t size() const { return stacks_.size(); }
-  bool empty() const { return stacks_.empty(); }
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
   // Count of one stack (0 if absent).
   uint64_t count(const Stack& stack) const;
-  // Distinct stacks in Frame order (name, then kind), each with its count (> 0).
-  const std::map<Stack, uint64_t>& stacks() const { return stacks_; }
+  uint64_t count(const StackView& stack) const;
+  // Distinct stacks in Frame order (name, then kind), each with its count (> 0). The views
+  // are valid until the profile changes.
+  std::vector<std::pair<StackView, uint64_t>> stacks() const;
 
-  friend bool operator==(const StackProfile&, const StackProfile&) = default;
+  friend bool operator==(const StackProfile& a, const StackProfile& b);
 
  private:
-  std::map<Stack, uint64_t> stacks_;
+  struct Entry {
+    uint32_t first = 0;  // in stack_frames_
+    uint32_t size = 0;
+    uint64_t count = 0;
+  };
+  template <class Frames>
+  void add_frames(const Frames& stack, uint64_t count);
+  template <class Frames>
+  uint64_t count_frames(const Frames& stack) const;
+  uint32_t find_frame(const Frame& frame) const;  // core::HashedIds::kNone when absent
+  uint32_t intern_frame(const Frame& frame);
+  uint32_t find_stack(uint64_t hash, std::span<const uint32_t> ids) const;
+  StackView view(const Entry& e) const {
+    return StackView(std::span<const uint32_t>(stack_frames_).subspan(e.first, e.size), frames_.data());
+  }
+
+  std::vector<Frame> frames_;
+  core::HashedIds frame_ids_;
+  std::vector<uint32_t> stack_frames_;
+  std::vector<Entry> entries_;
+  core::HashedIds stack_ids_;
+  std::vector<uint32_t> ids_;  // add's scratch
   uint64_t total_ = 0;
 };
 

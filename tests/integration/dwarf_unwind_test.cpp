@@ -170,7 +170,7 @@ class DwarfUnwind : public ::testing::Test {
     EXPECT_TRUE(stacks.ok());
     if (!stacks) return split;
     split.samples = stacks->samples;
-    auto has_chain = [](const report::Stack& stack, const std::vector<std::string>& chain) {
+    auto has_chain = [](const report::StackView& stack, const std::vector<std::string>& chain) {
       for (size_t i = 0; i + chain.size() <= stack.size(); ++i) {
         if (!stack[i].name.ends_with("run_spin")) continue;
         bool all = true;

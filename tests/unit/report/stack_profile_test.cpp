@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <sstream>
 
 namespace vperf::report {
@@ -39,6 +40,32 @@ TEST(StackProfile, AddsCountsOfEqualStacksAndIgnoresZero) {
   EXPECT_EQ(p.total(), 6u);
   EXPECT_EQ(p.count(stack_of({"a", "b"})), 5u);
   EXPECT_EQ(p.count(stack_of({"c"})), 0u);
+}
+
+// Stacks are kept as ids of frames kept once; they still come out in Frame order (name, then
+// kind) stack by stack, as a std::map<Stack, count> orders them, with the counts summed.
+TEST(StackProfile, StacksComeInTheOrderOfAMapOfStacks) {
+  uint64_t state = 99;
+  auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  StackProfile p;
+  std::map<Stack, uint64_t> model;
+  for (int i = 0; i < 3000; ++i) {
+    Stack stack;
+    for (uint64_t depth = next() % 6; depth > 0; --depth)
+      stack.push_back(Frame{"f" + std::to_string(next() % 5), next() % 3 == 0 ? FrameKind::Kernel : FrameKind::User});
+    const uint64_t count = 1 + next() % 4;
+    p.add(stack, count);
+    model[stack] += count;
+  }
+  const auto stacks = p.stacks();
+  ASSERT_EQ(stacks.size(), model.size());
+  size_t i = 0;
+  for (const auto& [stack, count] : model) {
+    EXPECT_EQ(stacks[i].first.to_stack(), stack) << "stack " << i;
+    EXPECT_EQ(stacks[i].second, count);
+    EXPECT_EQ(p.count(stack), count);
+    ++i;
+  }
 }
 
 TEST(StackProfile, KindIsPartOfTheFrame) {
