@@ -53,8 +53,6 @@ enum class ProcessLabel { Comm, CommPid, CommPidTid };
 std::string process_label(std::string_view comm, ProcessLabel label, int pid = 0, int tid = 0);
 Frame process_frame(std::string_view comm, ProcessLabel label = ProcessLabel::Comm, int pid = 0, int tid = 0);
 
-class StackProfile;
-
 // One distinct stack of a StackProfile, read in place: its frames, root first.
 class StackView {
  public:
@@ -98,8 +96,8 @@ class StackView {
 };
 
 // Each distinct frame is kept once and a stack is the ids of its frames: a profile's stacks
-// share their frames (a system-wide profile's 60k stacks of 15-20 frames name some 20k
-// distinct ones), and a stack of strings each was most of a flame graph's memory.
+// share most of their frames, and a stack of strings each was what a flame graph's memory
+// grew with.
 class StackProfile {
  public:
   // Adds count to stack's count. A count of 0 adds nothing (no entry either).
