@@ -6,11 +6,46 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/shared_library.h"
 #include "core/strings.h"
 
 namespace vperf::events {
 
 namespace {
+
+// libpfm4 is opened when a command first needs its tables (list, encode, decode, check, and
+// stat or record given a model-specific event name), not when vperf starts: its tables are
+// relocated at load, which made it 2 MB of every reading command's resident memory and a part
+// of every command's startup. Each member has the declared function's name and type.
+struct PfmApi {
+  decltype(&::pfm_initialize) pfm_initialize = nullptr;
+  decltype(&::pfm_terminate) pfm_terminate = nullptr;
+  decltype(&::pfm_strerror) pfm_strerror = nullptr;
+  decltype(&::pfm_find_event) pfm_find_event = nullptr;
+  decltype(&::pfm_get_event_attr_info) pfm_get_event_attr_info = nullptr;
+  decltype(&::pfm_get_event_info) pfm_get_event_info = nullptr;
+  decltype(&::pfm_get_event_next) pfm_get_event_next = nullptr;
+  decltype(&::pfm_get_os_event_encoding) pfm_get_os_event_encoding = nullptr;
+  decltype(&::pfm_get_pmu_info) pfm_get_pmu_info = nullptr;
+
+  static Result<PfmApi> load() {
+    VPERF_TRY(SharedLibrary library, SharedLibrary::open("libpfm.so.4", "install libpfm4: apt-get install libpfm4"));
+    PfmApi api;
+    VPERF_BIND_FUNCTION(library, api, pfm_initialize);
+    VPERF_BIND_FUNCTION(library, api, pfm_terminate);
+    VPERF_BIND_FUNCTION(library, api, pfm_strerror);
+    VPERF_BIND_FUNCTION(library, api, pfm_find_event);
+    VPERF_BIND_FUNCTION(library, api, pfm_get_event_attr_info);
+    VPERF_BIND_FUNCTION(library, api, pfm_get_event_info);
+    VPERF_BIND_FUNCTION(library, api, pfm_get_event_next);
+    VPERF_BIND_FUNCTION(library, api, pfm_get_os_event_encoding);
+    VPERF_BIND_FUNCTION(library, api, pfm_get_pmu_info);
+    return api;
+  }
+};
+
+// Loaded by the first PfmSession::open; every other call is made within a session.
+const PfmApi& pfm() { return loaded_once<PfmApi>().value(); }
 
 // True while a PfmSession owns libpfm4's global state (see the header for why there is one).
 std::atomic<bool> g_libpfm_owned{false};
@@ -79,7 +114,7 @@ std::optional<PfmEvent> event_at(int idx, const std::string& pmu_name) {
   pfm_event_info_t ev;
   std::memset(&ev, 0, sizeof ev);
   ev.size = sizeof ev;
-  if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ev) != PFM_SUCCESS) return std::nullopt;
+  if (pfm().pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ev) != PFM_SUCCESS) return std::nullopt;
   PfmEvent event;
   event.pmu = pmu_name;
   event.name = text_or_empty(ev.name);
@@ -91,7 +126,7 @@ std::optional<PfmEvent> event_at(int idx, const std::string& pmu_name) {
     pfm_event_attr_info_t attr;
     std::memset(&attr, 0, sizeof attr);
     attr.size = sizeof attr;
-    if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &attr) != PFM_SUCCESS) continue;
+    if (pfm().pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &attr) != PFM_SUCCESS) continue;
     if (attr.type == PFM_ATTR_UMASK) {
       event.umasks.push_back(PfmUmask{text_or_empty(attr.name), text_or_empty(attr.desc), text_or_empty(attr.equiv),
                                       attr.code, attr.is_dfl != 0, attr.is_precise != 0});
@@ -111,7 +146,7 @@ std::optional<pfm_pmu_info_t> pmu_info(const std::optional<std::string>& forced_
   pfm_pmu_info_t info;
   std::memset(&info, 0, sizeof info);
   info.size = sizeof info;
-  if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS || info.name == nullptr) return std::nullopt;
+  if (pfm().pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS || info.name == nullptr) return std::nullopt;
   if (forced_pmu && !equals_nocase(*forced_pmu, info.name)) info.is_present = 0;
   return info;
 }
@@ -155,6 +190,7 @@ bool PfmEvent::requires_umask() const {
 }
 
 Result<PfmSession> PfmSession::open(const std::optional<std::string>& forced_pmu) {
+  if (const Result<PfmApi>& api = loaded_once<PfmApi>(); !api) return api.error();
   bool expected = false;
   if (!g_libpfm_owned.compare_exchange_strong(expected, true))
     return Error{"libpfm4 is already initialised by another PfmSession; close it first"};
@@ -162,11 +198,11 @@ Result<PfmSession> PfmSession::open(const std::optional<std::string>& forced_pmu
   {
     ScopedEnv force(kForceEnv, forced_pmu);
     ScopedEnv disable(kDisabledEnv, disabled_pmus());
-    rc = pfm_initialize();
+    rc = pfm().pfm_initialize();
   }
   if (rc != PFM_SUCCESS) {
     g_libpfm_owned = false;
-    return Error{std::string("libpfm4 initialisation failed: ") + pfm_strerror(rc)};
+    return Error{std::string("libpfm4 initialisation failed: ") + pfm().pfm_strerror(rc)};
   }
   return PfmSession(forced_pmu);
 }
@@ -179,7 +215,7 @@ PfmSession::PfmSession(PfmSession&& other) noexcept
 PfmSession& PfmSession::operator=(PfmSession&& other) noexcept {
   if (this != &other) {
     if (owns_) {
-      pfm_terminate();
+      pfm().pfm_terminate();
       g_libpfm_owned = false;
     }
     forced_pmu_ = std::move(other.forced_pmu_);
@@ -191,7 +227,7 @@ PfmSession& PfmSession::operator=(PfmSession&& other) noexcept {
 
 PfmSession::~PfmSession() {
   if (!owns_) return;
-  pfm_terminate();
+  pfm().pfm_terminate();
   g_libpfm_owned = false;
 }
 
@@ -219,7 +255,7 @@ std::vector<PfmEvent> PfmSession::load_events(const PfmPmu& pmu) const {
   int first = -1;
   for (int id = PFM_PMU_NONE; id < PFM_PMU_MAX && first < 0; ++id)
     if (std::optional<pfm_pmu_info_t> info = pmu_info(forced_pmu_, id); info && pmu.name == info->name) first = info->first_event;
-  for (int idx = first; idx >= 0; idx = pfm_get_event_next(idx)) {
+  for (int idx = first; idx >= 0; idx = pfm().pfm_get_event_next(idx)) {
     std::optional<PfmEvent> event = event_at(idx, pmu.name);
     if (event) out.push_back(std::move(*event));
   }
@@ -227,12 +263,12 @@ std::vector<PfmEvent> PfmSession::load_events(const PfmPmu& pmu) const {
 }
 
 std::optional<PfmEvent> PfmSession::find_event(const std::string& name) const {
-  int idx = pfm_find_event(name.c_str());
+  int idx = pfm().pfm_find_event(name.c_str());
   if (idx < 0) return std::nullopt;
   pfm_event_info_t ev;
   std::memset(&ev, 0, sizeof ev);
   ev.size = sizeof ev;
-  if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ev) != PFM_SUCCESS) return std::nullopt;
+  if (pfm().pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ev) != PFM_SUCCESS) return std::nullopt;
   std::optional<pfm_pmu_info_t> pmu = pmu_info(forced_pmu_, ev.pmu);
   return event_at(idx, pmu ? pmu->name : "");
 }
@@ -246,8 +282,8 @@ Result<PfmEncoding> PfmSession::encode(const std::string& event) const {
   arg.size = sizeof arg;
   arg.attr = &attr;
   arg.fstr = &fstr;
-  int rc = pfm_get_os_event_encoding(event.c_str(), PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
-  if (rc != PFM_SUCCESS) return Error{"libpfm4 cannot encode '" + event + "': " + pfm_strerror(rc)};
+  int rc = pfm().pfm_get_os_event_encoding(event.c_str(), PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+  if (rc != PFM_SUCCESS) return Error{"libpfm4 cannot encode '" + event + "': " + pfm().pfm_strerror(rc)};
   PfmEncoding enc;
   enc.type = attr.type;
   enc.config = attr.config;
