@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <memory>
-#include <vector>
 
 namespace vperf::symbols {
 namespace {
@@ -85,13 +84,16 @@ std::string strip_parameters(std::string_view s) {
   // type (which may hold parentheses itself: "decltype(auto)", "f()::T*").
   int angle = 0, paren = 0, brace = 0;
   size_t group_open = std::string_view::npos, group_close = std::string_view::npos, open = 0;
-  std::vector<size_t> spaces;
+  // The last space at depth 0 so far, the one before the group now open, and the one before
+  // the last group: where the return type ends. (One walk, no list: a DSO's every C++ symbol
+  // comes through here when its table is loaded.)
+  size_t last_space = std::string_view::npos, space_at_open = std::string_view::npos, space_before_group = std::string_view::npos;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (brace == 0 && is_operator_at(s, i)) {
+    const char c = s[i];
+    if (c == 'o' && brace == 0 && is_operator_at(s, i)) {
       i = skip_operator(s, i) - 1;
       continue;
     }
-    char c = s[i];
     if (c == '{') ++brace;
     else if (c == '}' && brace > 0) --brace;
     else if (brace > 0) continue;  // "{lambda(int)#1}" is one name
@@ -104,25 +106,24 @@ std::string strip_parameters(std::string_view s) {
         i += std::string_view("(anonymous namespace)").size() - 1;
         continue;
       }
-      if (paren++ == 0) open = i;
+      if (paren++ == 0) {
+        open = i;
+        space_at_open = last_space;
+      }
     } else if (c == ')' && paren > 0) {
       if (--paren == 0) {
         group_open = open;
         group_close = i;
+        space_before_group = space_at_open;
       }
     } else if (c == ' ' && paren == 0 && !(i > 0 && s[i - 1] == ')' && after_qualifiers(s.substr(i)).starts_with("::"))) {
       // (A local entity's function keeps its qualifiers: "C::f() const::{lambda()#1}".)
-      spaces.push_back(i);
+      last_space = i;
     }
   }
   if (group_open == std::string_view::npos || !after_qualifiers(s.substr(group_close + 1)).empty()) return std::string(s);
   std::string_view name = s.substr(0, group_open);
-  for (auto it = spaces.rbegin(); it != spaces.rend(); ++it) {
-    if (*it < group_open) {
-      name = name.substr(*it + 1);
-      break;
-    }
-  }
+  if (space_before_group != std::string_view::npos) name = name.substr(space_before_group + 1);
   return std::string(name);
 }
 
