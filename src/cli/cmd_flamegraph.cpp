@@ -74,11 +74,10 @@ FoldedRecording fold_recording(const std::string& input, const FlamegraphOptions
   if (stacks->samples == 0)
     throw UserError(input + " has no samples", "record some: vperf record -g -- COMMAND");
   FoldedRecording out;
-  out.folded = report::folded_text(stacks->profile, {kKernelAnnotated, true});
-  stacks->profile = {};  // the lines say it all now: not held while they are read back
-  Result<report::StackProfile> tidied = report::parse_folded(out.folded);
-  if (!tidied) throw UserError("internal folded stacks did not parse: " + tidied.error().describe(), "");
-  out.profile = std::move(tidied).value();
+  // The lines as flamegraph.pl reads them, made without their text; the text only for
+  // --folded of one recording.
+  if (o.folded && o.diff.empty()) out.folded = report::folded_text(stacks->profile, {kKernelAnnotated, true});
+  out.profile = report::folded_and_read_back(stacks->profile, {kKernelAnnotated, true});
   out.samples = stacks->samples;
   return out;
 }
@@ -128,7 +127,6 @@ int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& 
   }
 
   FoldedRecording recording = fold_recording(o.input, o, err);
-  if (!o.folded) std::string().swap(recording.folded);  // the graph is drawn from the profile alone
   write_output(o, o.folded ? recording.folded : report::flame_graph_svg(recording.profile, svg), out);
   if (o.output != "-")
     err << "vperf flamegraph: " << recording.samples << " samples, " << recording.profile.size() << " stacks -> "

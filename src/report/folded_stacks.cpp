@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <vector>
 
 namespace vperf::report {
 
@@ -27,16 +29,19 @@ bool is_java_process(const StackView& stack) {
   return !stack.empty() && stack.front().kind == FrameKind::Process && stack.front().name.starts_with("java");
 }
 
+// One frame as its folded line spells it.
+std::string folded_label(const Frame& frame, bool java, const FoldedOptions& options) {
+  Frame shown{frame.kind == FrameKind::Process || !options.tidy ? frame.name : tidy_frame_name(frame.name, java), frame.kind};
+  make_foldable(shown.name);
+  return frame_label(shown, options.annotations);
+}
+
 std::string folded_stack(const StackView& stack, const FoldedOptions& options) {
   const bool java = options.tidy && is_java_process(stack);
   std::string line;
   for (size_t i = 0; i < stack.size(); ++i) {
-    const Frame& frame = stack[i];
-    Frame shown{frame.kind == FrameKind::Process || !options.tidy ? frame.name : tidy_frame_name(frame.name, java),
-                frame.kind};
-    make_foldable(shown.name);
     if (i) line += ';';
-    line += frame_label(shown, options.annotations);
+    line += folded_label(stack[i], java, options);
   }
   return line;
 }
@@ -174,6 +179,27 @@ Result<StackProfile> parse_folded(std::string_view text) {
   });
   if (!done) return done.error();
   return profile;
+}
+
+StackProfile folded_and_read_back(const StackProfile& profile, const FoldedOptions& options) {
+  // A frame's label as parse_stack reads it back, once per frame and kind of stack.
+  std::vector<std::optional<Frame>> read_back[2];
+  for (auto& frames : read_back) frames.resize(profile.frame_count());
+  StackProfile out;
+  Stack stack;
+  for (const auto& [view, count] : profile.stacks()) {
+    const bool java = options.tidy && is_java_process(view);
+    stack.clear();
+    for (uint32_t id : view.ids()) {
+      std::optional<Frame>& frame = read_back[java][id];
+      if (!frame) frame = frame_from_label(folded_label(profile.frame(id), java, options));
+      stack.push_back(*frame);
+    }
+    // As parse_stack: perl's split drops trailing empty fields.
+    while (!stack.empty() && stack.back().name.empty() && stack.back().kind == FrameKind::User) stack.pop_back();
+    out.add(stack, count);
+  }
+  return out;
 }
 
 Result<DiffProfiles> parse_diff_folded(std::string_view text) {

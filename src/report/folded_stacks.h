@@ -56,6 +56,11 @@ std::string diff_folded_text(const StackProfile& before, const StackProfile& aft
 // naming its line number.
 Result<StackProfile> parse_folded(std::string_view text);
 
+// What parse_folded(folded_text(profile, options)) gives, without the text: each distinct
+// frame named, annotated and read back once (per stack kind: java or not), and the stacks that
+// fold to the same line merged. The flame graph draws from this.
+StackProfile folded_and_read_back(const StackProfile& profile, const FoldedOptions& options = {});
+
 struct DiffProfiles {
   StackProfile before;
   StackProfile after;

@@ -89,6 +89,8 @@ class StackView {
   const Frame& front() const { return frames_[ids_.front()]; }
   const Frame& back() const { return frames_[ids_.back()]; }
   Stack to_stack() const { return Stack(begin(), end()); }
+  // The frames' ids in their profile (StackProfile::frame).
+  std::span<const uint32_t> ids() const { return ids_; }
 
  private:
   std::span<const uint32_t> ids_;
@@ -108,6 +110,9 @@ class StackProfile {
 
   uint64_t total() const { return total_; }
   size_t size() const { return entries_.size(); }
+  // The distinct frames, by the ids StackView::ids gives.
+  size_t frame_count() const { return frames_.size(); }
+  const Frame& frame(uint32_t id) const { return frames_[id]; }
   bool empty() const { return entries_.empty(); }
   // Count of one stack (0 if absent).
   uint64_t count(const Stack& stack) const;

@@ -34,6 +34,34 @@ TEST(FoldedText, AnnotationsAsStackcollapsePerlOptions) {
             "java;Interpreter_[j];inl_[i];sys_write_[k];[unknown] 5\n");
 }
 
+// The flame graph reads its profile back without the text: it must be what parsing the text
+// gives, whatever the names hold (separators, parameter lists that tidy away, quotes, line
+// breaks, names that already end in an annotation, a java process's class names, names that
+// tidy to nothing at a stack's end) and whatever the options.
+TEST(FoldedText, ReadBackWithoutTheTextIsWhatParsingTheTextGives) {
+  StackProfile p;
+  p.add(Stack{process_frame("java"), user("Ljava/lang/Thread;.run"), Frame{"Interpreter", FrameKind::Jit}, kernel("sys_write")}, 3);
+  p.add(Stack{process_frame("javac"), user("Lcom/x/Y;.f(I)V"), user("f(int)"), user("(anonymous namespace)::g()")}, 4);
+  p.add(Stack{process_frame("a b"), user("f(int)"), user("f(long)"), user("it's \"quoted\"")}, 2);
+  p.add(Stack{process_frame("a"), user("two\nlines;and;semis"), user("x_[k]"), Frame{"inl", FrameKind::Inlined}}, 5);
+  p.add(Stack{process_frame("a"), user("main"), user("(params only)"), user("")}, 6);
+  p.add(Stack{process_frame(""), user("")}, 1);
+  p.add(Stack{process_frame("go"), user("net/http.(*Client).Do"), Frame{"[unknown]", FrameKind::Unknown}}, 7);
+  p.add(Stack{process_frame("guest"), Frame{"gk", FrameKind::GuestKernel}, Frame{"gu", FrameKind::GuestUser}}, 8);
+  for (bool tidy : {true, false}) {
+    for (Annotations annotations : {Annotations{}, Annotations{.kernel = true}, Annotations{true, false, true}, Annotations::all()}) {
+      const FoldedOptions options{.annotations = annotations, .tidy = tidy};
+      SCOPED_TRACE(folded_text(p, options));
+      Result<StackProfile> parsed = parse_folded(folded_text(p, options));
+      ASSERT_TRUE(parsed.ok()) << parsed.error().describe();
+      const StackProfile read_back = folded_and_read_back(p, options);
+      EXPECT_TRUE(read_back == *parsed);
+      EXPECT_EQ(folded_text(read_back, {.annotations = annotations, .tidy = false}),
+                folded_text(*parsed, {.annotations = annotations, .tidy = false}));
+    }
+  }
+}
+
 TEST(FoldedText, StacksThatPrintTheSameAreOneLine) {
   StackProfile p;
   p.add(Stack{process_frame("a"), user("f(int)")}, 1);
