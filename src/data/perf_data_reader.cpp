@@ -534,9 +534,11 @@ struct Handed {
 struct HandedBatch {
   std::vector<Handed> items;
   std::vector<std::string> warnings;
+  size_t record_bytes = 0;  // of the records' views: what reading ahead keeps resident
   void clear() {
     items.clear();
     warnings.clear();
+    record_bytes = 0;
   }
   bool empty() const { return items.empty(); }
   size_t size() const { return items.size(); }
@@ -544,10 +546,13 @@ struct HandedBatch {
 constexpr uint32_t kHandedNoAttr = UINT32_MAX;
 
 // Batches of Handed from one producer thread to one consumer, at most kInFlight waiting: the
-// producer stays a few thousand records ahead, never the whole file. Either side can end it.
+// producer stays a few thousand records ahead, never the whole file. A batch also ends at
+// kBatchBytes of records: a --call-graph dwarf recording's samples are 8 KB or more each, and
+// 4 x 4096 of them were the whole file read ahead, resident before the consumer got to it.
+// Either side can end it.
 class Handoff {
  public:
-  static constexpr size_t kBatch = 4096, kInFlight = 4;
+  static constexpr size_t kBatch = 4096, kBatchBytes = size_t{1} << 20, kInFlight = 4;
 
   // The producer: false once the consumer has stopped.
   bool push(HandedBatch& batch) {
@@ -680,7 +685,9 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
   auto hand_over = [&](const Handed& item) {
     if (!held_warnings.empty()) hand_over_warnings();
     batch.items.push_back(item);
-    if (batch.size() >= Handoff::kBatch && !handoff.push(batch)) producer_stopped = true;
+    batch.record_bytes += item.bytes.size();
+    if ((batch.size() >= Handoff::kBatch || batch.record_bytes >= Handoff::kBatchBytes) && !handoff.push(batch))
+      producer_stopped = true;
   };
   auto emit = [&](Chunk&& c, size_t attr_index) {
     if (!two_threads) return deliver(c, attr_index);

@@ -261,6 +261,7 @@ class DwarfUnwinder::Cache {
     entry.last_use = ++clock_;
     if (!entry.dwfl || !entry.dwfl->built_from(modules)) {
       entry.dwfl.reset();  // its files close before the new set opens
+      forget_exited(thread.pid);
       entry.dwfl = std::make_unique<ProcessDwfl>(machine, thread.pid, std::move(modules), vdso_);
       ++builds_;
       evict_beyond_capacity();
@@ -276,6 +277,20 @@ class DwarfUnwinder::Cache {
     uint64_t last_use = 0;
   };
   using Key = std::pair<const symbols::Machine*, pid_t>;
+
+  // Drops the Dwfls of processes that have exited (their EXIT record came, in time order, so no
+  // sample of theirs follows; a pid used again is a new thread, not exited). Each holds its own
+  // mapping of every ELF file it unwound through: a shell script's dozens of short processes
+  // held dozens of copies of libc, bash and ld.so resident. Checked when a Dwfl is built, not
+  // per sample.
+  void forget_exited(pid_t building) {
+    std::erase_if(processes_, [&](const auto& entry) {
+      const auto& [key, value] = entry;
+      if (key.second == building) return false;
+      const symbols::Thread* main_thread = key.first->find_thread(key.second);
+      return main_thread != nullptr && main_thread->exited;
+    });
+  }
 
   // Drops the least recently used processes; the one just used is the newest, so it stays.
   void evict_beyond_capacity() {

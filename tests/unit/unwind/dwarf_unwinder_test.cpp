@@ -321,6 +321,30 @@ TEST_F(DwarfUnwinderTest, KeepsOnlyTheMostRecentProcesses) {
   EXPECT_EQ(cramped.dwfl_builds(), 6u) << "each switch evicts the other process";
 }
 
+// A process that has exited gets no more samples: its Dwfl (a mapping of each of its ELF files)
+// is let go when the next one is built, while a live process keeps its own.
+TEST_F(DwarfUnwinderTest, ExitedProcessesLetGoOfTheirDwfl) {
+  const pid_t gone = pid_ + 100000, next = pid_ + 100001;
+  machine_.process_fork(gone, pid_, gone, pid_);
+  machine_.process_fork(next, pid_, next, pid_);
+  const data::Sample s = sample_with(own_.stack);
+  DwarfUnwinder unwinder;
+  auto unwind_as = [&](pid_t pid) {
+    std::vector<uint64_t> ips;
+    unwinder.unwind(machine_, *machine_.find_thread(pid), s, attr_, ips);
+  };
+  unwind_as(pid_);
+  unwind_as(gone);
+  EXPECT_EQ(unwinder.dwfl_builds(), 2u);
+  machine_.process_exit(gone, gone);
+  unwind_as(next);
+  EXPECT_EQ(unwinder.dwfl_builds(), 3u);
+  unwind_as(pid_);
+  EXPECT_EQ(unwinder.dwfl_builds(), 3u) << "a live process keeps its Dwfl";
+  unwind_as(gone);
+  EXPECT_EQ(unwinder.dwfl_builds(), 4u) << "the exited process's Dwfl was let go";
+}
+
 TEST(MakeDwarfUnwinder, GivesTheLibdwflUnwinder) {
   std::unique_ptr<UserStackUnwinder> unwinder = make_dwarf_unwinder();
   EXPECT_NE(dynamic_cast<DwarfUnwinder*>(unwinder.get()), nullptr);
