@@ -97,7 +97,7 @@ Result<Kallsyms> decode_kernel_image(std::span<const uint8_t> bytes, std::string
   const std::string_view in_file(reinterpret_cast<const char*>(name_bytes.data()), name_bytes.size());
   const bool mapped = !mapping.bytes().empty();
   const std::string_view all_names = mapped ? in_file : names->keep(in_file);
-  if (mapped) names->hold(std::move(mapping));
+  const uint64_t tables_start = r.position() - tables;
   auto name_at = [&all_names](uint32_t offset, uint16_t length) -> Result<std::string_view> {
     if (offset > all_names.size() || length > all_names.size() - offset) return Error{"kernel image cache: a name out of range"};
     return all_names.substr(offset, length);
@@ -129,6 +129,12 @@ Result<Kallsyms> decode_kernel_image(std::span<const uint8_t> bytes, std::string
     VPERF_TRY(marker_bytes.u16("padding"));
     VPERF_TRY(std::string_view name, name_at(offset, length));
     markers.emplace(std::string(name), address);
+  }
+  if (mapped) {
+    // The fixed-size entries were read into the table: their pages (three quarters of the
+    // file) leave memory; the names stay mapped, viewed by the symbols.
+    mapping.release(tables_start, r.position());
+    names->hold(std::move(mapping));
   }
   // from_symbols sorts and keeps one symbol per address, so the table's invariants hold
   // whatever the file says.
