@@ -398,6 +398,10 @@ TEST_F(Record, SigintEndsTheRecordingAndTheCommandInForegroundAndBackground) {
                                  std::chrono::seconds(30)))
         << "vperf never started the command";
     ASSERT_TRUE(test::wait_until([&] { return fs::exists(data) && fs::file_size(data) > 0; }, std::chrono::seconds(30)));
+    // The command has run 20 ms of CPU time (2 clock ticks): cpu-clock at its default 4 kHz has
+    // sampled it. (Signalled as soon as it existed, it once had no sample at all in the file.)
+    ASSERT_TRUE(test::wait_until([&] { return test::cpu_ticks(spinning.front()) >= 2; }, std::chrono::seconds(30)))
+        << "the command never ran";
     ASSERT_EQ(background ? ::kill(pid, SIGINT) : ::kill(-pid, SIGINT), 0);
     int status = 0;
     bool ended = test::wait_until([&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, std::chrono::seconds(60));
