@@ -50,8 +50,8 @@ std::string folded_stack(const StackView& stack, const FoldedOptions& options) {
 std::map<std::string, std::pair<uint64_t, uint64_t>> fold(const StackProfile& before, const StackProfile& after,
                                                           const FoldedOptions& options) {
   std::map<std::string, std::pair<uint64_t, uint64_t>> lines;
-  for (const auto& [stack, count] : before.stacks()) lines[folded_stack(stack, options)].first += count;
-  for (const auto& [stack, count] : after.stacks()) lines[folded_stack(stack, options)].second += count;
+  before.for_each_stack([&](const StackView& stack, uint64_t count) { lines[folded_stack(stack, options)].first += count; });
+  after.for_each_stack([&](const StackView& stack, uint64_t count) { lines[folded_stack(stack, options)].second += count; });
   return lines;
 }
 
@@ -182,23 +182,25 @@ Result<StackProfile> parse_folded(std::string_view text) {
 }
 
 StackProfile folded_and_read_back(const StackProfile& profile, const FoldedOptions& options) {
-  // A frame's label as parse_stack reads it back, once per frame and kind of stack.
-  std::vector<std::optional<Frame>> read_back[2];
-  for (auto& frames : read_back) frames.resize(profile.frame_count());
+  // A frame's label as parse_stack reads it back, once per frame and kind of stack: its id in
+  // `out` (kNone: not read back yet).
+  constexpr uint32_t kNotYet = core::HashedIds::kNone;
+  std::vector<uint32_t> read_back[2];
+  for (auto& ids : read_back) ids.assign(profile.frame_count(), kNotYet);
   StackProfile out;
-  Stack stack;
-  for (const auto& [view, count] : profile.stacks()) {
+  std::vector<uint32_t> stack;
+  profile.for_each_stack([&](const StackView& view, uint64_t count) {
     const bool java = options.tidy && is_java_process(view);
     stack.clear();
     for (uint32_t id : view.ids()) {
-      std::optional<Frame>& frame = read_back[java][id];
-      if (!frame) frame = frame_from_label(folded_label(profile.frame(id), java, options));
-      stack.push_back(*frame);
+      uint32_t& read = read_back[java][id];
+      if (read == kNotYet) read = out.frame_id(frame_from_label(folded_label(profile.frame(id), java, options)));
+      stack.push_back(read);
     }
     // As parse_stack: perl's split drops trailing empty fields.
-    while (!stack.empty() && stack.back().name.empty() && stack.back().kind == FrameKind::User) stack.pop_back();
-    out.add(stack, count);
-  }
+    while (!stack.empty() && out.frame(stack.back()).name.empty() && out.frame(stack.back()).kind == FrameKind::User) stack.pop_back();
+    out.add_ids(stack, count);
+  });
   return out;
 }
 

@@ -84,18 +84,21 @@ Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machin
     if (std::optional<std::string> note = replay.scope_note()) result.warnings.push_back(*note);
   }
 
-  // Each frame named once, each distinct (comm, stack) made a folded stack once.
-  std::vector<std::optional<Frame>> named(profile.frame_count());
+  // Each frame and each comm named once (its id in the stack profile), each distinct
+  // (comm, stack) made a folded stack once.
+  constexpr uint32_t kNotYet = core::HashedIds::kNone;
+  std::vector<uint32_t> frame_ids(profile.frame_count(), kNotYet), comm_ids;
+  std::vector<uint32_t> stack;
   for (const ProfileCount& counted : profile.counts()) {
     std::span<const uint32_t> frames = profile.stack(counted.stack);
-    Stack stack;
-    stack.reserve(frames.size() + 1);
-    stack.push_back(process_frame(profile.text(counted.comm)));
+    if (comm_ids.size() <= counted.comm) comm_ids.resize(counted.comm + 1, kNotYet);
+    if (comm_ids[counted.comm] == kNotYet) comm_ids[counted.comm] = result.profile.frame_id(process_frame(profile.text(counted.comm)));
+    stack.assign(1, comm_ids[counted.comm]);
     for (auto id = frames.rbegin(); id != frames.rend(); ++id) {
-      if (!named[*id]) named[*id] = frame_of(profile, profile.frame(*id));
-      stack.push_back(*named[*id]);
+      if (frame_ids[*id] == kNotYet) frame_ids[*id] = result.profile.frame_id(frame_of(profile, profile.frame(*id)));
+      stack.push_back(frame_ids[*id]);
     }
-    result.profile.add(std::move(stack), counted.value.weight);
+    result.profile.add_ids(stack, counted.value.weight);
   }
   return result;
 }

@@ -58,7 +58,7 @@ uint32_t StackProfile::find_frame(const Frame& frame) const {
   return frame_ids_.find(frame_hash(frame), [&](uint32_t known) { return frames_[known] == frame; });
 }
 
-uint32_t StackProfile::intern_frame(const Frame& frame) {
+uint32_t StackProfile::frame_id(const Frame& frame) {
   const auto [id, added] = frame_ids_.find_or_insert(frame_hash(frame), [&](uint32_t known) { return frames_[known] == frame; },
                                                     static_cast<uint32_t>(frames_.size()));
   if (added) frames_.push_back(frame);
@@ -76,14 +76,19 @@ template <class Frames>
 void StackProfile::add_frames(const Frames& stack, uint64_t count) {
   if (count == 0) return;
   ids_.clear();
-  for (const Frame& frame : stack) ids_.push_back(intern_frame(frame));
-  const uint64_t hash = stack_hash(ids_);
-  uint32_t id = find_stack(hash, ids_);
+  for (const Frame& frame : stack) ids_.push_back(frame_id(frame));
+  add_ids(ids_, count);
+}
+
+void StackProfile::add_ids(std::span<const uint32_t> frame_ids, uint64_t count) {
+  if (count == 0) return;
+  const uint64_t hash = stack_hash(frame_ids);
+  uint32_t id = find_stack(hash, frame_ids);
   if (id == core::HashedIds::kNone) {
     id = static_cast<uint32_t>(entries_.size());
     stack_ids_.insert(hash, id);
-    entries_.push_back(Entry{static_cast<uint32_t>(stack_frames_.size()), static_cast<uint32_t>(ids_.size()), 0});
-    stack_frames_.insert(stack_frames_.end(), ids_.begin(), ids_.end());
+    entries_.push_back(Entry{static_cast<uint32_t>(stack_frames_.size()), static_cast<uint32_t>(frame_ids.size()), 0});
+    stack_frames_.insert(stack_frames_.end(), frame_ids.begin(), frame_ids.end());
   }
   entries_[id].count += count;
   total_ += count;
@@ -248,13 +253,13 @@ FlameTree merge_lines(std::vector<Line> lines) {
 FlameTree build_flame_tree(const StackProfile& profile, const FlameTreeOptions& options) {
   std::vector<Line> lines;
   lines.reserve(profile.size());
-  for (const auto& [stack, count] : profile.stacks()) {
+  profile.for_each_stack([&](const StackView& stack, uint64_t count) {  // merge_lines sorts them
     Line line = make_line(stack, options);
     line.key += ' ';
     line.key += std::to_string(count);
     line.width = count;
     lines.push_back(std::move(line));
-  }
+  });
   return merge_lines(std::move(lines));
 }
 

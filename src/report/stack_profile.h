@@ -105,6 +105,10 @@ class StackProfile {
   // Adds count to stack's count. A count of 0 adds nothing (no entry either).
   void add(const Stack& stack, uint64_t count = 1);
   void add(const StackView& stack, uint64_t count = 1);
+  // The same by frame ids: a caller naming many stacks of few frames keeps each frame's id
+  // (frame_id) instead of hashing its name at every stack it is in.
+  uint32_t frame_id(const Frame& frame);
+  void add_ids(std::span<const uint32_t> frame_ids, uint64_t count);
   // Adds every stack of other.
   void merge(const StackProfile& other);
 
@@ -120,6 +124,12 @@ class StackProfile {
   // Distinct stacks in Frame order (name, then kind), each with its count (> 0). The views
   // are valid until the profile changes.
   std::vector<std::pair<StackView, uint64_t>> stacks() const;
+  // Each distinct stack with its count, in the order they were first added: for a reader the
+  // order does not matter to (it skips stacks()'s sort).
+  template <class Visit>
+  void for_each_stack(Visit&& visit) const {
+    for (const Entry& e : entries_) visit(view(e), e.count);
+  }
 
   friend bool operator==(const StackProfile& a, const StackProfile& b);
 
@@ -134,7 +144,6 @@ class StackProfile {
   template <class Frames>
   uint64_t count_frames(const Frames& stack) const;
   uint32_t find_frame(const Frame& frame) const;  // core::HashedIds::kNone when absent
-  uint32_t intern_frame(const Frame& frame);
   uint32_t find_stack(uint64_t hash, std::span<const uint32_t> ids) const;
   StackView view(const Entry& e) const {
     return StackView(std::span<const uint32_t>(stack_frames_).subspan(e.first, e.size), frames_.data());
