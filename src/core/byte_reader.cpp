@@ -12,9 +12,8 @@ Error ByteReader::truncated(std::string_view what, size_t need) const {
 }
 
 Result<std::span<const uint8_t>> ByteReader::bytes(size_t n, std::string_view what) {
-  if (remaining() < n) return truncated(what, n);
-  auto view = bytes_.subspan(pos_, n);
-  pos_ += n;
+  std::span<const uint8_t> view;
+  if (!take_bytes(n, view)) return truncated(what, n);
   return view;
 }
 

@@ -87,10 +87,8 @@ class ByteReader {
  private:
   template <typename T>
   Result<T> scalar(std::string_view what) {
-    if (remaining() < sizeof(T)) return truncated(what, sizeof(T));
     T value;
-    std::memcpy(&value, bytes_.data() + pos_, sizeof(T));
-    pos_ += sizeof(T);
+    if (!take(value)) return truncated(what, sizeof(T));
     return value;
   }
 
