@@ -22,7 +22,7 @@ std::optional<symbols::BuildId> ProfileMapping::build_id() const {
 
 size_t Profile::FrameKeyHash::operator()(const FrameKey& k) const {
   uint64_t h = reinterpret_cast<uintptr_t>(k.map) * 0x9e3779b97f4a7c15ULL;
-  h ^= (k.ip + k.cpumode + (uint64_t{k.inline_depth} << 8)) * 0xc2b2ae3d27d4eb4fULL;
+  h ^= (k.ip + k.cpumode + (uint64_t{k.chain_slot} << 8)) * 0xc2b2ae3d27d4eb4fULL;
   return static_cast<size_t>(h ^ (h >> 31));
 }
 
@@ -62,6 +62,7 @@ uint32_t Profile::intern_function(const ProfileFrame& frame, std::string_view in
   const auto [id, added] = function_ids_.find_or_insert(FunctionKeyHash()(key), [&](uint32_t known) { return function_keys_[known] == key; },
                                                        static_cast<uint32_t>(functions_.size()));
   if (added) {
+    if (function.inlined_name != 0) ++inlined_functions_;
     functions_.push_back(function);
     function_keys_.push_back(key);
   }
@@ -69,14 +70,15 @@ uint32_t Profile::intern_function(const ProfileFrame& frame, std::string_view in
 }
 
 uint32_t Profile::intern_frame(uint64_t ip, uint8_t cpumode, const symbols::ResolvedAddress& at,
-                               std::string_view inlined_name, uint32_t inline_depth) {
-  const FrameKey key{at.map.get(), ip, inline_depth, cpumode};
+                               std::optional<InlinePlace> place) {
+  const uint32_t depth = place ? place->depth : 0;
+  const FrameKey key{at.map.get(), ip, place ? depth + 1 : 0, cpumode};
   const auto [id, added] = frame_ids_.find_or_insert(FrameKeyHash()(key), [&](uint32_t known) { return frame_keys_[known] == key; },
                                                     static_cast<uint32_t>(frames_.size()));
   if (!added) return id;
-  ProfileFrame frame{ip, cpumode, inline_depth, kNoId, kNoId, at};
+  ProfileFrame frame{ip, cpumode, depth, kNoId, kNoId, at};
   if (at.map) frame.mapping = intern_mapping(at.map);
-  frame.function = intern_function(frame, inlined_name);
+  frame.function = intern_function(frame, place ? place->inlined_name : std::string_view{});
   frames_.push_back(std::move(frame));
   frame_keys_.push_back(key);
   return id;
@@ -131,6 +133,7 @@ void Profile::clear() {
   functions_.clear();
   function_keys_.clear();
   function_ids_.clear();
+  inlined_functions_ = 0;
   mappings_.clear();
   mapping_ids_.clear();
   stack_frames_.clear();

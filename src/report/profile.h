@@ -61,6 +61,14 @@ struct ProfileFunction {
   uint32_t inlined_name = 0;  // for an inlined function, its name (Profile::text); 0 otherwise
 };
 
+// A frame of an unwound address's inline chain (perf's append_inlines): the name of its
+// function when that is not the ELF symbol (empty: the symbol itself), and how many frames of
+// the chain are outside it (0: the out-of-line function).
+struct InlinePlace {
+  std::string_view inlined_name;
+  uint32_t depth = 0;
+};
+
 struct ProfileFrame {
   uint64_t ip = 0;  // as recorded or unwound
   uint8_t cpumode = 0;
@@ -84,10 +92,10 @@ struct ProfileCount {
 
 class Profile {
  public:
-  // The frame for an address resolved to `at` (for an inlined frame: `at` of the real frame,
-  // the inlined function's name and its depth >= 1).
+  // The frame for an address resolved to `at`; with `place`, one frame of its inline chain
+  // (`at` stays the address's own resolution), a frame apart from the address's plain one.
   uint32_t intern_frame(uint64_t ip, uint8_t cpumode, const symbols::ResolvedAddress& at,
-                        std::string_view inlined_name = {}, uint32_t inline_depth = 0);
+                        std::optional<InlinePlace> place = std::nullopt);
   // Frame ids, leaf first. The empty stack is a stack too.
   uint32_t intern_stack(std::span<const uint32_t> frames);
   uint32_t intern_text(std::string_view text) { return texts_.intern(text); }
@@ -106,6 +114,7 @@ class Profile {
 
   // The inlined function's name of a frame or function ("" for a real one).
   std::string_view inlined_name(const ProfileFrame& frame) const { return text(functions_[frame.function].inlined_name); }
+  bool has_inlined_functions() const { return inlined_functions_ != 0; }
   // As perf prints a callchain entry of a function: the symbol, "name (inlined)", or "0x<ip>".
   std::string function_label(uint32_t function) const;
 
@@ -128,7 +137,7 @@ class Profile {
   struct FrameKey {
     const void* map;
     uint64_t ip;
-    uint32_t inline_depth;
+    uint32_t chain_slot;  // 0: the plain frame; depth + 1 in an inline chain
     uint8_t cpumode;
     bool operator==(const FrameKey&) const = default;
   };
@@ -151,6 +160,7 @@ class Profile {
   std::vector<ProfileFunction> functions_;
   std::vector<FunctionKey> function_keys_;  // by function id
   core::HashedIds function_ids_;
+  size_t inlined_functions_ = 0;
   std::vector<ProfileMapping> mappings_;
   std::unordered_map<const symbols::Map*, uint32_t> mapping_ids_;
   // Stacks: (offset, size) into stack_frames_; found by the hash of their frames.

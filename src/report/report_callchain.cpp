@@ -3,8 +3,32 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string_view>
+#include <unordered_map>
 
 namespace vperf::report {
+
+std::vector<uint32_t> call_graph_branches(const Profile& profile) {
+  const size_t n = profile.function_count();
+  std::vector<uint32_t> branch(n);
+  constexpr uint32_t kUnset = UINT32_MAX;
+  std::unordered_map<std::string_view, uint32_t> first_of_name;  // the names some inlined function has
+  for (uint32_t id = 0; id < n; ++id)
+    if (profile.function(id).inlined_name != 0) first_of_name.try_emplace(profile.text(profile.function(id).inlined_name), kUnset);
+  for (uint32_t id = 0; id < n; ++id) {
+    branch[id] = id;
+    const ProfileFunction& f = profile.function(id);
+    std::string_view name = f.inlined_name != 0 ? std::string_view(profile.text(f.inlined_name))
+                            : f.symbol         ? std::string_view(f.symbol->name)
+                                               : std::string_view();
+    if (name.empty()) continue;
+    auto it = first_of_name.find(name);
+    if (it == first_of_name.end()) continue;
+    if (it->second == kUnset) it->second = id;
+    branch[id] = it->second;
+  }
+  return branch;
+}
 
 uint32_t CallchainForest::new_tree() {
   nodes_.push_back(Node{});
@@ -20,13 +44,15 @@ uint64_t child_key(uint32_t parent, uint32_t function) { return static_cast<uint
 uint32_t CallchainForest::child(uint32_t parent, uint32_t function) {
   const uint32_t first = nodes_[parent].first_child;
   if (first != kNone && nodes_[first].function == function) return first;
+  const uint32_t wanted = branch(function);
+  if (first != kNone && branch_of_ != nullptr && branch(nodes_[first].function) == wanted) return first;
   if (first != kNone) {
-    const uint32_t found = index_.find(child_key(parent, function), [&](uint32_t id) {
-      return nodes_[id].parent == parent && nodes_[id].function == function;
+    const uint32_t found = index_.find(child_key(parent, wanted), [&](uint32_t id) {
+      return nodes_[id].parent == parent && branch(nodes_[id].function) == wanted;
     });
     if (found != kNone) return found;
     // The first child loses its direct check to the new one: it goes into the index.
-    index_.insert(child_key(parent, nodes_[first].function), first);
+    index_.insert(child_key(parent, branch(nodes_[first].function)), first);
   }
   const uint32_t made = static_cast<uint32_t>(nodes_.size());
   Node n;

@@ -28,6 +28,13 @@
 
 namespace vperf::report {
 
+// The branch each Profile function is in a call graph, by function id: perf matches call-graph
+// entries (callchain.c's match_chain) by symbol, but an inlined one by name alone and against
+// any entry, so one name inlined into two functions or two DSOs, and the out-of-line function
+// of that name, are one branch, shown as the first function (lowest id) of that name. Every
+// other function is a branch of its own.
+std::vector<uint32_t> call_graph_branches(const Profile& profile);
+
 // The trees of every entry of one event, in one node pool.
 //
 // A node's child for a function is found through one hash index of (parent, function) over the
@@ -40,6 +47,10 @@ class CallchainForest {
   static constexpr uint32_t kNone = UINT32_MAX;
 
   uint32_t new_tree();
+  // Merges functions into branches from here on (call_graph_branches(), by function id; it must
+  // outlive the adds): a node is then found by its function's branch and shown as the first
+  // function added there, as perf's node keeps the entry that made it.
+  void merge_by(const std::vector<uint32_t>* branch_of) { branch_of_ = branch_of; }
   // Adds one chain (Profile function ids in display order: root first for caller graphs) with
   // its period.
   void add(uint32_t tree, std::span<const uint32_t> functions, uint64_t period);
@@ -64,9 +75,11 @@ class CallchainForest {
 
  private:
   uint32_t child(uint32_t parent, uint32_t function);
+  uint32_t branch(uint32_t function) const { return branch_of_ ? (*branch_of_)[function] : function; }
 
   std::vector<Node> nodes_;
-  // Children beyond their parent's first, by (parent, function): the first child is checked
+  const std::vector<uint32_t>* branch_of_ = nullptr;
+  // Children beyond their parent's first, by (parent, branch): the first child is checked
   // directly, which is all narrow stacks ever need, and goes into the index when a sibling
   // comes.
   core::HashedIds index_;

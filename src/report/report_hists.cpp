@@ -154,7 +154,14 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
 }
 
 void HistBuilder::finish() {
+  // Every function is known now: a name inlined anywhere merges its branches from the start.
+  branch_of_.clear();
+  if (settings_.callchains && profile_.has_inlined_functions()) {
+    branch_of_ = call_graph_branches(profile_);
+    for (EventHists& hists : events_) hists.chains.merge_by(&branch_of_);
+  }
   for (const auto& [key, count] : chains_) apply_chain(key, count.period, count.samples);
+  for (EventHists& hists : events_) hists.chains.merge_by(nullptr);  // the forests may outlive branch_of_
   chains_.clear();
   chain_index_.clear();
   // perf's pid column shows the thread's comm as it is at the end (after an exec, the new one).

@@ -157,6 +157,7 @@ class HistBuilder {
   std::vector<std::pair<ChainKey, ChainCount>> chains_;  // in first-seen order
   // Scratch, kept to avoid allocations: a chain's functions in display order.
   std::vector<uint32_t> chain_functions_;
+  std::vector<uint32_t> branch_of_;  // call_graph_branches(), when some function is inlined
   // Entries a chain has reached (recursion counts once), as the chain's serial in each entry's
   // slot: a frame's check is one load, however deep the stack.
   std::vector<std::vector<uint32_t>> reached_by_;  // per event, per entry

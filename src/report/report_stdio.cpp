@@ -133,7 +133,12 @@ size_t key_width(const ReportData& report, const ReportOptions& options, const E
         // perf widens the column for unresolved addresses (unless --dsos is given).
         if (!e->symbol && options.filters.dsos.empty()) len = std::max(len, kUnresolvedWidth);
         break;
-      case SortKey::Sym: len = e->symbol ? entry_symbol_name(*e).size() + 4 : kUnresolvedWidth + 6; break;
+      case SortKey::Sym:
+        // perf measures an inlined function by its name alone (the symbol's namelen), without
+        // the " (inlined)" it prints after it.
+        if (!e->symbol) len = kUnresolvedWidth + 6;
+        else len = (e->inlined_name.empty() ? e->symbol->name.size() : e->inlined_name.size()) + 4;
+        break;
       case SortKey::Trace:
         // perf formats an entry's trace text when it first compares it with another; an
         // event with one sample and no children never does, and its column keeps the

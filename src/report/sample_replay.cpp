@@ -77,6 +77,8 @@ symbols::Machine* SampleReplay::machine_for(uint8_t cpumode, pid_t pid) {
 
 namespace {
 
+const std::vector<std::string> kNoChain;
+
 // MMAP and MMAP2 share these fields; MMAP has no prot (perf records only code maps then).
 template <typename MmapLike>
 symbols::MmapEvent mmap_event(const MmapLike& m, uint8_t cpumode, std::optional<uint32_t> prot) {
@@ -204,12 +206,10 @@ void SampleReplay::append_frames(const ResolvedSample& sample, uint8_t mode, uin
   if (!cacheable) uncached_frame_ = true;
   size_t first = frames.size();
   symbols::ResolvedAddress at = machines_.resolve(sample.pid, sample.tid, mode, ip);
-  if (with_inlines) {
-    const std::vector<std::string>& inlined = inlined_at(at);
-    for (size_t i = 0; i < inlined.size(); ++i)
-      frames.push_back(profile_->intern_frame(ip, mode, at, inlined[i], static_cast<uint32_t>(inlined.size() - i)));
-  }
-  frames.push_back(profile_->intern_frame(ip, mode, at));
+  const std::vector<std::string>& chain = with_inlines ? inline_chain_at(at) : kNoChain;
+  for (size_t i = 0; i < chain.size(); ++i)
+    frames.push_back(profile_->intern_frame(ip, mode, at, InlinePlace{chain[i], static_cast<uint32_t>(chain.size() - 1 - i)}));
+  if (chain.empty()) frames.push_back(profile_->intern_frame(ip, mode, at));
   if (cacheable) {
     if (resolved_.size() >= kResolvedLimit) {
       resolved_.clear();
@@ -319,16 +319,15 @@ void SampleReplay::remember_chain(const ResolvedSample& sample, uint64_t hash, c
   chains_.push_back(e);
 }
 
-const std::vector<std::string>& SampleReplay::inlined_at(const symbols::ResolvedAddress& at) {
-  static const std::vector<std::string> kNone;
+const std::vector<std::string>& SampleReplay::inline_chain_at(const symbols::ResolvedAddress& at) {
   const symbols::Dso* dso = at.dso();
-  if (!options_.inline_frames || dso == nullptr || at.symbol == nullptr) return kNone;
+  if (!options_.inline_frames || dso == nullptr || at.symbol == nullptr) return kNoChain;
   auto [it, added] = inlined_.try_emplace(InlineKey{dso, at.symbol_address});
   if (added) {
     auto frames = dso->inline_frames(at.symbol_address);
-    // The last frame is the out-of-line function that owns the address: the real frame.
-    if (frames && frames->size() > 1) {
-      for (size_t i = 0; i + 1 < frames->size(); ++i) it->second.push_back(std::move((*frames)[i].function));
+    if (frames) {
+      for (const symbols::InlineFrame& frame : *frames)
+        it->second.push_back(frame.function == at.symbol->name ? std::string() : frame.function);
     }
   }
   return it->second;

@@ -11,9 +11,13 @@
 // frame. This is the one place a callchain is walked; everything else reads the stack.
 //
 // Each unwound frame whose DSO has DWARF is expanded into its inline chain as perf 6.1's
-// append_inlines does: one frame per function inlined at that address (innermost first, each
-// an inlined frame with the same ip), then the real frame. perf does this for unwound frames
-// only, not for a recorded (frame-pointer) callchain, and so does vperf.
+// append_inlines does with addr2line -i's records: one frame per function of the chain at that
+// address, innermost first and the out-of-line function last, all with the same ip. A frame
+// named as the address's ELF symbol is that symbol; any other is an inlined function of its
+// DWARF name, the out-of-line one included (glibc's __libc_start_main@@GLIBC_2.34 is
+// "__libc_start_main_impl (inlined)" in perf, update_active.constprop.0 "update_active
+// (inlined)"). perf does this for unwound frames only, not for a recorded (frame-pointer)
+// callchain, and so does vperf.
 //
 // Speed: each (address space, cpumode, address) of the host is resolved once and remembered
 // until a task or map record changes an address space (MMAP, MMAP2, COMM, FORK, EXIT), so a
@@ -160,8 +164,8 @@ class SampleReplay {
   void on_record(const data::RecordView& view, const SampleCallback& on_sample, bool& keep_going);
   symbols::Machine* machine_for(uint8_t cpumode, pid_t pid);
   void walk_callchain(const data::RecordView& view, const data::Sample& sample, ResolvedSample& out);
-  // The profile frames of one address: the real frame, preceded by the frames of the functions
-  // inlined there when `with_inlines` (unwound frames); appended to `frames`.
+  // The profile frames of one address, appended to `frames`: its inline chain when
+  // `with_inlines` (unwound frames) and it has one, else the plain frame.
   void append_frames(const ResolvedSample& sample, uint8_t mode, uint64_t ip, bool with_inlines,
                      std::vector<uint32_t>& frames);
   // What walking a recorded callchain gave (walk_callchain), kept per distinct chain.
@@ -179,9 +183,10 @@ class SampleReplay {
   // The walk of this sample's chain when an earlier sample had the same one, else nullptr.
   const ChainWalk* seen_chain(const ResolvedSample& sample, uint64_t hash) const;
   void remember_chain(const ResolvedSample& sample, uint64_t hash, const ChainWalk& walk);
-  // The names of the functions inlined at an address of a DSO, innermost first (empty when
-  // nothing is inlined there or the DSO has no DWARF); looked up once per address.
-  const std::vector<std::string>& inlined_at(const symbols::ResolvedAddress& at);
+  // The inline chain at an address, innermost first, as the names of inlined functions ("" for
+  // a frame that is the ELF symbol itself); empty when the DSO has no DWARF for it. Looked up
+  // once per address.
+  const std::vector<std::string>& inline_chain_at(const symbols::ResolvedAddress& at);
 
   symbols::Machines& machines_;
   std::unique_ptr<Profile> own_profile_;

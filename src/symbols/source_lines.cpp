@@ -3,8 +3,9 @@
 #include <dwarf.h>
 #include <fcntl.h>
 
-#include <cstdlib>
-#include <memory>
+#include <algorithm>
+#include <mutex>
+#include <unordered_map>
 #include <utility>
 
 #include "core/files.h"
@@ -56,7 +57,116 @@ SourceLocation call_site(Dwarf_Die* inlined, Dwarf_Die* cu) {
   return loc;
 }
 
+// A nest deeper than this is not code a compiler wrote (perf stops an inline chain at 1024).
+constexpr size_t kMaxNesting = 1024;
+
+struct FunctionRange {
+  uint64_t low, high;
+  uint32_t depth;  // inlining depth: an instance inside another sorts after it at one start
+  uint32_t function;
+};
+
+void collect_functions(Dwarf_Die* parent, uint32_t caller, uint32_t depth, size_t nesting,
+                       DwarfInfo::CuFunctions& out, std::vector<FunctionRange>& ranges) {
+  if (nesting > kMaxNesting) return;
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child) != 0) return;
+  do {
+    const int tag = dwarf_tag(&child);
+    switch (tag) {
+      case DW_TAG_subprogram:
+      case DW_TAG_inlined_subroutine: {
+        // A declaration or an abstract instance has no code: nothing at an address is it.
+        const uint32_t id = static_cast<uint32_t>(out.functions.size());
+        const bool inlined = tag == DW_TAG_inlined_subroutine;
+        const uint32_t own_depth = inlined ? depth + 1 : 0;
+        bool has_code = false;
+        Dwarf_Addr base = 0, low = 0, high = 0;
+        for (ptrdiff_t at = 0; (at = dwarf_ranges(&child, at, &base, &low, &high)) > 0;) {
+          if (high <= low) continue;
+          ranges.push_back(FunctionRange{low, high, own_depth, id});
+          has_code = true;
+        }
+        if (!has_code) break;
+        out.functions.push_back(DwarfInfo::CuFunctions::Function{child, inlined ? caller : DwarfInfo::CuFunctions::kNone, inlined});
+        collect_functions(&child, id, own_depth, nesting + 1, out, ranges);
+        break;
+      }
+      // Scopes that hold functions without being one: their functions belong to the caller.
+      case DW_TAG_lexical_block:
+      case DW_TAG_namespace:
+      case DW_TAG_try_block:
+      case DW_TAG_catch_block:
+      case DW_TAG_module:
+        collect_functions(&child, caller, depth, nesting + 1, out, ranges);
+        break;
+      default:  // types, variables, parameters: no code of their own
+        break;
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
+
 }  // namespace
+
+DwarfInfo::CuFunctions DwarfInfo::CuFunctions::index(Dwarf_Die* cu) {
+  CuFunctions out;
+  std::vector<FunctionRange> ranges;
+  collect_functions(cu, kNone, 0, 0, out, ranges);
+  // Sweep the ranges in address order, an enclosing function before what it encloses at the
+  // same start, keeping the open ones on a stack: the top is the innermost at any address. A
+  // range that runs past its encloser's end (not something a compiler writes) is cut there.
+  std::sort(ranges.begin(), ranges.end(), [](const FunctionRange& a, const FunctionRange& b) {
+    return a.low != b.low ? a.low < b.low : a.depth < b.depth;
+  });
+  struct Open {
+    uint64_t high;
+    uint32_t function;
+  };
+  std::vector<Open> open;
+  uint64_t at = 0;
+  auto emit = [&](uint64_t end, uint32_t function) {
+    if (end <= at) return;
+    if (!out.segments.empty() && out.segments.back().end == at && out.segments.back().function == function)
+      out.segments.back().end = end;
+    else
+      out.segments.push_back(Segment{at, end, function});
+    at = end;
+  };
+  for (const FunctionRange& r : ranges) {
+    while (!open.empty() && open.back().high <= r.low) {
+      emit(open.back().high, open.back().function);
+      open.pop_back();
+    }
+    if (!open.empty()) emit(r.low, open.back().function);
+    at = r.low;
+    open.push_back(Open{open.empty() ? r.high : std::min(r.high, open.back().high), r.function});
+  }
+  while (!open.empty()) {
+    emit(open.back().high, open.back().function);
+    open.pop_back();
+  }
+  return out;
+}
+
+uint32_t DwarfInfo::CuFunctions::innermost_at(uint64_t vaddr) const {
+  auto after = std::upper_bound(segments.begin(), segments.end(), vaddr,
+                                [](uint64_t a, const Segment& s) { return a < s.start; });
+  if (after == segments.begin()) return kNone;
+  const Segment& s = *(after - 1);
+  return vaddr < s.end ? s.function : kNone;
+}
+
+struct DwarfInfo::IndexCache {
+  std::mutex mutex;
+  std::unordered_map<Dwarf_Off, std::unique_ptr<const CuFunctions>> units;  // by the unit's DIE offset
+};
+
+const DwarfInfo::CuFunctions& DwarfInfo::functions_of(Dwarf_Die* cu) const {
+  std::lock_guard lock(index_cache_->mutex);
+  auto [it, added] = index_cache_->units.try_emplace(dwarf_dieoffset(cu));
+  if (added) it->second = std::make_unique<const CuFunctions>(CuFunctions::index(cu));
+  return *it->second;
+}
 
 Result<DwarfInfo> DwarfInfo::open(const std::filesystem::path& path) {
   DwarfInfo info;
@@ -65,16 +175,19 @@ Result<DwarfInfo> DwarfInfo::open(const std::filesystem::path& path) {
   info.fd_ = std::move(fd).value();
   info.dwarf_ = dwarf_begin(info.fd_.get(), DWARF_C_READ);
   if (info.dwarf_ == nullptr) return Error{path.string() + ": no DWARF: " + dwarf_errmsg(-1)};
+  info.index_cache_ = std::make_unique<IndexCache>();
   return info;
 }
 
-DwarfInfo::DwarfInfo(DwarfInfo&& other) noexcept : fd_(std::move(other.fd_)), dwarf_(std::exchange(other.dwarf_, nullptr)) {}
+DwarfInfo::DwarfInfo(DwarfInfo&& other) noexcept
+    : fd_(std::move(other.fd_)), dwarf_(std::exchange(other.dwarf_, nullptr)), index_cache_(std::move(other.index_cache_)) {}
 
 DwarfInfo& DwarfInfo::operator=(DwarfInfo&& other) noexcept {
   if (this != &other) {
     if (dwarf_ != nullptr) dwarf_end(dwarf_);
     fd_ = std::move(other.fd_);
     dwarf_ = std::exchange(other.dwarf_, nullptr);
+    index_cache_ = std::move(other.index_cache_);
   }
   return *this;
 }
@@ -98,36 +211,19 @@ std::optional<SourceLocation> DwarfInfo::line_at(uint64_t vaddr) const {
 Result<std::vector<InlineFrame>> DwarfInfo::frames_at(uint64_t vaddr) const {
   Dwarf_Die cu;
   if (dwarf_addrdie(dwarf_, vaddr, &cu) == nullptr) return Error{"no DWARF compile unit covers " + hex(vaddr)};
-  Dwarf_Die* raw_scopes = nullptr;
-  int n = dwarf_getscopes(&cu, vaddr, &raw_scopes);
-  if (n < 0) return Error{std::string("dwarf_getscopes at ") + hex(vaddr) + ": " + dwarf_errmsg(-1)};
-  std::unique_ptr<Dwarf_Die, decltype(&std::free)> scopes(raw_scopes, &std::free);
-
-  // dwarf_getscopes follows an inlined instance into its abstract origin, not to its call
-  // site; so take the innermost function-like scope and walk its concrete parents with
-  // dwarf_getscopes_die (what eu-addr2line -i does).
-  Dwarf_Die* innermost = nullptr;
-  for (int i = 0; i < n && innermost == nullptr; ++i) {
-    int tag = dwarf_tag(&scopes.get()[i]);
-    if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) innermost = &scopes.get()[i];
-  }
-  if (innermost == nullptr) return Error{"no function in the DWARF scopes at " + hex(vaddr)};
-  Dwarf_Die* raw_chain = nullptr;
-  int m = dwarf_getscopes_die(innermost, &raw_chain);
-  if (m < 0) return Error{std::string("dwarf_getscopes_die at ") + hex(vaddr) + ": " + dwarf_errmsg(-1)};
-  std::unique_ptr<Dwarf_Die, decltype(&std::free)> chain(raw_chain, &std::free);
-
+  const CuFunctions& unit = functions_of(&cu);
+  uint32_t at = unit.innermost_at(vaddr);
+  if (at == CuFunctions::kNone) return Error{"no function in the DWARF scopes at " + hex(vaddr)};
+  // Innermost first: each inlined instance, then the function it is inlined into, at the call
+  // site; the chain ends at the out-of-line subprogram.
   std::vector<InlineFrame> frames;
   SourceLocation here = line_at(vaddr).value_or(SourceLocation{});
-  for (int i = 0; i < m; ++i) {
-    Dwarf_Die* scope = &chain.get()[i];
-    int tag = dwarf_tag(scope);
-    if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
-    frames.push_back(InlineFrame{function_name(scope), here, tag == DW_TAG_inlined_subroutine});
-    if (tag == DW_TAG_subprogram) break;  // the out-of-line owner: the chain ends here
-    here = call_site(scope, &cu);
+  for (; at != CuFunctions::kNone && frames.size() < kMaxNesting; at = unit.functions[at].caller) {
+    Dwarf_Die die = unit.functions[at].die;
+    const bool inlined = unit.functions[at].inlined;
+    frames.push_back(InlineFrame{function_name(&die), here, inlined});
+    if (inlined) here = call_site(&die, &cu);
   }
-  if (frames.empty()) return Error{"no function in the DWARF scopes at " + hex(vaddr)};
   return frames;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,15 +48,43 @@ class DwarfInfo {
   DwarfInfo& operator=(const DwarfInfo&) = delete;
   ~DwarfInfo();
 
-  // Addresses are ELF virtual addresses (as in the symbol table).
+  // Addresses are ELF virtual addresses (as in the symbol table). frames_at indexes a compile
+  // unit's functions the first time one of its addresses is asked for (CuFunctions); each
+  // next address of that unit is a binary search, where libdw's dwarf_getscopes walks the
+  // unit's DIEs again for every address (seconds for an interpreter's main loop, whose one
+  // function holds thousands of inlined instances). Safe to call from several threads.
   std::optional<SourceLocation> line_at(uint64_t vaddr) const;
   Result<std::vector<InlineFrame>> frames_at(uint64_t vaddr) const;
   Dwarf* handle() const { return dwarf_; }
 
+  // The functions of one compile unit: every subprogram and inlined instance with code, and
+  // the unit's addresses cut into disjoint segments that each name the innermost of them.
+  struct CuFunctions {
+    static constexpr uint32_t kNone = UINT32_MAX;
+    struct Function {
+      Dwarf_Die die;
+      uint32_t caller;  // the function this instance is inlined into; kNone for a subprogram
+      bool inlined;     // a DW_TAG_inlined_subroutine
+    };
+    struct Segment {
+      uint64_t start, end;
+      uint32_t function;
+    };
+    std::vector<Function> functions;
+    std::vector<Segment> segments;  // sorted by start, not overlapping
+
+    static CuFunctions index(Dwarf_Die* cu);
+    uint32_t innermost_at(uint64_t vaddr) const;  // kNone when no function covers it
+  };
+
  private:
   DwarfInfo() = default;
+  struct IndexCache;
+  const CuFunctions& functions_of(Dwarf_Die* cu) const;
+
   ScopedFd fd_;
   Dwarf* dwarf_ = nullptr;
+  std::unique_ptr<IndexCache> index_cache_;
 };
 
 }  // namespace vperf::symbols

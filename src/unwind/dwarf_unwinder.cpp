@@ -221,7 +221,9 @@ class ProcessDwfl {
     SampleState& sample = *static_cast<SampleState*>(arg);
     Dwarf_Addr pc = 0;
     bool activation = false;
-    if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0) return DWARF_CB_ABORT;  // 0: the outermost frame
+    // perf 6.1 keeps a frame whose return address reads 0 (a thread's outermost frame, in code
+    // without CFI that marks it): as pc - 1, an address no map holds, "[unknown]" in its output.
+    if (!dwfl_frame_pc(frame, &pc, &activation)) return DWARF_CB_ABORT;
     sample.ips->push_back(activation ? pc : pc - 1);
     return sample.ips->size() - sample.first_ip >= sample.max_frames ? DWARF_CB_ABORT : DWARF_CB_OK;
   }

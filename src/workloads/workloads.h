@@ -47,6 +47,15 @@ int run_spin_deep(uint64_t ms, const Options& options);
 // chain in DWARF, which is what DWARF call graphs expand into inlined frames.
 int run_inline(uint64_t ms, const Options& options);
 
+// Burns `ms` milliseconds of CPU time in inline_shared_leaf (inline_shared.c, C), reached three
+// ways of about equal time, each through inlined code:
+//   vperf_workload_inline_shared -> inline_shared_a [-> inline_shared_step] -> leaf
+//                                -> inline_shared_b_entry, an alias of inline_shared_b
+//                                   [-> inline_shared_step] -> leaf
+//                                -> inline_shared_rec_top [-> inline_shared_rec, inlined into
+//                                   itself] -> leaf (three times a round)
+extern "C" int vperf_workload_inline_shared(uint64_t ms, int verbose);
+
 // Burns `ms` milliseconds of CPU time in machine code copied into a memfd and mapped
 // executable, as a JIT runs its code: the mapping is "/memfd:vperf-jit (deleted)", with no
 // symbols (memfd_jit.cpp).

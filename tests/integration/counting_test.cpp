@@ -1,5 +1,6 @@
 // Counting on the real kernel: the event string goes through the resolver and AttrBuilder, the
 // counters through CounterGroup, and a deterministic workload gives the exact count.
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -54,13 +55,16 @@ TEST(Counting, SoftwareGroupIsReadAsOne) {
   auto counter = perf::CounterGroup::open(opener, attrs_for(groups[0]), perf::OpenTarget{});
   ASSERT_TRUE(counter.ok()) << counter.error().describe();
   ASSERT_TRUE(counter->enable().ok());
-  // Touch fresh pages: each first write is a page fault.
+  // Touch fresh pages: each first write is a page fault. A new anonymous mapping, not malloc:
+  // malloc hands back memory an earlier test in this process freed, already faulted in.
   constexpr size_t kPages = 256;
-  const long page_size = ::sysconf(_SC_PAGESIZE);
-  char* block = static_cast<char*>(::aligned_alloc(static_cast<size_t>(page_size), kPages * static_cast<size_t>(page_size)));
-  for (size_t i = 0; i < kPages; ++i) block[i * static_cast<size_t>(page_size)] = 1;
+  const size_t bytes = kPages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  void* mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  char* block = static_cast<char*>(mapped);
+  for (size_t i = 0; i < kPages; ++i) block[i * (bytes / kPages)] = 1;
   ASSERT_TRUE(counter->disable().ok());
-  std::free(block);
+  ::munmap(mapped, bytes);
   auto readings = counter->read();
   ASSERT_TRUE(readings.ok()) << readings.error().describe();
   ASSERT_EQ(readings->size(), 2u);

@@ -606,6 +606,82 @@ TEST_F(DwarfUnwind, ReportGivesInlinedFunctionsTheirOwnChildrenEntries) {
 
 // The flame graph's folded stacks mark inlined frames "_[i]" (stackcollapse-perf.pl --inline),
 // caller first; nearly all the weight is in the designed chain.
+// perf's rules for inline frames, on inline_shared.c (C: binutils' addr2line, which perf runs,
+// names C's inlined frames as DWARF does, so perf's output is the ground truth here): a helper
+// inlined into two functions is one branch of the call graph (perf matches inlined entries by
+// name); an out-of-line function whose symbol (the alias inline_shared_b_entry) is not its DWARF
+// name is "inline_shared_b (inlined)"; a recursion inlined into itself shows the symbol's own
+// name without "(inlined)", and its out-of-line frames merge with the inlined ones of that name.
+TEST_F(DwarfUnwind, InlineFramesFollowPerfsRulesForSharedAliasedAndRecursiveCode) {
+  VPERF_REQUIRE(!test::find_program("perf").empty(), "perf report and script as the reference");
+  std::string data = record(Recorder::Perf, VPERF_WORKLOAD_DWARF, "inline-shared.data", "inline-shared", "600");
+  // The workload's own functions, where the time goes after start-up (perf gives up on some
+  // stacks in the dynamic loader, where vperf unwinds on: not this test's subject).
+  const std::string symbols = "inline_shared_leaf,inline_shared_a,inline_shared_b,inline_shared_b_entry,"
+                              "inline_shared_step,inline_shared_rec,inline_shared_rec_top";
+  auto without_tips = [](const std::string& text) {
+    std::string out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line != "#" && !line.starts_with("# (Tip:")) out += line + "\n";
+    return out;
+  };
+  std::string no_children;
+  for (std::vector<std::string> mode : {std::vector<std::string>{"--no-children"}, {"--no-children", "-g", "caller"},
+                                        {"--children"}, {"--children", "-g", "callee"}}) {
+    std::vector<std::string> args = {"report", "--stdio", "-i", data, "-S", symbols};
+    args.insert(args.end(), mode.begin(), mode.end());
+    std::vector<std::string> perf_args = args;
+    perf_args.insert(perf_args.begin(), "perf");
+    test::ProgramResult perf = test::run_program(perf_args);
+    test::ProgramResult vperf = test::run_vperf(args);
+    ASSERT_EQ(perf.exit_code, 0) << perf.err;
+    ASSERT_EQ(vperf.exit_code, 0) << vperf.err;
+    EXPECT_EQ(without_tips(vperf.out), without_tips(perf.out)) << "report " << mode[0] << " " << (mode.size() > 1 ? mode[2] : "");
+    if (no_children.empty()) no_children = vperf.out;
+  }
+  // The three shapes are there: one merged branch of the shared helper above the leaf, the
+  // aliased function under its DWARF name, the recursion's out-of-line frames under their own.
+  auto count = [&](const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = no_children.find(needle); at != std::string::npos; at = no_children.find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("--inline_shared_step (inlined)"), 1u) << no_children;
+  EXPECT_GE(count("inline_shared_b (inlined)"), 1u) << no_children;
+  EXPECT_EQ(count("inline_shared_b_entry"), 0u) << no_children;
+
+  test::ProgramResult perf = test::run_program({"perf", "script", "-i", data});
+  test::ProgramResult vperf = test::run_vperf({"script", "-i", data});
+  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  ASSERT_EQ(vperf.exit_code, 0) << vperf.err;
+  std::vector<ScriptSample> theirs = parse_script(perf.out), ours = parse_script(vperf.out);
+  ASSERT_EQ(ours.size(), theirs.size());
+  size_t compared = 0, recursion_as_symbol = 0;
+  for (size_t i = 0; i < ours.size(); ++i) {
+    const ScriptSample& t = theirs[i];
+    if (t.groups.empty() || t.groups[0].frames.empty() || t.groups[0].frames[0].name != "inline_shared_leaf") continue;
+    ++compared;
+    ASSERT_EQ(ours[i].header, t.header);
+    ASSERT_EQ(ours[i].groups.size(), t.groups.size()) << t.header;
+    for (size_t g = 0; g < t.groups.size(); ++g) {
+      ASSERT_EQ(ours[i].groups[g].address, t.groups[g].address) << t.header;
+      ASSERT_EQ(ours[i].groups[g].frames.size(), t.groups[g].frames.size()) << t.header << " at " << t.groups[g].address;
+      for (size_t f = 0; f < t.groups[g].frames.size(); ++f) {
+        const ScriptFrame& mine = ours[i].groups[g].frames[f];
+        const ScriptFrame& perfs = t.groups[g].frames[f];
+        EXPECT_EQ(mine.name, perfs.name) << t.header << " at " << t.groups[g].address << ", frame " << f;
+        EXPECT_EQ(mine.dso, perfs.dso) << t.header << " at " << t.groups[g].address << ", frame " << f;
+        if (f + 1 < t.groups[g].frames.size() && mine.name == "inline_shared_rec" && mine.dso != "inlined") ++recursion_as_symbol;
+      }
+    }
+  }
+  std::cout << compared << " samples in inline_shared_leaf compared, " << recursion_as_symbol
+            << " inlined copies of inline_shared_rec named as its symbol\n";
+  EXPECT_GT(compared, 300u);
+  EXPECT_GT(recursion_as_symbol, 0u);
+}
+
 TEST_F(DwarfUnwind, FoldedStacksCarryTheInlineChain) {
   std::string data = record(Recorder::Vperf, VPERF_WORKLOAD_DWARF, "inline.data", "inline", "500");
   test::ProgramResult folded = test::run_vperf({"flamegraph", "--folded", "-o", "-", "-i", data});

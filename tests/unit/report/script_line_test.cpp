@@ -65,7 +65,8 @@ class ScriptLineTest : public ::testing::Test {
     sample.at = at;
     std::vector<uint32_t> frames;
     for (const TestFrame& f : chain)
-      frames.push_back(profile_.intern_frame(f.ip, f.cpumode, f.at, f.inlined_name, f.inlined_name.empty() ? 0 : 1));
+      frames.push_back(f.inlined_name.empty() ? profile_.intern_frame(f.ip, f.cpumode, f.at)
+                                             : profile_.intern_frame(f.ip, f.cpumode, f.at, InlinePlace{f.inlined_name, 1}));
     sample.profile = &profile_;
     sample.stack = profile_.intern_stack(frames);
     sample.recorded_frames = recorded_;

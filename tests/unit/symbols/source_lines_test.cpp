@@ -2,6 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "symbols/demangle.h"
 #include "symbols/dso.h"
 #include "symbols/elf_file.h"
 #include "test_programs.h"
@@ -70,6 +78,83 @@ TEST(SourceLines, TheWorkloadsDesignedInlineChain) {
     EXPECT_TRUE((*frames)[0].inlined && (*frames)[1].inlined);
   }
   EXPECT_GT(full_chains, 0u) << "no address of inline_outer is inline_inner's code";
+}
+
+// Every byte of every function of the workload, against LLVM's own DWARF reader: frames_at's
+// index of each compile unit (built once, then searched) must give the inline chain that
+// llvm-symbolizer --inlining gives, function by function and line by line, innermost first.
+// The workload has inlining of every kind: C++ and C, always_inline chains, a helper inlined
+// into two functions, an aliased function, a recursion inlined into itself (inline_shared.c).
+TEST(SourceLines, EveryAddressOfTheWorkloadMatchesLlvmSymbolizer) {
+  VPERF_REQUIRE(!test::find_program("llvm-symbolizer").empty(), "llvm-symbolizer (LLVM's DWARF reader) for the inline chains");
+  auto info = DwarfInfo::open(VPERF_WORKLOAD_DWARF);
+  ASSERT_TRUE(info.ok()) << info.error().describe();
+  auto elf = ElfFile::open(VPERF_WORKLOAD_DWARF);
+  ASSERT_TRUE(elf.ok());
+  auto table = SymbolTable::build(elf->function_symbols(), SizeInference::Elf);
+  std::vector<uint64_t> addresses;
+  for (const Symbol& symbol : table.symbols())
+    for (uint64_t a = symbol.start; a < symbol.end; ++a) addresses.push_back(a);
+  ASSERT_GT(addresses.size(), 1000u);
+  test::TempTree tree;
+  std::string input;
+  for (uint64_t a : addresses) {
+    char line[32];
+    std::snprintf(line, sizeof line, "0x%llx\n", static_cast<unsigned long long>(a));
+    input += line;
+  }
+  tree.write("addresses", input);
+  test::ProgramResult r = test::run_program({"sh", "-c", std::string("llvm-symbolizer --inlining --no-demangle --obj='") +
+                                                             VPERF_WORKLOAD_DWARF + "' < '" + (tree.root() / "addresses").string() + "'"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  // llvm-symbolizer: per address, "function\nfile:line:column\n" per frame, then an empty line;
+  // file "??" or line 0 where no DWARF function covers the address (the name then comes from
+  // the ELF symbols, or is "??" too).
+  std::istringstream in(r.out);
+  size_t index = 0, chains = 0, inlined = 0, uncovered = 0;
+  std::vector<std::pair<std::string, int>> theirs;
+  bool no_dwarf = false;
+  for (std::string line; std::getline(in, line) && index < addresses.size();) {
+    if (!line.empty()) {
+      std::string where;
+      std::getline(in, where);
+      // "file:line:column": the line is the number before the last colon.
+      size_t last = where.rfind(':');
+      size_t before = last == std::string::npos ? std::string::npos : where.rfind(':', last - 1);
+      int number = before == std::string::npos ? 0 : std::atoi(where.c_str() + before + 1);
+      theirs.emplace_back(line, number);
+      no_dwarf = where.starts_with("??:") || where.ends_with(":0:0");
+      continue;
+    }
+    const uint64_t a = addresses[index++];
+    auto ours = info->frames_at(a);
+    if (theirs.size() == 1 && no_dwarf) {
+      EXPECT_FALSE(ours.ok()) << std::hex << a;
+      ++uncovered;
+    } else {
+      ASSERT_TRUE(ours.ok()) << std::hex << a << ": " << ours.error().describe();
+      ASSERT_EQ(ours->size(), theirs.size()) << std::hex << a << ": innermost " << theirs[0].first;
+      for (size_t f = 0; f < theirs.size(); ++f) {
+        // llvm-symbolizer names the out-of-line frame after the ELF symbol at the address when
+        // there is one (main.cold, an alias): frames_at gives DWARF's name, as addr2line does.
+        const Symbol* symbol = table.find(a);
+        const bool symbol_named = f + 1 == theirs.size() && symbol != nullptr && symbol->name == theirs[f].first;
+        if (!symbol_named) {
+          EXPECT_EQ((*ours)[f].function, demangle(theirs[f].first)) << std::hex << a << ", frame " << f;
+        }
+        EXPECT_EQ((*ours)[f].location.line, theirs[f].second) << std::hex << a << ", frame " << f << " " << theirs[f].first;
+        EXPECT_EQ((*ours)[f].inlined, f + 1 < theirs.size()) << std::hex << a << ", frame " << f;
+      }
+      ++chains;
+      if (theirs.size() > 1) ++inlined;
+    }
+    theirs.clear();
+  }
+  EXPECT_EQ(index, addresses.size());
+  std::cout << addresses.size() << " addresses: " << chains << " in a function (" << inlined << " in inlined code), " << uncovered
+            << " in none\n";
+  EXPECT_GT(inlined, 100u);
 }
 
 TEST(SourceLines, NoDwarfIsAnError) {
