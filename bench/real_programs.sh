@@ -27,6 +27,9 @@
 #                writes /tmp/perf-PID.map, removed at exit); 1.5, 15 and 70 s of CPU time
 #   dwarf        perf record --call-graph dwarf -F 4000 of the python script, about 10k and 40k
 #                samples at small and medium (8 KB of stack each; no large: 1.4M would be 11 GB)
+#   debuginfo    the same of python3.11d, Debian's interpreter built with its DWARF (package
+#                python3.11-dbg, -Og): every unwound frame expands into its inline chain, read
+#                from DWARF (perf asks binutils' addr2line); skipped without the package
 #   tracepoint   perf record -g -e sched:sched_switch -e syscalls:sys_enter_read
 #                -e syscalls:sys_exit_read -e syscalls:sys_enter_write of dd bs=1 | dd bs=1
 #                (one-byte reads and writes through a pipe: about 6 events a byte)
@@ -43,7 +46,7 @@
 #   flamegraph           vperf flamegraph -i F -o F.svg vs perf script -i F |
 #                        stackcollapse-perf.pl --kernel | flamegraph.pl --colors=java; small and
 #                        medium only (the Perl pipeline is slow), min(2, --runs) runs, no warm-up
-#   dwarf rows           report --stdio --no-children and script only
+#   dwarf, debuginfo rows  report --stdio --no-children and script only
 #   ftrace report        vperf ftrace report -i F vs trace-cmd report F
 # A row whose command fails prints the error in place of numbers; a profile that cannot be
 # recorded here prints a skip line with the reason and has no rows.
@@ -53,7 +56,7 @@
 #   --runs N      measured runs of each command, default 5 (3 with --quick)
 #   --quick       small size only, 3 runs: a smoke check that everything records and runs
 #   --sizes LIST  comma-separated out of small,medium,large (default all three)
-#   --only LIST   comma-separated kinds out of xz,python,system,node,dwarf,tracepoint,ftrace
+#   --only LIST   comma-separated kinds out of xz,python,system,node,dwarf,debuginfo,tracepoint,ftrace
 #                 (default all, in that order; given, in the order given: recording, then rows)
 #   --build DIR   where vperf and src/workloads/vperf-workload are, default build
 #
@@ -68,7 +71,7 @@ cd "$(dirname "$0")/.."
 
 fail() { echo "vperf: error: $1 (hint: $2)" >&2; exit 1; }
 usage="bench/real_programs.sh [--runs N] [--quick] [--sizes LIST] [--only LIST] [--build DIR]"
-all_kinds="xz,python,system,node,dwarf,tracepoint,ftrace"
+all_kinds="xz,python,system,node,dwarf,debuginfo,tracepoint,ftrace"
 
 runs="" quick=0 sizes="small,medium,large" only=$all_kinds build=build
 while [ $# -gt 0 ]; do
@@ -197,6 +200,12 @@ record_dwarf() {  # 10k / 40k samples: 4 kHz for 2.5 / 10 s of CPU time
   case $1 in small) seconds=2.5 ;; medium) seconds=10 ;; esac
   perf_record "$2" -e cpu-clock -F 4000 --call-graph dwarf -m 16M -- "$python" bench/real_programs/busy.py "$seconds"
 }
+debug_python=/usr/bin/python3.11d  # python3.11-dbg's interpreter, with its DWARF
+record_debuginfo() {  # as record_dwarf: 10k / 40k samples
+  local seconds
+  case $1 in small) seconds=2.5 ;; medium) seconds=10 ;; esac
+  perf_record "$2" -e cpu-clock -F 4000 --call-graph dwarf -m 16M -- "$debug_python" bench/real_programs/busy.py "$seconds"
+}
 record_tracepoint() {  # about 6 events a byte through the pipe
   local bytes=$(($(samples_of "$1") / 6))
   perf_record "$2" -g -m 16M -e sched:sched_switch -e syscalls:sys_enter_read -e syscalls:sys_exit_read \
@@ -243,8 +252,12 @@ record_started=$SECONDS
 for kind in "${kind_list[@]}"; do
   for size in "${size_list[@]}"; do
     file=$out/$kind-$size.data
-    if [ "$kind" = dwarf ] && [ "$size" = large ]; then
+    if [[ $kind == dwarf || $kind == debuginfo ]] && [ "$size" = large ]; then
       skip "$kind" "$size" "DWARF stacks are 8 KB a sample: 1.4M samples would be 11 GB (small and medium are 10k and 40k)"
+      continue
+    fi
+    if [ "$kind" = debuginfo ] && [ ! -x "$debug_python" ]; then
+      skip "$kind" "$size" "$debug_python not found (apt-get install python3.11-dbg)"
       continue
     fi
     if [ "$kind" = node ] && ! command -v node >/dev/null; then skip "$kind" "$size" "node not found"; continue; fi
@@ -285,7 +298,7 @@ for kind in "${kind_list[@]}"; do
     case $kind in
       ftrace)
         row "$runs" 1 "$n" "$label ftrace report" "$vperf ftrace report -i $file" "trace-cmd report $file" ;;
-      dwarf)
+      dwarf|debuginfo)
         row "$runs" 1 "$n" "$label report --no-children" "$vperf report --stdio --no-children -i $file" "perf report --stdio --no-children -i $file"
         row "$runs" 1 "$n" "$label script" "$vperf script -i $file" "perf script -i $file" ;;
       *)
