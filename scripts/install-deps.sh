@@ -9,6 +9,7 @@ packages=(
   # libraries vperf links
   libpfm4-dev libdw-dev libelf-dev libvirt-dev libboost-json1.81-dev libcli11-dev
   libtraceevent-dev libtracefs-dev libcapstone-dev
+  libiberty-dev  # cplus_demangle, perf's C++ demangler (linked statically)
   libzstd-dev zlib1g-dev  # headers only: trace-cmd's compressed trace.dat v7 (the libraries are loaded when a file needs them)
   liblzma-dev  # the bundled Intel perfmon tables are .json.xz (xz-utils regenerates them)
   libdebuginfod-dev  # header only: vperf probe asks DEBUGINFOD_URLS' servers (libdebuginfod1 is loaded when asked)

@@ -11,12 +11,12 @@
 
 namespace vperf::symbols {
 
+// vperf demangles with the same function and options (libiberty, Debian's libiberty-dev), so the
+// names are perf's by construction, and in one pass: no parameter list is formatted to be cut.
+
 // The demangled name without parameters, or `name` unchanged if it is not a mangled C++ name.
 std::string demangle(std::string_view name);
-// The full demangled name with parameters, as abi::__cxa_demangle gives it (perf -v).
+// The full demangled name with parameters, as perf -v shows it (DMGL_PARAMS | DMGL_ANSI).
 std::string demangle_with_parameters(std::string_view name);
-// Drops the parameter list, method qualifiers, return type and clone suffixes from a demangled
-// name.
-std::string strip_parameters(std::string_view demangled);
 
 }  // namespace vperf::symbols

@@ -48,6 +48,7 @@ TEST(Demangle, LeavesOtherNamesAlone) {
 
 TEST(Demangle, FullNamesKeepParameters) {
   EXPECT_EQ(demangle_with_parameters("_ZNK4demo6Widget5twiceEi"), "demo::Widget::twice(int) const");
+  EXPECT_EQ(demangle_with_parameters("main"), "main");
 }
 
 }  // namespace
