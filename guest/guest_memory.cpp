@@ -62,7 +62,7 @@ Result<MemoryDump> read_guest_memory(VmMonitor& monitor, int cpu, std::string_vi
   return parse_memory_dump(*text);
 }
 
-bool DumpMemory::read(uint64_t address, std::span<uint8_t> out) {
+bool DumpMemory::copy(uint64_t address, std::span<uint8_t> out) const {
   // Piece by piece: pt_regs may straddle two pages read by separate commands.
   size_t done = 0;
   while (done < out.size()) {
@@ -107,7 +107,10 @@ bool KernelMemory::read(uint64_t address, std::span<uint8_t> out) {
 }
 
 bool VcpuStackMemory::read(uint64_t address, std::span<uint8_t> out) {
-  if (read_.read(address, out)) return true;
+  if (read_.read(address, out)) {
+    reads_.emplace_back(address, out.size());
+    return true;
+  }
   // A read that straddles two pages takes both; each page is one monitor command.
   for (uint64_t page = address & ~(kGuestPageSize - 1); page < address + out.size(); page += kGuestPageSize) {
     uint8_t probe;
@@ -119,7 +122,28 @@ bool VcpuStackMemory::read(uint64_t address, std::span<uint8_t> out) {
     ++pages_read_;
     read_.add(std::move(dump).value());
   }
-  return read_.read(address, out);
+  if (!read_.read(address, out)) return false;
+  reads_.emplace_back(address, out.size());
+  return true;
+}
+
+bool VcpuStackMemory::reads_the_same_in(const MemoryDump& again) const {
+  std::vector<uint8_t> before;
+  for (const auto& [address, size] : reads_) {
+    // Only the words that steer an unwind, each read alone: return addresses, saved frame
+    // pointers, a pt_regs' ip, sp, cs and bp. A whole pt_regs (read to show it is there) holds the
+    // user's registers, saved anew at each syscall: they differ from one read() to the next
+    // while the stack above them stays the same.
+    if (size > sizeof(uint64_t)) continue;
+    if (address < again.address || address - again.address > again.bytes.size() ||
+        again.bytes.size() - (address - again.address) < size)
+      continue;  // outside the second dump: another stack's page, read once
+    before.resize(size);
+    if (!read_.copy(address, before)) return false;
+    if (!std::equal(before.begin(), before.end(), again.bytes.begin() + static_cast<ptrdiff_t>(address - again.address)))
+      return false;
+  }
+  return true;
 }
 
 }  // namespace vperf::guest

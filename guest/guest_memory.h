@@ -74,7 +74,8 @@ class KernelMemory : public MemoryView {
 class DumpMemory : public MemoryView {
  public:
   void add(MemoryDump dump) { dumps_.push_back(std::move(dump)); }
-  bool read(uint64_t address, std::span<uint8_t> out) override;
+  bool read(uint64_t address, std::span<uint8_t> out) override { return copy(address, out); }
+  bool copy(uint64_t address, std::span<uint8_t> out) const;
 
  private:
   std::vector<MemoryDump> dumps_;
@@ -91,6 +92,10 @@ class VcpuStackMemory : public MemoryView {
   }
   bool read(uint64_t address, std::span<uint8_t> out) override;
   int pages_read() const { return pages_read_; }
+  // Whether the words read so far (one at a time: the ones that steer an unwind) inside `again`,
+  // a later dump of the same stack, are the same there: a stack copied while its vCPU ran may
+  // mix moments, and reading its words twice tells whether they held still.
+  bool reads_the_same_in(const MemoryDump& again) const;
 
  private:
   VmMonitor* monitor_;  // null: no further reads
@@ -98,6 +103,7 @@ class VcpuStackMemory : public MemoryView {
   int page_reads_left_;
   int pages_read_ = 0;
   DumpMemory read_;
+  std::vector<std::pair<uint64_t, size_t>> reads_;  // (address, size) of each read served
 };
 
 inline constexpr uint64_t kGuestPageSize = 4096;

@@ -37,6 +37,15 @@ Result<std::optional<KernelStack>> VcpuStackReader::read(const VcpuRegisters& re
       ++stats_.moved;
       return std::optional<KernelStack>();
     }
+    // A mix can still connect: a return address after an indirect call (file->f_op->read in
+    // vfs_read) may have called anything. So the stack is dumped once more: the words the unwind
+    // read must hold still, and the stack pointer too, for the stack to be the sample's.
+    Result<MemoryDump> again = read_guest_memory(monitor_, registers.index, "$sp", bytes_to_stack_end(registers.rsp));
+    if (!again) return again.error();
+    if (again->address != registers.rsp || !stack.reads_the_same_in(*again)) {
+      ++stats_.moved;
+      return std::optional<KernelStack>();
+    }
   }
   ++stats_.by_method[static_cast<size_t>(unwound.method)];
   stats_.complete += unwound.reached_end ? 1 : 0;

@@ -6,10 +6,12 @@
 // The registers and the dump are two monitor commands (~0.6 ms apart under TCG) while the vCPU
 // runs on, and QEMU copies the stack while it may change. So a stack is kept only
 // when the dump starts at the registers' RSP, every return address in it follows a call of
-// the function of the frame below it (when that call is direct: first_unconnected_frame), and
-// the unwind reaches the stack's base; the others have moved on from the sampled IP, or were
-// copied in pieces from different moments, and are left out (counted as `moved`). With the VM
-// stopped for each tick (`paused`) registers and dump are one instant and every stack is kept.
+// the function of the frame below it (when that call is direct: first_unconnected_frame), the
+// unwind reaches the stack's base, and a second dump from the same RSP holds the same words
+// where the unwind read them (a return address after an indirect call connects to anything);
+// the others have moved on from the sampled IP, or were copied in pieces from different
+// moments, and are left out (counted as `moved`). With the VM stopped for each tick (`paused`)
+// registers and dump are one instant and every stack is kept, from one dump.
 #include <array>
 #include <cstdint>
 #include <optional>

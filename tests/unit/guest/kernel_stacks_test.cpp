@@ -4,6 +4,8 @@
 // tests/integration/kvm_monitor_test.cpp.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -266,17 +268,21 @@ TEST_F(MadeUpKernel, OrcFollowsEachFunctionsFrameToTheUserEntry) {
 class DumpingMonitor : public VmMonitor {
  public:
   DumpingMonitor(std::vector<DumpMemory> layers, uint64_t sp) : layers_(std::move(layers)), sp_(sp) {}
+  // From the second dump of the stack pointer on, these words are read first: the vCPU ran on.
+  void change_stack_after_first_dump(DumpMemory changed) { changed_ = std::move(changed); }
   Result<boost::json::value> qmp(std::string_view command, const boost::json::object& arguments) override {
     if (command != "human-monitor-command") return Error{"unexpected " + std::string(command)};
     const std::string line(arguments.at("command-line").as_string());  // "x /512gx 0xffffffff81000000"
     const uint64_t words = std::stoull(line.substr(line.find('/') + 1));
     const std::string where = line.substr(line.rfind(' ') + 1);
     const uint64_t address = where == "$sp" ? sp_ : std::stoull(where, nullptr, 16);
+    const bool changed = where == "$sp" && ++stack_dumps_ > 1 && changed_.has_value();
     std::string text;
     for (uint64_t w = 0; w < words; w += 2) {
       char buf[96];
       uint64_t pair[2] = {};
-      if (!read(address + 8 * w, reinterpret_cast<uint8_t*>(pair))) {
+      if (!(changed && changed_->read(address + 8 * w, {reinterpret_cast<uint8_t*>(pair), 16})) &&
+          !read(address + 8 * w, reinterpret_cast<uint8_t*>(pair))) {
         std::snprintf(buf, sizeof buf, "%llx: Cannot access memory\n", static_cast<unsigned long long>(address + 8 * w));
         text += buf;
         break;
@@ -300,6 +306,8 @@ class DumpingMonitor : public VmMonitor {
   }
   std::vector<DumpMemory> layers_;
   uint64_t sp_;
+  std::optional<DumpMemory> changed_;
+  int stack_dumps_ = 0;
 };
 
 // Stacks that no single instant holds, as a copy of a running vCPU's stack gives them (seen on
@@ -453,6 +461,62 @@ TEST_F(MadeUpKernel, TheReaderLeavesOutARunningVcpusStackThatNoCallMade) {
   ASSERT_TRUE(kept.ok() && kept->has_value());
   EXPECT_EQ((*kept)->frames, (std::vector<uint64_t>{kA + 0x7, kB + 0x10, kB + 0x10, kC + 0x20, kEntry + 0x15}));
   EXPECT_EQ(paused.stats().moved, 0u);
+}
+
+// A running vCPU's stack whose return addresses all connect (B's call goes through a
+// trampoline, so it may have called anything) is dumped a second time: kept when the words the
+// unwind read held still, left out when one changed in between (the vCPU ran on, and the first
+// copy could have mixed moments: seen on a real guest as "clear_user_rep_good vfs_read+0xa5",
+// vfs_read's indirect call of read_zero standing where read_zero's return address had been).
+TEST_F(MadeUpKernel, TheReaderKeepsARunningVcpusStackOnlyWhenItsWordsHeldStill) {
+  orc_tables();
+  layout_.trampolines = {kA};
+  const uint64_t sp = kStack + 0x3e00;
+  std::vector<uint64_t> words = {0x1111, kB + 0x10, kC + 0x20, 0x2222, 0x3333, kEntry + 0x15};
+  std::vector<uint64_t> regs(21, 0);
+  regs[16] = 0x401000;
+  regs[17] = 0x33;
+  regs[19] = 0x7ffe0000;
+  words.insert(words.end(), regs.begin(), regs.end());
+  words.push_back(0);  // the monitor answers in pairs of words: the last pt_regs word needs its pair
+  DumpMemory whole_pages;
+  whole_pages.add({kOrc, std::vector<uint8_t>(2 * kGuestPageSize)});
+  VcpuRegisters r;
+  r.rip = kA + 0x7;
+  r.rsp = sp;
+  r.cpl = 0;
+
+  DumpingMonitor still({kernel_memory(), stack_at(sp, words), whole_pages}, sp);
+  KernelMemory still_kernel(still, {0});
+  VcpuStackReader reader(still, still_kernel, layout_, StackMethod::orc, /*paused=*/false);
+  Result<std::optional<KernelStack>> kept = reader.read(r);
+  ASSERT_TRUE(kept.ok()) << kept.error().describe();
+  ASSERT_TRUE(kept->has_value());
+  EXPECT_EQ((*kept)->frames, (std::vector<uint64_t>{kA + 0x7, kB + 0x10, kC + 0x20, kEntry + 0x15}));
+  EXPECT_EQ(reader.stats().moved, 0u);
+
+  // Between the dumps a word the unwind read changed (B's frame now returns elsewhere in C); a
+  // word below the stack pointer's frames that it never read changing would not matter.
+  std::vector<uint64_t> later = words;
+  later[2] = kC + 0x24;
+  DumpingMonitor ran_on({kernel_memory(), stack_at(sp, words), whole_pages}, sp);
+  ran_on.change_stack_after_first_dump(stack_at(sp, later));
+  KernelMemory ran_on_kernel(ran_on, {0});
+  VcpuStackReader second(ran_on, ran_on_kernel, layout_, StackMethod::orc, /*paused=*/false);
+  Result<std::optional<KernelStack>> left_out = second.read(r);
+  ASSERT_TRUE(left_out.ok()) << left_out.error().describe();
+  EXPECT_FALSE(left_out->has_value());
+  EXPECT_EQ(second.stats().moved, 1u);
+
+  std::vector<uint64_t> unread_change = words;
+  unread_change[0] = 0x9999;  // A's own slot below its return address: the unwind never reads it
+  DumpingMonitor scribbled({kernel_memory(), stack_at(sp, words), whole_pages}, sp);
+  scribbled.change_stack_after_first_dump(stack_at(sp, unread_change));
+  KernelMemory scribbled_kernel(scribbled, {0});
+  VcpuStackReader third(scribbled, scribbled_kernel, layout_, StackMethod::orc, /*paused=*/false);
+  Result<std::optional<KernelStack>> still_kept = third.read(r);
+  ASSERT_TRUE(still_kept.ok() && still_kept->has_value());
+  EXPECT_EQ(third.stats().moved, 0u);
 }
 
 TEST_F(MadeUpKernel, FramePointersAndScanWithoutOrc) {
