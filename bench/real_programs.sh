@@ -51,7 +51,7 @@
 # A row whose command fails prints the error in place of numbers; a profile that cannot be
 # recorded here prints a skip line with the reason and has no rows.
 #
-#   bench/real_programs.sh [--runs N] [--quick] [--sizes LIST] [--only LIST] [--build DIR]
+#   bench/real_programs.sh [--runs N] [--quick] [--sizes LIST] [--only LIST] [--build DIR] [--base DIR]
 #
 #   --runs N      measured runs of each command, default 5 (3 with --quick)
 #   --quick       small size only, 3 runs: a smoke check that everything records and runs
@@ -59,6 +59,9 @@
 #   --only LIST   comma-separated kinds out of xz,python,system,node,dwarf,debuginfo,tracepoint,ftrace
 #                 (default all, in that order; given, in the order given: recording, then rows)
 #   --build DIR   where vperf and src/workloads/vperf-workload are, default build
+#   --base DIR    an earlier build's directory (its vperf): each row is measured for it too, on
+#                 the same files in the same run, as a "(base)" row above vperf's, both against
+#                 the peer: before and after a change (issue 31's table: the build before it)
 #
 # Needs root (system-wide recording, tracepoints, tracefs), perf, xz, gzip, node, trace-cmd and
 # the FlameGraph scripts in $FLAMEGRAPH_DIR, default ../shared/tools/FlameGraph beside the
@@ -70,10 +73,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 fail() { echo "vperf: error: $1 (hint: $2)" >&2; exit 1; }
-usage="bench/real_programs.sh [--runs N] [--quick] [--sizes LIST] [--only LIST] [--build DIR]"
+usage="bench/real_programs.sh [--runs N] [--quick] [--sizes LIST] [--only LIST] [--build DIR] [--base DIR]"
 all_kinds="xz,python,system,node,dwarf,debuginfo,tracepoint,ftrace"
 
-runs="" quick=0 sizes="small,medium,large" only=$all_kinds build=build
+runs="" quick=0 sizes="small,medium,large" only=$all_kinds build=build base=""
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) [ $# -ge 2 ] || fail "--runs needs a number" "bench/real_programs.sh --runs 5"; runs=$2; shift 2 ;;
@@ -85,6 +88,8 @@ while [ $# -gt 0 ]; do
     --only=*) only=${1#--only=}; shift ;;
     --build) [ $# -ge 2 ] || fail "--build needs a directory" "bench/real_programs.sh --build build"; build=$2; shift 2 ;;
     --build=*) build=${1#--build=}; shift ;;
+    --base) [ $# -ge 2 ] || fail "--base needs a directory" "bench/real_programs.sh --base ../vperf-before/build"; base=$2; shift 2 ;;
+    --base=*) base=${1#--base=}; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) fail "unknown option '$1'" "$usage" ;;
   esac
@@ -114,6 +119,12 @@ workload=$build/src/workloads/vperf-workload
 for built in "$vperf" "$workload"; do
   [ -x "$built" ] || fail "$built not built" "cmake --build $build --target vperf vperf-workload"
 done
+base_vperf=""
+if [ -n "$base" ]; then
+  [[ $base == /* ]] || base=$PWD/$base
+  base_vperf=$base/vperf
+  [ -x "$base_vperf" ] || fail "$base_vperf not built" "cmake --build $base --target vperf"
+fi
 [ "$(id -u)" = 0 ] || fail "system-wide recording and tracepoints need root" "sudo bench/real_programs.sh"
 for tool in perf xz gzip sort dd python3; do
   command -v "$tool" >/dev/null || fail "$tool not found" "apt-get install the package that has $tool"
@@ -280,8 +291,15 @@ rm -f "$out/system-files.tar" "$out/xz-input" "$out/system-input"
 echo "recording took $((SECONDS - record_started)) s; profiles take $(du -sh "$out" | cut -f1)"
 echo "timing: $runs runs of each command after one warm-up, in turns ($flame_runs without warm-up for flame graphs); cpu in ms"
 
-# One row; a failing command prints its error in the row's place and the table goes on.
+# One row; a failing command prints its error in the row's place and the table goes on. With
+# --base, the base build's row first (its vperf in place of this build's, same peer command).
 row() {  # row RUNS WARMUP SAMPLES NAME VPERF-COMMAND PEER-COMMAND
+  if [ -n "$base_vperf" ]; then
+    measure "$1" "$2" "$3" "$4 (base)" "${5/#$vperf/$base_vperf}" "$6"
+  fi
+  measure "$@"
+}
+measure() {
   local line
   if ! line=$(python3 bench/interleave.py --runs "$1" --warmup "$2" --samples "$3" "$4" "$5" "$6" 2>&1); then
     line=$(printf '%-40s failed: %s' "$4" "$(tail -n 1 <<<"$line")")
