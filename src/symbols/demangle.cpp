@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 namespace vperf::symbols {
 namespace {
@@ -18,7 +19,16 @@ std::string cplus_demangled(std::string_view name, int options, std::string_view
 
 }  // namespace
 
-std::string demangle(std::string_view name) { return cplus_demangled(name, DMGL_NO_OPTS, name); }
+std::string demangle(std::string_view name) {
+  // perf names a PLT entry after its target, demangled, then "@plt"; the demangler itself
+  // drops whatever follows a mangled name (a symbol version too, as perf shows it).
+  constexpr std::string_view kPlt = "@plt";
+  if (name.ends_with(kPlt)) {
+    const std::string_view target = name.substr(0, name.size() - kPlt.size());
+    return cplus_demangled(target, DMGL_NO_OPTS, target) + std::string(kPlt);
+  }
+  return cplus_demangled(name, DMGL_NO_OPTS, name);
+}
 
 std::string demangle_with_parameters(std::string_view name) { return cplus_demangled(name, DMGL_PARAMS | DMGL_ANSI, name); }
 

@@ -14,7 +14,8 @@ namespace vperf::symbols {
 // vperf demangles with the same function and options (libiberty, Debian's libiberty-dev), so the
 // names are perf's by construction, and in one pass: no parameter list is formatted to be cut.
 
-// The demangled name without parameters, or `name` unchanged if it is not a mangled C++ name.
+// The demangled name without parameters, or `name` unchanged if it is not a mangled C++ name;
+// a PLT entry's name ("_ZdlPv@plt") is its target's, then "@plt" ("operator delete@plt").
 std::string demangle(std::string_view name);
 // The full demangled name with parameters, as perf -v shows it (DMGL_PARAMS | DMGL_ANSI).
 std::string demangle_with_parameters(std::string_view name);

@@ -19,12 +19,9 @@ SymbolTable table_from(const ElfFile& elf, const ElfFile* runtime, bool demangle
   for (auto& s : sources) s.name = demangle_names && s.name.starts_with("_Z") ? names->keep(demangle(s.name)) : names->keep(s.name);
   if (runtime != nullptr) {
     auto plt = runtime->plt_symbols(*names);
-    // perf demangles a PLT entry's target and appends "@plt" (the demangler drops what follows
-    // a mangled name).
     if (demangle_names)
       for (auto& s : plt)
-        if (s.name.starts_with("_Z") && s.name.ends_with("@plt"))
-          s.name = names->keep(demangle(s.name.substr(0, s.name.size() - 4)) + "@plt");
+        if (s.name.starts_with("_Z")) s.name = names->keep(demangle(s.name));
     sources.insert(sources.end(), plt.begin(), plt.end());
   }
   return SymbolTable::build(std::move(sources), SizeInference::Elf, std::move(names));

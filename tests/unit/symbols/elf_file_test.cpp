@@ -120,9 +120,9 @@ TEST(ElfFile, PltEntriesGetNameAtPltSymbolsAsPerfSynthesizes) {
   EXPECT_EQ(plt[2].start, plt[1].start + plt[1].size);
   auto table = SymbolTable::build(plt, SizeInference::Elf, names);
   EXPECT_NE(table.find_by_name("syscall@plt"), nullptr);
-  // perf demangles the target's name, then appends "@plt" (the demangler drops what follows a
-  // mangled name): so does the DSO's table.
-  EXPECT_EQ(demangle("_ZSt17__throw_bad_allocv@plt"), "std::__throw_bad_alloc");
+  // perf demangles the target's name, then appends "@plt" (the demangler itself drops what
+  // follows a mangled name): so do demangle and the DSO's table.
+  EXPECT_EQ(demangle("_ZSt17__throw_bad_allocv@plt"), "std::__throw_bad_alloc@plt");
   Dso dso(DsoKind::User, VPERF_WORKLOAD, Dso::elf_loader(SymbolConfig{}, VPERF_WORKLOAD, std::nullopt));
   EXPECT_NE(dso.symbols().find_by_name("std::__throw_bad_alloc@plt"), nullptr);
 }
