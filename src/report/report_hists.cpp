@@ -116,6 +116,7 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
   uint32_t self = entry_for(hists, index_[event],
                             key_for(comm, trace, sample.tid, cpu, sample.at.dso(), sample.at.symbol, self_address), created);
   HistEntry& e = hists.entries[self];
+  const uint64_t serial = ++sample_serial_;
   if (created) {
     e.pid = sample.pid;
     e.tid = sample.tid;
@@ -125,6 +126,7 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
     e.symbol = sample.at.symbol;
     e.address = self_address;
     e.filtered = !shown;
+    e.first_sample = serial;
   }
   e.comm = comm;
   e.self_period += period;
@@ -147,7 +149,7 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
                sample.at.level};
   const auto [id, added] = chain_index_.find_or_insert(ChainKeyHash()(key), [&](uint32_t known) { return chains_[known].first == key; },
                                                       static_cast<uint32_t>(chains_.size()));
-  if (added) chains_.emplace_back(key, ChainCount{});
+  if (added) chains_.emplace_back(key, ChainCount{0, 0, serial});
   ChainCount& count = chains_[id].second;
   count.period += period;
   ++count.samples;
@@ -160,7 +162,7 @@ void HistBuilder::finish() {
     branch_of_ = call_graph_branches(profile_);
     for (EventHists& hists : events_) hists.chains.merge_by(&branch_of_);
   }
-  for (const auto& [key, count] : chains_) apply_chain(key, count.period, count.samples);
+  for (const auto& [key, count] : chains_) apply_chain(key, count.period, count.samples, count.first_sample);
   for (EventHists& hists : events_) hists.chains.merge_by(nullptr);  // the forests may outlive branch_of_
   chains_.clear();
   chain_index_.clear();
@@ -183,7 +185,7 @@ void HistBuilder::reset() {
 // One distinct chain with its samples: the graph of its own entry, and (children) every other
 // frame's entry and graph. Chains merge by function (two stacks may be one chain here), in
 // display order (root first for caller graphs).
-void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t samples) {
+void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t samples, uint64_t first_sample) {
   const uint32_t self = key.self;
   const uint32_t comm = key.comm;
   const pid_t tid = key.tid;
@@ -240,7 +242,13 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
       e.address = frame.address;
       if (inlined) e.inlined_name = profile_.text(frame.inlined_name);
       e.filtered = !shown;
+      e.first_sample = first_sample;
       e.comm = comm;
+    } else if (first_sample < e.first_sample) {
+      // Reached by this chain before the sample that created it here (as its own symbol, or by
+      // a later chain): perf would have created it from this chain's first sample.
+      e.filtered = !shown;
+      e.first_sample = first_sample;
     }
     if (!reach(entry)) continue;
     e.children_period += period;

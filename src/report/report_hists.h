@@ -11,7 +11,9 @@
 //
 // Filters (--comm, --pid, ...) judge a sample by its thread and ip. A filtered sample still
 // counts in the total; an entry is hidden when the sample that created it was filtered (perf
-// marks entries, not samples).
+// marks entries, not samples): the first sample in file order that reached it, as its own
+// symbol or (--children) anywhere in its chain, though chains are spread over entries only at
+// finish().
 //
 // Speed: keys are small integers and pointers (comm interned, Dso and Symbol by address), so
 // grouping a sample allocates nothing once its entries exist. The call-chain work (Children of
@@ -72,6 +74,7 @@ struct HistEntry {
   uint64_t self_samples = 0;
   uint64_t children_samples = 0;
   bool filtered = false;
+  uint64_t first_sample = 0;  // the sample (in file order) that first reached it: it decides `filtered`
   uint32_t chain_tree = CallchainForest::kNone;
   uint32_t max_depth = 0;  // longest chain added to the call graph (perf's callchain max_depth)
 };
@@ -137,7 +140,7 @@ class HistBuilder {
   struct ChainKeyHash {
     size_t operator()(const ChainKey& key) const;
   };
-  void apply_chain(const ChainKey& key, uint64_t period, uint64_t samples);
+  void apply_chain(const ChainKey& key, uint64_t period, uint64_t samples, uint64_t first_sample);
   uint32_t entry_for(EventHists& hists, core::HashedIds& index, const EntryKey& key, bool& created);
   bool passes_filters(const ResolvedSample& sample) const;
 
@@ -152,7 +155,9 @@ class HistBuilder {
   struct ChainCount {
     uint64_t period = 0;
     uint64_t samples = 0;
+    uint64_t first_sample = 0;  // of the chain's samples, the first in file order
   };
+  uint64_t sample_serial_ = 0;  // samples added so far
   core::HashedIds chain_index_;  // chains_ by ChainKey
   std::vector<std::pair<ChainKey, ChainCount>> chains_;  // in first-seen order
   // Scratch, kept to avoid allocations: a chain's functions in display order.

@@ -275,6 +275,31 @@ TEST(ReportHists, FiltersKeepTheTotalUnlessRelative) {
   EXPECT_NE(text.find("# Samples: 3  of event"), std::string::npos) << text;
 }
 
+// perf decides whether an entry is shown by the first sample that reaches it, in file order:
+// with --children, a caller reached first by a filtered sample's chain stays hidden when a later
+// sample that passes lands in it as its own symbol (vperf spreads chains after reading, and
+// must still take the earliest sample).
+TEST(ReportHists, AnEntryFirstReachedByAFilteredSamplesChainStaysHidden) {
+  ReportFile f;
+  f.comm(42, "worker");
+  f.comm(43, "helper");
+  f.sample(43, {B, C});  // filtered out (--tid 42); its chain reaches C first
+  f.sample(42, {C});     // shown, C as its own symbol
+  f.sample(42, {D});     // shown; D reached by no filtered sample
+  ReportOptions o;
+  o.sort_keys = std::vector<SortKey>{SortKey::Dso, SortKey::Sym};
+  o.filters.tids = {42};
+  ReportData data = f.report(o);
+  ASSERT_TRUE(data.layout.children);
+  std::string text = render_stdio(data, o);
+  EXPECT_EQ(text.find(hex16(C)), std::string::npos) << text;
+  EXPECT_NE(text.find(hex16(D)), std::string::npos) << text;
+  // Without --children only the samples' own symbols make entries: C is shown.
+  o.children = false;
+  ReportData self_only = f.report(o);
+  EXPECT_NE(render_stdio(self_only, o).find(hex16(C)), std::string::npos);
+}
+
 TEST(ReportHists, PercentLimitHidesEntries) {
   ReportFile f;
   f.comm(42, "worker");
