@@ -74,6 +74,66 @@ void CallchainForest::add(uint32_t tree, std::span<const uint32_t> functions, ui
   nodes_[at].hit += period;
 }
 
+namespace {
+
+// perf's order of two sibling entries (callchain.c's match_chain): an inlined one compares by
+// name with anything, others by DSO and address (order_key: signed, so the kernel's DSO, made
+// first, sorts as perf's lowest DSO pointer). True when `existing` sorts before `added` in
+// perf's tree of children, which runs from the greatest down.
+bool perf_orders_first(const Profile& profile, uint32_t existing, uint32_t added) {
+  const ProfileFunction& a = profile.function(existing);
+  const ProfileFunction& b = profile.function(added);
+  if ((a.inlined_name != 0 || b.inlined_name != 0) && a.symbol && b.symbol) {
+    std::string_view x = a.inlined_name ? std::string_view(profile.text(a.inlined_name)) : std::string_view(a.symbol->name);
+    std::string_view y = b.inlined_name ? std::string_view(profile.text(b.inlined_name)) : std::string_view(b.symbol->name);
+    return x > y;
+  }
+  return static_cast<int64_t>(a.order_key) > static_cast<int64_t>(b.order_key);
+}
+
+// Ties that involve an inlined function, in the order perf's binary tree of children gives them:
+// each (in the order they were made) descends from the root, left when it sorts first. perf's
+// comparison of names with addresses is no order, so sorting cannot reproduce it; runs this
+// short (equal weights) are cheap to insert one by one.
+void order_ties_as_perf(std::span<uint32_t> tie, const Profile& profile, const std::vector<CallchainForest::Node>& nodes) {
+  std::sort(tie.begin(), tie.end());  // node ids: the order they were made
+  struct TreeNode {
+    uint32_t id;
+    int left = -1, right = -1;
+  };
+  std::vector<TreeNode> tree;
+  for (uint32_t id : tie) {
+    tree.push_back(TreeNode{id});
+    if (tree.size() == 1) continue;
+    int at = 0;
+    for (;;) {
+      // perf: the new entry goes left when the existing one compares lower (LT), which is when
+      // the new one sorts first.
+      const bool left = perf_orders_first(profile, nodes[id].function, nodes[tree[static_cast<size_t>(at)].id].function);
+      int& next = left ? tree[static_cast<size_t>(at)].left : tree[static_cast<size_t>(at)].right;
+      if (next < 0) {
+        next = static_cast<int>(tree.size() - 1);
+        break;
+      }
+      at = next;
+    }
+  }
+  size_t out = 0;
+  std::vector<int> stack;
+  for (int at = 0; at >= 0 || !stack.empty();) {
+    while (at >= 0) {
+      stack.push_back(at);
+      at = tree[static_cast<size_t>(at)].left;
+    }
+    at = stack.back();
+    stack.pop_back();
+    tie[out++] = tree[static_cast<size_t>(at)].id;
+    at = tree[static_cast<size_t>(at)].right;
+  }
+}
+
+}  // namespace
+
 std::vector<uint32_t> CallchainForest::sorted_children(uint32_t index, uint64_t min_hit, const Profile& profile) const {
   std::vector<uint32_t> kids;
   for (uint32_t c = nodes_[index].first_child; c != kNone; c = nodes_[c].next_sibling)
@@ -88,6 +148,20 @@ std::vector<uint32_t> CallchainForest::sorted_children(uint32_t index, uint64_t 
     return static_cast<int64_t>(profile.function(nodes_[a].function).order_key) >
            static_cast<int64_t>(profile.function(nodes_[b].function).order_key);
   });
+  if (!profile.has_inlined_functions()) return kids;
+  // A tie with an inlined function in it: perf compares those by name (see perf_orders_first).
+  constexpr size_t kLongestTieOrdered = 64;  // inserting is quadratic at worst
+  for (size_t first = 0; first < kids.size();) {
+    size_t end = first + 1;
+    bool inlined = profile.function(nodes_[kids[first]].function).inlined_name != 0;
+    while (end < kids.size() && nodes_[kids[end]].cumul == nodes_[kids[first]].cumul) {
+      inlined |= profile.function(nodes_[kids[end]].function).inlined_name != 0;
+      ++end;
+    }
+    if (inlined && end - first > 1 && end - first <= kLongestTieOrdered)
+      order_ties_as_perf(std::span<uint32_t>(kids).subspan(first, end - first), profile, nodes_);
+    first = end;
+  }
   return kids;
 }
 
