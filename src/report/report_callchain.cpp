@@ -8,6 +8,17 @@
 
 namespace vperf::report {
 
+namespace {
+
+// The name perf's call graph compares an inlined entry by: the inlined function's, or the
+// symbol's ("" for an unresolved address).
+std::string_view matched_name(const Profile& profile, const ProfileFunction& f) {
+  if (f.inlined_name != 0) return profile.text(f.inlined_name);
+  return f.symbol ? std::string_view(f.symbol->name) : std::string_view();
+}
+
+}  // namespace
+
 std::vector<uint32_t> call_graph_branches(const Profile& profile) {
   const size_t n = profile.function_count();
   std::vector<uint32_t> branch(n);
@@ -17,10 +28,7 @@ std::vector<uint32_t> call_graph_branches(const Profile& profile) {
     if (profile.function(id).inlined_name != 0) first_of_name.try_emplace(profile.text(profile.function(id).inlined_name), kUnset);
   for (uint32_t id = 0; id < n; ++id) {
     branch[id] = id;
-    const ProfileFunction& f = profile.function(id);
-    std::string_view name = f.inlined_name != 0 ? std::string_view(profile.text(f.inlined_name))
-                            : f.symbol         ? std::string_view(f.symbol->name)
-                                               : std::string_view();
+    const std::string_view name = matched_name(profile, profile.function(id));
     if (name.empty()) continue;
     auto it = first_of_name.find(name);
     if (it == first_of_name.end()) continue;
@@ -83,11 +91,7 @@ namespace {
 bool perf_orders_first(const Profile& profile, uint32_t existing, uint32_t added) {
   const ProfileFunction& a = profile.function(existing);
   const ProfileFunction& b = profile.function(added);
-  if ((a.inlined_name != 0 || b.inlined_name != 0) && a.symbol && b.symbol) {
-    std::string_view x = a.inlined_name ? std::string_view(profile.text(a.inlined_name)) : std::string_view(a.symbol->name);
-    std::string_view y = b.inlined_name ? std::string_view(profile.text(b.inlined_name)) : std::string_view(b.symbol->name);
-    return x > y;
-  }
+  if ((a.inlined_name != 0 || b.inlined_name != 0) && a.symbol && b.symbol) return matched_name(profile, a) > matched_name(profile, b);
   return static_cast<int64_t>(a.order_key) > static_cast<int64_t>(b.order_key);
 }
 

@@ -196,16 +196,25 @@ DwarfInfo::~DwarfInfo() {
   if (dwarf_ != nullptr) dwarf_end(dwarf_);
 }
 
-std::optional<SourceLocation> DwarfInfo::line_at(uint64_t vaddr) const {
-  Dwarf_Die cu;
-  if (dwarf_addrdie(dwarf_, vaddr, &cu) == nullptr) return std::nullopt;
-  Dwarf_Line* line = dwarf_getsrc_die(&cu, vaddr);
+namespace {
+
+// The line-table row of `vaddr` in compile unit `cu`.
+std::optional<SourceLocation> line_in_cu(Dwarf_Die* cu, uint64_t vaddr) {
+  Dwarf_Line* line = dwarf_getsrc_die(cu, vaddr);
   if (line == nullptr) return std::nullopt;
   SourceLocation loc;
-  if (const char* file = dwarf_linesrc(line, nullptr, nullptr)) loc.file = file_in_cu(file, &cu);
+  if (const char* file = dwarf_linesrc(line, nullptr, nullptr)) loc.file = file_in_cu(file, cu);
   dwarf_lineno(line, &loc.line);
   dwarf_linecol(line, &loc.column);
   return loc;
+}
+
+}  // namespace
+
+std::optional<SourceLocation> DwarfInfo::line_at(uint64_t vaddr) const {
+  Dwarf_Die cu;
+  if (dwarf_addrdie(dwarf_, vaddr, &cu) == nullptr) return std::nullopt;
+  return line_in_cu(&cu, vaddr);
 }
 
 Result<std::vector<InlineFrame>> DwarfInfo::frames_at(uint64_t vaddr) const {
@@ -217,7 +226,7 @@ Result<std::vector<InlineFrame>> DwarfInfo::frames_at(uint64_t vaddr) const {
   // Innermost first: each inlined instance, then the function it is inlined into, at the call
   // site; the chain ends at the out-of-line subprogram.
   std::vector<InlineFrame> frames;
-  SourceLocation here = line_at(vaddr).value_or(SourceLocation{});
+  SourceLocation here = line_in_cu(&cu, vaddr).value_or(SourceLocation{});
   for (; at != CuFunctions::kNone && frames.size() < kMaxNesting; at = unit.functions[at].caller) {
     Dwarf_Die die = unit.functions[at].die;
     const bool inlined = unit.functions[at].inlined;
