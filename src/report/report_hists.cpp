@@ -147,12 +147,31 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
   // Counted per distinct stack; the chains are spread over entries and trees by finish().
   ChainKey key{static_cast<uint32_t>(event), self, comm, trace, sample.stack, sample.tid, sample.pid, cpu, shown,
                sample.at.level};
-  const auto [id, added] = chain_index_.find_or_insert(ChainKeyHash()(key), [&](uint32_t known) { return chains_[known].first == key; },
-                                                      static_cast<uint32_t>(chains_.size()));
-  if (added) chains_.emplace_back(key, ChainCount{0, 0, serial});
-  ChainCount& count = chains_[id].second;
+  ChainCount& count = chains_[find_chain(key, serial)].second;
   count.period += period;
   ++count.samples;
+}
+
+uint32_t HistBuilder::find_chain(const ChainKey& key, uint64_t serial) {
+  if (chains_by_stack_.size() <= key.stack) chains_by_stack_.resize(key.stack + 1);
+  StackChains& of_stack = chains_by_stack_[key.stack];
+  const uint32_t next = static_cast<uint32_t>(chains_.size());
+  if (of_stack.count >= kChainsListed) {
+    const auto [id, added] = chain_index_.find_or_insert(ChainKeyHash()(key), [&](uint32_t known) { return chains_[known].first == key; }, next);
+    if (!added) return id;
+  } else {
+    for (uint32_t id = of_stack.latest; id != kNoId; id = chains_[id].second.next_of_stack)
+      if (chains_[id].first == key) return id;
+    if (of_stack.count + 1 == kChainsListed) {  // long enough: the stack's chains are hashed from now on
+      for (uint32_t id = of_stack.latest; id != kNoId; id = chains_[id].second.next_of_stack)
+        chain_index_.insert(ChainKeyHash()(chains_[id].first), id);
+      chain_index_.insert(ChainKeyHash()(key), next);
+    }
+  }
+  chains_.emplace_back(key, ChainCount{0, 0, serial, of_stack.latest});
+  of_stack.latest = next;
+  ++of_stack.count;
+  return next;
 }
 
 void HistBuilder::finish() {
@@ -165,6 +184,7 @@ void HistBuilder::finish() {
   for (const auto& [key, count] : chains_) apply_chain(key, count.period, count.samples, count.first_sample);
   for (EventHists& hists : events_) hists.chains.merge_by(nullptr);  // the forests may outlive branch_of_
   chains_.clear();
+  chains_by_stack_.clear();
   chain_index_.clear();
   // perf's pid column shows the thread's comm as it is at the end (after an exec, the new one).
   if (key_tid_)
@@ -177,6 +197,7 @@ void HistBuilder::reset() {
   events_.clear();
   index_.clear();
   chains_.clear();
+  chains_by_stack_.clear();
   chain_index_.clear();
   reached_by_.clear();
   latest_comm_.clear();

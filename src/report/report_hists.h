@@ -156,10 +156,24 @@ class HistBuilder {
     uint64_t period = 0;
     uint64_t samples = 0;
     uint64_t first_sample = 0;  // of the chain's samples, the first in file order
+    uint32_t next_of_stack = kNoId;  // the chain with the same stack made before it
   };
   uint64_t sample_serial_ = 0;  // samples added so far
-  core::HashedIds chain_index_;  // chains_ by ChainKey
   std::vector<std::pair<ChainKey, ChainCount>> chains_;  // in first-seen order
+  // chains_ by stack: the latest chain of each profile stack, then ChainCount::next_of_stack.
+  // Stack ids are dense and a new stack has the next one, so a sample with a stack never seen
+  // (most of a system-wide profile's) appends here instead of missing the cache in a hash table.
+  // A stack many threads share (a kernel path, the idle loop: 388 chains of one stack in a
+  // system-wide profile) would make that list long: from kChainsListed chains on, a stack's
+  // chains are found by hash in chain_index_.
+  struct StackChains {
+    uint32_t latest = kNoId;
+    uint32_t count = 0;
+  };
+  static constexpr uint32_t kChainsListed = 8;
+  std::vector<StackChains> chains_by_stack_;
+  core::HashedIds chain_index_;  // chains_ of the stacks with kChainsListed or more, by ChainKey
+  uint32_t find_chain(const ChainKey& key, uint64_t serial);
   // Scratch, kept to avoid allocations: a chain's functions in display order.
   std::vector<uint32_t> chain_functions_;
   std::vector<uint32_t> branch_of_;  // call_graph_branches(), when some function is inlined

@@ -291,12 +291,6 @@ const Thread* Machine::find_thread(pid_t tid) const {
   return it == threads_.end() ? nullptr : it->second.get();
 }
 
-std::vector<const Thread*> Machine::threads() const {
-  std::vector<const Thread*> out;
-  for (const auto& [tid, t] : threads_) out.push_back(t.get());
-  return out;
-}
-
 ResolvedAddress Machine::resolve(pid_t pid, pid_t tid, uint8_t cpumode, uint64_t ip) const {
   ResolvedAddress r;
   r.ip = ip;

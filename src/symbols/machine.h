@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -80,7 +81,6 @@ class Machine {
   const Thread* find_thread(pid_t tid) const;
   // The thread, created if unknown; a new thread of a known process shares its leader's maps.
   Thread& findnew_thread(pid_t pid, pid_t tid);
-  std::vector<const Thread*> threads() const;
 
   // perf's thread__find_map + map__find_symbol. cpumode = header.misc & CPUMODE_MASK of the
   // sample (or the context of a callchain entry): a user-mode address is looked up in the
@@ -122,7 +122,9 @@ class Machine {
   std::string kernel_name_;
   std::shared_ptr<KallsymsCache> kallsyms_;
   MapSet kernel_maps_;
-  std::map<pid_t, std::unique_ptr<Thread>> threads_;  // by tid
+  // By tid. A hash map: a system-wide recording has thousands of threads, and each sample and
+  // each address the replay resolves looks its thread up (a tree walk cost 3% of a report).
+  std::unordered_map<pid_t, std::unique_ptr<Thread>> threads_;
   std::map<std::string, std::shared_ptr<Dso>, std::less<>> dsos_;
 };
 

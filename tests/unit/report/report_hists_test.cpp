@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <map>
 
 #include "data/perf_data_reader.h"
 #include "data/perf_data_writer.h"
@@ -169,6 +170,29 @@ TEST(ReportHists, SortsByPidThenSymbolWithOneEntryPerThread) {
   EXPECT_NE(text.find("# Overhead      Pid:Command  Symbol                \n"), std::string::npos) << text;
   EXPECT_NE(text.find("    66.67%       43:helper   " + hex16(A) + "\n"), std::string::npos) << text;
   EXPECT_NE(text.find("    33.33%       42:worker   " + hex16(A) + "\n"), std::string::npos) << text;
+}
+
+// Report counts samples per (entry, thread, stack) chain, found through the stack's list of
+// chains and, once many threads share one stack (a kernel path, the idle loop), by hash: every
+// thread's samples stay its own on either side of that switch.
+TEST(ReportHists, ThreadsSharingOneStackKeepTheirOwnChildren) {
+  constexpr uint32_t kThreads = 20;  // well past the listed chains of a stack (kChainsListed)
+  ReportFile f;
+  for (uint32_t k = 0; k < kThreads; ++k) f.comm(100 + k, "t" + std::to_string(k));
+  for (uint32_t round = 0; round < kThreads; ++round)
+    for (uint32_t k = round; k < kThreads; ++k) f.sample(100 + k, {A, C, D});  // thread k: k+1 samples
+  ReportOptions o;
+  o.sort_keys = std::vector<SortKey>{SortKey::Pid, SortKey::Sym};
+  ReportData data = f.report(o);
+  std::map<std::pair<pid_t, uint64_t>, std::pair<uint64_t, uint64_t>> periods;  // (tid, address) -> (children, self)
+  for (const HistEntry& e : data.event_hists(0)->entries) periods[{e.tid, e.address}] = {e.children_period, e.self_period};
+  ASSERT_EQ(periods.size(), 3u * kThreads);
+  for (uint32_t k = 0; k < kThreads; ++k) {
+    const uint64_t own = (k + 1) * 1000;
+    EXPECT_EQ(periods[std::make_pair(pid_t(100 + k), A)], std::make_pair(own, own)) << "thread " << k;
+    EXPECT_EQ(periods[std::make_pair(pid_t(100 + k), C)], std::make_pair(own, uint64_t{0})) << "thread " << k;
+    EXPECT_EQ(periods[std::make_pair(pid_t(100 + k), D)], std::make_pair(own, uint64_t{0})) << "thread " << k;
+  }
 }
 
 // perf compares DSOs by short name: two files of one basename (a guest's library beside the
