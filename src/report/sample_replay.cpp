@@ -199,7 +199,10 @@ void SampleReplay::append_frames(const ResolvedSample& sample, uint8_t mode, uin
     const uint32_t known = resolved_ids_.find(AddressKeyHash()(key), [&](uint32_t id) { return resolved_[id].key == key; });
     if (known != core::HashedIds::kNone) {
       const FrameRun& run = resolved_[known];
-      frames.insert(frames.end(), resolved_frames_.begin() + run.first, resolved_frames_.begin() + run.first + run.count);
+      if (run.count == 1)
+        frames.push_back(run.first);
+      else
+        frames.insert(frames.end(), resolved_frames_.begin() + run.first, resolved_frames_.begin() + run.first + run.count);
       return;
     }
   }
@@ -217,8 +220,13 @@ void SampleReplay::append_frames(const ResolvedSample& sample, uint8_t mode, uin
       resolved_frames_.clear();
     }
     resolved_ids_.insert(AddressKeyHash()(key), static_cast<uint32_t>(resolved_.size()));
-    resolved_.push_back(FrameRun{key, static_cast<uint32_t>(resolved_frames_.size()), static_cast<uint32_t>(frames.size() - first)});
-    resolved_frames_.insert(resolved_frames_.end(), frames.begin() + static_cast<ptrdiff_t>(first), frames.end());
+    const auto count = static_cast<uint32_t>(frames.size() - first);
+    if (count == 1) {
+      resolved_.push_back(FrameRun{key, frames[first], 1});
+    } else {
+      resolved_.push_back(FrameRun{key, static_cast<uint32_t>(resolved_frames_.size()), count});
+      resolved_frames_.insert(resolved_frames_.end(), frames.begin() + static_cast<ptrdiff_t>(first), frames.end());
+    }
   }
 }
 

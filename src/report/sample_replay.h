@@ -220,7 +220,7 @@ class SampleReplay {
   };
   struct FrameRun {
     AddressKey key;
-    uint32_t first;
+    uint32_t first;  // the frame itself when count is 1 (an address without inlines, the most)
     uint32_t count;
   };
   std::vector<FrameRun> resolved_;
