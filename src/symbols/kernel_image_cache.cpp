@@ -35,7 +35,7 @@ struct NameRange {
 }  // namespace
 
 std::vector<uint8_t> encode_kernel_image(const Kallsyms& kallsyms, std::string_view boot_id) {
-  const std::vector<Symbol>& symbols = kallsyms.kernel().symbols();
+  const std::span<const Symbol> symbols = kallsyms.kernel().symbols();
   std::string names;
   auto keep = [&names](std::string_view name) {
     // kallsyms names are at most KSYM_NAME_LEN (512) bytes; a longer one is cut, never wraps.
@@ -85,7 +85,7 @@ Result<Kallsyms> decode_kernel_image(std::span<const uint8_t> bytes, std::string
   VPERF_TRY(uint32_t symbol_count, r.u32("symbol count"));
   VPERF_TRY(uint32_t marker_count, r.u32("marker count"));
   VPERF_TRY(uint64_t names_size, r.u64("names size"));
-  constexpr size_t kSymbolBytes = 24, kMarkerBytes = 16;
+  constexpr size_t kSymbolBytes = PackedSymbols::kEntryBytes, kMarkerBytes = 16;
   // Bounds first, so a corrupt count cannot make a large allocation.
   const uint64_t tables = uint64_t{symbol_count} * kSymbolBytes + uint64_t{marker_count} * kMarkerBytes;
   if (tables > r.remaining() || names_size != r.remaining() - tables)
@@ -97,14 +97,33 @@ Result<Kallsyms> decode_kernel_image(std::span<const uint8_t> bytes, std::string
   const std::string_view in_file(reinterpret_cast<const char*>(name_bytes.data()), name_bytes.size());
   const bool mapped = !mapping.bytes().empty();
   const std::string_view all_names = mapped ? in_file : names->keep(in_file);
-  const uint64_t tables_start = r.position() - tables;
   auto name_at = [&all_names](uint32_t offset, uint16_t length) -> Result<std::string_view> {
     if (offset > all_names.size() || length > all_names.size() - offset) return Error{"kernel image cache: a name out of range"};
     return all_names.substr(offset, length);
   };
 
-  // The symbols' bytes were bounded above: each fixed-size entry is read in place (a hundred
-  // thousand of them, on every report that meets a kernel sample).
+  std::map<std::string, uint64_t, std::less<>> markers;
+  for (uint32_t i = 0; i < marker_count; ++i) {
+    VPERF_TRY(uint64_t address, marker_bytes.u64("marker address"));
+    VPERF_TRY(uint32_t offset, marker_bytes.u32("marker name offset"));
+    VPERF_TRY(uint16_t length, marker_bytes.u16("marker name length"));
+    VPERF_TRY(marker_bytes.u16("padding"));
+    VPERF_TRY(std::string_view name, name_at(offset, length));
+    markers.emplace(std::string(name), address);
+  }
+  // The cache holds a finished table (vperf wrote it from one): its entries are looked up where
+  // they lie (mapped, or copied beside the names), and a Symbol is made only for the symbols a
+  // report meets.
+  const std::span<const uint8_t> entries = symbol_bytes.rest();
+  const std::string_view entry_text(reinterpret_cast<const char*>(entries.data()), entries.size());
+  const std::string_view kept_entries = mapped ? entry_text : names->keep(entry_text);
+  if (mapped) names->hold(std::move(mapping));
+  const PackedSymbols packed{std::span(reinterpret_cast<const uint8_t*>(kept_entries.data()), kept_entries.size()), all_names};
+  if (std::optional<SymbolTable> table = SymbolTable::from_packed(packed, names))
+    return Kallsyms::kernel_image(std::move(*table), std::move(markers));
+
+  // Entries that are not a finished table: each is read into a Symbol, and from_symbols makes a
+  // table of whatever the file says.
   std::vector<Symbol> symbols(symbol_count);
   const uint8_t* entry = symbol_bytes.rest().data();
   for (Symbol& s : symbols) {
@@ -121,23 +140,6 @@ Result<Kallsyms> decode_kernel_image(std::span<const uint8_t> bytes, std::string
     s.binding = static_cast<SymbolBinding>(binding);
     VPERF_TRY(s.name, name_at(offset, length));
   }
-  std::map<std::string, uint64_t, std::less<>> markers;
-  for (uint32_t i = 0; i < marker_count; ++i) {
-    VPERF_TRY(uint64_t address, marker_bytes.u64("marker address"));
-    VPERF_TRY(uint32_t offset, marker_bytes.u32("marker name offset"));
-    VPERF_TRY(uint16_t length, marker_bytes.u16("marker name length"));
-    VPERF_TRY(marker_bytes.u16("padding"));
-    VPERF_TRY(std::string_view name, name_at(offset, length));
-    markers.emplace(std::string(name), address);
-  }
-  if (mapped) {
-    // The fixed-size entries were read into the table: their pages (three quarters of the
-    // file) leave memory; the names stay mapped, viewed by the symbols.
-    mapping.release(tables_start, r.position());
-    names->hold(std::move(mapping));
-  }
-  // from_symbols sorts and keeps one symbol per address, so the table's invariants hold
-  // whatever the file says.
   return Kallsyms::kernel_image(SymbolTable::from_symbols(std::move(symbols), std::move(names)), std::move(markers));
 }
 }  // namespace

@@ -9,6 +9,9 @@
 // and JIT maps.
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +66,15 @@ struct SymbolSource {
   SymbolBinding binding = SymbolBinding::Global;
 };
 
+// Symbols kept as fixed-size entries in a file (the kernel image cache, kernel_image_cache.h):
+// kEntryBytes each, the start and the end (u64), the name's offset and length in `names` (u32,
+// u16), the binding (u8) and a pad byte, in the host's byte order.
+struct PackedSymbols {
+  static constexpr size_t kEntryBytes = 24;
+  std::span<const uint8_t> entries;  // a whole number of entries
+  std::string_view names;
+};
+
 class SymbolTable {
  public:
   SymbolTable() = default;
@@ -74,25 +86,58 @@ class SymbolTable {
   // The same from symbols whose end is their start where the size is unknown (kallsyms's
   // lines), sorted and cleaned up in place: no second copy of a large table.
   static SymbolTable from_symbols(std::vector<Symbol> symbols, std::shared_ptr<const SymbolNames> names);
+  // A table over packed entries that keep the invariants already (sorted by start, one symbol
+  // per start, each ending after it starts, names within `names`): checked here in one pass,
+  // nullopt when they do not. Its Symbols are made as lookups reach them: a report meets a few
+  // hundred of a kernel's 150k symbols, and making them all (6 MB, a page fault per 4 KB) was
+  // 15% of a small profile's flame graph. `names` keeps the entries' bytes alive.
+  static std::optional<SymbolTable> from_packed(PackedSymbols packed, std::shared_ptr<const SymbolNames> names);
 
   // The symbol containing addr, or nullptr.
   const Symbol* find(uint64_t addr) const;
   // First symbol with this exact name, or nullptr (linear: for tests and tools, not hot paths).
   const Symbol* find_by_name(std::string_view name) const;
 
-  const std::vector<Symbol>& symbols() const { return storage_ ? storage_->symbols : kNoSymbols; }
-  size_t size() const { return symbols().size(); }
-  bool empty() const { return symbols().empty(); }
+  // Every symbol, by start (a packed table makes them all).
+  std::span<const Symbol> symbols() const;
+  // The i-th symbol by start, i < size().
+  const Symbol& at(size_t i) const;
+  size_t size() const { return storage_ ? storage_->count : 0; }
+  bool empty() const { return size() == 0; }
 
  private:
+  // A packed table's Symbols, in pages mapped for them: zero until written (a Symbol whose end
+  // is 0 is not made yet; no symbol ends at 0), and a page never written costs nothing. (calloc
+  // may hand out memory used before, and clear all of it.)
+  class MadeSymbols {
+   public:
+    explicit MadeSymbols(size_t count);
+    ~MadeSymbols();
+    MadeSymbols(const MadeSymbols&) = delete;
+    MadeSymbols& operator=(const MadeSymbols&) = delete;
+    Symbol* data() const { return symbols_; }
+
+   private:
+    Symbol* symbols_ = nullptr;
+    size_t bytes_ = 0;
+  };
   struct Storage {
-    std::vector<Symbol> symbols;
+    size_t count = 0;
+    std::vector<Symbol> symbols;  // a built table's
+    PackedSymbols packed;         // a packed table's entries
+    std::unique_ptr<MadeSymbols> made;
+    std::mutex making;
+    std::once_flag all_made;
     std::shared_ptr<const SymbolNames> names;
   };
-  static const std::vector<Symbol> kNoSymbols;
-  // Immutable once built and shared: a copy of a table (the kernel's, given to each Dso of a
-  // machine's kernel) costs a reference count.
-  std::shared_ptr<const Storage> storage_;
+  uint64_t start_at(size_t i) const;
+  uint64_t end_at(size_t i) const;
+  std::string_view name_at(size_t i) const;  // of a packed entry
+  const Symbol& make(size_t i) const;        // of a packed table
+
+  // Shared, and immutable but for a packed table's Symbols made on demand: a copy of a table
+  // (the kernel's, given to each Dso of a machine's kernel) costs a reference count.
+  std::shared_ptr<Storage> storage_;
 };
 
 }  // namespace vperf::symbols

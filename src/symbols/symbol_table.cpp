@@ -1,5 +1,11 @@
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <memory>
+#include <new>
+#include <type_traits>
+
+#include <sys/mman.h>
 
 #include "symbols/symbol.h"
 
@@ -31,8 +37,6 @@ bool prefer_first(const Symbol& a, const Symbol& b) {
 }
 
 }  // namespace
-
-const std::vector<Symbol> SymbolTable::kNoSymbols;
 
 std::string_view SymbolNames::keep(std::string_view name) {
   constexpr size_t kBlock = 64 * 1024;
@@ -83,24 +87,124 @@ SymbolTable SymbolTable::from_symbols(std::vector<Symbol> symbols, std::shared_p
   // A symbol that was still zero-sized (an alias that lost nothing) would break the invariant.
   std::erase_if(symbols, [](const Symbol& s) { return s.end <= s.start; });
   SymbolTable table;
-  table.storage_ = std::make_shared<const Storage>(Storage{std::move(symbols), std::move(names)});
+  table.storage_ = std::make_shared<Storage>();
+  table.storage_->count = symbols.size();
+  table.storage_->symbols = std::move(symbols);
+  table.storage_->names = std::move(names);
   return table;
 }
 
+namespace {
+
+template <class T>
+T read_at(const uint8_t* at) {
+  T v;
+  std::memcpy(&v, at, sizeof v);
+  return v;
+}
+
+// Where a packed entry's fields lie (PackedSymbols).
+constexpr size_t kEndAt = 8, kNameOffsetAt = 16, kNameLengthAt = 20, kBindingAt = 22;
+
+}  // namespace
+
+SymbolTable::MadeSymbols::MadeSymbols(size_t count) : bytes_(count * sizeof(Symbol)) {
+  static_assert(std::is_trivially_destructible_v<Symbol>);
+  void* at = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (at == MAP_FAILED) throw std::bad_alloc();
+  // Zero bytes are a Symbol (an implicit-lifetime aggregate): its objects exist once mapped.
+  symbols_ = std::launder(static_cast<Symbol*>(at));
+}
+
+SymbolTable::MadeSymbols::~MadeSymbols() { ::munmap(symbols_, bytes_); }
+
+std::optional<SymbolTable> SymbolTable::from_packed(PackedSymbols packed, std::shared_ptr<const SymbolNames> names) {
+  if (packed.entries.size() % PackedSymbols::kEntryBytes != 0) return std::nullopt;
+  const size_t count = packed.entries.size() / PackedSymbols::kEntryBytes;
+  uint64_t previous_start = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const uint8_t* entry = packed.entries.data() + i * PackedSymbols::kEntryBytes;
+    const auto start = read_at<uint64_t>(entry), end = read_at<uint64_t>(entry + kEndAt);
+    const auto offset = read_at<uint32_t>(entry + kNameOffsetAt);
+    const auto length = read_at<uint16_t>(entry + kNameLengthAt);
+    if (end <= start || (i > 0 && start <= previous_start)) return std::nullopt;
+    if (entry[kBindingAt] > static_cast<uint8_t>(SymbolBinding::Weak)) return std::nullopt;
+    if (offset > packed.names.size() || length > packed.names.size() - offset) return std::nullopt;
+    previous_start = start;
+  }
+  SymbolTable table;
+  if (count == 0) return table;
+  table.storage_ = std::make_shared<Storage>();
+  table.storage_->count = count;
+  table.storage_->made = std::make_unique<MadeSymbols>(count);
+  table.storage_->packed = packed;
+  table.storage_->names = std::move(names);
+  return table;
+}
+
+uint64_t SymbolTable::start_at(size_t i) const {
+  const Storage& s = *storage_;
+  return s.made ? read_at<uint64_t>(s.packed.entries.data() + i * PackedSymbols::kEntryBytes) : s.symbols[i].start;
+}
+
+uint64_t SymbolTable::end_at(size_t i) const {
+  const Storage& s = *storage_;
+  return s.made ? read_at<uint64_t>(s.packed.entries.data() + i * PackedSymbols::kEntryBytes + kEndAt) : s.symbols[i].end;
+}
+
+std::string_view SymbolTable::name_at(size_t i) const {
+  const uint8_t* entry = storage_->packed.entries.data() + i * PackedSymbols::kEntryBytes;
+  return storage_->packed.names.substr(read_at<uint32_t>(entry + kNameOffsetAt), read_at<uint16_t>(entry + kNameLengthAt));
+}
+
+const Symbol& SymbolTable::make(size_t i) const {
+  Storage& s = *storage_;
+  Symbol& symbol = s.made->data()[i];
+  // A made Symbol is published by its end, written last: readers of other threads see it whole.
+  std::atomic_ref<uint64_t> end(symbol.end);
+  if (end.load(std::memory_order_acquire) != 0) return symbol;
+  std::lock_guard lock(s.making);
+  if (end.load(std::memory_order_relaxed) == 0) {
+    const uint8_t* entry = s.packed.entries.data() + i * PackedSymbols::kEntryBytes;
+    symbol.start = read_at<uint64_t>(entry);
+    symbol.name = name_at(i);
+    symbol.binding = static_cast<SymbolBinding>(entry[kBindingAt]);
+    end.store(read_at<uint64_t>(entry + kEndAt), std::memory_order_release);
+  }
+  return symbol;
+}
+
+const Symbol& SymbolTable::at(size_t i) const { return storage_->made ? make(i) : storage_->symbols[i]; }
+
+std::span<const Symbol> SymbolTable::symbols() const {
+  if (!storage_) return {};
+  Storage& s = *storage_;
+  if (!s.made) return s.symbols;
+  std::call_once(s.all_made, [&] {
+    for (size_t i = 0; i < s.count; ++i) make(i);
+  });
+  return {s.made->data(), s.count};
+}
+
 const Symbol* SymbolTable::find(uint64_t addr) const {
-  const std::vector<Symbol>& all = symbols();
-  auto it = std::upper_bound(all.begin(), all.end(), addr, [](uint64_t a, const Symbol& s) { return a < s.start; });
-  // A few symbols back: an enclosing symbol may start before a smaller one that ends early.
-  for (int steps = 0; it != all.begin() && steps < 8; ++steps) {
-    --it;
-    if (it->contains(addr)) return &*it;
+  // The first symbol starting after addr, then a few back: an enclosing symbol may start before
+  // a smaller one that ends early.
+  size_t low = 0, high = size();
+  while (low < high) {
+    const size_t middle = low + (high - low) / 2;
+    if (start_at(middle) <= addr) low = middle + 1;
+    else high = middle;
+  }
+  for (size_t i = low, steps = 0; i > 0 && steps < 8; ++steps) {
+    --i;
+    if (addr >= start_at(i) && addr < end_at(i)) return &at(i);
   }
   return nullptr;
 }
 
 const Symbol* SymbolTable::find_by_name(std::string_view name) const {
-  for (const auto& s : symbols())
-    if (s.name == name) return &s;
+  for (size_t i = 0; i < size(); ++i)
+    if ((storage_->made ? name_at(i) : storage_->symbols[i].name) == name) return &at(i);
   return nullptr;
 }
 
