@@ -63,12 +63,13 @@ using RecordCallback = std::function<bool(const RecordView&)>;
 
 struct ReadOptions {
   bool ordered = true;  // FINISHED_ROUND time ordering, as perf report / perf script
-  // A mapped file's records are read and ordered on a second thread while the caller's thread
-  // parses and delivers them, where the machine has a second CPU and the data holds at least
-  // `second_thread_from_bytes`; what the callback sees is the same. The handoff costs 4-14%
-  // more CPU for 0-14% less wall time (xz and tracepoint profiles of 20-40 MB): worth it
-  // where a report takes seconds, not on the files most reports read. false: one thread.
-  bool second_thread = true;
+  // true: a mapped file's records are read and ordered on a second thread while the caller's
+  // thread parses and delivers them, where the machine has a second CPU and the data holds at
+  // least `second_thread_from_bytes`; what the callback sees is the same. Off by default: since
+  // report and script spend less per sample, the handoff no longer buys wall time and costs CPU
+  // (on 116-174 MB xz and tracepoint profiles, one thread took 0.72-0.82x the CPU time of two
+  // for report and script, and the same or less wall time).
+  bool second_thread = false;
   uint64_t second_thread_from_bytes = uint64_t{64} << 20;
 };
 
