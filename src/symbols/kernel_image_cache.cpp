@@ -124,21 +124,12 @@ Result<Kallsyms> decode_kernel_image(std::span<const uint8_t> bytes, std::string
 
   // Entries that are not a finished table: each is read into a Symbol, and from_symbols makes a
   // table of whatever the file says.
-  std::vector<Symbol> symbols(symbol_count);
-  const uint8_t* entry = symbol_bytes.rest().data();
-  for (Symbol& s : symbols) {
-    uint32_t offset = 0;
-    uint16_t length = 0;
-    std::memcpy(&s.start, entry, 8);
-    std::memcpy(&s.end, entry + 8, 8);
-    std::memcpy(&offset, entry + 16, 4);
-    std::memcpy(&length, entry + 20, 2);
-    const uint8_t binding = entry[22];
-    entry += kSymbolBytes;
-    if (binding > static_cast<uint8_t>(SymbolBinding::Weak)) return Error{"kernel image cache: a symbol's binding is " + std::to_string(binding)};
-    if (s.end <= s.start) return Error{"kernel image cache: a symbol ends before it starts"};
-    s.binding = static_cast<SymbolBinding>(binding);
-    VPERF_TRY(s.name, name_at(offset, length));
+  std::vector<Symbol> symbols;
+  symbols.reserve(packed.size());
+  for (size_t i = 0; i < packed.size(); ++i) {
+    std::optional<Symbol> symbol = packed.symbol(i);
+    if (!symbol) return Error{"kernel image cache: symbol " + std::to_string(i) + " has an unknown binding, ends before it starts or names outside the names"};
+    symbols.push_back(*symbol);
   }
   return Kallsyms::kernel_image(SymbolTable::from_symbols(std::move(symbols), std::move(names)), std::move(markers));
 }

@@ -122,17 +122,17 @@ Result<void> Machine::create_kernel_maps() {
     if (table.empty()) return Error{config_.vmlinux.string() + ": no kernel text symbols"};
     const Symbol* text = table.find_by_name("_text");
     const Symbol* etext = table.find_by_name("_etext");
-    start = text ? text->start : table.at(0).start;
-    end = etext ? etext->start : table.at(table.size() - 1).end;
+    start = text ? text->start : table.front().start;
+    end = etext ? etext->start : table.back().end;
     if (end <= start) return Error{config_.vmlinux.string() + ": no kernel text symbols"};
   } else {
     auto k = kallsyms();
     if (!k) return k.error();
     const Kallsyms& ks = *k.value();
     if (auto ref = ks.relocation_reference()) start = ref->address;
-    else if (!ks.kernel().empty()) start = ks.kernel().at(0).start;
+    else if (!ks.kernel().empty()) start = ks.kernel().front().start;
     if (auto etext = ks.address_of("_etext")) end = *etext;
-    else if (!ks.kernel().empty()) end = ks.kernel().at(ks.kernel().size() - 1).end;
+    else if (!ks.kernel().empty()) end = ks.kernel().back().end;
     if (end <= start) return Error{config_.kallsyms.string() + ": no kernel text symbols"};
   }
   kernel_maps_.insert(Map{start, end, start, PROT_READ | PROT_EXEC, MapAddressing::Absolute, 0, kernel_dso()});
@@ -148,7 +148,7 @@ Result<void> Machine::create_kernel_maps() {
       auto k = kallsyms();
       for (const auto& [name, table] : k.value()->modules())
         if (!table.empty())
-          kernel_maps_.insert(Map{table.at(0).start, table.at(table.size() - 1).end, 0, PROT_READ | PROT_EXEC,
+          kernel_maps_.insert(Map{table.front().start, table.back().end, 0, PROT_READ | PROT_EXEC,
                                   MapAddressing::Absolute, 0, module_dso("[" + name + "]")});
     }
     return {};

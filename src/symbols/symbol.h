@@ -73,6 +73,15 @@ struct PackedSymbols {
   static constexpr size_t kEntryBytes = 24;
   std::span<const uint8_t> entries;  // a whole number of entries
   std::string_view names;
+
+  size_t size() const { return entries.size() / kEntryBytes; }
+  // Entry i as a Symbol (its name a view into `names`); nullopt when its binding is unknown, it
+  // does not end after it starts, or its name lies outside `names`.
+  std::optional<Symbol> symbol(size_t i) const;
+  // Entry i's fields as they are, for entries symbol() accepted.
+  uint64_t start(size_t i) const;
+  uint64_t end(size_t i) const;
+  std::string_view name(size_t i) const;
 };
 
 class SymbolTable {
@@ -102,6 +111,8 @@ class SymbolTable {
   std::span<const Symbol> symbols() const;
   // The i-th symbol by start, i < size().
   const Symbol& at(size_t i) const;
+  const Symbol& front() const { return at(0); }
+  const Symbol& back() const { return at(size() - 1); }
   size_t size() const { return storage_ ? storage_->count : 0; }
   bool empty() const { return size() == 0; }
 
@@ -132,8 +143,7 @@ class SymbolTable {
   };
   uint64_t start_at(size_t i) const;
   uint64_t end_at(size_t i) const;
-  std::string_view name_at(size_t i) const;  // of a packed entry
-  const Symbol& make(size_t i) const;        // of a packed table
+  const Symbol& make(size_t i) const;  // of a packed table
 
   // Shared, and immutable but for a packed table's Symbols made on demand: a copy of a table
   // (the kernel's, given to each Dso of a machine's kernel) costs a reference count.

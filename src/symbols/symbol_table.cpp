@@ -118,20 +118,31 @@ SymbolTable::MadeSymbols::MadeSymbols(size_t count) : bytes_(count * sizeof(Symb
 
 SymbolTable::MadeSymbols::~MadeSymbols() { ::munmap(symbols_, bytes_); }
 
+std::optional<Symbol> PackedSymbols::symbol(size_t i) const {
+  const uint8_t* entry = entries.data() + i * kEntryBytes;
+  const auto offset = read_at<uint32_t>(entry + kNameOffsetAt);
+  const auto length = read_at<uint16_t>(entry + kNameLengthAt);
+  const uint8_t binding = entry[kBindingAt];
+  const uint64_t first = start(i), last = end(i);
+  if (last <= first || binding > static_cast<uint8_t>(SymbolBinding::Weak)) return std::nullopt;
+  if (offset > names.size() || length > names.size() - offset) return std::nullopt;
+  return Symbol{first, last, names.substr(offset, length), static_cast<SymbolBinding>(binding)};
+}
+
+uint64_t PackedSymbols::start(size_t i) const { return read_at<uint64_t>(entries.data() + i * kEntryBytes); }
+
+uint64_t PackedSymbols::end(size_t i) const { return read_at<uint64_t>(entries.data() + i * kEntryBytes + kEndAt); }
+
+std::string_view PackedSymbols::name(size_t i) const {
+  const uint8_t* entry = entries.data() + i * kEntryBytes;
+  return names.substr(read_at<uint32_t>(entry + kNameOffsetAt), read_at<uint16_t>(entry + kNameLengthAt));
+}
+
 std::optional<SymbolTable> SymbolTable::from_packed(PackedSymbols packed, std::shared_ptr<const SymbolNames> names) {
   if (packed.entries.size() % PackedSymbols::kEntryBytes != 0) return std::nullopt;
-  const size_t count = packed.entries.size() / PackedSymbols::kEntryBytes;
-  uint64_t previous_start = 0;
-  for (size_t i = 0; i < count; ++i) {
-    const uint8_t* entry = packed.entries.data() + i * PackedSymbols::kEntryBytes;
-    const auto start = read_at<uint64_t>(entry), end = read_at<uint64_t>(entry + kEndAt);
-    const auto offset = read_at<uint32_t>(entry + kNameOffsetAt);
-    const auto length = read_at<uint16_t>(entry + kNameLengthAt);
-    if (end <= start || (i > 0 && start <= previous_start)) return std::nullopt;
-    if (entry[kBindingAt] > static_cast<uint8_t>(SymbolBinding::Weak)) return std::nullopt;
-    if (offset > packed.names.size() || length > packed.names.size() - offset) return std::nullopt;
-    previous_start = start;
-  }
+  const size_t count = packed.size();
+  for (size_t i = 0; i < count; ++i)
+    if (!packed.symbol(i) || (i > 0 && packed.start(i) <= packed.start(i - 1))) return std::nullopt;
   SymbolTable table;
   if (count == 0) return table;
   table.storage_ = std::make_shared<Storage>();
@@ -144,17 +155,12 @@ std::optional<SymbolTable> SymbolTable::from_packed(PackedSymbols packed, std::s
 
 uint64_t SymbolTable::start_at(size_t i) const {
   const Storage& s = *storage_;
-  return s.made ? read_at<uint64_t>(s.packed.entries.data() + i * PackedSymbols::kEntryBytes) : s.symbols[i].start;
+  return s.made ? s.packed.start(i) : s.symbols[i].start;
 }
 
 uint64_t SymbolTable::end_at(size_t i) const {
   const Storage& s = *storage_;
-  return s.made ? read_at<uint64_t>(s.packed.entries.data() + i * PackedSymbols::kEntryBytes + kEndAt) : s.symbols[i].end;
-}
-
-std::string_view SymbolTable::name_at(size_t i) const {
-  const uint8_t* entry = storage_->packed.entries.data() + i * PackedSymbols::kEntryBytes;
-  return storage_->packed.names.substr(read_at<uint32_t>(entry + kNameOffsetAt), read_at<uint16_t>(entry + kNameLengthAt));
+  return s.made ? s.packed.end(i) : s.symbols[i].end;
 }
 
 const Symbol& SymbolTable::make(size_t i) const {
@@ -165,11 +171,11 @@ const Symbol& SymbolTable::make(size_t i) const {
   if (end.load(std::memory_order_acquire) != 0) return symbol;
   std::lock_guard lock(s.making);
   if (end.load(std::memory_order_relaxed) == 0) {
-    const uint8_t* entry = s.packed.entries.data() + i * PackedSymbols::kEntryBytes;
-    symbol.start = read_at<uint64_t>(entry);
-    symbol.name = name_at(i);
-    symbol.binding = static_cast<SymbolBinding>(entry[kBindingAt]);
-    end.store(read_at<uint64_t>(entry + kEndAt), std::memory_order_release);
+    const Symbol made = *s.packed.symbol(i);  // from_packed checked every entry
+    symbol.start = made.start;
+    symbol.name = made.name;
+    symbol.binding = made.binding;
+    end.store(made.end, std::memory_order_release);
   }
   return symbol;
 }
@@ -204,7 +210,7 @@ const Symbol* SymbolTable::find(uint64_t addr) const {
 
 const Symbol* SymbolTable::find_by_name(std::string_view name) const {
   for (size_t i = 0; i < size(); ++i)
-    if ((storage_->made ? name_at(i) : storage_->symbols[i].name) == name) return &at(i);
+    if ((storage_->made ? storage_->packed.name(i) : storage_->symbols[i].name) == name) return &at(i);
   return nullptr;
 }
 
