@@ -4,7 +4,6 @@
 #include <cmath>
 #include <charconv>
 #include <cstdlib>
-#include <sstream>
 
 #include "report/flame_graph_script.h"
 
@@ -73,29 +72,73 @@ void append_utf8(std::string& out, char32_t cp) {
   }
 }
 
+// Escapes text for XML as xml_escape does, onto the end of `out`.
+void append_xml_escaped(std::string& out, std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      char32_t cp = next_code_point(text, i);
+      if (cp == 0xFFFE || cp == 0xFFFF) cp = kReplacement;
+      append_utf8(out, cp);
+      continue;
+    }
+    ++i;
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+          append_utf8(out, kReplacement);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+}
+
 // ---- numbers as perl prints them ----------------------------------------------------------
 
 // printf's "%.{precision}f" (std::to_chars rounds exactly as glibc's printf does, and faster).
-std::string fixed(double value, int precision) {
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed, precision);
-  return ec == std::errc() ? std::string(buf, end) : std::string("0");
+// The numbers are appended to the document being built: a graph has thousands of boxes with
+// seven numbers each, and a string per number was a third of drawing one.
+struct Number {
+  char text[64];
+  size_t size;
+  std::string_view view() const { return {text, size}; }
+};
+Number fixed_number(double value, int precision) {
+  Number n;
+  auto [end, ec] = std::to_chars(n.text, n.text + sizeof n.text, value, std::chars_format::fixed, precision);
+  n.size = ec == std::errc() ? static_cast<size_t>(end - n.text) : 0;
+  if (n.size == 0) n.text[n.size++] = '0';
+  return n;
 }
+void append_fixed(std::string& out, double value, int precision) { out += fixed_number(value, precision).view(); }
 // perl's default stringification of a number: printf's "%.15g".
-std::string perl_number(double value) {
+void append_perl_number(std::string& out, double value) {
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::general, 15);
-  return ec == std::errc() ? std::string(buf, end) : std::string("0");
+  if (ec == std::errc()) {
+    out.append(buf, end);
+  } else {
+    out += '0';
+  }
 }
 // "1,234,567"
-std::string with_commas(uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
+void append_with_commas(std::string& out, uint64_t value) {
+  char digits[24];
+  const size_t n = static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, value).ptr - digits);
+  for (size_t i = 0; i < n; ++i) {
+    if (i && (n - i) % 3 == 0) out += ',';
     out += digits[i];
   }
-  return out;
+}
+void append_int(std::string& out, int value) {
+  char buf[16];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, value).ptr);
 }
 
 // ---- colours ------------------------------------------------------------------------------
@@ -110,7 +153,7 @@ double perl_rand_after_srand(uint32_t seed) {
 // flamegraph.pl's random_namehash: srand(unpack("%32W*", $name)); rand(1).
 double perl_name_value(std::string_view name) {
   uint32_t sum = 0;
-  for (char32_t cp : code_points(name)) sum += static_cast<uint32_t>(cp);
+  for (size_t i = 0; i < name.size();) sum += static_cast<uint32_t>(next_code_point(name, i));
   return perl_rand_after_srand(sum);
 }
 
@@ -187,22 +230,31 @@ Hue multi_hue(Palette palette, std::string_view label, FrameKind kind) {
   }
 }
 
-std::string rgb(int r, int g, int b) {
-  return "rgb(" + std::to_string(r) + "," + std::to_string(g) + "," + std::to_string(b) + ")";
+struct Rgb {
+  int r, g, b;
+};
+void append_rgb(std::string& out, Rgb c) {
+  out += "rgb(";
+  append_int(out, c.r);
+  out += ',';
+  append_int(out, c.g);
+  out += ',';
+  append_int(out, c.b);
+  out += ')';
 }
 
-std::string hue_color(Hue hue, double v1) {
+Rgb hue_color(Hue hue, double v1) {
   auto scaled = [&](int base, int range) { return base + static_cast<int>(range * v1); };
   switch (hue) {
-    case Hue::Red: { int x = scaled(50, 80); return rgb(scaled(200, 55), x, x); }
-    case Hue::Green: { int x = scaled(50, 60); return rgb(x, scaled(200, 55), x); }
-    case Hue::Blue: { int x = scaled(80, 60); return rgb(x, x, scaled(205, 50)); }
-    case Hue::Yellow: { int x = scaled(175, 55); return rgb(x, x, scaled(50, 20)); }
-    case Hue::Purple: { int x = scaled(190, 65); return rgb(x, scaled(80, 60), x); }
-    case Hue::Aqua: return rgb(scaled(50, 60), scaled(165, 55), scaled(165, 55));
-    case Hue::Orange: return rgb(scaled(190, 65), scaled(90, 65), 0);
+    case Hue::Red: { int x = scaled(50, 80); return {scaled(200, 55), x, x}; }
+    case Hue::Green: { int x = scaled(50, 60); return {x, scaled(200, 55), x}; }
+    case Hue::Blue: { int x = scaled(80, 60); return {x, x, scaled(205, 50)}; }
+    case Hue::Yellow: { int x = scaled(175, 55); return {x, x, scaled(50, 20)}; }
+    case Hue::Purple: { int x = scaled(190, 65); return {x, scaled(80, 60), x}; }
+    case Hue::Aqua: return {scaled(50, 60), scaled(165, 55), scaled(165, 55)};
+    case Hue::Orange: return {scaled(190, 65), scaled(90, 65), 0};
   }
-  return rgb(0, 0, 0);
+  return {0, 0, 0};
 }
 
 struct Background {
@@ -220,6 +272,53 @@ Background background(Palette palette) {
   }
 }
 
+// ---- colours of a box ----------------------------------------------------------------------
+
+Rgb color_of(Palette palette, ColorHash hash, std::string_view label, FrameKind kind) {
+  double v1, v2, v3;
+  if (hash == ColorHash::Weighted) {
+    std::vector<char32_t> points = code_points(label);
+    v1 = weighted_name_value(points);
+    std::reverse(points.begin(), points.end());
+    v2 = v3 = weighted_name_value(std::move(points));
+  } else {
+    v1 = v2 = v3 = perl_name_value(label);
+  }
+  switch (palette) {
+    case Palette::Hot:
+      return {205 + static_cast<int>(50 * v3), static_cast<int>(230 * v1), static_cast<int>(55 * v2)};
+    case Palette::Mem:
+      return {0, 190 + static_cast<int>(50 * v2), static_cast<int>(210 * v1)};
+    case Palette::Io: {
+      int r = 80 + static_cast<int>(60 * v1);
+      return {r, r, 190 + static_cast<int>(55 * v2)};
+    }
+    case Palette::Java: case Palette::Js: case Palette::Perl:
+      return hue_color(multi_hue(palette, label, kind), v1);
+    case Palette::Red: return hue_color(Hue::Red, v1);
+    case Palette::Green: return hue_color(Hue::Green, v1);
+    case Palette::Blue: return hue_color(Hue::Blue, v1);
+    case Palette::Aqua: return hue_color(Hue::Aqua, v1);
+    case Palette::Yellow: return hue_color(Hue::Yellow, v1);
+    case Palette::Purple: return hue_color(Hue::Purple, v1);
+    case Palette::Orange: return hue_color(Hue::Orange, v1);
+  }
+  return {0, 0, 0};
+}
+
+Rgb diff_rgb(int64_t delta, int64_t max_delta, bool negate) {
+  if (negate) delta = -delta;
+  if (max_delta <= 0) max_delta = 1;
+  double value = static_cast<double>(delta), max = static_cast<double>(max_delta);
+  int r = 255, g = 255, b = 255;
+  if (value > 0) {
+    g = b = static_cast<int>(210 * (max - value) / max);
+  } else if (value < 0) {
+    r = g = static_cast<int>(210 * (max + value) / max);
+  }
+  return {r, g, b};
+}
+
 // ---- the document -------------------------------------------------------------------------
 
 struct Geometry {
@@ -229,59 +328,94 @@ Geometry geometry(const FlameGraphOptions& options) {
   return {options.font_size * 3, options.font_size * 2 + 10, options.font_size * 2};
 }
 
-std::string box_info(const FrameBox& box, const FlameTree& tree, uint64_t total, const FlameGraphOptions& options) {
+// The box's hover text, escaped: "NAME (1,234 samples, 5.67%)", "; +1.23%" inside for diffs.
+void append_box_info(std::string& out, const FrameBox& box, const FlameTree& tree, uint64_t total,
+                     const FlameGraphOptions& options) {
   const FlameNode& node = *box.node;
-  std::string samples = with_commas(node.total);
-  if (box.depth == 0) return "all (" + samples + " " + options.count_name + ", 100%)";
-  std::string info = node.name + " (" + samples + " " + options.count_name + ", " +
-                     fixed((100.0 * static_cast<double>(node.total)) / static_cast<double>(total), 2) + "%";
+  append_xml_escaped(out, box.depth == 0 ? std::string_view("all") : std::string_view(node.name));
+  out += " (";
+  append_with_commas(out, node.total);
+  out += ' ';
+  append_xml_escaped(out, options.count_name);
+  if (box.depth == 0) {
+    out += ", 100%)";
+    return;
+  }
+  out += ", ";
+  append_fixed(out, (100.0 * static_cast<double>(node.total)) / static_cast<double>(total), 2);
+  out += '%';
   if (tree.differential) {
     int64_t d = options.negate ? -node.delta : node.delta;
-    std::string pct = fixed((100.0 * static_cast<double>(d)) / static_cast<double>(total), 2);
-    info += "; " + std::string(d > 0 ? "+" : "") + pct + "%";
+    out += d > 0 ? "; +" : "; ";
+    append_fixed(out, (100.0 * static_cast<double>(d)) / static_cast<double>(total), 2);
+    out += '%';
   }
-  return info + ")";
+  out += ')';
 }
 
-// The box's label: the name cut to what fits, as flamegraph.pl cuts it.
-std::string box_label(std::string_view name, double width, const FlameGraphOptions& options) {
+// The box's label, escaped: the name cut to what fits, as flamegraph.pl cuts it. `scratch`
+// holds a cut name (kept by the caller so that cutting does not allocate per box).
+void append_box_label(std::string& out, std::string_view name, double width, const FlameGraphOptions& options,
+                      std::string& scratch) {
   double chars_d = width / (options.font_size * options.font_width);
-  if (!(chars_d >= 3)) return "";
-  size_t chars = static_cast<size_t>(chars_d);
-  std::vector<char32_t> points = code_points(name);
-  if (chars >= points.size()) return std::string(name);
-  points.resize(chars);
-  points[chars - 1] = points[chars - 2] = U'.';
-  std::string out;
-  for (char32_t cp : points) append_utf8(out, cp);
-  return out;
+  if (!(chars_d >= 3)) return;
+  const size_t chars = static_cast<size_t>(chars_d);
+  size_t points = 0;
+  for (size_t i = 0; i < name.size() && points <= chars; ++points) next_code_point(name, i);
+  if (chars >= points) {
+    append_xml_escaped(out, name);
+    return;
+  }
+  scratch.clear();
+  size_t i = 0;
+  for (size_t k = 0; k + 2 < chars; ++k) append_utf8(scratch, next_code_point(name, i));
+  scratch += "..";
+  append_xml_escaped(out, scratch);
 }
 
-void write_text(std::ostream& out, std::string_view id, double x, double y, std::string_view text,
+void write_text(std::string& out, std::string_view id, double x, double y, std::string_view text,
                 std::string_view extra = {}) {
-  out << "<text";
-  if (!id.empty()) out << " id=\"" << id << '"';
-  out << " x=\"" << perl_number(x) << "\" y=\"" << perl_number(y) << '"';
-  if (!extra.empty()) out << ' ' << extra;
-  out << '>' << xml_escape(text) << "</text>\n";
+  out += "<text";
+  if (!id.empty()) {
+    out += " id=\"";
+    out += id;
+    out += '"';
+  }
+  out += " x=\"";
+  append_perl_number(out, x);
+  out += "\" y=\"";
+  append_perl_number(out, y);
+  out += '"';
+  if (!extra.empty()) {
+    out += ' ';
+    out += extra;
+  }
+  out += '>';
+  append_xml_escaped(out, text);
+  out += "</text>\n";
 }
 
-void write_header(std::ostream& out, double width, double height) {
-  out << "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+void write_header(std::string& out, double width, double height) {
+  out += "<?xml version=\"1.0\" standalone=\"no\"?>\n"
          "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
-         "<svg version=\"1.1\" width=\""
-      << perl_number(width) << "\" height=\"" << perl_number(height) << "\" viewBox=\"0 0 " << perl_number(width)
-      << ' ' << perl_number(height)
-      << "\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+         "<svg version=\"1.1\" width=\"";
+  append_perl_number(out, width);
+  out += "\" height=\"";
+  append_perl_number(out, height);
+  out += "\" viewBox=\"0 0 ";
+  append_perl_number(out, width);
+  out += ' ';
+  append_perl_number(out, height);
+  out += "\" xmlns=\"http://www.w3.org/2000/svg\">\n"
          "<!-- Flame graph by vperf, laid out as flamegraph.pl (https://github.com/brendangregg/FlameGraph) "
          "lays out the same stacks. Click a frame to zoom, Ctrl-F to search. -->\n";
 }
 
-void write_empty(std::ostream& out, const FlameGraphOptions& options) {
+void write_empty(std::string& out, const FlameGraphOptions& options) {
   double height = options.font_size * 5;
   write_header(out, options.width, height);
   write_text(out, "", options.width / 2, options.font_size * 2, "ERROR: no stack counts to draw.");
-  out << "</svg>\n";
+  out += "</svg>\n";
 }
 
 }  // namespace
@@ -313,76 +447,21 @@ std::optional<Palette> parse_palette(std::string_view name) {
 }
 
 std::string frame_color(Palette palette, ColorHash hash, std::string_view label, FrameKind kind) {
-  double v1, v2, v3;
-  if (hash == ColorHash::Weighted) {
-    std::vector<char32_t> points = code_points(label);
-    v1 = weighted_name_value(points);
-    std::reverse(points.begin(), points.end());
-    v2 = v3 = weighted_name_value(std::move(points));
-  } else {
-    v1 = v2 = v3 = perl_name_value(label);
-  }
-  switch (palette) {
-    case Palette::Hot:
-      return rgb(205 + static_cast<int>(50 * v3), static_cast<int>(230 * v1), static_cast<int>(55 * v2));
-    case Palette::Mem:
-      return rgb(0, 190 + static_cast<int>(50 * v2), static_cast<int>(210 * v1));
-    case Palette::Io: {
-      int r = 80 + static_cast<int>(60 * v1);
-      return rgb(r, r, 190 + static_cast<int>(55 * v2));
-    }
-    case Palette::Java: case Palette::Js: case Palette::Perl:
-      return hue_color(multi_hue(palette, label, kind), v1);
-    case Palette::Red: return hue_color(Hue::Red, v1);
-    case Palette::Green: return hue_color(Hue::Green, v1);
-    case Palette::Blue: return hue_color(Hue::Blue, v1);
-    case Palette::Aqua: return hue_color(Hue::Aqua, v1);
-    case Palette::Yellow: return hue_color(Hue::Yellow, v1);
-    case Palette::Purple: return hue_color(Hue::Purple, v1);
-    case Palette::Orange: return hue_color(Hue::Orange, v1);
-  }
-  return rgb(0, 0, 0);
+  std::string out;
+  append_rgb(out, color_of(palette, hash, label, kind));
+  return out;
 }
 
 std::string diff_color(int64_t delta, int64_t max_delta, bool negate) {
-  if (negate) delta = -delta;
-  if (max_delta <= 0) max_delta = 1;
-  double value = static_cast<double>(delta), max = static_cast<double>(max_delta);
-  int r = 255, g = 255, b = 255;
-  if (value > 0) {
-    g = b = static_cast<int>(210 * (max - value) / max);
-  } else if (value < 0) {
-    r = g = static_cast<int>(210 * (max + value) / max);
-  }
-  return rgb(r, g, b);
+  std::string out;
+  append_rgb(out, diff_rgb(delta, max_delta, negate));
+  return out;
 }
 
 std::string xml_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x80) {
-      char32_t cp = next_code_point(text, i);
-      if (cp == 0xFFFE || cp == 0xFFFF) cp = kReplacement;
-      append_utf8(out, cp);
-      continue;
-    }
-    ++i;
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-          append_utf8(out, kReplacement);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
+  append_xml_escaped(out, text);
   return out;
 }
 
@@ -426,38 +505,55 @@ FlameGraphLayout layout_flame_graph(const FlameTree& tree, const FlameGraphOptio
   return layout;
 }
 
-void write_flame_graph_svg(std::ostream& out, const FlameTree& tree, const FlameGraphOptions& options) {
+namespace {
+
+std::string flame_graph_document(const FlameTree& tree, const FlameGraphOptions& options) {
   const FlameGraphLayout layout = layout_flame_graph(tree, options);
+  std::string out;
   if (layout.boxes.empty()) {
     write_empty(out, options);
-    return;
+    return out;
   }
+  // A box takes 250 to 400 bytes; the script is the rest.
+  out.reserve(layout.boxes.size() * 320 + kFlameGraphScript.size() + 4096);
   const Geometry g = geometry(options);
   const double width = layout.width, height = layout.height;
   const Background bg = background(options.palette);
   std::string title = options.title.empty() ? (options.inverted ? "Icicle Graph" : "Flame Graph") : options.title;
 
   write_header(out, width, height);
-  out << "<defs>\n"
+  out += "<defs>\n"
          "  <linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">\n"
-         "    <stop stop-color=\"" << bg.from << "\" offset=\"5%\"/>\n"
-         "    <stop stop-color=\"" << bg.to << "\" offset=\"95%\"/>\n"
+         "    <stop stop-color=\"";
+  out += bg.from;
+  out += "\" offset=\"5%\"/>\n"
+         "    <stop stop-color=\"";
+  out += bg.to;
+  out += "\" offset=\"95%\"/>\n"
          "  </linearGradient>\n"
          "</defs>\n"
          "<style type=\"text/css\">\n"
-         "  text { font-family:" << xml_escape(options.font_type) << "; font-size:" << perl_number(options.font_size)
-      << "px; fill:rgb(0,0,0); }\n"
+         "  text { font-family:";
+  append_xml_escaped(out, options.font_type);
+  out += "; font-size:";
+  append_perl_number(out, options.font_size);
+  out += "px; fill:rgb(0,0,0); }\n"
          "  #search, #ignorecase { opacity:0.1; cursor:pointer; }\n"
          "  #search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity:1; }\n"
          "  #subtitle { text-anchor:middle; fill:rgb(160,160,160); }\n"
-         "  #title { text-anchor:middle; font-size:" << perl_number(options.font_size + 5) << "px; }\n"
+         "  #title { text-anchor:middle; font-size:";
+  append_perl_number(out, options.font_size + 5);
+  out += "px; }\n"
          "  #unzoom { cursor:pointer; }\n"
          "  #frames > *:hover { stroke:black; stroke-width:0.5; cursor:pointer; }\n"
          "  .hide { display:none; }\n"
          "  .parent { opacity:0.5; }\n"
-         "</style>\n";
-  out << "<rect x=\"0\" y=\"0\" width=\"" << perl_number(width) << "\" height=\"" << perl_number(height)
-      << "\" fill=\"url(#background)\"/>\n";
+         "</style>\n"
+         "<rect x=\"0\" y=\"0\" width=\"";
+  append_perl_number(out, width);
+  out += "\" height=\"";
+  append_perl_number(out, height);
+  out += "\" fill=\"url(#background)\"/>\n";
   const double half = std::floor(width / 2);
   write_text(out, "title", half, options.font_size * 2, title);
   if (!options.subtitle.empty()) write_text(out, "subtitle", half, options.font_size * 4, options.subtitle);
@@ -467,52 +563,83 @@ void write_flame_graph_svg(std::ostream& out, const FlameTree& tree, const Flame
   write_text(out, "ignorecase", width - kXPad - 16, options.font_size * 2, "ic");
   write_text(out, "matched", width - kXPad - 100, height - g.ypad2 / 2, " ");
 
-  out << "<g id=\"frames\" data-xpad=\"" << perl_number(kXPad) << "\" data-inner-width=\""
-      << perl_number(width - 2 * kXPad) << "\" data-char-width=\""
-      << perl_number(options.font_size * options.font_width) << "\" data-inverted=\"" << (options.inverted ? 1 : 0)
-      << "\" data-search-color=\"" << kSearchColor << "\" data-name-type=\"" << xml_escape(options.name_type)
-      << "\">\n";
+  out += "<g id=\"frames\" data-xpad=\"";
+  append_perl_number(out, kXPad);
+  out += "\" data-inner-width=\"";
+  append_perl_number(out, width - 2 * kXPad);
+  out += "\" data-char-width=\"";
+  append_perl_number(out, options.font_size * options.font_width);
+  out += "\" data-inverted=\"";
+  out += options.inverted ? '1' : '0';
+  out += "\" data-search-color=\"";
+  out += kSearchColor;
+  out += "\" data-name-type=\"";
+  append_xml_escaped(out, options.name_type);
+  out += "\">\n";
   const uint64_t total = layout.total;
+  std::string label, scratch;
   for (const FrameBox& box : layout.boxes) {
     const FlameNode& node = *box.node;
-    std::string color;
+    Rgb color;
     if (box.depth > 0 && node.name == "--") {
-      color = rgb(160, 160, 160);
+      color = {160, 160, 160};
     } else if (box.depth > 0 && node.name == "-") {
-      color = rgb(200, 200, 200);
+      color = {200, 200, 200};
     } else if (tree.differential) {
-      color = diff_color(node.delta, tree.max_delta, options.negate);
+      color = diff_rgb(node.delta, tree.max_delta, options.negate);
     } else if (box.depth == 0) {
-      color = frame_color(options.palette, options.color_hash, "", FrameKind::Unknown);
+      color = color_of(options.palette, options.color_hash, "", FrameKind::Unknown);
     } else {
-      const std::string label = frame_label(Frame{node.name, node.kind}, options.annotations);
-      color = frame_color(options.palette, options.color_hash, label, node.kind);
+      label.clear();
+      append_frame_label(label, node.name, node.kind, options.annotations);
+      color = color_of(options.palette, options.color_hash, label, node.kind);
     }
     // As flamegraph.pl: x1 and x2 rounded to 0.1 px, the width from the rounded ends.
-    std::string x1 = fixed(box.x1, 1), x2 = fixed(box.x2, 1);
-    std::string w = fixed(std::strtod(x2.c_str(), nullptr) - std::strtod(x1.c_str(), nullptr), 1);
-    out << "<g><title>" << xml_escape(box_info(box, tree, total, options)) << "</title><rect x=\"" << x1 << "\" y=\""
-        << perl_number(box.y1) << "\" width=\"" << w << "\" height=\"" << fixed(box.y2 - box.y1, 1)
-        << "\" fill=\"" << color << "\" rx=\"2\" ry=\"2\"/><text x=\"" << fixed(box.x1 + 3, 2) << "\" y=\""
-        << perl_number(3 + (box.y1 + box.y2) / 2) << "\">"
-        << xml_escape(box_label(box.depth == 0 ? std::string_view("all") : std::string_view(node.name),
-                                box.x2 - box.x1, options))
-        << "</text></g>\n";
+    const Number x1 = fixed_number(box.x1, 1), x2 = fixed_number(box.x2, 1);
+    double x1_rounded = 0, x2_rounded = 0;
+    std::from_chars(x1.text, x1.text + x1.size, x1_rounded);
+    std::from_chars(x2.text, x2.text + x2.size, x2_rounded);
+    out += "<g><title>";
+    append_box_info(out, box, tree, total, options);
+    out += "</title><rect x=\"";
+    out += x1.view();
+    out += "\" y=\"";
+    append_perl_number(out, box.y1);
+    out += "\" width=\"";
+    append_fixed(out, x2_rounded - x1_rounded, 1);
+    out += "\" height=\"";
+    append_fixed(out, box.y2 - box.y1, 1);
+    out += "\" fill=\"";
+    append_rgb(out, color);
+    out += "\" rx=\"2\" ry=\"2\"/><text x=\"";
+    append_fixed(out, box.x1 + 3, 2);
+    out += "\" y=\"";
+    append_perl_number(out, 3 + (box.y1 + box.y2) / 2);
+    out += "\">";
+    append_box_label(out, box.depth == 0 ? std::string_view("all") : std::string_view(node.name), box.x2 - box.x1,
+                     options, scratch);
+    out += "</text></g>\n";
   }
-  out << "</g>\n<script type=\"text/ecmascript\"><![CDATA[" << kFlameGraphScript << "]]></script>\n</svg>\n";
+  out += "</g>\n<script type=\"text/ecmascript\"><![CDATA[";
+  out += kFlameGraphScript;
+  out += "]]></script>\n</svg>\n";
+  return out;
+}
+
+}  // namespace
+
+void write_flame_graph_svg(std::ostream& out, const FlameTree& tree, const FlameGraphOptions& options) {
+  out << flame_graph_document(tree, options);
 }
 
 std::string flame_graph_svg(const StackProfile& profile, const FlameGraphOptions& options) {
-  std::ostringstream out;
-  write_flame_graph_svg(out, build_flame_tree(profile, {options.annotations, options.reversed}), options);
-  return out.str();
+  return flame_graph_document(build_flame_tree(profile, {options.annotations, options.reversed}), options);
 }
 
 std::string diff_flame_graph_svg(const StackProfile& before, const StackProfile& after,
                                  const FlameGraphOptions& options) {
-  std::ostringstream out;
-  write_flame_graph_svg(out, build_diff_flame_tree(before, after, {options.annotations, options.reversed}), options);
-  return out.str();
+  return flame_graph_document(build_diff_flame_tree(before, after, {options.annotations, options.reversed}),
+                              options);
 }
 
 }  // namespace vperf::report

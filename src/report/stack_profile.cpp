@@ -154,15 +154,21 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 }  // namespace
 
+void append_frame_label(std::string& out, std::string_view name, FrameKind kind, Annotations annotations) {
+  out += name;
+  if (annotations.kernel && is_kernel(kind)) {
+    out += kKernelSuffix;
+  } else if (annotations.jit && kind == FrameKind::Jit && !ends_with(name, kJitSuffix)) {
+    out += kJitSuffix;
+  } else if (annotations.inlined && kind == FrameKind::Inlined && !ends_with(name, kInlinedSuffix)) {
+    out += kInlinedSuffix;
+  }
+}
+
 std::string frame_label(const Frame& frame, Annotations annotations) {
-  if (annotations.kernel && is_kernel(frame.kind)) return frame.name + std::string(kKernelSuffix);
-  if (annotations.jit && frame.kind == FrameKind::Jit && !ends_with(frame.name, kJitSuffix)) {
-    return frame.name + std::string(kJitSuffix);
-  }
-  if (annotations.inlined && frame.kind == FrameKind::Inlined && !ends_with(frame.name, kInlinedSuffix)) {
-    return frame.name + std::string(kInlinedSuffix);
-  }
-  return frame.name;
+  std::string label;
+  append_frame_label(label, frame.name, frame.kind, annotations);
+  return label;
 }
 
 Frame frame_from_label(std::string_view label) {
@@ -189,10 +195,21 @@ int FlameNode::depth() const {
 
 namespace {
 
-// One folded line as flamegraph.pl sees it.
+// The annotation a frame's label ends with (see append_frame_label).
+std::string_view label_suffix(const Frame& frame, Annotations annotations) {
+  if (annotations.kernel && is_kernel(frame.kind)) return kKernelSuffix;
+  if (annotations.jit && frame.kind == FrameKind::Jit && !ends_with(frame.name, kJitSuffix)) return kJitSuffix;
+  if (annotations.inlined && frame.kind == FrameKind::Inlined && !ends_with(frame.name, kInlinedSuffix))
+    return kInlinedSuffix;
+  return {};
+}
+
+// One folded line as flamegraph.pl sees it: the frames' labels joined by ';', then the counts.
+// The text is never made: lines are ordered as their texts would be, byte by byte, but the
+// comparison skips the frames two lines share (most of a deep stack) without reading them.
 struct Line {
-  std::string key;                    // the line itself: "a;b;c 12" (or "a;b;c 10 12")
   std::vector<const Frame*> frames;   // root first (leaf first with --reverse)
+  std::string counts;                 // " 12" (or " 10 12" for diffs)
   uint64_t width = 0;                 // the count that takes space (after's, for diffs)
   int64_t delta = 0;
 };
@@ -203,15 +220,69 @@ Line make_line(const Frames& stack, const FlameTreeOptions& options) {
   line.frames.reserve(stack.size());
   for (const auto& frame : stack) line.frames.push_back(&frame);
   if (options.reversed) std::reverse(line.frames.begin(), line.frames.end());
-  for (size_t i = 0; i < line.frames.size(); ++i) {
-    if (i) line.key += ';';
-    line.key += frame_label(*line.frames[i], options.annotations);
-  }
   return line;
 }
 
-bool line_less(const Line& a, const Line& b) {
-  if (a.key != b.key) return a.key < b.key;  // std::string compares bytes as unsigned char
+// The bytes of a line's text, one at a time.
+class LineText {
+ public:
+  // From the end of the first `shared` frames' labels, which the other line has too: the ';'
+  // (or the counts) after them.
+  LineText(const Line& line, size_t shared, Annotations annotations)
+      : line_(line), annotations_(annotations), frame_(shared == 0 ? 0 : shared - 1), part_(shared == 0 ? 0 : 2) {
+    load();
+  }
+  // The next byte as unsigned, or -1 past the end.
+  int next() {
+    while (at_ == piece_.size()) {
+      if (!advance()) return -1;
+    }
+    return static_cast<unsigned char>(piece_[at_++]);
+  }
+
+ private:
+  // The pieces of frame k: 0 its name, 1 its annotation, 2 the ';' or, after the last frame, the counts.
+  void load() {
+    at_ = 0;
+    if (frame_ >= line_.frames.size()) {
+      part_ = 2;
+      piece_ = line_.counts;
+      return;
+    }
+    const Frame& f = *line_.frames[frame_];
+    piece_ = part_ == 0 ? std::string_view(f.name)
+           : part_ == 1 ? label_suffix(f, annotations_)
+           : frame_ + 1 < line_.frames.size() ? std::string_view(";") : std::string_view(line_.counts);
+  }
+  bool advance() {
+    if (frame_ >= line_.frames.size() || (part_ == 2 && frame_ + 1 == line_.frames.size())) return false;
+    if (++part_ == 3) {
+      part_ = 0;
+      ++frame_;
+    }
+    load();
+    return true;
+  }
+
+  const Line& line_;
+  Annotations annotations_;
+  size_t frame_;
+  int part_;
+  std::string_view piece_;
+  size_t at_ = 0;
+};
+
+// std::string's order of the two texts (bytes as unsigned char), then the frames' kinds.
+bool line_less(const Line& a, const Line& b, Annotations annotations) {
+  size_t same = 0;  // the same frame has the same label
+  const size_t shorter = std::min(a.frames.size(), b.frames.size());
+  while (same < shorter && a.frames[same] == b.frames[same]) ++same;
+  LineText text_a(a, same, annotations), text_b(b, same, annotations);
+  for (;;) {
+    const int cx = text_a.next(), cy = text_b.next();
+    if (cx != cy) return cx < cy;
+    if (cx < 0) break;
+  }
   return std::lexicographical_compare(a.frames.begin(), a.frames.end(), b.frames.begin(), b.frames.end(),
                                       [](const Frame* x, const Frame* y) { return x->kind < y->kind; });
 }
@@ -223,8 +294,9 @@ void drop_empty(FlameNode& node) {
 
 // flamegraph.pl's flow(): each line shares the frames it has in common with the previous
 // line's path and opens new boxes for the rest.
-FlameTree merge_lines(std::vector<Line> lines) {
-  std::sort(lines.begin(), lines.end(), line_less);
+FlameTree merge_lines(std::vector<Line> lines, Annotations annotations) {
+  std::sort(lines.begin(), lines.end(),
+            [annotations](const Line& a, const Line& b) { return line_less(a, b, annotations); });
   FlameTree tree;
   tree.root.name = "all";
   std::vector<FlameNode*> path{&tree.root};
@@ -255,12 +327,11 @@ FlameTree build_flame_tree(const StackProfile& profile, const FlameTreeOptions& 
   lines.reserve(profile.size());
   profile.for_each_stack([&](const StackView& stack, uint64_t count) {  // merge_lines sorts them
     Line line = make_line(stack, options);
-    line.key += ' ';
-    line.key += std::to_string(count);
+    line.counts = ' ' + std::to_string(count);
     line.width = count;
     lines.push_back(std::move(line));
   });
-  return merge_lines(std::move(lines));
+  return merge_lines(std::move(lines), options.annotations);
 }
 
 FlameTree build_diff_flame_tree(const StackProfile& before, const StackProfile& after,
@@ -273,13 +344,13 @@ FlameTree build_diff_flame_tree(const StackProfile& before, const StackProfile& 
   int64_t max_delta = 1;
   for (const auto& [stack, counts] : both) {
     Line line = make_line(stack, options);
-    line.key += ' ' + std::to_string(counts.first) + ' ' + std::to_string(counts.second);
+    line.counts = ' ' + std::to_string(counts.first) + ' ' + std::to_string(counts.second);
     line.width = counts.second;
     line.delta = static_cast<int64_t>(counts.second) - static_cast<int64_t>(counts.first);
     max_delta = std::max(max_delta, std::abs(line.delta));
     lines.push_back(std::move(line));
   }
-  FlameTree tree = merge_lines(std::move(lines));
+  FlameTree tree = merge_lines(std::move(lines), options.annotations);
   tree.differential = true;
   tree.max_delta = max_delta;
   return tree;

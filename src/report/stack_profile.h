@@ -172,6 +172,8 @@ struct Annotations {
 
 // A frame's name as a folded line spells it: the name plus the annotation its kind asks for.
 std::string frame_label(const Frame& frame, Annotations annotations);
+// The same label appended to `out` (no string of its own: folding and drawing make one per frame).
+void append_frame_label(std::string& out, std::string_view name, FrameKind kind, Annotations annotations);
 // Splits an annotated name back: "foo_[k]" -> {foo, Kernel}, "_[j]" Jit, "_[i]" Inlined;
 // anything else is a User frame with the name unchanged.
 Frame frame_from_label(std::string_view label);

@@ -157,6 +157,20 @@ TEST(FlameTree, OrdersByAnnotatedLabelsWhenAsked) {
             "all:3/0[f:3/0[a_Z:1/1 a:1/1 a_x:1/1]]");
 }
 
+TEST(FlameTree, DifferentFramesWithOneLabelOrderByTheirCountsText) {
+  // Unannotated, kernel "a" and user "a" spell the same "f;a": the lines differ only in their
+  // counts, compared as text ("f;a 12" < "f;a 3"), so the frame seen second stays second.
+  StackProfile p;
+  p.add(Stack{user("f"), user("a")}, 3);
+  p.add(Stack{user("f"), kernel("a")}, 12);
+  p.add(Stack{user("f"), user("a;b")}, 1);  // "f;a;b 1": ' ' < ';', after both
+  EXPECT_EQ(shape(build_flame_tree(p).root), "all:16/0[f:16/0[a:12/12 a:3/3 a;b:1/1]]");
+  // A line that goes on past another's last frame compares its ';' there, not its next name:
+  // "f;a 12" < "f;a;\tz 1" although '\t' < ' '.
+  p.add(Stack{user("f"), kernel("a"), user("\tz")}, 1);
+  EXPECT_EQ(shape(build_flame_tree(p).root), "all:17/0[f:17/0[a:12/12 a:3/3 a:1/0[\tz:1/1] a;b:1/1]]");
+}
+
 TEST(FlameTree, ReversedMergesFromTheLeaves) {
   StackProfile p;
   p.add(stack_of({"main", "a", "malloc"}), 2);
