@@ -6,15 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstring>
 #include <deque>
-#include <exception>
-#include <limits>
-#include <mutex>
 #include <optional>
-#include <thread>
-#include <type_traits>
 
 #include "core/byte_reader.h"
 #include "core/file_mapping.h"
@@ -22,6 +16,7 @@
 #include "core/strings.h"
 #include "core/byte_writer.h"
 #include "data/feature_sections.h"
+#include "data/ordered_records.h"
 #include "data/perf_data_format.h"
 
 namespace vperf::data {
@@ -131,14 +126,7 @@ struct PerfDataReader::Impl {
   // File mode: the parts of the file the header and attrs claim, for first_overlap().
   std::vector<Extent> layout;
 
-  // read()'s ordering thread's warnings go here while it runs, for the delivering thread to
-  // keep in the order one thread would have.
-  std::vector<std::string>* held_warnings = nullptr;
-  void warn(std::string line) {
-    line = name + ": " + line;
-    if (held_warnings) held_warnings->push_back(std::move(line));
-    else keep_warning(std::move(line));
-  }
+  void warn(std::string line) { keep_warning(name + ": " + line); }
   void keep_warning(std::string line) {
     if (std::find(warnings.begin(), warnings.end(), line) == warnings.end()) warnings.push_back(std::move(line));
   }
@@ -517,110 +505,6 @@ std::vector<std::string> PerfDataReader::skipped_features() const {
   return names;
 }
 
-namespace {
-
-// What the ordering side hands to the side that parses and delivers, in delivery order: a
-// record (a view into the mapped file: only mapped files are read on two threads), a warning
-// (kept in the order a single thread would have kept it; its text in the batch's `warnings`),
-// or the offset below which the mapping's pages may be dropped (once everything before it was
-// delivered). 32 bytes, nothing to free.
-struct Handed {
-  enum class Kind : uint8_t { Record, Warning, Release };
-  std::span<const uint8_t> bytes;
-  uint64_t offset = 0;  // the record's, or where pages may be dropped below
-  uint32_t attr = 0;    // the record's attr index (kNoAttr as UINT32_MAX), or the warning's index
-  Kind kind = Kind::Record;
-};
-struct HandedBatch {
-  std::vector<Handed> items;
-  std::vector<std::string> warnings;
-  size_t record_bytes = 0;  // of the records' views: what reading ahead keeps resident
-  void clear() {
-    items.clear();
-    warnings.clear();
-    record_bytes = 0;
-  }
-  bool empty() const { return items.empty(); }
-  size_t size() const { return items.size(); }
-};
-constexpr uint32_t kHandedNoAttr = UINT32_MAX;
-
-// Batches of Handed from one producer thread to one consumer, at most kInFlight waiting: the
-// producer stays a few thousand records ahead, never the whole file. A batch also ends at
-// kBatchBytes of records: a --call-graph dwarf recording's samples are 8 KB or more each, and
-// 4 x 4096 of them were the whole file read ahead, resident before the consumer got to it.
-// Either side can end it.
-class Handoff {
- public:
-  static constexpr size_t kBatch = 4096, kBatchBytes = size_t{1} << 20, kInFlight = 4;
-
-  // The producer: false once the consumer has stopped.
-  bool push(HandedBatch& batch) {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return full_.size() < kInFlight || stopped_; });
-    if (stopped_) return false;
-    full_.push_back(std::move(batch));
-    ++pushed_;
-    batch = take_spare();
-    changed_.notify_all();
-    return true;
-  }
-  // The producer: waits until the consumer has delivered every batch pushed (before changing
-  // what the consumer may read: the events, the features). False once it has stopped.
-  bool drain() {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return delivered_ == pushed_ || stopped_; });
-    return !stopped_;
-  }
-  void finish() {
-    std::lock_guard lock(mutex_);
-    finished_ = true;
-    changed_.notify_all();
-  }
-  // The consumer: the next batch into `batch` (the last one given back for reuse); false at the end.
-  bool pop(HandedBatch& batch) {
-    std::unique_lock lock(mutex_);
-    if (took_) {
-      ++delivered_;
-      batch.clear();
-      spare_.push_back(std::move(batch));
-      took_ = false;
-      changed_.notify_all();
-    }
-    changed_.wait(lock, [&] { return !full_.empty() || finished_ || stopped_; });
-    if (full_.empty() || stopped_) return false;
-    batch = std::move(full_.front());
-    full_.pop_front();
-    took_ = true;
-    changed_.notify_all();
-    return true;
-  }
-  void stop() {
-    std::lock_guard lock(mutex_);
-    stopped_ = true;
-    changed_.notify_all();
-  }
-
- private:
-  HandedBatch take_spare() {
-    HandedBatch batch;
-    if (!spare_.empty()) {
-      batch = std::move(spare_.back());
-      spare_.pop_back();
-    }
-    batch.items.reserve(kBatch);
-    return batch;
-  }
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<HandedBatch> full_;
-  std::vector<HandedBatch> spare_;
-  uint64_t pushed_ = 0, delivered_ = 0;
-  bool took_ = false, finished_ = false, stopped_ = false;
-};
-
-}  // namespace
-
 Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptions options) {
   Impl& d = *impl_;
   if (d.fd >= 0) {
@@ -632,28 +516,21 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
     d.stream_end = false;
     d.released = 0;
   }
-  // A mapped file is ordered on a second thread while this one parses and delivers (the
-  // consumer's work, report's or script's, is most of the time): the records, warnings and
-  // page releases reach `callback` in the order one thread gives them, so nothing it sees
-  // changes. A pipe, or bytes in memory, are read on this thread.
-  const bool two_threads = options.second_thread && d.mapping && d.fd < 0 && d.data_end - d.data_offset >= options.second_thread_from_bytes &&
-                           std::thread::hardware_concurrency() > 1;
 
-  // The consumer's side: parses a record and hands it to `callback`.
-  ReadStats delivered_stats;
+  ReadStats stats;
   bool stopped = false;
   Record record;  // every record is parsed into this one: a sample reuses the last one's vectors
-  auto deliver = [&](const Chunk& c, size_t attr_index) {
+  // Parses a record and hands it to `callback`.
+  auto deliver = [&](std::span<const uint8_t> bytes, uint64_t offset, size_t attr_index) {
     if (stopped) return;
-    ReadStats& stats = delivered_stats;
     const EventAttrEntry* attr = attr_index == kNoAttr ? nullptr : &d.attrs[attr_index];
-    uint32_t type = record_type(c.bytes);
-    Result<void> rec = parse_record_into(c.bytes, attr ? &d.formats[attr_index] : nullptr, record);
+    uint32_t type = record_type(bytes);
+    Result<void> rec = parse_record_into(bytes, attr ? &d.formats[attr_index] : nullptr, record);
     if (!rec) {
       ++stats.bad_records;
       if (!d.warned_bad) {
         d.warned_bad = true;
-        d.keep_warning(d.name + ": skipped a " + record_type_name(type) + " record at offset " + hex(c.offset) +
+        d.keep_warning(d.name + ": skipped a " + record_type_name(type) + " record at offset " + hex(offset) +
                        " that does not match its event: " + rec.error().describe());
       }
       return;
@@ -662,129 +539,17 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
     ++stats.by_type[type];
     if (type == PERF_RECORD_SAMPLE) ++stats.samples;
     if (const auto* lost = std::get_if<LostRecord>(&record.body)) stats.lost += lost->lost;
-    if (!callback(RecordView{record, c.bytes, attr, c.offset, attr_index})) stopped = true;
+    if (!callback(RecordView{record, bytes, attr, offset, attr_index})) stopped = true;
   };
 
-  // The ordering side: reads records, queues them for their round and releases them in time
-  // order through these three, which deliver at once on one thread, or hand over on two.
-  Handoff handoff;
-  HandedBatch batch;
-  std::vector<std::string> held_warnings;  // the ordering side's, for the consumer to keep in turn
-  if (two_threads) {
-    batch.items.reserve(Handoff::kBatch);
-    d.held_warnings = &held_warnings;
-  }
-  bool producer_stopped = false;
-  auto hand_over_warnings = [&] {
-    for (std::string& w : held_warnings) {
-      batch.items.push_back(Handed{{}, 0, static_cast<uint32_t>(batch.warnings.size()), Handed::Kind::Warning});
-      batch.warnings.push_back(std::move(w));
-    }
-    held_warnings.clear();
+  // A mapped file's queued records stay where they are; a pipe's wait in the queue.
+  OrderedRecords queue(d.fd >= 0);
+  auto deliver_queued = [&](const OrderedRecords::Entry& e, std::span<const uint8_t> held) {
+    deliver(d.fd >= 0 ? held : d.input.subspan(static_cast<size_t>(e.offset), e.size), e.offset, e.attr);
+    return !stopped;
   };
-  auto hand_over = [&](const Handed& item) {
-    if (!held_warnings.empty()) hand_over_warnings();
-    batch.items.push_back(item);
-    batch.record_bytes += item.bytes.size();
-    if ((batch.size() >= Handoff::kBatch || batch.record_bytes >= Handoff::kBatchBytes) && !handoff.push(batch))
-      producer_stopped = true;
-  };
-  auto emit = [&](Chunk&& c, size_t attr_index) {
-    if (!two_threads) return deliver(c, attr_index);
-    hand_over(Handed{c.bytes, c.offset, attr_index == kNoAttr ? kHandedNoAttr : static_cast<uint32_t>(attr_index), Handed::Kind::Record});
-  };
-  auto release = [&](uint64_t offset) {
-    if (!two_threads) return d.release_below(offset);
-    hand_over(Handed{{}, offset, 0, Handed::Kind::Release});
-  };
-  auto ordering_stopped = [&] { return two_threads ? producer_stopped : stopped; };
-
-  ReadStats stats;  // the ordering side's counts
-  // Records waiting for their round: perf's ordered_events. A flush delivers the queue's start
-  // up to a time, ties in arrival order. The queue holds 24-byte entries that sort cheaply; a
-  // record's bytes stay where they are (the mapped file) or, read from a pipe, in a slot of
-  // `held` until delivered.
-  struct Queued {
-    uint64_t time;
-    uint64_t offset;  // in the file (pipe: in the stream)
-    // A mapped file's record is the size bytes at `offset` (a kernel record's 16-bit size: only
-    // those carry a time); a pipe's waits in this slot of `held`.
-    uint32_t size_or_slot;
-    uint32_t attr;
-  };
-  static_assert(sizeof(Queued) == 24 && std::is_trivially_copyable_v<Queued>);
-  const bool queue_holds_bytes = d.fd >= 0;
-  std::vector<std::vector<uint8_t>> held;
-  std::vector<uint32_t> free_held;
-  std::vector<Queued> queue, merged;
-  std::vector<size_t> run_starts;
-  uint64_t next_flush = 0, max_time = 0, last_flushed = 0;
   uint32_t first_unknown_type = 0;
   uint64_t first_unknown_offset = 0;
-
-  auto enqueue = [&](uint64_t time, Chunk&& c, size_t attr_index) {
-    Queued q{time, c.offset, static_cast<uint32_t>(c.bytes.size()), static_cast<uint32_t>(attr_index)};
-    if (queue_holds_bytes) {
-      if (free_held.empty()) {
-        free_held.push_back(static_cast<uint32_t>(held.size()));
-        held.emplace_back();
-      }
-      q.size_or_slot = free_held.back();
-      free_held.pop_back();
-      held[q.size_or_slot] = std::move(c.owned);
-    }
-    queue.push_back(q);
-  };
-  auto dequeue = [&](const Queued& q) {
-    Chunk c;
-    c.offset = q.offset;
-    if (queue_holds_bytes) {
-      c.owned = std::move(held[q.size_or_slot]);
-      free_held.push_back(q.size_or_slot);
-      c.bytes = c.owned;
-    } else {
-      c.bytes = d.input.subspan(static_cast<size_t>(q.offset), q.size_or_slot);
-    }
-    emit(std::move(c), q.attr);
-  };
-
-  // Sorts the queue by time, ties in arrival order. It is made of runs already in time order
-  // (what one CPU's ring buffer gave in a round, and what the last flush kept): they are merged
-  // pairwise, log2(runs) passes instead of a full sort's log2(records), through a buffer kept
-  // from round to round.
-  auto sort_queue = [&] {
-    auto by_time = [](const Queued& a, const Queued& b) { return a.time < b.time; };
-    run_starts.clear();
-    run_starts.push_back(0);
-    for (size_t i = 1; i < queue.size(); ++i)
-      if (queue[i].time < queue[i - 1].time) run_starts.push_back(i);
-    if (run_starts.size() == 1) return;
-    run_starts.push_back(queue.size());
-    merged.resize(queue.size());
-    while (run_starts.size() > 2) {
-      size_t kept = 0;
-      for (size_t r = 0; r + 1 < run_starts.size(); r += 2) {
-        const size_t first = run_starts[r], middle = run_starts[r + 1];
-        const size_t last = r + 2 < run_starts.size() ? run_starts[r + 2] : middle;
-        std::merge(queue.begin() + first, queue.begin() + middle, queue.begin() + middle, queue.begin() + last,
-                   merged.begin() + first, by_time);  // stable: the earlier run's first on ties
-        run_starts[kept++] = first;
-      }
-      run_starts[kept++] = queue.size();
-      run_starts.resize(kept);
-      queue.swap(merged);
-    }
-  };
-
-  auto flush = [&](uint64_t limit) {
-    sort_queue();
-    size_t done = 0;
-    for (; done < queue.size() && queue[done].time <= limit && !ordering_stopped(); ++done) {
-      last_flushed = queue[done].time;
-      dequeue(queue[done]);
-    }
-    queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(done));
-  };
 
   auto handle = [&](Chunk c) {
     uint32_t type = record_type(c.bytes);
@@ -806,32 +571,15 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
         return;
       }
       if (c.offset >= d.applied_to) {
-        // The consumer reads the events and features while it delivers: it has delivered
-        // everything before this record when they change.
-        if (two_threads && is_applied_user_record(type)) {
-          if (!batch.empty() && !handoff.push(batch)) producer_stopped = true;
-          if (producer_stopped || !handoff.drain()) {
-            producer_stopped = true;
-            return;
-          }
-        }
         d.apply_user(c);
         d.applied_to = c.offset + c.bytes.size();
       }
-      const uint64_t round_offset = c.offset;
       // As perf: the FINISHED_ROUND itself first, then what it releases.
-      emit(std::move(c), kNoAttr);
+      deliver(c.bytes, c.offset, kNoAttr);
       if (type == kRecordFinishedRound) {
         ++stats.rounds;
-        if (options.ordered) {
-          flush(next_flush);
-          next_flush = max_time;
-        }
-        if (d.mapping) {  // what the queue still holds stays in memory
-          uint64_t oldest = round_offset;
-          for (const Queued& q : queue) oldest = std::min(oldest, q.offset);
-          release(oldest);
-        }
+        if (options.ordered) queue.finish_round(deliver_queued);
+        if (d.mapping) d.release_below(queue.lowest_offset(c.offset));  // what the queue holds stays in memory
       }
       return;
     }
@@ -848,92 +596,32 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
     if (options.ordered && attr_index != kNoAttr) {
       auto time = peek_time(c.bytes, d.formats[attr_index]);
       if (time && *time != 0 && *time != ~uint64_t{0}) {
-        if (*time < last_flushed) ++stats.unordered;
-        max_time = std::max(max_time, *time);
-        enqueue(*time, std::move(c), attr_index);
+        queue.push({*time, c.offset, static_cast<uint32_t>(c.bytes.size()), static_cast<uint32_t>(attr_index)},
+                   std::move(c.owned));
         return;
       }
     }
-    emit(std::move(c), attr_index);
+    deliver(c.bytes, c.offset, attr_index);
   };
 
-  auto order = [&] {
-    if (d.fd < 0 && d.pipe) {
-      // Memory pipe data: the open scan's records are re-read from the start.
-      d.pending.clear();
-    }
-    while (!d.pending.empty() && !ordering_stopped()) {
-      Chunk c = std::move(d.pending.front());
-      d.pending.pop_front();
-      handle(std::move(c));
-    }
-    while (!ordering_stopped() && !d.fatal) {
-      auto c = d.next_chunk(&stats);
-      if (!c) break;
-      handle(std::move(*c));
-    }
-    if (d.fatal) return;
-    flush(std::numeric_limits<uint64_t>::max());
-    if (stats.unknown_types)
-      d.warn("skipped " + std::to_string(stats.unknown_types) + " record" + (stats.unknown_types == 1 ? "" : "s") +
-             " of unknown type (the first: " + record_type_name(first_unknown_type) + " at offset " +
-             hex(first_unknown_offset) + "): is this from a newer perf than vperf knows (6.1)?");
-  };
-
-  if (!two_threads) {
-    order();
-  } else {
-    std::exception_ptr ordering_failed;
-    std::thread ordering([&] {
-      try {
-        order();
-        if (!producer_stopped) {
-          hand_over_warnings();
-          if (!batch.empty()) handoff.push(batch);
-        }
-      } catch (...) {
-        ordering_failed = std::current_exception();
-      }
-      handoff.finish();
-    });
-    // However this thread leaves (the callback may throw), the ordering thread ends first.
-    struct StopAndJoin {
-      Handoff& handoff;
-      std::thread& thread;
-      Impl& d;
-      ~StopAndJoin() {
-        handoff.stop();
-        if (thread.joinable()) thread.join();
-        d.held_warnings = nullptr;
-      }
-    } stop_and_join{handoff, ordering, d};
-    HandedBatch taken;
-    Chunk view;  // a record of the mapped file: its bytes, nothing owned
-    while (!stopped && handoff.pop(taken)) {
-      for (const Handed& item : taken.items) {
-        if (stopped) break;
-        switch (item.kind) {
-          case Handed::Kind::Record:
-            view.bytes = item.bytes;
-            view.offset = item.offset;
-            deliver(view, item.attr == kHandedNoAttr ? kNoAttr : item.attr);
-            break;
-          case Handed::Kind::Warning: d.keep_warning(std::move(taken.warnings[item.attr])); break;
-          case Handed::Kind::Release: d.release_below(item.offset); break;
-        }
-      }
-    }
-    handoff.stop();
-    ordering.join();
-    if (ordering_failed) std::rethrow_exception(ordering_failed);
+  if (d.fd < 0 && d.pipe) d.pending.clear();  // memory pipe data: the open scan's records are re-read from the start
+  while (!d.pending.empty() && !stopped) {
+    Chunk c = std::move(d.pending.front());
+    d.pending.pop_front();
+    handle(std::move(c));
+  }
+  while (!stopped && !d.fatal) {
+    auto c = d.next_chunk(&stats);
+    if (!c) break;
+    handle(std::move(*c));
   }
   if (d.fatal) return *d.fatal;
-  stats.records = delivered_stats.records;
-  stats.samples = delivered_stats.samples;
-  stats.lost = delivered_stats.lost;
-  stats.bad_records += delivered_stats.bad_records;
-  stats.by_type = std::move(delivered_stats.by_type);
-  stats.second_thread = two_threads;
+  queue.finish(deliver_queued);
+  stats.unordered = queue.unordered();
+  if (stats.unknown_types)
+    d.warn("skipped " + std::to_string(stats.unknown_types) + " record" + (stats.unknown_types == 1 ? "" : "s") +
+           " of unknown type (the first: " + record_type_name(first_unknown_type) + " at offset " +
+           hex(first_unknown_offset) + "): is this from a newer perf than vperf knows (6.1)?");
   return stats;
 }
 

@@ -62,15 +62,7 @@ struct RecordView {
 using RecordCallback = std::function<bool(const RecordView&)>;
 
 struct ReadOptions {
-  bool ordered = true;  // FINISHED_ROUND time ordering, as perf report / perf script
-  // true: a mapped file's records are read and ordered on a second thread while the caller's
-  // thread parses and delivers them, where the machine has a second CPU and the data holds at
-  // least `second_thread_from_bytes`; what the callback sees is the same. Off by default: since
-  // report and script spend less per sample, the handoff no longer buys wall time and costs CPU
-  // (on 116-174 MB xz and tracepoint profiles, one thread took 0.72-0.82x the CPU time of two
-  // for report and script, and the same or less wall time).
-  bool second_thread = false;
-  uint64_t second_thread_from_bytes = uint64_t{64} << 20;
+  bool ordered = true;  // FINISHED_ROUND time ordering, as perf report / perf script (OrderedRecords)
 };
 
 struct ReadStats {
@@ -83,7 +75,6 @@ struct ReadStats {
   uint64_t compressed = 0;   // skipped COMPRESSED records
   uint64_t unknown_types = 0;  // skipped records of a type perf 6.1 does not define
   bool truncated = false;    // stopped early at a record that did not fit
-  bool second_thread = false;  // ordered on a second thread (ReadOptions::second_thread)
   std::map<uint32_t, uint64_t> by_type;
 };
 
