@@ -7,7 +7,6 @@
 
 #include "cli/command.h"
 #include "cli/kvm_options.h"
-#include "cli/perf_data_input.h"
 #include "core/error.h"
 #include "data/perf_data_reader.h"
 #include "output/json.h"
@@ -15,7 +14,8 @@
 #include "report/annotate_hits.h"
 #include "report/annotate_listing.h"
 #include "report/annotate_printer.h"
-#include "symbols/machines.h"
+#include "report/annotate_code.h"
+#include "session/reading_session.h"
 
 namespace vperf::cli {
 
@@ -39,34 +39,33 @@ std::string hottest_names(const std::vector<report::SymbolHits>& symbols) {
 
 int run_annotate(const AnnotateOptions& o, std::ostream& out, std::ostream& err) {
   report::AsmSyntax syntax = parse_style(o.disassembler_style);
-  data::PerfDataReader reader = open_perf_data(o.input, "vperf record -- COMMAND");
-  symbols::Machines machines{reader_symbol_config(o.code_sources.config)};
-  add_guests(machines, o.guests, o.sample_scope);
-  Result<report::AnnotateHits> hits = report::collect_annotate_hits(reader, machines);
-  if (!hits) throw unreadable_samples(o.input, hits.error());
+  session::ReadingSession session(o.source, "vperf record -- COMMAND");
+  Result<report::AnnotateHits> hits = report::collect_annotate_hits(session.reader(), session.machines());
+  if (!hits) throw session.unreadable(hits.error());
   for (const std::string& warning : hits->warnings) err << "vperf: warning: " << warning << '\n';
-  if (hits->samples == 0) throw UserError(o.input + " has no samples", "record some: vperf record -- COMMAND");
+  if (hits->samples == 0) throw session.no_samples();
   if (hits->symbols.empty())
-    throw UserError("none of the " + std::to_string(hits->samples) + " samples of " + o.input + " resolved to a symbol",
+    throw UserError("none of the " + std::to_string(hits->samples) + " samples of " + session.name() + " resolved to a symbol",
                     "are the recorded binaries still there? (perf.data names them: vperf script shows the dso)");
 
   std::vector<const report::SymbolHits*> chosen;
   for (const report::SymbolHits& s : hits->symbols)
     if (o.symbol.empty() || s.symbol->name == o.symbol) chosen.push_back(&s);
   if (chosen.empty())
-    throw UserError("no samples in symbol '" + o.symbol + "' in " + o.input,
+    throw UserError("no samples in symbol '" + o.symbol + "' in " + session.name(),
                     "the hottest symbols are: " + hottest_names(hits->symbols));
 
   Result<report::Disassembler> disassembler = report::Disassembler::x86_64(syntax);
   if (!disassembler) throw UserError(disassembler.error().describe(), "is libcapstone installed correctly?");
 
+  const report::CodeSources code_sources{o.source.symbols, o.kcore};
   size_t done = 0;
   report::SourceFiles sources;
   boost::json::array annotated;
   std::vector<std::string> failures;
   boost::json::array skipped;
   for (const report::SymbolHits* s : chosen) {
-    Result<report::SymbolCode> code = report::read_symbol_code(s->dso(), *s->symbol, o.code_sources);
+    Result<report::SymbolCode> code = report::read_symbol_code(s->dso(), *s->symbol, code_sources);
     if (!code) {
       failures.push_back("cannot annotate " + std::string(s->symbol->name) + " (" + s->dso().name() + "): " + code.error().describe());
       skipped.push_back(boost::json::object{{"symbol", s->symbol->name}, {"dso", s->dso().name()},
@@ -92,8 +91,8 @@ int run_annotate(const AnnotateOptions& o, std::ostream& out, std::ostream& err)
 void add_annotate_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm) {
   auto options = std::make_shared<AnnotateOptions>();
   CLI::App* sub = app.add_subcommand("annotate", "Disassemble sampled symbols with per-instruction sample shares");
-  sub->add_option("-i,--input", options->input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
-  add_symfs_option(*sub, options->code_sources.config.symfs);
+  sub->add_option("-i,--input", options->source.input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
+  add_symfs_option(*sub, options->source.symbols.symfs);
   sub->add_option("symbol", options->symbol, "Annotate only this symbol (default: every symbol with samples)");
   sub->add_option("-s,--symbol", options->symbol, "Annotate only this symbol (as perf annotate -s)");
   sub->add_option("-M,--disassembler-style", options->disassembler_style, "att (default, objdump's) or intel");
@@ -102,7 +101,7 @@ void add_annotate_command(CLI::App& app, Invocation& inv, std::shared_ptr<const 
   sub->callback([options, sub, kvm, &inv] {
     const bool input_given = sub->count("--input") > 0;
     inv.action = [options, kvm, input_given, &inv] {
-      apply_kvm_defaults(kvm.get(), input_given, *options);
+      apply_kvm_defaults(kvm.get(), input_given, options->source);
       return run_annotate(*options, *inv.out, *inv.err);
     };
   });

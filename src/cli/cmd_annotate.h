@@ -9,21 +9,19 @@
 #include <ostream>
 #include <string>
 
-#include "report/annotate_code.h"
+#include <filesystem>
 
-#include "guest/guest_symbols.h"
+#include "session/reading_session.h"
 
 namespace vperf::cli {
 
 struct AnnotateOptions {
-  std::string input = "perf.data";
+  session::ReadingInput source;  // -i, --symfs, vperf kvm's guests
   std::string symbol;  // empty: every symbol with samples
   std::string disassembler_style = "att";
   bool json = false;
   bool stdio = false;  // perf's --stdio: accepted, text on stdout is the only interface
-  report::CodeSources code_sources;  // tests point kcore and symfs elsewhere
-  guest::GuestSymbolSources guests;  // vperf kvm: the guests' symbols
-  symbols::SampleScope sample_scope;  // vperf kvm: --host/--guest (perf kvm shows the guest only)
+  std::filesystem::path kcore = "/proc/kcore";  // where kernel code is read (tests point it elsewhere)
 };
 
 // Returns 0 when at least one symbol was annotated.

@@ -6,16 +6,14 @@
 
 #include "cli/command.h"
 #include "cli/kvm_options.h"
-#include "cli/perf_data_input.h"
+#include "session/reading_session.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "data/perf_data_reader.h"
 #include "report/flame_graph_svg.h"
 #include "report/folded_stacks.h"
 #include "report/sample_stacks.h"
-#include "symbols/machines.h"
 #include "tracing/trace_dat.h"
-#include "unwind/dwarf_unwinder.h"
 
 namespace vperf::cli {
 
@@ -64,15 +62,14 @@ std::optional<FoldedRecording> fold_trace_dat(const std::string& input, std::ost
 
 FoldedRecording fold_recording(const std::string& input, const FlamegraphOptions& o, std::ostream& err) {
   if (std::optional<FoldedRecording> traced = fold_trace_dat(input, err)) return std::move(*traced);
-  data::PerfDataReader reader = open_perf_data(input, "vperf record -g -- COMMAND");
-  symbols::Machines machines{reader_symbol_config(o.symbols)};
-  add_guests(machines, o.guests, o.sample_scope);
-  std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
-  Result<report::SampleStacks> stacks = report::sample_stacks(reader, machines, unwinder.get(), o.inline_frames);
-  if (!stacks) throw unreadable_samples(input, stacks.error());
+  session::ReadingInput source = o.source;
+  source.input = input;
+  session::ReadingSession session(std::move(source), "vperf record -g -- COMMAND");
+  Result<report::SampleStacks> stacks =
+      report::sample_stacks(session.reader(), session.machines(), session.unwinder(), o.inline_frames);
+  if (!stacks) throw session.unreadable(stacks.error());
   for (const std::string& warning : stacks->warnings) err << "vperf: warning: " << warning << '\n';
-  if (stacks->samples == 0)
-    throw UserError(input + " has no samples", "record some: vperf record -g -- COMMAND");
+  if (stacks->samples == 0) throw session.no_samples();
   FoldedRecording out;
   // The lines as flamegraph.pl reads them, made without their text; the text only for
   // --folded of one recording.
@@ -126,20 +123,20 @@ int run_flamegraph(const FlamegraphOptions& o, std::ostream& out, std::ostream& 
     return before.incomplete || after.incomplete ? 1 : 0;
   }
 
-  FoldedRecording recording = fold_recording(o.input, o, err);
+  FoldedRecording recording = fold_recording(o.source.input, o, err);
   write_output(o, o.folded ? recording.folded : report::flame_graph_svg(recording.profile, svg), out);
   if (o.output != "-")
     err << "vperf flamegraph: " << recording.samples << " samples, " << recording.profile.size() << " stacks -> "
         << o.output << '\n';
-  if (recording.incomplete) err << "vperf flamegraph: the graph is incomplete: " << o.input << " could not be read whole (see the warnings above)\n";
+  if (recording.incomplete) err << "vperf flamegraph: the graph is incomplete: " << o.source.input << " could not be read whole (see the warnings above)\n";
   return recording.incomplete ? 1 : 0;
 }
 
 void add_flamegraph_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm) {
   auto options = std::make_shared<FlamegraphOptions>();
   CLI::App* sub = app.add_subcommand("flamegraph", "Draw an interactive SVG flame graph from perf.data (or from a trace.dat's kernel stacks)");
-  sub->add_option("-i,--input", options->input, "perf.data to read (vperf's or perf's; - for a pipe), or a trace.dat with kernel stacks")->check(non_empty());
-  add_symfs_option(*sub, options->symbols.symfs);
+  sub->add_option("-i,--input", options->source.input, "perf.data to read (vperf's or perf's; - for a pipe), or a trace.dat with kernel stacks")->check(non_empty());
+  add_symfs_option(*sub, options->source.symbols.symfs);
   sub->add_option("-o,--output", options->output, "SVG to write (default flamegraph.svg; - for stdout)")->check(non_empty());
   sub->add_flag("--folded", options->folded, "Write folded stacks (stackcollapse-perf.pl --kernel format) instead");
   sub->add_option("--title", options->title, "Title (default \"Flame Graph\")");
@@ -161,7 +158,7 @@ void add_flamegraph_command(CLI::App& app, Invocation& inv, std::shared_ptr<cons
   sub->callback([options, sub, kvm, &inv] {
     const bool input_given = sub->count("--input") > 0;
     inv.action = [options, kvm, input_given, &inv] {
-      apply_kvm_defaults(kvm.get(), input_given || !options->diff.empty(), *options);
+      apply_kvm_defaults(kvm.get(), input_given || !options->diff.empty(), options->source);
       return run_flamegraph(*options, *inv.out, *inv.err);
     };
   });

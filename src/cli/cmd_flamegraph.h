@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "guest/guest_symbols.h"
+#include "session/reading_session.h"
 
 namespace vperf::cli {
 
 struct FlamegraphOptions {
-  std::string input = "perf.data";
+  session::ReadingInput source;  // -i, --symfs, vperf kvm's guests
   std::string output = "flamegraph.svg";
   bool folded = false;
   std::string title;
@@ -36,9 +36,6 @@ struct FlamegraphOptions {
   std::vector<std::string> diff;  // empty, or {BEFORE, AFTER}: a differential graph
   bool negate = false;
   bool inline_frames = true;  // --no-inline: DWARF-unwound frames without inline chains
-  guest::GuestSymbolSources guests;  // vperf kvm: the guests' symbols
-  symbols::SampleScope sample_scope;  // vperf kvm: --host/--guest (perf kvm shows the guest only)
-  symbols::SymbolConfig symbols;      // --symfs
 };
 
 // Returns 0; messages (the summary line, reader warnings) go to `err`.

@@ -9,10 +9,10 @@
 #include "cli/cmd_record.h"
 #include "cli/libvirt_connect.h"
 #include "guest/domain_guest_mount.h"
-#include "cli/perf_data_input.h"
 #include "cli/target_options.h"
 #include "core/error.h"
 #include "data/perf_data_reader.h"
+#include "session/reading_session.h"
 #include "tracing/tracefs.h"
 #include "kvm/kvm_live_display.h"
 #include "kvm/kvm_live_reader.h"
@@ -113,11 +113,12 @@ int run_kvm_stat_report(const KvmStatReportOptions& options, std::ostream& out, 
   KvmStatReportOptions o = options;
   o.pids = target_pids(o.pids, o.domain, o.uri, o.allow_unsafe_uri);
   ReportChoice choice = parse_report_choice(o.event, o.sort_key, o.vcpu, o.pids);
-  data::PerfDataReader reader = open_perf_data(o.input, kRecordHint);
+  session::ReadingSession recording(session::ReadingInput{.input = o.input}, std::string(kRecordHint));
   kvm::KvmExitAnalysis analysis(choice.filter);
   kvm::KvmPass pass;
-  if (Result<void> read = kvm::analyse_kvm_recording(reader, analysis, pass, nullptr, err); !read) throw user_error(read.error());
-  if (pass.unreadable) throw unreadable_samples(o.input, *pass.unreadable);
+  if (Result<void> read = kvm::analyse_kvm_recording(recording.reader(), analysis, pass, nullptr, err); !read)
+    throw user_error(read.error());
+  if (pass.unreadable) throw recording.unreadable(*pass.unreadable);
   if (std::optional<Error> problem =
           kvm::kvm_report_problem(pass, analysis, {o.input, std::string(kRecordHint), o.domain, o.pids}, err))
     throw user_error(*problem);
@@ -176,7 +177,7 @@ int run_kvm_stat_live(const KvmStatLiveOptions& options, std::ostream& out, std:
   session::record(request, opener, clock, err);
   reader.finish();
   if (!reader.error.empty()) throw UserError(reader.error, "run 'vperf kvm stat record' to see what the recording gives");
-  if (reader.pass.unreadable) throw unreadable_samples("the recording's pipe", *reader.pass.unreadable);
+  if (reader.pass.unreadable) throw session::unreadable_recording("the recording's pipe", *reader.pass.unreadable);
   print_interval();
   return 0;
 }

@@ -7,12 +7,12 @@
 #include "cli/command_events.h"
 #include "cli/libvirt_connect.h"
 #include "cli/kvm_options.h"
-#include "cli/perf_data_input.h"
 #include "cli/target_options.h"
 #include "core/strings.h"
 #include "perf/event_fd.h"
 #include "perf/sample_rate.h"
 #include "session/inline_probes.h"
+#include "session/reading_session.h"
 #include "session/record_session.h"
 #include "symbols/machines.h"
 
@@ -118,7 +118,7 @@ session::RecordRequest record_request(const RecordOptions& o) {
   validate(o);
   if (!o.guests.empty()) {
     symbols::Machines check{symbols::SymbolConfig{}};
-    add_guests(check, o.guests);  // a zeroed or unreadable guest kallsyms stops here, not in report
+    session::add_guests(check, o.guests);  // a zeroed or unreadable guest kallsyms stops here, not in report
   }
   CallGraphChoice cg = parse_call_graph(o);
   CommandEvents resolver;

@@ -1,7 +1,5 @@
 #include "cli/cmd_report.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <memory>
@@ -10,8 +8,6 @@
 
 #include "cli/command.h"
 #include "cli/kvm_options.h"
-#include "cli/perf_data_input.h"
-#include "unwind/dwarf_unwinder.h"
 #include "core/error.h"
 #include "data/perf_data_reader.h"
 #include "output/json.h"
@@ -20,7 +16,7 @@
 #include "report/report_json.h"
 #include "report/report_session.h"
 #include "report/report_stdio.h"
-#include "symbols/machines.h"
+#include "session/reading_session.h"
 
 namespace vperf::cli {
 
@@ -116,46 +112,41 @@ report::CallGraphOptions parse_call_graph(const std::string& spec) {
   return options;
 }
 
-int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& err, unwind::UserStackUnwinder* unwinder) {
-  data::PerfDataReader reader = open_perf_data(o.input, "vperf record -g -- COMMAND");
-  report::HeaderInfo info{o.input, captured_on(o.input)};
+int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& err) {
+  session::ReadingSession session(o.source, "vperf record -g -- COMMAND");
+  data::PerfDataReader& reader = session.reader();
   // A pipe's features may come last (vperf record writes them at the end): read it first.
   if (o.header_only) {
     if (reader.is_pipe()) {
       Result<data::ReadStats> stats = reader.read([](const data::RecordView&) { return true; });
-      if (!stats) throw unreadable_samples(o.input, stats.error());
+      if (!stats) throw session.unreadable(stats.error());
     }
-    write(out, report::render_header(reader, info));
+    write(out, report::render_header(reader, session.header_info()));
     return 0;
   }
-  if (o.header && !reader.is_pipe()) write(out, report::render_header(reader, info));
-
-  symbols::Machines machines{reader_symbol_config(o.symbols)};
-  add_guests(machines, o.guests, o.sample_scope);
+  if (o.header && !reader.is_pipe()) write(out, report::render_header(reader, session.header_info()));
   if (o.dump_raw) {
     Result<data::ReadStats> stats =
-        report::write_report_raw_dump(reader, machines, o.input == "-" ? "pipe" : o.input, out);
-    if (!stats) throw unreadable_samples(o.input, stats.error());
-    for (const std::string& warning : reader.warnings()) err << "vperf: warning: " << warning << '\n';
+        report::write_report_raw_dump(reader, session.machines(), o.source.input == "-" ? "pipe" : o.source.input, out);
+    if (!stats) throw session.unreadable(stats.error());
+    session.print_warnings(err);
     return 0;
   }
-  Result<report::ReportData> data = report::build_report(reader, machines, o.report, unwinder);
-  if (!data) throw unreadable_samples(o.input, data.error());
+  Result<report::ReportData> data = report::build_report(reader, session.machines(), o.report, session.unwinder());
+  if (!data) throw session.unreadable(data.error());
   // What went wrong with the input, on one line: the report below is what could be read.
   if (!data->warnings.empty() && !o.report.quiet) {
     err << "vperf: warning: ";
     for (size_t i = 0; i < data->warnings.size(); ++i) err << (i ? "; " : "") << data->warnings[i];
     err << '\n';
   }
-  if (data->stats.samples == 0)
-    throw UserError((o.input == "-" ? std::string("the pipe") : o.input) + " has no samples",
-                    "record some: vperf record -g -- COMMAND");
+  if (data->stats.samples == 0) throw session.no_samples();
 
   if (o.json) {
     output::print_json(out, report::report_json(*data, o.report));
     return data->traces_printed_from_fields ? 1 : 0;
   }
-  if (o.header && reader.is_pipe()) write(out, report::render_header(reader, info));
+  if (o.header && reader.is_pipe()) write(out, report::render_header(reader, session.header_info()));
   write(out, report::render_stdio(*data, o.report, o.header));
   return data->traces_printed_from_fields ? 1 : 0;  // as ftrace report and script: incomplete
 }
@@ -164,7 +155,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   auto raw = std::make_shared<RawReportOptions>();
   ReportCommandOptions& o = raw->options;
   CLI::App* sub = app.add_subcommand("report", "Summarise a perf.data as perf report --stdio does");
-  sub->add_option("-i,--input", o.input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
+  sub->add_option("-i,--input", o.source.input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
   sub->add_flag("--stdio", raw->stdio, "Text output (the only interface; accepted for perf's command lines)");
   sub->add_option("-s,--sort", raw->sort, "Sort keys: comm,pid,tid,dso,sym,cpu,trace (default comm,dso,sym; trace for tracepoints)");
   sub->add_option("-F,--fields", raw->fields,
@@ -192,7 +183,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_option("--tid", raw->tids, "Only these thread ids (comma list)");
   sub->add_option("-d,--dsos", raw->dsos, "Only these shared objects (comma list)");
   sub->add_option("-S,--symbols", raw->symbols, "Only these symbols (comma list)");
-  add_symfs_option(*sub, o.symbols.symfs);
+  add_symfs_option(*sub, o.source.symbols.symfs);
   auto* header = sub->add_flag("--header", o.header, "Print the perf.data header before the report");
   sub->add_flag("--header-only", o.header_only, "Print the perf.data header only")->excludes(header);
   sub->add_flag("-D,--dump-raw-trace", o.dump_raw, "Dump each record (offset, size, bytes, fields) and the record counts, as perf report -D");
@@ -201,9 +192,8 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
     resolve(*raw);
     const bool input_given = sub->count("--input") > 0;
     inv.action = [raw, kvm, input_given, &inv] {
-      apply_kvm_defaults(kvm.get(), input_given, raw->options);
-      std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
-      return run_report(raw->options, *inv.out, *inv.err, unwinder.get());
+      apply_kvm_defaults(kvm.get(), input_given, raw->options.source);
+      return run_report(raw->options, *inv.out, *inv.err);
     };
   });
 }

@@ -10,31 +10,26 @@
 #include <ostream>
 #include <string>
 
-#include "guest/guest_symbols.h"
 #include "report/report_options.h"
-#include "unwind/user_stack_unwinder.h"
+#include "session/reading_session.h"
 
 namespace vperf::cli {
 
 struct ReportCommandOptions {
-  std::string input = "perf.data";
+  session::ReadingInput source;  // -i, --symfs, vperf kvm's guests
   report::ReportOptions report;
   bool header = false;       // the feature header, then the report
   bool header_only = false;  // the feature header alone
   bool json = false;
   bool dump_raw = false;     // -D: every record dumped, then the record counts (report/raw_dump.h)
-  guest::GuestSymbolSources guests;  // vperf kvm: the guests' symbols
-  symbols::SampleScope sample_scope;  // vperf kvm: --host/--guest (perf kvm shows the guest only)
-  symbols::SymbolConfig symbols;      // --symfs
 };
 
 // Parses perf report's -g/--call-graph value: "graph|fractal|none[,THRESHOLD[,caller|callee]]"
 // (any order; perf's print_limit and sort key fields are accepted as "function").
 report::CallGraphOptions parse_call_graph(const std::string& spec);
 
-// Returns 0. Reader warnings (a truncated file) go to `err`, one line each; bad input throws
-// UserError. `unwinder` recovers the user frames of --call-graph dwarf samples (may be nullptr).
-int run_report(const ReportCommandOptions& options, std::ostream& out, std::ostream& err,
-               unwind::UserStackUnwinder* unwinder = nullptr);
+// Returns 0 (1 when trace text was printed from fields). Reader warnings (a truncated file) go
+// to `err` on one line; bad input throws UserError.
+int run_report(const ReportCommandOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace vperf::cli

@@ -8,7 +8,6 @@
 
 #include "cli/command.h"
 #include "cli/kvm_options.h"
-#include "cli/perf_data_input.h"
 #include "core/error.h"
 #include "data/perf_data_format.h"
 #include "data/perf_data_reader.h"
@@ -20,8 +19,8 @@
 #include "report/script_line.h"
 #include "report/trace_symbols.h"
 #include "tracing/recorded_tracing_data.h"
+#include "session/reading_session.h"
 #include "symbols/machines.h"
-#include "unwind/dwarf_unwinder.h"
 
 namespace vperf::cli {
 
@@ -51,11 +50,10 @@ std::string fallback_event_name(const perf_event_attr& attr, const tracing::Trac
 
 class ScriptRun {
  public:
-  ScriptRun(const ScriptOptions& options, std::ostream& out, std::ostream& err, unwind::UserStackUnwinder* unwinder)
+  ScriptRun(const ScriptOptions& options, std::ostream& out, std::ostream& err)
       : options_(options),
         out_(out),
         err_(err),
-        unwinder_(unwinder),
         tracing_([&err](const std::string& warning) { err << "vperf: warning: " << warning << '\n'; }) {}
 
   int run() {
@@ -68,11 +66,12 @@ class ScriptRun {
       for (const std::string& w : *warnings) err_ << "vperf: warning: " << w << '\n';
     }
 
-    data::PerfDataReader reader = open_perf_data(options_.input, "vperf record -- COMMAND");
+    session::ReadingSession session(options_.source, "vperf record -- COMMAND");
+    data::PerfDataReader& reader = session.reader();
     if (options_.header) {
       // A pipe's features may come last: its header is not known before its samples.
       if (reader.is_pipe()) throw usage_error("--header reads a file's header, and the input is a pipe", "give -i FILE");
-      const std::string header = report::render_header(reader, report::HeaderInfo{options_.input, captured_on(options_.input)});
+      const std::string header = report::render_header(reader, session.header_info());
       out_.write(header.data(), static_cast<std::streamsize>(header.size()));
     }
     tracing_.load_file(reader);
@@ -85,20 +84,19 @@ class ScriptRun {
     layout_ = *layout;
     line_options_.use_callchain = layout_.use_callchain;
     line_options_.max_stack = options_.max_stack;
-    line_options_.user_stacks_unwound = unwinder_ != nullptr;
+    line_options_.user_stacks_unwound = true;
 
     bool any_ip = false;
     for (report::ScriptFieldSet fields : layout_.fields) any_ip = any_ip || (fields & report::kFieldIp);
-    symbols::Machines machines{reader_symbol_config(options_.symbols)};
-    add_guests(machines, options_.guests, options_.sample_scope);
+    symbols::Machines& machines = session.machines();
     report::SampleReplay replay(machines, report::ReplayOptions{.ordered = true,
                                                                 .resolve_chain = any_ip && layout_.use_callchain,
-                                                                .unwinder = unwinder_,
+                                                                .unwinder = session.unwinder(),
                                                                 .inline_frames = options_.inline_frames,
                                                                 .forget_samples = true});
     std::optional<report::RawDump> dump;
     if (options_.dump_raw)
-      dump.emplace(reader, options_.input == "-" ? "pipe" : options_.input, report::RawDumpCommand::Script);
+      dump.emplace(reader, options_.source.input == "-" ? "pipe" : options_.source.input, report::RawDumpCommand::Script);
     replay.set_record_observer([&](const data::RecordView& view) {
       if (tracing_.load_record(view.record)) names_.clear();  // tracepoint names may come from it
       if (dump) dump->append_record(view, buffer_);
@@ -113,17 +111,9 @@ class ScriptRun {
     });
     flush();
     out_.flush();
-    if (!stats) throw unreadable_samples(options_.input, stats.error());
+    if (!stats) throw session.unreadable(stats.error());
     scope_note_ = replay.scope_note();
-    if (stats->truncated && !reader.warnings().empty()) {
-      // The reader may say it twice (a header that promises more, a record cut short); a
-      // truncated file is one event, so one line.
-      err_ << "vperf: warning: ";
-      for (size_t i = 0; i < reader.warnings().size(); ++i) err_ << (i ? "; " : "") << reader.warnings()[i];
-      err_ << '\n';
-    } else {
-      for (const std::string& warning : reader.warnings()) err_ << "vperf: warning: " << warning << '\n';
-    }
+    session.print_warnings(err_, stats->truncated);
     bool printed_from_fields = false;
     if (const tracing::TracepointDecoder* decoder = tracing_.decoder()) {
       for (const std::string& warning : decoder->warnings()) err_ << "vperf: warning: " << warning << '\n';
@@ -179,7 +169,6 @@ class ScriptRun {
   const ScriptOptions& options_;
   std::ostream& out_;
   std::ostream& err_;
-  unwind::UserStackUnwinder* unwinder_;
   report::ScriptFieldLayout layout_;
   report::ScriptLineOptions line_options_;
   tracing::RecordedTracingData tracing_;
@@ -194,15 +183,15 @@ class ScriptRun {
 
 }  // namespace
 
-int run_script(const ScriptOptions& options, std::ostream& out, std::ostream& err, unwind::UserStackUnwinder* unwinder) {
-  return ScriptRun(options, out, err, unwinder).run();
+int run_script(const ScriptOptions& options, std::ostream& out, std::ostream& err) {
+  return ScriptRun(options, out, err).run();
 }
 
 void add_script_command(CLI::App& app, Invocation& inv, std::shared_ptr<const KvmOptions> kvm) {
   auto options = std::make_shared<ScriptOptions>();
   CLI::App* sub = app.add_subcommand("script", "Print the samples of a perf.data as perf script does");
-  sub->add_option("-i,--input", options->input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
-  add_symfs_option(*sub, options->symbols.symfs);
+  sub->add_option("-i,--input", options->source.input, "perf.data to read (vperf's or perf's; - for a pipe)")->check(non_empty());
+  add_symfs_option(*sub, options->source.symbols.symfs);
   sub->add_option("-F,--fields", options->fields,
                   "Fields to print: comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period; "
                   "hw:/sw:/trace: for one event type; +field/-field change the defaults")
@@ -217,9 +206,8 @@ void add_script_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->callback([options, sub, kvm, &inv] {
     const bool input_given = sub->count("--input") > 0;
     inv.action = [options, kvm, input_given, &inv] {
-      apply_kvm_defaults(kvm.get(), input_given, *options);
-      std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
-      return run_script(*options, *inv.out, *inv.err, unwinder.get());
+      apply_kvm_defaults(kvm.get(), input_given, options->source);
+      return run_script(*options, *inv.out, *inv.err);
     };
   });
 }

@@ -11,29 +11,22 @@
 #include <string>
 #include <vector>
 
-#include "unwind/user_stack_unwinder.h"
-
-#include "guest/guest_symbols.h"
+#include "session/reading_session.h"
 
 namespace vperf::cli {
 
 struct ScriptOptions {
-  std::string input = "perf.data";
+  session::ReadingInput source;     // -i, --symfs, vperf kvm's guests
   std::vector<std::string> fields;  // each -F argument, applied in order
   bool hide_callchain = false;      // -G
   unsigned max_stack = 127;
   bool inline_frames = true;        // --no-inline: DWARF-unwound frames without inline chains
   bool header = false;              // --header: the perf.data header first, as perf script --header
   bool dump_raw = false;            // -D: each record dumped (report/raw_dump.h) before its line
-  guest::GuestSymbolSources guests; // vperf kvm: the guests' symbols
-  symbols::SampleScope sample_scope;  // vperf kvm: --host/--guest (perf kvm shows the guest only)
-  symbols::SymbolConfig symbols;      // --symfs
 };
 
 // Writes the samples to `out` (buffered, not flushed per line); warnings go to `err`.
-// `unwinder` (may be nullptr) recovers user frames of --call-graph dwarf samples.
 // Throws UserError / usage_error for bad options or an unreadable input.
-int run_script(const ScriptOptions& options, std::ostream& out, std::ostream& err,
-               unwind::UserStackUnwinder* unwinder = nullptr);
+int run_script(const ScriptOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace vperf::cli

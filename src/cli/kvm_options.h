@@ -17,6 +17,7 @@
 
 #include "events/attr_builder.h"
 #include "guest/guest_symbols.h"
+#include "session/reading_session.h"
 
 namespace vperf::cli {
 
@@ -48,16 +49,15 @@ inline std::filesystem::path guestmount_beside(const std::filesystem::path& data
 // guests' symbols — those given, else the ones a monitor recording kept beside the file —, the
 // machines whose samples it shows (perf kvm: the guest's unless --host), and kvm's data file
 // unless -i named one. Nothing without `kvm`.
-template <typename ReaderOptions>
-void apply_kvm_defaults(const KvmOptions* kvm, bool input_given, ReaderOptions& options) {
+inline void apply_kvm_defaults(const KvmOptions* kvm, bool input_given, session::ReadingInput& source) {
   if (kvm == nullptr) return;
-  if (!input_given) options.input = kvm->data_file();
-  options.guests = kvm->guests;
+  if (!input_given) source.input = kvm->data_file();
+  source.guests = kvm->guests;
   const events::MachineScope scope = kvm->scope();
-  options.sample_scope = symbols::SampleScope{.host = scope.host, .guest = scope.guest};
+  source.scope = symbols::SampleScope{.host = scope.host, .guest = scope.guest};
   std::error_code ec;
-  if (options.guests.empty() && std::filesystem::is_directory(guestmount_beside(options.input), ec))
-    options.guests.mount = guestmount_beside(options.input);
+  if (source.guests.empty() && std::filesystem::is_directory(guestmount_beside(source.input), ec))
+    source.guests.mount = guestmount_beside(source.input);
 }
 
 }  // namespace vperf::cli

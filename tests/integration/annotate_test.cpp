@@ -351,8 +351,8 @@ TEST_F(AnnotateCommand, KernelSymbolsWithoutKernelCodeAreSkippedOneLineEach) {
   std::string data = record_kernel_heavy(tree);
   // Kernel code is read from this path; here it does not exist (as on kernels without kcore).
   cli::AnnotateOptions options;
-  options.input = data;
-  options.code_sources.kcore = tree.root() / "no-kcore";
+  options.source.input = data;
+  options.kcore = tree.root() / "no-kcore";
   std::ostringstream out, err;
   ASSERT_EQ(cli::run_annotate(options, out, err), 0);
   options.json = true;

@@ -22,7 +22,6 @@
 
 #include "cli/cmd_script.h"
 #include "support/capability.h"
-#include "unwind/dwarf_unwinder.h"
 #include "support/fake_event_fs.h"
 #include "support/run_program.h"
 
@@ -361,8 +360,8 @@ void drop_samples_perf_could_not_unwind(std::string& perf_text, std::string& vpe
   vperf_text = keep(vperf_text);
 }
 
-// --call-graph dwarf, with the DWARF unwinder handed to run_script (in-process: the vperf
-// binary's wiring of the unwinder belongs to cli/app.cpp). Both expand DWARF-unwound frames
+// --call-graph dwarf, through run_script in-process (its reading session unwinds the user
+// stacks with libdwfl, as the binary does). Both expand DWARF-unwound frames
 // into inline chains, but perf 6.1 names them through binutils' addr2line and marks an
 // out-of-line function "(inlined)" when its DWARF name differs from its symbol's
 // (intel_check_word vs intel_check_word.constprop.0), so names are compared where that cannot
@@ -373,11 +372,10 @@ TEST_F(ScriptCommand, DwarfCallchainsMatchPerfUpToInlineExpansion) {
   record_perf({"--call-graph", "dwarf", "-e", "cpu-clock", "-o", data, "--", VPERF_WORKLOAD, "spin", "200"});
   std::string theirs = perf_script(data);
   ASSERT_FALSE(theirs.empty());
-  std::unique_ptr<unwind::UserStackUnwinder> unwinder = unwind::make_dwarf_unwinder();
   std::ostringstream out, err;
   cli::ScriptOptions options;
-  options.input = data;
-  EXPECT_EQ(cli::run_script(options, out, err, unwinder.get()), 0);
+  options.source.input = data;
+  EXPECT_EQ(cli::run_script(options, out, err), 0);
   std::string ours = out.str();
   drop_samples_perf_could_not_unwind(theirs, ours);
   EXPECT_TRUE(frames_as_addresses(ours) == frames_as_addresses(theirs))
