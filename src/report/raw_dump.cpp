@@ -12,7 +12,7 @@
 #include "core/byte_reader.h"
 #include "core/cpu_set.h"  // format_cpu_list: perf's cpu_map__snprint
 #include "data/perf_data_format.h"
-#include "report/report_session.h"
+#include "report/event_names.h"
 #include "tracing/recorded_tracing_data.h"
 
 namespace vperf::report {
@@ -503,7 +503,7 @@ Result<data::ReadStats> write_report_raw_dump(data::PerfDataReader& reader, symb
   if (stats) {
     std::vector<std::string> names;
     for (const data::EventAttrEntry& entry : reader.attrs())
-      names.push_back(entry.name.empty() ? report_event_name(entry.attr, tracing.decoder()) : entry.name);
+      names.push_back(event_name(entry, tracing.decoder()));
     buffer += aggregated_stats(*stats, dump.samples_per_event(), names);
   }
   flush();

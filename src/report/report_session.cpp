@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "data/perf_data_format.h"
+#include "report/event_names.h"
 #include "report/restricted_kernel_maps.h"
 #include "report/trace_symbols.h"
 #include "tracing/recorded_tracing_data.h"
@@ -82,31 +83,6 @@ class TraceText {
 };
 
 }  // namespace
-
-namespace {
-
-// perf's name for an event a file does not name (a pipe whose EVENT_DESC never came).
-std::string fallback_event_name(const perf_event_attr& attr) {
-  static constexpr const char* kHardware[] = {"cycles", "instructions", "cache-references", "cache-misses", "branches",
-                                              "branch-misses", "bus-cycles", "stalled-cycles-frontend",
-                                              "stalled-cycles-backend", "ref-cycles"};
-  static constexpr const char* kSoftware[] = {"cpu-clock", "task-clock", "page-faults", "context-switches",
-                                              "cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
-                                              "emulation-faults", "dummy", "bpf-output", "cgroup-switches"};
-  if (attr.type == PERF_TYPE_HARDWARE && attr.config < std::size(kHardware)) return kHardware[attr.config];
-  if (attr.type == PERF_TYPE_SOFTWARE && attr.config < std::size(kSoftware)) return kSoftware[attr.config];
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "unknown attr type: %u", attr.type);
-  return buf;
-}
-
-}  // namespace
-
-std::string report_event_name(const perf_event_attr& attr, const tracing::TracepointDecoder* decoder) {
-  if (decoder && attr.type == PERF_TYPE_TRACEPOINT)
-    if (std::optional<std::string> name = decoder->event_name(attr.config)) return *name;
-  return fallback_event_name(attr);
-}
 
 Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines& machines, const ReportOptions& options,
                                 unwind::UserStackUnwinder* unwinder) {
@@ -185,7 +161,7 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
   for (size_t i = 0; i < report.events.size(); ++i) {
     if (report.events[i].name.empty() && i < reader.attrs().size()) report.events[i].name = reader.attrs()[i].name;
     if (report.events[i].name.empty() && i < reader.attrs().size())
-      report.events[i].name = report_event_name(reader.attrs()[i].attr, trace_text.tracing().decoder());
+      report.events[i].name = event_name(reader.attrs()[i].attr, trace_text.tracing().decoder());
   }
   return report;
 }

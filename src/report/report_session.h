@@ -58,11 +58,6 @@ struct ReportData {
 // "trace".
 ReportLayout resolve_layout(const ReportOptions& options, const std::vector<perf_event_attr>& attrs, bool pipe);
 
-// perf's name for an event the file does not name (a pipe whose EVENT_DESC never came): a
-// tracepoint's from the tracing data (`decoder`, may be nullptr), a builtin's, or
-// "unknown attr type: N".
-std::string report_event_name(const perf_event_attr& attr, const tracing::TracepointDecoder* decoder);
-
 Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines& machines, const ReportOptions& options,
                                 unwind::UserStackUnwinder* unwinder = nullptr);
 
