@@ -19,43 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "session/stat_run.h"
+
 namespace vperf::cli {
 
-struct StatOptions {
-  std::vector<std::string> events;  // -e, each may hold several comma-separated events
-  int detail = 0;                   // -d count: 0..3
-  bool system_wide = false;         // -a
-  std::string cpus;                 // -C
-  std::string pids;                 // -p, comma-separated
-  std::string tids;                 // -t, comma-separated
-  std::string cgroup;               // -G, a cgroup path under the cgroup mount
-  bool no_aggr = false;             // -A
-  bool per_core = false;
-  bool per_die = false;
-  bool per_socket = false;
-  int repeat = 1;                   // -r
-  unsigned interval_ms = 0;         // -I
-  unsigned interval_count = 0;      // --interval-count
-  bool summary = false;             // --summary (with -I)
-  std::string csv_separator;        // -x; empty: text
-  bool json = false;
-  std::string output_file;          // -o
-  unsigned timeout_ms = 0;          // --timeout
-  bool big_num = false;             // -B: thousands separators in text output
-  bool no_inherit = false;          // -i
-  bool null_run = false;            // -n: no default events, only the times (perf stat --null)
-  double max_overhead_percent = 5;  // --max-overhead: warn when a probe costs more of one CPU
-  std::vector<std::string> command;
-};
+// The options bind straight onto the request the session runs.
+using StatOptions = session::StatRequest;
 
-// The events the options ask for: -e as given, else perf's default set for the -d level
-// ("cpu-clock" instead of "task-clock" when counting system-wide). `have_stalled_cycles`:
-// the core PMU publishes stalled-cycles-frontend/backend (perf adds them then).
-std::string stat_event_list(const StatOptions& options, bool have_stalled_cycles);
-
-// Runs the whole command; returns the exit status. `err` (stderr) receives the counts unless
-// -o is given, and the line saying a signal ended the command. Throws UserError / usage_error
-// with one line and a hint.
 int run_stat(const StatOptions& options, std::ostream& err);
 
 }  // namespace vperf::cli

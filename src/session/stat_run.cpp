@@ -1,0 +1,198 @@
+#include "session/stat_run.h"
+
+#include <langinfo.h>
+#include <locale.h>
+
+#include <algorithm>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <optional>
+#include <sstream>
+
+#include "core/cpu_topology.h"
+#include "core/error.h"
+#include "core/files.h"
+#include "core/scoped_fd.h"
+#include "core/strings.h"
+#include "perf/stop_signals.h"
+#include "perf/workload.h"
+#include "session/count_run.h"
+#include "session/probe_cost.h"
+#include "stat/stat_printer.h"
+#include "tracing/tracefs.h"
+
+namespace vperf::session {
+
+namespace {
+
+// perf 6.1's default set and what each -d adds (builtin-stat.c's default and detailed attrs).
+constexpr const char* kDefaultEvents = "context-switches,cpu-migrations,page-faults,cycles";
+constexpr const char* kStalledCycles = "stalled-cycles-frontend,stalled-cycles-backend";
+constexpr const char* kDefaultEventsEnd = "instructions,branches,branch-misses";
+constexpr const char* kDetailedEvents[] = {
+    "L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses",
+    "L1-icache-loads,L1-icache-load-misses,dTLB-loads,dTLB-load-misses,iTLB-loads,iTLB-load-misses",
+    "L1-dcache-prefetches,L1-dcache-prefetch-misses",
+};
+
+stat::AggrMode aggregation_of(const StatRequest& o) {
+  if (o.no_aggr) return stat::AggrMode::PerCpu;
+  if (o.per_core) return stat::AggrMode::PerCore;
+  if (o.per_die) return stat::AggrMode::PerDie;
+  if (o.per_socket) return stat::AggrMode::PerSocket;
+  return stat::AggrMode::Global;
+}
+
+// perf prints counts with "%'f": the user's locale decides whether thousands are grouped
+// (not under C or C.UTF-8). vperf asks the locale without switching the process to it.
+bool locale_groups_thousands() {
+  locale_t user = ::newlocale(LC_NUMERIC_MASK, "", static_cast<locale_t>(0));
+  if (user == static_cast<locale_t>(0)) return false;
+  const char* separator = ::nl_langinfo_l(THOUSEP, user);
+  bool groups = separator != nullptr && separator[0] != '\0';
+  ::freelocale(user);
+  return groups;
+}
+
+std::string started_on_line() {
+  std::time_t now = std::time(nullptr);
+  char buf[64];
+  ::ctime_r(&now, buf);  // ends with '\n'
+  return std::string("# started on ") + buf + "\n";
+}
+
+stat::StatPrintOptions print_options(const StatRequest& options, const stat::CountTarget& target) {
+  stat::StatPrintOptions print;
+  print.format = options.json ? stat::StatFormat::Json
+                 : options.csv_separator.empty() ? stat::StatFormat::Text
+                                                 : stat::StatFormat::Csv;
+  print.csv_separator = options.csv_separator;
+  print.aggregation = aggregation_of(options);
+  print.interval = options.interval_ms > 0;
+  print.interval_ns = uint64_t{options.interval_ms} * 1000000;
+  print.interval_summary = options.summary;
+  print.runs = options.repeat;
+  // perf shows the command's user/sys times only when it counted just the command.
+  print.show_rusage = !options.command.empty() && options.repeat == 1 && target.cpus.empty() && target.threads.empty();
+  print.thousands_grouping = options.big_num || locale_groups_thousands();
+  print.null_run = options.null_run;
+  return print;
+}
+
+// What the summary's header says was counted.
+stat::StatTarget described_target(const StatRequest& options) {
+  stat::StatTarget described;
+  described.command = options.command;
+  described.system_wide = options.system_wide;
+  described.cpu_list = options.cpus;
+  described.pid = options.pids;
+  described.tid = options.tids;
+  return described;
+}
+
+// The -r runs (a stop signal ends counting without a command), each added to the printer;
+// returns the last run's exit.
+std::optional<perf::WorkloadExit> count_runs(const StatRequest& options, const std::vector<events::ResolvedGroup>& groups,
+                                             const stat::CountTarget& target, const perf::StopSignals& signals,
+                                             const PrinterFor& printer_for,
+                                             const std::function<void(const CountRunResult&)>& add_run) {
+  CountRunOptions run_options{options.command, options.interval_ms, options.interval_count, options.timeout_ms};
+  perf::KernelPerfEventOpener opener;
+  SystemRunClock clock;
+  std::optional<perf::WorkloadExit> last_exit;
+  for (int run = 0; run < options.repeat; ++run) {
+    CountRunResult result = count_once(run_options, groups, target, opener, signals, clock, printer_for);
+    last_exit = result.exit;
+    add_run(result);
+    if (signals.received() && options.command.empty()) break;
+  }
+  return last_exit;
+}
+
+// A warning for each probe event of the last run whose hits cost more than the budget.
+void warn_probe_overhead(const std::vector<stat::StatEvent>& events, const CountRunResult& run, double budget_cpus, std::ostream& err) {
+  if (std::none_of(events.begin(), events.end(), [](const stat::StatEvent& e) { return e.name.find(':') != std::string::npos; })) return;
+  Result<tracing::Tracefs> tracefs = tracing::Tracefs::open_mounted();
+  if (!tracefs) return;
+  const std::vector<std::string> probes = probe_event_names(*tracefs);
+  const ProbeHitCost cost = probe_hit_cost();
+  for (size_t i = 0; i < events.size() && i < run.totals.counts.size(); ++i) {
+    if (std::find(probes.begin(), probes.end(), events[i].name) == probes.end()) continue;
+    uint64_t hits = 0;
+    for (const stat::CounterSample& sample : run.totals.counts[i].samples) hits += sample.reading.value;
+    if (std::optional<std::string> warning =
+            probe_overhead_warning(events[i].name, hits, static_cast<double>(run.totals.elapsed_ns) / 1e9, cost, budget_cpus))
+      err << *warning << '\n';
+  }
+}
+
+}  // namespace
+
+std::string stat_event_list(const StatRequest& options, bool have_stalled_cycles) {
+  if (!options.events.empty()) return join(options.events, ",");
+  if (options.null_run) return "";
+  bool cpu_wide = options.system_wide || !options.cpus.empty();
+  std::string list = std::string(cpu_wide ? "cpu-clock," : "task-clock,") + kDefaultEvents;
+  if (have_stalled_cycles) list += std::string(",") + kStalledCycles;
+  list += std::string(",") + kDefaultEventsEnd;
+  for (int level = 0; level < options.detail && level < 3; ++level) list += std::string(",") + kDetailedEvents[level];
+  return list;
+}
+
+int run_stat(const StatRequest& options, const std::vector<events::ResolvedGroup>& groups, stat::CountTarget target,
+             std::ostream& err) {
+  ScopedFd cgroup;
+  if (!options.cgroup.empty()) {
+    cgroup = open_cgroup(options.cgroup);
+    target.cgroup_fd = cgroup.get();
+  }
+
+  // -o: the counts are kept and written whole at the end (replace_file: never through a
+  // symlink, never a half-written file in place of the old one).
+  std::ostringstream file;
+  std::ostream* out = &err;
+  auto write_output_file = [&options](const std::string& text) {
+    if (Result<size_t> written = replace_file(options.output_file, text); !written)
+      throw UserError("cannot write " + options.output_file + ": " + written.error().describe(),
+                      "give -o a file in a directory you can create files in");
+  };
+  if (!options.output_file.empty()) {
+    file << started_on_line();
+    write_output_file(file.str());  // fails before counting if the file cannot be written
+    out = &file;
+  }
+
+  const stat::StatPrintOptions print = print_options(options, target);
+  Result<perf::StopSignals> signals = perf::StopSignals::install();
+  if (!signals) throw UserError("cannot install signal handlers: " + signals.error().describe(), "");
+
+  std::optional<stat::StatPrinter> printer;
+  std::vector<stat::StatEvent> counted;  // the session's events, for the probe-cost warnings
+  auto printer_for = [&](const std::vector<stat::StatEvent>& events) -> stat::StatPrinter& {
+    if (!printer) {
+      counted = events;
+      Result<CpuTopology> topology = load_cpu_topology();
+      if (!topology) throw UserError("cannot read the CPU topology: " + topology.error().describe(), "is /sys mounted?");
+      printer.emplace(events, print, std::move(topology).value(), *out);
+    }
+    return *printer;
+  };
+  std::optional<CountRunResult> last_run;
+  std::optional<perf::WorkloadExit> last_exit = count_runs(options, groups, target, *signals, printer_for, [&](const CountRunResult& r) {
+    printer->add_run(r.totals, r.times);
+    last_run = r;
+  });
+  // perf's psignal line comes before the counts.
+  if (last_exit && last_exit->signaled)
+    err << options.command.front() << ": " << ::strsignal(last_exit->code) << '\n';
+  printer->print_summary(stat::describe_target(described_target(options)));
+  out->flush();
+  if (!*out) throw UserError("could not write the counts", "check the file system");
+  if (!options.output_file.empty()) write_output_file(file.str());
+  if (last_run) warn_probe_overhead(counted, *last_run, options.max_overhead_percent / 100.0, err);
+
+  return last_exit ? last_exit->shell_status() : 0;
+}
+
+}  // namespace vperf::session
