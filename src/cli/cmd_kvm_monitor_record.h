@@ -21,36 +21,19 @@
 // moved before it was dumped) stay under plain vcpu-clock. The registers and each stack are two
 // monitor commands apart while the vCPU runs on; --pause stops the VM for each tick so that
 // every kernel-mode sample gets its stack, at the cost of guest time (measured in docs/guest.md).
-#include <sys/types.h>
-
-#include <chrono>
-#include <filesystem>
-#include <optional>
 #include <ostream>
 #include <string>
-#include <vector>
 
-#include "guest/guest_symbols.h"
-#include "guest/kernel_stacks.h"
+#include "session/vm_record.h"
 
 namespace vperf::cli {
 
+// The recording's request, and the libvirt URI it goes through with --domain (checked here:
+// an unsafe URI needs --allow-unsafe-uri).
 struct MonitorRecordOptions {
-  std::vector<std::string> cmdline;  // the whole command line, for perf.data's header
-  std::filesystem::path qmp;   // QEMU's QMP socket
-  std::filesystem::path qga;   // the guest agent's socket (optional)
-  std::string domain;          // or a libvirt domain: its monitor (unless --qmp), pid and agent
+  session::VmRecordRequest request;
   std::string uri = "qemu:///system";
   bool allow_unsafe_uri = false;  // --allow-unsafe-uri
-  double frequency = 1000;     // ticks per second, each sampling every vCPU
-  std::optional<double> duration_seconds;
-  std::string output = "perf.data.guest";
-  bool quiet = false;
-  std::vector<std::string> command;
-  guest::GuestSymbolSources guests;  // --guestkallsyms/--guestmodules instead of the agent
-  bool call_graph = false;           // -g: guest kernel stacks
-  std::optional<guest::StackMethod> stack_method;  // --call-graph orc|fp|scan; unset: the best available
-  bool pause = false;                // --pause: stop the VM during each tick (consistent stacks)
 };
 
 int run_monitor_record(const MonitorRecordOptions& options, std::ostream& err);

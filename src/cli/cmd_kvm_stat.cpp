@@ -6,7 +6,7 @@
 #include <memory>
 #include <mutex>
 
-#include "cli/cmd_record.h"
+#include "cli/perf_record_options.h"
 #include "cli/libvirt_connect.h"
 #include "guest/domain_guest_mount.h"
 #include "cli/target_options.h"

@@ -18,6 +18,7 @@
 #include "events/attr_builder.h"
 #include "guest/guest_symbols.h"
 #include "session/reading_session.h"
+#include "session/vm_record.h"
 
 namespace vperf::cli {
 
@@ -39,12 +40,6 @@ struct KvmOptions {
   }
 };
 
-// Where `vperf kvm record --qmp` keeps the guest symbols it fetched for FILE: a --guestmount
-// directory beside it, FILE.guestmount/<VMM pid>/proc/{kallsyms,modules}.
-inline std::filesystem::path guestmount_beside(const std::filesystem::path& data_file) {
-  return data_file.string() + ".guestmount";
-}
-
 // A perf.data reader's options under `vperf kvm` (report, script, flamegraph, annotate): the
 // guests' symbols — those given, else the ones a monitor recording kept beside the file —, the
 // machines whose samples it shows (perf kvm: the guest's unless --host), and kvm's data file
@@ -56,8 +51,8 @@ inline void apply_kvm_defaults(const KvmOptions* kvm, bool input_given, session:
   const events::MachineScope scope = kvm->scope();
   source.scope = symbols::SampleScope{.host = scope.host, .guest = scope.guest};
   std::error_code ec;
-  if (source.guests.empty() && std::filesystem::is_directory(guestmount_beside(source.input), ec))
-    source.guests.mount = guestmount_beside(source.input);
+  if (source.guests.empty() && std::filesystem::is_directory(session::guestmount_beside(source.input), ec))
+    source.guests.mount = session::guestmount_beside(source.input);
 }
 
 }  // namespace vperf::cli

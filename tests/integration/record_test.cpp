@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cmd_record.h"
+#include "cli/perf_record_options.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/strings.h"
