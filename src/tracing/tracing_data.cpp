@@ -11,13 +11,14 @@
 
 #include "core/byte_writer.h"
 #include "core/files.h"
+#include "data/perf_data_format.h"
+#include "data/perf_record.h"
 #include "tracing/tracefs_events.h"
 
 namespace vperf::tracing {
 
 namespace {
 
-constexpr uint32_t kRecordHeaderTracingData = 66;  // PERF_RECORD_HEADER_TRACING_DATA
 
 // A text with its size in front, as a SizeType.
 template <typename SizeType>
@@ -94,13 +95,15 @@ Result<std::vector<uint8_t>> build_local_tracing_data(const std::vector<Tracepoi
 }
 
 std::vector<uint8_t> tracing_data_record(const std::vector<uint8_t>& tracing_data) {
-  uint32_t padded = static_cast<uint32_t>((tracing_data.size() + 7) & ~size_t{7});
-  std::vector<uint8_t> record(12 + padded, 0);
-  perf_event_header header{kRecordHeaderTracingData, 0, 12};
-  std::memcpy(record.data(), &header, sizeof header);
-  std::memcpy(record.data() + 8, &padded, sizeof padded);
-  std::memcpy(record.data() + 12, tracing_data.data(), tracing_data.size());
-  return record;
+  // As perf: the size counts the data padded to 8 bytes, which follows the record's header.
+  data::TracingDataRecord body;
+  body.data = tracing_data;
+  body.data.resize((tracing_data.size() + 7) & ~size_t{7}, 0);
+  body.size = static_cast<uint32_t>(body.data.size());
+  data::Record record;
+  record.type = data::kRecordHeaderTracingData;
+  record.body = std::move(body);
+  return data::build_record(record, nullptr);
 }
 
 std::string saved_cmdlines_with(std::string_view kernels, const std::map<int, std::string>& known) {

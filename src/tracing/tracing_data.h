@@ -48,7 +48,8 @@ Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const st
 // The same from this machine's tracefs (find_tracefs_root).
 Result<std::vector<uint8_t>> build_local_tracing_data(const std::vector<TracepointName>& recorded);
 
-// The pipe-mode record: {perf_event_header type 66, u32 size} then the data padded to 8.
+// The pipe-mode record, as perf writes it (data::build_record): {perf_event_header type 66 of
+// size 16, u32 size, 4 bytes of padding}, then the data padded to 8.
 std::vector<uint8_t> tracing_data_record(const std::vector<uint8_t>& tracing_data);
 
 // saved_cmdlines text ("PID COMM" lines) from the kernel's, with the comms a recorder knows for
