@@ -1,6 +1,6 @@
 #pragma once
 // Stop signals: while a StopSignals is alive, SIGINT, SIGTERM and SIGHUP do not kill vperf.
-// Each one is recorded and makes fd() readable, so a poll() loop (Workload::wait_for, an
+// Each one is recorded and makes fd() readable, so a session::RunLoop (a workload, an
 // interval timer, a ring-buffer reader) wakes up and decides what to do: forward it to the
 // workload, stop counting, print what was counted, and only then end.
 //

@@ -1,6 +1,5 @@
 #include "perf/workload.h"
 
-#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -143,20 +142,21 @@ Result<void> Workload::start() {
   control_.reset();
   if (got == 0) return {};  // end-of-file: the CLOEXEC end closed, exec succeeded
   if (got == sizeof exec_errno) {
-    (void)reap();  // it _exits(127) right after telling us
+    (void)reap(true);  // it _exits(127) right after telling us
     return Error{what, exec_errno};
   }
   return Error{what + ": short message from the child", 0};
 }
 
-Result<WorkloadExit> Workload::reap() {
+Result<std::optional<WorkloadExit>> Workload::reap(bool block) {
   int status = 0;
   rusage usage{};
   pid_t r;
   do {
-    r = ::wait4(pid_, &status, 0, &usage);
+    r = ::wait4(pid_, &status, block ? 0 : WNOHANG, &usage);
   } while (r < 0 && errno == EINTR);
   if (r < 0) return Error::from_errno("wait4 " + std::to_string(pid_));
+  if (r == 0) return std::optional<WorkloadExit>();  // WNOHANG: still running
   WorkloadExit out;
   out.signaled = WIFSIGNALED(status);
   out.code = out.signaled ? WTERMSIG(status) : WEXITSTATUS(status);
@@ -164,40 +164,20 @@ Result<WorkloadExit> Workload::reap() {
   out.system_seconds = seconds(usage.ru_stime);
   exit_ = out;
   pidfd_.reset();
-  return out;
+  return std::optional<WorkloadExit>(out);
 }
 
-Result<std::optional<WorkloadExit>> Workload::wait_for(std::optional<std::chrono::milliseconds> timeout,
-                                                       const StopSignals* signals) {
-  using Clock = std::chrono::steady_clock;
+Result<std::optional<WorkloadExit>> Workload::try_reap() {
   if (exit_) return std::optional<WorkloadExit>(*exit_);
   if (pid_ <= 0) return Error{"wait for a workload that was never prepared", ECHILD};
-  const std::optional<Clock::time_point> deadline =
-      timeout ? std::optional<Clock::time_point>(Clock::now() + *timeout) : std::nullopt;
-  for (;;) {
-    int poll_ms = -1;
-    if (deadline) {
-      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
-      poll_ms = static_cast<int>(std::max<std::chrono::milliseconds::rep>(0, std::min<std::chrono::milliseconds::rep>(left.count(), 1 << 30)));
-    }
-    pollfd fds[2] = {{pidfd_.get(), POLLIN, 0}, {signals ? signals->fd() : -1, POLLIN, 0}};
-    const int rc = ::poll(fds, 2, poll_ms);
-    if (rc < 0) {
-      if (errno == EINTR) continue;
-      return Error::from_errno("poll on the workload");
-    }
-    if (fds[0].revents != 0) {  // POLLIN once it has exited (POLLERR would mean a bad pidfd)
-      Result<WorkloadExit> done = reap();
-      if (!done) return done.error();
-      return std::optional<WorkloadExit>(*done);
-    }
-    if (fds[1].revents != 0) {
-      std::vector<StopSignal> got = signals->take();
-      forward(got);
-      if (!got.empty()) return std::optional<WorkloadExit>();
-    }
-    if (deadline && Clock::now() >= *deadline) return std::optional<WorkloadExit>();
-  }
+  return reap(false);
+}
+
+Result<WorkloadExit> Workload::wait() {
+  if (exit_) return *exit_;
+  if (pid_ <= 0) return Error{"wait for a workload that was never prepared", ECHILD};
+  VPERF_TRY(std::optional<WorkloadExit> exit, reap(true));
+  return *exit;
 }
 
 void Workload::forward(const std::vector<StopSignal>& signals) {

@@ -4,18 +4,19 @@
 //   auto w = Workload::prepare(argv);      // fork: the child waits, nothing is exec'd yet
 //   open counters on w->pid() with enable_on_exec (and inherit)
 //   w->start();                            // the child execs; counting starts at exec
-//   w->wait_for(timeout, &stop_signals);   // poll on a pidfd and on the stop signals
+//   a session::RunLoop watches w->exit_fd() and the stop signals; try_reap() when it is readable
 //
 // The child stays in vperf's process group, so a terminal's ^C reaches both, as with perf.
 // Before exec it gets back the signal dispositions vperf had before StopSignals::install().
 // A child that is never start()ed never execs: it waits for one "go" byte and _exits(127)
 // when the parent end closes instead (the destructor, or vperf dying).
 //
-// Signals while waiting (see StopSignals): wait_for returns nullopt after forwarding the
-// signal to the child with kill(), except a signal from the terminal (si_code SI_KERNEL),
-// which the tty already sent to the whole foreground group, child included; forwarding it
-// would deliver ^C twice. The caller then normally waits again (the child usually ends at
-// once) and prints what was counted, like perf.
+// Signals while waiting (see StopSignals): the loop's signal handler calls forward(), which
+// passes a signal on to the child with kill(), except a signal from the terminal (si_code
+// SI_KERNEL), which the tty already sent to the whole foreground group, child included;
+// forwarding it would deliver ^C twice. The loop then normally waits on (the child usually
+// ends at once) and the command prints what was counted, like perf. Workload waits in no loop
+// of its own: RunLoop is the one place a command waits.
 //
 // perf 6.1 for comparison (measured, `perf stat -e task-clock -- CMD`):
 //  - ^C (SIGINT to the group): perf catches it and does not forward it; the child gets it
@@ -77,21 +78,22 @@ class Workload {
   // and the Error is "cannot run 'foo': No such file or directory" (exec's errno). Once only.
   Result<void> start();
 
-  // Waits up to `timeout` (nullopt: no limit) for the child to end and reaps it. Returns the
-  // exit, or nullopt when the time ran out or a stop signal arrived (it has then been
-  // forwarded, see above). After the exit has been returned, returns it again at once.
-  Result<std::optional<WorkloadExit>> wait_for(std::optional<std::chrono::milliseconds> timeout,
-                                               const StopSignals* signals);
+  // The child's exit once it has ended (reaped now, or remembered from before), else nullopt;
+  // never blocks.
+  Result<std::optional<WorkloadExit>> try_reap();
+  // Blocks until the child has ended and reaps it (no timeout, no signals: for those, wait in
+  // a RunLoop). After the exit has been returned, returns it again at once.
+  Result<WorkloadExit> wait();
 
   // Sends `signal` to the child unless it has been reaped.
   void terminate(int signal = SIGTERM);
 
   // Forwards stop signals to the child, all but those a terminal sent (the tty already gave
-  // them to the whole foreground group, child included): what wait_for does with them.
+  // them to the whole foreground group, child included).
   void forward(const std::vector<StopSignal>& signals);
 
-  // Readable once the child has exited (a pidfd), for a caller's own poll loop; wait_for
-  // with a zero timeout then reaps it. -1 before prepare().
+  // Readable once the child has exited (a pidfd), for a RunLoop to watch; try_reap() then reaps
+  // it. -1 before prepare().
   int exit_fd() const { return pidfd_.get(); }
 
   bool reaped() const { return exit_.has_value(); }
@@ -99,7 +101,8 @@ class Workload {
  private:
   Workload(pid_t pid, ScopedFd control, ScopedFd pidfd, std::vector<std::string> argv)
       : pid_(pid), control_(std::move(control)), pidfd_(std::move(pidfd)), argv_(std::move(argv)) {}
-  Result<WorkloadExit> reap();
+  // wait4 on the child: blocking, or with WNOHANG (nullopt while it runs).
+  Result<std::optional<WorkloadExit>> reap(bool block);
   void kill_and_reap();
 
   pid_t pid_ = -1;

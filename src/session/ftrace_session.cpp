@@ -155,14 +155,11 @@ Result<void> prepare(PreparedRun& run, const FtraceRunOptions& options, std::ost
 }
 
 // Starts tracing and the workload: tracing first (the workload's first event must land), or,
-// with a delay, the workload first and tracing that long after.
+// with a delay, the workload alone: wait_for_end starts tracing that long after, in its loop,
+// so that a stop signal during the delay ends the run at once.
 Result<void> start(PreparedRun& run, const FtraceRunOptions& options) {
   if (!options.delay) VPERF_TRY(tracing::start_tracing(*run.buffer));
   if (run.workload) VPERF_TRY(run.workload->start());
-  if (options.delay) {
-    ::usleep(static_cast<useconds_t>(options.delay->count() * 1000));
-    VPERF_TRY(tracing::start_tracing(*run.buffer));
-  }
   return {};
 }
 
@@ -200,11 +197,18 @@ Result<int> wait_for_end(PreparedRun& run, const FtraceRunOptions& options, std:
     if (!options.pids.empty() && !options.all_tasks)
       loop.watch_tasks(options.pids, std::chrono::milliseconds(100), [] { return Next::stop; });
   }
+  Result<void> delayed_start;
+  if (options.delay)
+    loop.at(loop.now() + std::chrono::duration_cast<std::chrono::nanoseconds>(*options.delay), [&] {
+      delayed_start = tracing::start_tracing(*run.buffer);
+      return delayed_start ? Next::keep_going : Next::stop;
+    });
   if (options.duration)
     loop.at(loop.now() + std::chrono::duration_cast<std::chrono::nanoseconds>(*options.duration), [] { return Next::stop; });
   if (tick)
     loop.every(loop.now() + *tick, *tick, [&] { return on_tick() ? Next::keep_going : Next::stop; });
   VPERF_TRY(loop.run());
+  if (!delayed_start) return delayed_start.error();
   return status;
 }
 

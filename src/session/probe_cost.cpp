@@ -99,9 +99,9 @@ Result<double> measure_probe_hit_cost(const std::filesystem::path& workload, uin
         counter = std::move(opened);
       }
       VPERF_TRY(run.start());
-      VPERF_TRY(std::optional<perf::WorkloadExit> exit, run.wait_for(std::nullopt, nullptr));
-      if (!exit || exit->signaled || exit->code != 0) return Error{"the calibration run of " + workload.string() + " failed"};
-      const double seconds = exit->user_seconds + exit->system_seconds;
+      VPERF_TRY(perf::WorkloadExit exit, run.wait());
+      if (exit.signaled || exit.code != 0) return Error{"the calibration run of " + workload.string() + " failed"};
+      const double seconds = exit.user_seconds + exit.system_seconds;
       if (!probed) {
         pair.first = seconds;
         continue;

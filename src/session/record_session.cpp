@@ -294,7 +294,7 @@ void RecordSession::sample() {
   };
   auto end_workload = [this] {
     workload_->terminate(SIGTERM);
-    if (auto ended = workload_->wait_for(std::nullopt, nullptr); ended && *ended) exit_ = **ended;
+    if (Result<perf::WorkloadExit> ended = workload_->wait(); ended) exit_ = *ended;
   };
 
   RunLoop loop(clock_);

@@ -42,7 +42,7 @@ void RunLoop::watch_signals(const perf::StopSignals& signals, OnSignals on_signa
 
 void RunLoop::watch_workload(perf::Workload& workload, OnExit on_exit) {
   watch_fd(workload.exit_fd(), [this, &workload, on_exit = std::move(on_exit)](short) {
-    Result<std::optional<perf::WorkloadExit>> exit = workload.wait_for(std::chrono::milliseconds(0), nullptr);
+    Result<std::optional<perf::WorkloadExit>> exit = workload.try_reap();
     if (!exit) {
       failure_ = exit.error();
       return Next::stop;

@@ -621,6 +621,23 @@ TEST_F(Ftrace, SignalDuringSetUpLeavesNothing) {
 }
 
 // A second run cannot take a named instance in use; reset removes it.
+// -D waits in vperf's run loop, not in a sleep: a stop signal during the delay ends the run at
+// once (the workload gets it), nothing was traced, and the instance is gone.
+TEST_F(Ftrace, StopSignalDuringTheDelayEndsTheRun) {
+  Background vperf({VPERF_BINARY, "ftrace", "-D", "600000", "-e", "syscalls:sys_enter_getppid", "--", "sleep", "600"});
+  ASSERT_GT(vperf.pid(), 0);
+  ASSERT_TRUE(wait_until([&] { return children_named(vperf.pid(), "sleep").size() == 1 && blocked_in_wait(vperf.pid()); },
+                         std::chrono::seconds(20)))
+      << "the workload never started, or vperf is not waiting";
+  const auto sent = std::chrono::steady_clock::now();
+  ::kill(vperf.pid(), SIGTERM);
+  ProgramResult r = vperf.wait();
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(10)) << "the delay was slept through";
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;  // the workload's end: the forwarded SIGTERM
+  EXPECT_EQ(count_lines_with(r.out, "sys_enter_getppid"), 0u);
+  EXPECT_FALSE(std::filesystem::exists("/sys/kernel/tracing/instances/vperf-" + std::to_string(vperf.pid())));
+}
+
 TEST_F(Ftrace, NamedInstanceLivesFromStartToReset) {
   const std::string name = "vperf-test-" + std::to_string(::getpid());
   ProgramResult started = run_vperf({"ftrace", "start", "--instance", name, "-e", "syscalls:sys_enter_getppid", "--filter", kWorkloadOnly});

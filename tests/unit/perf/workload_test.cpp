@@ -1,5 +1,5 @@
-// Workload with real processes: the handshake, exit statuses, exec failures, timeouts,
-// signal forwarding and reaping.
+// Workload with real processes: the handshake, exit statuses, exec failures, reaping with and
+// without blocking, and signal forwarding (the waiting itself is RunLoop's: run_loop_test.cpp).
 #include "perf/workload.h"
 
 #include <signal.h>
@@ -12,6 +12,8 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "perf/stop_signals.h"
@@ -28,10 +30,9 @@ WorkloadExit run_to_end(const std::vector<std::string>& argv) {
   EXPECT_TRUE(w.ok()) << w.error().describe();
   auto started = w->start();
   EXPECT_TRUE(started.ok()) << started.error().describe();
-  auto done = w->wait_for(10s, nullptr);
+  auto done = w->wait();
   EXPECT_TRUE(done.ok()) << done.error().describe();
-  EXPECT_TRUE(done->has_value()) << "did not end in 10 s";
-  return done->value_or(WorkloadExit{});
+  return done.ok() ? *done : WorkloadExit{};
 }
 
 // A scratch path that does not exist yet.
@@ -84,7 +85,7 @@ TEST(Workload, ExecFailureIsStartsError) {
   ASSERT_FALSE(started.ok());
   EXPECT_EQ(started.error().describe(), "cannot run 'vperf-no-such-program': No such file or directory");
   EXPECT_EQ(started.error().errno_value, ENOENT);
-  auto done = w->wait_for(0ms, nullptr);
+  auto done = w->try_reap();
   ASSERT_TRUE(done.ok());
   ASSERT_TRUE(done->has_value()) << "start() reaped the child that could not exec";
   EXPECT_EQ((*done)->code, 127);
@@ -119,9 +120,9 @@ TEST(Workload, ChildDoesNotRunBeforeStart) {
       << "the child is not waiting for start()";
   EXPECT_FALSE(fs::exists(p)) << "the child ran before start()";
   ASSERT_TRUE(w->start().ok());
-  auto done = w->wait_for(10s, nullptr);
-  ASSERT_TRUE(done.ok() && done->has_value());
-  EXPECT_EQ((*done)->code, 0);
+  auto done = w->wait();
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->code, 0);
   EXPECT_TRUE(fs::exists(p));
   fs::remove(p);
 }
@@ -140,25 +141,23 @@ TEST(Workload, NeverStartedChildNeverExecsAndIsReaped) {
   EXPECT_FALSE(fs::exists(p)) << "reaped without running touch";
 }
 
-TEST(Workload, TimeoutReturnsNulloptThenTerminateEndsIt) {
+TEST(Workload, TryReapLeavesARunningChildThenTerminateEndsIt) {
   auto w = Workload::prepare({"sleep", "10"});
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE(w->start().ok());
-  const auto t0 = std::chrono::steady_clock::now();
-  auto waited = w->wait_for(150ms, nullptr);
-  const auto elapsed = std::chrono::steady_clock::now() - t0;
-  ASSERT_TRUE(waited.ok());
-  EXPECT_FALSE(waited->has_value());
-  EXPECT_GE(elapsed, 150ms);
-  EXPECT_LT(elapsed, 2s);
+  auto running = w->try_reap();
+  ASSERT_TRUE(running.ok()) << running.error().describe();
+  EXPECT_FALSE(running->has_value()) << "sleep 10 has not ended";
+  EXPECT_TRUE(is_our_child(w->pid()));
   w->terminate();
-  auto done = w->wait_for(5s, nullptr);
-  ASSERT_TRUE(done.ok() && done->has_value());
-  EXPECT_TRUE((*done)->signaled);
-  EXPECT_EQ((*done)->code, SIGTERM);
-  EXPECT_EQ((*done)->shell_status(), 143);
-  auto again = w->wait_for(0ms, nullptr);
+  auto done = w->wait();
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(done->signaled);
+  EXPECT_EQ(done->code, SIGTERM);
+  EXPECT_EQ(done->shell_status(), 143);
+  auto again = w->try_reap();
   ASSERT_TRUE(again.ok() && again->has_value()) << "the exit is remembered";
+  EXPECT_EQ((*again)->code, SIGTERM);
   w->terminate();  // harmless after reaping
 }
 
@@ -179,49 +178,42 @@ TEST(Workload, MovedWorkloadOwnsTheChild) {
   ASSERT_TRUE(w.ok());
   Workload moved = std::move(w).value();
   ASSERT_TRUE(moved.start().ok());
-  auto done = moved.wait_for(5s, nullptr);
-  ASSERT_TRUE(done.ok() && done->has_value());
-  EXPECT_EQ((*done)->code, 4);
+  auto done = moved.wait();
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->code, 4);
 }
 
+// A stop signal sent to vperf (`kill -TERM <vperf>`) reaches the child through forward().
 TEST(Workload, StopSignalIsForwardedToTheChild) {
   auto signals = StopSignals::install();
   ASSERT_TRUE(signals.ok()) << signals.error().describe();
   auto w = Workload::prepare({"sleep", "10"});
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE(w->start().ok());
-  const pid_t waiter = static_cast<pid_t>(::syscall(SYS_gettid));
-  std::thread sender([waiter] {
-    // The signal comes while wait_for is blocked in its poll.
-    test::wait_until([&] { return test::blocked_in_wait(::getpid(), waiter); }, 10s);
-    ::kill(::getpid(), SIGTERM);  // as `kill -TERM <vperf>` would
-  });
-  auto waited = w->wait_for(5s, &*signals);
-  sender.join();
-  ASSERT_TRUE(waited.ok()) << waited.error().describe();
-  EXPECT_FALSE(waited->has_value()) << "a stop signal ends the wait";
+  ::kill(::getpid(), SIGTERM);
+  std::vector<StopSignal> taken = signals->take();
+  ASSERT_EQ(taken.size(), 1u);
   EXPECT_EQ(signals->received(), SIGTERM);
-  auto done = w->wait_for(5s, &*signals);
-  ASSERT_TRUE(done.ok() && done->has_value());
-  EXPECT_TRUE((*done)->signaled);
-  EXPECT_EQ((*done)->code, SIGTERM) << "the child got the forwarded SIGTERM";
+  w->forward(taken);
+  auto done = w->wait();
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(done->signaled);
+  EXPECT_EQ(done->code, SIGTERM) << "the child got the forwarded SIGTERM";
 }
 
-TEST(Workload, RaisedBeforeWaitingIsForwardedToo) {
+TEST(Workload, ForwardedInterruptIsTheShellsInterrupt) {
   auto signals = StopSignals::install();
   ASSERT_TRUE(signals.ok());
   auto w = Workload::prepare({"sleep", "10"});
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE(w->start().ok());
   ::raise(SIGINT);
-  auto waited = w->wait_for(5s, &*signals);
-  ASSERT_TRUE(waited.ok());
-  EXPECT_FALSE(waited->has_value());
-  auto done = w->wait_for(5s, nullptr);
-  ASSERT_TRUE(done.ok() && done->has_value());
-  EXPECT_TRUE((*done)->signaled);
-  EXPECT_EQ((*done)->code, SIGINT);
-  EXPECT_EQ((*done)->shell_status(), 130);
+  w->forward(signals->take());
+  auto done = w->wait();
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(done->signaled);
+  EXPECT_EQ(done->code, SIGINT);
+  EXPECT_EQ(done->shell_status(), 130);
 }
 
 TEST(Workload, TerminalSignalIsNotForwardedTwice) {
@@ -235,16 +227,26 @@ TEST(Workload, TerminalSignalIsNotForwardedTwice) {
   info.si_signo = SIGINT;
   info.si_code = SI_KERNEL;
   ASSERT_EQ(::syscall(SYS_rt_sigqueueinfo, ::getpid(), SIGINT, &info), 0) << std::strerror(errno);
-  auto waited = w->wait_for(5s, &*signals);
-  ASSERT_TRUE(waited.ok());
-  EXPECT_FALSE(waited->has_value()) << "the signal still ends the wait";
-  auto still = w->wait_for(200ms, &*signals);
+  std::vector<StopSignal> taken = signals->take();
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_TRUE(taken[0].from_terminal);
+  w->forward(taken);
+  // The child, which the tty would have signalled itself, was left alone: not a zombie within
+  // the time a forwarded SIGINT would take to kill it (a negative can only be waited for).
+  auto zombie = [&] {
+    std::ifstream stat("/proc/" + std::to_string(w->pid()) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const size_t paren = text.rfind(')');
+    return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z';
+  };
+  EXPECT_FALSE(test::wait_until(zombie, 200ms));
+  auto still = w->try_reap();
   ASSERT_TRUE(still.ok());
-  EXPECT_FALSE(still->has_value()) << "the child, which the tty would have signalled itself, was left alone";
+  EXPECT_FALSE(still->has_value());
   w->terminate(SIGKILL);
-  auto done = w->wait_for(5s, nullptr);
-  ASSERT_TRUE(done.ok() && done->has_value());
-  EXPECT_EQ((*done)->code, SIGKILL);
+  auto done = w->wait();
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->code, SIGKILL);
 }
 
 TEST(Workload, ChildGetsTheDispositionsFromBeforeStopSignals) {

@@ -5,14 +5,18 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <array>
+#include <optional>
+#include <thread>
 #include <vector>
 
 #include "core/scoped_fd.h"
+#include "support/processes.h"
 
 namespace vperf::session {
 namespace {
@@ -205,6 +209,38 @@ TEST(RunLoop, WorkloadExitIsReapedAndHandedOver) {
   ASSERT_TRUE(exit.has_value());
   EXPECT_EQ(exit->code, 7);
   EXPECT_TRUE(workload->reaped());
+}
+
+// `kill -TERM <vperf>` while the loop is blocked in its poll: the signal wakes it, the handler
+// forwards it, and the workload's end (from the forwarded SIGTERM) ends the run.
+TEST(RunLoop, StopSignalWhileBlockedIsForwardedToTheWorkload) {
+  Result<perf::StopSignals> signals = perf::StopSignals::install();
+  ASSERT_TRUE(signals.ok()) << signals.error().describe();
+  Result<perf::Workload> workload = perf::Workload::prepare({"sleep", "30"});
+  ASSERT_TRUE(workload.ok());
+  ASSERT_TRUE(workload->start().ok());
+  SystemRunClock clock;
+  RunLoop loop(clock);
+  std::optional<perf::WorkloadExit> exit;
+  loop.watch_workload(workload.value(), [&](const perf::WorkloadExit& e) {
+    exit = e;
+    return Next::stop;
+  });
+  loop.watch_signals(*signals, [&](const std::vector<perf::StopSignal>& taken) {
+    workload->forward(taken);
+    return Next::keep_going;
+  });
+  const pid_t waiter = static_cast<pid_t>(::syscall(SYS_gettid));
+  std::thread sender([waiter] {
+    test::wait_until([&] { return test::blocked_in_wait(::getpid(), waiter); }, 10s);
+    ::kill(::getpid(), SIGTERM);
+  });
+  Result<bool> stopped = loop.run();
+  sender.join();
+  ASSERT_TRUE(stopped.ok()) << stopped.error().describe();
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_TRUE(exit->signaled);
+  EXPECT_EQ(exit->code, SIGTERM) << "the child got the forwarded SIGTERM";
 }
 
 TEST(RunLoop, WorkloadThatGoesOnIsUnwatchedAfterItsExit) {
