@@ -127,6 +127,8 @@ struct PerfDataReader::Impl {
   std::vector<Extent> layout;
 
   void warn(std::string line) { keep_warning(name + ": " + line); }
+
+  struct ReadPass;  // one read()
   void keep_warning(std::string line) {
     if (std::find(warnings.begin(), warnings.end(), line) == warnings.end()) warnings.push_back(std::move(line));
   }
@@ -505,6 +507,135 @@ std::vector<std::string> PerfDataReader::skipped_features() const {
   return names;
 }
 
+// One read(): each record parsed into one Record (a sample refills the last one's vectors) and
+// handed to the callback in perf's order: user records as they come, kernel records through
+// OrderedRecords per round (FINISHED_ROUND first, then what it releases).
+struct PerfDataReader::Impl::ReadPass {
+  ReadPass(Impl& impl, const RecordCallback& on_record, ReadOptions read_options)
+      : d(impl), callback(on_record), options(read_options), queue(impl.fd >= 0) {}
+
+  Result<ReadStats> run() {
+    if (d.fd < 0 && d.pipe) d.pending.clear();  // memory pipe data: the open scan's records are re-read from the start
+    while (!d.pending.empty() && !stopped) {
+      Chunk c = std::move(d.pending.front());
+      d.pending.pop_front();
+      handle(std::move(c));
+    }
+    while (!stopped && !d.fatal) {
+      std::optional<Chunk> c = d.next_chunk(&stats);
+      if (!c) break;
+      handle(std::move(*c));
+    }
+    if (d.fatal) return *d.fatal;
+    queue.finish([this](const OrderedRecords::Entry& e, std::span<const uint8_t> held) { return deliver_queued(e, held); });
+    stats.unordered = queue.unordered();
+    if (stats.unknown_types)
+      d.warn("skipped " + std::to_string(stats.unknown_types) + " record" + (stats.unknown_types == 1 ? "" : "s") +
+             " of unknown type (the first: " + record_type_name(first_unknown_type) + " at offset " +
+             hex(first_unknown_offset) + "): is this from a newer perf than vperf knows (6.1)?");
+    return stats;
+  }
+
+ private:
+  // Parses a record and hands it to the callback.
+  void deliver(std::span<const uint8_t> bytes, uint64_t offset, size_t attr_index) {
+    if (stopped) return;
+    const EventAttrEntry* attr = attr_index == kNoAttr ? nullptr : &d.attrs[attr_index];
+    uint32_t type = record_type(bytes);
+    Result<void> parsed = parse_record_into(bytes, attr ? &d.formats[attr_index] : nullptr, record);
+    if (!parsed) {
+      ++stats.bad_records;
+      if (!d.warned_bad) {
+        d.warned_bad = true;
+        d.keep_warning(d.name + ": skipped a " + record_type_name(type) + " record at offset " + hex(offset) +
+                       " that does not match its event: " + parsed.error().describe());
+      }
+      return;
+    }
+    ++stats.records;
+    ++stats.by_type[type];
+    if (type == PERF_RECORD_SAMPLE) ++stats.samples;
+    if (const auto* lost = std::get_if<LostRecord>(&record.body)) stats.lost += lost->lost;
+    if (!callback(RecordView{record, bytes, attr, offset, attr_index})) stopped = true;
+  }
+
+  // A mapped file's queued records stay where they are; a pipe's wait in the queue.
+  bool deliver_queued(const OrderedRecords::Entry& e, std::span<const uint8_t> held) {
+    deliver(d.fd >= 0 ? held : d.input.subspan(static_cast<size_t>(e.offset), e.size), e.offset, e.attr);
+    return !stopped;
+  }
+
+  void handle(Chunk c) {
+    const uint32_t type = record_type(c.bytes);
+    if (!is_known_record_type(type)) {  // a newer perf's, or damage: perf counts them too
+      if (stats.unknown_types++ == 0) {
+        first_unknown_type = type;
+        first_unknown_offset = c.offset;
+      }
+      return;
+    }
+    if (type >= kRecordHeaderAttr) return handle_user_record(type, c);
+    handle_kernel_record(type, std::move(c));
+  }
+
+  // perf's own records: applied to the events and features when first read, delivered at once;
+  // a FINISHED_ROUND then releases the queue's round.
+  void handle_user_record(uint32_t type, const Chunk& c) {
+    if (type == kRecordCompressed) {
+      ++stats.compressed;
+      if (!d.warned_compressed) {
+        d.warned_compressed = true;
+        d.warn("compressed data (perf record -z) not supported: its records were skipped "
+               "(decompress with `perf inject -i IN -o OUT`)");
+      }
+      return;
+    }
+    if (c.offset >= d.applied_to) {
+      d.apply_user(c);
+      d.applied_to = c.offset + c.bytes.size();
+    }
+    deliver(c.bytes, c.offset, kNoAttr);  // as perf: the FINISHED_ROUND itself first, then what it releases
+    if (type != kRecordFinishedRound) return;
+    ++stats.rounds;
+    if (options.ordered)
+      queue.finish_round([this](const OrderedRecords::Entry& e, std::span<const uint8_t> held) { return deliver_queued(e, held); });
+    if (d.mapping) d.release_below(queue.lowest_offset(c.offset));  // what the queue holds stays in memory
+  }
+
+  // The kernel's records: of a known event, queued by time when ordering; else delivered.
+  void handle_kernel_record(uint32_t type, Chunk c) {
+    bool unknown = false;
+    const size_t attr_index = d.attr_index_of(c.bytes, unknown);
+    if (unknown && type == PERF_RECORD_SAMPLE) {  // perf drops these too (nr_unknown_id)
+      ++stats.bad_records;
+      if (!d.warned_unknown_id) {
+        d.warned_unknown_id = true;
+        d.warn("skipped a SAMPLE at offset " + hex(c.offset) + " whose id matches no event");
+      }
+      return;
+    }
+    if (options.ordered && attr_index != kNoAttr) {
+      std::optional<uint64_t> time = peek_time(c.bytes, d.formats[attr_index]);
+      if (time && *time != 0 && *time != ~uint64_t{0}) {
+        queue.push({*time, c.offset, static_cast<uint32_t>(c.bytes.size()), static_cast<uint32_t>(attr_index)},
+                   std::move(c.owned));
+        return;
+      }
+    }
+    deliver(c.bytes, c.offset, attr_index);
+  }
+
+  Impl& d;
+  const RecordCallback& callback;
+  const ReadOptions options;
+  OrderedRecords queue;
+  ReadStats stats;
+  bool stopped = false;
+  Record record;
+  uint32_t first_unknown_type = 0;
+  uint64_t first_unknown_offset = 0;
+};
+
 Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptions options) {
   Impl& d = *impl_;
   if (d.fd >= 0) {
@@ -516,113 +647,7 @@ Result<ReadStats> PerfDataReader::read(const RecordCallback& callback, ReadOptio
     d.stream_end = false;
     d.released = 0;
   }
-
-  ReadStats stats;
-  bool stopped = false;
-  Record record;  // every record is parsed into this one: a sample reuses the last one's vectors
-  // Parses a record and hands it to `callback`.
-  auto deliver = [&](std::span<const uint8_t> bytes, uint64_t offset, size_t attr_index) {
-    if (stopped) return;
-    const EventAttrEntry* attr = attr_index == kNoAttr ? nullptr : &d.attrs[attr_index];
-    uint32_t type = record_type(bytes);
-    Result<void> rec = parse_record_into(bytes, attr ? &d.formats[attr_index] : nullptr, record);
-    if (!rec) {
-      ++stats.bad_records;
-      if (!d.warned_bad) {
-        d.warned_bad = true;
-        d.keep_warning(d.name + ": skipped a " + record_type_name(type) + " record at offset " + hex(offset) +
-                       " that does not match its event: " + rec.error().describe());
-      }
-      return;
-    }
-    ++stats.records;
-    ++stats.by_type[type];
-    if (type == PERF_RECORD_SAMPLE) ++stats.samples;
-    if (const auto* lost = std::get_if<LostRecord>(&record.body)) stats.lost += lost->lost;
-    if (!callback(RecordView{record, bytes, attr, offset, attr_index})) stopped = true;
-  };
-
-  // A mapped file's queued records stay where they are; a pipe's wait in the queue.
-  OrderedRecords queue(d.fd >= 0);
-  auto deliver_queued = [&](const OrderedRecords::Entry& e, std::span<const uint8_t> held) {
-    deliver(d.fd >= 0 ? held : d.input.subspan(static_cast<size_t>(e.offset), e.size), e.offset, e.attr);
-    return !stopped;
-  };
-  uint32_t first_unknown_type = 0;
-  uint64_t first_unknown_offset = 0;
-
-  auto handle = [&](Chunk c) {
-    uint32_t type = record_type(c.bytes);
-    if (!is_known_record_type(type)) {  // a newer perf's, or damage: perf counts them too
-      if (stats.unknown_types++ == 0) {
-        first_unknown_type = type;
-        first_unknown_offset = c.offset;
-      }
-      return;
-    }
-    if (type >= kRecordHeaderAttr) {
-      if (type == kRecordCompressed) {
-        ++stats.compressed;
-        if (!d.warned_compressed) {
-          d.warned_compressed = true;
-          d.warn("compressed data (perf record -z) not supported: its records were skipped "
-                 "(decompress with `perf inject -i IN -o OUT`)");
-        }
-        return;
-      }
-      if (c.offset >= d.applied_to) {
-        d.apply_user(c);
-        d.applied_to = c.offset + c.bytes.size();
-      }
-      // As perf: the FINISHED_ROUND itself first, then what it releases.
-      deliver(c.bytes, c.offset, kNoAttr);
-      if (type == kRecordFinishedRound) {
-        ++stats.rounds;
-        if (options.ordered) queue.finish_round(deliver_queued);
-        if (d.mapping) d.release_below(queue.lowest_offset(c.offset));  // what the queue holds stays in memory
-      }
-      return;
-    }
-    bool unknown = false;
-    size_t attr_index = d.attr_index_of(c.bytes, unknown);
-    if (unknown && type == PERF_RECORD_SAMPLE) {  // perf drops these too (nr_unknown_id)
-      ++stats.bad_records;
-      if (!d.warned_unknown_id) {
-        d.warned_unknown_id = true;
-        d.warn("skipped a SAMPLE at offset " + hex(c.offset) + " whose id matches no event");
-      }
-      return;
-    }
-    if (options.ordered && attr_index != kNoAttr) {
-      auto time = peek_time(c.bytes, d.formats[attr_index]);
-      if (time && *time != 0 && *time != ~uint64_t{0}) {
-        queue.push({*time, c.offset, static_cast<uint32_t>(c.bytes.size()), static_cast<uint32_t>(attr_index)},
-                   std::move(c.owned));
-        return;
-      }
-    }
-    deliver(c.bytes, c.offset, attr_index);
-  };
-
-  if (d.fd < 0 && d.pipe) d.pending.clear();  // memory pipe data: the open scan's records are re-read from the start
-  while (!d.pending.empty() && !stopped) {
-    Chunk c = std::move(d.pending.front());
-    d.pending.pop_front();
-    handle(std::move(c));
-  }
-  while (!stopped && !d.fatal) {
-    auto c = d.next_chunk(&stats);
-    if (!c) break;
-    handle(std::move(*c));
-  }
-  if (d.fatal) return *d.fatal;
-  queue.finish(deliver_queued);
-  stats.unordered = queue.unordered();
-  if (stats.unknown_types)
-    d.warn("skipped " + std::to_string(stats.unknown_types) + " record" + (stats.unknown_types == 1 ? "" : "s") +
-           " of unknown type (the first: " + record_type_name(first_unknown_type) + " at offset " +
-           hex(first_unknown_offset) + "): is this from a newer perf than vperf knows (6.1)?");
-  return stats;
+  return Impl::ReadPass(d, callback, options).run();
 }
 
 }  // namespace vperf::data
