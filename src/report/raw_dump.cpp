@@ -330,10 +330,66 @@ void RawDump::append_sample(const data::RecordView& view, std::string& out) cons
   if (type & PERF_SAMPLE_READ) append_sample_read(s.read, attr->read_format, out);
 }
 
+namespace {
+
+unsigned long long ull(uint64_t v) { return static_cast<unsigned long long>(v); }
+
+void append_mmap(const data::MmapRecord& m, uint16_t misc, std::string& out) {
+  append_format(out, " %d/%d: [%#llx(%#llx) @ %#llx]: %c %s\n", static_cast<int>(m.pid), static_cast<int>(m.tid),
+                ull(m.addr), ull(m.len), ull(m.pgoff), misc & PERF_RECORD_MISC_MMAP_DATA ? 'r' : 'x', m.filename.c_str());
+}
+
+void append_comm(const data::CommRecord& c, uint16_t misc, std::string& out) {
+  append_format(out, "%s: %s:%d/%d\n", misc & PERF_RECORD_MISC_COMM_EXEC ? " exec" : "", c.comm.c_str(),
+                static_cast<int>(c.pid), static_cast<int>(c.tid));
+}
+
+void append_task(const data::TaskRecord& t, std::string& out) {
+  append_format(out, "(%d:%d):(%d:%d)\n", static_cast<int>(t.pid), static_cast<int>(t.tid), static_cast<int>(t.ppid),
+                static_cast<int>(t.ptid));
+}
+
+// SWITCH says in or out; SWITCH_CPU_WIDE also the task switched to or from.
+void append_switch(const data::Record& record, std::string& out) {
+  const bool switch_out = record.misc & PERF_RECORD_MISC_SWITCH_OUT;
+  const char* in_out = !switch_out ? "IN         "
+                       : !(record.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) ? "OUT        "
+                                                                               : "OUT preempt";
+  if (record.type == PERF_RECORD_SWITCH) {
+    append_format(out, " %s\n", in_out);
+    return;
+  }
+  const auto& s = std::get<data::SwitchRecord>(record.body);
+  append_format(out, " %s  %s pid/tid: %5d/%-5d\n", in_out, switch_out ? "next" : "prev", static_cast<int>(s.next_prev_pid),
+                static_cast<int>(s.next_prev_tid));
+}
+
+void append_id_index(const data::IdIndexRecord& index, std::string& out) {
+  append_format(out, " nr: %zu\n", index.entries.size());
+  for (const data::IdIndexEntry& e : index.entries)
+    append_format(out, " ... id: %llu  idx: %llu  cpu: %lld  tid: %lld\n", ull(e.id), ull(e.idx), static_cast<long long>(e.cpu),
+                  static_cast<long long>(e.tid));
+}
+
+// perf report handles neither THREAD_MAP nor CPU_MAP; perf script both.
+void append_thread_map(const data::ThreadMapRecord& map, bool script, std::string& out) {
+  append_format(out, " nr: %zu thread%s: ", map.entries.size(), map.entries.size() > 1 ? "s" : "");
+  for (size_t i = 0; i < map.entries.size(); ++i) append_format(out, "%s%d", i ? ", " : "", static_cast<int>(map.entries[i].pid));
+  out += script ? "\n" : "\n: unhandled!\n";
+}
+
+void append_cpu_map(const data::UnparsedRecord& record, bool script, std::string& out) {
+  Result<std::vector<int>> cpus = cpu_map_cpus(ByteReader(record.body));
+  out += ": ";
+  out += cpus ? format_cpu_list(*cpus) : std::string();
+  out += script ? "\n" : "\n: unhandled!\n";
+}
+
+}  // namespace
+
 void RawDump::append_body(const data::RecordView& view, std::string& out) {
   const data::Record& record = view.record;
   const bool script = command_ == RawDumpCommand::Script;
-  const auto ull = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   // A record whose bytes are not its type's fields (more than the type has: damaged or newer
   // input) is kept as bytes by the reader; only its hex dump says what it holds.
   if (std::holds_alternative<data::UnparsedRecord>(record.body) && record.type != data::kRecordCpuMap) {
@@ -341,98 +397,36 @@ void RawDump::append_body(const data::RecordView& view, std::string& out) {
     return;
   }
   switch (record.type) {
-    case PERF_RECORD_SAMPLE:
-      append_sample(view, out);
-      return;
-    case PERF_RECORD_MMAP: {
-      const auto& m = std::get<data::MmapRecord>(record.body);
-      append_format(out, " %d/%d: [%#llx(%#llx) @ %#llx]: %c %s\n", static_cast<int>(m.pid), static_cast<int>(m.tid),
-                    ull(m.addr), ull(m.len), ull(m.pgoff), record.misc & PERF_RECORD_MISC_MMAP_DATA ? 'r' : 'x',
-                    m.filename.c_str());
-      return;
-    }
-    case PERF_RECORD_MMAP2:
-      append_mmap2(std::get<data::Mmap2Record>(record.body), record.misc, out);
-      return;
-    case PERF_RECORD_COMM: {
-      const auto& c = std::get<data::CommRecord>(record.body);
-      append_format(out, "%s: %s:%d/%d\n", record.misc & PERF_RECORD_MISC_COMM_EXEC ? " exec" : "", c.comm.c_str(),
-                    static_cast<int>(c.pid), static_cast<int>(c.tid));
-      return;
-    }
+    case PERF_RECORD_SAMPLE: return append_sample(view, out);
+    case PERF_RECORD_MMAP: return append_mmap(std::get<data::MmapRecord>(record.body), record.misc, out);
+    case PERF_RECORD_MMAP2: return append_mmap2(std::get<data::Mmap2Record>(record.body), record.misc, out);
+    case PERF_RECORD_COMM: return append_comm(std::get<data::CommRecord>(record.body), record.misc, out);
     case PERF_RECORD_FORK:
-    case PERF_RECORD_EXIT: {
-      const auto& t = std::get<data::TaskRecord>(record.body);
-      append_format(out, "(%d:%d):(%d:%d)\n", static_cast<int>(t.pid), static_cast<int>(t.tid),
-                    static_cast<int>(t.ppid), static_cast<int>(t.ptid));
-      return;
-    }
+    case PERF_RECORD_EXIT: return append_task(std::get<data::TaskRecord>(record.body), out);
     case PERF_RECORD_LOST: {
       const auto& l = std::get<data::LostRecord>(record.body);
-      append_format(out, ": id:%llu: lost:%llu\n", ull(l.id), ull(l.lost));
-      return;
+      return append_format(out, ": id:%llu: lost:%llu\n", ull(l.id), ull(l.lost));
     }
     case PERF_RECORD_SWITCH:
-    case PERF_RECORD_SWITCH_CPU_WIDE: {
-      const bool switch_out = record.misc & PERF_RECORD_MISC_SWITCH_OUT;
-      const char* in_out = !switch_out ? "IN         "
-                           : !(record.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) ? "OUT        "
-                                                                                   : "OUT preempt";
-      if (record.type == PERF_RECORD_SWITCH) {
-        append_format(out, " %s\n", in_out);
-      } else {
-        const auto& s = std::get<data::SwitchRecord>(record.body);
-        append_format(out, " %s  %s pid/tid: %5d/%-5d\n", in_out, switch_out ? "next" : "prev",
-                      static_cast<int>(s.next_prev_pid), static_cast<int>(s.next_prev_tid));
-      }
-      return;
-    }
+    case PERF_RECORD_SWITCH_CPU_WIDE: return append_switch(record, out);
     case PERF_RECORD_KSYMBOL: {
       const auto& k = std::get<data::KsymbolRecord>(record.body);
-      append_format(out, " addr %llx len %u type %u flags 0x%x name %s\n", ull(k.addr), k.len, k.ksym_type, k.flags,
-                    k.name.c_str());
-      return;
+      return append_format(out, " addr %llx len %u type %u flags 0x%x name %s\n", ull(k.addr), k.len, k.ksym_type, k.flags,
+                           k.name.c_str());
     }
     case PERF_RECORD_BPF_EVENT: {
       const auto& b = std::get<data::BpfEventRecord>(record.body);
-      append_format(out, " type %u, flags %u, id %u\n", b.type, b.flags, b.id);
-      return;
+      return append_format(out, " type %u, flags %u, id %u\n", b.type, b.flags, b.id);
     }
     case PERF_RECORD_CGROUP: {
       const auto& c = std::get<data::CgroupRecord>(record.body);
-      append_format(out, " cgroup: %llu %s\n", ull(c.id), c.path.c_str());
-      return;
+      return append_format(out, " cgroup: %llu %s\n", ull(c.id), c.path.c_str());
     }
-    case data::kRecordFinishedRound:
-      out += '\n';
-      return;
-    case data::kRecordIdIndex: {
-      const auto& index = std::get<data::IdIndexRecord>(record.body);
-      append_format(out, " nr: %zu\n", index.entries.size());
-      for (const data::IdIndexEntry& e : index.entries)
-        append_format(out, " ... id: %llu  idx: %llu  cpu: %lld  tid: %lld\n", ull(e.id), ull(e.idx),
-                      static_cast<long long>(e.cpu), static_cast<long long>(e.tid));
-      return;
-    }
-    case data::kRecordThreadMap: {
-      const auto& map = std::get<data::ThreadMapRecord>(record.body);
-      append_format(out, " nr: %zu thread%s: ", map.entries.size(), map.entries.size() > 1 ? "s" : "");
-      for (size_t i = 0; i < map.entries.size(); ++i)
-        append_format(out, "%s%d", i ? ", " : "", static_cast<int>(map.entries[i].pid));
-      out += script ? "\n" : "\n: unhandled!\n";
-      return;
-    }
-    case data::kRecordCpuMap: {
-      const auto& body = std::get<data::UnparsedRecord>(record.body).body;
-      Result<std::vector<int>> cpus = cpu_map_cpus(ByteReader(body));
-      out += ": ";
-      out += cpus ? format_cpu_list(*cpus) : std::string();
-      out += script ? "\n" : "\n: unhandled!\n";
-      return;
-    }
-    case data::kRecordEventUpdate:
-      append_event_update(std::get<data::EventUpdateRecord>(record.body), out);
-      return;
+    case data::kRecordFinishedRound: out += '\n'; return;
+    case data::kRecordIdIndex: return append_id_index(std::get<data::IdIndexRecord>(record.body), out);
+    case data::kRecordThreadMap: return append_thread_map(std::get<data::ThreadMapRecord>(record.body), script, out);
+    case data::kRecordCpuMap: return append_cpu_map(std::get<data::UnparsedRecord>(record.body), script, out);
+    case data::kRecordEventUpdate: return append_event_update(std::get<data::EventUpdateRecord>(record.body), out);
     case data::kRecordHeaderAttr:
     case data::kRecordHeaderEventType:
     case data::kRecordHeaderTracingData:
