@@ -507,15 +507,9 @@ FlameGraphLayout layout_flame_graph(const FlameTree& tree, const FlameGraphOptio
 
 namespace {
 
-std::string flame_graph_document(const FlameTree& tree, const FlameGraphOptions& options) {
-  const FlameGraphLayout layout = layout_flame_graph(tree, options);
-  std::string out;
-  if (layout.boxes.empty()) {
-    write_empty(out, options);
-    return out;
-  }
-  // A box takes 250 to 400 bytes; the script is the rest.
-  out.reserve(layout.boxes.size() * 320 + kFlameGraphScript.size() + 4096);
+// Everything before the boxes: the header, the background, the styles, the texts the script
+// fills in, and the <g> the boxes go in.
+void write_document_head(std::string& out, const FlameGraphLayout& layout, const FlameGraphOptions& options) {
   const Geometry g = geometry(options);
   const double width = layout.width, height = layout.height;
   const Background bg = background(options.palette);
@@ -576,31 +570,23 @@ std::string flame_graph_document(const FlameTree& tree, const FlameGraphOptions&
   out += "\" data-name-type=\"";
   append_xml_escaped(out, options.name_type);
   out += "\">\n";
-  const uint64_t total = layout.total;
-  std::string label, scratch;
-  for (const FrameBox& box : layout.boxes) {
+}
+
+// The <g> of one box: hover text, rectangle, label.
+class BoxWriter {
+ public:
+  BoxWriter(const FlameTree& tree, const FlameGraphOptions& options, uint64_t total)
+      : tree_(tree), options_(options), total_(total) {}
+
+  void write(std::string& out, const FrameBox& box) {
     const FlameNode& node = *box.node;
-    Rgb color;
-    if (box.depth > 0 && node.name == "--") {
-      color = {160, 160, 160};
-    } else if (box.depth > 0 && node.name == "-") {
-      color = {200, 200, 200};
-    } else if (tree.differential) {
-      color = diff_rgb(node.delta, tree.max_delta, options.negate);
-    } else if (box.depth == 0) {
-      color = color_of(options.palette, options.color_hash, "", FrameKind::Unknown);
-    } else {
-      label.clear();
-      append_frame_label(label, node.name, node.kind, options.annotations);
-      color = color_of(options.palette, options.color_hash, label, node.kind);
-    }
     // As flamegraph.pl: x1 and x2 rounded to 0.1 px, the width from the rounded ends.
     const Number x1 = fixed_number(box.x1, 1), x2 = fixed_number(box.x2, 1);
     double x1_rounded = 0, x2_rounded = 0;
     std::from_chars(x1.text, x1.text + x1.size, x1_rounded);
     std::from_chars(x2.text, x2.text + x2.size, x2_rounded);
     out += "<g><title>";
-    append_box_info(out, box, tree, total, options);
+    append_box_info(out, box, tree_, total_, options_);
     out += "</title><rect x=\"";
     out += x1.view();
     out += "\" y=\"";
@@ -610,16 +596,47 @@ std::string flame_graph_document(const FlameTree& tree, const FlameGraphOptions&
     out += "\" height=\"";
     append_fixed(out, box.y2 - box.y1, 1);
     out += "\" fill=\"";
-    append_rgb(out, color);
+    append_rgb(out, color(box));
     out += "\" rx=\"2\" ry=\"2\"/><text x=\"";
     append_fixed(out, box.x1 + 3, 2);
     out += "\" y=\"";
     append_perl_number(out, 3 + (box.y1 + box.y2) / 2);
     out += "\">";
-    append_box_label(out, box.depth == 0 ? std::string_view("all") : std::string_view(node.name), box.x2 - box.x1,
-                     options, scratch);
+    append_box_label(out, box.depth == 0 ? std::string_view("all") : std::string_view(node.name), box.x2 - box.x1, options_,
+                     scratch_);
     out += "</text></g>\n";
   }
+
+ private:
+  Rgb color(const FrameBox& box) {
+    const FlameNode& node = *box.node;
+    if (box.depth > 0 && node.name == "--") return {160, 160, 160};
+    if (box.depth > 0 && node.name == "-") return {200, 200, 200};
+    if (tree_.differential) return diff_rgb(node.delta, tree_.max_delta, options_.negate);
+    if (box.depth == 0) return color_of(options_.palette, options_.color_hash, "", FrameKind::Unknown);
+    label_.clear();
+    append_frame_label(label_, node.name, node.kind, options_.annotations);
+    return color_of(options_.palette, options_.color_hash, label_, node.kind);
+  }
+
+  const FlameTree& tree_;
+  const FlameGraphOptions& options_;
+  const uint64_t total_;
+  std::string label_, scratch_;  // kept from box to box: no string made per box
+};
+
+std::string flame_graph_document(const FlameTree& tree, const FlameGraphOptions& options) {
+  const FlameGraphLayout layout = layout_flame_graph(tree, options);
+  std::string out;
+  if (layout.boxes.empty()) {
+    write_empty(out, options);
+    return out;
+  }
+  // A box takes 250 to 400 bytes; the script is the rest.
+  out.reserve(layout.boxes.size() * 320 + kFlameGraphScript.size() + 4096);
+  write_document_head(out, layout, options);
+  BoxWriter boxes(tree, options, layout.total);
+  for (const FrameBox& box : layout.boxes) boxes.write(out, box);
   out += "</g>\n<script type=\"text/ecmascript\"><![CDATA[";
   out += kFlameGraphScript;
   out += "]]></script>\n</svg>\n";
