@@ -967,20 +967,33 @@ Result<void> TraceDat::read_flyrecord_table(ByteReader& r, uint32_t cpus, const 
   return {};
 }
 
-Result<void> TraceDat::parse_v7(size_t after_page_size, bool plugins) {
-  ByteReader r(bytes_);
-  VPERF_TRY(r.seek(after_page_size));
-  Result<std::string> algorithm = r.c_string("compression name");
-  if (!algorithm) return algorithm.error();
-  if (Result<std::string> skipped = r.c_string("compression version"); !skipped) return skipped.error();
-  Result<uint64_t> options_at = r.u64("first options section offset");
-  if (!options_at) return options_at.error();
+// Version 7: sections found through a chain of options sections (each may be compressed); the
+// metadata sections they point at, laid end to end, are a version 6 preamble's body; each
+// buffer's per-CPU data is raw pages or zstd chunks.
+struct TraceDat::V7Parse {
+  struct BufferOption {
+    std::string name;
+    uint64_t section = 0;
+    std::vector<std::tuple<int, uint64_t, uint64_t>> cpus;  // cpu, offset, size
+  };
+
+  TraceDat& file;
+  std::string algorithm;
   std::optional<Decompressor> decompressor;
+  std::vector<BufferOption> buffers;
+  std::map<uint16_t, uint64_t> metadata;  // section id -> offset
+
+  Result<Decompressor*> decompressor_of_file() {
+    if (!decompressor) {
+      VPERF_TRY(decompressor, Decompressor::for_algorithm(algorithm));
+    }
+    return &*decompressor;
+  }
 
   // A section's payload at `offset`: its header read, its data decompressed if it says so.
-  auto section = [&](uint64_t offset, uint16_t& id) -> Result<std::span<const uint8_t>> {
-    ByteReader s(bytes_);
-    if (offset > bytes_.size()) return Error{"trace.dat: a section offset points past the end of the file"};
+  Result<std::span<const uint8_t>> section(uint64_t offset, uint16_t& id) {
+    ByteReader s(file.bytes_);
+    if (offset > file.bytes_.size()) return Error{"trace.dat: a section offset points past the end of the file"};
     VPERF_TRY(s.seek(static_cast<size_t>(offset)));
     VPERF_TRY(id, s.u16("section id"));
     VPERF_TRY(uint16_t flags, s.u16("section flags"));
@@ -991,100 +1004,104 @@ Result<void> TraceDat::parse_v7(size_t after_page_size, bool plugins) {
     VPERF_TRY(uint32_t packed, s.u32("compressed size"));
     VPERF_TRY(uint32_t unpacked, s.u32("uncompressed size"));
     VPERF_TRY(std::span<const uint8_t> data, s.bytes(packed, "compressed section"));
-    if (!decompressor) {
-      VPERF_TRY(decompressor, Decompressor::for_algorithm(*algorithm));
-    }
+    VPERF_TRY(Decompressor * d, decompressor_of_file());
     std::vector<uint8_t> plain;
-    VPERF_TRY(decompressor->decompress(data, unpacked, plain));
-    decompressed_.push_back(std::move(plain));
-    return std::span<const uint8_t>(decompressed_.back());
-  };
-
-  struct BufferOption {
-    std::string name;
-    uint64_t section = 0;
-    std::vector<std::tuple<int, uint64_t, uint64_t>> cpus;  // cpu, offset, size
-  };
-  std::vector<BufferOption> buffer_options;
-  std::map<uint16_t, uint64_t> metadata;  // section id -> offset
-  std::set<uint64_t> seen;
-  for (uint64_t at = *options_at; at != 0;) {
-    if (!seen.insert(at).second) return Error{"trace.dat: its options sections form a loop"};
-    uint16_t id = 0;
-    VPERF_TRY(std::span<const uint8_t> payload, section(at, id));
-    if (id != 0) return Error{"trace.dat: expected an options section at offset " + std::to_string(at)};
-    ByteReader o(payload);
-    at = 0;
-    while (o.remaining() > 0) {
-      VPERF_TRY(uint16_t option, o.u16("option id"));
-      VPERF_TRY(uint32_t size, o.u32("option size"));
-      VPERF_TRY(std::span<const uint8_t> data, o.bytes(size, "option"));
-      ByteReader d(data);
-      if (option == kOptionDone) {
-        VPERF_TRY(at, d.u64("next options offset"));
-        break;
-      }
-      if (option == kOptionTraceClock) clock_ = selected_clock(option_text(data));
-      if (option == kOptionUname) uname_ = option_text(data);
-      if (option == kOptionCpuStat) cpu_stats_.push_back(option_text(data));
-      if (option == kOptionCpuCount) {
-        VPERF_TRY(uint32_t count, d.u32("CPU count"));
-        cpu_count_ = static_cast<int>(std::min<uint32_t>(count, 8192));
-      }
-      if (option >= 16 && option <= 21) {
-        VPERF_TRY(uint64_t offset, d.u64("section offset"));
-        metadata[option] = offset;
-      }
-      if (option == kOptionBuffer) {
-        BufferOption b;
-        VPERF_TRY(b.section, d.u64("buffer section offset"));
-        VPERF_TRY(b.name, d.c_string("buffer name"));
-        VPERF_TRY(std::string clock, d.c_string("buffer clock"));
-        if (b.name.empty() && !clock.empty()) clock_ = clock;
-        VPERF_TRY(d.skip(4, "buffer page size"));
-        VPERF_TRY(uint32_t count, d.u32("buffer CPU count"));
-        for (uint32_t i = 0; i < count; ++i) {
-          VPERF_TRY(uint32_t cpu, d.u32("buffer CPU"));
-          VPERF_TRY(uint64_t offset, d.u64("buffer CPU offset"));
-          VPERF_TRY(uint64_t cpu_size, d.u64("buffer CPU size"));
-          if (cpu > 8192) return Error{"trace.dat: implausible CPU number " + std::to_string(cpu)};
-          b.cpus.emplace_back(static_cast<int>(cpu), offset, cpu_size);
-        }
-        buffer_options.push_back(std::move(b));
-      }
-    }
+    VPERF_TRY(d->decompress(data, unpacked, plain));
+    file.decompressed_.push_back(std::move(plain));
+    return std::span<const uint8_t>(file.decompressed_.back());
   }
 
-  // The metadata sections, laid end to end, are a version 6 preamble's body.
-  std::vector<uint8_t> preamble(bytes_.begin(), bytes_.begin() + static_cast<std::ptrdiff_t>(after_page_size));
-  preamble[10] = '6';  // "7\0" -> "6\0": the same length
-  auto append_section = [&](uint16_t id, std::span<const uint8_t> empty) -> Result<void> {
-    auto it = metadata.find(id);
-    if (it == metadata.end()) {
-      preamble.insert(preamble.end(), empty.begin(), empty.end());
-      return {};
+  // The chain of options sections from `first`: each option kept where it belongs.
+  Result<void> read_options(uint64_t first) {
+    std::set<uint64_t> seen;
+    for (uint64_t at = first; at != 0;) {
+      if (!seen.insert(at).second) return Error{"trace.dat: its options sections form a loop"};
+      uint16_t id = 0;
+      VPERF_TRY(std::span<const uint8_t> payload, section(at, id));
+      if (id != 0) return Error{"trace.dat: expected an options section at offset " + std::to_string(at)};
+      ByteReader o(payload);
+      at = 0;
+      while (o.remaining() > 0) {
+        VPERF_TRY(uint16_t option, o.u16("option id"));
+        VPERF_TRY(uint32_t size, o.u32("option size"));
+        VPERF_TRY(std::span<const uint8_t> data, o.bytes(size, "option"));
+        if (option == kOptionDone) {
+          ByteReader d(data);
+          VPERF_TRY(at, d.u64("next options offset"));
+          break;
+        }
+        VPERF_TRY(read_option(option, data));
+      }
     }
-    uint16_t found = 0;
-    VPERF_TRY(std::span<const uint8_t> payload, section(it->second, found));
-    if (found != id) return Error{"trace.dat: option " + std::to_string(id) + " points at a section of another kind"};
-    preamble.insert(preamble.end(), payload.begin(), payload.end());
     return {};
-  };
-  static constexpr uint8_t kNone32[4] = {}, kNone64[8] = {};
-  static constexpr uint8_t kNoHeaders[] = "header_page\0\0\0\0\0\0\0\0\0header_event\0\0\0\0\0\0\0\0";
-  VPERF_TRY(append_section(16, std::span<const uint8_t>(kNoHeaders, sizeof kNoHeaders - 1)));
-  VPERF_TRY(append_section(17, kNone32));
-  VPERF_TRY(append_section(18, kNone32));
-  VPERF_TRY(append_section(19, kNone32));
-  VPERF_TRY(append_section(20, kNone32));
-  VPERF_TRY(append_section(21, kNone64));
-  VPERF_TRY(TracepointDecoder decoder,
-            TracepointDecoder::parse(preamble, TracingDataOptions{.kallsyms = true, .plugins = plugins, .whole_comms = true}));
-  decoder_.emplace(std::move(decoder));
+  }
 
-  for (const BufferOption& b : buffer_options) {
-    ByteReader s(bytes_);
-    if (b.section > bytes_.size()) return Error{"trace.dat: a buffer section offset points past the end of the file"};
+  Result<void> read_option(uint16_t option, std::span<const uint8_t> data) {
+    ByteReader d(data);
+    if (option == kOptionTraceClock) file.clock_ = selected_clock(option_text(data));
+    if (option == kOptionUname) file.uname_ = option_text(data);
+    if (option == kOptionCpuStat) file.cpu_stats_.push_back(option_text(data));
+    if (option == kOptionCpuCount) {
+      VPERF_TRY(uint32_t count, d.u32("CPU count"));
+      file.cpu_count_ = static_cast<int>(std::min<uint32_t>(count, 8192));
+    }
+    if (option >= 16 && option <= 21) {
+      VPERF_TRY(uint64_t offset, d.u64("section offset"));
+      metadata[option] = offset;
+    }
+    if (option != kOptionBuffer) return {};
+    BufferOption b;
+    VPERF_TRY(b.section, d.u64("buffer section offset"));
+    VPERF_TRY(b.name, d.c_string("buffer name"));
+    VPERF_TRY(std::string clock, d.c_string("buffer clock"));
+    if (b.name.empty() && !clock.empty()) file.clock_ = clock;
+    VPERF_TRY(d.skip(4, "buffer page size"));
+    VPERF_TRY(uint32_t count, d.u32("buffer CPU count"));
+    for (uint32_t i = 0; i < count; ++i) {
+      VPERF_TRY(uint32_t cpu, d.u32("buffer CPU"));
+      VPERF_TRY(uint64_t offset, d.u64("buffer CPU offset"));
+      VPERF_TRY(uint64_t cpu_size, d.u64("buffer CPU size"));
+      if (cpu > 8192) return Error{"trace.dat: implausible CPU number " + std::to_string(cpu)};
+      b.cpus.emplace_back(static_cast<int>(cpu), offset, cpu_size);
+    }
+    buffers.push_back(std::move(b));
+    return {};
+  }
+
+  // The metadata sections, laid end to end, are a version 6 preamble's body: the decoder reads
+  // it as it reads version 6's.
+  Result<void> load_metadata(size_t after_page_size, bool plugins) {
+    std::vector<uint8_t> preamble(file.bytes_.begin(), file.bytes_.begin() + static_cast<std::ptrdiff_t>(after_page_size));
+    preamble[10] = '6';  // "7\0" -> "6\0": the same length
+    auto append_section = [&](uint16_t id, std::span<const uint8_t> empty) -> Result<void> {
+      auto it = metadata.find(id);
+      if (it == metadata.end()) {
+        preamble.insert(preamble.end(), empty.begin(), empty.end());
+        return {};
+      }
+      uint16_t found = 0;
+      VPERF_TRY(std::span<const uint8_t> payload, section(it->second, found));
+      if (found != id) return Error{"trace.dat: option " + std::to_string(id) + " points at a section of another kind"};
+      preamble.insert(preamble.end(), payload.begin(), payload.end());
+      return {};
+    };
+    static constexpr uint8_t kNone32[4] = {}, kNone64[8] = {};
+    static constexpr uint8_t kNoHeaders[] = "header_page\0\0\0\0\0\0\0\0\0header_event\0\0\0\0\0\0\0\0";
+    VPERF_TRY(append_section(16, std::span<const uint8_t>(kNoHeaders, sizeof kNoHeaders - 1)));
+    VPERF_TRY(append_section(17, kNone32));
+    VPERF_TRY(append_section(18, kNone32));
+    VPERF_TRY(append_section(19, kNone32));
+    VPERF_TRY(append_section(20, kNone32));
+    VPERF_TRY(append_section(21, kNone64));
+    VPERF_TRY(TracepointDecoder decoder,
+              TracepointDecoder::parse(preamble, TracingDataOptions{.kallsyms = true, .plugins = plugins, .whole_comms = true}));
+    file.decoder_.emplace(std::move(decoder));
+    return {};
+  }
+
+  Result<void> load_buffer(const BufferOption& b) {
+    ByteReader s(file.bytes_);
+    if (b.section > file.bytes_.size()) return Error{"trace.dat: a buffer section offset points past the end of the file"};
     VPERF_TRY(s.seek(static_cast<size_t>(b.section)));
     VPERF_TRY(s.skip(2, "buffer section id"));
     VPERF_TRY(uint16_t flags, s.u16("buffer section flags"));
@@ -1092,45 +1109,60 @@ Result<void> TraceDat::parse_v7(size_t after_page_size, bool plugins) {
     buffer.name = b.name;
     for (const auto& [cpu, offset, size] : b.cpus) {
       if (size == 0) continue;
-      if (offset > bytes_.size() || size > bytes_.size() - offset)
+      if (offset > file.bytes_.size() || size > file.bytes_.size() - offset)
         return Error{"trace.dat is truncated: CPU " + std::to_string(cpu) + "'s data runs past the end of the file", 0,
                      "the recording was cut short; record again"};
-      std::span<const uint8_t> data(bytes_.data() + offset, static_cast<size_t>(size));
+      std::span<const uint8_t> data(file.bytes_.data() + offset, static_cast<size_t>(size));
       if (flags & kSectionCompressed) {
         // The stated size leaves out the chunk count in front (trace-cmd 3.1 writes it so).
-        data = std::span<const uint8_t>(bytes_.data() + offset, static_cast<size_t>(std::min<uint64_t>(size + 4, bytes_.size() - offset)));
-        // Chunks: u32 count, then {u32 packed, u32 unpacked, data} each, unpacked end to end.
-        // A chunk that cannot be read ends its CPU's data there: the chunks before it are
-        // kept, and the file is incomplete (trace-cmd likewise shows what came before).
-        ByteReader c(data);
-        VPERF_TRY(uint32_t chunks, c.u32("chunk count"));
-        if (!decompressor) {
-          VPERF_TRY(decompressor, Decompressor::for_algorithm(*algorithm));
-        }
-        std::vector<uint8_t> pages;
-        for (uint32_t i = 0; i < chunks; ++i) {
-          Result<void> chunk = [&]() -> Result<void> {
-            VPERF_TRY(uint32_t packed, c.u32("chunk compressed size"));
-            VPERF_TRY(uint32_t unpacked, c.u32("chunk size"));
-            VPERF_TRY(std::span<const uint8_t> bytes, c.bytes(packed, "chunk"));
-            return decompressor->decompress(bytes, unpacked, pages);
-          }();
-          if (!chunk) {
-            damage_.push_back("CPU " + std::to_string(cpu) + (b.name.empty() ? "" : " of buffer '" + b.name + "'") + ": chunk " +
-                              std::to_string(i + 1) + " of " + std::to_string(chunks) + " is unreadable (" + chunk.error().message +
-                              "); its events from there on are left out");
-            break;
-          }
-        }
-        decompressed_.push_back(std::move(pages));
-        data = decompressed_.back();
+        data = file.bytes_.subspan(static_cast<size_t>(offset), static_cast<size_t>(std::min<uint64_t>(size + 4, file.bytes_.size() - offset)));
+        VPERF_TRY(data, decompress_chunks(data, cpu, b.name));
       }
       buffer.cpus.push_back({cpu, data});
     }
-    buffers_.push_back(std::move(buffer));
+    file.buffers_.push_back(std::move(buffer));
+    return {};
   }
-  // decompressed_ grew while spans into it were taken; a vector of vectors keeps each inner
-  // vector's storage in place when it reallocates (the inner vectors are moved, not copied).
+
+  // Chunks: u32 count, then {u32 packed, u32 unpacked, data} each, unpacked end to end. A chunk
+  // that cannot be read ends its CPU's data there: the chunks before it are kept, and the file
+  // is incomplete (trace-cmd likewise shows what came before).
+  Result<std::span<const uint8_t>> decompress_chunks(std::span<const uint8_t> data, int cpu, const std::string& buffer) {
+    ByteReader c(data);
+    VPERF_TRY(uint32_t chunks, c.u32("chunk count"));
+    VPERF_TRY(Decompressor * d, decompressor_of_file());
+    std::vector<uint8_t> pages;
+    for (uint32_t i = 0; i < chunks; ++i) {
+      Result<void> chunk = [&]() -> Result<void> {
+        VPERF_TRY(uint32_t packed, c.u32("chunk compressed size"));
+        VPERF_TRY(uint32_t unpacked, c.u32("chunk size"));
+        VPERF_TRY(std::span<const uint8_t> bytes, c.bytes(packed, "chunk"));
+        return d->decompress(bytes, unpacked, pages);
+      }();
+      if (!chunk) {
+        file.damage_.push_back("CPU " + std::to_string(cpu) + (buffer.empty() ? "" : " of buffer '" + buffer + "'") + ": chunk " +
+                               std::to_string(i + 1) + " of " + std::to_string(chunks) + " is unreadable (" + chunk.error().message +
+                               "); its events from there on are left out");
+        break;
+      }
+    }
+    // decompressed_ grows while spans into it are held; a vector of vectors keeps each inner
+    // vector's storage in place when it reallocates (the inner vectors are moved, not copied).
+    file.decompressed_.push_back(std::move(pages));
+    return std::span<const uint8_t>(file.decompressed_.back());
+  }
+};
+
+Result<void> TraceDat::parse_v7(size_t after_page_size, bool plugins) {
+  ByteReader r(bytes_);
+  VPERF_TRY(r.seek(after_page_size));
+  V7Parse parse{*this, {}, {}, {}, {}};
+  VPERF_TRY(parse.algorithm, r.c_string("compression name"));
+  VPERF_TRY(r.c_string("compression version"));
+  VPERF_TRY(uint64_t options_at, r.u64("first options section offset"));
+  VPERF_TRY(parse.read_options(options_at));
+  VPERF_TRY(parse.load_metadata(after_page_size, plugins));
+  for (const V7Parse::BufferOption& b : parse.buffers) VPERF_TRY(parse.load_buffer(b));
   return {};
 }
 

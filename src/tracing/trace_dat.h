@@ -167,6 +167,7 @@ class TraceDat {
   Result<void> parse_bytes(bool plugins);
   Result<void> parse_v6(size_t after_preamble);
   Result<void> parse_v7(size_t after_page_size, bool plugins);
+  struct V7Parse;  // parse_v7's steps
   // A version 6 "flyrecord" table (u64 offset, u64 size per CPU) at `r`, as the buffer `name`.
   Result<void> read_flyrecord_table(ByteReader& r, uint32_t cpus, const std::string& name);
 
