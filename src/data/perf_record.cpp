@@ -255,286 +255,70 @@ void put_trailer(ByteWriter& w, const SampleFormat& f, const SampleId& sid) {
 bool is_kernel_type(uint32_t type) { return type < kRecordHeaderAttr; }
 
 // Kernel record bodies (after the header, before the trailer).
-Result<RecordBody> parse_kernel_body(uint32_t type, uint16_t misc, ByteReader& r) {
-  switch (type) {
-    case PERF_RECORD_MMAP: {
-      MmapRecord m;
-      VPERF_TRY(m.pid, r.u32("mmap pid"));
-      VPERF_TRY(m.tid, r.u32("mmap tid"));
-      VPERF_TRY(m.addr, r.u64("mmap addr"));
-      VPERF_TRY(m.len, r.u64("mmap len"));
-      VPERF_TRY(m.pgoff, r.u64("mmap pgoff"));
-      VPERF_TRY(m.filename, tail_string(r, "mmap filename"));
-      return RecordBody(std::move(m));
-    }
-    case PERF_RECORD_MMAP2: {
-      Mmap2Record m;
-      VPERF_TRY(m.pid, r.u32("mmap2 pid"));
-      VPERF_TRY(m.tid, r.u32("mmap2 tid"));
-      VPERF_TRY(m.addr, r.u64("mmap2 addr"));
-      VPERF_TRY(m.len, r.u64("mmap2 len"));
-      VPERF_TRY(m.pgoff, r.u64("mmap2 pgoff"));
-      if (has(misc, PERF_RECORD_MISC_MMAP_BUILD_ID)) {
-        VPERF_TRY(uint8_t size, r.u8("mmap2 build_id_size"));
-        VPERF_TRY(r.bytes(3, "mmap2 reserved"));
-        VPERF_TRY(auto id, r.bytes(20, "mmap2 build_id"));
-        m.build_id.assign(id.begin(), id.begin() + std::min<size_t>(size, 20));
-      } else {
-        VPERF_TRY(m.maj, r.u32("mmap2 maj"));
-        VPERF_TRY(m.min, r.u32("mmap2 min"));
-        VPERF_TRY(m.ino, r.u64("mmap2 ino"));
-        VPERF_TRY(m.ino_generation, r.u64("mmap2 ino_generation"));
-      }
-      VPERF_TRY(m.prot, r.u32("mmap2 prot"));
-      VPERF_TRY(m.flags, r.u32("mmap2 flags"));
-      VPERF_TRY(m.filename, tail_string(r, "mmap2 filename"));
-      return RecordBody(std::move(m));
-    }
-    case PERF_RECORD_COMM: {
-      CommRecord c;
-      VPERF_TRY(c.pid, r.u32("comm pid"));
-      VPERF_TRY(c.tid, r.u32("comm tid"));
-      VPERF_TRY(c.comm, tail_string(r, "comm"));
-      return RecordBody(std::move(c));
-    }
-    case PERF_RECORD_FORK:
-    case PERF_RECORD_EXIT: {
-      TaskRecord t;
-      VPERF_TRY(t.pid, r.u32("task pid"));
-      VPERF_TRY(t.ppid, r.u32("task ppid"));
-      VPERF_TRY(t.tid, r.u32("task tid"));
-      VPERF_TRY(t.ptid, r.u32("task ptid"));
-      VPERF_TRY(t.time, r.u64("task time"));
-      return RecordBody(t);
-    }
-    case PERF_RECORD_LOST: {
-      LostRecord l;
-      VPERF_TRY(l.id, r.u64("lost id"));
-      VPERF_TRY(l.lost, r.u64("lost count"));
-      return RecordBody(l);
-    }
-    case PERF_RECORD_LOST_SAMPLES: {
-      LostSamplesRecord l;
-      VPERF_TRY(l.lost, r.u64("lost samples"));
-      return RecordBody(l);
-    }
-    case PERF_RECORD_THROTTLE:
-    case PERF_RECORD_UNTHROTTLE: {
-      ThrottleRecord t;
-      VPERF_TRY(t.time, r.u64("throttle time"));
-      VPERF_TRY(t.id, r.u64("throttle id"));
-      VPERF_TRY(t.stream_id, r.u64("throttle stream_id"));
-      return RecordBody(t);
-    }
-    case PERF_RECORD_KSYMBOL: {
-      KsymbolRecord k;
-      VPERF_TRY(k.addr, r.u64("ksymbol addr"));
-      VPERF_TRY(k.len, r.u32("ksymbol len"));
-      VPERF_TRY(k.ksym_type, r.u16("ksymbol type"));
-      VPERF_TRY(k.flags, r.u16("ksymbol flags"));
-      VPERF_TRY(k.name, tail_string(r, "ksymbol name"));
-      return RecordBody(std::move(k));
-    }
-    case PERF_RECORD_BPF_EVENT: {
-      BpfEventRecord b;
-      VPERF_TRY(b.type, r.u16("bpf_event type"));
-      VPERF_TRY(b.flags, r.u16("bpf_event flags"));
-      VPERF_TRY(b.id, r.u32("bpf_event id"));
-      VPERF_TRY(auto tag, r.bytes(8, "bpf_event tag"));
-      std::copy(tag.begin(), tag.end(), b.tag.begin());
-      return RecordBody(b);
-    }
-    case PERF_RECORD_TEXT_POKE: {
-      TextPokeRecord p;
-      VPERF_TRY(p.addr, r.u64("text_poke addr"));
-      VPERF_TRY(uint16_t old_len, r.u16("text_poke old_len"));
-      VPERF_TRY(uint16_t new_len, r.u16("text_poke new_len"));
-      VPERF_TRY(p.old_bytes, byte_vector(r, old_len, "text_poke old bytes"));
-      VPERF_TRY(p.new_bytes, byte_vector(r, new_len, "text_poke new bytes"));
-      (void)r.skip(r.remaining());  // alignment padding
-      return RecordBody(std::move(p));
-    }
-    case PERF_RECORD_CGROUP: {
-      CgroupRecord c;
-      VPERF_TRY(c.id, r.u64("cgroup id"));
-      VPERF_TRY(c.path, tail_string(r, "cgroup path"));
-      return RecordBody(std::move(c));
-    }
-    case PERF_RECORD_SWITCH:
-      return RecordBody(SwitchRecord{});
-    case PERF_RECORD_SWITCH_CPU_WIDE: {
-      SwitchRecord s;
-      VPERF_TRY(s.next_prev_pid, r.u32("switch next_prev_pid"));
-      VPERF_TRY(s.next_prev_tid, r.u32("switch next_prev_tid"));
-      return RecordBody(s);
-    }
-    default: {
-      VPERF_TRY(auto body, byte_vector(r, r.remaining(), "record body"));
-      return RecordBody(UnparsedRecord{std::move(body)});
-    }
-  }
-}
+// ---- record bodies: each type's decoding and encoding side by side -------------------------
+//
+// RecordCodec<Body>::decode reads a body from the bytes after the header (a kernel record's
+// without its sample_id trailer; `payload` is what follows a record whose header.size leaves
+// it out: tracing data, auxtrace), and encode writes the same bytes back. decode_body maps a
+// record type to its codec; encode_body goes by the body's type.
 
-Result<RecordBody> parse_user_body(uint32_t type, uint16_t misc, ByteReader& r, std::span<const uint8_t> payload) {
-  switch (type) {
-    case kRecordHeaderAttr: {
-      AttrRecord a;
-      VPERF_TRY(size_t size, attr_size_in(r.rest()));
-      VPERF_TRY(auto attr_bytes, r.bytes(size, "attr"));
-      VPERF_TRY(a.attr, attr_from_bytes(attr_bytes));
-      a.attr_bytes = size;
-      VPERF_TRY(a.ids, u64_array(r, r.remaining() / 8, "attr ids"));
-      return RecordBody(std::move(a));
-    }
-    case kRecordHeaderEventType: {
-      EventTypeRecord e;
-      VPERF_TRY(e.event_id, r.u64("event_type id"));
-      VPERF_TRY(e.name, fixed_string(r, 64, "event_type name"));
-      return RecordBody(std::move(e));
-    }
-    case kRecordHeaderTracingData: {
-      TracingDataRecord t;
-      VPERF_TRY(t.size, r.u32("tracing_data size"));
-      (void)r.skip(r.remaining());
-      t.data.assign(payload.begin(), payload.end());
-      return RecordBody(std::move(t));
-    }
-    case kRecordHeaderBuildId: {
-      BuildIdRecord b;
-      VPERF_TRY(b.pid, r.read_struct<int32_t>("build_id pid"));
-      VPERF_TRY(auto id, r.bytes(24, "build_id"));
-      size_t n = has(misc, kMiscBuildIdSize) ? std::min<size_t>(id[20], 20) : 20;
-      b.build_id.assign(id.begin(), id.begin() + static_cast<std::ptrdiff_t>(n));
-      b.filename_field = static_cast<uint32_t>(r.remaining());
-      VPERF_TRY(b.filename, tail_string(r, "build_id filename"));
-      return RecordBody(std::move(b));
-    }
-    case kRecordFinishedRound:
-    case kRecordFinishedInit:
-      return RecordBody(FinishedRoundRecord{});
-    case kRecordIdIndex: {
-      IdIndexRecord x;
-      VPERF_TRY(uint64_t nr, r.u64("id_index nr"));
-      if (nr > r.remaining() / 32) return r.truncated("id_index entries", r.remaining() + 1);
-      x.entries.resize(static_cast<size_t>(nr));
-      for (auto& e : x.entries) {
-        VPERF_TRY(e.id, r.u64("id_index id"));
-        VPERF_TRY(e.idx, r.u64("id_index idx"));
-        VPERF_TRY(e.cpu, r.u64("id_index cpu"));
-        VPERF_TRY(e.tid, r.u64("id_index tid"));
-      }
-      return RecordBody(std::move(x));
-    }
-    case kRecordAuxtraceInfo: {
-      AuxtraceInfoRecord a;
-      VPERF_TRY(a.type, r.u32("auxtrace_info type"));
-      VPERF_TRY(r.u32("auxtrace_info reserved"));
-      VPERF_TRY(a.priv, u64_array(r, r.remaining() / 8, "auxtrace_info priv"));
-      return RecordBody(std::move(a));
-    }
-    case kRecordAuxtrace: {
-      AuxtraceRecord a;
-      VPERF_TRY(r.u64("auxtrace size"));
-      VPERF_TRY(a.offset, r.u64("auxtrace offset"));
-      VPERF_TRY(a.reference, r.u64("auxtrace reference"));
-      VPERF_TRY(a.idx, r.u32("auxtrace idx"));
-      VPERF_TRY(a.tid, r.u32("auxtrace tid"));
-      VPERF_TRY(a.cpu, r.u32("auxtrace cpu"));
-      VPERF_TRY(r.u32("auxtrace reserved"));
-      a.data.assign(payload.begin(), payload.end());
-      return RecordBody(std::move(a));
-    }
-    case kRecordThreadMap: {
-      ThreadMapRecord t;
-      VPERF_TRY(uint64_t nr, r.u64("thread_map nr"));
-      if (nr > r.remaining() / 24) return r.truncated("thread_map entries", r.remaining() + 1);
-      t.entries.resize(static_cast<size_t>(nr));
-      for (auto& e : t.entries) {
-        VPERF_TRY(e.pid, r.u64("thread_map pid"));
-        VPERF_TRY(e.comm, fixed_string(r, 16, "thread_map comm"));
-      }
-      return RecordBody(std::move(t));
-    }
-    case kRecordStatConfig: {
-      StatConfigRecord s;
-      VPERF_TRY(uint64_t nr, r.u64("stat_config nr"));
-      if (nr > r.remaining() / 16) return r.truncated("stat_config entries", r.remaining() + 1);
-      s.entries.resize(static_cast<size_t>(nr));
-      for (auto& [tag, val] : s.entries) {
-        VPERF_TRY(tag, r.u64("stat_config tag"));
-        VPERF_TRY(val, r.u64("stat_config val"));
-      }
-      return RecordBody(std::move(s));
-    }
-    case kRecordStat: {
-      StatRecord s;
-      VPERF_TRY(s.id, r.u64("stat id"));
-      VPERF_TRY(s.cpu, r.u32("stat cpu"));
-      VPERF_TRY(s.thread, r.u32("stat thread"));
-      VPERF_TRY(s.val, r.u64("stat val"));
-      VPERF_TRY(s.ena, r.u64("stat ena"));
-      VPERF_TRY(s.run, r.u64("stat run"));
-      return RecordBody(s);
-    }
-    case kRecordStatRound: {
-      StatRoundRecord s;
-      VPERF_TRY(s.type, r.u64("stat_round type"));
-      VPERF_TRY(s.time, r.u64("stat_round time"));
-      return RecordBody(s);
-    }
-    case kRecordEventUpdate: {
-      EventUpdateRecord e;
-      VPERF_TRY(e.type, r.u64("event_update type"));
-      VPERF_TRY(e.id, r.u64("event_update id"));
-      VPERF_TRY(e.data, byte_vector(r, r.remaining(), "event_update data"));
-      return RecordBody(std::move(e));
-    }
-    case kRecordTimeConv: {
-      TimeConvRecord t;
-      VPERF_TRY(t.time_shift, r.u64("time_conv time_shift"));
-      VPERF_TRY(t.time_mult, r.u64("time_conv time_mult"));
-      VPERF_TRY(t.time_zero, r.u64("time_conv time_zero"));
-      if (r.remaining() >= 24) {
-        VPERF_TRY(t.time_cycles, r.u64("time_conv time_cycles"));
-        VPERF_TRY(t.time_mask, r.u64("time_conv time_mask"));
-        VPERF_TRY(t.cap_user_time_zero, r.u8("time_conv cap_user_time_zero"));
-        VPERF_TRY(t.cap_user_time_short, r.u8("time_conv cap_user_time_short"));
-        VPERF_TRY(r.bytes(6, "time_conv reserved"));
-      }
-      return RecordBody(std::move(t));
-    }
-    case kRecordHeaderFeature: {
-      FeatureRecord f;
-      VPERF_TRY(f.feature, r.u64("feature id"));
-      VPERF_TRY(f.data, byte_vector(r, r.remaining(), "feature data"));
-      return RecordBody(std::move(f));
-    }
-    case kRecordCompressed:
-      return Error{"compressed data (perf record -z) not supported: decompress it with `perf inject -i IN -o OUT`"};
-    default: {
-      VPERF_TRY(auto body, byte_vector(r, r.remaining(), "record body"));
-      return RecordBody(UnparsedRecord{std::move(body)});
-    }
-  }
-}
+// What a body's layout depends on besides its own fields.
+struct BodyLayout {
+  uint32_t type = 0;
+  uint16_t misc = 0;
+  std::span<const uint8_t> payload;
+};
 
-struct BodyBuilder {
-  ByteWriter& w;
-  const Record& rec;
-  const SampleFormat* format;
+template <class Body>
+struct RecordCodec;
 
-  void operator()(const UnparsedRecord& u) { w.bytes(u.body); }
-  void operator()(const Sample& s) {
-    SampleFormat none;
-    put_sample(w, s, format ? *format : none, rec.sample_id);
+template <>
+struct RecordCodec<MmapRecord> {
+  static Result<MmapRecord> decode(ByteReader& r, const BodyLayout&) {
+    MmapRecord m;
+    VPERF_TRY(m.pid, r.u32("mmap pid"));
+    VPERF_TRY(m.tid, r.u32("mmap tid"));
+    VPERF_TRY(m.addr, r.u64("mmap addr"));
+    VPERF_TRY(m.len, r.u64("mmap len"));
+    VPERF_TRY(m.pgoff, r.u64("mmap pgoff"));
+    VPERF_TRY(m.filename, tail_string(r, "mmap filename"));
+    return m;
   }
-  void operator()(const MmapRecord& m) {
+  static void encode(ByteWriter& w, const MmapRecord& m, const BodyLayout&) {
     w.u32(m.pid); w.u32(m.tid); w.u64(m.addr); w.u64(m.len); w.u64(m.pgoff);
     put_string_aligned(w, m.filename, 8);
   }
-  void operator()(const Mmap2Record& m) {
+};
+
+// With PERF_RECORD_MISC_MMAP_BUILD_ID the device and inode fields hold the build-id instead.
+template <>
+struct RecordCodec<Mmap2Record> {
+  static Result<Mmap2Record> decode(ByteReader& r, const BodyLayout& at) {
+    Mmap2Record m;
+    VPERF_TRY(m.pid, r.u32("mmap2 pid"));
+    VPERF_TRY(m.tid, r.u32("mmap2 tid"));
+    VPERF_TRY(m.addr, r.u64("mmap2 addr"));
+    VPERF_TRY(m.len, r.u64("mmap2 len"));
+    VPERF_TRY(m.pgoff, r.u64("mmap2 pgoff"));
+    if (has(at.misc, PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+      VPERF_TRY(uint8_t size, r.u8("mmap2 build_id_size"));
+      VPERF_TRY(r.bytes(3, "mmap2 reserved"));
+      VPERF_TRY(auto id, r.bytes(20, "mmap2 build_id"));
+      m.build_id.assign(id.begin(), id.begin() + std::min<size_t>(size, 20));
+    } else {
+      VPERF_TRY(m.maj, r.u32("mmap2 maj"));
+      VPERF_TRY(m.min, r.u32("mmap2 min"));
+      VPERF_TRY(m.ino, r.u64("mmap2 ino"));
+      VPERF_TRY(m.ino_generation, r.u64("mmap2 ino_generation"));
+    }
+    VPERF_TRY(m.prot, r.u32("mmap2 prot"));
+    VPERF_TRY(m.flags, r.u32("mmap2 flags"));
+    VPERF_TRY(m.filename, tail_string(r, "mmap2 filename"));
+    return m;
+  }
+  static void encode(ByteWriter& w, const Mmap2Record& m, const BodyLayout& at) {
     w.u32(m.pid); w.u32(m.tid); w.u64(m.addr); w.u64(m.len); w.u64(m.pgoff);
-    if (has(rec.misc, PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+    if (has(at.misc, PERF_RECORD_MISC_MMAP_BUILD_ID)) {
       size_t n = std::min<size_t>(m.build_id.size(), 20);
       w.u8(static_cast<uint8_t>(n));
       w.zeros(3);
@@ -546,81 +330,473 @@ struct BodyBuilder {
     w.u32(m.prot); w.u32(m.flags);
     put_string_aligned(w, m.filename, 8);
   }
-  void operator()(const CommRecord& c) {
+};
+
+template <>
+struct RecordCodec<CommRecord> {
+  static Result<CommRecord> decode(ByteReader& r, const BodyLayout&) {
+    CommRecord c;
+    VPERF_TRY(c.pid, r.u32("comm pid"));
+    VPERF_TRY(c.tid, r.u32("comm tid"));
+    VPERF_TRY(c.comm, tail_string(r, "comm"));
+    return c;
+  }
+  static void encode(ByteWriter& w, const CommRecord& c, const BodyLayout&) {
     w.u32(c.pid); w.u32(c.tid);
     put_string_aligned(w, c.comm, 8);
   }
-  void operator()(const TaskRecord& t) { w.u32(t.pid); w.u32(t.ppid); w.u32(t.tid); w.u32(t.ptid); w.u64(t.time); }
-  void operator()(const LostRecord& l) { w.u64(l.id); w.u64(l.lost); }
-  void operator()(const LostSamplesRecord& l) { w.u64(l.lost); }
-  void operator()(const ThrottleRecord& t) { w.u64(t.time); w.u64(t.id); w.u64(t.stream_id); }
-  void operator()(const KsymbolRecord& k) {
+};
+
+// FORK and EXIT.
+template <>
+struct RecordCodec<TaskRecord> {
+  static Result<TaskRecord> decode(ByteReader& r, const BodyLayout&) {
+    TaskRecord t;
+    VPERF_TRY(t.pid, r.u32("task pid"));
+    VPERF_TRY(t.ppid, r.u32("task ppid"));
+    VPERF_TRY(t.tid, r.u32("task tid"));
+    VPERF_TRY(t.ptid, r.u32("task ptid"));
+    VPERF_TRY(t.time, r.u64("task time"));
+    return t;
+  }
+  static void encode(ByteWriter& w, const TaskRecord& t, const BodyLayout&) {
+    w.u32(t.pid); w.u32(t.ppid); w.u32(t.tid); w.u32(t.ptid); w.u64(t.time);
+  }
+};
+
+template <>
+struct RecordCodec<LostRecord> {
+  static Result<LostRecord> decode(ByteReader& r, const BodyLayout&) {
+    LostRecord l;
+    VPERF_TRY(l.id, r.u64("lost id"));
+    VPERF_TRY(l.lost, r.u64("lost count"));
+    return l;
+  }
+  static void encode(ByteWriter& w, const LostRecord& l, const BodyLayout&) { w.u64(l.id); w.u64(l.lost); }
+};
+
+template <>
+struct RecordCodec<LostSamplesRecord> {
+  static Result<LostSamplesRecord> decode(ByteReader& r, const BodyLayout&) {
+    LostSamplesRecord l;
+    VPERF_TRY(l.lost, r.u64("lost samples"));
+    return l;
+  }
+  static void encode(ByteWriter& w, const LostSamplesRecord& l, const BodyLayout&) { w.u64(l.lost); }
+};
+
+// THROTTLE and UNTHROTTLE.
+template <>
+struct RecordCodec<ThrottleRecord> {
+  static Result<ThrottleRecord> decode(ByteReader& r, const BodyLayout&) {
+    ThrottleRecord t;
+    VPERF_TRY(t.time, r.u64("throttle time"));
+    VPERF_TRY(t.id, r.u64("throttle id"));
+    VPERF_TRY(t.stream_id, r.u64("throttle stream_id"));
+    return t;
+  }
+  static void encode(ByteWriter& w, const ThrottleRecord& t, const BodyLayout&) { w.u64(t.time); w.u64(t.id); w.u64(t.stream_id); }
+};
+
+template <>
+struct RecordCodec<KsymbolRecord> {
+  static Result<KsymbolRecord> decode(ByteReader& r, const BodyLayout&) {
+    KsymbolRecord k;
+    VPERF_TRY(k.addr, r.u64("ksymbol addr"));
+    VPERF_TRY(k.len, r.u32("ksymbol len"));
+    VPERF_TRY(k.ksym_type, r.u16("ksymbol type"));
+    VPERF_TRY(k.flags, r.u16("ksymbol flags"));
+    VPERF_TRY(k.name, tail_string(r, "ksymbol name"));
+    return k;
+  }
+  static void encode(ByteWriter& w, const KsymbolRecord& k, const BodyLayout&) {
     w.u64(k.addr); w.u32(k.len); w.u16(k.ksym_type); w.u16(k.flags);
     put_string_aligned(w, k.name, 8);
   }
-  void operator()(const BpfEventRecord& b) {
+};
+
+template <>
+struct RecordCodec<BpfEventRecord> {
+  static Result<BpfEventRecord> decode(ByteReader& r, const BodyLayout&) {
+    BpfEventRecord b;
+    VPERF_TRY(b.type, r.u16("bpf_event type"));
+    VPERF_TRY(b.flags, r.u16("bpf_event flags"));
+    VPERF_TRY(b.id, r.u32("bpf_event id"));
+    VPERF_TRY(auto tag, r.bytes(8, "bpf_event tag"));
+    std::copy(tag.begin(), tag.end(), b.tag.begin());
+    return b;
+  }
+  static void encode(ByteWriter& w, const BpfEventRecord& b, const BodyLayout&) {
     w.u16(b.type); w.u16(b.flags); w.u32(b.id); w.bytes(b.tag);
   }
-  void operator()(const TextPokeRecord& p) {
+};
+
+template <>
+struct RecordCodec<TextPokeRecord> {
+  static Result<TextPokeRecord> decode(ByteReader& r, const BodyLayout&) {
+    TextPokeRecord p;
+    VPERF_TRY(p.addr, r.u64("text_poke addr"));
+    VPERF_TRY(uint16_t old_len, r.u16("text_poke old_len"));
+    VPERF_TRY(uint16_t new_len, r.u16("text_poke new_len"));
+    VPERF_TRY(p.old_bytes, byte_vector(r, old_len, "text_poke old bytes"));
+    VPERF_TRY(p.new_bytes, byte_vector(r, new_len, "text_poke new bytes"));
+    (void)r.skip(r.remaining());  // alignment padding
+    return p;
+  }
+  static void encode(ByteWriter& w, const TextPokeRecord& p, const BodyLayout&) {
     w.u64(p.addr); w.u16(static_cast<uint16_t>(p.old_bytes.size())); w.u16(static_cast<uint16_t>(p.new_bytes.size()));
     w.bytes(p.old_bytes); w.bytes(p.new_bytes);
     w.align(8);  // the 8-byte header keeps the alignment
   }
-  void operator()(const CgroupRecord& c) { w.u64(c.id); put_string_aligned(w, c.path, 8); }
-  void operator()(const SwitchRecord& s) {
-    if (rec.type == PERF_RECORD_SWITCH_CPU_WIDE) { w.u32(s.next_prev_pid); w.u32(s.next_prev_tid); }
+};
+
+template <>
+struct RecordCodec<CgroupRecord> {
+  static Result<CgroupRecord> decode(ByteReader& r, const BodyLayout&) {
+    CgroupRecord c;
+    VPERF_TRY(c.id, r.u64("cgroup id"));
+    VPERF_TRY(c.path, tail_string(r, "cgroup path"));
+    return c;
   }
-  void operator()(const FinishedRoundRecord&) {}
-  void operator()(const AttrRecord& a) {
+  static void encode(ByteWriter& w, const CgroupRecord& c, const BodyLayout&) { w.u64(c.id); put_string_aligned(w, c.path, 8); }
+};
+
+// SWITCH has no body; SWITCH_CPU_WIDE names the task switched to or from.
+template <>
+struct RecordCodec<SwitchRecord> {
+  static Result<SwitchRecord> decode(ByteReader& r, const BodyLayout& at) {
+    SwitchRecord s;
+    if (at.type != PERF_RECORD_SWITCH_CPU_WIDE) return s;
+    VPERF_TRY(s.next_prev_pid, r.u32("switch next_prev_pid"));
+    VPERF_TRY(s.next_prev_tid, r.u32("switch next_prev_tid"));
+    return s;
+  }
+  static void encode(ByteWriter& w, const SwitchRecord& s, const BodyLayout& at) {
+    if (at.type == PERF_RECORD_SWITCH_CPU_WIDE) { w.u32(s.next_prev_pid); w.u32(s.next_prev_tid); }
+  }
+};
+
+// FINISHED_ROUND and FINISHED_INIT: a header alone.
+template <>
+struct RecordCodec<FinishedRoundRecord> {
+  static Result<FinishedRoundRecord> decode(ByteReader&, const BodyLayout&) { return FinishedRoundRecord{}; }
+  static void encode(ByteWriter&, const FinishedRoundRecord&, const BodyLayout&) {}
+};
+
+// HEADER_ATTR: the attr as the writer's perf sized it (attr.size), then the event's ids.
+template <>
+struct RecordCodec<AttrRecord> {
+  static Result<AttrRecord> decode(ByteReader& r, const BodyLayout&) {
+    AttrRecord a;
+    VPERF_TRY(size_t size, attr_size_in(r.rest()));
+    VPERF_TRY(auto attr_bytes, r.bytes(size, "attr"));
+    VPERF_TRY(a.attr, attr_from_bytes(attr_bytes));
+    a.attr_bytes = size;
+    VPERF_TRY(a.ids, u64_array(r, r.remaining() / 8, "attr ids"));
+    return a;
+  }
+  static void encode(ByteWriter& w, const AttrRecord& a, const BodyLayout&) {
     size_t n = a.attr_bytes ? a.attr_bytes : sizeof(perf_event_attr);
     size_t copy = std::min(n, sizeof(perf_event_attr));
     w.bytes(std::span(reinterpret_cast<const uint8_t*>(&a.attr), copy));
     w.zeros(n - copy);
     for (uint64_t id : a.ids) w.u64(id);
   }
-  void operator()(const EventTypeRecord& e) { w.u64(e.event_id); w.padded_string(e.name.substr(0, 63), 64); }
-  void operator()(const TracingDataRecord& t) { w.u32(t.size); w.u32(0); }
-  void operator()(const BuildIdRecord& b) {
+};
+
+template <>
+struct RecordCodec<EventTypeRecord> {
+  static Result<EventTypeRecord> decode(ByteReader& r, const BodyLayout&) {
+    EventTypeRecord e;
+    VPERF_TRY(e.event_id, r.u64("event_type id"));
+    VPERF_TRY(e.name, fixed_string(r, 64, "event_type name"));
+    return e;
+  }
+  static void encode(ByteWriter& w, const EventTypeRecord& e, const BodyLayout&) {
+    w.u64(e.event_id); w.padded_string(e.name.substr(0, 63), 64);
+  }
+};
+
+// HEADER_TRACING_DATA: header.size (16, as perf writes it) covers the size field and 4 bytes of
+// padding; the tracing data follows as the payload.
+template <>
+struct RecordCodec<TracingDataRecord> {
+  static Result<TracingDataRecord> decode(ByteReader& r, const BodyLayout& at) {
+    TracingDataRecord t;
+    VPERF_TRY(t.size, r.u32("tracing_data size"));
+    (void)r.skip(r.remaining());
+    t.data.assign(at.payload.begin(), at.payload.end());
+    return t;
+  }
+  static void encode(ByteWriter& w, const TracingDataRecord& t, const BodyLayout&) { w.u32(t.size); w.u32(0); }
+};
+
+// HEADER_BUILD_ID: with kMiscBuildIdSize the build-id's size is in the byte after it.
+template <>
+struct RecordCodec<BuildIdRecord> {
+  static Result<BuildIdRecord> decode(ByteReader& r, const BodyLayout& at) {
+    BuildIdRecord b;
+    VPERF_TRY(b.pid, r.read_struct<int32_t>("build_id pid"));
+    VPERF_TRY(auto id, r.bytes(24, "build_id"));
+    size_t n = has(at.misc, kMiscBuildIdSize) ? std::min<size_t>(id[20], 20) : 20;
+    b.build_id.assign(id.begin(), id.begin() + static_cast<std::ptrdiff_t>(n));
+    b.filename_field = static_cast<uint32_t>(r.remaining());
+    VPERF_TRY(b.filename, tail_string(r, "build_id filename"));
+    return b;
+  }
+  static void encode(ByteWriter& w, const BuildIdRecord& b, const BodyLayout& at) {
     w.put<int32_t>(b.pid);
     size_t n = std::min<size_t>(b.build_id.size(), 20);
     w.bytes(std::span(b.build_id).first(n));
     w.zeros(20 - n);
-    if (has(rec.misc, kMiscBuildIdSize)) { w.u8(static_cast<uint8_t>(n)); w.zeros(3); }
+    if (has(at.misc, kMiscBuildIdSize)) { w.u8(static_cast<uint8_t>(n)); w.zeros(3); }
     else w.zeros(4);
     size_t need = b.filename.size() + 1;
     size_t field = b.filename_field >= need ? b.filename_field : (need + kNameAlign - 1) / kNameAlign * kNameAlign;
     w.padded_string(b.filename, field);
   }
-  void operator()(const IdIndexRecord& x) {
+};
+
+template <>
+struct RecordCodec<IdIndexRecord> {
+  static Result<IdIndexRecord> decode(ByteReader& r, const BodyLayout&) {
+    IdIndexRecord x;
+    VPERF_TRY(uint64_t nr, r.u64("id_index nr"));
+    if (nr > r.remaining() / 32) return r.truncated("id_index entries", r.remaining() + 1);
+    x.entries.resize(static_cast<size_t>(nr));
+    for (auto& e : x.entries) {
+      VPERF_TRY(e.id, r.u64("id_index id"));
+      VPERF_TRY(e.idx, r.u64("id_index idx"));
+      VPERF_TRY(e.cpu, r.u64("id_index cpu"));
+      VPERF_TRY(e.tid, r.u64("id_index tid"));
+    }
+    return x;
+  }
+  static void encode(ByteWriter& w, const IdIndexRecord& x, const BodyLayout&) {
     w.u64(x.entries.size());
     for (const auto& e : x.entries) { w.u64(e.id); w.u64(e.idx); w.u64(e.cpu); w.u64(e.tid); }
   }
-  void operator()(const ThreadMapRecord& t) {
+};
+
+template <>
+struct RecordCodec<AuxtraceInfoRecord> {
+  static Result<AuxtraceInfoRecord> decode(ByteReader& r, const BodyLayout&) {
+    AuxtraceInfoRecord a;
+    VPERF_TRY(a.type, r.u32("auxtrace_info type"));
+    VPERF_TRY(r.u32("auxtrace_info reserved"));
+    VPERF_TRY(a.priv, u64_array(r, r.remaining() / 8, "auxtrace_info priv"));
+    return a;
+  }
+  static void encode(ByteWriter& w, const AuxtraceInfoRecord& a, const BodyLayout&) {
+    w.u32(a.type); w.u32(0);
+    for (uint64_t p : a.priv) w.u64(p);
+  }
+};
+
+// AUXTRACE: the trace data follows as the payload, its size in the first field.
+template <>
+struct RecordCodec<AuxtraceRecord> {
+  static Result<AuxtraceRecord> decode(ByteReader& r, const BodyLayout& at) {
+    AuxtraceRecord a;
+    VPERF_TRY(r.u64("auxtrace size"));
+    VPERF_TRY(a.offset, r.u64("auxtrace offset"));
+    VPERF_TRY(a.reference, r.u64("auxtrace reference"));
+    VPERF_TRY(a.idx, r.u32("auxtrace idx"));
+    VPERF_TRY(a.tid, r.u32("auxtrace tid"));
+    VPERF_TRY(a.cpu, r.u32("auxtrace cpu"));
+    VPERF_TRY(r.u32("auxtrace reserved"));
+    a.data.assign(at.payload.begin(), at.payload.end());
+    return a;
+  }
+  static void encode(ByteWriter& w, const AuxtraceRecord& a, const BodyLayout&) {
+    w.u64(a.data.size()); w.u64(a.offset); w.u64(a.reference);
+    w.u32(a.idx); w.u32(a.tid); w.u32(a.cpu); w.u32(0);
+  }
+};
+
+template <>
+struct RecordCodec<ThreadMapRecord> {
+  static Result<ThreadMapRecord> decode(ByteReader& r, const BodyLayout&) {
+    ThreadMapRecord t;
+    VPERF_TRY(uint64_t nr, r.u64("thread_map nr"));
+    if (nr > r.remaining() / 24) return r.truncated("thread_map entries", r.remaining() + 1);
+    t.entries.resize(static_cast<size_t>(nr));
+    for (auto& e : t.entries) {
+      VPERF_TRY(e.pid, r.u64("thread_map pid"));
+      VPERF_TRY(e.comm, fixed_string(r, 16, "thread_map comm"));
+    }
+    return t;
+  }
+  static void encode(ByteWriter& w, const ThreadMapRecord& t, const BodyLayout&) {
     w.u64(t.entries.size());
     for (const auto& e : t.entries) { w.u64(e.pid); w.padded_string(e.comm.substr(0, 15), 16); }
   }
-  void operator()(const StatConfigRecord& s) {
+};
+
+template <>
+struct RecordCodec<StatConfigRecord> {
+  static Result<StatConfigRecord> decode(ByteReader& r, const BodyLayout&) {
+    StatConfigRecord s;
+    VPERF_TRY(uint64_t nr, r.u64("stat_config nr"));
+    if (nr > r.remaining() / 16) return r.truncated("stat_config entries", r.remaining() + 1);
+    s.entries.resize(static_cast<size_t>(nr));
+    for (auto& [tag, val] : s.entries) {
+      VPERF_TRY(tag, r.u64("stat_config tag"));
+      VPERF_TRY(val, r.u64("stat_config val"));
+    }
+    return s;
+  }
+  static void encode(ByteWriter& w, const StatConfigRecord& s, const BodyLayout&) {
     w.u64(s.entries.size());
     for (const auto& [tag, val] : s.entries) { w.u64(tag); w.u64(val); }
   }
-  void operator()(const StatRecord& s) { w.u64(s.id); w.u32(s.cpu); w.u32(s.thread); w.u64(s.val); w.u64(s.ena); w.u64(s.run); }
-  void operator()(const StatRoundRecord& s) { w.u64(s.type); w.u64(s.time); }
-  void operator()(const EventUpdateRecord& e) { w.u64(e.type); w.u64(e.id); w.bytes(e.data); }
-  void operator()(const TimeConvRecord& t) {
+};
+
+template <>
+struct RecordCodec<StatRecord> {
+  static Result<StatRecord> decode(ByteReader& r, const BodyLayout&) {
+    StatRecord s;
+    VPERF_TRY(s.id, r.u64("stat id"));
+    VPERF_TRY(s.cpu, r.u32("stat cpu"));
+    VPERF_TRY(s.thread, r.u32("stat thread"));
+    VPERF_TRY(s.val, r.u64("stat val"));
+    VPERF_TRY(s.ena, r.u64("stat ena"));
+    VPERF_TRY(s.run, r.u64("stat run"));
+    return s;
+  }
+  static void encode(ByteWriter& w, const StatRecord& s, const BodyLayout&) {
+    w.u64(s.id); w.u32(s.cpu); w.u32(s.thread); w.u64(s.val); w.u64(s.ena); w.u64(s.run);
+  }
+};
+
+template <>
+struct RecordCodec<StatRoundRecord> {
+  static Result<StatRoundRecord> decode(ByteReader& r, const BodyLayout&) {
+    StatRoundRecord s;
+    VPERF_TRY(s.type, r.u64("stat_round type"));
+    VPERF_TRY(s.time, r.u64("stat_round time"));
+    return s;
+  }
+  static void encode(ByteWriter& w, const StatRoundRecord& s, const BodyLayout&) { w.u64(s.type); w.u64(s.time); }
+};
+
+template <>
+struct RecordCodec<EventUpdateRecord> {
+  static Result<EventUpdateRecord> decode(ByteReader& r, const BodyLayout&) {
+    EventUpdateRecord e;
+    VPERF_TRY(e.type, r.u64("event_update type"));
+    VPERF_TRY(e.id, r.u64("event_update id"));
+    VPERF_TRY(e.data, byte_vector(r, r.remaining(), "event_update data"));
+    return e;
+  }
+  static void encode(ByteWriter& w, const EventUpdateRecord& e, const BodyLayout&) { w.u64(e.type); w.u64(e.id); w.bytes(e.data); }
+};
+
+// TIME_CONV: perf before 5.13 wrote the first three fields only.
+template <>
+struct RecordCodec<TimeConvRecord> {
+  static Result<TimeConvRecord> decode(ByteReader& r, const BodyLayout&) {
+    TimeConvRecord t;
+    VPERF_TRY(t.time_shift, r.u64("time_conv time_shift"));
+    VPERF_TRY(t.time_mult, r.u64("time_conv time_mult"));
+    VPERF_TRY(t.time_zero, r.u64("time_conv time_zero"));
+    if (r.remaining() >= 24) {
+      VPERF_TRY(t.time_cycles, r.u64("time_conv time_cycles"));
+      VPERF_TRY(t.time_mask, r.u64("time_conv time_mask"));
+      VPERF_TRY(t.cap_user_time_zero, r.u8("time_conv cap_user_time_zero"));
+      VPERF_TRY(t.cap_user_time_short, r.u8("time_conv cap_user_time_short"));
+      VPERF_TRY(r.bytes(6, "time_conv reserved"));
+    }
+    return t;
+  }
+  static void encode(ByteWriter& w, const TimeConvRecord& t, const BodyLayout&) {
     w.u64(t.time_shift); w.u64(t.time_mult); w.u64(t.time_zero);
     if (t.time_cycles || t.time_mask) {
       w.u64(t.time_cycles.value_or(0)); w.u64(t.time_mask.value_or(0));
       w.u8(t.cap_user_time_zero); w.u8(t.cap_user_time_short); w.zeros(6);
     }
   }
-  void operator()(const FeatureRecord& f) { w.u64(f.feature); w.bytes(f.data); }
-  void operator()(const AuxtraceInfoRecord& a) {
-    w.u32(a.type); w.u32(0);
-    for (uint64_t p : a.priv) w.u64(p);
+};
+
+template <>
+struct RecordCodec<FeatureRecord> {
+  static Result<FeatureRecord> decode(ByteReader& r, const BodyLayout&) {
+    FeatureRecord f;
+    VPERF_TRY(f.feature, r.u64("feature id"));
+    VPERF_TRY(f.data, byte_vector(r, r.remaining(), "feature data"));
+    return f;
   }
-  void operator()(const AuxtraceRecord& a) {
-    w.u64(a.data.size()); w.u64(a.offset); w.u64(a.reference);
-    w.u32(a.idx); w.u32(a.tid); w.u32(a.cpu); w.u32(0);
+  static void encode(ByteWriter& w, const FeatureRecord& f, const BodyLayout&) { w.u64(f.feature); w.bytes(f.data); }
+};
+
+// A type vperf does not parse (or a body longer than its type's): its bytes, kept.
+template <>
+struct RecordCodec<UnparsedRecord> {
+  static Result<UnparsedRecord> decode(ByteReader& r, const BodyLayout&) {
+    VPERF_TRY(auto body, byte_vector(r, r.remaining(), "record body"));
+    return UnparsedRecord{std::move(body)};
+  }
+  static void encode(ByteWriter& w, const UnparsedRecord& u, const BodyLayout&) { w.bytes(u.body); }
+};
+
+template <class Body>
+Result<RecordBody> decode_as(ByteReader& r, const BodyLayout& at) {
+  VPERF_TRY(Body body, RecordCodec<Body>::decode(r, at));
+  return RecordBody(std::move(body));
+}
+
+// Every record type but SAMPLE (parse_sample_into), by the codec of its body.
+Result<RecordBody> decode_body(ByteReader& r, const BodyLayout& at) {
+  switch (at.type) {
+    case PERF_RECORD_MMAP: return decode_as<MmapRecord>(r, at);
+    case PERF_RECORD_MMAP2: return decode_as<Mmap2Record>(r, at);
+    case PERF_RECORD_COMM: return decode_as<CommRecord>(r, at);
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT: return decode_as<TaskRecord>(r, at);
+    case PERF_RECORD_LOST: return decode_as<LostRecord>(r, at);
+    case PERF_RECORD_LOST_SAMPLES: return decode_as<LostSamplesRecord>(r, at);
+    case PERF_RECORD_THROTTLE:
+    case PERF_RECORD_UNTHROTTLE: return decode_as<ThrottleRecord>(r, at);
+    case PERF_RECORD_KSYMBOL: return decode_as<KsymbolRecord>(r, at);
+    case PERF_RECORD_BPF_EVENT: return decode_as<BpfEventRecord>(r, at);
+    case PERF_RECORD_TEXT_POKE: return decode_as<TextPokeRecord>(r, at);
+    case PERF_RECORD_CGROUP: return decode_as<CgroupRecord>(r, at);
+    case PERF_RECORD_SWITCH:
+    case PERF_RECORD_SWITCH_CPU_WIDE: return decode_as<SwitchRecord>(r, at);
+    case kRecordHeaderAttr: return decode_as<AttrRecord>(r, at);
+    case kRecordHeaderEventType: return decode_as<EventTypeRecord>(r, at);
+    case kRecordHeaderTracingData: return decode_as<TracingDataRecord>(r, at);
+    case kRecordHeaderBuildId: return decode_as<BuildIdRecord>(r, at);
+    case kRecordFinishedRound:
+    case kRecordFinishedInit: return decode_as<FinishedRoundRecord>(r, at);
+    case kRecordIdIndex: return decode_as<IdIndexRecord>(r, at);
+    case kRecordAuxtraceInfo: return decode_as<AuxtraceInfoRecord>(r, at);
+    case kRecordAuxtrace: return decode_as<AuxtraceRecord>(r, at);
+    case kRecordThreadMap: return decode_as<ThreadMapRecord>(r, at);
+    case kRecordStatConfig: return decode_as<StatConfigRecord>(r, at);
+    case kRecordStat: return decode_as<StatRecord>(r, at);
+    case kRecordStatRound: return decode_as<StatRoundRecord>(r, at);
+    case kRecordEventUpdate: return decode_as<EventUpdateRecord>(r, at);
+    case kRecordTimeConv: return decode_as<TimeConvRecord>(r, at);
+    case kRecordHeaderFeature: return decode_as<FeatureRecord>(r, at);
+    case kRecordCompressed:
+      return Error{"compressed data (perf record -z) not supported: decompress it with `perf inject -i IN -o OUT`"};
+    default: return decode_as<UnparsedRecord>(r, at);
+  }
+}
+
+struct BodyEncoder {
+  ByteWriter& w;
+  const Record& rec;
+  const SampleFormat* format;
+
+  void operator()(const Sample& s) {
+    SampleFormat none;
+    put_sample(w, s, format ? *format : none, rec.sample_id);
+  }
+  template <class Body>
+  void operator()(const Body& body) {
+    RecordCodec<Body>::encode(w, body, BodyLayout{rec.type, rec.misc, {}});
   }
 };
 
@@ -799,14 +975,14 @@ Result<Record> parse_record(std::span<const uint8_t> bytes, const SampleFormat* 
       VPERF_TRY(parse_trailer(body, *format, rec.sample_id));
       rec.has_sample_id = true;
     }
-    VPERF_TRY(rec.body, parse_kernel_body(rec.type, rec.misc, fields));
+    VPERF_TRY(rec.body, decode_body(fields, BodyLayout{rec.type, rec.misc, {}}));
     if (!fields.at_end()) {  // more than the type has: keep it all, so nothing is lost
       std::vector<uint8_t> all(bytes.begin() + kHeaderBytes, bytes.begin() + static_cast<std::ptrdiff_t>(size - trailer));
       rec.body = UnparsedRecord{std::move(all)};
     }
     return rec;
   }
-  VPERF_TRY(rec.body, parse_user_body(rec.type, rec.misc, body, payload));
+  VPERF_TRY(rec.body, decode_body(body, BodyLayout{rec.type, rec.misc, payload}));
   return rec;
 }
 
@@ -815,7 +991,7 @@ std::vector<uint8_t> build_record(const Record& record, const SampleFormat* form
   w.u32(record.type);
   w.u16(record.misc);
   w.u16(0);  // size, patched below
-  std::visit(BodyBuilder{w, record, format}, record.body);
+  std::visit(BodyEncoder{w, record, format}, record.body);
   if (is_kernel_type(record.type) && record.type != PERF_RECORD_SAMPLE && format && format->sample_id_all)
     put_trailer(w, *format, record.sample_id);
   size_t size = w.size();
