@@ -133,7 +133,6 @@ std::string hint_for(const DeviceProbe& device, const PmuProbe& pmu, const Cpuid
 }  // namespace
 
 Result<ActivitySample> MsrDeviceCounters::read(int cpu) const {
-  ActivitySample s;
   // APERF and MPERF back to back, so that the ratio of their deltas is not skewed by the TSC read.
   auto aperf = reader_.read(cpu, address::kAperf);
   if (!aperf) return aperf.error();
