@@ -1,15 +1,15 @@
 // vperf probe [-x FILE] [-f] [-n] [-v] [-q] 'PROBEDEF' | -a PROBEDEF... | -D PROBEDEF | -d EVENT... | -l [EVENT]
 //             | -V POINT | -L RANGE | -F [FILTER] | --list-sdt | --calibrate
-// perf probe's command line (6.1). The logic lives in session/probe_session.h.
+// perf probe's command line (6.1). The logic lives in probes/probe_plan.h.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 
 #include "cli/command.h"
 #include "core/strings.h"
-#include "session/inline_probes.h"
-#include "session/probe_cost.h"
-#include "session/probe_session.h"
+#include "probes/inline_probes.h"
+#include "probes/probe_cost.h"
+#include "probes/probe_plan.h"
 
 namespace vperf::cli {
 
@@ -18,7 +18,7 @@ namespace {
 struct ProbeOptions {
   // -x, -m, -k, -f, --max-probes and --symfs go straight into the request; the definitions
   // come from -a, -D or the words after the options when the mode is known.
-  session::ProbeRequest request;
+  probes::ProbeRequest request;
   std::vector<std::string> words;  // perf joins the words after the options into one PROBEDEF
   std::vector<std::string> add, definition, del;
   std::string list, vars, line_range, funcs_filter, filter = "!_* & !*@plt";
@@ -35,7 +35,7 @@ tracing::Tracefs open_tracefs() {
     throw UserError("this kernel has neither uprobes nor kprobes (no " + tracefs->file("uprobe_events").string() + ")",
                     "dynamic probes need a kernel built with CONFIG_UPROBE_EVENTS=y or CONFIG_KPROBE_EVENTS=y");
   // Inline probes of vperf runs that were killed (-e uprobe:... in stat or record) go first.
-  session::remove_leftover_inline_probes(*tracefs);
+  probes::remove_leftover_inline_probes(*tracefs);
   return std::move(tracefs).value();
 }
 
@@ -57,8 +57,8 @@ void print_lines(const std::vector<std::string>& lines, std::ostream& out) {
 // --calibrate: the cost of one uprobe hit, kept for this boot.
 int calibrate(std::ostream& out) {
   open_tracefs();  // uprobes needed; the run below makes and removes its own probe
-  const double nanoseconds = checked(session::measure_probe_hit_cost(bundled_workload()));
-  checked(session::store_probe_hit_cost(nanoseconds));
+  const double nanoseconds = checked(probes::measure_probe_hit_cost(bundled_workload()));
+  checked(probes::store_probe_hit_cost(nanoseconds));
   char text[96];
   std::snprintf(text, sizeof text, "one uprobe hit costs the probed task %.0f ns here (median of 5 paired runs of 200000 calls)\n", nanoseconds);
   out << text;
@@ -67,24 +67,24 @@ int calibrate(std::ostream& out) {
 
 // What a probe can name, without adding one: -F, -L, -V, --list-sdt. False when none was asked.
 bool show_probe_targets(const ProbeOptions& o, std::ostream& out) {
-  const session::ProbeRequest& request = o.request;
-  if (o.list_sdt) print_lines(checked(session::list_sdt_markers(request, o.verbose)), out);
-  else if (o.funcs) print_lines(checked(session::probe_functions(request, o.funcs_filter.empty() ? o.filter : o.funcs_filter)), out);
-  else if (!o.line_range.empty()) print_lines(checked(session::probe_source_listing(request, o.line_range)), out);
-  else if (!o.vars.empty()) print_lines(checked(session::probe_point_variables(request, o.vars, o.externs, o.ranges)), out);
+  const probes::ProbeRequest& request = o.request;
+  if (o.list_sdt) print_lines(checked(probes::list_sdt_markers(request, o.verbose)), out);
+  else if (o.funcs) print_lines(checked(probes::probe_functions(request, o.funcs_filter.empty() ? o.filter : o.funcs_filter)), out);
+  else if (!o.line_range.empty()) print_lines(checked(probes::probe_source_listing(request, o.line_range)), out);
+  else if (!o.vars.empty()) print_lines(checked(probes::probe_point_variables(request, o.vars, o.externs, o.ranges)), out);
   else return false;
   return true;
 }
 
-void print_added(const std::vector<session::PlannedProbe>& probes, std::ostream& out) {
+void print_added(const std::vector<probes::PlannedProbe>& probes, std::ostream& out) {
   out << (probes.size() == 1 ? "Added new event:\n" : "Added new events:\n");
-  for (const session::PlannedProbe& p : probes) {
+  for (const probes::PlannedProbe& p : probes) {
     out << "  " << p.event.group << ":" << p.event.event << " (on " << p.point;
     if (!p.kernel) out << " in " << p.event.file.string();
     if (!p.shown_arguments.empty()) out << " with " << join(p.shown_arguments, " ");
     out << ")\n";
   }
-  const session::PlannedProbe& last = probes.back();
+  const probes::PlannedProbe& last = probes.back();
   out << "\nYou can now use it in all vperf tools, such as:\n\n\tvperf record -e " << last.event.group << ":"
       << last.event.event << " -aR sleep 1\n\n";
 }
@@ -92,7 +92,7 @@ void print_added(const std::vector<session::PlannedProbe>& probes, std::ostream&
 // -a/PROBEDEF adds the definitions' probes; -D prints their uprobe_events lines without tracefs
 // (nothing is looked up there but the kernel's naming rule, when tracefs is mounted).
 int add_or_print_probes(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
-  session::ProbeRequest request = o.request;
+  probes::ProbeRequest request = o.request;
   request.definitions = !o.definition.empty() ? o.definition : o.add;
   if (!o.words.empty()) request.definitions.push_back(join(o.words, " "));
   if (request.definitions.empty())
@@ -107,17 +107,17 @@ int add_or_print_probes(const ProbeOptions& o, std::ostream& out, std::ostream& 
   } else if (Result<tracing::Tracefs> mounted = tracing::Tracefs::open_mounted()) {
     request.append = tracing::kernel_appends_probes(*mounted);  // -D shows the names this kernel would get
   }
-  std::vector<session::PlannedProbe> probes = checked(session::plan_probes(request, existing));
+  std::vector<probes::PlannedProbe> probes = checked(probes::plan_probes(request, existing));
   if (!o.quiet)
-    for (const session::PlannedProbe& p : probes)
+    for (const probes::PlannedProbe& p : probes)
       if (!p.note.empty()) err << p.note << "\n\n";
   if (print_only) {
-    for (const session::PlannedProbe& p : probes) out << p.definition << "\n";
+    for (const probes::PlannedProbe& p : probes) out << p.definition << "\n";
     return 0;
   }
   if (o.verbose)
-    for (const session::PlannedProbe& p : probes) err << "Writing event: " << p.definition << "\n";
-  if (!o.dry_run) checked(session::add_probes(*tracefs, probes));
+    for (const probes::PlannedProbe& p : probes) err << "Writing event: " << p.definition << "\n";
+  if (!o.dry_run) checked(probes::add_probes(*tracefs, probes));
   if (!o.quiet) print_added(probes, out);
   return 0;
 }
@@ -127,12 +127,12 @@ int run_probe(const ProbeOptions& o, std::ostream& out, std::ostream& err) {
   if (!o.del.empty()) {
     tracing::Tracefs tracefs = open_tracefs();
     for (const std::string& pattern : o.del)
-      for (const std::string& removed : checked(session::delete_probes(tracefs, pattern)))
+      for (const std::string& removed : checked(probes::delete_probes(tracefs, pattern)))
         if (!o.quiet) out << "Removed event: " << removed << "\n";
     return 0;
   }
   if (o.list_given) {
-    print_lines(checked(session::list_probes(open_tracefs(), o.list, o.verbose)), out);
+    print_lines(checked(probes::list_probes(open_tracefs(), o.list, o.verbose)), out);
     return 0;
   }
   if (!o.request.module.empty() && !o.request.executable.empty())

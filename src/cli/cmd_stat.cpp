@@ -3,7 +3,7 @@
 #include "cli/command.h"
 #include "cli/command_events.h"
 #include "cli/target_options.h"
-#include "session/inline_probes.h"
+#include "probes/inline_probes.h"
 #include "session/stat_run.h"
 #include "stat/stat_metrics.h"
 
@@ -43,7 +43,7 @@ int run_stat(const StatOptions& given, std::ostream& err) {
   validate(given);
   // Inline probes (-e uprobe:PATH:FUNC) are removed when this goes, after every counter on
   // them is closed: it is declared before anything opens one.
-  session::InlineProbes inline_probes;
+  probes::InlineProbes inline_probes;
   StatOptions options = given;
   options.events = checked(inline_probes.create(given.events));
 

@@ -6,7 +6,7 @@
 #include "core/strings.h"
 #include "perf/event_fd.h"
 #include "perf/sample_rate.h"
-#include "session/inline_probes.h"
+#include "probes/inline_probes.h"
 #include "session/reading_session.h"
 #include "symbols/machines.h"
 
@@ -120,7 +120,7 @@ std::optional<uint64_t> perf_sample_rate(const RecordOptions& o, std::ostream& e
 int run_record(const RecordOptions& given, std::ostream& err) {
   // Inline probes (-e uprobe:PATH:FUNC) are removed when this goes, after the session has
   // closed its events.
-  session::InlineProbes inline_probes;
+  probes::InlineProbes inline_probes;
   RecordOptions o = given;
   Result<std::vector<std::string>> events = inline_probes.create(given.events);
   if (!events) throw user_error(events.error());

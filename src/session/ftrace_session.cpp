@@ -21,7 +21,7 @@
 #include "core/strings.h"
 #include "perf/stop_signals.h"
 #include "perf/workload.h"
-#include "session/inline_probes.h"
+#include "probes/inline_probes.h"
 #include "session/run_loop.h"
 #include "tracing/trace_dat.h"
 #include "tracing/trace_text.h"
@@ -40,7 +40,7 @@ Result<Tracefs> open_tracefs() {
   // What killed vperf runs left: their instances, then their inline probes (an instance's
   // enabled event keeps a probe in use).
   tracing::remove_leftover_instances(tracefs);
-  remove_leftover_inline_probes(tracefs);
+  probes::remove_leftover_inline_probes(tracefs);
   return tracefs;
 }
 
@@ -106,7 +106,7 @@ struct PreparedRun {
   // through its clean-up, not kill vperf with the instance half made.
   std::optional<perf::StopSignals> signals;
   std::optional<perf::Workload> workload;
-  InlineProbes probes;
+  probes::InlineProbes probes;
   std::optional<FtraceBuffer> buffer;
   std::vector<tracing::TracepointName> events;
   bool top_level = false;

@@ -18,7 +18,7 @@
 #include "perf/stop_signals.h"
 #include "perf/workload.h"
 #include "session/count_run.h"
-#include "session/probe_cost.h"
+#include "probes/probe_cost.h"
 #include "stat/stat_printer.h"
 #include "tracing/tracefs.h"
 
@@ -115,14 +115,14 @@ void warn_probe_overhead(const std::vector<stat::StatEvent>& events, const Count
   if (std::none_of(events.begin(), events.end(), [](const stat::StatEvent& e) { return e.name.find(':') != std::string::npos; })) return;
   Result<tracing::Tracefs> tracefs = tracing::Tracefs::open_mounted();
   if (!tracefs) return;
-  const std::vector<std::string> probes = probe_event_names(*tracefs);
-  const ProbeHitCost cost = probe_hit_cost();
+  const std::vector<std::string> probe_events = probes::probe_event_names(*tracefs);
+  const probes::ProbeHitCost cost = probes::probe_hit_cost();
   for (size_t i = 0; i < events.size() && i < run.totals.counts.size(); ++i) {
-    if (std::find(probes.begin(), probes.end(), events[i].name) == probes.end()) continue;
+    if (std::find(probe_events.begin(), probe_events.end(), events[i].name) == probe_events.end()) continue;
     uint64_t hits = 0;
     for (const stat::CounterSample& sample : run.totals.counts[i].samples) hits += sample.reading.value;
     if (std::optional<std::string> warning =
-            probe_overhead_warning(events[i].name, hits, static_cast<double>(run.totals.elapsed_ns) / 1e9, cost, budget_cpus))
+            probes::probe_overhead_warning(events[i].name, hits, static_cast<double>(run.totals.elapsed_ns) / 1e9, cost, budget_cpus))
       err << *warning << '\n';
   }
 }

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "core/strings.h"
-#include "session/probe_session.h"
+#include "probes/probe_plan.h"
 #include "tracing/dynamic_events.h"
 #include "tracing/tracefs.h"
 #include "support/background.h"
@@ -996,15 +996,15 @@ TEST_F(Probe, AProbeInsideAFunctionCountsEveryCall) {
 // happened and both ways out (another name with EVENT=..., or -d). The race is made here in one
 // process: the plan sees no such event, then the winner's line goes in before add_probes.
 TEST_F(Probe, ALostRaceForANameSaysHowToPickAnother) {
-  session::ProbeRequest request;
+  probes::ProbeRequest request;
   request.executable = VPERF_WORKLOAD;
   request.definitions = {"vperftest:raced=probe_target"};
-  Result<std::vector<session::PlannedProbe>> planned = session::plan_probes(request, {});
+  Result<std::vector<probes::PlannedProbe>> planned = probes::plan_probes(request, {});
   ASSERT_TRUE(planned.ok()) << planned.error().describe();
   Result<tracing::Tracefs> tracefs = tracing::Tracefs::open_mounted();
   ASSERT_TRUE(tracefs.ok()) << tracefs.error().describe();
   ASSERT_TRUE(tracing::add_uprobe(*tracefs, planned->front().definition).ok());  // the other vperf's probe
-  Result<void> lost = session::add_probes(*tracefs, *planned, false);
+  Result<void> lost = probes::add_probes(*tracefs, *planned, false);
   ASSERT_FALSE(lost.ok());
   EXPECT_EQ(lost.error().errno_value, EEXIST);
   EXPECT_NE(lost.error().message.find("event vperftest:raced already exists"), std::string::npos) << lost.error().message;

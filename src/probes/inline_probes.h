@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "core/error.h"
-#include "session/probe_session.h"
+#include "probes/probe_plan.h"
 #include "tracing/tracefs.h"
 
-namespace vperf::session {
+namespace vperf::probes {
 
 class InlineProbes {
  public:
@@ -55,4 +55,4 @@ std::vector<std::string> remove_leftover_inline_probes(const tracing::Tracefs& t
 // Whether an event term names an inline probe (uprobe:, uretprobe:, usdt:, kprobe:, kretprobe:).
 bool is_inline_probe(std::string_view term);
 
-}  // namespace vperf::session
+}  // namespace vperf::probes

@@ -1,9 +1,9 @@
 // The arithmetic of probe costs: a calibration's median and a rate's share of a CPU.
-#include "session/probe_cost.h"
+#include "probes/probe_cost.h"
 
 #include <gtest/gtest.h>
 
-namespace vperf::session {
+namespace vperf::probes {
 namespace {
 
 TEST(ProbeCost, OneHitIsTheMedianPairsDifferenceOverTheHits) {
@@ -43,4 +43,4 @@ TEST(ProbeCost, CostSoFarIsHitsTimesOneHit) {
 }
 
 }  // namespace
-}  // namespace vperf::session
+}  // namespace vperf::probes

@@ -19,7 +19,7 @@
 #include "tracing/dynamic_events.h"
 #include "tracing/tracefs.h"
 
-namespace vperf::session {
+namespace vperf::probes {
 
 struct ProbeRequest {
   std::filesystem::path executable;      // -x
@@ -88,4 +88,4 @@ Result<std::vector<std::string>> delete_probes(const tracing::Tracefs& tracefs, 
 Result<std::vector<std::string>> list_probes(const tracing::Tracefs& tracefs, const std::string& pattern, bool hits = false,
                                              const std::vector<std::filesystem::path>& debug_dirs = {"/usr/lib/debug"});
 
-}  // namespace vperf::session
+}  // namespace vperf::probes

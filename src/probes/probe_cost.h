@@ -19,7 +19,7 @@
 #include "core/private_files.h"
 #include "tracing/tracefs.h"
 
-namespace vperf::session {
+namespace vperf::probes {
 
 // A uprobe hit on an x86-64 KVM guest: bench/probe.sh measured 1.2 µs here, under vperf and
 // perf alike; the typical figure is rounded up.
@@ -64,4 +64,4 @@ std::optional<std::string> probe_overhead_warning(std::string_view event, uint64
 // "(~1.34 ms of the probed tasks' CPU at 1.34 us a hit, measured here)".
 std::string probe_cost_so_far(uint64_t hits, const ProbeHitCost& cost);
 
-}  // namespace vperf::session
+}  // namespace vperf::probes

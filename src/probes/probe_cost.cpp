@@ -1,4 +1,4 @@
-#include "session/probe_cost.h"
+#include "probes/probe_cost.h"
 
 #include <linux/perf_event.h>
 
@@ -10,10 +10,10 @@
 #include "core/strings.h"
 #include "perf/event_fd.h"
 #include "perf/workload.h"
-#include "session/inline_probes.h"
+#include "probes/inline_probes.h"
 #include "tracing/dynamic_events.h"
 
-namespace vperf::session {
+namespace vperf::probes {
 
 namespace {
 
@@ -154,4 +154,4 @@ std::string probe_cost_so_far(uint64_t hits, const ProbeHitCost& cost) {
          " us a hit, " + (cost.measured ? "measured here)" : "a typical figure; vperf probe --calibrate measures this machine)");
 }
 
-}  // namespace vperf::session
+}  // namespace vperf::probes

@@ -1,4 +1,4 @@
-#include "session/probe_session.h"
+#include "probes/probe_plan.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,7 +12,7 @@
 #include "core/private_files.h"
 #include "core/strings.h"
 #include "report/annotate_disassembler.h"
-#include "session/probe_cost.h"
+#include "probes/probe_cost.h"
 #include "symbols/demangle.h"
 #include "symbols/elf_file.h"
 #include "symbols/function_probe_points.h"
@@ -21,7 +21,7 @@
 #include "symbols/sdt_markers.h"
 #include "tracing/probe_definition.h"
 
-namespace vperf::session {
+namespace vperf::probes {
 
 namespace {
 
@@ -1120,4 +1120,4 @@ Result<std::vector<std::string>> list_probes(const tracing::Tracefs& tracefs, co
   return out;
 }
 
-}  // namespace vperf::session
+}  // namespace vperf::probes

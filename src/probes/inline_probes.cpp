@@ -1,4 +1,4 @@
-#include "session/inline_probes.h"
+#include "probes/inline_probes.h"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 #include "core/strings.h"
 #include "tracing/dynamic_events.h"
 
-namespace vperf::session {
+namespace vperf::probes {
 
 namespace {
 
@@ -174,4 +174,4 @@ InlineProbes::~InlineProbes() {
   }
 }
 
-}  // namespace vperf::session
+}  // namespace vperf::probes

@@ -1,12 +1,12 @@
 // Planning kernel probes (kprobes) needs no tracefs: FUNC+OFF is bounded by FUNC's size, which
 // is where the next symbol of kallsyms starts (a synthetic copy here).
-#include "session/probe_session.h"
+#include "probes/probe_plan.h"
 
 #include <gtest/gtest.h>
 
 #include "support/fake_event_fs.h"
 
-namespace vperf::session {
+namespace vperf::probes {
 namespace {
 
 Result<std::vector<PlannedProbe>> plan_kernel(const std::filesystem::path& kallsyms, const std::string& definition) {
@@ -52,4 +52,4 @@ TEST(ProbeSession, KernelOffsetsStayInsideTheFunction) {
 }
 
 }  // namespace
-}  // namespace vperf::session
+}  // namespace vperf::probes
