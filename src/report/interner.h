@@ -3,6 +3,7 @@
 // the report's hot paths are integers and grouping a sample allocates nothing once its strings
 // are known. Id 0 is the empty string.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -19,6 +20,11 @@ class Interner {
     return last_ = find_or_add(text);
   }
   const std::string& text(uint32_t id) const { return texts_[id]; }
+  // The id of a text interned before, or nullopt.
+  std::optional<uint32_t> find(std::string_view text) const {
+    auto it = ids_.find(text);
+    return it == ids_.end() ? std::nullopt : std::optional<uint32_t>(it->second);
+  }
   size_t size() const { return texts_.size(); }
   // Forgets every text but "" (id 0).
   void clear() {

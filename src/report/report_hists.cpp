@@ -174,7 +174,62 @@ uint32_t HistBuilder::find_chain(const ChainKey& key, uint64_t serial) {
   return next;
 }
 
+void HistBuilder::rename_unnamed_comm(std::string_view unnamed, std::string_view comm) {
+  if (std::optional<uint32_t> id = comms_.find(unnamed)) comm_renames_[*id] = comms_.intern(comm);
+}
+
+void HistBuilder::merge_into(HistEntry& kept, HistEntry& other) {
+  kept.self_period += other.self_period;
+  kept.kernel_period += other.kernel_period;
+  kept.user_period += other.user_period;
+  kept.guest_kernel_period += other.guest_kernel_period;
+  kept.guest_user_period += other.guest_user_period;
+  kept.children_period += other.children_period;
+  kept.self_samples += other.self_samples;
+  kept.children_samples += other.children_samples;
+  // The sample that reached the merged entry first decides whether it is shown, as before.
+  if (other.first_sample < kept.first_sample) {
+    kept.first_sample = other.first_sample;
+    kept.filtered = other.filtered;
+  }
+}
+
+// perf shows a thread's samples taken while it was unnamed (":TID") under the name it got
+// first (its comm is overridden in place), and merges them with that name's entries when it
+// collapses the histogram: entries and counted chains move to the new name here, before the
+// chains are spread.
+void HistBuilder::apply_comm_renames() {
+  if (comm_renames_.empty()) return;
+  auto renamed = [&](uint32_t comm) {
+    auto it = comm_renames_.find(comm);
+    return it == comm_renames_.end() ? comm : it->second;
+  };
+  for (auto& [tid, comm] : latest_comm_) comm = renamed(comm);
+  for (size_t event = 0; event < events_.size(); ++event) {
+    EventHists& hists = events_[event];
+    std::vector<HistEntry> entries = std::move(hists.entries);
+    std::vector<uint32_t> moved_to(entries.size());
+    hists.entries.clear();
+    index_[event].clear();
+    for (size_t i = 0; i < entries.size(); ++i) {
+      HistEntry& e = entries[i];
+      e.key.comm = renamed(e.key.comm);
+      e.comm = renamed(e.comm);
+      bool created = false;
+      moved_to[i] = entry_for(hists, index_[event], e.key, created);
+      if (created) hists.entries[moved_to[i]] = std::move(e);
+      else merge_into(hists.entries[moved_to[i]], e);
+    }
+    for (auto& [key, count] : chains_)
+      if (key.event == event) {
+        key.self = moved_to[key.self];
+        key.comm = renamed(key.comm);
+      }
+  }
+}
+
 void HistBuilder::finish() {
+  apply_comm_renames();
   // Every function is known now: a name inlined anywhere merges its branches from the start.
   branch_of_.clear();
   if (settings_.callchains && profile_.has_inlined_functions()) {
@@ -201,6 +256,7 @@ void HistBuilder::reset() {
   chain_index_.clear();
   reached_by_.clear();
   latest_comm_.clear();
+  comm_renames_.clear();
 }
 
 // One distinct chain with its samples: the graph of its own entry, and (children) every other

@@ -106,6 +106,9 @@ class HistBuilder {
   // The sample's call chain is its stack (none when SampleReplay did not resolve chains).
   // `trace`: the sample's trace output, interned in traces() (0, "", when not sorting by it).
   void add(size_t event, const ResolvedSample& sample, uint32_t trace = 0);
+  // A thread sampled while unnamed (":TID") got its first name: as perf, its entries so far are
+  // shown under that name (merged with the name's own entries) once finish() runs.
+  void rename_unnamed_comm(std::string_view unnamed, std::string_view comm);
   // Applies the chains counted by add(); call once, after the last sample.
   void finish();
   // Forgets every sample (entries, totals, chains), as a live view does before each refresh;
@@ -141,6 +144,8 @@ class HistBuilder {
     size_t operator()(const ChainKey& key) const;
   };
   void apply_chain(const ChainKey& key, uint64_t period, uint64_t samples, uint64_t first_sample);
+  void apply_comm_renames();
+  static void merge_into(HistEntry& kept, HistEntry& other);
   uint32_t entry_for(EventHists& hists, core::HashedIds& index, const EntryKey& key, bool& created);
   bool passes_filters(const ResolvedSample& sample) const;
 
@@ -182,6 +187,7 @@ class HistBuilder {
   std::vector<std::vector<uint32_t>> reached_by_;  // per event, per entry
   uint32_t chain_serial_ = 0;
   std::unordered_map<pid_t, uint32_t> latest_comm_;  // by tid, for the pid/tid columns
+  std::unordered_map<uint32_t, uint32_t> comm_renames_;  // an unnamed thread's ":TID" -> its first name
 };
 
 }  // namespace vperf::report

@@ -128,6 +128,8 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
     else if (by_trace)
       trace_text.tracing().load_record(view.record);
   });
+  replay.set_comm_named_observer(
+      [&](std::string_view unnamed, std::string_view comm) { report.hists->rename_unnamed_comm(unnamed, comm); });
   PerfDataSource source(reader);
   Result<data::ReadStats> stats = replay.run(source, [&](const ResolvedSample& sample) {
     // A sample without an event (an input without attrs) counts as the first event's, as perf.

@@ -120,9 +120,11 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
     symbols::MmapEvent e = mmap_event(*m2, cpumode, m2->prot);
     if (symbols::Machine* machine = machine_for(cpumode, e.pid)) machine->process_mmap(e);
   } else if (const auto* c = std::get_if<data::CommRecord>(&record.body)) {
-    if (symbols::Machine* machine = machine_for(cpumode, static_cast<pid_t>(c->pid)))
-      machine->process_comm(static_cast<pid_t>(c->pid), static_cast<pid_t>(c->tid), c->comm,
-                            (record.misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
+    if (symbols::Machine* machine = machine_for(cpumode, static_cast<pid_t>(c->pid))) {
+      std::optional<std::string> unnamed = machine->process_comm(static_cast<pid_t>(c->pid), static_cast<pid_t>(c->tid), c->comm,
+                                                                 (record.misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
+      if (unnamed && comm_named_) comm_named_(*unnamed, c->comm);
+    }
   } else if (const auto* t = std::get_if<data::TaskRecord>(&record.body)) {
     symbols::Machine* machine = machine_for(cpumode, static_cast<pid_t>(t->pid));
     if (machine != nullptr && record.type == PERF_RECORD_FORK)

@@ -127,6 +127,10 @@ class SampleReplay {
   SampleReplay(symbols::Machines& machines, Profile& profile, ReplayOptions options = {});
 
   void set_record_observer(RecordObserver observer) { observer_ = std::move(observer); }
+  // Hears a thread's first name replacing the ":TID" it was sampled under (Machine::process_comm),
+  // for report, which shows those samples under the new name as perf does.
+  using CommNamedObserver = std::function<void(std::string_view unnamed, std::string_view comm)>;
+  void set_comm_named_observer(CommNamedObserver observer) { comm_named_ = std::move(observer); }
   // Reads `source` to its end (or until on_sample returns false). Can be called again with more
   // records (a live source's next refresh): the machine model and the profile carry over.
   Result<data::ReadStats> run(RecordSource& source, const SampleCallback& on_sample);
@@ -197,6 +201,7 @@ class SampleReplay {
   Profile* profile_;
   ReplayOptions options_;
   RecordObserver observer_;
+  CommNamedObserver comm_named_;
   std::string unnamed_comm_;
   uint64_t out_of_scope_ = 0;
   uint64_t in_scope_ = 0;

@@ -257,12 +257,17 @@ Thread& Machine::findnew_thread(pid_t pid, pid_t tid) {
   return ref;
 }
 
-void Machine::process_comm(pid_t pid, pid_t tid, std::string_view comm, bool /*exec*/) {
+std::optional<std::string> Machine::process_comm(pid_t pid, pid_t tid, std::string_view comm, bool /*exec*/) {
   // perf 6.1 keeps the maps across an exec (the new program's MMAPs cut the old ones as they
   // come), so a sample taken inside execve still resolves its user frames in the old image.
+  // A thread samples found before anything named it is not in the model (samples do not add
+  // threads); they were shown as ":TID", which is what it had here too.
   Thread& t = findnew_thread(pid, tid);
+  std::optional<std::string> unnamed;
+  if (!t.comm_set) unnamed = std::move(t.comm);
   t.comm = std::string(comm);
   t.comm_set = true;
+  return unnamed;
 }
 
 void Machine::process_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid) {

@@ -73,8 +73,11 @@ class Machine {
 
   void process_mmap(const MmapEvent& event);
   // `exec`: PERF_RECORD_MISC_COMM_EXEC. Like perf 6.1, an exec keeps the maps: the new
-  // program's MMAP events replace the old ones where they overlap.
-  void process_comm(pid_t pid, pid_t tid, std::string_view comm, bool exec);
+  // program's MMAP events replace the old ones where they overlap. Returns the ":TID" name the
+  // thread had when this is the first name it gets: perf overrides that name in place
+  // (comm__override), so samples taken before under ":TID" are shown under the new one in
+  // report's tables.
+  std::optional<std::string> process_comm(pid_t pid, pid_t tid, std::string_view comm, bool exec);
   void process_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
   void process_exit(pid_t pid, pid_t tid);
 

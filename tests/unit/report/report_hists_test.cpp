@@ -195,6 +195,33 @@ TEST(ReportHists, ThreadsSharingOneStackKeepTheirOwnChildren) {
   }
 }
 
+// A thread sampled before anything named it shows as ":TID" in perf script, but perf report
+// shows those samples under the name it gets first: the COMM overrides the ":TID" comm in place
+// and the histogram's collapse merges its entries with the name's (seen in a system-wide
+// recording, where a forked child runs on another CPU before its parent's FORK record). A name
+// given later (an exec) starts a comm of its own and keeps the samples before it apart.
+TEST(ReportHists, SamplesOfAnUnnamedThreadGoUnderItsFirstName) {
+  ReportFile f;
+  f.sample(77, {A});
+  f.sample(77, {A});
+  f.comm(77, "worker");
+  f.sample(77, {A});
+  f.comm(77, "worker2");
+  f.sample(77, {A});
+  ReportOptions o;
+  o.children = false;
+  o.sort_keys = std::vector<SortKey>{SortKey::Comm};
+  ReportData data = f.report(o);
+  std::map<std::string, uint64_t> samples;
+  for (const HistEntry* e : shown_entries(data, *data.event_hists(0), o)) samples[data.hists->comms().text(e->key.comm)] += e->self_samples;
+  EXPECT_EQ(samples, (std::map<std::string, uint64_t>{{"worker", 3}, {"worker2", 1}})) << render_stdio(data, o);
+  o.sort_keys = std::vector<SortKey>{SortKey::Pid};  // the pid column: the thread's last name
+  ReportData by_pid = f.report(o);
+  std::vector<const HistEntry*> entries = shown_entries(by_pid, *by_pid.event_hists(0), o);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(by_pid.hists->comms().text(entries[0]->comm), "worker2");
+}
+
 // perf compares DSOs by short name: two files of one basename (a guest's library beside the
 // host's, in vperf kvm --host) are one "Shared Object", and their addresses one symbol.
 TEST(ReportHists, DsosOfOneBasenameAreOneEntryAsPerfComparesThem) {
