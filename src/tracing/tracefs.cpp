@@ -9,8 +9,7 @@
 
 // libtracefs 1.6 would name these files, but its header does not compile as C++ under clang
 // (an inline function passes 0 for an enum; gcc accepts it only with -fpermissive), and the
-// fuzz build is clang's. The layout it would return is tracefs's own, written out here; ftrace
-// instances and dynamic events will reach libtracefs through a C translation unit.
+// fuzz build is clang's. The layout it would return is tracefs's own, written out here.
 
 namespace vperf::tracing {
 

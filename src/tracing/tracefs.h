@@ -1,8 +1,10 @@
 #pragma once
 // One tracefs (the kernel's tracing directory, or a tree laid out like one in tests): where its
-// files are, and whether they exist. ftrace instances and dynamic events (kprobes and uprobes)
-// will be reached through it too (through libtracefs, from a C translation unit: its header is
-// not C++, see tracefs.cpp).
+// files are, and whether they exist. What is written into them goes through the owner of what
+// it changes, each checking its text first (kernel_control_text.h): ftrace_buffer.h (instances
+// and the top-level buffer), dynamic_events.h (kprobes and uprobes), ftrace_setup.h (a run's
+// settings). libtracefs is not used: its 1.6 header is not C++, and each operation vperf needs
+// is one read or one write().
 //
 // Where tracefs is mounted stays vperf's own finding (tracing/tracefs_events.h,
 // find_tracefs_root): libtracefs's tracefs_tracing_dir() mounts tracefs when it is not mounted
