@@ -29,9 +29,7 @@ namespace {
 
 constexpr std::string_view kRecordHint = "vperf kvm stat record -- VMM ARGS (or -a for every VM)";
 
-// ---------------------------------------------------------------------------------------------
-// Options shared by report and live
-
+// Options shared by report and live.
 struct ReportChoice {
   kvm::KvmReportEvent event;
   kvm::KvmSortKey key;
@@ -74,12 +72,6 @@ std::string target_pids(const std::string& pids, const std::string& domain, cons
   if (!pid) throw user_error(pid.error());
   return std::to_string(*pid);
 }
-
-}  // namespace
-
-// ---------------------------------------------------------------------------------------------
-
-namespace {
 
 // perf kvm stat record's recording: every kvm tracepoint this kernel has (KVM_RUN entries
 // filtered in the kernel), every hit (-c 1), -m 1024, system-wide unless given VMs or a command.
