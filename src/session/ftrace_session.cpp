@@ -24,6 +24,7 @@
 #include "probes/inline_probes.h"
 #include "session/run_loop.h"
 #include "tracing/trace_dat.h"
+#include "tracing/trace_dat_capture.h"
 #include "tracing/trace_text.h"
 #include "tracing/tracing_data.h"
 
@@ -251,106 +252,6 @@ bool read_available(int fd, const std::function<void(std::string_view)>& sink) {
   }
 }
 
-// One CPU's trace_pipe_raw drained into the trace.dat being written: whole pages spliced while
-// the run goes (no copy through vperf, where the file is uncompressed), and at the end read()
-// for the last, partly filled page, which splice leaves in the kernel.
-class RawCpuRecorder {
- public:
-  static Result<RawCpuRecorder> open(const FtraceBuffer& buffer, int cpu, size_t index, size_t page_size) {
-    RawCpuRecorder r;
-    r.cpu_ = cpu;
-    r.index_ = index;
-    r.page_size_ = page_size;
-    const std::filesystem::path raw = buffer.file("per_cpu/cpu" + std::to_string(cpu) + "/trace_pipe_raw");
-    r.raw_ = ScopedFd(::open(raw.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-    if (!r.raw_.valid()) return Error::from_errno("cannot open " + raw.string());
-    int ends[2];
-    if (::pipe2(ends, O_CLOEXEC | O_NONBLOCK) == 0) {
-      r.pipe_read_ = ScopedFd(ends[0]);
-      r.pipe_write_ = ScopedFd(ends[1]);
-    }
-    return r;
-  }
-
-  // Moves the whole pages there are now into `file`; `final` also takes the partly filled last page.
-  Result<void> drain(tracing::TraceDatWriter& file, bool final) {
-    if (pipe_read_.valid() && !final) {
-      for (;;) {
-        const ssize_t in = ::splice(raw_.get(), nullptr, pipe_write_.get(), nullptr, page_size_ * 16, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-        if (in < 0 && errno == EINTR) continue;
-        if (in < 0 && errno == EINVAL) {
-          pipe_read_.reset();  // no splice here: read() below
-          break;
-        }
-        if (in <= 0) return {};
-        VPERF_TRY(file.add_pages_from_pipe(index_, pipe_read_.get(), static_cast<size_t>(in)));
-      }
-    }
-    std::vector<uint8_t> page(page_size_);
-    for (;;) {
-      const ssize_t n = ::read(raw_.get(), page.data(), page.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return {};
-      // A read gives one page, padded to the page size (a short read is padded here).
-      std::fill(page.begin() + n, page.end(), 0);
-      VPERF_TRY(file.add_pages(index_, page));
-    }
-  }
-
-  int cpu() const { return cpu_; }
-  size_t index() const { return index_; }
-  int raw_fd() const { return raw_.get(); }
-
- private:
-  RawCpuRecorder() = default;
-  int cpu_ = 0;
-  size_t index_ = 0;
-  size_t page_size_ = 4096;
-  ScopedFd raw_, pipe_read_, pipe_write_;
-};
-
-// A write that failed because the file system is full (or the quota, or the file size limit).
-bool out_of_room(const Error& e) { return e.errno_value == ENOSPC || e.errno_value == EDQUOT || e.errno_value == EFBIG; }
-
-// The trace.dat being made: 0600 whatever the umask and whatever mode a file it replaces had,
-// as it holds /proc/kallsyms and real kernel addresses (perf.data is 0600 too); read-write, as
-// the recording reads its own pages back when it moves them. It stays unnamed (O_TMPFILE, in
-// the output's directory) until its head is written, so that a kill before that leaves the
-// file it replaces, or none, never one without its head; a file system without O_TMPFILE gets
-// the name at once.
-struct NewTraceDat {
-  ScopedFd fd;
-  bool named = false;
-};
-
-Result<NewTraceDat> create_trace_dat(const std::filesystem::path& path) {
-  struct stat existing{};
-  if (::lstat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
-    return Error{path.string() + (S_ISLNK(existing.st_mode) ? " is a symbolic link (vperf does not write through links)" : " is not a regular file"), 0,
-                 "give -o a regular file's path"};
-  const std::filesystem::path dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-  NewTraceDat file;
-  file.fd = ScopedFd(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
-  if (!file.fd.valid()) {
-    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) return Error::from_errno("cannot create " + path.string());
-    file.fd = ScopedFd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600));
-    if (!file.fd.valid()) return Error::from_errno("cannot create " + path.string());
-    file.named = true;
-  }
-  if (::fchmod(file.fd.get(), 0600) != 0) return Error::from_errno("cannot make " + path.string() + " private (mode 0600)");
-  return file;
-}
-
-// Gives the file its name, in place of what had it.
-Result<void> name_trace_dat(NewTraceDat& file, const std::filesystem::path& path) {
-  if (file.named) return {};
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Error::from_errno("cannot replace " + path.string());
-  const std::string self = "/proc/self/fd/" + std::to_string(file.fd.get());
-  if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) return Error::from_errno("cannot name " + path.string());
-  file.named = true;
-  return {};
-}
-
 // Room for the saved comms: saved_cmdlines_size entries of "PID COMM\n" (7 + 1 + 15 + 1 bytes
 // at most), with some to spare.
 size_t cmdlines_room(const Tracefs& tracefs) {
@@ -435,22 +336,22 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
   header.cmdlines_room = cmdlines_room(run.buffer->tracefs()) + (options.pids.size() + 1) * 32;
   VPERF_TRY(header.tracing_data, tracing::build_tracing_data(run.buffer->tracefs(), run.events,
                                                              tracing::TracingDataLayout{"6", true, true}));
-  std::vector<RawCpuRecorder> recorders;
+  std::vector<tracing::RawCpuRecorder> recorders;
   for (size_t i = 0; i < cpu_numbers.size(); ++i) {
-    VPERF_TRY(RawCpuRecorder recorder, RawCpuRecorder::open(*run.buffer, cpu_numbers[i], i, page_size));
+    VPERF_TRY(tracing::RawCpuRecorder recorder, tracing::RawCpuRecorder::open(*run.buffer, cpu_numbers[i], i, page_size));
     recorders.push_back(std::move(recorder));
   }
 
   // The file is written from here on: readable at every moment (tracing/trace_dat.h), so that a
   // kill or a full disk keeps what was recorded. A head that cannot be written leaves no file.
-  VPERF_TRY(NewTraceDat file, create_trace_dat(output));
+  VPERF_TRY(tracing::NewTraceDat file, tracing::create_trace_dat(output));
   Result<tracing::TraceDatWriter> begun = tracing::TraceDatWriter::begin(file.fd.get(), header);
   if (begun) {
-    if (Result<void> named = name_trace_dat(file, output); !named) begun = named.error();
+    if (Result<void> named = tracing::name_trace_dat(file, output); !named) begun = named.error();
   }
   if (!begun) {
     if (file.named) ::unlink(output.c_str());
-    if (out_of_room(begun.error()))
+    if (tracing::out_of_room(begun.error()))
       return Error{"no room for even the head of " + output.string(), begun.error().errno_value, "free some space or record elsewhere with -o"};
     return begun.error();
   }
@@ -481,18 +382,18 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
   // the first pages then follows texts read after their events happened, so no kill leaves pages
   // whose task the file cannot name (written after the first commit, a kill between the two
   // left the workload "<...>").
-  auto drain = [&](RawCpuRecorder& r, bool final) {
+  auto drain = [&](tracing::RawCpuRecorder& r, bool final) {
     if (!failed) return false;
     if (!texts_written) update_texts();
     if (Result<void> d = r.drain(writer, final); !d) failed = d;
     if (writer.page_bytes(r.index()) == 0 &&
-        std::none_of(recorders.begin(), recorders.end(), [&](const RawCpuRecorder& o) { return writer.page_bytes(o.index()) > 0; }))
+        std::none_of(recorders.begin(), recorders.end(), [&](const tracing::RawCpuRecorder& o) { return writer.page_bytes(o.index()) > 0; }))
       texts_written = false;
     return static_cast<bool>(failed);
   };
   int ticks = 0;
   auto on_tick = [&] {
-    for (RawCpuRecorder& r : recorders) drain(r, false);
+    for (tracing::RawCpuRecorder& r : recorders) drain(r, false);
     if (failed) failed = writer.flush();
     if (++ticks % 10 == 0) update_texts();
     return static_cast<bool>(failed);
@@ -506,11 +407,11 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
   // Each CPU's trace_pipe_raw wakes its reader when the buffer is buffer_percent full (the
   // kernel's default: half); the periodic drain takes what a quiet CPU leaves below that.
   std::vector<WatchedFd> watched;
-  for (RawCpuRecorder& r : recorders) watched.push_back({r.raw_fd(), [&r, &drain] { return drain(r, false); }});
+  for (tracing::RawCpuRecorder& r : recorders) watched.push_back({r.raw_fd(), [&r, &drain] { return drain(r, false); }});
   VPERF_TRY(summary.exit_status, wait_for_end(run, options, std::chrono::milliseconds(100), on_tick, watched));
   VPERF_TRY(tracing::stop_tracing(*run.buffer));
-  for (RawCpuRecorder& r : recorders) drain(r, false);
-  for (RawCpuRecorder& r : recorders) drain(r, true);
+  for (tracing::RawCpuRecorder& r : recorders) drain(r, false);
+  for (tracing::RawCpuRecorder& r : recorders) drain(r, true);
   update_texts();
   summary.lost_by_cpu = lost_events(*run.buffer, cpu_numbers);
   Result<void> finished = writer.finish();
@@ -518,7 +419,7 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
   recorders.clear();  // open trace_pipe_raw files keep the instance busy
   VPERF_TRY(run.buffer->release());
   if (!failed) {
-    if (!out_of_room(failed.error())) return failed.error();
+    if (!tracing::out_of_room(failed.error())) return failed.error();
     uint64_t kept = 0;
     for (size_t i = 0; i < cpu_numbers.size(); ++i) kept += writer.page_bytes(i);
     return Error{"the disk filled up: " + output.string() + " keeps the " + std::to_string(kept) + " bytes of whole pages recorded before it did",
