@@ -556,6 +556,135 @@ bool is_signed(Dwarf_Die* type) {
   return encoding == DW_ATE_signed || encoding == DW_ATE_signed_char || encoding == DW_ATE_signed_fixed;
 }
 
+// A variable's value as a fetch goes to it: from the register or the static address it lives
+// at, through a chain of dereferences (refs[0] applies to the register, each next one to the
+// value the previous one fetched), to the DIE whose DW_AT_type is the value's type.
+struct FetchWalk {
+  std::vector<int64_t> refs;
+  Dwarf_Die holder;
+  std::string path;        // "var", "var->next[2]": what the messages name
+  std::string field_name;  // the last member taken, the argument's default name
+  std::string see_types;   // the hint that lists the site's variables and types
+};
+
+// One `[N]` of the fetch: an array's or a pointer's element.
+Result<void> take_index(FetchWalk& w, Dwarf_Die& type, int tag, const std::string& field) {
+  std::optional<uint64_t> index = parse_u64(std::string_view(field).substr(1, field.size() - 2));
+  if (!index || (tag != DW_TAG_array_type && tag != DW_TAG_pointer_type))
+    return Error{"'" + w.path + "' is not an array or a pointer: it cannot take " + field, 0, w.see_types};
+  Dwarf_Die element;
+  if (type_of(&type, &element, true) == nullptr)
+    return Error{"'" + w.path + "' points to void: it cannot take " + field, 0, "fetch it with an explicit offset and type: +N(...):u64"};
+  const int64_t size = byte_size(&element);
+  if (size <= 0) return Error{"the elements of '" + w.path + "' have no size in DWARF", 0, "fetch it with an explicit offset and type: +N(...):u64"};
+  if (tag == DW_TAG_pointer_type) w.refs.push_back(0);
+  if (w.refs.empty()) return Error{"'" + w.path + "' is an array in a register, which uprobes cannot index", 0, "fetch by register and offset instead"};
+  // The kernel takes a fetch's offset as a signed long: an index whose offset does not fit one is refused, never wrapped.
+  int64_t step = 0;
+  if (*index > static_cast<uint64_t>(INT64_MAX) || __builtin_mul_overflow(static_cast<int64_t>(*index), size, &step) ||
+      __builtin_add_overflow(w.refs.back(), step, &w.refs.back()))
+    return Error{"'" + w.path + field + "' lies past what a fetch's offset can reach (a signed 64-bit number of bytes)", 0,
+                 "give an index within the array"};
+  w.holder = type;
+  return {};
+}
+
+// One `.member` or `->member` of the fetch.
+Result<void> take_member(FetchWalk& w, Dwarf_Die& type, int tag, const std::string& field) {
+  const bool arrow = field.starts_with("->");
+  const std::string member_name = field.substr(arrow ? 2 : 1);
+  Dwarf_Die aggregate = type;
+  if (arrow) {
+    if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type)
+      return Error{"'" + w.path + "' is a struct, not a pointer", 0, "write '" + w.path + "." + member_name + "'"};
+    if (tag != DW_TAG_pointer_type) return Error{"'" + w.path + "' is not a pointer to a struct or union: it has no member " + member_name, 0, w.see_types};
+    if (type_of(&type, &aggregate, true) == nullptr)
+      return Error{"'" + w.path + "' points to void: it has no member " + member_name, 0, "fetch it with an explicit offset and type: +N(...):u64"};
+    w.refs.push_back(0);
+  } else if (tag == DW_TAG_pointer_type) {
+    return Error{"'" + w.path + "' is a pointer, not a struct", 0, "write '" + w.path + "->" + member_name + "'"};
+  }
+  const int aggregate_tag = dwarf_tag(&aggregate);
+  if (aggregate_tag != DW_TAG_structure_type && aggregate_tag != DW_TAG_union_type && aggregate_tag != DW_TAG_class_type)
+    return Error{"'" + w.path + "' is not a struct or union: it has no member " + member_name, 0, w.see_types};
+  Dwarf_Die member;
+  int64_t offset = 0;
+  if (!find_member(&aggregate, member_name, &member, &offset))
+    return Error{"'" + w.path + "' has no member '" + member_name + "'", 0,
+                 "see the type's members with: pahole or gdb -batch -ex 'ptype " + w.path + "'"};
+  if (w.refs.empty()) return Error{"'" + w.path + "' is a struct in a register, which uprobes cannot take members of", 0, "fetch by register instead"};
+  w.refs.back() += offset;
+  w.holder = member;
+  w.field_name = member_name;
+  return {};
+}
+
+Result<void> take_field(FetchWalk& w, const std::string& field) {
+  Dwarf_Die type;
+  if (type_of(&w.holder, &type, true) == nullptr) return Error{"'" + w.path + "' has no type to take '" + field + "' of", 0, w.see_types};
+  const int tag = dwarf_tag(&type);
+  VPERF_TRY(field.starts_with('[') ? take_index(w, type, tag, field) : take_member(w, type, tag, field));
+  w.path += field;
+  return {};
+}
+
+// The fetch text, built dereference by dereference: a register's "+8(%di)", or a static's own
+// address first ("@+0x1234", a kernel module's "@name+8").
+struct FetchText {
+  std::string fetch;
+  std::optional<uint64_t> static_offset;
+  std::string static_symbol;
+  void dereference(int64_t offset) {
+    if (fetch.empty()) {  // the first reference of a static: its own address, offset within it
+      fetch = static_symbol.empty() ? "@+" + hex(*static_offset + static_cast<uint64_t>(offset))
+                                    : "@" + static_symbol + (offset < 0 ? "-" : "+") + std::to_string(offset < 0 ? -offset : offset);
+      return;
+    }
+    fetch = (offset < 0 ? "-" : "+") + std::to_string(offset < 0 ? -offset : offset) + "(" + fetch + ")";
+  }
+};
+
+// The fetch's type: a bitfield's, a string's (:string), the cast given, or the DWARF type's size
+// and signedness. Applies the dereferences.
+Result<std::string> fetch_type(FetchWalk& w, FetchText& text, std::string_view cast) {
+  Dwarf_Attribute attr;
+  Dwarf_Word bit_size = 0;
+  if (dwarf_attr(&w.holder, DW_AT_bit_size, &attr) != nullptr && dwarf_formudata(&attr, &bit_size) == 0 && cast.empty()) {
+    // A bitfield: its container is its type's size, the bit offset within it little-endian.
+    Dwarf_Die type;
+    Dwarf_Word bit_offset = 0;
+    const int64_t container = type_of(&w.holder, &type, true) ? byte_size(&type) : -1;
+    if (container <= 0 || dwarf_attr(&w.holder, DW_AT_data_bit_offset, &attr) == nullptr || dwarf_formudata(&attr, &bit_offset) != 0)
+      return Error{"the bitfield '" + w.path + "' has a layout vperf cannot read (pre-DWARF 4 bit offsets)", 0,
+                   "fetch its container and mask it: " + w.path + ":x32"};
+    const uint64_t container_bits = static_cast<uint64_t>(container) * 8;
+    w.refs.back() += static_cast<int64_t>(bit_offset / container_bits) * container;
+    for (int64_t offset : w.refs) text.dereference(offset);
+    return "b" + std::to_string(bit_size) + "@" + std::to_string(bit_offset % container_bits) + "/" + std::to_string(container_bits);
+  }
+  Dwarf_Die type;
+  const bool has_type = type_of(&w.holder, &type, true) != nullptr;
+  if (cast == "string" || cast == "ustring") {
+    const int tag = has_type ? dwarf_tag(&type) : 0;
+    if (tag != DW_TAG_pointer_type && tag != DW_TAG_array_type)
+      return Error{"'" + w.path + "' is not a pointer or an array: it cannot be read as a string", 0, "drop :string, or give a char pointer or array"};
+    Dwarf_Die element;
+    const char* element_name = type_of(&type, &element, true) ? die_name(&element) : nullptr;
+    if (element_name == nullptr || (std::string_view(element_name) != "char" && std::string_view(element_name) != "unsigned char"))
+      return Error{"'" + w.path + "' is not a char pointer or array: it cannot be read as a string", 0, "drop :string, or cast: +0(...):string"};
+    if (tag == DW_TAG_pointer_type) w.refs.push_back(0);
+    for (int64_t offset : w.refs) text.dereference(offset);
+    return std::string(cast);
+  }
+  for (int64_t offset : w.refs) text.dereference(offset);
+  if (!cast.empty() && cast != "s" && cast != "u" && cast != "x") return std::string(cast);
+  if (!has_type) return Error{"'" + w.path + "' has no type in DWARF", 0, "give one: " + w.path + ":u64"};
+  const int64_t size = byte_size(&type);
+  if (size <= 0) return std::string();  // no size (an array): the kernel's default
+  const char prefix = !cast.empty() ? cast[0] : is_signed(&type) ? 's' : 'x';
+  return prefix + std::to_string(std::min<int64_t>(size * 8, 64));
+}
+
 }  // namespace
 
 Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t address, std::string_view variable,
@@ -572,137 +701,30 @@ Result<VariableFetch> ProbeDebugInfo::fetch(const DwarfProbeSite& site, uint64_t
   // A variable at a fixed address is fetched as uprobes fetch a file's own memory: "@+OFFSET",
   // the offset from where the probed segment's file offset 0 is mapped (the kernel adds the
   // probe's address minus its file offset). perf 6.1 writes "@NAME", which uprobes refuse.
-  std::optional<uint64_t> static_offset;
-  std::string static_symbol;  // a kernel module's: kprobes fetch "@NAME+OFFSET", as perf writes
-  if (location.is_static && state_->kernel_code) {
+  FetchText text;
+  if (location.is_static && state_->kernel_code) {  // a kernel module's: kprobes fetch "@NAME+OFFSET", as perf writes
     const char* name = die_name(&found);
-    static_symbol = name != nullptr ? name : std::string(variable);
-    static_offset = 0;
+    text.static_symbol = name != nullptr ? name : std::string(variable);
+    text.static_offset = 0;
     location.in_memory = true;
     location.offset = 0;
   } else if (location.is_static) {
     std::optional<uint64_t> probe_offset = vaddr_to_file_offset(state_->binary->load_segments(), address);
     if (!probe_offset || location.address + *probe_offset < address)
       return Error{describe("variable", variable) + " lies below the probed segment's mapping: uprobes cannot address it from " + hex(address)};
-    static_offset = location.address + *probe_offset - address;
+    text.static_offset = location.address + *probe_offset - address;
     location.in_memory = true;
     location.offset = 0;
   }
-
-  // The value is the register, or memory behind a chain of dereferences: refs[0] applies to the
-  // register, each next one to the value the previous one fetched.
-  std::vector<int64_t> refs;
-  if (location.in_memory) refs.push_back(location.offset);
-  Dwarf_Die holder = found;  // the DIE whose DW_AT_type is the value's type
-  std::string field_name;
-  std::string path(variable);
-  for (const std::string& field : fields) {
-    Dwarf_Die type;
-    const std::string see_types = "see the types with: vperf probe -x FILE -V " + site.function;
-    if (type_of(&holder, &type, true) == nullptr) return Error{"'" + path + "' has no type to take '" + field + "' of", 0, see_types};
-    const int tag = dwarf_tag(&type);
-    if (field.starts_with('[')) {
-      std::optional<uint64_t> index = parse_u64(std::string_view(field).substr(1, field.size() - 2));
-      if (!index || (tag != DW_TAG_array_type && tag != DW_TAG_pointer_type))
-        return Error{"'" + path + "' is not an array or a pointer: it cannot take " + field, 0, see_types};
-      Dwarf_Die element;
-      if (type_of(&type, &element, true) == nullptr)
-        return Error{"'" + path + "' points to void: it cannot take " + field, 0, "fetch it with an explicit offset and type: +N(...):u64"};
-      const int64_t size = byte_size(&element);
-      if (size <= 0) return Error{"the elements of '" + path + "' have no size in DWARF", 0, "fetch it with an explicit offset and type: +N(...):u64"};
-      if (tag == DW_TAG_pointer_type) refs.push_back(0);
-      if (refs.empty()) return Error{"'" + path + "' is an array in a register, which uprobes cannot index", 0, "fetch by register and offset instead"};
-      // The kernel takes a fetch's offset as a signed long: an index whose offset does not fit one is refused, never wrapped.
-      int64_t step = 0;
-      if (*index > static_cast<uint64_t>(INT64_MAX) || __builtin_mul_overflow(static_cast<int64_t>(*index), size, &step) ||
-          __builtin_add_overflow(refs.back(), step, &refs.back()))
-        return Error{"'" + path + field + "' lies past what a fetch's offset can reach (a signed 64-bit number of bytes)", 0,
-                     "give an index within the array"};
-      holder = type;
-    } else {
-      const bool arrow = field.starts_with("->");
-      const std::string member_name = field.substr(arrow ? 2 : 1);
-      Dwarf_Die aggregate = type;
-      if (arrow) {
-        if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type)
-          return Error{"'" + path + "' is a struct, not a pointer", 0, "write '" + path + "." + member_name + "'"};
-        if (tag != DW_TAG_pointer_type) return Error{"'" + path + "' is not a pointer to a struct or union: it has no member " + member_name, 0, see_types};
-        if (type_of(&type, &aggregate, true) == nullptr)
-          return Error{"'" + path + "' points to void: it has no member " + member_name, 0, "fetch it with an explicit offset and type: +N(...):u64"};
-        refs.push_back(0);
-      } else if (tag == DW_TAG_pointer_type) {
-        return Error{"'" + path + "' is a pointer, not a struct", 0, "write '" + path + "->" + member_name + "'"};
-      }
-      const int aggregate_tag = dwarf_tag(&aggregate);
-      if (aggregate_tag != DW_TAG_structure_type && aggregate_tag != DW_TAG_union_type && aggregate_tag != DW_TAG_class_type)
-        return Error{"'" + path + "' is not a struct or union: it has no member " + member_name, 0, see_types};
-      Dwarf_Die member;
-      int64_t offset = 0;
-      if (!find_member(&aggregate, member_name, &member, &offset))
-        return Error{"'" + path + "' has no member '" + member_name + "'", 0,
-                     "see the type's members with: pahole or gdb -batch -ex 'ptype " + path + "'"};
-      if (refs.empty()) return Error{"'" + path + "' is a struct in a register, which uprobes cannot take members of", 0, "fetch by register instead"};
-      refs.back() += offset;
-      holder = member;
-      field_name = member_name;
-    }
-    path += field;
-  }
+  FetchWalk walk{{}, found, std::string(variable), {}, "see the types with: vperf probe -x FILE -V " + site.function};
+  if (location.in_memory) walk.refs.push_back(location.offset);
+  for (const std::string& field : fields) VPERF_TRY(take_field(walk, field));
 
   VariableFetch out;
-  out.field_name = field_name;
-  out.fetch = static_offset ? std::string() : *register_name(location.reg);
-  auto dereference = [&](int64_t offset) {
-    if (out.fetch.empty()) {  // the first reference of a static: its own address, offset within it
-      out.fetch = static_symbol.empty() ? "@+" + hex(*static_offset + static_cast<uint64_t>(offset))
-                                        : "@" + static_symbol + (offset < 0 ? "-" : "+") + std::to_string(offset < 0 ? -offset : offset);
-      return;
-    }
-    out.fetch = (offset < 0 ? "-" : "+") + std::to_string(offset < 0 ? -offset : offset) + "(" + out.fetch + ")";
-  };
-
-  Dwarf_Attribute attr;
-  Dwarf_Word bit_size = 0;
-  if (dwarf_attr(&holder, DW_AT_bit_size, &attr) != nullptr && dwarf_formudata(&attr, &bit_size) == 0 && cast.empty()) {
-    // A bitfield: its container is its type's size, the bit offset within it little-endian.
-    Dwarf_Die type;
-    Dwarf_Word bit_offset = 0;
-    const int64_t container = type_of(&holder, &type, true) ? byte_size(&type) : -1;
-    if (container <= 0 || dwarf_attr(&holder, DW_AT_data_bit_offset, &attr) == nullptr || dwarf_formudata(&attr, &bit_offset) != 0)
-      return Error{"the bitfield '" + path + "' has a layout vperf cannot read (pre-DWARF 4 bit offsets)", 0,
-                   "fetch its container and mask it: " + path + ":x32"};
-    const uint64_t container_bits = static_cast<uint64_t>(container) * 8;
-    refs.back() += static_cast<int64_t>(bit_offset / container_bits) * container;
-    for (int64_t offset : refs) dereference(offset);
-    out.type = "b" + std::to_string(bit_size) + "@" + std::to_string(bit_offset % container_bits) + "/" + std::to_string(container_bits);
-    return out;
-  }
-
-  Dwarf_Die type;
-  const bool has_type = type_of(&holder, &type, true) != nullptr;
-  if (cast == "string" || cast == "ustring") {
-    const int tag = has_type ? dwarf_tag(&type) : 0;
-    if (tag != DW_TAG_pointer_type && tag != DW_TAG_array_type)
-      return Error{"'" + path + "' is not a pointer or an array: it cannot be read as a string", 0, "drop :string, or give a char pointer or array"};
-    Dwarf_Die element;
-    const char* element_name = type_of(&type, &element, true) ? die_name(&element) : nullptr;
-    if (element_name == nullptr || (std::string_view(element_name) != "char" && std::string_view(element_name) != "unsigned char"))
-      return Error{"'" + path + "' is not a char pointer or array: it cannot be read as a string", 0, "drop :string, or cast: +0(...):string"};
-    if (tag == DW_TAG_pointer_type) refs.push_back(0);
-    for (int64_t offset : refs) dereference(offset);
-    out.type = std::string(cast);
-    return out;
-  }
-  for (int64_t offset : refs) dereference(offset);
-  if (!cast.empty() && cast != "s" && cast != "u" && cast != "x") {
-    out.type = std::string(cast);
-    return out;
-  }
-  if (!has_type) return Error{"'" + path + "' has no type in DWARF", 0, "give one: " + path + ":u64"};
-  const int64_t size = byte_size(&type);
-  if (size <= 0) return out;  // no size (an array): the kernel's default
-  const char prefix = !cast.empty() ? cast[0] : is_signed(&type) ? 's' : 'x';
-  out.type = prefix + std::to_string(std::min<int64_t>(size * 8, 64));
+  out.field_name = walk.field_name;
+  if (!text.static_offset) text.fetch = *register_name(location.reg);
+  VPERF_TRY(out.type, fetch_type(walk, text, cast));
+  out.fetch = std::move(text.fetch);
   return out;
 }
 
