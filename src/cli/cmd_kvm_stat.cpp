@@ -81,14 +81,14 @@ RecordOptions kvm_stat_recording(const std::string& pids, const std::vector<std:
   if (!recorded) throw user_error(recorded.error());
   RecordOptions record;
   record.events = recorded->events;
-  record.tracepoint_filters = recorded->filters;
+  record.request.tracepoint_filters = recorded->filters;
   record.period = 1;  // perf kvm stat record: -c 1, every event
-  record.mmap_pages = 1024;  // and -m 1024
+  record.request.mmap_pages = 1024;  // and -m 1024
   record.system_wide = pids.empty() && command.empty();
   record.pids = pids;
-  record.command = command;
-  record.output = output;
-  record.quiet = quiet;
+  record.request.command = command;
+  record.request.output = output;
+  record.request.quiet = quiet;
   return record;
 }
 
@@ -97,7 +97,7 @@ RecordOptions kvm_stat_recording(const std::string& pids, const std::vector<std:
 int run_kvm_stat_record(const KvmStatRecordOptions& o, std::ostream& err) {
   const std::string pids = target_pids(o.pids, o.domain, o.uri, o.allow_unsafe_uri);
   RecordOptions recording = kvm_stat_recording(pids, o.command, o.output, o.quiet);
-  recording.cmdline = o.cmdline;
+  recording.request.cmdline = o.cmdline;
   return run_record(recording, err);
 }
 

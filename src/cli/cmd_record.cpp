@@ -37,8 +37,8 @@ void take_record_options(const RecordOptions& options, const KvmOptions& kvm, se
       throw usage_error("-F " + options.frequency_text + " is not a tick rate for the monitor", "e.g. -F 1000");
     monitor.recording.frequency = static_cast<double>(*ticks);
   }
-  monitor.quiet = options.quiet;
-  monitor.recording.command = options.command;
+  monitor.quiet = options.request.quiet;
+  monitor.recording.command = options.request.command;
   monitor.guests = kvm.guests;
   monitor.call_graph = options.call_graph_fp || !options.call_graph.empty();
   if (!options.call_graph.empty()) {
@@ -68,20 +68,20 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_option("-C,--cpu", options->cpus, "Sample these CPUs (0-3,8)")->check(non_empty());
   sub->add_option("-p,--pid", options->pids, "Attach to these processes")->check(non_empty());
   sub->add_option("-t,--tid", options->tids, "Attach to these threads")->check(non_empty());
-  sub->add_option("--filter", options->filter, "Tracepoint filter for the last event ('prev_pid == 0')")->check(non_empty());
-  sub->add_option("-o,--output", options->output, "Output file (default perf.data; - for a pipe)");
-  sub->add_option("-m,--mmap-pages", options->mmap_pages, "Ring buffer pages per CPU or task (power of two)")
+  sub->add_option("--filter", options->request.filter, "Tracepoint filter for the last event ('prev_pid == 0')")->check(non_empty());
+  sub->add_option("-o,--output", options->request.output, "Output file (default perf.data; - for a pipe)");
+  sub->add_option("-m,--mmap-pages", options->request.mmap_pages, "Ring buffer pages per CPU or task (power of two)")
       ->check(whole_number_in(1, 1 << 20));
   sub->add_flag("-i,--no-inherit", options->no_inherit, "Do not sample the command's child tasks");
-  sub->add_flag("-q,--quiet", options->quiet, "No messages");
+  sub->add_flag("-q,--quiet", options->request.quiet, "No messages");
   // vperf kvm record only: sampling the vCPUs through QEMU's monitor instead of perf events.
   auto monitor = std::make_shared<MonitorRecordOptions>();
   if (kvm) add_monitor_options(*sub, *monitor);
   sub->prefix_command();
   sub->footer("COMMAND: the program to record and its arguments, e.g. vperf record -g -- ./prog\n");
   sub->callback([sub, options, monitor, kvm, &inv] {
-    options->command = command_words(*sub, inv);
-    options->cmdline = inv.cmdline;
+    options->request.command = command_words(*sub, inv);
+    options->request.cmdline = inv.cmdline;
     session::VmRecordRequest& vm = monitor->request;
     vm.recording.cmdline = inv.cmdline;
     const bool output_given = sub->count("--output") > 0;
@@ -89,7 +89,7 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
       throw usage_error("--qga and --domain both name the guest agent", "libvirt reaches a domain's agent by itself: drop --qga");
     if (!vm.qmp.empty() || !vm.domain.empty()) {
       inv.action = [options, monitor, kvm, output_given, &inv] {
-        monitor->request.recording.output = output_given ? options->output : kvm->data_file();
+        monitor->request.recording.output = output_given ? options->request.output : kvm->data_file();
         take_record_options(*options, *kvm, monitor->request);
         return run_monitor_record(*monitor, *inv.err);
       };
@@ -99,9 +99,9 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
       throw usage_error("--qga, --duration and --pause go with --qmp or --domain", "vperf kvm record --qmp SOCKET --qga SOCKET --duration 5");
     inv.action = [options, kvm, output_given, &inv] {
       if (kvm) {
-        if (!output_given) options->output = kvm->data_file();
+        if (!output_given) options->request.output = kvm->data_file();
         options->scope = kvm->scope();
-        options->guests = kvm->guests;
+        options->request.guests = kvm->guests;
       }
       return run_record(*options, *inv.err);
     };

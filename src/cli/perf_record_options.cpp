@@ -47,14 +47,14 @@ void validate(const RecordOptions& o) {
   bool cpu_wide = o.system_wide || !o.cpus.empty();
   if (targets > 1) throw usage_error("-p and -t cannot be combined", "give the processes with -p, or the threads with -t");
   if (targets && cpu_wide) throw usage_error("-p/-t sample tasks, -a/-C sample CPUs: choose one", "drop -p/-t, or drop -a/-C");
-  if (!targets && !cpu_wide && o.command.empty())
+  if (!targets && !cpu_wide && o.request.command.empty())
     throw usage_error("nothing to record", "give a COMMAND (vperf record -g -- ./prog), or -a, -C CPUS, -p PID, -t TID");
   if (o.frequency && o.period) throw usage_error("-F and -c cannot be combined", "sample by frequency (-F) or every N events (-c)");
   if (o.frequency && *o.frequency == 0) throw usage_error("-F needs a positive frequency", "e.g. -F 999");
   if (o.period && *o.period == 0) throw usage_error("-c needs a positive period", "e.g. -c 100003");
-  if (o.mmap_pages == 0 || (o.mmap_pages & (o.mmap_pages - 1)) != 0)
-    throw usage_error("-m " + std::to_string(o.mmap_pages) + " is not a power of two", "e.g. -m 128 (the default) or -m 512");
-  if (o.output.empty()) throw usage_error("-o needs a file name, or - for a pipe", "");
+  if (o.request.mmap_pages == 0 || (o.request.mmap_pages & (o.request.mmap_pages - 1)) != 0)
+    throw usage_error("-m " + std::to_string(o.request.mmap_pages) + " is not a power of two", "e.g. -m 128 (the default) or -m 512");
+  if (o.request.output.empty()) throw usage_error("-o needs a file name, or - for a pipe", "");
 }
 
 // The events to sample: -e as given, or `cycles`; on a machine where the kernel has no
@@ -74,13 +74,13 @@ std::vector<events::ResolvedEvent> sampled_events(const RecordOptions& o, const 
 
 session::RecordRequest record_request(const RecordOptions& o) {
   validate(o);
-  if (!o.guests.empty()) {
+  if (!o.request.guests.empty()) {
     symbols::Machines check{symbols::SymbolConfig{}};
-    session::add_guests(check, o.guests);  // a zeroed or unreadable guest kallsyms stops here, not in report
+    session::add_guests(check, o.request.guests);  // a zeroed or unreadable guest kallsyms stops here, not in report
   }
   CallGraphChoice cg = parse_call_graph(o);
   CommandEvents resolver;
-  session::RecordRequest request;
+  session::RecordRequest request = o.request;
   request.events = sampled_events(o, resolver);
   request.fallback_events = events::without_hardware_cycles(request.events);
   request.attr.frequency = o.frequency;
@@ -94,14 +94,6 @@ session::RecordRequest record_request(const RecordOptions& o) {
   request.threads = tasks.threads;
   if (!o.pids.empty()) request.existing = parse_pid_list(o.pids, "-p");
   if (!o.tids.empty()) request.existing = parse_pid_list(o.tids, "-t");
-  request.filter = o.filter;
-  request.tracepoint_filters = o.tracepoint_filters;
-  request.output = o.output;
-  request.mmap_pages = o.mmap_pages;
-  request.command = o.command;
-  request.guests = o.guests;
-  request.cmdline = o.cmdline;
-  request.quiet = o.quiet;
   return request;
 }
 
@@ -112,7 +104,7 @@ std::optional<uint64_t> perf_sample_rate(const RecordOptions& o, std::ostream& e
   if (!limit) throw UserError("cannot read the kernel's sample rate limit: " + limit.error().describe(), "is /proc mounted?");
   Result<perf::SampleRateChoice> rate = perf::choose_sample_rate(o.frequency_text, *limit);
   if (!rate) throw usage_error(rate.error().describe(), rate.error().hint);
-  if (!rate->info.empty() && !o.quiet) err << "vperf: " << rate->info << '\n';
+  if (!rate->info.empty() && !o.request.quiet) err << "vperf: " << rate->info << '\n';
   if (!rate->warning.empty()) err << "vperf: warning: " << rate->warning << '\n';
   return rate->hz;
 }

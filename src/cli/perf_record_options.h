@@ -4,20 +4,21 @@
 // -F rates as perf checks them, -g/--call-graph, the targets (-a, -C, -p, -t), inline probes
 // (-e uprobe:...) that live as long as the recording. The user's view is cli/cmd_record.h.
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "events/attr_builder.h"
-#include "guest/guest_symbols.h"
 #include "session/record_session.h"
 
 namespace vperf::cli {
 
 struct RecordOptions {
-  std::vector<std::string> cmdline;  // the whole command line, for perf.data's header
+  // --filter, -o, -m, -q, the command, the cmdline, vperf kvm's guests and tracepoint filters by
+  // name bind straight into the request; record_request() adds what needs resolving: the events,
+  // their rates and call graphs, the CPUs and tasks.
+  session::RecordRequest request;
   std::vector<std::string> events;  // -e; empty: cycles (or its cpu-clock fallback)
   std::optional<uint64_t> frequency;
   std::string frequency_text;  // -F as given: samples per second, or "max" (perf events only)
@@ -28,21 +29,9 @@ struct RecordOptions {
   std::string cpus;             // -C
   std::string pids;             // -p
   std::string tids;             // -t
-  std::string filter;           // --filter, for the tracepoint given just before (perf applies it to the last -e)
-  // Kernel filters by tracepoint name ("syscalls:sys_enter_ioctl" -> "cmd == 0xae80"), wherever
-  // the tracepoint is in `events`: what a command that chooses its events filters them by.
-  std::map<std::string, std::string> tracepoint_filters;
-  std::string output = "perf.data";
-  unsigned mmap_pages = 128;    // -m, a power of two
   bool no_inherit = false;
-  bool quiet = false;
-  // With -p/-t/-a/-C, the COMMAND only says how long to record (perf record -p PID -- sleep
-  // 10): it is run, not sampled, and ends with the tasks.
-  std::vector<std::string> command;
   // Which machines unmodified events sample: the host, unless vperf kvm says otherwise.
   events::MachineScope scope{};
-  // vperf kvm: guests whose kernel and module maps are written as perf kvm record writes them.
-  guest::GuestSymbolSources guests;
 };
 
 // The recording `options` ask for, checked (usage errors for bad combinations) and resolved.

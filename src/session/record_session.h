@@ -45,6 +45,8 @@ struct RecordRequest {
   int pipe_fd = 1;                   // standard output, or a pipe read in this process (kvm stat live)
   unsigned mmap_pages = 128;
   // Run and wait for; with threads, it only times the recording (perf kvm stat record -p PID -- sleep 10).
+  // With -p/-t/-a/-C, the command only says how long to record (perf record -p PID -- sleep
+  // 10): it is run, not sampled, and ends with the tasks.
   std::vector<std::string> command;
   guest::GuestSymbolSources guests;  // guests whose kernel maps are written (with attr.scope.guest)
   std::vector<std::string> cmdline;  // the CMDLINE feature

@@ -149,18 +149,18 @@ TEST_F(Record, AFilterNamedByItsTracepointGoesToThatTracepoint) {
   VPERF_REQUIRE(test::has_tracefs(), "needs tracefs");
   cli::RecordOptions options;
   options.events = {"syscalls:sys_enter_getppid", "syscalls:sys_exit_getppid"};
-  options.tracepoint_filters = {{"syscalls:sys_enter_getppid", "common_pid == 1"}};
-  options.output = file("named_filter.data");
-  options.quiet = true;
-  options.command = {VPERF_WORKLOAD, "getppid", "3000"};
+  options.request.tracepoint_filters = {{"syscalls:sys_enter_getppid", "common_pid == 1"}};
+  options.request.output = file("named_filter.data");
+  options.request.quiet = true;
+  options.request.command = {VPERF_WORKLOAD, "getppid", "3000"};
   std::ostringstream err;
   ASSERT_EQ(cli::run_record(options, err), 0) << err.str();
-  test::ProgramResult script = test::run_vperf({"script", "-i", options.output});
+  test::ProgramResult script = test::run_vperf({"script", "-i", options.request.output});
   ASSERT_EQ(script.exit_code, 0) << script.err;
   EXPECT_EQ(count_lines(script.out, "syscalls:sys_enter_getppid"), 0u) << "the filter is on the first event";
   EXPECT_EQ(count_lines(script.out, "syscalls:sys_exit_getppid"), 3000u) << "and not on the last";
 
-  options.tracepoint_filters = {{"sched:sched_switch", "prev_pid == 0"}};
+  options.request.tracepoint_filters = {{"sched:sched_switch", "prev_pid == 0"}};
   try {
     cli::run_record(options, err);
     FAIL() << "a filter for an event not recorded was accepted";
