@@ -149,6 +149,8 @@ Result<void> Workload::start() {
 }
 
 Result<std::optional<WorkloadExit>> Workload::reap(bool block) {
+  if (exit_) return std::optional<WorkloadExit>(*exit_);
+  if (pid_ <= 0) return Error{"wait for a workload that was never prepared", ECHILD};
   int status = 0;
   rusage usage{};
   pid_t r;
@@ -167,15 +169,9 @@ Result<std::optional<WorkloadExit>> Workload::reap(bool block) {
   return std::optional<WorkloadExit>(out);
 }
 
-Result<std::optional<WorkloadExit>> Workload::try_reap() {
-  if (exit_) return std::optional<WorkloadExit>(*exit_);
-  if (pid_ <= 0) return Error{"wait for a workload that was never prepared", ECHILD};
-  return reap(false);
-}
+Result<std::optional<WorkloadExit>> Workload::try_reap() { return reap(false); }
 
 Result<WorkloadExit> Workload::wait() {
-  if (exit_) return *exit_;
-  if (pid_ <= 0) return Error{"wait for a workload that was never prepared", ECHILD};
   VPERF_TRY(std::optional<WorkloadExit> exit, reap(true));
   return *exit;
 }

@@ -101,7 +101,8 @@ class Workload {
  private:
   Workload(pid_t pid, ScopedFd control, ScopedFd pidfd, std::vector<std::string> argv)
       : pid_(pid), control_(std::move(control)), pidfd_(std::move(pidfd)), argv_(std::move(argv)) {}
-  // wait4 on the child: blocking, or with WNOHANG (nullopt while it runs).
+  // The exit already reaped, or wait4 on the child: blocking, or with WNOHANG (nullopt while it
+  // runs).
   Result<std::optional<WorkloadExit>> reap(bool block);
   void kill_and_reap();
 

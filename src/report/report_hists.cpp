@@ -178,7 +178,7 @@ void HistBuilder::rename_unnamed_comm(std::string_view unnamed, std::string_view
   if (std::optional<uint32_t> id = comms_.find(unnamed)) comm_renames_[*id] = comms_.intern(comm);
 }
 
-void HistBuilder::merge_into(HistEntry& kept, HistEntry& other) {
+void HistBuilder::merge_into(HistEntry& kept, const HistEntry& other) {
   kept.self_period += other.self_period;
   kept.kernel_period += other.kernel_period;
   kept.user_period += other.user_period;

@@ -145,7 +145,7 @@ class HistBuilder {
   };
   void apply_chain(const ChainKey& key, uint64_t period, uint64_t samples, uint64_t first_sample);
   void apply_comm_renames();
-  static void merge_into(HistEntry& kept, HistEntry& other);
+  static void merge_into(HistEntry& kept, const HistEntry& other);
   uint32_t entry_for(EventHists& hists, core::HashedIds& index, const EntryKey& key, bool& created);
   bool passes_filters(const ResolvedSample& sample) const;
 

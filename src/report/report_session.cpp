@@ -161,9 +161,8 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
   for (size_t i = report.events.size(); i < reader.attrs().size(); ++i)
     report.events.push_back(ReportEvent{reader.attrs()[i].name, reader.attrs()[i].attr.sample_type});
   for (size_t i = 0; i < report.events.size(); ++i) {
-    if (report.events[i].name.empty() && i < reader.attrs().size()) report.events[i].name = reader.attrs()[i].name;
     if (report.events[i].name.empty() && i < reader.attrs().size())
-      report.events[i].name = event_name(reader.attrs()[i].attr, trace_text.tracing().decoder());
+      report.events[i].name = event_name(reader.attrs()[i], trace_text.tracing().decoder());
   }
   return report;
 }

@@ -154,15 +154,21 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 }  // namespace
 
+namespace {
+
+// The annotation a frame's label ends with.
+std::string_view label_suffix(std::string_view name, FrameKind kind, Annotations annotations) {
+  if (annotations.kernel && is_kernel(kind)) return kKernelSuffix;
+  if (annotations.jit && kind == FrameKind::Jit && !ends_with(name, kJitSuffix)) return kJitSuffix;
+  if (annotations.inlined && kind == FrameKind::Inlined && !ends_with(name, kInlinedSuffix)) return kInlinedSuffix;
+  return {};
+}
+
+}  // namespace
+
 void append_frame_label(std::string& out, std::string_view name, FrameKind kind, Annotations annotations) {
   out += name;
-  if (annotations.kernel && is_kernel(kind)) {
-    out += kKernelSuffix;
-  } else if (annotations.jit && kind == FrameKind::Jit && !ends_with(name, kJitSuffix)) {
-    out += kJitSuffix;
-  } else if (annotations.inlined && kind == FrameKind::Inlined && !ends_with(name, kInlinedSuffix)) {
-    out += kInlinedSuffix;
-  }
+  out += label_suffix(name, kind, annotations);
 }
 
 std::string frame_label(const Frame& frame, Annotations annotations) {
@@ -194,15 +200,6 @@ int FlameNode::depth() const {
 }
 
 namespace {
-
-// The annotation a frame's label ends with (see append_frame_label).
-std::string_view label_suffix(const Frame& frame, Annotations annotations) {
-  if (annotations.kernel && is_kernel(frame.kind)) return kKernelSuffix;
-  if (annotations.jit && frame.kind == FrameKind::Jit && !ends_with(frame.name, kJitSuffix)) return kJitSuffix;
-  if (annotations.inlined && frame.kind == FrameKind::Inlined && !ends_with(frame.name, kInlinedSuffix))
-    return kInlinedSuffix;
-  return {};
-}
 
 // One folded line as flamegraph.pl sees it: the frames' labels joined by ';', then the counts.
 // The text is never made: lines are ordered as their texts would be, byte by byte, but the
@@ -251,7 +248,7 @@ class LineText {
     }
     const Frame& f = *line_.frames[frame_];
     piece_ = part_ == 0 ? std::string_view(f.name)
-           : part_ == 1 ? label_suffix(f, annotations_)
+           : part_ == 1 ? label_suffix(f.name, f.kind, annotations_)
            : frame_ + 1 < line_.frames.size() ? std::string_view(";") : std::string_view(line_.counts);
   }
   bool advance() {
