@@ -4,8 +4,10 @@
 #include <cmath>
 #include <charconv>
 #include <cstdlib>
+#include <optional>
 
 #include "report/flame_graph_script.h"
+#include "report/perl_numbers.h"
 
 namespace vperf::report {
 
@@ -101,32 +103,6 @@ void append_xml_escaped(std::string& out, std::string_view text) {
 
 // ---- numbers as perl prints them ----------------------------------------------------------
 
-// printf's "%.{precision}f" (std::to_chars rounds exactly as glibc's printf does, and faster).
-// The numbers are appended to the document being built: a graph has thousands of boxes with
-// seven numbers each, and a string per number was a third of drawing one.
-struct Number {
-  char text[64];
-  size_t size;
-  std::string_view view() const { return {text, size}; }
-};
-Number fixed_number(double value, int precision) {
-  Number n;
-  auto [end, ec] = std::to_chars(n.text, n.text + sizeof n.text, value, std::chars_format::fixed, precision);
-  n.size = ec == std::errc() ? static_cast<size_t>(end - n.text) : 0;
-  if (n.size == 0) n.text[n.size++] = '0';
-  return n;
-}
-void append_fixed(std::string& out, double value, int precision) { out += fixed_number(value, precision).view(); }
-// perl's default stringification of a number: printf's "%.15g".
-void append_perl_number(std::string& out, double value) {
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::general, 15);
-  if (ec == std::errc()) {
-    out.append(buf, end);
-  } else {
-    out += '0';
-  }
-}
 // "1,234,567"
 void append_with_commas(std::string& out, uint64_t value) {
   char digits[24];
@@ -581,7 +557,7 @@ class BoxWriter {
   void write(std::string& out, const FrameBox& box) {
     const FlameNode& node = *box.node;
     // As flamegraph.pl: x1 and x2 rounded to 0.1 px, the width from the rounded ends.
-    const Number x1 = fixed_number(box.x1, 1), x2 = fixed_number(box.x2, 1);
+    const PrintedNumber x1 = fixed_number(box.x1, 1), x2 = fixed_number(box.x2, 1);
     double x1_rounded = 0, x2_rounded = 0;
     std::from_chars(x1.text, x1.text + x1.size, x1_rounded);
     std::from_chars(x2.text, x2.text + x2.size, x2_rounded);

@@ -2,9 +2,9 @@
 
 #include <linux/perf_event.h>
 
-#include <cinttypes>
-#include <cstdio>
+#include <charconv>
 #include <optional>
+#include <unordered_map>
 
 namespace vperf::report {
 
@@ -37,8 +37,9 @@ Frame frame_of(const Profile& profile, const ProfileFrame& frame) {
   std::string line;
   if (at.symbol) {
     char offset[24];
-    std::snprintf(offset, sizeof offset, "+0x%" PRIx64, at.symbol_offset);
-    line.append(at.symbol_name()).append(offset);
+    line.append(at.symbol_name())
+        .append("+0x")
+        .append(offset, std::to_chars(offset, offset + sizeof offset, at.symbol_offset, 16).ptr);
   } else {
     line = "[unknown]";
   }
@@ -57,6 +58,20 @@ Frame frame_of(const Profile& profile, const ProfileFrame& frame) {
   }
   return {std::move(name), kind};
 }
+
+// What frame_of's name depends on: the frame's function (its symbol and inlined name; none for
+// an unresolved address), the DSO named after it, and the mode that picks the frame kind.
+struct NamedFunction {
+  uint32_t function;
+  const symbols::Dso* dso;
+  uint8_t cpumode;
+  bool operator==(const NamedFunction&) const = default;
+};
+struct NamedFunctionHash {
+  size_t operator()(const NamedFunction& f) const {
+    return std::hash<uint64_t>()((uint64_t{f.function} << 8 | f.cpumode) ^ reinterpret_cast<uintptr_t>(f.dso) * 0x9e3779b97f4a7c15ULL);
+  }
+};
 
 }  // namespace
 
@@ -85,9 +100,11 @@ Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machin
   }
 
   // Each frame and each comm named once (its id in the stack profile), each distinct
-  // (comm, stack) made a folded stack once.
+  // (comm, stack) made a folded stack once. A frame's name is its function's (with the DSO
+  // and the mode it ran in): the many addresses of one function are named once.
   constexpr uint32_t kNotYet = core::HashedIds::kNone;
   std::vector<uint32_t> frame_ids(profile.frame_count(), kNotYet), comm_ids;
+  std::unordered_map<NamedFunction, uint32_t, NamedFunctionHash> function_ids;
   std::vector<uint32_t> stack;
   for (const ProfileCount& counted : profile.counts()) {
     std::span<const uint32_t> frames = profile.stack(counted.stack);
@@ -95,7 +112,14 @@ Result<SampleStacks> sample_stacks(data::PerfDataReader& reader, symbols::Machin
     if (comm_ids[counted.comm] == kNotYet) comm_ids[counted.comm] = result.profile.frame_id(process_frame(profile.text(counted.comm)));
     stack.assign(1, comm_ids[counted.comm]);
     for (auto id = frames.rbegin(); id != frames.rend(); ++id) {
-      if (frame_ids[*id] == kNotYet) frame_ids[*id] = result.profile.frame_id(frame_of(profile, profile.frame(*id)));
+      if (frame_ids[*id] == kNotYet) {
+        const ProfileFrame& frame = profile.frame(*id);
+        // An unresolved address is named after its DSO alone ("[libfoo.so]").
+        const uint32_t function = frame.at.symbol ? frame.function : kNoId;
+        auto [named, added] = function_ids.try_emplace(NamedFunction{function, frame.at.dso(), frame.cpumode}, kNotYet);
+        if (added) named->second = result.profile.frame_id(frame_of(profile, frame));
+        frame_ids[*id] = named->second;
+      }
       stack.push_back(frame_ids[*id]);
     }
     result.profile.add_ids(stack, counted.value.weight);
