@@ -45,7 +45,8 @@
 #   script               script -i F
 #   flamegraph           vperf flamegraph -i F -o F.svg vs perf script -i F |
 #                        stackcollapse-perf.pl --kernel | flamegraph.pl --colors=java; small and
-#                        medium only (the Perl pipeline is slow), min(2, --runs) runs, no warm-up
+#                        medium only (the Perl pipeline is slow): small as the other rows,
+#                        medium min(2, --runs) runs without warm-up
 #   dwarf, debuginfo rows  report --stdio --no-children and script only
 #   ftrace report        vperf ftrace report -i F vs trace-cmd report F
 # A row whose command fails prints the error in place of numbers; a profile that cannot be
@@ -289,7 +290,7 @@ for kind in "${kind_list[@]}"; do
 done
 rm -f "$out/system-files.tar" "$out/xz-input" "$out/system-input"
 echo "recording took $((SECONDS - record_started)) s; profiles take $(du -sh "$out" | cut -f1)"
-echo "timing: $runs runs of each command after one warm-up, in turns ($flame_runs without warm-up for flame graphs); cpu in ms"
+echo "timing: $runs runs of each command after one warm-up, in turns ($flame_runs without warm-up for medium flame graphs); cpu in ms"
 
 # One row; a failing command prints its error in the row's place and the table goes on. With
 # --base, the base build's row first (its vperf in place of this build's, same peer command).
@@ -329,7 +330,11 @@ for kind in "${kind_list[@]}"; do
         row "$runs" 1 "$n" "$label report comm,dso" "$vperf report --stdio --no-children --sort comm,dso -i $file" \
           "perf report --stdio --no-children --sort comm,dso -i $file"
         row "$runs" 1 "$n" "$label script" "$vperf script -i $file" "perf script -i $file"
-        if [ "$size" != large ]; then
+        if [ "$size" = small ]; then
+          # About a second per Perl pipeline: as many runs as the other rows, after a warm-up.
+          row "$runs" 1 "$n" "$label flamegraph" "$vperf flamegraph -i $file -o $out/v.svg" \
+            "perf script -i $file 2>/dev/null | $flamegraph_dir/stackcollapse-perf.pl --kernel | $flamegraph_dir/flamegraph.pl --colors=java > $out/p.svg"
+        elif [ "$size" = medium ]; then
           row "$flame_runs" 0 "$n" "$label flamegraph" "$vperf flamegraph -i $file -o $out/v.svg" \
             "perf script -i $file 2>/dev/null | $flamegraph_dir/stackcollapse-perf.pl --kernel | $flamegraph_dir/flamegraph.pl --colors=java > $out/p.svg"
         fi ;;

@@ -440,126 +440,138 @@ void print_pmc_catalog(std::ostream& out, const PmcCatalog& cat, std::string_vie
   }
 }
 
-json::value pmc_catalog_json(const PmcCatalog& cat, std::string_view filter) {
-  EncodingDisagreements disagreements(cat);
-  json::object root;
-  json::object model;
-  model["name"] = cat.model.name;
-  model["libpfm_pmu"] = cat.model.libpfm_pmu;
-  model["description"] = cat.model.description;
-  model["running_cpu"] = cat.model.running_cpu;
-  model["cpuid"] = cat.model.cpu ? json::value(cat.model.cpu->mapfile_key()) : json::value(nullptr);
-  root["model"] = std::move(model);
+namespace {
 
+json::object model_json(const PmcModel& model) {
+  return json::object{{"name", model.name},
+                      {"libpfm_pmu", model.libpfm_pmu},
+                      {"description", model.description},
+                      {"running_cpu", model.running_cpu},
+                      {"cpuid", model.cpu ? json::value(model.cpu->mapfile_key()) : json::value(nullptr)}};
+}
+
+// One libpfm4 event with the umasks `selection` kept; for a core PMU, each umask's encoding as
+// Intel's tables give it when they disagree.
+json::object libpfm_event_json(const PfmEvent& e, const EventSelection& selection, const PmcPmuEntry& entry, const PmcCatalog& cat,
+                               const EncodingDisagreements& disagreements) {
+  const bool core = entry.pmu.kind == PfmPmuKind::Core;
+  json::object ev;
+  ev["name"] = e.name;
+  ev["code"] = hex(e.code);
+  ev["description"] = e.description;
+  ev["precise"] = e.is_precise;
+  ev["requires_umask"] = e.requires_umask();
+  json::array defaults, umasks, modifiers;
+  for (size_t i : selection.umasks) {
+    const PfmUmask& u = e.umasks[i];
+    json::object uo;
+    uo["name"] = u.name;
+    uo["code"] = hex(u.code);
+    uo["description"] = u.description;
+    uo["default"] = u.is_default;
+    uo["precise"] = u.is_precise;
+    if (!u.alias_of.empty()) uo["alias_of"] = u.alias_of;
+    if (entry.encoded && i < e.umask_encodings.size()) uo["encoding"] = encoding_json(e.umask_encodings[i], cat.layout, core);
+    if (core) uo["other_catalog"] = other_catalog_json(perfmon_encoding_if_different(disagreements, e.name, u.name));
+    umasks.push_back(std::move(uo));
+  }
+  for (const PfmUmask& u : e.umasks)
+    if (u.is_default) defaults.push_back(json::value(u.name));
+  for (const PfmModifier& m : e.modifiers)
+    modifiers.push_back(json::object{{"name", m.name}, {"takes_value", m.takes_value}, {"description", m.description}});
+  ev["default_umasks"] = std::move(defaults);
+  ev["umasks"] = std::move(umasks);
+  ev["modifiers"] = std::move(modifiers);
+  ev["encoding"] = entry.encoded && e.encoding ? encoding_json(e.encoding, cat.layout, core) : json::value(nullptr);
+  return ev;
+}
+
+json::object pmu_json(const PmcPmuEntry& entry, json::array events) {
+  const PfmPmu& p = entry.pmu;
+  json::array instances;
+  for (const std::string& n : entry.instance_names) instances.push_back(json::value(n));
+  json::object po;
+  po["name"] = p.name;
+  po["description"] = p.description;
+  po["kind"] = std::string(pfm_pmu_kind_name(p.kind));
+  po["libpfm_present"] = p.present;
+  po["libpfm_status"] = entry.libpfm_status;
+  po["kernel_status"] = entry.kernel_status;
+  po["generic_counters"] = p.generic_counters;
+  po["fixed_counters"] = p.fixed_counters;
+  po["instances"] = std::move(instances);
+  po["event_count"] = p.events.size();
+  po["events"] = std::move(events);
+  return po;
+}
+
+json::array hex_array(const std::vector<uint32_t>& values) {
+  json::array out;
+  for (uint32_t v : values) out.push_back(json::value(hex(v)));
+  return out;
+}
+
+// One event of Intel's tables with its encoding; a core event's libpfm4 encoding when the two
+// catalogs disagree.
+json::object perfmon_event_json(const PerfmonEvent& e, const PmcCatalog& cat, const EncodingDisagreements& disagreements) {
+  const PerfmonEncoding enc = encode_perfmon_event(e, cat.layout);
+  json::object eo;
+  eo["name"] = e.name;
+  eo["event_codes"] = hex_array(e.event_codes);
+  eo["umask"] = hex(e.umask);
+  if (!e.umask_alternatives.empty()) eo["umask_alternatives"] = hex_array(e.umask_alternatives);
+  if (e.umask_ext != 0) eo["umask_ext"] = hex(e.umask_ext);
+  eo["cmask"] = e.counter_mask;
+  eo["inv"] = e.invert;
+  eo["edge"] = e.edge_detect;
+  eo["any"] = e.any_thread;
+  eo["msr_index"] = hex_array(e.msr_indexes);
+  eo["msr_value"] = hex(e.msr_value);
+  eo["pebs"] = e.pebs;
+  eo["counter"] = e.counter;
+  eo["fixed_counter"] = e.fixed_counter ? json::value(*e.fixed_counter) : json::value(nullptr);
+  eo["sample_after_value"] = e.sample_after_value;
+  eo["deprecated"] = e.deprecated;
+  eo["unit"] = e.is_uncore() ? json::value(e.unit) : json::value(nullptr);
+  eo["description"] = e.brief_description;
+  eo["config"] = hex(enc.config);
+  eo["config1"] = hex(enc.config1);
+  eo["raw"] = enc.raw_syntax.empty() ? json::value(nullptr) : json::value(enc.raw_syntax);
+  eo["perf"] = enc.pmu_syntax;
+  eo["max_precise"] = enc.max_precise;
+  eo["other_catalog"] = other_catalog_json(e.is_uncore() ? std::nullopt : libpfm_encoding_if_different(disagreements, e.name));
+  return eo;
+}
+
+}  // namespace
+
+json::value pmc_catalog_json(const PmcCatalog& cat, std::string_view filter) {
+  const EncodingDisagreements disagreements(cat);
   json::array pmus;
   for (const PmcPmuEntry& entry : cat.pmus) {
-    const PfmPmu& p = entry.pmu;
-    bool core = p.kind == PfmPmuKind::Core;
     json::array events;
-    for (const PfmEvent& e : p.events) {
-      EventSelection sel = select_event(e, filter);
-      if (!sel.event_matches && sel.umasks.empty()) continue;
-      json::object ev;
-      ev["name"] = e.name;
-      ev["code"] = hex(e.code);
-      ev["description"] = e.description;
-      ev["precise"] = e.is_precise;
-      ev["requires_umask"] = e.requires_umask();
-      json::array defaults, umasks, modifiers;
-      for (size_t i : sel.umasks) {
-        const PfmUmask& u = e.umasks[i];
-        json::object uo;
-        uo["name"] = u.name;
-        uo["code"] = hex(u.code);
-        uo["description"] = u.description;
-        uo["default"] = u.is_default;
-        uo["precise"] = u.is_precise;
-        if (!u.alias_of.empty()) uo["alias_of"] = u.alias_of;
-        if (entry.encoded && i < e.umask_encodings.size()) uo["encoding"] = encoding_json(e.umask_encodings[i], cat.layout, core);
-        if (core) uo["other_catalog"] = other_catalog_json(perfmon_encoding_if_different(disagreements, e.name, u.name));
-        umasks.push_back(std::move(uo));
-      }
-      for (const PfmUmask& u : e.umasks)
-        if (u.is_default) defaults.push_back(json::value(u.name));
-      for (const PfmModifier& m : e.modifiers)
-        modifiers.push_back(json::object{{"name", m.name}, {"takes_value", m.takes_value}, {"description", m.description}});
-      ev["default_umasks"] = std::move(defaults);
-      ev["umasks"] = std::move(umasks);
-      ev["modifiers"] = std::move(modifiers);
-      if (entry.encoded && e.encoding)
-        ev["encoding"] = encoding_json(e.encoding, cat.layout, core);
-      else
-        ev["encoding"] = nullptr;
-      events.push_back(std::move(ev));
+    for (const PfmEvent& e : entry.pmu.events) {
+      EventSelection selection = select_event(e, filter);
+      if (selection.event_matches || !selection.umasks.empty())
+        events.push_back(libpfm_event_json(e, selection, entry, cat, disagreements));
     }
-    if (!filter.empty() && events.empty()) continue;
-    json::object po;
-    po["name"] = p.name;
-    po["description"] = p.description;
-    po["kind"] = std::string(pfm_pmu_kind_name(p.kind));
-    po["libpfm_present"] = p.present;
-    po["libpfm_status"] = entry.libpfm_status;
-    po["kernel_status"] = entry.kernel_status;
-    po["generic_counters"] = p.generic_counters;
-    po["fixed_counters"] = p.fixed_counters;
-    json::array instances;
-    for (const std::string& n : entry.instance_names) instances.push_back(json::value(n));
-    po["instances"] = std::move(instances);
-    po["event_count"] = p.events.size();
-    po["events"] = std::move(events);
-    pmus.push_back(std::move(po));
+    if (filter.empty() || !events.empty()) pmus.push_back(pmu_json(entry, std::move(events)));
   }
-  root["pmus"] = std::move(pmus);
-
   json::array files;
   for (const PerfmonFile& f : cat.perfmon) {
     json::array events;
-    for (const PerfmonEvent& e : f.events) {
-      if (!pmc_filter_matches(filter, e.name)) continue;
-      PerfmonEncoding enc = encode_perfmon_event(e, cat.layout);
-      json::object eo;
-      eo["name"] = e.name;
-      json::array codes;
-      for (uint32_t c : e.event_codes) codes.push_back(json::value(hex(c)));
-      eo["event_codes"] = std::move(codes);
-      eo["umask"] = hex(e.umask);
-      if (!e.umask_alternatives.empty()) {
-        json::array others;
-        for (uint32_t u : e.umask_alternatives) others.push_back(json::value(hex(u)));
-        eo["umask_alternatives"] = std::move(others);
-      }
-      if (e.umask_ext != 0) eo["umask_ext"] = hex(e.umask_ext);
-      eo["cmask"] = e.counter_mask;
-      eo["inv"] = e.invert;
-      eo["edge"] = e.edge_detect;
-      eo["any"] = e.any_thread;
-      json::array msrs;
-      for (uint32_t m : e.msr_indexes) msrs.push_back(json::value(hex(m)));
-      eo["msr_index"] = std::move(msrs);
-      eo["msr_value"] = hex(e.msr_value);
-      eo["pebs"] = e.pebs;
-      eo["counter"] = e.counter;
-      eo["fixed_counter"] = e.fixed_counter ? json::value(*e.fixed_counter) : json::value(nullptr);
-      eo["sample_after_value"] = e.sample_after_value;
-      eo["deprecated"] = e.deprecated;
-      eo["unit"] = e.is_uncore() ? json::value(e.unit) : json::value(nullptr);
-      eo["description"] = e.brief_description;
-      eo["config"] = hex(enc.config);
-      eo["config1"] = hex(enc.config1);
-      eo["raw"] = enc.raw_syntax.empty() ? json::value(nullptr) : json::value(enc.raw_syntax);
-      eo["perf"] = enc.pmu_syntax;
-      eo["max_precise"] = enc.max_precise;
-      eo["other_catalog"] =
-          other_catalog_json(e.is_uncore() ? std::nullopt : libpfm_encoding_if_different(disagreements, e.name));
-      events.push_back(std::move(eo));
-    }
+    for (const PerfmonEvent& e : f.events)
+      if (pmc_filter_matches(filter, e.name)) events.push_back(perfmon_event_json(e, cat, disagreements));
     files.push_back(json::object{{"file", f.source}, {"info", f.info}, {"version", f.version},
                                  {"event_count", f.events.size()}, {"events", std::move(events)}});
   }
-  root["perfmon"] = std::move(files);
-  root["perfmon_origin"] = cat.perfmon_origin.empty() ? json::value(nullptr) : json::value(cat.perfmon_origin);
   json::array notes;
   for (const std::string& n : cat.notes) notes.push_back(json::value(n));
+  json::object root;
+  root["model"] = model_json(cat.model);
+  root["pmus"] = std::move(pmus);
+  root["perfmon"] = std::move(files);
+  root["perfmon_origin"] = cat.perfmon_origin.empty() ? json::value(nullptr) : json::value(cat.perfmon_origin);
   root["notes"] = std::move(notes);
   return root;
 }

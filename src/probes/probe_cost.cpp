@@ -77,7 +77,7 @@ Result<double> measure_probe_hit_cost(const std::filesystem::path& workload, uin
   VPERF_TRY(std::vector<std::string> names, probe.create({"uprobe:" + workload.string() + ":probe_target"}));
   const std::string name = names.front();  // "vperf_PID:probe_target"
   VPERF_TRY(tracing::Tracefs tracefs, tracing::Tracefs::open_mounted());
-  VPERF_TRY(std::string id_text, read_file(tracefs.file("events/" + name.substr(0, name.find(':')) + "/" + name.substr(name.find(':') + 1) + "/id")));
+  VPERF_TRY(std::string id_text, tracefs.read("events/" + name.substr(0, name.find(':')) + "/" + name.substr(name.find(':') + 1) + "/id"));
   std::optional<uint64_t> id = parse_u64(trim(id_text));
   if (!id) return Error{"the tracepoint id of " + name + " is not a number: " + id_text};
   perf_event_attr attr{};

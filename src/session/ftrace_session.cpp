@@ -255,8 +255,13 @@ bool read_available(int fd, const std::function<void(std::string_view)>& sink) {
 // Room for the saved comms: saved_cmdlines_size entries of "PID COMM\n" (7 + 1 + 15 + 1 bytes
 // at most), with some to spare.
 size_t cmdlines_room(const Tracefs& tracefs) {
-  const uint64_t entries = parse_u64(trim(read_file(tracefs.file("saved_cmdlines_size")).value_or(""))).value_or(128);
+  const uint64_t entries = parse_u64(trim(tracefs.read("saved_cmdlines_size").value_or(""))).value_or(128);
   return static_cast<size_t>(std::clamp<uint64_t>(entries, 128, 1u << 20) * 32);
+}
+
+// The ring buffer's per_cpu/cpuN/stats text, as trace-cmd keeps it in the file.
+std::string cpu_stats(const tracing::FtraceBuffer& buffer, int cpu) {
+  return buffer.read("per_cpu/cpu" + std::to_string(cpu) + "/stats").value_or("");
 }
 
 std::string uname_text() {
@@ -319,12 +324,12 @@ Result<FtraceRunSummary> run_ftrace_latency(const FtraceRunOptions& options, boo
   return summary;
 }
 
-Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, const std::filesystem::path& output, std::ostream& err) {
-  PreparedRun run;
-  VPERF_TRY(prepare(run, options, err));
-  const size_t page_size = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const std::vector<int> cpu_numbers = buffer_cpus(*run.buffer);
-  auto stats_of = [&](int cpu) { return run.buffer->read("per_cpu/cpu" + std::to_string(cpu) + "/stats").value_or(""); };
+namespace {
+
+// The head of the trace.dat a run records: the buffer's page size, clock and per-CPU stats,
+// room for the saved comms, and the tracing data of the run's events.
+Result<tracing::TraceDatHeader> trace_dat_header(const PreparedRun& run, const FtraceRunOptions& options,
+                                                 const std::vector<int>& cpu_numbers, size_t page_size) {
   tracing::TraceDatHeader header;
   header.page_size = static_cast<uint32_t>(page_size);
   header.version = options.file_version;
@@ -332,72 +337,117 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
   header.trace_clock = run.buffer->read("trace_clock").value_or("");
   header.uname = uname_text();
   header.cpus = cpu_numbers;
-  for (int cpu : cpu_numbers) header.cpu_stats.push_back(stats_of(cpu));
+  for (int cpu : cpu_numbers) header.cpu_stats.push_back(cpu_stats(*run.buffer, cpu));
   header.cmdlines_room = cmdlines_room(run.buffer->tracefs()) + (options.pids.size() + 1) * 32;
   VPERF_TRY(header.tracing_data, tracing::build_tracing_data(run.buffer->tracefs(), run.events,
                                                              tracing::TracingDataLayout{"6", true, true}));
+  return header;
+}
+
+// The file is written from here on: readable at every moment (tracing/trace_dat.h), so that a
+// kill or a full disk keeps what was recorded. A head that cannot be written leaves no file.
+Result<tracing::TraceDatWriter> begin_trace_dat(const std::filesystem::path& output, const tracing::TraceDatHeader& header,
+                                                tracing::NewTraceDat& file) {
+  VPERF_TRY(file, tracing::create_trace_dat(output));
+  Result<tracing::TraceDatWriter> begun = tracing::TraceDatWriter::begin(file.fd.get(), header);
+  if (begun) {
+    if (Result<void> named = tracing::name_trace_dat(file, output); !named) begun = named.error();
+  }
+  if (begun) return begun;
+  if (file.named) ::unlink(output.c_str());
+  if (tracing::out_of_room(begun.error()))
+    return Error{"no room for even the head of " + output.string(), begun.error().errno_value, "free some space or record elsewhere with -o"};
+  return begun.error();
+}
+
+// A run's trace.dat while it records: each CPU's raw pages drained into it as they come, and
+// what only the end knows exactly (the saved comms, the ring buffer's stats) written as soon as
+// the file has pages and then about once a second, so that a killed run's file names its tasks
+// too. The kernel saves a task's comm when it is switched, which a busy task may not have been
+// yet, and until then its line for the pid can be an earlier task's: the traced tasks' comms
+// are read from /proc while they live and replace the kernel's lines for them. The first
+// failure is kept and stops all writing.
+class TraceDatRecording {
+ public:
+  TraceDatRecording(const PreparedRun& run, tracing::TraceDatWriter& writer, std::vector<tracing::RawCpuRecorder>& recorders,
+                    std::vector<int> cpu_numbers, std::vector<pid_t> traced)
+      : run_(run), writer_(writer), recorders_(recorders), cpu_numbers_(std::move(cpu_numbers)), traced_(std::move(traced)) {}
+
+  const Result<void>& failed() const { return failed_; }
+
+  void update_texts() {
+    if (!failed_) return;
+    texts_written_ = true;
+    for (pid_t pid : traced_)
+      if (Result<std::string> comm = read_file("/proc/" + std::to_string(pid) + "/comm"); comm && !comm->empty())
+        traced_comms_[pid] = comm->substr(0, comm->find('\n'));
+    const std::string kernels = run_.buffer->tracefs().read("saved_cmdlines").value_or("");
+    if (Result<void> w = writer_.update_cmdlines(tracing::saved_cmdlines_with(kernels, traced_comms_)); !w) failed_ = w;
+    for (size_t i = 0; i < cpu_numbers_.size() && failed_; ++i)
+      if (Result<void> w = writer_.update_stats(i, cpu_stats(*run_.buffer, cpu_numbers_[i])); !w) failed_ = w;
+  }
+
+  // Until the file has pages, the texts are written before each drain: the drain that commits
+  // the first pages then follows texts read after their events happened, so no kill leaves
+  // pages whose task the file cannot name (written after the first commit, a kill between the
+  // two left the workload "<...>").
+  bool drain(tracing::RawCpuRecorder& r, bool final) {
+    if (!failed_) return false;
+    if (!texts_written_) update_texts();
+    if (Result<void> d = r.drain(writer_, final); !d) failed_ = d;
+    if (writer_.page_bytes(r.index()) == 0 &&
+        std::none_of(recorders_.begin(), recorders_.end(), [&](const tracing::RawCpuRecorder& o) { return writer_.page_bytes(o.index()) > 0; }))
+      texts_written_ = false;
+    return static_cast<bool>(failed_);
+  }
+
+  // The periodic drain takes what a quiet CPU leaves below the wake-up mark.
+  bool tick() {
+    for (tracing::RawCpuRecorder& r : recorders_) drain(r, false);
+    if (failed_) failed_ = writer_.flush();
+    if (++ticks_ % 10 == 0) update_texts();
+    return static_cast<bool>(failed_);
+  }
+
+  void finish() {
+    for (tracing::RawCpuRecorder& r : recorders_) drain(r, false);
+    for (tracing::RawCpuRecorder& r : recorders_) drain(r, true);
+    update_texts();
+  }
+
+  void close() {
+    Result<void> finished = writer_.finish();
+    if (failed_ && !finished) failed_ = finished;
+  }
+
+ private:
+  const PreparedRun& run_;
+  tracing::TraceDatWriter& writer_;
+  std::vector<tracing::RawCpuRecorder>& recorders_;
+  std::vector<int> cpu_numbers_;
+  std::vector<pid_t> traced_;
+  Result<void> failed_;
+  std::map<pid_t, std::string> traced_comms_;
+  bool texts_written_ = false;
+  int ticks_ = 0;
+};
+
+}  // namespace
+
+Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, const std::filesystem::path& output, std::ostream& err) {
+  PreparedRun run;
+  VPERF_TRY(prepare(run, options, err));
+  const size_t page_size = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const std::vector<int> cpu_numbers = buffer_cpus(*run.buffer);
+  VPERF_TRY(tracing::TraceDatHeader header, trace_dat_header(run, options, cpu_numbers, page_size));
   std::vector<tracing::RawCpuRecorder> recorders;
   for (size_t i = 0; i < cpu_numbers.size(); ++i) {
     VPERF_TRY(tracing::RawCpuRecorder recorder, tracing::RawCpuRecorder::open(*run.buffer, cpu_numbers[i], i, page_size));
     recorders.push_back(std::move(recorder));
   }
-
-  // The file is written from here on: readable at every moment (tracing/trace_dat.h), so that a
-  // kill or a full disk keeps what was recorded. A head that cannot be written leaves no file.
-  VPERF_TRY(tracing::NewTraceDat file, tracing::create_trace_dat(output));
-  Result<tracing::TraceDatWriter> begun = tracing::TraceDatWriter::begin(file.fd.get(), header);
-  if (begun) {
-    if (Result<void> named = tracing::name_trace_dat(file, output); !named) begun = named.error();
-  }
-  if (!begun) {
-    if (file.named) ::unlink(output.c_str());
-    if (tracing::out_of_room(begun.error()))
-      return Error{"no room for even the head of " + output.string(), begun.error().errno_value, "free some space or record elsewhere with -o"};
-    return begun.error();
-  }
-  tracing::TraceDatWriter writer = std::move(begun).value();
-
-  Result<void> failed;
-  // What only the end knows exactly (the saved comms, the ring buffer's stats), written as soon
-  // as the file has pages and then about once a second, so that a killed run's file names its
-  // tasks too. The kernel saves a task's comm when it is switched, which a busy task may not
-  // have been yet, and until then its line for the pid can be an earlier task's: the traced
-  // tasks' comms are read from /proc while they live and replace the kernel's lines for them.
-  std::vector<pid_t> traced = options.pids;
-  if (run.workload) traced = {run.workload->pid()};
-  std::map<pid_t, std::string> traced_comms;
-  bool texts_written = false;
-  auto update_texts = [&] {
-    if (!failed) return;
-    texts_written = true;
-    for (pid_t pid : traced)
-      if (Result<std::string> comm = read_file("/proc/" + std::to_string(pid) + "/comm"); comm && !comm->empty())
-        traced_comms[pid] = comm->substr(0, comm->find('\n'));
-    const std::string kernels = read_file(run.buffer->tracefs().file("saved_cmdlines")).value_or("");
-    if (Result<void> w = writer.update_cmdlines(tracing::saved_cmdlines_with(kernels, traced_comms)); !w) failed = w;
-    for (size_t i = 0; i < cpu_numbers.size() && failed; ++i)
-      if (Result<void> w = writer.update_stats(i, stats_of(cpu_numbers[i])); !w) failed = w;
-  };
-  // Until the file has pages, the texts are written before each drain: the drain that commits
-  // the first pages then follows texts read after their events happened, so no kill leaves pages
-  // whose task the file cannot name (written after the first commit, a kill between the two
-  // left the workload "<...>").
-  auto drain = [&](tracing::RawCpuRecorder& r, bool final) {
-    if (!failed) return false;
-    if (!texts_written) update_texts();
-    if (Result<void> d = r.drain(writer, final); !d) failed = d;
-    if (writer.page_bytes(r.index()) == 0 &&
-        std::none_of(recorders.begin(), recorders.end(), [&](const tracing::RawCpuRecorder& o) { return writer.page_bytes(o.index()) > 0; }))
-      texts_written = false;
-    return static_cast<bool>(failed);
-  };
-  int ticks = 0;
-  auto on_tick = [&] {
-    for (tracing::RawCpuRecorder& r : recorders) drain(r, false);
-    if (failed) failed = writer.flush();
-    if (++ticks % 10 == 0) update_texts();
-    return static_cast<bool>(failed);
-  };
+  tracing::NewTraceDat file;
+  VPERF_TRY(tracing::TraceDatWriter writer, begin_trace_dat(output, header, file));
+  TraceDatRecording recording(run, writer, recorders, cpu_numbers, run.workload ? std::vector<pid_t>{run.workload->pid()} : options.pids);
   if (Result<void> started = start(run, options); !started) {
     ::unlink(output.c_str());  // nothing was recorded
     return started.error();
@@ -405,20 +455,17 @@ Result<FtraceRunSummary> run_ftrace_record(const FtraceRunOptions& options, cons
   FtraceRunSummary summary;
   summary.top_level = run.top_level;
   // Each CPU's trace_pipe_raw wakes its reader when the buffer is buffer_percent full (the
-  // kernel's default: half); the periodic drain takes what a quiet CPU leaves below that.
+  // kernel's default: half).
   std::vector<WatchedFd> watched;
-  for (tracing::RawCpuRecorder& r : recorders) watched.push_back({r.raw_fd(), [&r, &drain] { return drain(r, false); }});
-  VPERF_TRY(summary.exit_status, wait_for_end(run, options, std::chrono::milliseconds(100), on_tick, watched));
+  for (tracing::RawCpuRecorder& r : recorders) watched.push_back({r.raw_fd(), [&r, &recording] { return recording.drain(r, false); }});
+  VPERF_TRY(summary.exit_status, wait_for_end(run, options, std::chrono::milliseconds(100), [&] { return recording.tick(); }, watched));
   VPERF_TRY(tracing::stop_tracing(*run.buffer));
-  for (tracing::RawCpuRecorder& r : recorders) drain(r, false);
-  for (tracing::RawCpuRecorder& r : recorders) drain(r, true);
-  update_texts();
+  recording.finish();
   summary.lost_by_cpu = lost_events(*run.buffer, cpu_numbers);
-  Result<void> finished = writer.finish();
-  if (failed && !finished) failed = finished;
+  recording.close();
   recorders.clear();  // open trace_pipe_raw files keep the instance busy
   VPERF_TRY(run.buffer->release());
-  if (!failed) {
+  if (const Result<void>& failed = recording.failed(); !failed) {
     if (!tracing::out_of_room(failed.error())) return failed.error();
     uint64_t kept = 0;
     for (size_t i = 0; i < cpu_numbers.size(); ++i) kept += writer.page_bytes(i);
@@ -551,7 +598,7 @@ Result<void> ftrace_stop(const std::string& instance) {
 
 Result<std::string> ftrace_show(const std::string& instance, bool snapshot) {
   VPERF_TRY(Tracefs tracefs, open_tracefs());
-  if (instance.empty()) return read_file(tracefs.file(snapshot ? "snapshot" : "trace"), size_t{1} << 30);
+  if (instance.empty()) return tracefs.read(snapshot ? "snapshot" : "trace", size_t{1} << 30);
   VPERF_TRY(FtraceBuffer buffer, FtraceBuffer::open_instance(tracefs, instance));
   if (snapshot && !buffer.has("snapshot"))
     return Error{"this kernel has no snapshot buffer", ENOENT, "snapshots need CONFIG_TRACER_SNAPSHOT=y"};
@@ -650,7 +697,7 @@ Result<std::vector<std::string>> ftrace_list(FtraceListing what, const std::stri
     }
     case FtraceListing::functions: {
       if (std::optional<Error> refused = tracing::function_tracing_refused(top)) return *refused;
-      VPERF_TRY(std::string text, read_file(tracefs.file("available_filter_functions"), size_t{256} << 20));
+      VPERF_TRY(std::string text, tracefs.read("available_filter_functions", size_t{256} << 20));
       for (std::string_view line : split(text, '\n')) {
         const std::string_view name = line.substr(0, line.find_first_of(" \t"));
         if (!name.empty() && keep(name)) names.emplace_back(name);

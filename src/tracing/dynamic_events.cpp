@@ -22,7 +22,7 @@ constexpr std::string_view kKprobeEvents = "kprobe_events";
 
 // The non-empty lines of a dynamic-event control file (uprobe_events, kprobe_events).
 Result<std::vector<std::string>> definition_lines(const Tracefs& tracefs, std::string_view file) {
-  VPERF_TRY(std::string text, read_file(tracefs.file(file)));
+  VPERF_TRY(std::string text, tracefs.read(file));
   std::vector<std::string> out;
   for (std::string_view line : split(text, '\n'))
     if (!trim(line).empty()) out.emplace_back(trim(line));
@@ -45,20 +45,7 @@ Result<void> require_kprobes(const Tracefs& tracefs) {
 // an older one: the top-level error_log holds every tool's refusals.
 Result<void> write_control(const Tracefs& tracefs, std::string_view file, const std::string& line) {
   VPERF_TRY(check_dynamic_event_command(file == kUprobeEvents ? DynamicEventsFile::uprobes : DynamicEventsFile::kprobes, line));
-  const std::filesystem::path path = tracefs.file(file);
-  const std::filesystem::path error_log = tracefs.file("error_log");
-  ScopedFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
-  if (!fd.valid()) return Error::from_errno("open " + path.string());
-  const std::string log_before = read_file(error_log).value_or("");
-  const ssize_t n = ::write(fd.get(), line.data(), line.size());
-  if (n < 0) {
-    const int err = errno;
-    std::string why;
-    if (Result<std::string> log = read_file(error_log)) why = error_log_entry_of_write(log_before, *log, line);
-    // describe() adds the errno's text after the kernel's own explanation.
-    return Error{"the kernel refused '" + line + "' in " + path.string() + (why.empty() ? "" : " (" + why + ")"), err};
-  }
-  return {};
+  return tracefs.write(tracefs.file(file), line, Tracefs::WriteMode::Append, tracefs.file("error_log"));
 }
 
 }  // namespace
@@ -149,7 +136,7 @@ Result<UprobeEvent> parse_uprobe_definition(std::string_view line) {
 }
 
 Result<std::vector<std::pair<std::string, uint64_t>>> uprobe_hits(const Tracefs& tracefs) {
-  VPERF_TRY(std::string text, read_file(tracefs.file("uprobe_profile")));
+  VPERF_TRY(std::string text, tracefs.read("uprobe_profile"));
   std::vector<std::pair<std::string, uint64_t>> out;
   for (std::string_view line : split(text, '\n')) {
     std::vector<std::string_view> words;
@@ -162,7 +149,7 @@ Result<std::vector<std::pair<std::string, uint64_t>>> uprobe_hits(const Tracefs&
 }
 
 bool kernel_appends_probes(const Tracefs& tracefs) {
-  Result<std::string> readme = read_file(tracefs.file("README"));
+  Result<std::string> readme = tracefs.read("README");
   return readme && readme->find("uprobe_events\t\t- Create/append/") != std::string::npos;
 }
 

@@ -145,27 +145,19 @@ void FtraceBuffer::save_before_write(std::string_view file) {
 Result<void> FtraceBuffer::write(std::string_view file, std::string_view value, bool append) {
   VPERF_TRY(check_buffer_value(file, value));
   save_before_write(file);
-  // error_log as it was, so that a refusal is explained by the entry this write added and by no
-  // older one. It is not cleared: the top level's is every tool's, and an instance's may be
-  // read by whoever started it.
-  const std::filesystem::path error_log = this->file("error_log");
-  const std::string log_before = read_file(error_log).value_or("");
-  Result<void> written = write_kernel_file(this->file(file), value, append);
-  if (written) return {};
-  Error error = written.error();
-  if (Result<std::string> log = read_file(error_log)) {
-    const std::string entry = error_log_entry_of_write(log_before, *log, value);
-    // The kernel's explanation after the errno's text: one line, cause last.
-    if (!entry.empty()) error = Error{error.describe() + "; the kernel's error_log says: " + entry, 0, error.hint};
-  }
-  return error;
+  return commit(file, value, append);
 }
 
 // A write that gives a file back what it held, checked as every write is: the saved text may
 // come from /run/vperf, written by an earlier vperf and read back.
 Result<void> FtraceBuffer::restore(std::string_view file, std::string_view value, bool append) {
   VPERF_TRY(check_buffer_value(file, value));
-  return write_kernel_file(this->file(file), value, append);
+  return commit(file, value, append);
+}
+
+Result<void> FtraceBuffer::commit(std::string_view file, std::string_view value, bool append) const {
+  return tracefs_.write(this->file(file), value, append ? Tracefs::WriteMode::Append : Tracefs::WriteMode::Replace,
+                        this->file("error_log"));
 }
 
 Result<void> FtraceBuffer::release() {
@@ -201,7 +193,7 @@ Result<void> FtraceBuffer::release() {
   // An instance someone else owns stays exactly as it is.
   if (!remove_when_done_) return {};
   // Tracing off first, so nothing more lands while it goes.
-  (void)write_kernel_file(this->file("tracing_on"), "0", false);
+  (void)commit("tracing_on", "0", false);
   if (::rmdir(dir_.c_str()) != 0 && errno != ENOENT) {
     // Busy: a file of it is still open. The destructor tries again once its owner has closed it.
     released_ = false;

@@ -5,10 +5,9 @@
 // the kernel does not allow in instances, the top-level buffer, whose every file vperf writes
 // is saved first and restored exactly when the buffer is released.
 //
-// Writes go straight to the files (as tracing/dynamic_events does; libtracefs's header is not
-// C++, see tracefs.cpp). A write the kernel refuses is an Error naming the file and the value,
-// with the entry that write added to the buffer's error_log (where the kernel explains a bad
-// filter or trigger) as its message's tail. Every name and value is checked for its file first
+// Writes go through Tracefs::write, as tracing/dynamic_events's do. A write the kernel refuses
+// is an Error naming the file and the value, with the entry that write added to the buffer's
+// error_log (where the kernel explains a bad filter or trigger) as its message's tail. Every name and value is checked for its file first
 // (tracing/kernel_control_text.h).
 #include <sys/types.h>
 
@@ -88,6 +87,8 @@ class FtraceBuffer {
       : tracefs_(std::move(tracefs)), name_(std::move(name)), dir_(std::move(dir)), remove_when_done_(remove_when_done) {}
   void save_before_write(std::string_view file);
   Result<void> restore(std::string_view file, std::string_view value, bool append);
+  // Tracefs::write of FILE of this buffer, its refusal explained by this buffer's error_log.
+  Result<void> commit(std::string_view file, std::string_view value, bool append) const;
 
   Tracefs tracefs_;
   std::string name_;

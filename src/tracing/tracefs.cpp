@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include "core/files.h"
+#include "tracing/trace_text.h"
 #include "tracing/tracefs_events.h"
 
 // libtracefs 1.6 would name these files, but its header does not compile as C++ under clang
@@ -39,6 +41,20 @@ bool Tracefs::event_file_exists(std::string_view system, std::string_view event,
 }
 
 std::filesystem::path Tracefs::file(std::string_view name) const { return root_ / std::string(name); }
+
+Result<std::string> Tracefs::read(std::string_view name, size_t limit) const { return read_file(file(name), limit); }
+
+Result<void> Tracefs::write(const std::filesystem::path& file, std::string_view value, WriteMode mode,
+                            const std::filesystem::path& error_log) const {
+  const std::string log_before = read_file(error_log).value_or("");
+  Result<void> written = write_kernel_file(file, value, mode == WriteMode::Append);
+  if (written) return {};
+  Error error = written.error();
+  if (Result<std::string> log = read_file(error_log))
+    if (std::string entry = error_log_entry_of_write(log_before, *log, value); !entry.empty())
+      error.message += " (the kernel's error_log says: " + entry + ")";
+  return error;
+}
 
 Result<void> require_tracefs_access(const Tracefs& tracefs, std::string_view needed_for) {
   if (::access(tracefs.root().c_str(), R_OK | W_OK | X_OK) == 0 || (errno != EACCES && errno != EPERM)) return {};

@@ -1,10 +1,12 @@
 #pragma once
 // One tracefs (the kernel's tracing directory, or a tree laid out like one in tests): where its
-// files are, and whether they exist. What is written into them goes through the owner of what
-// it changes, each checking its text first (kernel_control_text.h): ftrace_buffer.h (instances
-// and the top-level buffer), dynamic_events.h (kprobes and uprobes), ftrace_setup.h (a run's
-// settings). libtracefs is not used: its 1.6 header is not C++, and each operation vperf needs
-// is one read or one write().
+// files are, whether they exist, and the one reader and the one writer of them. Tests give a
+// directory tree laid out like tracefs (the seam is the root: real files, real write() errors,
+// /dev/full for a refusal). What is written goes through the owner of what it changes, each
+// checking its text first (kernel_control_text.h) and then calling Tracefs::write:
+// ftrace_buffer.h (instances and the top-level buffer), dynamic_events.h (kprobes and uprobes),
+// ftrace_setup.h (a run's settings). libtracefs is not used: its 1.6 header is not C++, and
+// each operation vperf needs is one read or one write().
 //
 // Where tracefs is mounted stays vperf's own finding (tracing/tracefs_events.h,
 // find_tracefs_root): libtracefs's tracefs_tracing_dir() mounts tracefs when it is not mounted
@@ -16,6 +18,7 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "core/files.h"
 
 namespace vperf::tracing {
 
@@ -32,6 +35,18 @@ class Tracefs {
   bool event_file_exists(std::string_view system, std::string_view event, std::string_view file) const;
   // <root>/NAME ("printk_formats", "saved_cmdlines", "events/header_page").
   std::filesystem::path file(std::string_view name) const;
+
+  // The text of <root>/NAME, at most `limit` bytes.
+  Result<std::string> read(std::string_view name, size_t limit = kMaxWholeFileBytes) const;
+  // Writes `value` to `file` (a file of this tracefs: the top level's or an instance's) in one
+  // write(), appended or replacing what it held: the kernel parses each write on its own. A
+  // refusal's error keeps the errno and ends with the entry this write added to `error_log`
+  // (the buffer's own), where the kernel explains a bad filter, trigger or probe; never an
+  // older entry (the top level's error_log holds every tool's refusals, and is not cleared).
+  // The caller has checked `value` for `file` (kernel_control_text.h).
+  enum class WriteMode { Replace, Append };
+  Result<void> write(const std::filesystem::path& file, std::string_view value, WriteMode mode,
+                     const std::filesystem::path& error_log) const;
 
  private:
   explicit Tracefs(std::filesystem::path root) : root_(std::move(root)) {}

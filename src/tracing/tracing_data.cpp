@@ -79,9 +79,9 @@ Result<std::vector<uint8_t>> build_tracing_data(const Tracefs& tracefs, const st
   if (layout.kallsyms)
     if (Result<std::string> text = read_file("/proc/kallsyms", size_t{256} << 20)) kallsyms = std::move(*text);
   put_sized<uint32_t>(b, kallsyms);
-  Result<std::string> printk = read_file(tracefs.file("printk_formats"));
+  Result<std::string> printk = tracefs.read("printk_formats");
   put_sized<uint32_t>(b, printk ? *printk : std::string());
-  Result<std::string> cmdlines = read_file(tracefs.file("saved_cmdlines"));
+  Result<std::string> cmdlines = tracefs.read("saved_cmdlines");
   put_sized<uint64_t>(b, cmdlines ? *cmdlines : std::string());
   return b.take();
 }
