@@ -302,15 +302,9 @@ void render_check_text(const CheckResult& r, std::ostream& out) {
   render_verdicts(r, out);
 }
 
-json::value check_to_json(const CheckResult& r) {
-  json::object root;
-  json::object source;
-  source["cpuid"] = r.cpuid_from_dump ? "dump" : "live";
-  source["description"] = r.cpuid.source;
-  source["live_probes"] = r.live.has_value();
-  root["source"] = std::move(source);
+namespace {
 
-  const CpuIdentity& c = r.cpuid.cpu;
+json::object cpu_json(const CpuIdentity& c) {
   json::object cpu;
   cpu["vendor"] = c.vendor;
   cpu["brand"] = c.brand;
@@ -326,9 +320,10 @@ json::value check_to_json(const CheckResult& r) {
   cpu["aperf_mperf"] = c.aperf_mperf;
   cpu["vmx"] = c.vmx;
   cpu["svm"] = c.svm;
-  root["cpu"] = std::move(cpu);
+  return cpu;
+}
 
-  const HypervisorInfo& h = r.cpuid.hypervisor;
+json::object hypervisor_json(const HypervisorInfo& h) {
   json::object hv;
   const HypervisorSignature* p = h.primary_signature();
   hv["vendor"] = p ? json::value(p->vendor.empty() ? p->signature : p->vendor) : json::value(nullptr);
@@ -348,9 +343,10 @@ json::value check_to_json(const CheckResult& r) {
     sigs.push_back(std::move(e));
   }
   hv["signatures"] = std::move(sigs);
-  root["hypervisor"] = std::move(hv);
+  return hv;
+}
 
-  const ArchPerfmon& a = r.cpuid.arch;
+json::object arch_perfmon_json(const ArchPerfmon& a) {
   json::object arch;
   arch["leaf_present"] = a.leaf_present;
   arch["version"] = a.version;
@@ -365,59 +361,73 @@ json::value check_to_json(const CheckResult& r) {
   arch["anythread_deprecated"] = a.anythread_deprecated;
   arch["raw"] = json::object{{"eax", hex_padded(a.eax, 8)}, {"ebx", hex_padded(a.ebx, 8)},
                              {"ecx", hex_padded(a.ecx, 8)}, {"edx", hex_padded(a.edx, 8)}};
-  root["arch_perfmon"] = std::move(arch);
+  return arch;
+}
 
-  if (const auto& x = r.cpuid.arch_ext) {
-    json::object e;
-    e["subleaf_mask"] = hex(x->subleaf_mask);
-    e["umask2"] = x->umask2;
-    e["eq_bit"] = x->eq_bit;
-    e["gp_counter_bitmap"] = x->gp_counter_bitmap ? json::value(hex(*x->gp_counter_bitmap)) : json::value(nullptr);
-    e["gp_counters"] = x->gp_counter_bitmap ? json::value(std::popcount(*x->gp_counter_bitmap)) : json::value(nullptr);
-    e["fixed_counter_bitmap"] = x->fixed_counter_bitmap ? json::value(hex(*x->fixed_counter_bitmap)) : json::value(nullptr);
-    e["auto_counter_reload"] = x->auto_counter_reload.has_value();
-    e["arch_events_bitmap"] = x->arch_events_bitmap ? json::value(hex(*x->arch_events_bitmap)) : json::value(nullptr);
-    e["unavailable_events"] = string_array(x->unavailable_events);
-    root["arch_perfmon_ext"] = std::move(e);
-  } else {
-    root["arch_perfmon_ext"] = nullptr;
-  }
+json::value arch_perfmon_ext_json(const std::optional<ArchPerfmonExt>& x) {
+  if (!x) return nullptr;
+  json::object e;
+  e["subleaf_mask"] = hex(x->subleaf_mask);
+  e["umask2"] = x->umask2;
+  e["eq_bit"] = x->eq_bit;
+  e["gp_counter_bitmap"] = x->gp_counter_bitmap ? json::value(hex(*x->gp_counter_bitmap)) : json::value(nullptr);
+  e["gp_counters"] = x->gp_counter_bitmap ? json::value(std::popcount(*x->gp_counter_bitmap)) : json::value(nullptr);
+  e["fixed_counter_bitmap"] = x->fixed_counter_bitmap ? json::value(hex(*x->fixed_counter_bitmap)) : json::value(nullptr);
+  e["auto_counter_reload"] = x->auto_counter_reload.has_value();
+  e["arch_events_bitmap"] = x->arch_events_bitmap ? json::value(hex(*x->arch_events_bitmap)) : json::value(nullptr);
+  e["unavailable_events"] = string_array(x->unavailable_events);
+  return e;
+}
 
-  if (const auto& amd = r.cpuid.amd) {
-    json::object e;
-    e["perf_ctr_ext_core"] = amd->perf_ctr_ext_core;
-    e["perf_ctr_ext_nb"] = amd->perf_ctr_ext_nb;
-    e["perf_ctr_ext_llc"] = amd->perf_ctr_ext_llc;
-    e["ibs"] = amd->ibs;
-    e["leaf_80000022_present"] = amd->leaf_80000022_present;
-    e["perfmon_v2"] = amd->perfmon_v2;
-    e["core_counters"] = amd->core_counters();
-    e["nb_counters"] = amd->num_nb_counters;
-    e["umc_counters"] = amd->num_umc_counters;
-    e["lbr_stack_size"] = amd->lbr_stack_size;
-    root["amd_perfmon"] = std::move(e);
-  } else {
-    root["amd_perfmon"] = nullptr;
-  }
+json::value amd_perfmon_json(const std::optional<AmdPerfmon>& amd) {
+  if (!amd) return nullptr;
+  json::object e;
+  e["perf_ctr_ext_core"] = amd->perf_ctr_ext_core;
+  e["perf_ctr_ext_nb"] = amd->perf_ctr_ext_nb;
+  e["perf_ctr_ext_llc"] = amd->perf_ctr_ext_llc;
+  e["ibs"] = amd->ibs;
+  e["leaf_80000022_present"] = amd->leaf_80000022_present;
+  e["perfmon_v2"] = amd->perfmon_v2;
+  e["core_counters"] = amd->core_counters();
+  e["nb_counters"] = amd->num_nb_counters;
+  e["umc_counters"] = amd->num_umc_counters;
+  e["lbr_stack_size"] = amd->lbr_stack_size;
+  return e;
+}
 
-  root["live"] = r.live ? json::value(live_json(*r.live)) : json::value(nullptr);
-  root["libpfm_present_pmus"] = string_array(r.libpfm_present_pmus);
-  json::array dis;
-  for (const auto& d : r.disagreements)
-    dis.push_back(json::object{{"source", d.claim_source}, {"claim", d.claim}, {"live", d.live_finding}});
-  root["disagreements"] = std::move(dis);
-
-  json::object verdicts;
-  for (const auto& v : r.verdicts) {
+json::object verdicts_json(const std::vector<Verdict>& verdicts) {
+  json::object out;
+  for (const auto& v : verdicts) {
     json::object e;
     e["available"] = v.available;
     e["reason"] = v.reason;
     e["fix"] = v.fix;  // "" when nothing needs fixing
     e["basis"] = std::string(verdict_basis_name(v.basis));
     e["question"] = v.question;
-    verdicts[v.name] = std::move(e);
+    out[v.name] = std::move(e);
   }
-  root["verdicts"] = std::move(verdicts);
+  return out;
+}
+
+}  // namespace
+
+json::value check_to_json(const CheckResult& r) {
+  json::object root;
+  root["source"] = json::object{{"cpuid", r.cpuid_from_dump ? "dump" : "live"},
+                                {"description", r.cpuid.source},
+                                {"live_probes", r.live.has_value()}};
+  root["cpu"] = cpu_json(r.cpuid.cpu);
+  root["hypervisor"] = hypervisor_json(r.cpuid.hypervisor);
+  root["arch_perfmon"] = arch_perfmon_json(r.cpuid.arch);
+  root["arch_perfmon_ext"] = arch_perfmon_ext_json(r.cpuid.arch_ext);
+  root["amd_perfmon"] = amd_perfmon_json(r.cpuid.amd);
+  root["live"] = r.live ? json::value(live_json(*r.live)) : json::value(nullptr);
+  root["libpfm_present_pmus"] = string_array(r.libpfm_present_pmus);
+  json::array dis;
+  for (const auto& d : r.disagreements)
+    dis.push_back(json::object{{"source", d.claim_source}, {"claim", d.claim}, {"live", d.live_finding}});
+  root["disagreements"] = std::move(dis);
+  root["verdicts"] = verdicts_json(r.verdicts);
   return root;
 }
 
