@@ -20,7 +20,10 @@ function(vperf_library)
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
   add_library(${arg_NAME} STATIC ${sources})
   set(include_root ${PROJECT_BINARY_DIR}/include/${arg_NAME})
-  file(MAKE_DIRECTORY ${include_root})
+  # FOLDER may have a parent ("guest/recording": included as "guest/recording/x.h" while the
+  # guest library's own "guest/x.h" comes from its own include root).
+  get_filename_component(link_parent ${include_root}/${arg_FOLDER} DIRECTORY)
+  file(MAKE_DIRECTORY ${link_parent})
   file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR} ${include_root}/${arg_FOLDER} SYMBOLIC)
   target_include_directories(${arg_NAME} PUBLIC ${include_root})
   target_link_libraries(${arg_NAME} PUBLIC ${arg_DEPS} PRIVATE ${arg_PRIVATE_DEPS})

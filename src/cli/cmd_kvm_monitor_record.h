@@ -24,14 +24,14 @@
 #include <ostream>
 #include <string>
 
-#include "session/vm_record.h"
+#include "guest/recording/vm_record.h"
 
 namespace vperf::cli {
 
 // The recording's request, and the libvirt URI it goes through with --domain (checked here:
 // an unsafe URI needs --allow-unsafe-uri).
 struct MonitorRecordOptions {
-  session::VmRecordRequest request;
+  guest::VmRecordRequest request;
   std::string uri = "qemu:///system";
   bool allow_unsafe_uri = false;  // --allow-unsafe-uri
 };

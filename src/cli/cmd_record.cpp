@@ -13,7 +13,7 @@ namespace vperf::cli {
 namespace {
 
 void add_monitor_options(CLI::App& sub, MonitorRecordOptions& monitor) {
-  session::VmRecordRequest& vm = monitor.request;
+  guest::VmRecordRequest& vm = monitor.request;
   sub.add_option("--qmp", vm.qmp, "Sample every vCPU through this QMP socket (no host PMU needed)")->check(non_empty());
   sub.add_option("--qga", vm.qga, "With --qmp: fetch the guest's kallsyms and modules through its agent's socket")
       ->check(non_empty());
@@ -28,7 +28,7 @@ void add_monitor_options(CLI::App& sub, MonitorRecordOptions& monitor) {
 }
 
 // record's options that the monitor recorder takes too.
-void take_record_options(const RecordOptions& options, const KvmOptions& kvm, session::VmRecordRequest& monitor) {
+void take_record_options(const RecordOptions& options, const KvmOptions& kvm, guest::VmRecordRequest& monitor) {
   monitor.recording.frequency = static_cast<double>(options.frequency.value_or(1000));
   if (!options.frequency_text.empty()) {
     // The monitor's ticks are vperf's own timer, not the kernel's sampling: no "max" here.
@@ -82,7 +82,7 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->callback([sub, options, monitor, kvm, &inv] {
     options->request.command = command_words(*sub, inv);
     options->request.cmdline = inv.cmdline;
-    session::VmRecordRequest& vm = monitor->request;
+    guest::VmRecordRequest& vm = monitor->request;
     vm.recording.cmdline = inv.cmdline;
     const bool output_given = sub->count("--output") > 0;
     if (!vm.qga.empty() && !vm.domain.empty())

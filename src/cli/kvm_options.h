@@ -18,7 +18,7 @@
 #include "events/attr_builder.h"
 #include "guest/guest_symbols.h"
 #include "session/reading_session.h"
-#include "session/vm_record.h"
+#include "guest/recording/vm_record.h"
 
 namespace vperf::cli {
 
@@ -51,8 +51,8 @@ inline void apply_kvm_defaults(const KvmOptions* kvm, bool input_given, session:
   const events::MachineScope scope = kvm->scope();
   source.scope = symbols::SampleScope{.host = scope.host, .guest = scope.guest};
   std::error_code ec;
-  if (source.guests.empty() && std::filesystem::is_directory(session::guestmount_beside(source.input), ec))
-    source.guests.mount = session::guestmount_beside(source.input);
+  if (source.guests.empty() && std::filesystem::is_directory(guest::guestmount_beside(source.input), ec))
+    source.guests.mount = guest::guestmount_beside(source.input);
 }
 
 }  // namespace vperf::cli

@@ -22,7 +22,7 @@
 #include "perf/workload.h"
 #include "session/run_loop.h"
 
-namespace vperf::session {
+namespace vperf::guest {
 
 struct MonitorRecordRequest {
   std::string output = "perf.data.guest";
@@ -49,9 +49,9 @@ struct MonitorRecordResult {
 };
 
 // Writes `request.output` (an existing file moves to .old). Failures to write are UserErrors.
-MonitorRecordResult record_through_monitor(const MonitorRecordRequest& request, MonitorTarget& target, RunClock& clock);
+MonitorRecordResult record_through_monitor(const MonitorRecordRequest& request, MonitorTarget& target, session::RunClock& clock);
 
 // The events of a monitor recording: vcpu-clock, and vcpu-clock.METHOD for each of `methods`.
 std::vector<data::EventAttrEntry> monitor_events(double frequency, const std::vector<guest::StackMethod>& methods, bool stacks);
 
-}  // namespace vperf::session
+}  // namespace vperf::guest

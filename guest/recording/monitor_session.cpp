@@ -1,4 +1,4 @@
-#include "session/monitor_session.h"
+#include "guest/recording/monitor_session.h"
 
 #include <linux/perf_event.h>
 
@@ -12,7 +12,13 @@
 #include "perf/stop_signals.h"
 #include "session/record_sink.h"
 
-namespace vperf::session {
+namespace vperf::guest {
+
+// The session's loop, clock and sink, which every recorder waits in and writes through.
+using session::Next;
+using session::RecordSink;
+using session::RunClock;
+using session::RunLoop;
 
 namespace {
 
@@ -214,4 +220,4 @@ MonitorRecordResult record_through_monitor(const MonitorRecordRequest& request, 
   return result;
 }
 
-}  // namespace vperf::session
+}  // namespace vperf::guest

@@ -1,4 +1,4 @@
-#include "kvm/kvm_live_reader.h"
+#include "kvm_stat/kvm_live_reader.h"
 
 #include <fcntl.h>
 #include <unistd.h>

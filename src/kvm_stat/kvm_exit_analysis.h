@@ -39,7 +39,7 @@
 #include <utility>
 #include <vector>
 
-#include "kvm/kvm_exit_reasons.h"
+#include "kvm_stat/kvm_exit_reasons.h"
 
 namespace vperf::kvm {
 

@@ -2,7 +2,7 @@
 // arch/x86/include/uapi/asm/vmx.h, svm.h and include/uapi/linux/kvm.h) and, where this machine
 // has KVM, against the running kernel's own tables: the kvm:kvm_exit and kvm:kvm_userspace_exit
 // print fmts, which __print_symbolic() over exactly those tables.
-#include "kvm/kvm_exit_reasons.h"
+#include "kvm_stat/kvm_exit_reasons.h"
 
 #include <gtest/gtest.h>
 

@@ -16,7 +16,7 @@
 
 #include "core/error.h"
 #include "data/perf_data_reader.h"
-#include "kvm/kvm_exit_analysis.h"
+#include "kvm_stat/kvm_exit_analysis.h"
 #include "report/sample_replay.h"
 #include "tracing/recorded_tracing_data.h"
 

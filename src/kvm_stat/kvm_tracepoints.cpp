@@ -1,4 +1,4 @@
-#include "kvm/kvm_tracepoints.h"
+#include "kvm_stat/kvm_tracepoints.h"
 
 #include <linux/kvm.h>
 #include <unistd.h>

@@ -1,11 +1,11 @@
-#include "kvm/kvm_recording.h"
+#include "kvm_stat/kvm_recording.h"
 
 #include <linux/kvm.h>
 #include <linux/perf_event.h>
 
 #include <variant>
 
-#include "kvm/kvm_tracepoints.h"
+#include "kvm_stat/kvm_tracepoints.h"
 #include "symbols/machines.h"
 
 namespace vperf::kvm {

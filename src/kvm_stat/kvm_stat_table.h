@@ -8,7 +8,7 @@
 #include <ostream>
 #include <string>
 
-#include "kvm/kvm_exit_analysis.h"
+#include "kvm_stat/kvm_exit_analysis.h"
 
 namespace vperf::kvm {
 

@@ -7,8 +7,8 @@
 #include <ostream>
 #include <string>
 
-#include "kvm/kvm_exit_analysis.h"
-#include "kvm/kvm_live_reader.h"
+#include "kvm_stat/kvm_exit_analysis.h"
+#include "kvm_stat/kvm_live_reader.h"
 
 namespace vperf::kvm {
 

@@ -1,4 +1,4 @@
-#include "kvm/kvm_stat_table.h"
+#include "kvm_stat/kvm_stat_table.h"
 
 #include <cstdio>
 #include <string_view>

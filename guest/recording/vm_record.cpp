@@ -1,4 +1,4 @@
-#include "session/vm_record.h"
+#include "guest/recording/vm_record.h"
 
 #include <cerrno>
 #include <cmath>
@@ -14,7 +14,7 @@
 #include "guest/vm_monitor.h"
 #include "symbols/kallsyms.h"
 
-namespace vperf::session {
+namespace vperf::guest {
 
 namespace {
 
@@ -217,7 +217,7 @@ int record_vm(const VmRecordRequest& o, const guest::LibvirtConnection* libvirt,
 
   MonitorTarget target{vm.monitor.get(), *vcpus, *vmm, stacks ? &*stacks : nullptr, stack_methods(o, stacks),
                                 symbols ? std::optional<fs::path>(proc) : std::nullopt};
-  SystemRunClock clock;
+  session::SystemRunClock clock;
   MonitorRecordResult result = record_through_monitor(o.recording, target, clock);
   if (!result.stats)
     throw UserError("sampling through " + vm.where + " stopped: " + result.stats.error().message,
@@ -230,4 +230,4 @@ int record_vm(const VmRecordRequest& o, const guest::LibvirtConnection* libvirt,
   return result.exit ? result.exit->shell_status() : 0;
 }
 
-}  // namespace vperf::session
+}  // namespace vperf::guest

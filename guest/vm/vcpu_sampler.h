@@ -6,7 +6,7 @@
 // KVM_RUN, so each tick is a consistent snapshot; its cost to the guest is measured by the
 // tests, not assumed.
 //
-// The caller paces the ticks (session/monitor_session.h runs them on its RunLoop); a monitor
+// The caller paces the ticks (guest/recording/monitor_session.h runs them on its RunLoop); a monitor
 // slower than the rate makes every tick start as soon as the previous one ended, and the
 // achieved rate is what SamplerStats says.
 #include <sys/types.h>

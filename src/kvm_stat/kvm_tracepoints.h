@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "kvm/kvm_exit_analysis.h"
+#include "kvm_stat/kvm_exit_analysis.h"
 #include "tracing/tracefs.h"
 
 namespace vperf::kvm {

@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "core/scoped_fd.h"
-#include "kvm/kvm_exit_analysis.h"
-#include "kvm/kvm_recording.h"
+#include "kvm_stat/kvm_exit_analysis.h"
+#include "kvm_stat/kvm_recording.h"
 
 namespace vperf::kvm {
 

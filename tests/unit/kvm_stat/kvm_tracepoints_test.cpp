@@ -1,6 +1,6 @@
 // What kvm stat record records on a kernel (kvm/kvm_tracepoints.h), against fake tracefs trees:
 // the tracepoints the kernel has, and the KVM_RUN filter tied to its tracepoint by name.
-#include "kvm/kvm_tracepoints.h"
+#include "kvm_stat/kvm_tracepoints.h"
 
 #include <gtest/gtest.h>
 #include <linux/kvm.h>

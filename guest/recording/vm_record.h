@@ -16,9 +16,9 @@
 #include "guest/guest_symbols.h"
 #include "guest/kernel_stacks.h"
 #include "guest/libvirt_domain.h"
-#include "session/monitor_session.h"
+#include "guest/recording/monitor_session.h"
 
-namespace vperf::session {
+namespace vperf::guest {
 
 // Where a monitor recording keeps the guest symbols it fetched for FILE: a --guestmount
 // directory beside it, FILE.guestmount/<VMM pid>/proc/{kallsyms,modules}, which the readers of
@@ -42,4 +42,4 @@ struct VmRecordRequest {
 // served on no other connection). Returns the host command's shell status, else 0.
 int record_vm(const VmRecordRequest& request, const guest::LibvirtConnection* libvirt, std::ostream& err);
 
-}  // namespace vperf::session
+}  // namespace vperf::guest

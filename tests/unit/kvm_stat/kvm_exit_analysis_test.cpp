@@ -1,6 +1,6 @@
 // KvmExitAnalysis on synthetic event sequences whose counts and times are worked out by hand:
 // perf kvm stat's pairing (builtin-kvm.c) for VM exits, and the exits-to-user-space analysis.
-#include "kvm/kvm_exit_analysis.h"
+#include "kvm_stat/kvm_exit_analysis.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "kvm/kvm_exit_analysis.h"
+#include "kvm_stat/kvm_exit_analysis.h"
 
 #include <algorithm>
 #include <cmath>

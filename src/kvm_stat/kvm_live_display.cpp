@@ -1,4 +1,4 @@
-#include "kvm/kvm_live_display.h"
+#include "kvm_stat/kvm_live_display.h"
 
 #include <sys/time.h>
 
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <ctime>
 
-#include "kvm/kvm_stat_table.h"
+#include "kvm_stat/kvm_stat_table.h"
 
 namespace vperf::kvm {
 

@@ -1,4 +1,4 @@
-#include "kvm/kvm_exit_reasons.h"
+#include "kvm_stat/kvm_exit_reasons.h"
 
 #include <cstdio>
 
