@@ -26,18 +26,63 @@
 #                                     vperf inside the guest (kprobes, function tracers)
 #   scripts/test-guest.sh vmlinux DIR DIR/vmlinux-dbg: the kernel image with DWARF, out of
 #                                     Debian's linux-image-RELEASE-dbg (858 MB; only vmlinux kept)
+#   scripts/test-guest.sh perf DIR    DIR/perf: perf 6.1 for the guest's architecture (Debian's
+#                                     linux-perf), to pass to add-vperf as a FILE
 #   scripts/test-guest.sh module DIR  build tests/kernel_module against the headers of DIR's
 #                                     kernel (installing linux-headers-RELEASE when missing) into
 #                                     DIR/test-module/vperf_probe_module.ko, with DWARF
+#
+# VPERF_GUEST_ARCH=arm64 makes every action work on an arm64 guest instead: Debian's arm64 6.1
+# kernel and arm64 packages (through multiarch: scripts/install-deps.sh adds the architecture),
+# booted by qemu-system-aarch64 -M virt -cpu max (always TCG here), whose emulated PMUv3 is a
+# real hardware PMU for the tests (docs/arm64.md). VPERF_GUEST_ICOUNT=N boots it with
+# -icount shift=N: one instruction per 2^N ns of virtual time, so cycles = instructions << N.
 #
 # Why a second serial port for kallsyms: the emulated 16550 console moves ~100 KB/s under TCG,
 # and kallsyms is ~8 MB; a virtio-serial port backed by a host file takes a second.
 set -euo pipefail
 
 die() { echo "test-guest: error: $*" >&2; exit 1; }
-[ $# -eq 2 ] || [ "${1:-}" = add-vperf ] || die "usage: $0 build|boot|stop|capture|module|vmlinux DIR, or add-vperf DIR VPERF WORKLOAD [FILE...]"
+[ $# -eq 2 ] || [ "${1:-}" = add-vperf ] || die "usage: $0 build|boot|stop|capture|module|vmlinux|perf DIR, or add-vperf DIR VPERF WORKLOAD [FILE...]"
 action=$1
 dir=$(realpath -m "$2")
+
+arch=${VPERF_GUEST_ARCH:-x86_64}
+case "$arch" in
+  x86_64) deb_arch=amd64 triplet=x86_64-linux-gnu console=ttyS0 ;;
+  arm64) deb_arch=arm64 triplet=aarch64-linux-gnu console=ttyAMA0 ;;
+  *) die "VPERF_GUEST_ARCH=$arch is neither x86_64 nor arm64 (hint: unset it for an x86-64 guest)" ;;
+esac
+icount=${VPERF_GUEST_ICOUNT:-}
+[[ -z $icount || $icount =~ ^([0-9]|10)$ ]] || die "VPERF_GUEST_ICOUNT=$icount is not a shift of 0 to 10 (hint: 0: one instruction per ns)"
+
+# The shared libraries FILE... need, and theirs, as absolute paths: from ROOT's library
+# directories first (the packages unpacked for the guest), then this machine's for the guest's
+# architecture (glibc and the libraries multiarch installed). readelf reads either
+# architecture's ELF, where ldd runs only this machine's.
+needed_libs() {
+  local root=$1 lib found d
+  shift
+  local dirs=("$root/lib/$triplet" "$root/usr/lib/$triplet" "/lib/$triplet" "/usr/lib/$triplet")
+  local -A seen=()
+  local queue=("$@")
+  while ((${#queue[@]})); do
+    local file=${queue[0]}
+    queue=("${queue[@]:1}")
+    for lib in $(readelf -d "$file" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+      [ -n "${seen[$lib]:-}" ] && continue
+      found=""
+      for d in "${dirs[@]}"; do [ -e "$d/$lib" ] && { found="$d/$lib"; break; }; done
+      [ -n "$found" ] || die "$file needs $lib, which neither the guest's packages nor this machine's $triplet libraries hold"
+      seen[$lib]=$found
+      queue+=("$(realpath "$found")")
+      echo "$found"
+    done
+  done
+}
+
+# The program interpreter (the dynamic loader) FILE names, e.g. /lib/ld-linux-aarch64.so.1.
+interpreter_of() { readelf -l "$1" | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p'; }
 
 # The guest-side init: devices, the virtio console modules in dependency order (no udev, no
 # modprobe), the symbol dumps, then the agent on the first virtio-serial port.
@@ -49,7 +94,8 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mkdir -p /tmp /run /var/run
-for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_console; do
+# The modules this kernel has of them (the rest are built in), in the build's order.
+for m in $(cat /lib/vperf-modules/order); do
   insmod /lib/vperf-modules/$m.ko || echo "vperf-guest: insmod $m failed"
 done
 # Without udev the ports have only their numbered names; wait for both to appear.
@@ -60,8 +106,9 @@ cat /proc/modules >/dev/vport0p3
 echo "vperf-guest: symbols written"
 qemu-ga --method=virtio-serial --path=/dev/vport0p1 --daemonize --pidfile=/run/qemu-ga.pid
 echo "vperf-guest: agent started"
-exec sh </dev/ttyS0 >/dev/ttyS0 2>&1
+exec sh </dev/CONSOLE >/dev/CONSOLE 2>&1
 EOF
+  sed -i "s|/dev/CONSOLE|/dev/$console|g" "$1"
   chmod +x "$1"
 }
 
@@ -69,32 +116,42 @@ build() {
   mkdir -p "$dir/debs" "$dir/root"
   cd "$dir/debs"
   local kernel
-  kernel=$(apt-cache search '^linux-image-6\.1\.0-[0-9]+-amd64$' | awk '{print $1}' | sort -V | tail -1)
-  [ -n "$kernel" ] || die "no linux-image-6.1.0-*-amd64 in the apt lists (hint: apt-get update)"
+  kernel=$(apt-cache search "^linux-image-6\.1\.0-[0-9]+-$deb_arch\$" | awk '{print $1}' | sort -V | tail -1)
+  [ -n "$kernel" ] || die "no linux-image-6.1.0-*-$deb_arch in the apt lists (hint: apt-get update)"
   # qemu-ga's libraries, and theirs, as Debian 12 packages them.
   local libs=(libglib2.0-0 libnuma1 libudev1 liburing2 libffi8 libpcre2-8-0 libmount1 libselinux1 libblkid1 zlib1g)
+  local packages=("$kernel" busybox-static qemu-guest-agent "${libs[@]}")
   # apt-get download writes as _apt when it can; a root-owned directory makes it warn, not fail.
-  apt-get download -q "$kernel" busybox-static qemu-guest-agent "${libs[@]}" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true
+  apt-get download -q "${packages[@]/%/:$deb_arch}" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true
   local root="$dir/root"
   rm -rf "$root" "$dir/kernel"
   mkdir -p "$root" "$dir/kernel"
-  dpkg-deb -x "$kernel"_*.deb "$dir/kernel"
-  for p in busybox-static qemu-guest-agent "${libs[@]}"; do dpkg-deb -x "$p"_*.deb "$root"; done
-  # glibc comes from this machine (the same Debian 12 release): the loader and the C library.
-  local lib
-  for lib in $(ldd "$root/usr/sbin/qemu-ga" | awk '/=>/ {print $3} /ld-linux/ {print $1}'); do
+  dpkg-deb -x "$kernel"_*_"$deb_arch".deb "$dir/kernel"
+  local p
+  for p in busybox-static qemu-guest-agent "${libs[@]}"; do dpkg-deb -x "$p"_*_"$deb_arch".deb "$root"; done
+  # glibc comes from this machine (the same Debian 12 release; for arm64 its multiarch copy):
+  # the loader and the C library.
+  local lib loader needed
+  needed=$(needed_libs "$root" "$root/usr/sbin/qemu-ga") || exit 1
+  for lib in $needed; do
     [ -e "$root$lib" ] || install -D -m 0755 "$lib" "$root$lib"
   done
-  LD_LIBRARY_PATH="$root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu" ldd "$root/usr/sbin/qemu-ga" | grep -q 'not found' &&
-    die "qemu-ga has unresolved libraries: $(ldd "$root/usr/sbin/qemu-ga" | grep 'not found' | tr -d '\t')"
+  loader=$(interpreter_of "$root/usr/sbin/qemu-ga")
+  [ -e "$root$loader" ] || install -D -m 0755 "$loader" "$root$loader"
   mkdir -p "$root/bin" "$root/lib/vperf-modules" "$root/etc" "$root/proc" "$root/sys" "$root/dev"
   cp "$root/usr/bin/busybox" "$root/bin/busybox" 2>/dev/null || cp "$root/bin/busybox" "$root/bin/busybox" 2>/dev/null || true
   [ -x "$root/bin/busybox" ] || die "busybox-static did not unpack a busybox binary"
-  local release
+  local release m module
   release=$(ls "$dir/kernel/lib/modules")
+  : >"$root/lib/vperf-modules/order"
   for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_console; do
-    cp "$(find "$dir/kernel/lib/modules/$release" -name "$m.ko" | head -1)" "$root/lib/vperf-modules/"
+    module=$(find "$dir/kernel/lib/modules/$release" -name "$m.ko" | head -1)
+    [ -n "$module" ] || continue  # built into this kernel
+    cp "$module" "$root/lib/vperf-modules/"
+    echo "$m" >>"$root/lib/vperf-modules/order"
   done
+  grep -qx virtio_console "$root/lib/vperf-modules/order" || grep -q '^CONFIG_VIRTIO_CONSOLE=y' "$dir/kernel/boot/config-$release" ||
+    die "the $release kernel has no virtio console, as a module or built in"
   echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
   write_init "$root/init"
   (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$dir/initramfs.cpio.gz"
@@ -109,7 +166,7 @@ build() {
 # QEMU can open KVM: a VM-less QEMU still running after a second. It is killed with SIGKILL
 # (a QEMU stopped with -S in a stuck KVM ioctl ignores SIGTERM) and reaped: nothing lingers.
 kvm_works() {
-  [ -w /dev/kvm ] || return 1
+  [ "$arch" = x86_64 ] && [ -w /dev/kvm ] || return 1
   qemu-system-x86_64 -accel kvm -machine none -display none -S -monitor none \
     -serial none -parallel none </dev/null >/dev/null 2>&1 &
   local pid=$!
@@ -134,10 +191,16 @@ start_qemu() {
   # a good run; on a stall the test rig types commands into init's shell there and reads the
   # answers. sysrq_always_enabled: when that shell is stuck too, QMP's send-key can still make
   # the kernel raise its console loglevel and print every CPU's and every blocked task's stack.
-  qemu-system-x86_64 -accel "$accel_option" -m 512 -smp 2 -nodefaults -display none -no-reboot \
+  local machine=(qemu-system-x86_64 -accel "$accel_option" -m 512)
+  if [ "$arch" = arm64 ]; then
+    # With -icount, TCG runs every vCPU on one host thread (QEMU has no multi-threaded icount).
+    machine=(qemu-system-aarch64 -M virt -cpu max -accel "$accel_option" -m 1024)
+    [ -z "$icount" ] || machine+=(-icount "shift=$icount")
+  fi
+  "${machine[@]}" -smp 2 -nodefaults -display none -no-reboot \
     -name vperf-test-guest,debug-threads=on \
     -kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio.gz" \
-    -append "console=ttyS0 panic=-1 quiet sysrq_always_enabled=1" \
+    -append "console=$console panic=-1 quiet sysrq_always_enabled=1" \
     -chardev socket,id=console,path="$dir/console.sock",server=on,wait=off,logfile="$dir/serial.log" -serial chardev:console \
     -device virtio-serial-pci \
     -chardev socket,id=qga,path="$dir/qga.sock",server=on,wait=off \
@@ -194,7 +257,8 @@ boot() {
     polls=$((polls + 1))
   done
   grep -q 'vperf-guest: end of kallsyms' "$dir/guest-kallsyms" || die "the guest's kallsyms dump is incomplete"
-  grep -q ' _text$' "$dir/guest-kallsyms" || die "the guest's kallsyms has no _text (see $dir/serial.log)"
+  # perf's relocation reference: _text, or _stext where the kernel lists no _text (arm64).
+  grep -qE ' _s?text$' "$dir/guest-kallsyms" || die "the guest's kallsyms has neither _text nor _stext (see $dir/serial.log)"
   sed -i '/^vperf-guest: end of kallsyms$/d' "$dir/guest-kallsyms"
   echo "test-guest: up after ${booted_after} s under $(cat "$dir/accel"); $(wc -l <"$dir/guest-kallsyms") kallsyms lines, $(wc -l <"$dir/guest-modules") modules"
 }
@@ -215,16 +279,21 @@ stop() {
 # A second archive appended to the first: the kernel unpacks both. Files into directories the
 # first one has (/bin, /lib/x86_64-linux-gnu), so nothing of it is replaced, and /lib/vperf-test.
 add_vperf() {
-  local vperf=$1 workload=$2 stage="$dir/vperf-root" lib file
+  local vperf=$1 workload=$2 stage="$dir/vperf-root" lib file strip=strip
   shift 2
   [ -f "$dir/initramfs.cpio.gz" ] || die "no initramfs in $dir (hint: $0 boot copies one there from the rig)"
+  [ "$arch" = x86_64 ] || strip=$triplet-strip
   rm -rf "$stage"
   mkdir -p "$stage/bin" "$stage/lib/vperf-test"
-  strip -o "$stage/bin/vperf" "$vperf"
-  strip -o "$stage/bin/vperf-workload" "$workload"
+  $strip -o "$stage/bin/vperf" "$vperf"
+  $strip -o "$stage/bin/vperf-workload" "$workload"
   for file in "$@"; do cp "$file" "$stage/lib/vperf-test/"; done
   # The libraries of vperf, vperf-workload and every FILE that is a program (perf).
-  for lib in $( (ldd "$vperf" "$workload"; for file in "$@"; do ldd "$file" 2>/dev/null || true; done) | awk '/=>/ {print $3}' | sort -u); do
+  local programs=("$vperf" "$workload")
+  for file in "$@"; do readelf -h "$file" >/dev/null 2>&1 && programs+=("$file"); done
+  local needed
+  needed=$(needed_libs "$stage" "${programs[@]}") || exit 1
+  for lib in $(sort -u <<<"$needed"); do
     install -D -m 0755 "$lib" "$stage$lib"
   done
   # Its one new directory first (the kernel creates a file only in a directory it has), then files.
@@ -269,7 +338,20 @@ extract_vmlinux() {
   rm -rf "$dir/dbg" "$dir"/debs/"$package"_*.deb
 }
 
+# perf 6.1 for the guest's architecture, the oracle of the tests that run in it: Debian's
+# linux-perf, of which only /usr/bin/perf is kept (add-vperf brings its libraries).
+fetch_perf() {
+  [ -x "$dir/perf" ] && return 0
+  mkdir -p "$dir/debs"
+  (cd "$dir/debs" && apt-get download -q "linux-perf:$deb_arch" 2>&1 | grep -v '^W: Download is performed unsandboxed') || true
+  compgen -G "$dir/debs/linux-perf_*_$deb_arch.deb" >/dev/null || die "cannot download linux-perf:$deb_arch (hint: apt-get update)"
+  dpkg-deb --fsys-tarfile "$dir"/debs/linux-perf_*_"$deb_arch".deb | tar -xO ./usr/bin/perf >"$dir/perf.new"
+  chmod 0755 "$dir/perf.new"
+  mv "$dir/perf.new" "$dir/perf"
+}
+
 case "$action" in
+  perf) fetch_perf ;;
   add-vperf) [ $# -ge 4 ] || die "usage: $0 add-vperf DIR VPERF WORKLOAD [FILE...]"; shift 2; add_vperf "$@" ;;
   module) build_module ;;
   vmlinux) extract_vmlinux ;;
@@ -281,5 +363,5 @@ case "$action" in
     boot
     stop
     ;;
-  *) die "unknown action '$action' (build, boot, stop, capture, module, vmlinux or add-vperf)" ;;
+  *) die "unknown action '$action' (build, boot, stop, capture, module, vmlinux, perf or add-vperf)" ;;
 esac

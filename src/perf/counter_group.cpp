@@ -98,21 +98,26 @@ Result<std::vector<CounterReading>> parse_read_format(std::span<const uint8_t> b
 }
 
 Result<CounterGroup> CounterGroup::open(const PerfEventOpener& opener, std::span<const perf_event_attr> attrs,
-                                        const OpenTarget& target) {
+                                        const OpenTarget& target, bool (*leave_out)(int errno_value)) {
   if (attrs.empty()) return Error{"a counter group needs at least one event"};
   const uint64_t read_format = attrs[0].read_format;
   if ((read_format & kTimes) != kTimes)
     return Error{"counters are read with TOTAL_TIME_ENABLED and TOTAL_TIME_RUNNING, so that they can be scaled"};
   if (attrs.size() > 1 && !(read_format & PERF_FORMAT_GROUP)) return Error{"a group of counters must be read with PERF_FORMAT_GROUP"};
   std::vector<EventFd> fds;
+  std::vector<size_t> left_out;
   for (size_t i = 0; i < attrs.size(); ++i) {
     OpenTarget member = target;
     member.group_fd = i == 0 ? -1 : fds[0].get();
     auto fd = opener.open(attrs[i], member);
+    if (!fd && i > 0 && leave_out != nullptr && leave_out(fd.error().errno_value)) {
+      left_out.push_back(i);
+      continue;
+    }
     if (!fd) return Error{"event " + std::to_string(i) + " of the group: " + fd.error().message, fd.error().errno_value};
     fds.push_back(std::move(fd).value());
   }
-  return CounterGroup(std::move(fds), read_format);
+  return CounterGroup(std::move(fds), read_format, std::move(left_out));
 }
 
 Result<void> CounterGroup::enable() const {

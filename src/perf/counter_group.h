@@ -43,8 +43,12 @@ class CounterGroup {
   // Opens attrs[0] as the leader and the rest with it as group_fd, all on `target`. Every attr
   // must carry TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING; a group's must also carry GROUP (as
   // AttrBuilder builds them). On failure the Error says which member (by index) failed.
+  // With `leave_out`, a member after the leader whose open fails with an errno it accepts is
+  // left out and the others count together without it (perf stat's rule for a member the
+  // kernel does not support, or cannot schedule with the rest: a group larger than the PMU's
+  // counters); the leader's failure still fails the group.
   static Result<CounterGroup> open(const PerfEventOpener& opener, std::span<const perf_event_attr> attrs,
-                                   const OpenTarget& target);
+                                   const OpenTarget& target, bool (*leave_out)(int errno_value) = nullptr);
 
   // Owns its fds: movable (containers of groups move them), never copied.
   CounterGroup(CounterGroup&&) noexcept = default;
@@ -54,15 +58,19 @@ class CounterGroup {
 
   Result<void> enable() const;   // the whole group, through the leader
   Result<void> disable() const;
-  // One reading per member, in attr order.
+  // One reading per member opened, in attr order.
   Result<std::vector<CounterReading>> read() const;
   size_t size() const { return fds_.size(); }
+  // The members `leave_out` left out, as attr indices in order.
+  const std::vector<size_t>& left_out() const { return left_out_; }
 
  private:
-  CounterGroup(std::vector<EventFd> fds, uint64_t read_format) : fds_(std::move(fds)), read_format_(read_format) {}
+  CounterGroup(std::vector<EventFd> fds, uint64_t read_format, std::vector<size_t> left_out)
+      : fds_(std::move(fds)), read_format_(read_format), left_out_(std::move(left_out)) {}
 
   std::vector<EventFd> fds_;
   uint64_t read_format_ = 0;
+  std::vector<size_t> left_out_;
 };
 
 }  // namespace vperf::perf

@@ -62,6 +62,12 @@ std::string started_on_line() {
   return std::string("# started on ") + buf + "\n";
 }
 
+// perf's sysctl__nmi_watchdog_enabled.
+bool nmi_watchdog_on() {
+  Result<std::string> value = read_first_line("/proc/sys/kernel/nmi_watchdog");
+  return value && parse_u64(trim(*value)).value_or(0) > 0;
+}
+
 stat::StatPrintOptions print_options(const StatRequest& options, const stat::CountTarget& target) {
   stat::StatPrintOptions print;
   print.format = options.json ? stat::StatFormat::Json
@@ -77,6 +83,7 @@ stat::StatPrintOptions print_options(const StatRequest& options, const stat::Cou
   print.show_rusage = !options.command.empty() && options.repeat == 1 && target.cpus.empty() && target.threads.empty();
   print.thousands_grouping = options.big_num || locale_groups_thousands();
   print.null_run = options.null_run;
+  print.nmi_watchdog_on = nmi_watchdog_on;
   return print;
 }
 

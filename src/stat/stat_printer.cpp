@@ -1,10 +1,13 @@
 #include "stat/stat_printer.h"
 
+#include <linux/perf_event.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <optional>
 
 namespace vperf::stat {
 
@@ -229,6 +232,7 @@ void StatPrinter::print_line(const std::string& prefix, const StatEvent& event, 
 
   if (line.state != CountState::Counted) {
     const char* what = line.state == CountState::NotSupported ? kNotSupported : kNotCounted;
+    if (line.state == CountState::NotCounted) note_not_counted(event);
     if (json)
       s += strf("\"counter-value\" : \"%s\", \"unit\" : \"%s\", \"event\" : \"%s\", ", what, eu.unit.c_str(),
                 event.name.c_str());
@@ -276,6 +280,9 @@ void StatPrinter::print_block(const AggregatedSnapshot& counts, const std::vecto
     for (size_t e = 0; e < events_.size(); ++e) {
       const AggregatedCount& c = counts.counts[u][e];
       if (c.state == CountState::NotSupported) continue;
+      // An event never read (its group's read failed: a member was left out) gives perf no
+      // value to record, so no "/sec" beside the others.
+      if (c.state == CountState::NotCounted && c.cpus == 0) continue;
       // perf also records a <not counted> event, as 0.
       shadows[u].record(metric_role(events_[e].event), metric_context(events_[e].event),
                         c.state == CountState::Counted ? c.value : 0.0);
@@ -392,6 +399,24 @@ void StatPrinter::print_summary(const std::string& target_description) {
   out_.flush();
 }
 
+// perf's is_mixed_hw_group, asked of a not-counted event: only a group's leader (the event
+// with members) qualifies, and then the whole event list decides: two PMU types among its
+// events that are not software events ("cycles" is PERF_TYPE_HARDWARE, "r11" PERF_TYPE_RAW).
+void StatPrinter::note_not_counted(const StatEvent& event) {
+  some_not_counted_ = true;
+  const auto index = static_cast<int>(&event - events_.data());
+  const bool leads_members = std::any_of(events_.begin(), events_.end(), [&](const StatEvent& other) {
+    return other.group_leader == index && &other != &event;
+  });
+  if (!leads_members) return;
+  std::optional<uint32_t> type;
+  for (const StatEvent& e : events_) {
+    if (e.event.type == PERF_TYPE_SOFTWARE) continue;
+    if (!type) type = e.event.type;
+    else if (*type != e.event.type) mixed_group_not_counted_ = true;
+  }
+}
+
 void StatPrinter::print_footer() {
   Stats wall;
   for (const RunTimes& t : run_times_) wall.add(static_cast<double>(t.elapsed_ns));
@@ -412,6 +437,12 @@ void StatPrinter::print_footer() {
     if (pct != 0) out_ << strf("  ( +-%6.2f%% )", pct);
   }
   out_ << "\n\n";
+  if (some_not_counted_ && options_.nmi_watchdog_on != nullptr && options_.nmi_watchdog_on())
+    out_ << "Some events weren't counted. Try disabling the NMI watchdog:\n"
+            "\techo 0 > /proc/sys/kernel/nmi_watchdog\n"
+            "\tperf stat ...\n"
+            "\techo 1 > /proc/sys/kernel/nmi_watchdog\n";
+  if (mixed_group_not_counted_) out_ << "The events in group usually have to be from the same PMU. Try reorganizing the group.\n";
 }
 
 }  // namespace vperf::stat

@@ -18,7 +18,8 @@
 //    line, as perf did before 6.0 and does again since 6.2; perf 6.0/6.1 print the last run's
 //    counts next to the noise of all runs (a regression). The metrics use the means too.
 //  - noise is computed for every aggregation unit; perf 6.1 only has it in global mode.
-//  - no terminal colours, no NMI-watchdog hint (that needs a sysctl read; the caller can add it).
+//  - no terminal colours. The NMI-watchdog hint below the table needs a sysctl read, which the
+//    caller gives (`nmi_watchdog_on`), and which is made only when an event was not counted.
 //  - thousands separators: perf formats text counts with "%'18.0f", so they depend on the
 //    locale; under C and C.UTF-8 (the only locales here) there are none. `thousands_grouping`
 //    adds "," every three digits, as perf does under en_US.UTF-8.
@@ -49,6 +50,9 @@ struct StatPrintOptions {
   bool interval_summary = false;   // --summary: the totals after the intervals (CSV lines start "summary,")
   bool thousands_grouping = false;  // see above
   bool null_run = false;           // -n: no blank line before the elapsed time
+  // Whether /proc/sys/kernel/nmi_watchdog is on, asked only after a "<not counted>" row: then
+  // perf's hint to turn it off follows the table (the watchdog holds a counter on x86).
+  bool (*nmi_watchdog_on)() = nullptr;
 };
 
 struct RunTimes {
@@ -87,6 +91,7 @@ class StatPrinter {
   std::string unit_prefix(const AggrUnit& unit, int cpus) const;
   void print_interval_header();
   void print_footer();
+  void note_not_counted(const StatEvent& event);
 
   std::vector<StatEvent> events_;
   StatPrintOptions options_;
@@ -95,6 +100,11 @@ class StatPrinter {
   int unit_width_ = 4;
   int intervals_printed_ = 0;
   bool in_interval_ = false;  // printing an -I block (not the final summary)
+  // What perf's footer says after the table: some event was not counted (perf's
+  // print_free_counters_hint), and the leader of a group was, in a list mixing PMUs
+  // (print_mixed_hw_group_error).
+  bool some_not_counted_ = false;
+  bool mixed_group_not_counted_ = false;
   std::vector<AggregatedSnapshot> runs_;
   std::vector<RunTimes> run_times_;
 };

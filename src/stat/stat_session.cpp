@@ -26,6 +26,17 @@ bool means_not_supported(int errno_value) {
   }
 }
 
+// A weak group's refusal as a whole (too many counters to schedule together): its members are
+// then counted one by one (perf's evlist__reset_weak_group), never left out.
+bool means_unschedulable_group(int errno_value) { return errno_value == EINVAL || errno_value == EBADF; }
+bool means_not_supported_in_weak_group(int errno_value) {
+  return means_not_supported(errno_value) && !means_unschedulable_group(errno_value);
+}
+
+bool is_weak(const events::ResolvedGroup& group) {
+  return group.is_group && (group.members.front().group_modifiers.weak || group.members.front().modifiers.weak);
+}
+
 bool means_no_permission(int errno_value) { return errno_value == EACCES || errno_value == EPERM; }
 
 bool has_privilege_modifiers(const events::ResolvedEvent& e) {
@@ -114,8 +125,7 @@ Result<StatSession> StatSession::open(const perf::PerfEventOpener& kernel,
     Result<void> opened = session.open_group(opener, counted, indices, target);
     // perf's weak group ({a,b}:W): when the kernel refuses the group as a whole (EINVAL,
     // EBADF: too many counters to schedule together), its members are counted one by one.
-    const bool weak = counted.is_group && (counted.members.front().group_modifiers.weak || counted.members.front().modifiers.weak);
-    if (!opened && weak && (opened.error().errno_value == EINVAL || opened.error().errno_value == EBADF)) {
+    if (!opened && is_weak(counted) && means_unschedulable_group(opened.error().errno_value)) {
       session.close_group(indices.front());
       for (size_t index : indices) {
         StatEvent& member = session.events_[index];
@@ -157,7 +167,10 @@ Result<void> StatSession::open_group(const perf::PerfEventOpener& opener, const 
       where.pid = target.cgroup_fd;
       where.flags |= PERF_FLAG_PID_CGROUP;
     }
-    Result<perf::CounterGroup> counters = perf::CounterGroup::open(opener, attrs, where);
+    // perf stat's rule for a member after the leader that the kernel refuses as unsupported
+    // (stat_handle_error: COUNTER_SKIP): it shows "<not supported>" and the rest count without it.
+    bool (*leave_out)(int) = !group.is_group ? nullptr : is_weak(group) ? means_not_supported_in_weak_group : means_not_supported;
+    Result<perf::CounterGroup> counters = perf::CounterGroup::open(opener, attrs, where, leave_out);
     int err = counters ? 0 : counters.error().errno_value;
 
     // perf's fallback: without privilege modifiers, count user space only and say so.
@@ -171,7 +184,15 @@ Result<void> StatSession::open_group(const perf::PerfEventOpener& opener, const 
       err = counters ? 0 : counters.error().errno_value;
     }
     if (counters) {
-      opened_.push_back(OpenedGroup{indices, place.cpu, place.thread, settings.enable_on_exec, std::move(counters).value()});
+      std::vector<size_t> members;
+      const std::vector<size_t>& left_out = counters->left_out();
+      for (size_t m = 0; m < indices.size(); ++m) {
+        if (std::find(left_out.begin(), left_out.end(), m) == left_out.end())
+          members.push_back(indices[m]);
+        else
+          status_[indices[m]] = OpenStatus::NotSupported;
+      }
+      opened_.push_back(OpenedGroup{std::move(members), place.cpu, place.thread, settings.enable_on_exec, std::move(counters).value()});
       continue;
     }
     if (means_not_supported(err) && !group.is_group) {
@@ -227,6 +248,11 @@ Result<StatSnapshot> StatSession::read(uint64_t elapsed_ns, const CommandTimes& 
     snapshot.counts[i].samples.push_back(CounterSample{-1, -1, perf::CounterReading{value, value, value, std::nullopt}});
   }
   for (const OpenedGroup& group : opened_) {
+    // perf reads a group as the leader's attr says it has members: with one left out, the
+    // kernel's answer is short, the read fails ("failed to read counter") and every member
+    // shows "<not counted>". perf 6.1 prints exactly that for {task-clock,cycles} without a
+    // PMU, and for a group larger than the PMU's counters.
+    if (!group.counters.left_out().empty()) continue;
     Result<std::vector<perf::CounterReading>> readings = group.counters.read();
     if (!readings) return readings.error();
     for (size_t m = 0; m < group.events.size() && m < readings->size(); ++m)

@@ -15,6 +15,8 @@
 #include "workloads.h"
 
 namespace vperf::workloads {
+
+#if defined(__x86_64__)
 namespace {
 
 constexpr uint64_t kGuestCodeAddress = 0x1000;  // guest-physical; also the slot's base
@@ -160,5 +162,15 @@ int run_kvm_pio(uint64_t n, const Options& options) {
                 halted ? ", halted" : "");
   return 0;
 }
+
+#else
+
+// The guest program is x86 real-mode code, which an arm64 host's KVM cannot run.
+int run_kvm_pio(uint64_t, const Options&) {
+  std::fprintf(stderr, "vperf-workload: kvm-pio: its guest is x86 code: it needs an x86-64 host with /dev/kvm\n");
+  return 1;
+}
+
+#endif
 
 }  // namespace vperf::workloads

@@ -23,6 +23,7 @@ void usage(std::FILE* to) {
       "  probe-calls N   call probe_target N times with known arguments (vperf probe's target)\n"
       "  throws N        throw and catch N C++ exceptions (libstdc++'s USDT markers)\n"
       "  sleep MS        sleep MS milliseconds\n"
+      "  loop N          a two-instruction loop run N times: exactly 2N instructions in it\n"
       "  kvm-pio N       run a tiny KVM guest that does N port writes (needs /dev/kvm);\n"
       "                  exactly N KVM_RUN calls, N + 1 with --run-to-hlt\n"
       "  exit CODE       exit with status CODE\n",
@@ -77,6 +78,7 @@ int main(int argc, char** argv) {
   if (command == "probe-calls") return run_probe_calls(n, options);
   if (command == "throws") return run_throws(n, options);
   if (command == "sleep") return run_sleep(n, options);
+  if (command == "loop") return run_loop(n, options);
   if (command == "kvm-pio") return run_kvm_pio(n, options);
   if (command == "exit") {
     if (n > 255) {

@@ -1,4 +1,4 @@
-// Code that runs from a memfd mapping, as a JIT's does: a few bytes of x86-64 machine code are
+// Code that runs from a memfd mapping, as a JIT's does: a few bytes of machine code are
 // written into a memfd, mapped executable, and called in a loop. The mapping shows in
 // /proc/PID/maps and in perf's MMAP2 records as "/memfd:vperf-jit (deleted)": a file with no
 // symbols that cannot be opened by its name, which profilers name by its mapping alone.
@@ -15,9 +15,16 @@ namespace vperf::workloads {
 
 namespace {
 
-// uint64_t count_down(uint64_t n): a loop that needs no stack frame.
+// uint64_t count_down(uint64_t n): a loop that needs no stack frame, returning 0.
+#if defined(__x86_64__)
 //   loop: dec %rdi ; jnz loop ; mov %rdi,%rax ; ret
 constexpr unsigned char kCountDown[] = {0x48, 0xff, 0xcf, 0x75, 0xfb, 0x48, 0x89, 0xf8, 0xc3};
+#elif defined(__aarch64__)
+//   loop: subs x0, x0, #1 ; b.ne loop ; ret   (0xf1000400, 0x54ffffe1, 0xd65f03c0, little-endian)
+constexpr unsigned char kCountDown[] = {0x00, 0x04, 0x00, 0xf1, 0xe1, 0xff, 0xff, 0x54, 0xc0, 0x03, 0x5f, 0xd6};
+#else
+#error "memfd-jit has machine code for x86-64 and arm64 only"
+#endif
 
 using CountDown = uint64_t (*)(uint64_t);
 

@@ -73,6 +73,12 @@ int run_probe_calls(uint64_t n, const Options& options);
 // function): libstdc++'s libstdcxx:throw and libstdcxx:catch USDT markers fire n times each.
 int run_throws(uint64_t n, const Options& options);
 
+// Exactly 2n user instructions in counted_loop, a two-instruction count-down loop in assembly
+// (dec/jnz on x86-64, subs/b.ne on arm64): what instructions:u and, under QEMU's -icount,
+// cycles:u of the hardware-counter tests are checked against (loop.cpp).
+extern "C" void counted_loop(uint64_t n);
+int run_loop(uint64_t n, const Options& options);
+
 // Sleeps `ms` milliseconds (nanosleep, resumed after interruptions).
 int run_sleep(uint64_t ms, const Options& options);
 

@@ -36,11 +36,18 @@ std::string tail(const std::string& text, size_t lines) {
   return at == std::string::npos ? text : text.substr(at + 1);
 }
 
+// The environment scripts/test-guest.sh reads the guest's architecture from.
+std::map<std::string, std::string> arch_environment(GuestArch arch) {
+  if (arch == GuestArch::Arm64) return {{"VPERF_GUEST_ARCH", "arm64"}};
+  return {};
+}
+
 }  // namespace
 
-Result<GuestRig> guest_rig() {
+Result<GuestRig> guest_rig(GuestArch arch) {
   GuestRig rig;
-  rig.dir = std::filesystem::path(VPERF_BINARY).parent_path() / "guest-rig";
+  rig.arch = arch;
+  rig.dir = std::filesystem::path(VPERF_BINARY).parent_path() / (arch == GuestArch::Arm64 ? "guest-rig-arm64" : "guest-rig");
   rig.kallsyms = rig.dir / "guest-kallsyms";
   rig.modules = rig.dir / "guest-modules";
   std::filesystem::create_directories(rig.dir);
@@ -48,7 +55,8 @@ Result<GuestRig> guest_rig() {
   if (!lock.valid() || ::flock(lock.get(), LOCK_EX) != 0) return Error::from_errno("lock " + rig.dir.string());
   const std::filesystem::path done = rig.dir / "captured";
   if (!std::filesystem::exists(done)) {
-    ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "capture", rig.dir.string()});
+    ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "capture", rig.dir.string()},
+                                  arch_environment(arch));
     if (r.exit_code != 0) return Error{"scripts/test-guest.sh capture failed: " + tail(r.err + r.out, 3)};
     std::ofstream(done) << r.out;
   }
@@ -63,11 +71,17 @@ namespace {
 Result<void> rig_action(const GuestRig& rig, const std::string& action) {
   ScopedFd lock(::open((rig.dir / ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644));
   if (!lock.valid() || ::flock(lock.get(), LOCK_EX) != 0) return Error::from_errno("lock " + rig.dir.string());
-  ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", action, rig.dir.string()});
+  ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", action, rig.dir.string()},
+                                arch_environment(rig.arch));
   if (r.exit_code != 0) return Error{"scripts/test-guest.sh " + action + " failed: " + tail(r.err + r.out, 3)};
   return {};
 }
 }  // namespace
+
+Result<std::filesystem::path> guest_perf(const GuestRig& rig) {
+  VPERF_TRY(rig_action(rig, "perf"));
+  return rig.dir / "perf";
+}
 
 Result<std::filesystem::path> guest_test_module(const GuestRig& rig) {
   VPERF_TRY(rig_action(rig, "module"));
@@ -80,21 +94,32 @@ Result<std::filesystem::path> guest_vmlinux(const GuestRig& rig) {
 }
 
 Result<std::unique_ptr<RunningGuest>> RunningGuest::boot(const GuestRig& rig, const std::filesystem::path& dir, bool with_vperf,
-                                                         const std::vector<std::filesystem::path>& files, bool patches_kernel_text) {
+                                                         const std::vector<std::filesystem::path>& files, bool patches_kernel_text,
+                                                         std::optional<unsigned> icount_shift) {
   std::filesystem::create_directories(dir);
   std::error_code ec;
   for (const char* file : {"vmlinuz", "initramfs.cpio.gz", "kvm-silent", "release"})
     if (std::filesystem::exists(rig.dir / file))
       std::filesystem::copy_file(rig.dir / file, dir / file, std::filesystem::copy_options::overwrite_existing, ec);
+  std::map<std::string, std::string> env = arch_environment(rig.arch);
   if (with_vperf) {
-    std::vector<std::string> argv = {"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "add-vperf", dir.string(), VPERF_BINARY, VPERF_WORKLOAD};
+    std::vector<std::string> argv = {"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "add-vperf", dir.string()};
+    if (rig.arch == GuestArch::Arm64) {
+#if defined(VPERF_ARM64_BINARY)
+      argv.insert(argv.end(), {VPERF_ARM64_BINARY, VPERF_ARM64_WORKLOAD});
+#else
+      return Error{"this build has no arm64 vperf (configured without aarch64-linux-gnu-g++: scripts/install-deps.sh installs it)"};
+#endif
+    } else {
+      argv.insert(argv.end(), {VPERF_BINARY, VPERF_WORKLOAD});
+    }
     for (const std::filesystem::path& file : files) argv.push_back(file.string());
-    ProgramResult added = run_program(argv);
+    ProgramResult added = run_program(argv, env);
     if (added.exit_code != 0) return Error{"scripts/test-guest.sh add-vperf failed: " + tail(added.err + added.out, 3)};
   }
   std::unique_ptr<RunningGuest> guest(new RunningGuest(dir));
-  std::map<std::string, std::string> env;
   if (patches_kernel_text) env["VPERF_GUEST_TCG"] = "single";
+  if (icount_shift) env["VPERF_GUEST_ICOUNT"] = std::to_string(*icount_shift);
   ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "boot", dir.string()}, env);
   if (r.exit_code != 0) return Error{"scripts/test-guest.sh boot failed: " + tail(r.err + r.out, 3)};
   return guest;

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,12 @@
 
 namespace vperf::test {
 
+// The test guest's architecture: x86-64 (KVM where it works, TCG otherwise), or arm64 under
+// QEMU's TCG (-M virt -cpu max), whose emulated PMUv3 is a real hardware PMU for the tests.
+enum class GuestArch { X86_64, Arm64 };
+
 struct GuestRig {
+  GuestArch arch = GuestArch::X86_64;
   std::filesystem::path dir;
   std::filesystem::path kallsyms;  // the guest's /proc/kallsyms (KASLR as it booted)
   std::filesystem::path modules;   // its /proc/modules
@@ -30,7 +36,12 @@ struct GuestRig {
 };
 
 // The captured guest; an Error (the script's last lines) when it cannot be built or booted here.
-Result<GuestRig> guest_rig();
+// The arm64 rig lives in BUILD/guest-rig-arm64.
+Result<GuestRig> guest_rig(GuestArch arch = GuestArch::X86_64);
+
+// perf 6.1 for the rig's architecture (Debian's linux-perf, unpacked once per rig under its
+// lock: scripts/test-guest.sh perf), to run in the guest as the oracle; an Error without apt.
+Result<std::filesystem::path> guest_perf(const GuestRig& rig);
 
 // The test kernel module (tests/kernel_module) built with DWARF against the rig's kernel
 // headers, once per rig under its lock (scripts/test-guest.sh module); an Error when the headers
@@ -51,9 +62,12 @@ class RunningGuest {
   // `files` at /lib/vperf-test/. `patches_kernel_text`: the tests enable tracers or probes, so
   // under TCG one host thread runs the vCPUs in turn (VPERF_GUEST_TCG=single, see the script):
   // QEMU 7.2's thread per vCPU livelocked the guest in ftrace's text patching.
+  // `icount_shift` (arm64): QEMU's -icount shift=N, one instruction per 2^N ns of virtual time,
+  // so that cycles = instructions << N. An arm64 guest gets vperf and vperf-workload built for
+  // arm64 (VPERF_ARM64_BINARY, VPERF_ARM64_WORKLOAD).
   static Result<std::unique_ptr<RunningGuest>> boot(const GuestRig& rig, const std::filesystem::path& dir, bool with_vperf = false,
                                                     const std::vector<std::filesystem::path>& files = {},
-                                                    bool patches_kernel_text = false);
+                                                    bool patches_kernel_text = false, std::optional<unsigned> icount_shift = std::nullopt);
   RunningGuest(const RunningGuest&) = delete;
   RunningGuest& operator=(const RunningGuest&) = delete;
   ~RunningGuest();

@@ -314,5 +314,45 @@ TEST(StatTarget, DescribesLikePerf) {
   EXPECT_EQ(describe_target({false, "", {}, "", "45"}), "thread id '45'");
 }
 
+// What perf 6.1's table ends with when an event was not counted. The arm64 guest's perf
+// (tests/arm64_guest) printed, for eight events in a group on seven counters,
+// `perf stat -e '{cycles,instructions,r11,r8,r11,r8,r11,r8}'`: every member "<not counted>"
+// but the refused one, and "The events in group usually have to be from the same PMU. Try
+// reorganizing the group." (the leader was not counted and the list mixes PERF_TYPE_HARDWARE
+// with PERF_TYPE_RAW); with the NMI watchdog on, the hint to turn it off comes first.
+std::string footer_of(const std::vector<Ev>& evs, int members_led_by_first, bool watchdog) {
+  std::vector<StatEvent> events = stat_events(evs);
+  for (int i = 0; i < members_led_by_first; ++i) events[static_cast<size_t>(i)].group_leader = 0;
+  StatPrintOptions options = opts(StatFormat::Text);
+  options.nmi_watchdog_on = watchdog ? +[] { return true; } : +[] { return false; };
+  std::ostringstream out;
+  StatPrinter printer(events, options, two_cpus(), out);
+  printer.add_run(snapshot(evs, Round{1000000, {}}), RunTimes{1000000, 0, 0});
+  printer.print_summary("'true'");
+  const std::string text = out.str();
+  return text.substr(text.find("seconds time elapsed") + std::string("seconds time elapsed").size());
+}
+
+TEST(StatPrinterFooter, ANotCountedLeaderOfAMixedListSaysToReorganizeTheGroup) {
+  const std::vector<Ev> mixed = {ev("cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, true),
+                                 ev("r11", PERF_TYPE_RAW, 0x11, true), ev("r8", PERF_TYPE_RAW, 0x8, false)};
+  EXPECT_EQ(footer_of(mixed, 3, false),
+            "\n\nThe events in group usually have to be from the same PMU. Try reorganizing the group.\n");
+  EXPECT_EQ(footer_of(mixed, 3, true),
+            "\n\nSome events weren't counted. Try disabling the NMI watchdog:\n"
+            "\techo 0 > /proc/sys/kernel/nmi_watchdog\n"
+            "\tperf stat ...\n"
+            "\techo 1 > /proc/sys/kernel/nmi_watchdog\n"
+            "The events in group usually have to be from the same PMU. Try reorganizing the group.\n");
+  // Not a group (no leader with members): no word about groups.
+  EXPECT_EQ(footer_of(mixed, 0, false), "\n\n");
+  // A group of one PMU type, software events aside: nothing to reorganize (perf's
+  // `perf stat -e '{task-clock,page-faults,cycles}' true` here, without a PMU).
+  const std::vector<Ev> one_type = {ev("task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, true),
+                                    ev("page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, true),
+                                    ev("cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false)};
+  EXPECT_EQ(footer_of(one_type, 3, false), "\n\n");
+}
+
 }  // namespace
 }  // namespace vperf::stat
