@@ -15,3 +15,8 @@ if command -v ccache >/dev/null; then
 fi
 cmake -S . -B build -G Ninja -DVPERF_WERROR=ON "${launcher[@]}" "$@" >/dev/null
 cmake --build build
+# Targets outside the default build that the caller wants too (scripts/test.sh: the arm64 ones).
+if [ -n "${VPERF_EXTRA_TARGETS:-}" ]; then
+  # shellcheck disable=SC2086  # a space-separated list of target names
+  cmake --build build --target $VPERF_EXTRA_TARGETS
+fi
