@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "core/files.h"
@@ -256,9 +257,21 @@ std::vector<SymbolSource> ElfFile::plt_symbols(SymbolNames& names) const {
   // entry is named. vperf names none either; perf names a sample at exactly that first byte
   // after one of the many, picked by the shape of its symbol tree, which vperf does not
   // reproduce (symbol_parity_test.cpp leaves that one address out).
-  if (plt_hdr.sh_entsize == 0 && (sec == nullptr || sec_hdr.sh_type == SHT_NOBITS)) return out;
-  uint64_t entry = plt_hdr.sh_entsize != 0 ? plt_hdr.sh_entsize : 16;
-  uint64_t header = entry;
+  // ARM, AArch64 and SPARC lay out their PLTs with fixed header and entry sizes, which perf 6.1
+  // uses whatever sh_entsize says (0 for AArch64's binutils); elsewhere both are sh_entsize.
+  GElf_Ehdr ehdr;
+  if (gelf_getehdr(elf_, &ehdr) == nullptr) return out;
+  std::optional<std::pair<uint64_t, uint64_t>> fixed;  // header, entry
+  switch (ehdr.e_machine) {
+    case EM_ARM: fixed = {20, 12}; break;
+    case EM_AARCH64: fixed = {32, 16}; break;
+    case EM_SPARC: fixed = {48, 12}; break;
+    case EM_SPARCV9: fixed = {128, 32}; break;
+    default: break;
+  }
+  if (!fixed && plt_hdr.sh_entsize == 0 && (sec == nullptr || sec_hdr.sh_type == SHT_NOBITS)) return out;
+  uint64_t entry = fixed ? fixed->second : plt_hdr.sh_entsize != 0 ? plt_hdr.sh_entsize : 16;
+  uint64_t header = fixed ? fixed->first : entry;
   uint64_t first = plt_hdr.sh_addr + header;
   // No symbol for the header (the lazy binder's push/jmp): perf 6.1 has none and shows a
   // sample there as an address (perf 6.3 added a ".plt" symbol).

@@ -221,6 +221,34 @@ TEST_F(SymbolParity, PltEntriesOfAnLldLinkedLibraryAreNamedAsPerfNamesThem) {
   expect_report_as_perf(data, {"--sort", "dso,sym"});
 }
 
+// An AArch64 library's PLT: binutils leaves .plt's sh_entsize 0 there too, but AArch64's PLT has a
+// fixed layout (a 32-byte header, 16-byte entries), which perf 6.1 uses by the ELF's machine:
+// every entry is named "NAME@plt" (perf in the arm64 guest named a sample in libc's
+// __tunable_get_val@plt that vperf showed as an address). Debian's arm64 libc, from multiarch
+// (install-deps.sh), read here by both x86 programs.
+TEST_F(SymbolParity, PltEntriesOfAnAarch64LibraryAreNamedAsPerfNamesThem) {
+  const fs::path library = "/usr/lib/aarch64-linux-gnu/libc.so.6";
+  VPERF_REQUIRE(fs::exists(library), "Debian's arm64 libc (libc6:arm64, installed with the arm64 libraries by install-deps.sh)");
+  test::ProgramResult sections = test::run_program({"readelf", "-SW", library.string()});
+  ASSERT_EQ(sections.exit_code, 0) << sections.err;
+  std::smatch plt;
+  const std::regex row(R"(\] \.plt +PROGBITS +([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+) )");
+  ASSERT_TRUE(std::regex_search(sections.out, plt, row)) << sections.out;
+  const uint64_t address = std::stoull(plt[1], nullptr, 16), size = std::stoull(plt[3], nullptr, 16);
+  const uint64_t base = 0xffff80000000;
+  CraftedFile f;
+  f.map_file(base, fs::file_size(library), library.string());
+  // Every 4 bytes (an AArch64 instruction) of the .plt, the header included.
+  for (uint64_t at = 0; at < size; at += 4) f.sample(PERF_RECORD_MISC_USER, base + address + at, {PERF_CONTEXT_USER, base + address + at});
+  const fs::path data = scratch_.root() / "aarch64-plt.data";
+  f.write(data);
+  expect_script_as_perf(data, {"-F", "ip,sym,dso"});
+  expect_report_as_perf(data, {"--sort", "dso,sym"});
+  // The oracle is perf; that the entries are named at all is the layout's doing, not chance.
+  test::ProgramResult named = test::run_vperf({"script", "-i", data.string(), "-F", "ip,sym"});
+  EXPECT_EQ(test::count_lines_with(named.out, "@plt"), (size - 32) / 4) << "every instruction past the 32-byte header is in an entry";
+}
+
 TEST_F(SymbolParity, FoldedStacksAndReportsHoldWhatPerfsCallchainCursorHolds) {
   VPERF_REQUIRE(!test::flamegraph_dir().empty(), "the FlameGraph scripts (../shared/tools/FlameGraph, or FLAMEGRAPH_DIR)");
   std::optional<uint64_t> schedule = kallsyms_address("schedule");
