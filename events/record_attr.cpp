@@ -24,6 +24,8 @@ perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOp
   // cannot be unwound by perf script.
   if (options.call_graph == CallGraph::Dwarf)
     type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+  const bool frame_pointer_registers = options.call_graph == CallGraph::FramePointer && kFramePointerUserRegisters != 0;
+  if (frame_pointer_registers) type |= PERF_SAMPLE_REGS_USER;
   settings.sample_type = type;
   settings.start_disabled = true;
   settings.enable_on_exec = options.enable_on_exec;
@@ -40,6 +42,7 @@ perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOp
     attr.comm_exec = 1;
     attr.task = 1;
   }
+  if (frame_pointer_registers) attr.sample_regs_user = kFramePointerUserRegisters;
   if (options.call_graph == CallGraph::Dwarf) {
     attr.sample_regs_user = kDwarfUserRegisters;
     attr.sample_stack_user = options.dwarf_stack_size;

@@ -38,9 +38,20 @@ struct RecordAttrOptions {
   MachineScope scope{};               // vperf kvm: which machines unmodified events sample
 };
 
-// The x86-64 user registers perf copies for DWARF unwinding (AX..R15 without segment and
-// flags registers: perf's 0xff0fff mask).
+// The user registers perf copies for DWARF unwinding on this machine: x86-64's AX..R15 without
+// segment and flags registers (perf's 0xff0fff mask); arm64's X0..X30, SP and PC (0x1ffffffff).
+#if defined(__aarch64__)
+constexpr uint64_t kDwarfUserRegisters = (uint64_t{1} << 33) - 1;
+#else
 constexpr uint64_t kDwarfUserRegisters = 0xff0fff;
+#endif
+// What perf records with a frame-pointer call chain on this machine: on arm64 the link register
+// (PERF_REG_ARM64_LR), from which a reader puts back a leaf function's caller; nothing elsewhere.
+#if defined(__aarch64__)
+constexpr uint64_t kFramePointerUserRegisters = uint64_t{1} << 30;
+#else
+constexpr uint64_t kFramePointerUserRegisters = 0;
+#endif
 
 perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOptions& options);
 

@@ -92,9 +92,10 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
   for (const data::EventAttrEntry& attr : reader.attrs()) {
     report.events.push_back(ReportEvent{attr.name, attr.attr.sample_type});
     attrs.push_back(attr.attr);
-    user_stacks |= (attr.attr.sample_type & PERF_SAMPLE_STACK_USER) != 0;
+    user_stacks |= (attr.attr.sample_type & (PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_USER)) != 0;
   }
-  // The unwinder matters only for --call-graph dwarf recordings.
+  // The unwinder matters only for recordings with user registers: --call-graph dwarf's, and the
+  // link register of arm64's -g (a leaf function's caller).
   if (!user_stacks) unwinder = nullptr;
   report.layout = resolve_layout(options, attrs, reader.is_pipe());
   HistSettings settings;

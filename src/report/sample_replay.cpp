@@ -165,7 +165,8 @@ void SampleReplay::on_record(const data::RecordView& view, const SampleCallback&
     out.profile = profile_;
     // A chain seen before (same words, space and mode) gives the same walk; unwound user
     // stacks differ sample by sample and are walked each time.
-    const bool unwinds = options_.unwinder && !s->stack_user.empty();
+    // So do chains that an unwinder completes from the sample's registers (arm64's link register).
+    const bool unwinds = options_.unwinder && (!s->stack_user.empty() || !s->regs_user.empty());
     const bool chain_known = options_.resolve_chain && !unwinds;
     const uint64_t hash = chain_known ? chain_hash(out) : 0;
     if (const ChainWalk* seen = chain_known ? seen_chain(out, hash) : nullptr) {
@@ -238,7 +239,9 @@ void SampleReplay::walk_callchain(const data::RecordView& view, const data::Samp
     frames_.push_back(out.ip_frame);
   } else {
     uint8_t mode = out.cpumode;
-    for (uint64_t entry : sample.callchain) {
+    const std::vector<uint64_t>& chain = sample.callchain;
+    for (size_t j = 0; j < chain.size(); ++j) {
+      const uint64_t entry = chain[j];
       if (std::optional<uint8_t> switched = context_mode(entry)) {
         mode = *switched;
         continue;
@@ -247,6 +250,13 @@ void SampleReplay::walk_callchain(const data::RecordView& view, const data::Samp
         if (out.unknown_marker_at == kNoId) out.unknown_marker_at = static_cast<uint32_t>(frames_.size());
         continue;
       }
+      // perf's leaf frame caller (arm64 -g): before the user chain's second entry, the leaf's
+      // caller the frame-pointer walk skipped, unless it is that entry.
+      if (j >= 2 && chain[j - 2] == PERF_CONTEXT_USER && options_.unwinder && view.attr && out.thread && !sample.regs_user.empty())
+        if (const symbols::Machine* machine = machines_.find_for_cpumode(PERF_RECORD_MISC_USER, out.pid))
+          if (std::optional<uint64_t> caller = options_.unwinder->leaf_caller(*machine, *out.thread, sample, view.attr->attr, chain[j - 1]);
+              caller && *caller != entry)
+            append_frames(out, mode, *caller, false, frames_);
       append_frames(out, mode, entry, false, frames_);
     }
     out.recorded_frames = static_cast<uint32_t>(frames_.size());

@@ -66,7 +66,8 @@ symbols::Machines& ReadingSession::machines() {
 }
 
 unwind::UserStackUnwinder* ReadingSession::unwinder() {
-  if (!unwinder_) unwinder_ = unwind::make_dwarf_unwinder();
+  // The samples' registers are numbered as the recording machine numbers them.
+  if (!unwinder_) unwinder_ = unwind::make_dwarf_unwinder({.arch = unwind::register_arch(reader_.features().arch)});
   return unwinder_.get();
 }
 

@@ -1,5 +1,7 @@
 #include "unwind/dwarf_unwinder.h"
 
+
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -7,9 +9,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,7 +24,7 @@
 #include "core/scoped_fd.h"
 #include "symbols/elf_file.h"
 #include "symbols/vdso.h"
-#include "unwind/perf_regs_x86.h"
+#include "unwind/perf_regs.h"
 
 namespace vperf::unwind {
 
@@ -150,6 +154,29 @@ class ProcessDwfl {
 
   bool built_from(const std::vector<ModuleSpec>& modules) const { return modules == modules_; }
 
+  // Whether perf's libunwind, failing to unwind a leaf's pc with only the link register (and SP
+  // 0), falls back to that register: when the pc has no CFI, or when its CFA needs a register the
+  // sample lacks (x29): then its step fails and libunwind takes x30 as the return address. Where
+  // the CFA is on SP and the CFI saved the return address on the stack, the step succeeds and
+  // the read of the (absent) stack fails: no caller.
+  bool falls_back_to_link_register(uint64_t pc) {
+    Dwfl_Module* module = dwfl_ == nullptr ? nullptr : dwfl_addrmodule(dwfl_, pc);
+    if (module == nullptr) return true;
+    Dwarf_Frame* frame = nullptr;
+    Dwarf_Addr bias = 0;
+    Dwarf_CFI* cfi = dwfl_module_eh_cfi(module, &bias);
+    if (cfi == nullptr || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) {
+      cfi = dwfl_module_dwarf_cfi(module, &bias);
+      if (cfi == nullptr || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) return true;
+    }
+    std::unique_ptr<Dwarf_Frame, decltype(&std::free)> owned(frame, &std::free);
+    constexpr Dwarf_Word kSp = 31;
+    Dwarf_Op* cfa = nullptr;
+    size_t cfa_ops = 0;
+    if (dwarf_frame_cfa(frame, &cfa, &cfa_ops) != 0 || cfa_ops != 1) return true;
+    return !((cfa[0].atom == DW_OP_bregx && cfa[0].number == kSp) || cfa[0].atom == DW_OP_breg31);
+  }
+
   // Appends the sample's frames; false if libdwfl could not start (then nothing was added).
   bool unwind(SampleState& sample, pid_t tid) {
     if (!attached_) return false;
@@ -195,7 +222,7 @@ class ProcessDwfl {
   static bool memory_read(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result, void* dwfl_arg) {
     const SampleState* sample = static_cast<ProcessDwfl*>(dwfl_arg)->current_;
     if (sample == nullptr) return false;
-    const size_t width = sample->regs->abi == RegisterAbi::I386 ? 4 : 8;
+    const size_t width = sample->regs->abi == RegisterAbi::I386 ? 4 : 8;  // arm64's words are 8 bytes too
     return read_span(sample->stack, sample->stack_start, addr, width, *result) ||
            read_module_file(dwfl, addr, width, *result);
   }
@@ -320,7 +347,7 @@ uint64_t DwarfUnwinder::dwfl_builds() const { return cache_->builds(); }
 void DwarfUnwinder::unwind(const symbols::Machine& machine, const symbols::Thread& thread, const data::Sample& sample,
                            const perf_event_attr& attr, std::vector<uint64_t>& ips) {
   if (options_.max_frames == 0) return;
-  std::optional<DwarfRegisters> regs = dwarf_registers(sample.regs_user_abi, attr.sample_regs_user, sample.regs_user);
+  std::optional<DwarfRegisters> regs = dwarf_registers(sample.regs_user_abi, attr.sample_regs_user, sample.regs_user, options_.arch);
   if (!regs) return;
   // dyn_size is how much of the copy the kernel could fill; the rest is zeros. Without SP the
   // copy's address is unknown, so none of it can be used.
@@ -333,6 +360,32 @@ void DwarfUnwinder::unwind(const symbols::Machine& machine, const symbols::Threa
                     .max_frames = options_.max_frames};
   ProcessDwfl* process = cache_->process_for(machine, thread);
   if (process == nullptr || !process->unwind(state, thread.tid)) ips.push_back(regs->ip);
+}
+
+std::optional<uint64_t> DwarfUnwinder::leaf_caller(const symbols::Machine& machine, const symbols::Thread& thread,
+                                                   const data::Sample& sample, const perf_event_attr& attr, uint64_t leaf_ip) {
+  // perf's get_leaf_frame_caller_enabled: an arm64 frame-pointer recording with LR alone.
+  if (options_.arch != RegisterArch::Arm64 || attr.sample_regs_user != kArm64LinkRegisterMask || !sample.stack_user.empty())
+    return std::nullopt;
+  std::optional<uint64_t> lr = perf_register(attr.sample_regs_user, sample.regs_user, kPerfRegArm64Lr);
+  if (!lr || sample.regs_user_abi != PERF_SAMPLE_REGS_ABI_64) return std::nullopt;
+  // First libdwfl's two frames from the leaf's pc, x30 and SP 0 (what perf gives libunwind):
+  // the second is the caller where the CFI keeps the return address in x30.
+  DwarfRegisters regs;
+  regs.abi = RegisterAbi::Arm64;
+  regs.count = kMaxDwarfRegisters;
+  regs.values[kPerfRegArm64Lr] = *lr;
+  regs.known = (uint32_t{1} << kPerfRegArm64Lr) | (uint32_t{1} << kPerfRegArm64Sp);
+  regs.ip = leaf_ip;
+  regs.has_sp = true;
+  std::vector<uint64_t> ips;
+  SampleState state{.regs = &regs, .stack_start = 0, .stack = {}, .ips = &ips, .first_ip = 0, .max_frames = 2};
+  ProcessDwfl* process = cache_->process_for(machine, thread);
+  if (process == nullptr) return std::nullopt;
+  if (process->unwind(state, thread.tid) && ips.size() == 2) return ips[1];
+  // Then libunwind's fallback to the link register, as a return address minus one.
+  if (*lr != 0 && process->falls_back_to_link_register(leaf_ip)) return *lr - 1;
+  return std::nullopt;
 }
 
 std::unique_ptr<UserStackUnwinder> make_dwarf_unwinder(DwarfUnwinderOptions options) {

@@ -8,7 +8,7 @@
 //    load bias, the [vdso] from this machine's own image), built when a sample of the process
 //    first needs it and rebuilt only when the process's maps change;
 //  - dwfl_attach_state with callbacks that present the sample being unwound as the process's
-//    one stopped thread: its registers are the sample's (perf_regs_x86.h maps them to DWARF
+//    one stopped thread: its registers are the sample's (perf_regs.h maps them to DWARF
 //    numbers), its memory is the stack copy, and outside it the file contents of the mapped
 //    ELF files;
 //  - dwfl_getthread_frames walks the frames.
@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "unwind/perf_regs.h"
 #include "unwind/user_stack_unwinder.h"
 
 namespace vperf::unwind {
@@ -37,6 +38,8 @@ struct DwarfUnwinderOptions {
   // Processes whose Dwfl (open ELF files, parsed CFI) is kept; the least recently used one is
   // dropped beyond this, so a system-wide recording does not keep thousands of files open.
   size_t max_cached_processes = 64;
+  // The machine the recording was made on: how its samples' registers are numbered.
+  RegisterArch arch = RegisterArch::X86;
 };
 
 class DwarfUnwinder final : public UserStackUnwinder {
@@ -50,6 +53,10 @@ class DwarfUnwinder final : public UserStackUnwinder {
   // CFI give out; nothing when the registers lack the ip.
   void unwind(const symbols::Machine& machine, const symbols::Thread& thread, const data::Sample& sample,
               const perf_event_attr& attr, std::vector<uint64_t>& ips) override;
+  // Two frames unwound from the leaf's pc and the recorded link register, with no stack (perf
+  // gives it none either): the second is the caller when the CFI finds it in the register.
+  std::optional<uint64_t> leaf_caller(const symbols::Machine& machine, const symbols::Thread& thread, const data::Sample& sample,
+                                      const perf_event_attr& attr, uint64_t leaf_ip) override;
 
   // How many Dwfls were built: once per process, again each time its maps changed.
   uint64_t dwfl_builds() const;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <linux/perf_event.h>
 
+#include <optional>
 #include <vector>
 
 #include "data/perf_record.h"
@@ -22,6 +23,13 @@ class UserStackUnwinder {
   // `thread` give the maps the addresses fall into.
   virtual void unwind(const symbols::Machine& machine, const symbols::Thread& thread, const data::Sample& sample,
                       const perf_event_attr& attr, std::vector<uint64_t>& ips) = 0;
+  // perf's leaf frame caller of an arm64 frame-pointer call chain (get_leaf_frame_caller_aarch64):
+  // a leaf function saves no frame record, so the kernel's walk skips its caller; perf records
+  // the link register with each such sample, and when the leaf's CFI at `leaf_ip` says the return
+  // address is still in it, that caller (as return address minus one) goes into the chain after
+  // the leaf. nullopt for every other recording, and where the CFI does not say so.
+  virtual std::optional<uint64_t> leaf_caller(const symbols::Machine& machine, const symbols::Thread& thread,
+                                              const data::Sample& sample, const perf_event_attr& attr, uint64_t leaf_ip) = 0;
 };
 
 }  // namespace vperf::unwind

@@ -165,22 +165,28 @@ TEST_F(Arm64Pmu, CycleSamplingTakesOneSamplePerPeriodAndPerfReadsTheFile) {
 }
 
 // Call graphs of cycle samples (-g: the kernel walks the frame pointers; the workload keeps
-// them): perf's report of vperf's file and vperf's own, callers and callees, line for line.
-// Not yet perf's own arm64 -g files: perf records the link register with them and puts a leaf
-// function's caller, found from it by DWARF CFI, into the chain (perf's
-// get_leaf_frame_caller_aarch64), which vperf's reader does not do yet (docs/arm64.md).
+// them). perf records the link register with each sample and, reading, puts a leaf function's
+// caller (which the walk skips: a leaf saves no frame record) into the chain when the leaf's CFI
+// says the return address is still in that register (get_leaf_frame_caller_aarch64). perf's
+// report of either tool's file and vperf's, callers and callees, line for line.
 TEST_F(Arm64Pmu, CycleCallGraphsReportAsPerfReportsThem) {
   const std::string command = std::string(kLoop) + " 20000000";
-  GuestCommandResult recorded =
-      SharedArm64Guest::run("cd /tmp && vperf record -q -g -e cycles:u -c 20000 -o vg.data " + command + " >/dev/null");
+  GuestCommandResult recorded = SharedArm64Guest::run("cd /tmp && vperf record -q -g -e cycles:u -c 20000 -o vg.data " + command +
+                                                      " >/dev/null && " + kPerf + " record -q -g -e cycles:u -c 20000 -o pg.data " +
+                                                      command + " >/dev/null");
   ASSERT_EQ(recorded.exit_code, 0) << recorded.out << recorded.err;
-  for (const char* mode : {"--children", "--no-children"}) {
-    const std::string report = std::string(" report -i /tmp/vg.data --stdio ") + mode + " 2>/dev/null | grep -v '^#' | grep -v '^$'";
-    const GuestCommandResult by_vperf = SharedArm64Guest::run("vperf" + report);
-    const GuestCommandResult by_perf = SharedArm64Guest::run(std::string(kPerf) + report);
-    EXPECT_NE(by_perf.out.find("---"), std::string::npos) << mode << ": no call graph in perf's report:\n" << by_perf.out;
-    EXPECT_EQ(by_vperf.out, by_perf.out) << mode;
-  }
+  for (const char* file : {"vg.data", "pg.data"})
+    for (const char* mode : {"--children", "--no-children"}) {
+      const std::string report =
+          " report -i /tmp/" + std::string(file) + " --stdio " + mode + " 2>/dev/null | grep -v '^#' | grep -v '^$'";
+      const GuestCommandResult by_vperf = SharedArm64Guest::run("vperf" + report);
+      const GuestCommandResult by_perf = SharedArm64Guest::run(std::string(kPerf) + report);
+      EXPECT_NE(by_perf.out.find("---"), std::string::npos) << file << " " << mode << ": no call graph in perf's report:\n" << by_perf.out;
+      EXPECT_EQ(by_vperf.out, by_perf.out) << file << " " << mode;
+    }
+  // The leaf's caller is there: perf's header shows the link register recorded in vperf's file.
+  const GuestCommandResult header = SharedArm64Guest::run(std::string(kPerf) + " report -i /tmp/vg.data --header-only 2>&1");
+  EXPECT_NE(header.out.find("REGS_USER"), std::string::npos) << header.out;
 }
 
 }  // namespace

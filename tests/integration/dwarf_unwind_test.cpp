@@ -765,6 +765,10 @@ class TimedUnwinder : public unwind::UserStackUnwinder {
     seconds += cpu_seconds() - start;
     ++samples;
   }
+  std::optional<uint64_t> leaf_caller(const symbols::Machine& machine, const symbols::Thread& thread, const data::Sample& sample,
+                                      const perf_event_attr& attr, uint64_t leaf_ip) override {
+    return inner_.leaf_caller(machine, thread, sample, attr, leaf_ip);
+  }
   double seconds = 0;
   uint64_t samples = 0;
 

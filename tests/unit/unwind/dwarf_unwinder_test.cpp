@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "symbols/machine.h"
-#include "unwind/perf_regs_x86.h"
+#include "unwind/perf_regs.h"
 
 namespace vperf::unwind {
 

@@ -1,4 +1,4 @@
-#include "unwind/perf_regs_x86.h"
+#include "unwind/perf_regs.h"
 
 #include <linux/perf_event.h>
 
@@ -19,6 +19,26 @@ constexpr std::array<uint8_t, 9> kI386DwarfToPerf = {
     kPerfRegAx, kPerfRegCx, kPerfRegDx, kPerfRegBx, kPerfRegSp, kPerfRegBp, kPerfRegSi, kPerfRegDi, kPerfRegIp,
 };
 static_assert(kX86_64DwarfToPerf.size() <= kMaxDwarfRegisters);
+constexpr unsigned kArm64DwarfRegisters = 32;  // X0..X30, SP: perf's index is the DWARF number
+static_assert(kArm64DwarfRegisters <= kMaxDwarfRegisters);
+
+std::optional<DwarfRegisters> arm64_registers(uint64_t mask, std::span<const uint64_t> regs) {
+  DwarfRegisters out;
+  out.abi = RegisterAbi::Arm64;
+  out.count = kArm64DwarfRegisters;
+  for (unsigned reg = 0; reg < kArm64DwarfRegisters; ++reg)
+    if (std::optional<uint64_t> value = perf_register(mask, regs, reg)) {
+      out.values[reg] = *value;
+      out.known |= uint32_t{1} << reg;
+    }
+  std::optional<uint64_t> pc = perf_register(mask, regs, kPerfRegArm64Pc);
+  if (!pc) return std::nullopt;
+  std::optional<uint64_t> sp = perf_register(mask, regs, kPerfRegArm64Sp);
+  out.ip = *pc;
+  out.has_sp = sp.has_value();
+  out.sp = sp.value_or(0);
+  return out;
+}
 
 }  // namespace
 
@@ -31,7 +51,12 @@ std::optional<uint64_t> perf_register(uint64_t mask, std::span<const uint64_t> r
   return regs[index];
 }
 
-std::optional<DwarfRegisters> dwarf_registers(uint64_t abi, uint64_t mask, std::span<const uint64_t> regs) {
+RegisterArch register_arch(std::string_view uname_machine) {
+  return uname_machine == "aarch64" || uname_machine == "arm64" ? RegisterArch::Arm64 : RegisterArch::X86;
+}
+
+std::optional<DwarfRegisters> dwarf_registers(uint64_t abi, uint64_t mask, std::span<const uint64_t> regs, RegisterArch arch) {
+  if (arch == RegisterArch::Arm64) return abi == PERF_SAMPLE_REGS_ABI_64 ? arm64_registers(mask, regs) : std::nullopt;
   DwarfRegisters out;
   std::span<const uint8_t> table;
   if (abi == PERF_SAMPLE_REGS_ABI_64) {

@@ -1,4 +1,4 @@
-#include "unwind/perf_regs_x86.h"
+#include "unwind/perf_regs.h"
 
 #include <linux/perf_event.h>
 
@@ -105,4 +105,28 @@ TEST(DwarfRegisters, IpWithoutSpStillGivesTheIp) {
 }
 
 }  // namespace
+// arm64 (enum perf_event_arm64_regs): X0..X30, SP and PC in index order, as perf record
+// --call-graph dwarf asks for them (0x1ffffffff); X0..X30 and SP keep their numbers in DWARF,
+// the PC starts the unwind. Plain -g records LR alone, which holds no PC: no frame to start.
+TEST(PerfRegs, Arm64RegistersKeepTheirNumbersAndThePcStartsTheUnwind) {
+  const uint64_t all = (uint64_t{1} << 33) - 1;
+  std::vector<uint64_t> regs(33);
+  for (size_t i = 0; i < regs.size(); ++i) regs[i] = 0x1000 + i;
+  std::optional<DwarfRegisters> d = dwarf_registers(PERF_SAMPLE_REGS_ABI_64, all, regs, RegisterArch::Arm64);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->abi, RegisterAbi::Arm64);
+  EXPECT_EQ(d->count, 32u);
+  EXPECT_EQ(d->values[29], 0x1000u + 29) << "x29, the frame pointer";
+  EXPECT_EQ(d->values[30], 0x1000u + 30) << "x30, the link register";
+  EXPECT_EQ(d->values[31], 0x1000u + 31) << "sp";
+  EXPECT_EQ(d->ip, 0x1000u + 32);
+  EXPECT_TRUE(d->has_sp);
+  EXPECT_EQ(d->sp, 0x1000u + 31);
+  EXPECT_EQ(d->known, 0xffffffffu);
+  EXPECT_FALSE(dwarf_registers(PERF_SAMPLE_REGS_ABI_64, kArm64LinkRegisterMask, std::vector<uint64_t>{0x4000}, RegisterArch::Arm64));
+  EXPECT_FALSE(dwarf_registers(PERF_SAMPLE_REGS_ABI_32, all, regs, RegisterArch::Arm64)) << "no 32-bit arm64 ABI here";
+  EXPECT_EQ(register_arch("aarch64"), RegisterArch::Arm64);
+  EXPECT_EQ(register_arch("x86_64"), RegisterArch::X86);
+}
+
 }  // namespace vperf::unwind
