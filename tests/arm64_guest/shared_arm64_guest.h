@@ -1,8 +1,9 @@
 #pragma once
 // One booted arm64 guest for the whole vperf_arm64_guest_tests program (a GoogleTest
 // environment): Debian's arm64 6.1 kernel under qemu-system-aarch64 -M virt -cpu max with
-// -icount shift=0, so its emulated PMUv3 (armv8_pmuv3, 7 counters) counts cycles and
-// instructions alike, one instruction per cycle, exactly. Inside: vperf and vperf-workload built
+// -icount shift=N (the program's VPERF_ARM64_ICOUNT_SHIFT: 0 for vperf_arm64_guest_tests, 1 for
+// vperf_arm64_guest_shift1_tests), so its emulated PMUv3 (armv8_pmuv3, 7 counters) counts one
+// instruction per 2^N cycles, exactly. Inside: vperf and vperf-workload built
 // for arm64 at /bin, and perf 6.1 for arm64 (Debian's linux-perf) at /lib/vperf-test/perf as the
 // oracle. Booting takes about 15 s.
 #include <gtest/gtest.h>
@@ -17,7 +18,7 @@ namespace vperf::test {
 
 class SharedArm64Guest : public ::testing::Environment {
  public:
-  static constexpr unsigned kIcountShift = 0;
+  static constexpr unsigned kIcountShift = VPERF_ARM64_ICOUNT_SHIFT;
 
   void SetUp() override;
   void TearDown() override { guest_.reset(); }

@@ -192,6 +192,22 @@ TEST_F(SymbolParity, UserCallchainEntriesInTheKernelRangeAreUnknownAsInPerf) {
 }
 
 
+// A library's .plt as readelf -SW prints it; nullopt (with a failure saying why) without one.
+struct PltSection {
+  uint64_t address, offset, size, entry_size;
+};
+std::optional<PltSection> plt_section(const fs::path& library) {
+  test::ProgramResult sections = test::run_program({"readelf", "-SW", library.string()});
+  std::smatch plt;
+  const std::regex row(R"(\] \.plt +PROGBITS +([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+) )");
+  if (sections.exit_code != 0 || !std::regex_search(sections.out, plt, row)) {
+    ADD_FAILURE() << "readelf -SW " << library << " shows no .plt:\n" << sections.out << sections.err;
+    return std::nullopt;
+  }
+  auto hex = [&](size_t i) { return std::stoull(plt[i], nullptr, 16); };
+  return PltSection{hex(1), hex(2), hex(3), hex(4)};
+}
+
 // The PLT of a library linked by lld (chromium's): its .plt says nothing of its entries' size
 // (sh_entsize 0) and lies 0x1000 from its file offset. perf 6.1 then names none of its entries,
 // wherever they are looked for, and neither may vperf. Left out: the .plt's very first byte,
@@ -200,15 +216,10 @@ TEST_F(SymbolParity, UserCallchainEntriesInTheKernelRangeAreUnknownAsInPerf) {
 TEST_F(SymbolParity, PltEntriesOfAnLldLinkedLibraryAreNamedAsPerfNamesThem) {
   const fs::path library = "/usr/lib/chromium/libvk_swiftshader.so";
   VPERF_REQUIRE(fs::exists(library), "chromium's libvk_swiftshader.so (linked by lld: .plt without an entry size)");
-  // .plt's address, file offset, size and entry size, as readelf -SW prints them.
-  test::ProgramResult sections = test::run_program({"readelf", "-SW", library.string()});
-  ASSERT_EQ(sections.exit_code, 0) << sections.err;
-  std::smatch plt;
-  const std::regex row(R"(\] \.plt +PROGBITS +([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+) )");
-  ASSERT_TRUE(std::regex_search(sections.out, plt, row)) << sections.out;
-  const uint64_t address = std::stoull(plt[1], nullptr, 16), offset = std::stoull(plt[2], nullptr, 16);
-  const uint64_t size = std::stoull(plt[3], nullptr, 16), entry_size = std::stoull(plt[4], nullptr, 16);
-  VPERF_REQUIRE(entry_size == 0 && address != offset, "this chromium's libvk_swiftshader.so has a .plt without an entry size, away from its offset");
+  const std::optional<PltSection> plt = plt_section(library);
+  ASSERT_TRUE(plt.has_value());
+  const uint64_t address = plt->address, offset = plt->offset, size = plt->size;
+  VPERF_REQUIRE(plt->entry_size == 0 && address != offset, "this chromium's libvk_swiftshader.so has a .plt without an entry size, away from its offset");
   const uint64_t base = 0x7f1200000000;
   CraftedFile f;
   f.map_file(base, fs::file_size(library), library.string());
@@ -229,12 +240,9 @@ TEST_F(SymbolParity, PltEntriesOfAnLldLinkedLibraryAreNamedAsPerfNamesThem) {
 TEST_F(SymbolParity, PltEntriesOfAnAarch64LibraryAreNamedAsPerfNamesThem) {
   const fs::path library = "/usr/lib/aarch64-linux-gnu/libc.so.6";
   VPERF_REQUIRE(fs::exists(library), "Debian's arm64 libc (libc6:arm64, installed with the arm64 libraries by install-deps.sh)");
-  test::ProgramResult sections = test::run_program({"readelf", "-SW", library.string()});
-  ASSERT_EQ(sections.exit_code, 0) << sections.err;
-  std::smatch plt;
-  const std::regex row(R"(\] \.plt +PROGBITS +([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+) )");
-  ASSERT_TRUE(std::regex_search(sections.out, plt, row)) << sections.out;
-  const uint64_t address = std::stoull(plt[1], nullptr, 16), size = std::stoull(plt[3], nullptr, 16);
+  const std::optional<PltSection> plt = plt_section(library);
+  ASSERT_TRUE(plt.has_value());
+  const uint64_t address = plt->address, size = plt->size;
   const uint64_t base = 0xffff80000000;
   CraftedFile f;
   f.map_file(base, fs::file_size(library), library.string());
