@@ -133,6 +133,14 @@ StatPrinter::StatPrinter(std::vector<StatEvent> events, StatPrintOptions options
     : events_(std::move(events)), options_(std::move(options)), topology_(std::move(topology)), out_(out) {
   for (const StatEvent& e : events_)
     unit_width_ = std::max(unit_width_, static_cast<int>(event_unit(e.event).unit.size()));
+  // perf's is_mixed_hw_group looks at the whole event list: two PMU types among the events
+  // that are not software events ("cycles" is PERF_TYPE_HARDWARE, "r11" PERF_TYPE_RAW).
+  std::optional<uint32_t> type;
+  for (const StatEvent& e : events_) {
+    if (e.event.type == PERF_TYPE_SOFTWARE) continue;
+    if (!type) type = e.event.type;
+    else if (*type != e.event.type) pmu_types_mixed_ = true;
+  }
 }
 
 std::string StatPrinter::unit_prefix(const AggrUnit& u, int cpus) const {
@@ -400,21 +408,14 @@ void StatPrinter::print_summary(const std::string& target_description) {
 }
 
 // perf's is_mixed_hw_group, asked of a not-counted event: only a group's leader (the event
-// with members) qualifies, and then the whole event list decides: two PMU types among its
-// events that are not software events ("cycles" is PERF_TYPE_HARDWARE, "r11" PERF_TYPE_RAW).
+// with members) qualifies, in an event list of mixed PMU types.
 void StatPrinter::note_not_counted(const StatEvent& event) {
   some_not_counted_ = true;
+  if (!pmu_types_mixed_ || mixed_group_not_counted_) return;
   const auto index = static_cast<int>(&event - events_.data());
-  const bool leads_members = std::any_of(events_.begin(), events_.end(), [&](const StatEvent& other) {
+  mixed_group_not_counted_ = std::any_of(events_.begin(), events_.end(), [&](const StatEvent& other) {
     return other.group_leader == index && &other != &event;
   });
-  if (!leads_members) return;
-  std::optional<uint32_t> type;
-  for (const StatEvent& e : events_) {
-    if (e.event.type == PERF_TYPE_SOFTWARE) continue;
-    if (!type) type = e.event.type;
-    else if (*type != e.event.type) mixed_group_not_counted_ = true;
-  }
 }
 
 void StatPrinter::print_footer() {

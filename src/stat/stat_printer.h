@@ -105,6 +105,7 @@ class StatPrinter {
   // (print_mixed_hw_group_error).
   bool some_not_counted_ = false;
   bool mixed_group_not_counted_ = false;
+  bool pmu_types_mixed_ = false;  // the events' non-software PMU types differ (set once)
   std::vector<AggregatedSnapshot> runs_;
   std::vector<RunTimes> run_times_;
 };
