@@ -3,6 +3,7 @@
 #include <array>
 
 #include "core/strings.h"
+#include "host/arm_verdicts.h"
 #include "host/verdicts.h"
 #include "msr/msr_register.h"
 
@@ -81,7 +82,7 @@ const PmuInfo* LiveProbes::find_pmu(std::string_view name) const {
 
 const PmuInfo* LiveProbes::core_pmu() const {
   for (const auto& p : pmus)
-    if (p.kind == PmuKind::Core && (p.name == "cpu" || p.name == "cpu_core")) return &p;
+    if (p.kind == PmuKind::Core && counts_cpu_cycles(p.name)) return &p;
   return nullptr;
 }
 
@@ -101,6 +102,7 @@ std::string_view verdict_basis_name(VerdictBasis basis) {
   switch (basis) {
     case VerdictBasis::LiveProbe: return "live probe";
     case VerdictBasis::Cpuid: return "cpuid";
+    case VerdictBasis::Architecture: return "architecture";
     case VerdictBasis::Unknown: return "unknown";
   }
   return "unknown";
@@ -111,7 +113,8 @@ LiveProbes run_live_probes(const LiveProbeDeps& deps) {
   live.privileged = deps.privileged;
   live.perf = probe_perf(deps.opener);
   live.pmus = probe_pmus(deps.paths.pmu_root);
-  for (uint32_t address : kProbedMsrs) live.msrs.push_back(probe_msr(deps.msr_reader, address));
+  if (deps.probe_msrs)
+    for (uint32_t address : kProbedMsrs) live.msrs.push_back(probe_msr(deps.msr_reader, address));
   live.kernel = probe_kernel_settings(deps.paths);
   live.kvm.path = deps.kvm.path();
   auto version = deps.kvm.api_version();
@@ -178,13 +181,17 @@ std::vector<Disagreement> find_disagreements(const CpuidReport& cpuid, const Liv
 CheckResult evaluate_check(CheckInputs inputs) {
   CheckResult result;
   result.cpuid = std::move(inputs.cpuid);
+  result.arm = std::move(inputs.arm);
   result.cpuid_from_dump = inputs.cpuid_from_dump;
   result.live = std::move(inputs.live);
   result.libpfm_present_pmus = std::move(inputs.libpfm_present_pmus);
   // libpfm4 describes this machine; held against a dump of another machine it means nothing.
   if (result.live)
     result.disagreements = find_disagreements(result.cpuid, *result.live, result.libpfm_present_pmus);
-  result.verdicts = decide_verdicts(result.cpuid, result.live ? &*result.live : nullptr);
+  if (result.arm && result.live)
+    result.verdicts = decide_arm_verdicts(*result.arm, *result.live);
+  else
+    result.verdicts = decide_verdicts(result.cpuid, result.live ? &*result.live : nullptr);
   return result;
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "host/arm_cpu.h"
 #include "host/cpuid_decode.h"
 #include "host/host_paths.h"
 #include "host/kernel_settings.h"
@@ -44,7 +45,7 @@ struct LiveProbes {
   bool privileged = false;  // effective uid 0: perf_event_paranoid and kptr_restrict do not bind
   PerfProbeReport perf;
   std::vector<PmuInfo> pmus;
-  std::vector<MsrProbe> msrs;  // IA32_MPERF, IA32_APERF, MSR_PLATFORM_INFO on CPU 0
+  std::vector<MsrProbe> msrs;  // IA32_MPERF, IA32_APERF, MSR_PLATFORM_INFO on CPU 0 (x86)
   KernelSettings kernel;
   KvmProbe kvm;
 
@@ -60,11 +61,13 @@ struct LiveProbeDeps {
   const KvmDevice& kvm;
   HostPaths paths;
   bool privileged = false;
+  bool probe_msrs = true;  // x86 only: arm64 has no MSRs to read
 };
 
 LiveProbes run_live_probes(const LiveProbeDeps& deps);
 
-enum class VerdictBasis { LiveProbe, Cpuid, Unknown };
+// Architecture: a fact of the instruction set (arm64 has no APERF/MPERF), not of this machine.
+enum class VerdictBasis { LiveProbe, Cpuid, Architecture, Unknown };
 std::string_view verdict_basis_name(VerdictBasis basis);
 
 struct Verdict {
@@ -83,7 +86,8 @@ struct Disagreement {
 };
 
 struct CheckResult {
-  CpuidReport cpuid;
+  CpuidReport cpuid;  // x86; empty on arm64
+  std::optional<ArmCpuReport> arm;  // arm64: MIDR and platform; the verdicts are arm64's
   bool cpuid_from_dump = false;
   std::optional<LiveProbes> live;  // nullopt with --cpuid-dump
   std::vector<std::string> libpfm_present_pmus;
@@ -94,6 +98,7 @@ struct CheckResult {
 
 struct CheckInputs {
   CpuidReport cpuid;
+  std::optional<ArmCpuReport> arm;  // set on arm64 (with live probes)
   bool cpuid_from_dump = false;
   std::optional<LiveProbes> live;
   // PMU names libpfm4 reports as present (pfm_get_pmu_info(...).is_present) on this machine.

@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "core/strings.h"
+#include "host/arm_check_report.h"
 #include "host/verdicts.h"
 #include "output/table.h"
 
@@ -110,6 +111,14 @@ void render_arch(const CheckResult& r, std::ostream& out) {
   out << "\n";
 }
 
+std::string group_capacity_text(const PerfProbeReport& perf) {
+  if (!perf.group_capacity) return "cycles does not open";
+  std::string text = std::to_string(*perf.group_capacity) + " cycles events";
+  if (perf.group_capacity_limited) return text + " or more (the probe's limit)";
+  return text + " (member " + std::to_string(*perf.group_capacity + 1) + ": " + errno_text(perf.group_refusal_errno) +
+         ")";
+}
+
 void render_live(const LiveProbes& live, std::ostream& out) {
   out << "Live probes (this machine" << (live.privileged ? ", as root" : "") << ")\n";
   out << "  perf_event_open, user space only:\n";
@@ -120,7 +129,9 @@ void render_live(const LiveProbes& live, std::ostream& out) {
   out << "  precise_ip on cycles: " << precise_levels_text(live.perf) << "\n";
   out << "  branch stack (PERF_SAMPLE_BRANCH_STACK): "
       << (live.perf.branch_stack.opened ? "ok" : errno_text(live.perf.branch_stack.errno_value)) << "\n";
-  out << "  MSRs on CPU 0:\n";
+  out << "  one group holds: " << group_capacity_text(live.perf) << "\n";
+  for (const auto& p : live.perf.sampling) out << "  sampling: " << sampling_probe_text(p) << "\n";
+  if (!live.msrs.empty()) out << "  MSRs on CPU 0:\n";
   for (const auto& m : live.msrs) {
     out << "    " << m.name << " (" << hex(m.address) << "): ";
     if (m.value) out << "readable, " << hex(*m.value);
@@ -140,7 +151,7 @@ void render_live(const LiveProbes& live, std::ostream& out) {
   }
   pmus.render(out, "  ");
   bool has_core = live.core_pmu() != nullptr;
-  if (!has_core) out << "  no core PMU (cpu, cpu_core, cpu_atom): the kernel registered no hardware PMU driver\n";
+  if (!has_core) out << "  no core PMU (cpu, cpu_core, armv8_*): the kernel registered no hardware PMU driver\n";
   out << "\n";
 
   const KernelSettings& k = live.kernel;
@@ -217,6 +228,23 @@ json::object live_json(const LiveProbes& live) {
   perf["precise_ip"] = std::move(precise);
   perf["max_precise"] = live.perf.max_precise();
   perf["branch_stack"] = outcome_json(live.perf.branch_stack);
+  perf["group_capacity"] = live.perf.group_capacity ? json::value(*live.perf.group_capacity) : json::value(nullptr);
+  perf["group_capacity_limited"] = live.perf.group_capacity_limited;
+  json::array sampling;
+  for (const auto& p : live.perf.sampling) {
+    json::object e = outcome_json(p.outcome);
+    e["event"] = p.event;
+    e["period"] = p.period;
+    e["samples"] = p.samples ? json::value(*p.samples) : json::value(nullptr);
+    e["expected"] = p.expected();
+    e["throttled"] = p.throttled;
+    e["lost"] = p.lost;
+    std::optional<bool> follows = p.follows_period();
+    e["follows_period"] = follows ? json::value(*follows) : json::value(nullptr);
+    e["error"] = p.ring_error;
+    sampling.push_back(std::move(e));
+  }
+  perf["sampling"] = std::move(sampling);
   j["perf"] = std::move(perf);
 
   json::array msrs;
@@ -275,8 +303,14 @@ json::object live_json(const LiveProbes& live) {
 // The answer first, in one paragraph; the evidence follows.
 static void render_summary(const CheckResult& r, std::ostream& out) {
   const HypervisorSignature* hv = r.cpuid.hypervisor.primary_signature();
-  out << "Summary: " << (hv ? "hypervisor " + hypervisor_label(*hv) : std::string("bare metal")) << ", ";
-  if (r.cpuid.amd)
+  if (r.arm)
+    out << "Summary: " << arm_platform_summary(*r.arm) << ", " << r.arm->summary();
+  else
+    out << "Summary: " << (hv ? "hypervisor " + hypervisor_label(*hv) : std::string("bare metal")) << ", ";
+  if (r.arm) {
+    if (r.live && r.live->perf.group_capacity)
+      out << ", a group holds " << *r.live->perf.group_capacity << " counters";
+  } else if (r.cpuid.amd)
     out << r.cpuid.amd->core_counters() << " AMD core counters by CPUID";
   else
     out << r.cpuid.arch.gp_counters << " GP counters (CPUID leaf 0xA version " << r.cpuid.arch.version << ")";
@@ -290,13 +324,20 @@ static void render_summary(const CheckResult& r, std::ostream& out) {
 }
 
 void render_check_text(const CheckResult& r, std::ostream& out) {
-  out << "vperf check: CPUID from " << r.cpuid.source << "; ";
+  if (r.arm)
+    out << "vperf check: arm64, MIDR from " << (r.arm->midr_source.empty() ? "nowhere" : r.arm->midr_source) << "; ";
+  else
+    out << "vperf check: CPUID from " << r.cpuid.source << "; ";
   out << (r.live ? "live probes on this machine\n"
                  : "no live probes (they would describe this machine, not the dumped one)\n");
   render_summary(r, out);
-  render_cpu(r, out);
-  render_hypervisor(r, out);
-  render_arch(r, out);
+  if (r.arm) {
+    render_arm_cpu(*r.arm, out);
+  } else {
+    render_cpu(r, out);
+    render_hypervisor(r, out);
+    render_arch(r, out);
+  }
   if (r.live) render_live(*r.live, out);
   render_disagreements(r, out);
   render_verdicts(r, out);
@@ -413,14 +454,16 @@ json::object verdicts_json(const std::vector<Verdict>& verdicts) {
 
 json::value check_to_json(const CheckResult& r) {
   json::object root;
-  root["source"] = json::object{{"cpuid", r.cpuid_from_dump ? "dump" : "live"},
-                                {"description", r.cpuid.source},
+  root["source"] = json::object{{"cpuid", r.arm ? "none" : r.cpuid_from_dump ? "dump" : "live"},
+                                {"description", r.arm ? r.arm->midr_source : r.cpuid.source},
                                 {"live_probes", r.live.has_value()}};
-  root["cpu"] = cpu_json(r.cpuid.cpu);
-  root["hypervisor"] = hypervisor_json(r.cpuid.hypervisor);
-  root["arch_perfmon"] = arch_perfmon_json(r.cpuid.arch);
+  // arm64 has no CPUID: its facts are under "arm", and the x86 objects are null.
+  root["cpu"] = r.arm ? json::value(nullptr) : json::value(cpu_json(r.cpuid.cpu));
+  root["hypervisor"] = r.arm ? json::value(nullptr) : json::value(hypervisor_json(r.cpuid.hypervisor));
+  root["arch_perfmon"] = r.arm ? json::value(nullptr) : json::value(arch_perfmon_json(r.cpuid.arch));
   root["arch_perfmon_ext"] = arch_perfmon_ext_json(r.cpuid.arch_ext);
   root["amd_perfmon"] = amd_perfmon_json(r.cpuid.amd);
+  root["arm"] = r.arm ? json::value(arm_cpu_json(*r.arm)) : json::value(nullptr);
   root["live"] = r.live ? json::value(live_json(*r.live)) : json::value(nullptr);
   root["libpfm_present_pmus"] = string_array(r.libpfm_present_pmus);
   json::array dis;

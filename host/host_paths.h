@@ -9,6 +9,7 @@ namespace vperf::host {
 
 struct HostPaths {
   std::filesystem::path proc = "/proc";
+  std::filesystem::path sys = "/sys";  // cpu*/regs (MIDR), class/dmi/id, firmware/devicetree, hypervisor
   std::filesystem::path tracefs_default = "/sys/kernel/tracing";  // where tracefs belongs
   std::filesystem::path pmu_root = events::kSysfsPmuRoot;
   std::filesystem::path dev_cpu = "/dev/cpu";  // msr driver: <dev_cpu>/<N>/msr

@@ -14,7 +14,9 @@ struct PmuNameRule {
   PmuKind kind;
 };
 
-// Names the kernel's drivers register (arch/x86/events/*). First match wins.
+// Names the kernel's drivers register (arch/x86/events/*, drivers/perf/* for arm64: the CPU
+// PMU is "armv8_pmuv3" from a generic DT node, "armv8_pmuv3_0" from ACPI, "armv8_cortex_a72" or
+// "armv8_neoverse_n1"-style names from a specific DT node; SPE is "arm_spe_0"). First match wins.
 constexpr std::array kPmuNameRules{
     PmuNameRule{"cpu", false, PmuKind::Core},        PmuNameRule{"cpu_core", false, PmuKind::Core},
     PmuNameRule{"cpu_atom", false, PmuKind::Core},   PmuNameRule{"cpu_lowpower", false, PmuKind::Core},
@@ -26,6 +28,11 @@ constexpr std::array kPmuNameRules{
     PmuNameRule{"power_", true, PmuKind::Power},     PmuNameRule{"software", false, PmuKind::Software},
     PmuNameRule{"breakpoint", false, PmuKind::Software}, PmuNameRule{"tracepoint", false, PmuKind::Tracing},
     PmuNameRule{"kprobe", false, PmuKind::Tracing},  PmuNameRule{"uprobe", false, PmuKind::Tracing},
+    PmuNameRule{"armv8_", true, PmuKind::Core},      PmuNameRule{"armv7_", true, PmuKind::Core},
+    PmuNameRule{"arm_spe_", true, PmuKind::Core},    PmuNameRule{"arm_cmn", true, PmuKind::Uncore},
+    PmuNameRule{"arm_dsu", true, PmuKind::Uncore},   PmuNameRule{"arm_ccn", true, PmuKind::Uncore},
+    PmuNameRule{"arm_cspmu", true, PmuKind::Uncore}, PmuNameRule{"smmuv3_pmcg", true, PmuKind::Uncore},
+    PmuNameRule{"hisi_", true, PmuKind::Uncore},     PmuNameRule{"nvidia_", true, PmuKind::Uncore},
 };
 
 }  // namespace
@@ -42,6 +49,13 @@ std::string_view pmu_kind_name(PmuKind kind) {
   }
   return "other";
 }
+
+bool counts_cpu_cycles(std::string_view name) {
+  return name == "cpu" || name == "cpu_core" || name.starts_with("armv8_") ||
+         name.starts_with("armv7_");
+}
+
+bool is_arm_spe(std::string_view name) { return name.starts_with("arm_spe_"); }
 
 PmuKind classify_pmu(std::string_view name) {
   for (const auto& rule : kPmuNameRules)

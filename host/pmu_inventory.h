@@ -22,6 +22,10 @@ struct PmuInfo {
 };
 
 PmuKind classify_pmu(std::string_view name);
+// The core PMU whose facts check reports: x86's cpu (cpu_core on a hybrid CPU), arm64's armv8_*.
+bool counts_cpu_cycles(std::string_view name);
+// Arm's Statistical Profiling Extension (arm_spe_0): arm64's precise sampling, PEBS's counterpart.
+bool is_arm_spe(std::string_view name);
 std::vector<PmuInfo> probe_pmus(const std::filesystem::path& root);
 
 }  // namespace vperf::host

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "core/strings.h"
@@ -35,9 +36,6 @@ constexpr std::string_view kGenericGuestFix =
     "run on bare metal, or ask the hypervisor for a virtual PMU (libvirt <cpu mode='host-passthrough'/> with "
     "<pmu state='on'/>, QEMU -cpu host,pmu=on, Xen vpmu=arch, VMware \"virtualize CPU performance counters\")";
 
-constexpr std::string_view kParanoidFix =
-    "sysctl kernel.perf_event_paranoid=2 (user-space counting) or run as root / with CAP_PERFMON";
-
 const char* kTracefsMount = "mount -t tracefs nodev /sys/kernel/tracing";
 
 std::string hypervisor_vendor(const CpuidReport& cpuid) {
@@ -61,25 +59,18 @@ std::string cpuid_pmu_summary(const CpuidReport& cpuid) {
   return s;
 }
 
-std::string outcome_text(const PerfOpenOutcome& o) {
-  if (!o.opened) return "failed, " + errno_text(o.errno_value);
-  if (o.count) return "counted " + std::to_string(*o.count);
-  return "opened, but reading failed: " + o.error;
-}
-
-bool permission_errno(int e) { return e == EACCES || e == EPERM; }
 
 // Fix for a hardware event that did not open: permissions, or no PMU at all.
-std::string fix_for_open_failure(const CpuidReport& cpuid, const PerfOpenOutcome& o) {
+std::string fix_for_open_failure(std::string_view pmu_fix, const PerfOpenOutcome& o) {
   if (permission_errno(o.errno_value)) return std::string(kParanoidFix);
-  if (o.opened && !o.count.value_or(0))
-    return "the counter opens but does not count: " + guest_pmu_fix(cpuid);
-  return guest_pmu_fix(cpuid);
+  if (o.opened && !o.count.value_or(0)) return "the counter opens but does not count: " + std::string(pmu_fix);
+  return std::string(pmu_fix);
 }
 
-// Verdict from counting probes of perf's generic events (ipc, llc).
-Verdict counting_verdict(const CpuidReport& cpuid, const LiveProbes& live, std::initializer_list<const char*> names,
-                         const char* what) {
+}  // namespace
+
+Verdict counting_verdict(const LiveProbes& live, std::initializer_list<const char*> names, std::string_view what,
+                         std::string_view cpu_summary, std::string_view pmu_fix) {
   Verdict v;
   v.basis = VerdictBasis::LiveProbe;
   v.available = true;
@@ -98,12 +89,19 @@ Verdict counting_verdict(const CpuidReport& cpuid, const LiveProbes& live, std::
   if (v.available) {
     v.reason = std::string(what) + " count in user space (" + v.reason + ")";
   } else {
-    v.reason = "perf_event_open: " + v.reason + ". " + cpuid_pmu_summary(cpuid);
+    v.reason = "perf_event_open: " + v.reason + ". " + std::string(cpu_summary);
     if (live.perf.software_control.opened && !permission_errno(first_failure->errno_value))
       v.reason += ". Software events work, so the hardware PMU is missing, not permission";
-    v.fix = fix_for_open_failure(cpuid, *first_failure);
+    v.fix = fix_for_open_failure(pmu_fix, *first_failure);
   }
   return v;
+}
+
+namespace {
+
+Verdict counting_verdict(const CpuidReport& cpuid, const LiveProbes& live, std::initializer_list<const char*> names,
+                         const char* what) {
+  return counting_verdict(live, names, what, cpuid_pmu_summary(cpuid), guest_pmu_fix(cpuid));
 }
 
 bool event_unavailable(const ArchPerfmon& a, std::string_view name) {
@@ -250,7 +248,9 @@ Verdict decide_precise(const CpuidReport& cpuid, const LiveProbes* live) {
   return v;
 }
 
-Verdict decide_kernel_symbols(const CpuidReport&, const LiveProbes* live) {
+}  // namespace
+
+Verdict decide_kernel_symbols(const LiveProbes* live) {
   if (!live) return unknown_from_dump("kernel symbol visibility");
   Verdict v;
   const KernelSettings& k = live->kernel;
@@ -275,6 +275,8 @@ Verdict decide_kernel_symbols(const CpuidReport&, const LiveProbes* live) {
   return v;
 }
 
+namespace {
+
 std::string tracefs_fix(const TracefsState& t, std::string_view missing_feature) {
   if (!t.mount_point) return t.mountable ? kTracefsMount : "the kernel has no tracefs (CONFIG_TRACING)";
   return std::string(missing_feature);
@@ -285,7 +287,9 @@ std::string tracefs_where(const TracefsState& t) {
   return t.mountable ? "tracefs is not mounted (but can be)" : "tracefs is not mounted and not available";
 }
 
-Verdict decide_tracepoints(const CpuidReport&, const LiveProbes* live) {
+}  // namespace
+
+Verdict decide_tracepoints(const LiveProbes* live) {
   if (!live) return unknown_from_dump("tracefs");
   Verdict v;
   const TracefsState& t = live->kernel.tracefs;
@@ -294,6 +298,8 @@ Verdict decide_tracepoints(const CpuidReport&, const LiveProbes* live) {
   if (!v.available) v.fix = tracefs_fix(t, "the kernel was built without tracepoint events (CONFIG_EVENT_TRACING)");
   return v;
 }
+
+namespace {
 
 // uprobes and kprobes: a tracefs control file and a PMU of the same name.
 Verdict decide_dynamic_probes(const LiveProbes* live, const std::string& kind, bool TracefsState::*control_file,
@@ -309,15 +315,19 @@ Verdict decide_dynamic_probes(const LiveProbes* live, const std::string& kind, b
   return v;
 }
 
-Verdict decide_uprobes(const CpuidReport&, const LiveProbes* live) {
+}  // namespace
+
+Verdict decide_uprobes(const LiveProbes* live) {
   return decide_dynamic_probes(live, "uprobe", &TracefsState::uprobe_events,
                                "rebuild the kernel with CONFIG_UPROBES=y and CONFIG_UPROBE_EVENTS=y");
 }
 
-Verdict decide_kprobes(const CpuidReport&, const LiveProbes* live) {
+Verdict decide_kprobes(const LiveProbes* live) {
   return decide_dynamic_probes(live, "kprobe", &TracefsState::kprobe_events,
                                "rebuild the kernel with CONFIG_KPROBES=y and CONFIG_KPROBE_EVENTS=y");
 }
+
+namespace {
 
 Verdict decide_guest_profiling(const CpuidReport& cpuid, const LiveProbes* live) {
   if (!live) {
@@ -351,19 +361,87 @@ Verdict decide_guest_profiling(const CpuidReport& cpuid, const LiveProbes* live)
   return v;
 }
 
+// The rules that ask only the kernel, in the table's signature.
+template <Verdict (*decide)(const LiveProbes*)>
+Verdict kernel_rule(const CpuidReport&, const LiveProbes* live) {
+  return decide(live);
+}
+
+Verdict decide_x86_sampling(const CpuidReport& cpuid, const LiveProbes* live) {
+  return decide_sampling(live, guest_pmu_fix(cpuid));
+}
+
 constexpr std::array kRules{
-    VerdictRule{"ipc", "Can I measure instructions per cycle?", decide_ipc},
-    VerdictRule{"turbo", "Can I measure the turbo ratio (APERF/MPERF)?", decide_turbo},
-    VerdictRule{"llc", "Can I count last-level-cache references and misses?", decide_llc},
+    VerdictRule{"ipc", kIpcQuestion, decide_ipc},
+    VerdictRule{"turbo", kTurboQuestion, decide_turbo},
+    VerdictRule{"llc", kLlcQuestion, decide_llc},
     VerdictRule{"precise", "Can I sample precisely (PEBS/IBS, precise_ip >= 1)?", decide_precise},
-    VerdictRule{"kernel_symbols", "Can I resolve kernel symbols?", decide_kernel_symbols},
-    VerdictRule{"tracepoints", "Can I use tracepoints?", decide_tracepoints},
-    VerdictRule{"uprobes", "Can I add user-space probes?", decide_uprobes},
-    VerdictRule{"kprobes", "Can I add kernel probes?", decide_kprobes},
-    VerdictRule{"guest_profiling", "Can I profile KVM guests from here with the host PMU?", decide_guest_profiling},
+    VerdictRule{"sampling", kSamplingQuestion, decide_x86_sampling},
+    VerdictRule{"kernel_symbols", kKernelSymbolsQuestion, kernel_rule<decide_kernel_symbols>},
+    VerdictRule{"tracepoints", kTracepointsQuestion, kernel_rule<decide_tracepoints>},
+    VerdictRule{"uprobes", kUprobesQuestion, kernel_rule<decide_uprobes>},
+    VerdictRule{"kprobes", kKprobesQuestion, kernel_rule<decide_kprobes>},
+    VerdictRule{"guest_profiling", kGuestProfilingQuestion, decide_guest_profiling},
 };
 
 }  // namespace
+
+std::string outcome_text(const PerfOpenOutcome& o) {
+  if (!o.opened) return "failed, " + errno_text(o.errno_value);
+  if (o.count) return "counted " + std::to_string(*o.count);
+  return "opened, but reading failed: " + o.error;
+}
+
+bool permission_errno(int e) { return e == EACCES || e == EPERM; }
+
+std::string sampling_probe_text(const SamplingProbe& p) {
+  std::string text = p.event + ": ";
+  if (!p.outcome.opened) return text + "failed, " + errno_text(p.outcome.errno_value);
+  if (!p.samples) return text + (p.ring_error.empty() ? "no samples read" : p.ring_error);
+  char expected[32];
+  std::snprintf(expected, sizeof expected, "%.1f", p.expected());
+  text += std::to_string(*p.samples) + " samples for " + std::to_string(p.outcome.count.value_or(0)) +
+          " counted at period " + std::to_string(p.period) + " (" + expected + " expected)";
+  if (p.throttled) text += ", throttled " + std::to_string(p.throttled) + " times";
+  if (p.lost) text += ", " + std::to_string(p.lost) + " lost-records";
+  return text;
+}
+
+Verdict decide_sampling(const LiveProbes* live, std::string_view pmu_fix) {
+  if (!live) return unknown_from_dump("whether samples follow the period");
+  Verdict v;
+  std::vector<std::string> parts, following, late;
+  const SamplingProbe* unopened = nullptr;
+  bool unjudged = false;
+  for (const SamplingProbe& p : live->perf.sampling) {
+    parts.push_back(sampling_probe_text(p));
+    if (!p.outcome.opened) {
+      if (!unopened) unopened = &p;
+      continue;
+    }
+    std::optional<bool> follows = p.follows_period();
+    if (!follows) unjudged = true;
+    else (*follows ? following : late).push_back(p.event);
+  }
+  v.reason = join(parts, "; ");
+  v.available = !parts.empty() && following.size() == parts.size();
+  if (!late.empty()) {
+    v.reason += ". The samples of " + join(late, ", ") +
+                " do not follow the period: the PMU delivers its overflow interrupt late or not at all (QEMU "
+                "TCG's emulated PMU gives instructions about one sample per timer tick), so a profile on it "
+                "would be wrong";
+    v.fix = following.empty() ? "sample on a software event (-e cpu-clock) instead"
+                              : "sample on " + join(following, ", ") + " instead (-e " + following.front() + ")";
+  } else if (unopened) {
+    v.fix = fix_for_open_failure(pmu_fix, unopened->outcome) + "; meanwhile sample on -e cpu-clock";
+  } else if (unjudged) {
+    v.basis = VerdictBasis::Unknown;
+    v.reason += ". Too few periods, a ring buffer that could not be read, or the kernel's throttling: not judged";
+    v.fix = "run vperf check again on an idle machine; a ring buffer refused with EPERM needs a larger "
+            "kernel.perf_event_mlock_kb or root";
+  }
+  return v;
+}
 
 std::string precise_levels_text(const PerfProbeReport& perf) {
   bool same = !perf.precise.empty();

@@ -37,6 +37,7 @@
 # booted by qemu-system-aarch64 -M virt -cpu max (always TCG here), whose emulated PMUv3 is a
 # real hardware PMU for the tests (docs/arm64.md). VPERF_GUEST_ICOUNT=N boots it with
 # -icount shift=N: one instruction per 2^N ns of virtual time, so cycles = instructions << N.
+# VPERF_GUEST_PMU=off boots it with -cpu max,pmu=off: a guest whose hypervisor gives no PMU.
 #
 # Why a second serial port for kallsyms: the emulated 16550 console moves ~100 KB/s under TCG,
 # and kallsyms is ~8 MB; a virtio-serial port backed by a host file takes a second.
@@ -55,6 +56,8 @@ case "$arch" in
 esac
 icount=${VPERF_GUEST_ICOUNT:-}
 [[ -z $icount || $icount =~ ^([0-9]|10)$ ]] || die "VPERF_GUEST_ICOUNT=$icount is not a shift of 0 to 10 (hint: 0: one instruction per ns)"
+pmu=${VPERF_GUEST_PMU:-on}
+[[ $pmu = on || $pmu = off ]] || die "VPERF_GUEST_PMU=$pmu is neither on nor off (hint: off boots the arm64 guest with -cpu max,pmu=off)"
 
 # The shared libraries FILE... need, and theirs, as absolute paths: from ROOT's library
 # directories first (the packages unpacked for the guest), then this machine's for the guest's
@@ -194,7 +197,9 @@ start_qemu() {
   local machine=(qemu-system-x86_64 -accel "$accel_option" -m 512)
   if [ "$arch" = arm64 ]; then
     # With -icount, TCG runs every vCPU on one host thread (QEMU has no multi-threaded icount).
-    machine=(qemu-system-aarch64 -M virt -cpu max -accel "$accel_option" -m 1024)
+    local cpu=max
+    [ "$pmu" = on ] || cpu=max,pmu=off
+    machine=(qemu-system-aarch64 -M virt -cpu "$cpu" -accel "$accel_option" -m 1024)
     [ -z "$icount" ] || machine+=(-icount "shift=$icount")
   fi
   "${machine[@]}" -smp 2 -nodefaults -display none -no-reboot \

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 # With vperf for arm64 and the tests that run it in the arm64 guest (outside the default build).
-VPERF_EXTRA_TARGETS="vperf_arm64_guest_tests vperf_arm64_guest_shift1_tests" scripts/build.sh
+VPERF_EXTRA_TARGETS="vperf_arm64_guest_tests vperf_arm64_guest_shift1_tests vperf_arm64_guest_nopmu_tests" scripts/build.sh
 if [ ! -d /sys/kernel/tracing/events ] && [ "$(id -u)" -eq 0 ]; then
   mount -t tracefs nodev /sys/kernel/tracing || true
 fi

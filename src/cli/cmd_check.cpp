@@ -39,14 +39,18 @@ host::CheckResult check_from_dump(const CheckOptions& options) {
 }
 
 host::CheckResult check_this_machine(const CheckOptions& options) {
-  host::LiveCpuid cpuid;
   perf::KernelPerfEventOpener opener;
   host::HostPaths paths;
   msr::DevCpuMsrReader msr_reader(paths.dev_cpu);
   host::KvmDeviceFile kvm(paths.dev_kvm);
   host::LiveProbeDeps deps{opener, msr_reader, kvm, paths, ::geteuid() == 0};
   host::CheckInputs inputs;
-  inputs.cpuid = host::decode_cpuid(cpuid);
+#if defined(__aarch64__)
+  deps.probe_msrs = false;
+  inputs.arm = host::read_arm_cpu(paths);
+#else
+  inputs.cpuid = host::decode_cpuid(host::LiveCpuid{});
+#endif
   inputs.live = host::run_live_probes(deps);
   inputs.libpfm_present_pmus = options.libpfm_present_pmus;
   return host::evaluate_check(std::move(inputs));

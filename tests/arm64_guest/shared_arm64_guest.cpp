@@ -20,7 +20,8 @@ void SharedArm64Guest::SetUp() {
     return;
   }
   scratch_ = std::make_unique<TempTree>();
-  Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(*rig, scratch_->root() / "vm", true, {*perf}, false, kIcountShift);
+  Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(*rig, scratch_->root() / "vm", true, {*perf}, false,
+                                                                   Arm64GuestCpu{kIcountShift, kPmu});
   if (!guest) {
     boot_error_ = guest.error().describe();
     return;

@@ -19,6 +19,8 @@ namespace vperf::test {
 class SharedArm64Guest : public ::testing::Environment {
  public:
   static constexpr unsigned kIcountShift = VPERF_ARM64_ICOUNT_SHIFT;
+  // VPERF_ARM64_PMU 0 boots -cpu max,pmu=off: a guest whose hypervisor gives it no PMU.
+  static constexpr bool kPmu = VPERF_ARM64_PMU;
 
   void SetUp() override;
   void TearDown() override { guest_.reset(); }

@@ -29,13 +29,20 @@ bool can_count_tracepoints() { return test::has_tracefs() && test::running_as_ro
 struct Pair {
   test::ProgramResult vperf, perf;
 };
-Pair run_both(const std::vector<std::string>& args) {
-  std::vector<std::string> perf_argv{"perf", "stat"};
+// `fixed_layout`: both tools run under setarch -R, whose personality their command inherits, so
+// its start-up touches the same pages every run (with address-space randomisation the
+// start-up faults of `page-faults N` vary by 0 to 2 between runs; without it 60 of 60 runs of
+// perf stat counted the same number).
+Pair run_both(const std::vector<std::string>& args, bool fixed_layout = false) {
+  std::vector<std::string> prefix;
+  if (fixed_layout) prefix = {"setarch", "-R"};
+  std::vector<std::string> perf_argv = prefix, vperf_argv = prefix;
+  perf_argv.insert(perf_argv.end(), {"perf", "stat"});
   perf_argv.insert(perf_argv.end(), args.begin(), args.end());
-  std::vector<std::string> vperf_args{"stat"};
-  vperf_args.insert(vperf_args.end(), args.begin(), args.end());
+  vperf_argv.insert(vperf_argv.end(), {VPERF_BINARY, "stat"});
+  vperf_argv.insert(vperf_argv.end(), args.begin(), args.end());
   Pair p;
-  p.vperf = test::run_vperf(vperf_args, {{"LC_ALL", "C"}});
+  p.vperf = test::run_program(vperf_argv, {{"LC_ALL", "C"}});
   p.perf = test::run_program(perf_argv, {{"LC_ALL", "C"}});
   return p;
 }
@@ -177,7 +184,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(StatPerfCrosscheck, CsvPageFaultsFieldByField) {
   VPERF_REQUIRE(has_perf(), "perf on PATH");
-  Pair p = run_both({"-x,", "--", VPERF_WORKLOAD, "page-faults", "10000"});
+  VPERF_REQUIRE(!test::find_program("setarch").empty(), "setarch (util-linux)");
+  Pair p = run_both({"-x,", "--", VPERF_WORKLOAD, "page-faults", "10000"}, true);
   ASSERT_EQ(p.perf.exit_code, 0) << describe(p);
   ASSERT_EQ(p.vperf.exit_code, 0) << describe(p);
   std::vector<test::CsvLine> v = test::parse_csv(p.vperf.err), f = test::parse_csv(p.perf.err);
@@ -212,7 +220,11 @@ TEST(StatPerfCrosscheck, CsvPageFaultsFieldByField) {
   }
   ASSERT_TRUE(v_faults && f_faults) << describe(p);
   EXPECT_GE(*v_faults, 10000) << "the workload touches 10000 fresh pages";
-  EXPECT_NEAR(*v_faults, *f_faults, 5) << "start-up faults vary by +-1 (ASLR); the rest is exact\n" << describe(p);
+  // With the layout fixed the counts are equal in every run measured here, loaded or not (30
+  // interleaved pairs beside a two-core build: 10105-10107 with randomisation, both tools). Once,
+  // in a CI-like run beside the arm64 guest, one vperf run counted 9 more than perf's (10121 vs
+  // 10112, with randomisation); its cause is not known, so the bound stays 5, not widened to it.
+  EXPECT_NEAR(*v_faults, *f_faults, 5) << "the same command's faults with a fixed layout\n" << describe(p);
   std::printf("[ measured ] page-faults on 'page-faults 10000': vperf %.0f, perf %.0f\n", *v_faults, *f_faults);
 }
 

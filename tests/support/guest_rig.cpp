@@ -95,7 +95,7 @@ Result<std::filesystem::path> guest_vmlinux(const GuestRig& rig) {
 
 Result<std::unique_ptr<RunningGuest>> RunningGuest::boot(const GuestRig& rig, const std::filesystem::path& dir, bool with_vperf,
                                                          const std::vector<std::filesystem::path>& files, bool patches_kernel_text,
-                                                         std::optional<unsigned> icount_shift) {
+                                                         const Arm64GuestCpu& arm64) {
   std::filesystem::create_directories(dir);
   std::error_code ec;
   for (const char* file : {"vmlinuz", "initramfs.cpio.gz", "kvm-silent", "release"})
@@ -119,7 +119,8 @@ Result<std::unique_ptr<RunningGuest>> RunningGuest::boot(const GuestRig& rig, co
   }
   std::unique_ptr<RunningGuest> guest(new RunningGuest(dir));
   if (patches_kernel_text) env["VPERF_GUEST_TCG"] = "single";
-  if (icount_shift) env["VPERF_GUEST_ICOUNT"] = std::to_string(*icount_shift);
+  if (arm64.icount_shift) env["VPERF_GUEST_ICOUNT"] = std::to_string(*arm64.icount_shift);
+  if (!arm64.pmu) env["VPERF_GUEST_PMU"] = "off";
   ProgramResult r = run_program({"bash", std::string(VPERF_SOURCE_DIR) + "/scripts/test-guest.sh", "boot", dir.string()}, env);
   if (r.exit_code != 0) return Error{"scripts/test-guest.sh boot failed: " + tail(r.err + r.out, 3)};
   return guest;

@@ -55,6 +55,14 @@ Result<std::filesystem::path> guest_vmlinux(const GuestRig& rig);
 // A running copy of the rig's guest, booted from `dir` (its own kernel, initramfs and sockets,
 // so tests in parallel processes never share a VM); stopped when destroyed. Its kallsyms and
 // modules are those of this boot (KASLR).
+// How QEMU emulates an arm64 guest's CPU.
+struct Arm64GuestCpu {
+  // QEMU's -icount shift=N: one instruction per 2^N ns of virtual time, so that
+  // cycles = instructions << N.
+  std::optional<unsigned> icount_shift;
+  bool pmu = true;  // false: -cpu max,pmu=off, a guest without a PMU
+};
+
 class RunningGuest {
  public:
   // `with_vperf`: vperf and vperf-workload, stripped, at /bin in the guest with the libraries
@@ -62,12 +70,11 @@ class RunningGuest {
   // `files` at /lib/vperf-test/. `patches_kernel_text`: the tests enable tracers or probes, so
   // under TCG one host thread runs the vCPUs in turn (VPERF_GUEST_TCG=single, see the script):
   // QEMU 7.2's thread per vCPU livelocked the guest in ftrace's text patching.
-  // `icount_shift` (arm64): QEMU's -icount shift=N, one instruction per 2^N ns of virtual time,
-  // so that cycles = instructions << N. An arm64 guest gets vperf and vperf-workload built for
-  // arm64 (VPERF_ARM64_BINARY, VPERF_ARM64_WORKLOAD).
+  // `arm64`: how QEMU emulates the arm64 CPU. An arm64 guest gets vperf and vperf-workload built
+  // for arm64 (VPERF_ARM64_BINARY, VPERF_ARM64_WORKLOAD).
   static Result<std::unique_ptr<RunningGuest>> boot(const GuestRig& rig, const std::filesystem::path& dir, bool with_vperf = false,
                                                     const std::vector<std::filesystem::path>& files = {},
-                                                    bool patches_kernel_text = false, std::optional<unsigned> icount_shift = std::nullopt);
+                                                    bool patches_kernel_text = false, const Arm64GuestCpu& arm64 = {});
   RunningGuest(const RunningGuest&) = delete;
   RunningGuest& operator=(const RunningGuest&) = delete;
   ~RunningGuest();

@@ -236,10 +236,10 @@ TEST(CapabilityCheck, DumpVerdictsArePredictionsOrUnknown) {
   EXPECT_TRUE(verdict(s, "precise").available);
 }
 
-TEST(CapabilityCheck, RuleTableCoversTheNineVerdicts) {
+TEST(CapabilityCheck, RuleTableCoversTheTenVerdicts) {
   std::vector<std::string> names;
   for (const auto& rule : verdict_rules()) names.emplace_back(rule.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"ipc", "turbo", "llc", "precise", "kernel_symbols", "tracepoints",
+  EXPECT_EQ(names, (std::vector<std::string>{"ipc", "turbo", "llc", "precise", "sampling", "kernel_symbols", "tracepoints",
                                              "uprobes", "kprobes", "guest_profiling"}));
 }
 
@@ -274,7 +274,7 @@ TEST(CheckReport, TextSaysItPlainly) {
   const std::string text = out.str();
   EXPECT_TRUE(contains(text, "Summary: hypervisor KVM, 0 GP counters")) << text;
   EXPECT_TRUE(contains(text, "measurable here: kernel_symbols, tracepoints, uprobes")) << text;
-  EXPECT_TRUE(contains(text, "not measurable: ipc, turbo, llc, precise, kprobes, guest_profiling")) << text;
+  EXPECT_TRUE(contains(text, "not measurable: ipc, turbo, llc, precise, sampling, kprobes, guest_profiling")) << text;
   for (const char* section : {"\nCPU\n", "\nHypervisor\n", "\nArchitectural PMU\n", "\nLive probes", "\nPMUs in sysfs\n",
                               "\nKernel settings\n", "\nVerdicts"})
     EXPECT_TRUE(contains(text, section)) << section;

@@ -21,11 +21,19 @@ class FakePerfEventOpener : public perf::PerfEventOpener {
  public:
   std::function<int(const perf_event_attr&)> errno_for = [](const perf_event_attr&) { return ENOENT; };
   uint64_t count = 1000;
+  // A PMU's counters: a group member beyond them is refused with EINVAL, as the kernel's
+  // validate_group does at open time. 0: no limit.
+  unsigned group_limit = 0;
   mutable std::vector<perf_event_attr> opened;
+  mutable std::map<int, unsigned> group_members;  // leader fd -> members opened
 
-  Result<perf::EventFd> open(const perf_event_attr& attr, const perf::OpenTarget&) const override {
+  Result<perf::EventFd> open(const perf_event_attr& attr, const perf::OpenTarget& target) const override {
     int err = errno_for(attr);
     if (err != 0) return Error::from_errno("perf_event_open", err);
+    if (target.group_fd >= 0 && group_limit != 0) {
+      if (group_members[target.group_fd] + 2 > group_limit) return Error::from_errno("perf_event_open", EINVAL);
+      ++group_members[target.group_fd];
+    }
     opened.push_back(attr);
     // A pipe holding the counter value stands in for the perf fd: read() returns 8 bytes.
     int fds[2];
