@@ -117,11 +117,15 @@ Verdict decide_arm_llc(const ArmCpuReport& arm, const LiveProbes& live) {
     v.reason = "hardware events do not count (cycles " + (cycles ? outcome_text(cycles->outcome) : "not probed") +
                "); " + v.reason;
     v.fix = arm_pmu_fix(arm);
+  } else if (lists_event(pmu, "l2d_cache_refill")) {
+    v.fix = "this core (or its virtual PMU) has no LL_CACHE_RD/LL_CACHE_MISS_RD; count the L2 with "
+            "-e l2d_cache,l2d_cache_refill";
+  } else if (arm.platform.hypervisor == "QEMU TCG") {
+    v.fix = "QEMU TCG's emulated PMU implements no cache events (only cycles, instructions and stalls): count "
+            "caches on real hardware, or in a KVM guest with -cpu host,pmu=on";
   } else {
-    v.fix = lists_event(pmu, "l2d_cache_refill")
-                ? "this core (or its virtual PMU) has no LL_CACHE_RD/LL_CACHE_MISS_RD; count the L2 with "
-                  "-e l2d_cache,l2d_cache_refill"
-                : "this core (or its virtual PMU) implements no last-level cache events: " + arm_pmu_fix(arm);
+    v.fix = "this PMU implements no cache events: on a VM, the hypervisor filters them (KVM passes the host's "
+            "events with -cpu host,pmu=on); on bare metal the core lacks them";
   }
   return v;
 }

@@ -119,14 +119,15 @@ std::string group_capacity_text(const PerfProbeReport& perf) {
          ")";
 }
 
-void render_live(const LiveProbes& live, std::ostream& out) {
+void render_live(const LiveProbes& live, bool arm64, std::ostream& out) {
   out << "Live probes (this machine" << (live.privileged ? ", as root" : "") << ")\n";
   out << "  perf_event_open, user space only:\n";
   output::TextTable table({{""}, {""}, {""}});
   table.add_row({"cpu-clock", outcome_cell(live.perf.software_control), "software control"});
   for (const auto& p : live.perf.hardware) table.add_row({p.name, outcome_cell(p.outcome), p.counter});
   table.render(out, "    ");
-  out << "  precise_ip on cycles: " << precise_levels_text(live.perf) << "\n";
+  out << "  precise_ip on cycles: " << precise_levels_text(live.perf)
+      << (arm64 ? " (arm64's PMU driver takes any level and ignores it: precision is SPE's)" : "") << "\n";
   out << "  branch stack (PERF_SAMPLE_BRANCH_STACK): "
       << (live.perf.branch_stack.opened ? "ok" : errno_text(live.perf.branch_stack.errno_value)) << "\n";
   out << "  one group holds: " << group_capacity_text(live.perf) << "\n";
@@ -338,7 +339,7 @@ void render_check_text(const CheckResult& r, std::ostream& out) {
     render_hypervisor(r, out);
     render_arch(r, out);
   }
-  if (r.live) render_live(*r.live, out);
+  if (r.live) render_live(*r.live, r.arm.has_value(), out);
   render_disagreements(r, out);
   render_verdicts(r, out);
 }

@@ -15,6 +15,20 @@ struct HardwareProbeSpec {
   const char* counter;
 };
 
+#if defined(__aarch64__)
+// perf's generic events as the arm64 PMU driver maps them (armv8_pmuv3_perf_map); ref-cycles
+// has no mapping there.
+constexpr std::array kHardwareProbes{
+    HardwareProbeSpec{"cycles", PERF_COUNT_HW_CPU_CYCLES, "CPU_CYCLES 0x11 (the cycle counter or a general one)"},
+    HardwareProbeSpec{"instructions", PERF_COUNT_HW_INSTRUCTIONS, "INST_RETIRED 0x08"},
+    HardwareProbeSpec{"bus-cycles", PERF_COUNT_HW_BUS_CYCLES, "BUS_CYCLES 0x1d"},
+    HardwareProbeSpec{"cache-references", PERF_COUNT_HW_CACHE_REFERENCES, "L1D_CACHE 0x04 (level 1, not the LLC)"},
+    HardwareProbeSpec{"cache-misses", PERF_COUNT_HW_CACHE_MISSES, "L1D_CACHE_REFILL 0x03"},
+    HardwareProbeSpec{"branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, "PC_WRITE_RETIRED 0x0c"},
+    HardwareProbeSpec{"branch-misses", PERF_COUNT_HW_BRANCH_MISSES, "BR_MIS_PRED 0x10"},
+    HardwareProbeSpec{"ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, "no arm64 mapping"},
+};
+#else
 // The 7 architectural events as perf's generic hardware events map them on Intel, then
 // ref-cycles, which perf schedules only on fixed counter 2 (pseudo-encoding 0x0300).
 constexpr std::array kHardwareProbes{
@@ -27,6 +41,7 @@ constexpr std::array kHardwareProbes{
     HardwareProbeSpec{"branch-misses", PERF_COUNT_HW_BRANCH_MISSES, "architectural event 6"},
     HardwareProbeSpec{"ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, "fixed counter 2 (0x0300)"},
 };
+#endif
 
 constexpr uint64_t kSamplePeriod = 1000003;  // prime, as perf's default-ish periods, to avoid aliasing
 constexpr int kMaxPreciseIp = 3;
@@ -90,12 +105,13 @@ PerfOpenOutcome open_and_count(const perf::PerfEventOpener& opener, perf_event_a
 
 // Opens `cycles` as a group leader, then more cycles members until the kernel refuses one.
 void probe_group_capacity(const perf::PerfEventOpener& opener, PerfProbeReport& report) {
+  // Every event enabled: arm64's group check leaves a disabled event out (it takes no counter
+  // until enabled), x86's a disabled member; an enabled one counts in both.
   perf_event_attr attr = perf::user_space_probe_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
-  attr.disabled = 1;
+  attr.disabled = 0;
   auto leader = opener.open(attr, perf::OpenTarget{});
   if (!leader) return;
   std::vector<perf::EventFd> members;
-  attr.disabled = 0;
   perf::OpenTarget member_target;
   member_target.group_fd = leader->get();
   unsigned fitted = 1;

@@ -95,6 +95,7 @@ TEST(ArmVerdicts, QemuGuestCountsButItsInstructionSamplesDoNotFollowThePeriod) {
   const Verdict& llc = find(verdicts, "llc");
   EXPECT_FALSE(llc.available);
   EXPECT_TRUE(contains(llc.reason, "armv8_pmuv3 lists no cache events")) << llc.reason;
+  EXPECT_TRUE(contains(llc.fix, "QEMU TCG's emulated PMU implements no cache events")) << llc.fix;
   EXPECT_FALSE(find(verdicts, "precise").available);
   EXPECT_TRUE(contains(find(verdicts, "precise").fix, "SPE needs bare metal"));
   EXPECT_EQ(find(verdicts, "turbo").basis, VerdictBasis::Architecture);
