@@ -11,20 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/arm_midr.h"
 #include "host/host_paths.h"
 
 namespace vperf::host {
 
-// MIDR_EL1 (Arm ARM D17.2.100): implementer [31:24], variant [23:20], architecture [19:16],
-// part number [15:4], revision [3:0].
-struct Midr {
-  uint32_t value = 0;
-  unsigned implementer() const { return value >> 24; }
-  unsigned variant() const { return (value >> 20) & 0xfu; }
-  unsigned architecture() const { return (value >> 16) & 0xfu; }
-  unsigned part() const { return (value >> 4) & 0xfffu; }
-  unsigned revision() const { return value & 0xfu; }
-};
 
 struct ArmCoreModel {
   unsigned implementer;
@@ -77,10 +68,6 @@ struct ArmCpuReport {
 // Reads MIDRs from sysfs (cpuN/regs/identification/midr_el1), else from /proc/cpuinfo, and the
 // platform; every file is optional, and a missing one is said in the report, not an error.
 ArmCpuReport read_arm_cpu(const HostPaths& paths);
-
-// The MIDRs of /proc/cpuinfo's "CPU implementer/variant/architecture/part/revision" lines,
-// by processor number; empty when the text has none.
-std::vector<std::pair<unsigned, Midr>> parse_cpuinfo_midrs(std::string_view cpuinfo);
 
 // The decision table: who runs this machine, from the raw facts in `platform` and the MIDR.
 void classify_arm_platform(ArmPlatform& platform, std::optional<Midr> first_midr);

@@ -21,4 +21,9 @@ std::vector<std::filesystem::path> bundled_perfmon_candidates();
 // install that lost its data directory).
 std::filesystem::path bundled_perfmon_dir();
 
+// Linux perf's arm64 event tables (pmc/data/perf-arm64, scripts/bundle-perf-arm64.sh; read by
+// pmc/perf_arm64_events.h), beside the Intel bundle in the same two places.
+std::vector<std::filesystem::path> bundled_perf_arm64_candidates();
+std::filesystem::path bundled_perf_arm64_dir();
+
 }  // namespace vperf::events

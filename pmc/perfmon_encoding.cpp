@@ -106,7 +106,7 @@ PerfmonEncoding encode_perfmon_event(const PerfmonEvent& event, CoreLayout layou
     enc.pmu_syntax = s + "/";
     return enc;
   }
-  enc.pmu = "cpu";
+  enc.pmu = std::string(core_pmu_name(layout));
   enc.raw_syntax = perf_raw_syntax(enc.config);
   enc.pmu_syntax = perf_cpu_pmu_syntax(enc.config, enc.config1, enc.config1_term, layout);
   return enc;

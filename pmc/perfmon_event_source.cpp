@@ -51,6 +51,10 @@ std::optional<Result<ResolvedEvent>> PerfmonEventSource::resolve(std::string_vie
       if (*value > 1) return std::nullopt;
       return *value == 1;
     };
+    // PMUv3 has no counter mask, invert or edge: an arm64 event takes u and k only.
+    if (layout_ == CoreLayout::Arm && key != "u" && key != "k")
+      return fail("modifier '" + std::string(mod) + "' of " + event->name +
+                  ": an arm64 event takes u and k only (PMUv3 has no counter mask, invert or edge)");
     if (key == "u" || key == "k" || key == "i" || key == "e") {
       std::optional<bool> on = flag_value();
       if (!on) return fail("modifier '" + std::string(mod) + "' of " + event->name + " takes 0 or 1");

@@ -7,6 +7,7 @@
 #include "core/files.h"
 #include "core/strings.h"
 #include "pmc/encoding_disagreements.h"
+#include "pmc/perf_arm64_events.h"
 #include "pmc/perfmon_bundle.h"
 #include "pmc/perfmon_encoding.h"
 #include "pmc/perfmon_mapfile.h"
@@ -26,6 +27,15 @@ PfmSession open_session(const std::optional<std::string>& forced_pmu) {
 
 bool is_candidate_core_pmu(const PfmPmu& p) { return p.kind == PfmPmuKind::Core && p.present; }
 
+// Whether this libpfm4 build has a PMU of that name at all (present or not).
+bool libpfm_has_pmu(const std::string& name) {
+  if (name.empty()) return false;
+  PfmSession session = open_session(std::nullopt);
+  for (const PfmPmu& p : session.list_pmus())
+    if (p.name == name) return true;
+  return false;
+}
+
 PmcModel model_for_libpfm_pmu(const PfmPmu& pmu) {
   if (std::optional<PmcModel> known = find_known_pmc_model(pmu.name)) return *known;
   PmcModel m;
@@ -36,6 +46,7 @@ PmcModel model_for_libpfm_pmu(const PfmPmu& pmu) {
 }
 
 CoreLayout layout_for(const PmcModel& model) {
+  if (model.is_arm() || starts_with_nocase(model.libpfm_pmu, "arm_")) return CoreLayout::Arm;
   if (model.cpu) return model.cpu->vendor == "AuthenticAMD" ? CoreLayout::Amd : CoreLayout::Intel;
   return starts_with_nocase(model.libpfm_pmu, "amd64") ? CoreLayout::Amd : CoreLayout::Intel;
 }
@@ -93,10 +104,13 @@ std::string kernel_status_for(const PmcPmuEntry& entry, const PmcCatalog& catalo
   if (!catalog.model.running_cpu)
     return "not asked: --model " + catalog.model.name + " describes a CPU other than this machine's";
   auto has = [&](std::string_view n) { return sysfs.count(std::string(n)) != 0; };
-  if (entry.pmu.kind == PfmPmuKind::Core) {
+  if (entry.pmu.kind == PfmPmuKind::Core || entry.pmu.name.empty()) {
     for (std::string_view n : {"cpu", "cpu_core", "cpu_atom"})
       if (has(n)) return "the kernel exposes the '" + std::string(n) + "' PMU (" + (root / n).string() + ")";
-    return "no core PMU (cpu, cpu_core) under " + root.string() +
+    for (const std::string& n : sysfs)
+      if (n.starts_with("armv8_") || n.starts_with("armv9_"))
+        return "the kernel exposes the '" + n + "' PMU (" + (root / n).string() + ")";
+    return "no core PMU (cpu, cpu_core, armv8_*) under " + root.string() +
            ": the kernel cannot count these events here (a VM without a virtual PMU?)";
   }
   if (entry.pmu.name == catalog.model.rapl_pmu || entry.pmu.name == "rapl" || entry.pmu.name == "amd64_rapl")
@@ -151,6 +165,12 @@ size_t PmcCatalog::perfmon_event_count() const {
 }
 
 static std::optional<PmcModel> running_cpu_pmc_model() {
+  // arm64: by MIDR, which also names the cores libpfm4 does not know (AmpereOne, Cortex-A72).
+  if (std::optional<uint32_t> midr = running_midr()) {
+    std::optional<PmcModel> m = find_pmc_model_by_midr(*midr);
+    if (m) m->running_cpu = true;
+    return m;
+  }
   PfmSession session = open_session(std::nullopt);
   std::vector<PfmPmu> pmus = session.list_pmus();
   std::optional<CpuSignature> cpu = running_cpu_signature();
@@ -174,6 +194,11 @@ bool running_cpu_has_pmc_model() { return running_cpu_pmc_model().has_value(); }
 PmcModel resolve_pmc_model(std::string_view requested) {
   if (requested.empty()) {
     if (std::optional<PmcModel> m = running_cpu_pmc_model()) return *m;
+    if (std::optional<uint32_t> midr = running_midr())
+      throw UserError("no PMC tables for this arm64 CPU (MIDR " + hex_padded(*midr, 8) +
+                          "): neither vperf's model table nor perf's arm64 tables name it",
+                      "pass --model NAME for the core it is or resembles, e.g. --model neoverse-n1; vperf list --pmc "
+                      "--model NAME lists any known model's events");
     std::optional<CpuSignature> cpu = running_cpu_signature();
     throw UserError("libpfm4 does not recognise this CPU (" + (cpu ? cpu->mapfile_key() : std::string("no CPUID")) + ")",
                     "pass --model NAME to describe a CPU libpfm4 knows, e.g. --model skx");
@@ -206,7 +231,15 @@ PmcCatalog load_libpfm_catalog(const PmcCatalogOptions& options) {
   cat.model = resolve_pmc_model(options.model);
   cat.layout = layout_for(cat.model);
 
-  if (cat.model.running_cpu) {
+  if (cat.model.is_arm() && !libpfm_has_pmu(cat.model.libpfm_pmu)) {
+    // libpfm4 compiles its arm tables into its arm64 build only: an x86 vperf, or a core libpfm4
+    // does not know, lists perf's arm64 tables alone.
+    cat.notes.push_back(cat.model.libpfm_pmu.empty()
+                            ? "libpfm4 has no table for " + cat.model.name + ": perf's arm64 tables only"
+                            : "libpfm4 has no '" + cat.model.libpfm_pmu +
+                                  "' PMU in this build (its arm tables are in its arm64 build only): perf's arm64 "
+                                  "tables only");
+  } else if (cat.model.running_cpu) {
     PfmSession session = open_session(std::nullopt);
     for (PfmPmu& p : session.list_pmus()) {
       if (!p.present) continue;
@@ -257,7 +290,14 @@ PmcCatalog load_libpfm_catalog(const PmcCatalogOptions& options) {
 
 void add_perfmon_tables(PmcCatalog& cat, const PmcCatalogOptions& options) {
   PerfmonImport imported;
-  if (options.perfmon) {
+  if (cat.model.is_arm()) {
+    if (options.perfmon)
+      throw usage_error("--perfmon reads Intel's perfmon tables, and " + cat.model.name + " is an arm64 core",
+                        "drop --perfmon: arm64 models use vperf's bundled copy of perf's arm64 tables");
+    std::filesystem::path bundle = bundled_perf_arm64_dir();
+    imported = import_bundled_perf_arm64(bundle, *cat.model.midr);
+    cat.perfmon_origin = "vperf's bundled copy of Linux perf's arm64 tables (" + bundle.string() + ")";
+  } else if (options.perfmon) {
     imported = import_perfmon(*options.perfmon, cat.model.cpu);
     cat.perfmon_origin = "--perfmon " + options.perfmon->string();
   } else if (cat.model.cpu && cat.model.cpu->is_intel()) {
@@ -297,7 +337,7 @@ std::string encoding_cells(const std::optional<PfmEncoding>& enc, CoreLayout lay
   if (!enc) return "-";
   if (core) {
     uint32_t code = static_cast<uint32_t>(enc->config & 0xff);
-    *pmu_syntax = perf_cpu_pmu_syntax(enc->config, enc->config1, config1_term_for_event_code(code), layout);
+    *pmu_syntax = perf_cpu_pmu_syntax(enc->config, enc->config1, config1_term_for_event_code(code, layout), layout);
     return perf_raw_syntax(enc->config);
   }
   *pmu_syntax = "type=" + std::to_string(enc->type) + ",config=" + hex(enc->config);

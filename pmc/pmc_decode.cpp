@@ -80,7 +80,7 @@ DecodedRaw decode_pmc_encoding(const PmcCatalog& cat, const RawEncoding& raw) {
   d.fields = split_core_config(raw.config, cat.layout);
   d.raw_syntax = perf_raw_syntax(raw.config);
   d.pmu_syntax = perf_cpu_pmu_syntax(raw.config, raw.config1,
-                                     config1_term_for_event_code(d.fields.event & 0xff), cat.layout);
+                                     config1_term_for_event_code(d.fields.event & 0xff, cat.layout), cat.layout);
   EncodingDisagreements disagreements(cat);
   match_libpfm(cat, disagreements, raw, d);
   match_perfmon(cat, disagreements, raw, d);
@@ -92,7 +92,10 @@ std::vector<DecodedRaw> decode_pmc_encodings(const PmcCatalog& cat, const std::v
   std::vector<RawEncoding> parsed;
   for (const std::string& t : tokens) {
     Result<RawEncoding> raw = parse_raw_encoding(t, cat.layout);
-    if (!raw) throw usage_error(raw.error().message, "write rNNN (hex config) or cpu/event=0x..,umask=0x../");
+    if (!raw)
+      throw usage_error(raw.error().message, cat.layout == CoreLayout::Arm
+                                                 ? "write rNNN (hex config) or armv8_pmuv3/event=0x../"
+                                                 : "write rNNN (hex config) or cpu/event=0x..,umask=0x../");
     parsed.push_back(*raw);
   }
   std::vector<DecodedRaw> out;
@@ -102,7 +105,8 @@ std::vector<DecodedRaw> decode_pmc_encodings(const PmcCatalog& cat, const std::v
 
 namespace {
 
-std::string fields_text(const CoreEventFields& f) {
+std::string fields_text(const CoreEventFields& f, CoreLayout layout) {
+  if (layout == CoreLayout::Arm) return "event=" + hex(f.event);
   std::string s = "event=" + hex_padded(f.event, 2) + " umask=" + hex_padded(f.umask, 2);
   if (f.cmask) s += " cmask=" + std::to_string(f.cmask);
   if (f.invert) s += " inv";
@@ -122,7 +126,7 @@ void print_decoded(std::ostream& out, const PmcCatalog& cat, const std::vector<D
     if (!first) out << "\n";
     first = false;
     out << d.raw.text << " on " << cat.model.name << ": " << d.raw_syntax << " = " << d.pmu_syntax << "  ("
-        << fields_text(d.fields) << ")\n";
+        << fields_text(d.fields, cat.layout) << ")\n";
     if (d.matches.empty() && d.config1_variants.empty()) {
       out << "  no catalog event has this encoding"
           << (cat.perfmon.empty() ? " in libpfm4's tables" : "") << "\n";
@@ -137,7 +141,7 @@ void print_decoded(std::ostream& out, const PmcCatalog& cat, const std::vector<D
       out << m.description << "\n";
     }
     if (!d.config1_variants.empty()) {
-      std::string term(config1_term_for_event_code(d.fields.event & 0xff));
+      std::string term(config1_term_for_event_code(d.fields.event & 0xff, cat.layout));
       if (term.empty()) term = "config1";
       out << "  " << d.config1_variants.size() << " events use this event select with an extra MSR value; add " << term
           << "=0x.. to pick one:\n";

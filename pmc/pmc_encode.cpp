@@ -49,8 +49,9 @@ void fill_syntax(EncodedEvent& out, const PmcCatalog& cat) {
   out.pmu_syntax = perf_cpu_pmu_syntax(e.config, e.config1, out.config1_term, cat.layout) + suffix;
 }
 
-std::string precise_levels_text(const ResolvedEvent& e) {
+std::string precise_levels_text(const ResolvedEvent& e, CoreLayout layout) {
   if (!e.max_precise) return "not known for this event (vperf check probes what this machine allows)";
+  if (layout == CoreLayout::Arm) return "0 only (PMUv3 samples with skid; arm64's precise sampling is SPE, a PMU of its own)";
   if (*e.max_precise == 0) return "0 only (not a PEBS event)";
   return "0-" + std::to_string(*e.max_precise) + " (PEBS)";
 }
@@ -73,7 +74,7 @@ void add_named_details(EncodedEvent& enc, const EventEnvironment& env) {
   }
   // Raw and cpu/.../ events say only config1=; name the MSR the event select programs.
   if (enc.config1_term.empty() && r.type == kPerfTypeRaw)
-    enc.config1_term = std::string(config1_term_for_event_code(static_cast<uint32_t>(r.config & 0xff)));
+    enc.config1_term = std::string(config1_term_for_event_code(static_cast<uint32_t>(r.config & 0xff), env.pmc().layout));
   if (r.config1 == 0) enc.config1_term.clear();
 }
 
@@ -131,10 +132,11 @@ void print_encoded_events(std::ostream& out, const PmcCatalog& cat, const std::v
     std::string other = e.other_catalog ? "  " + e.other_catalog->text() : "";
     if (!e.raw_syntax.empty()) line("perf raw", e.raw_syntax + other);
     if (!e.pmu_syntax.empty()) line("perf pmu", e.pmu_syntax + (e.raw_syntax.empty() ? other : ""));
-    line("extra MSR", r.config1 == 0 ? std::string("none")
-                                     : (e.config1_term.empty() ? std::string("config1") : e.config1_term) + "=" +
-                                           hex(r.config1) + " (config1)");
-    line("precise levels", precise_levels_text(r));
+    if (cat.layout != CoreLayout::Arm)
+      line("extra MSR", r.config1 == 0 ? std::string("none")
+                                       : (e.config1_term.empty() ? std::string("config1") : e.config1_term) + "=" +
+                                             hex(r.config1) + " (config1)");
+    line("precise levels", precise_levels_text(r, cat.layout));
     const perf_event_attr& a = e.attr;
     line("perf_event_attr", "type=" + std::to_string(a.type) + (a.type == kPerfTypeRaw ? " (PERF_TYPE_RAW)" : "") +
                                 " config=" + hex(a.config) + " config1=" + hex(a.config1) + " config2=" +

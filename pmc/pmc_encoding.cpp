@@ -57,12 +57,28 @@ constexpr std::array kFlagTerms{
     FlagTerm{"inv", kInvertBit},  FlagTerm{"in_tx", kInTxBit},     FlagTerm{"in_tx_cp", kInTxCheckpointedBit},
 };
 
-uint32_t event_field_max(CoreLayout layout) { return layout == CoreLayout::Amd ? 0xfff : 0xff; }
+uint32_t event_field_max(CoreLayout layout) {
+  switch (layout) {
+    case CoreLayout::Amd: return 0xfff;
+    case CoreLayout::Arm: return 0xffff;
+    case CoreLayout::Intel: break;
+  }
+  return 0xff;
+}
+
+// arm64 core PMU names: armv8_pmuv3, armv8_pmuv3_0, armv8_cortex_a72, armv9_neoverse_n2 ...
+bool is_arm_core_pmu_name(std::string_view pmu) { return pmu.starts_with("armv8_") || pmu.starts_with("armv9_"); }
 
 }  // namespace
 
+std::string_view core_pmu_name(CoreLayout layout) { return layout == CoreLayout::Arm ? "armv8_pmuv3_0" : "cpu"; }
+
 CoreEventFields split_core_config(uint64_t config, CoreLayout layout) {
   CoreEventFields f;
+  if (layout == CoreLayout::Arm) {
+    f.event = static_cast<uint32_t>(config & 0xffff);
+    return f;
+  }
   f.event = static_cast<uint32_t>(config & 0xff);
   if (layout == CoreLayout::Amd) f.event |= static_cast<uint32_t>((config >> kAmdEventHighShift) & 0xf) << 8;
   f.umask = static_cast<uint32_t>((config >> kUmaskShift) & 0xff);
@@ -79,6 +95,7 @@ CoreEventFields split_core_config(uint64_t config, CoreLayout layout) {
 }
 
 uint64_t join_core_config(const CoreEventFields& f, CoreLayout layout) {
+  if (layout == CoreLayout::Arm) return f.event & 0xffff;
   uint64_t config = f.event & 0xff;
   if (layout == CoreLayout::Amd) config |= uint64_t{(f.event >> 8) & 0xf} << kAmdEventHighShift;
   config |= uint64_t{f.umask & 0xff} << kUmaskShift;
@@ -95,7 +112,8 @@ std::string_view config1_term_for_msr(uint32_t msr_index) {
   return {};
 }
 
-std::string_view config1_term_for_event_code(uint32_t event_code) {
+std::string_view config1_term_for_event_code(uint32_t event_code, CoreLayout layout) {
+  if (layout == CoreLayout::Arm) return {};
   for (const EventCodeTerm& t : kEventCodeTerms)
     if (t.event_code == event_code) return t.term;
   return {};
@@ -105,7 +123,14 @@ std::string perf_raw_syntax(uint64_t config) { return "r" + hex(config).substr(2
 
 std::string perf_cpu_pmu_syntax(uint64_t config, uint64_t config1, std::string_view config1_term,
                                 CoreLayout layout, std::string_view pmu) {
+  if (pmu.empty()) pmu = core_pmu_name(layout);
   CoreEventFields f = split_core_config(config, layout);
+  if (layout == CoreLayout::Arm) {
+    std::string out = std::string(pmu) + "/event=" + hex(f.event);
+    if (config1 != 0) out += ",config1=" + hex(config1);
+    if ((config & ~uint64_t{0xffff}) != 0) out += ",config=" + hex(config);
+    return out + "/";
+  }
   // perf list prints umask even when zero ("cpu/event=0xc0,umask=0x00/"), so does vperf.
   std::string out = std::string(pmu) + "/event=" + hex_padded(f.event, f.event > 0xff ? 3 : 2) +
                     ",umask=" + hex_padded(f.umask, 2);
@@ -141,7 +166,7 @@ Result<RawEncoding> parse_pmu_terms(std::string_view text, std::string_view body
     std::string_view value = eq == std::string_view::npos ? std::string_view{} : term.substr(eq + 1);
     bool is_flag = false;
     for (const FlagTerm& t : kFlagTerms) {
-      if (key != t.name || (layout == CoreLayout::Amd && t.bit >= kInTxBit)) continue;
+      if (key != t.name || layout == CoreLayout::Arm || (layout == CoreLayout::Amd && t.bit >= kInTxBit)) continue;
       is_flag = true;
       uint64_t on = 1;
       if (eq != std::string_view::npos) {
@@ -158,6 +183,8 @@ Result<RawEncoding> parse_pmu_terms(std::string_view text, std::string_view body
       Result<uint64_t> v = term_value(key, value, event_field_max(layout));
       if (!v) return v.error();
       fields.event = static_cast<uint32_t>(*v);
+    } else if (layout == CoreLayout::Arm && key != "config" && key != "config1") {
+      return Error{"unknown term '" + std::string(key) + "' (an arm64 event has event=, config= and config1= only)"};
     } else if (key == "umask") {
       Result<uint64_t> v = term_value(key, value, 0xff);
       if (!v) return v.error();
@@ -207,7 +234,9 @@ Result<RawEncoding> parse_raw_encoding(std::string_view text, CoreLayout layout)
   size_t open = t.find('/');
   if (open != std::string_view::npos) {
     std::string_view pmu = t.substr(0, open);
-    if (pmu != "cpu" && pmu != "cpu_core" && pmu != "cpu_atom")
+    if (layout == CoreLayout::Arm && !is_arm_core_pmu_name(pmu))
+      return fail("PMU '" + std::string(pmu) + "' is not an arm64 core PMU (armv8_pmuv3, armv8_pmuv3_0, ...)");
+    if (layout != CoreLayout::Arm && pmu != "cpu" && pmu != "cpu_core" && pmu != "cpu_atom")
       return fail("PMU '" + std::string(pmu) + "' is not a core PMU (cpu, cpu_core or cpu_atom)");
     if (t.back() != '/' || t.size() < open + 2) return fail("missing closing '/'");
     std::string_view body = t.substr(open + 1, t.size() - open - 2);
@@ -216,7 +245,8 @@ Result<RawEncoding> parse_raw_encoding(std::string_view text, CoreLayout layout)
     if (!parsed) return fail(parsed.error().message);
     return parsed;
   }
-  return fail("expected rNNN (hex), 0xNNN or cpu/event=0x..,umask=0x../");
+  return fail(layout == CoreLayout::Arm ? "expected rNNN (hex), 0xNNN or armv8_pmuv3/event=0x../"
+                                        : "expected rNNN (hex), 0xNNN or cpu/event=0x..,umask=0x../");
 }
 
 SysfsPmu core_pmu_for_layout(CoreLayout layout) {
@@ -226,19 +256,23 @@ SysfsPmu core_pmu_for_layout(CoreLayout layout) {
       {"pc", "config:19"},          {"any", "config:21"},          {"inv", "config:23"},
       {"cmask", "config:24-31"},    {"in_tx", "config:32"},        {"in_tx_cp", "config:33"},
       {"offcore_rsp", "config1:0-63"}, {"ldlat", "config1:0-15"}, {"frontend", "config1:0-23"}};
+  static constexpr std::pair<const char*, const char*> kArm[] = {
+      {"event", "config:0-15"}, {"long", "config1:0"}, {"rdpmc", "config1:1"}};
   static constexpr std::pair<const char*, const char*> kAmd[] = {
       {"event", "config:0-7,32-35"}, {"umask", "config:8-15"}, {"edge", "config:18"},
       {"inv", "config:23"},          {"cmask", "config:24-31"}};
   SysfsPmu pmu;
-  pmu.name = "cpu";
+  pmu.name = std::string(core_pmu_name(layout));
   pmu.type = kPerfTypeRaw;
   auto add = [&pmu](const auto& table) {
     for (const auto& [name, spec] : table) pmu.format.push_back(parse_format_term(name, spec).value());
   };
   if (layout == CoreLayout::Intel)
     add(kIntel);
-  else
+  else if (layout == CoreLayout::Amd)
     add(kAmd);
+  else
+    add(kArm);
   return pmu;
 }
 

@@ -15,6 +15,11 @@
 //   ldlat        config1:0-15   MSR_PEBS_LD_LAT_THRESHOLD (0x3f6)
 //   frontend     config1:0-23   MSR_PEBS_FRONTEND (0x3f7)
 // Which of the three applies depends on the event, so it is looked up in small tables below.
+//
+// arm64's PMUv3 ("armv8_pmuv3", "armv8_pmuv3_0" on ACPI servers; drivers/perf/arm_pmuv3.c):
+//   event     config:0-15       the common and implementation-defined event numbers
+//   long      config1:0         a chained 64-bit counter; rdpmc config1:1
+// No umask, cmask, inv or edge: an arm64 event is its number.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,10 +34,13 @@ namespace vperf::events {
 // so that headers need not pull in the kernel's perf_event.h next to libpfm4's copy of it.
 inline constexpr uint32_t kPerfTypeRaw = 4;
 
-enum class CoreLayout { Intel, Amd };
+enum class CoreLayout { Intel, Amd, Arm };
+// The core PMU's name in perf's syntax for a layout: "cpu", or "armv8_pmuv3_0", the name ACPI
+// servers (Graviton, Altra, Cobalt) give it; device-tree machines say "armv8_pmuv3".
+std::string_view core_pmu_name(CoreLayout layout);
 
 struct CoreEventFields {
-  uint32_t event = 0;  // 8 bits on Intel, 12 on AMD
+  uint32_t event = 0;  // 8 bits on Intel, 12 on AMD, 16 on Arm
   uint32_t umask = 0;
   bool edge = false;
   bool pin_control = false;  // pc
@@ -50,16 +58,17 @@ uint64_t join_core_config(const CoreEventFields& fields, CoreLayout layout);
 // Name of the "cpu" PMU format term that carries config1 for an event, or empty:
 // by the MSR the perfmon JSON names (MSRIndex "0x1a6,0x1a7" -> offcore_rsp) ...
 std::string_view config1_term_for_msr(uint32_t msr_index);
-// ... or, when only the encoding is known (libpfm4), by the event select code.
-std::string_view config1_term_for_event_code(uint32_t event_code);
+// ... or, when only the encoding is known (libpfm4), by the event select code (x86 only).
+std::string_view config1_term_for_event_code(uint32_t event_code, CoreLayout layout);
 
 // "rc0": perf's raw syntax (hex digits of config, no leading zeros).
 std::string perf_raw_syntax(uint64_t config);
 // "cpu/event=0xc0,umask=0x00/", "cpu/event=0xa3,umask=0x04,cmask=0x04/",
 // "cpu/event=0xb7,umask=0x01,offcore_rsp=0x10001/": perf's PMU syntax with the terms of the
 // kernel's cpu/format; zero-valued optional fields are left out, as perf list prints them.
+// Arm: "armv8_pmuv3_0/event=0x8/", unpadded as perf list prints it.
 std::string perf_cpu_pmu_syntax(uint64_t config, uint64_t config1, std::string_view config1_term,
-                                CoreLayout layout, std::string_view pmu = "cpu");
+                                CoreLayout layout, std::string_view pmu = {});  // {}: core_pmu_name(layout)
 
 // The "cpu" PMU of a CPU with this layout, as its kernel would publish it in sysfs (type
 // PERF_TYPE_RAW, format terms as in the table above): lets `encode --model` resolve
@@ -75,8 +84,9 @@ struct RawEncoding {
 };
 
 // Parses "r13c", "0x13c", or "cpu/event=0x3c,umask=0x01,cmask=1,inv,edge,any,offcore_rsp=0x..,
-// ldlat=3,frontend=0x11/" (perf's term syntax, "config=" and "config1=" also accepted). The error
-// names the offending token.
+// ldlat=3,frontend=0x11/" (perf's term syntax, "config=" and "config1=" also accepted); with the
+// Arm layout "armv8_pmuv3/event=0x11/" (any armv8_*/armv9_* core PMU name, terms event, config
+// and config1). The error names the offending token.
 Result<RawEncoding> parse_raw_encoding(std::string_view text, CoreLayout layout);
 
 }  // namespace vperf::events

@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "core/arm_midr.h"
 #include "core/strings.h"
 
 namespace vperf::events {
@@ -46,14 +47,22 @@ namespace {
 PmcModel intel(std::string name, std::string pfm, std::vector<std::string> aliases, std::string description,
                uint32_t model, std::optional<uint32_t> stepping, std::vector<std::string> uncore) {
   return PmcModel{std::move(name), std::move(pfm), std::move(aliases), std::move(description),
-                  CpuSignature{"GenuineIntel", 6, model, stepping}, std::move(uncore), "rapl", false};
+                  CpuSignature{"GenuineIntel", 6, model, stepping}, std::move(uncore), "rapl", false, std::nullopt};
 }
 
 PmcModel amd(std::string name, std::string pfm, std::vector<std::string> aliases, std::string description,
              uint32_t family, uint32_t model, std::vector<std::string> uncore) {
   return PmcModel{std::move(name), std::move(pfm), std::move(aliases), std::move(description),
                   CpuSignature{"AuthenticAMD", family, model, std::nullopt}, std::move(uncore), "amd64_rapl",
-                  false};
+                  false, std::nullopt};
+}
+
+// libpfm4 has its arm tables only in its arm64 build; an x86 vperf lists these models from
+// perf's arm64 tables alone.
+PmcModel arm(std::string name, std::string pfm, std::vector<std::string> aliases, std::string description,
+             uint32_t midr) {
+  return PmcModel{std::move(name), std::move(pfm), std::move(aliases), std::move(description), std::nullopt, {}, "",
+                  false, midr};
 }
 
 std::vector<PmcModel> build_model_table() {
@@ -83,6 +92,23 @@ std::vector<PmcModel> build_model_table() {
       amd("zen2", "amd64_fam17h_zen2", {}, "AMD Zen 2 (family 17h)", 0x17, 0x31, {}),
       amd("zen3", "amd64_fam19h_zen3", {}, "AMD Zen 3 (family 19h)", 0x19, 0x01, {"amd64_fam19h_zen3_l3"}),
       amd("zen4", "amd64_fam19h_zen4", {}, "AMD Zen 4 (family 19h)", 0x19, 0x11, {}),
+      // MIDRs as perf's arm64 mapfile.csv lists them (variant and revision zero).
+      arm("neoverse-n1", "arm_n1", {"n1", "graviton2", "altra"}, "Arm Neoverse N1 (AWS Graviton2, Ampere Altra)",
+          0x410fd0c0),
+      arm("neoverse-v1", "arm_v1", {"v1", "graviton3"}, "Arm Neoverse V1 (AWS Graviton3)", 0x410fd400),
+      arm("neoverse-n2", "arm_n2", {"n2", "cobalt100"}, "Arm Neoverse N2 (Azure Cobalt 100)", 0x410fd490),
+      arm("neoverse-v2", "arm_v2", {"v2", "graviton4", "grace", "axion"},
+          "Arm Neoverse V2 (AWS Graviton4, NVIDIA Grace, Google Axion)", 0x410fd4f0),
+      arm("ampereone", "", {}, "Ampere AmpereOne", 0xc00fac30),
+      arm("ampereonex", "", {}, "Ampere AmpereOneX", 0xc00fac40),
+      arm("a64fx", "arm_a64fx", {}, "Fujitsu A64FX", 0x460f0010),
+      arm("kunpeng920", "arm_kunpeng", {"hip08", "tsv110"}, "HiSilicon Kunpeng 920 (TSV110)", 0x480fd010),
+      arm("thunderx2", "arm_thunderx2", {}, "Marvell ThunderX2", 0x430f0af0),
+      arm("emag", "arm_xgene", {"xgene"}, "Ampere eMAG (X-Gene)", 0x500f0000),
+      arm("cortex-a53", "arm_ac53", {}, "Arm Cortex-A53", 0x410fd030),
+      arm("cortex-a57", "arm_ac57", {}, "Arm Cortex-A57", 0x410fd070),
+      arm("cortex-a72", "", {"raspberrypi4"}, "Arm Cortex-A72", 0x410fd080),
+      arm("cortex-a76", "", {"raspberrypi5"}, "Arm Cortex-A76", 0x410fd0b0),
   };
 }
 
@@ -95,7 +121,7 @@ const std::vector<PmcModel>& known_pmc_models() {
 
 std::optional<PmcModel> find_known_pmc_model(std::string_view name) {
   for (const PmcModel& m : known_pmc_models()) {
-    if (equals_nocase(m.name, name) || equals_nocase(m.libpfm_pmu, name)) return m;
+    if (equals_nocase(m.name, name) || (!m.libpfm_pmu.empty() && equals_nocase(m.libpfm_pmu, name))) return m;
     for (const std::string& alias : m.aliases)
       if (equals_nocase(alias, name)) return m;
   }
@@ -113,6 +139,21 @@ std::optional<PmcModel> find_pmc_model_by_cpu(const CpuSignature& cpu) {
     if (family_model_match == nullptr) family_model_match = &m;
   }
   if (family_model_match != nullptr) return *family_model_match;
+  return std::nullopt;
+}
+
+std::optional<PmcModel> find_pmc_model_by_midr(uint32_t midr) {
+  constexpr uint32_t kVariantAndRevision = 0x00f0000f;
+  for (const PmcModel& m : known_pmc_models())
+    if (m.midr && (*m.midr & ~kVariantAndRevision) == (midr & ~kVariantAndRevision)) return m;
+  return std::nullopt;
+}
+
+std::optional<uint32_t> running_midr() {
+#if defined(__aarch64__)
+  MidrReading reading = read_midrs("/sys", "/proc");
+  if (!reading.cpus.empty()) return reading.cpus.front().second.value;
+#endif
   return std::nullopt;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // CPU models that `--model NAME` can name, as data: vperf's short name, the libpfm4 core PMU
-// that describes it, the CPUID signature that picks its perfmon JSON files from mapfile.csv,
-// and the libpfm4 uncore and RAPL PMUs that belong to the same part.
+// that describes it, the CPUID signature that picks its perfmon JSON files from mapfile.csv (the
+// MIDR that picks perf's arm64 tables, for arm64 cores), and the libpfm4 uncore and RAPL PMUs
+// that belong to the same part.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +37,10 @@ struct PmcModel {
   std::vector<std::string> uncore_pmu_prefixes;  // libpfm4 PMU names starting with these
   std::string rapl_pmu;                          // libpfm4 RAPL PMU ("rapl", "amd64_rapl"), or empty
   bool running_cpu = false;                      // chosen because it is this machine's CPU
+  // arm64: the MIDR (variant and revision zero) that picks its tables from perf's arm64
+  // mapfile.csv; nullopt for x86 models.
+  std::optional<uint32_t> midr;
+  bool is_arm() const { return midr.has_value(); }
 };
 
 // The models vperf knows by name (the data table), in table order.
@@ -44,5 +49,9 @@ const std::vector<PmcModel>& known_pmc_models();
 std::optional<PmcModel> find_known_pmc_model(std::string_view name);
 // The table entry whose CPU signature matches `cpu` (family/model, stepping when the entry has one).
 std::optional<PmcModel> find_pmc_model_by_cpu(const CpuSignature& cpu);
+// The arm64 table entry for a MIDR (implementer, architecture and part; any variant/revision).
+std::optional<PmcModel> find_pmc_model_by_midr(uint32_t midr);
+// This machine's MIDR (CPU 0's; arm64 only), or nullopt.
+std::optional<uint32_t> running_midr();
 
 }  // namespace vperf::events

@@ -293,16 +293,31 @@ add_vperf() {
   $strip -o "$stage/bin/vperf" "$vperf"
   $strip -o "$stage/bin/vperf-workload" "$workload"
   for file in "$@"; do cp "$file" "$stage/lib/vperf-test/"; done
-  # The libraries of vperf, vperf-workload and every FILE that is a program (perf).
+  # The libraries of vperf, vperf-workload and every FILE that is a program (perf), and those
+  # vperf opens only when a command needs them (dlopen, so no NEEDED entry names them): libpfm4,
+  # for PMC names and encodings (the tests run no annotate there, so capstone stays out).
   local programs=("$vperf" "$workload")
   for file in "$@"; do readelf -h "$file" >/dev/null 2>&1 && programs+=("$file"); done
+  for lib in libpfm.so.4; do
+    [ -e "/usr/lib/$triplet/$lib" ] && programs+=("$(readlink -f "/usr/lib/$triplet/$lib")")
+  done
   local needed
   needed=$(needed_libs "$stage" "${programs[@]}") || exit 1
   for lib in $(sort -u <<<"$needed"); do
     install -D -m 0755 "$lib" "$stage$lib"
   done
-  # Its one new directory first (the kernel creates a file only in a directory it has), then files.
-  (cd "$stage" && { echo ./lib/vperf-test; find . -type f; } | cpio -o -H newc --quiet | gzip -1) >>"$dir/initramfs.cpio.gz"
+  for lib in libpfm.so.4; do
+    [ -e "/usr/lib/$triplet/$lib" ] && install -D -m 0755 "$(readlink -f "/usr/lib/$triplet/$lib")" "$stage/usr/lib/$triplet/$lib"
+  done
+  # vperf's data where an installed vperf at /bin finds it (../share/vperf): on arm64, perf's
+  # arm64 event tables, for list --pmc, encode and decode of arm64 models.
+  if [ "$arch" = arm64 ]; then
+    mkdir -p "$stage/share/vperf"
+    cp -r "$(cd "$(dirname "$0")/.." && pwd)/pmc/data/perf-arm64" "$stage/share/vperf/"
+  fi
+  # Its new directories first (the kernel creates a file only in a directory it has), then files.
+  (cd "$stage" && { echo ./lib/vperf-test; [ -d share ] && find ./share -type d; find . -type f; } |
+    cpio -o -H newc --quiet | gzip -1) >>"$dir/initramfs.cpio.gz"
   rm -rf "$stage"
 }
 

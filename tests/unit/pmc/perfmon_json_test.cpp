@@ -176,5 +176,30 @@ TEST(RawEncoding, ParsesPerfSyntaxes) {
   EXPECT_EQ(perf_cpu_pmu_syntax(amd->config, 0, "", CoreLayout::Amd), "cpu/event=0x1c0,umask=0x00/");
 }
 
+// arm64's PMUv3: the event is config:0-15 and nothing else; the PMU is armv8_pmuv3 (device
+// tree), armv8_pmuv3_0 (ACPI servers) or a core-named armv8_*/armv9_* one.
+TEST(RawEncoding, ArmPmuv3Syntax) {
+  for (const char* text : {"r11", "0x11", "armv8_pmuv3/event=0x11/", "armv8_pmuv3_0/event=17/", "armv9_neoverse_n2/event=0x11/"}) {
+    Result<RawEncoding> r = parse_raw_encoding(text, CoreLayout::Arm);
+    ASSERT_TRUE(r.ok()) << text << ": " << r.error().message;
+    EXPECT_EQ(r->config, 0x11u) << text;
+  }
+  Result<RawEncoding> pop = parse_raw_encoding("armv8_pmuv3_0/event=0x4000/", CoreLayout::Arm);
+  ASSERT_TRUE(pop.ok());
+  EXPECT_EQ(pop->config, 0x4000u);
+  EXPECT_EQ(split_core_config(0x4000, CoreLayout::Arm).event, 0x4000u) << "not an Intel umask";
+  EXPECT_EQ(split_core_config(0x4000, CoreLayout::Arm).umask, 0u);
+  EXPECT_EQ(perf_cpu_pmu_syntax(0x4000, 0, "", CoreLayout::Arm), "armv8_pmuv3_0/event=0x4000/");
+  EXPECT_EQ(perf_cpu_pmu_syntax(0x8, 0, "", CoreLayout::Arm, "armv8_pmuv3"), "armv8_pmuv3/event=0x8/");
+  EXPECT_EQ(perf_cpu_pmu_syntax(0x100000011, 0, "", CoreLayout::Arm), "armv8_pmuv3_0/event=0x11,config=0x100000011/")
+      << "bits no term names do not vanish";
+  for (const char* bad : {"cpu/event=0x11/", "armv8_pmuv3/umask=1/", "armv8_pmuv3/event=0x10000/", "armv8_pmuv3/inv/"}) {
+    Result<RawEncoding> b = parse_raw_encoding(bad, CoreLayout::Arm);
+    EXPECT_FALSE(b.ok()) << bad;
+  }
+  EXPECT_EQ(core_pmu_for_layout(CoreLayout::Arm).name, "armv8_pmuv3_0");
+  EXPECT_TRUE(config1_term_for_event_code(0xb7, CoreLayout::Arm).empty()) << "Intel's offcore table is not arm64's";
+}
+
 }  // namespace
 }  // namespace vperf::events
