@@ -160,21 +160,22 @@ class ProcessDwfl {
   // the CFA is on SP and the CFI saved the return address on the stack, the step succeeds and
   // the read of the (absent) stack fails: no caller.
   bool falls_back_to_link_register(uint64_t pc) {
-    Dwfl_Module* module = dwfl_ == nullptr ? nullptr : dwfl_addrmodule(dwfl_, pc);
-    if (module == nullptr) return true;
-    Dwarf_Frame* frame = nullptr;
-    Dwarf_Addr bias = 0;
-    Dwarf_CFI* cfi = dwfl_module_eh_cfi(module, &bias);
-    if (cfi == nullptr || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) {
-      cfi = dwfl_module_dwarf_cfi(module, &bias);
-      if (cfi == nullptr || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) return true;
-    }
-    std::unique_ptr<Dwarf_Frame, decltype(&std::free)> owned(frame, &std::free);
+    std::unique_ptr<Dwarf_Frame, decltype(&std::free)> owned(cfi_frame(pc), &std::free);
+    Dwarf_Frame* frame = owned.get();
+    if (frame == nullptr) return true;
     constexpr Dwarf_Word kSp = 31;
     Dwarf_Op* cfa = nullptr;
     size_t cfa_ops = 0;
     if (dwarf_frame_cfa(frame, &cfa, &cfa_ops) != 0 || cfa_ops != 1) return true;
     return !((cfa[0].atom == DW_OP_bregx && cfa[0].number == kSp) || cfa[0].atom == DW_OP_breg31);
+  }
+
+  // Whether CFI (.eh_frame or .debug_frame) covers pc: PLT stubs and hand-written assembly
+  // have none on arm64.
+  bool has_cfi(uint64_t pc) {
+    Dwarf_Frame* frame = cfi_frame(pc);
+    std::free(frame);
+    return frame != nullptr;
   }
 
   // Appends the sample's frames; false if libdwfl could not start (then nothing was added).
@@ -187,6 +188,19 @@ class ProcessDwfl {
   }
 
  private:
+  // The CFI row of pc (malloc'ed, the caller frees it), or nullptr where no CFI covers it.
+  Dwarf_Frame* cfi_frame(uint64_t pc) {
+    Dwfl_Module* module = dwfl_ == nullptr ? nullptr : dwfl_addrmodule(dwfl_, pc);
+    if (module == nullptr) return nullptr;
+    Dwarf_Frame* frame = nullptr;
+    Dwarf_Addr bias = 0;
+    Dwarf_CFI* cfi = dwfl_module_eh_cfi(module, &bias);
+    if (cfi != nullptr && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0) return frame;
+    cfi = dwfl_module_dwarf_cfi(module, &bias);
+    if (cfi != nullptr && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0) return frame;
+    return nullptr;
+  }
+
   void report_modules(const symbols::Machine& machine, VdsoFile& vdso) {
     for (const ModuleSpec& module : modules_) {
       const std::string& name = module.dso->name();
@@ -359,7 +373,24 @@ void DwarfUnwinder::unwind(const symbols::Machine& machine, const symbols::Threa
                     .first_ip = ips.size(),
                     .max_frames = options_.max_frames};
   ProcessDwfl* process = cache_->process_for(machine, thread);
-  if (process == nullptr || !process->unwind(state, thread.tid)) ips.push_back(regs->ip);
+  if (process == nullptr || !process->unwind(state, thread.tid)) {
+    ips.push_back(regs->ip);
+    return;
+  }
+  // perf's libunwind on arm64: where the leaf's pc has no CFI (a PLT stub, assembly), its DWARF
+  // step fails and it takes x30 as the return address, the CFA staying SP, then unwinds on from
+  // there with CFI (x30 itself now unknown). The caller's frame is x30 - 1, as for any return
+  // address.
+  if (options_.arch != RegisterArch::Arm64 || ips.size() - state.first_ip != 1 || ips.size() - state.first_ip >= options_.max_frames)
+    return;
+  if (!regs->has(kPerfRegArm64Lr) || regs->values[kPerfRegArm64Lr] == 0 || process->has_cfi(regs->ip)) return;
+  DwarfRegisters caller = *regs;
+  caller.ip = regs->values[kPerfRegArm64Lr];
+  caller.known &= ~(uint32_t{1} << kPerfRegArm64Lr);
+  state.regs = &caller;
+  state.first_ip = ips.size();
+  state.max_frames = options_.max_frames - 1;
+  if (process->unwind(state, thread.tid)) ips[state.first_ip] -= 1;
 }
 
 std::optional<uint64_t> DwarfUnwinder::leaf_caller(const symbols::Machine& machine, const symbols::Thread& thread,

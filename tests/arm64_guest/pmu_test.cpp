@@ -189,5 +189,30 @@ TEST_F(Arm64Pmu, CycleCallGraphsReportAsPerfReportsThem) {
   EXPECT_NE(header.out.find("REGS_USER"), std::string::npos) << header.out;
 }
 
+// DWARF call graphs (--call-graph dwarf: 8 KB of user stack and all 33 registers per sample) of
+// a program built without frame pointers, unwound from its CFI by each tool when reading: perf's
+// report of either tool's file and vperf's, line for line, callers and callees. --no-inline:
+// perf finds inline frames with binutils' addr2line, which the guest does not have.
+TEST_F(Arm64Pmu, DwarfCallGraphsReportAsPerfReportsThem) {
+  const std::string command = "/lib/vperf-test/vperf-workload-dwarf spin-deep 50";
+  GuestCommandResult recorded = SharedArm64Guest::run(
+      "cd /tmp && vperf record -q --call-graph dwarf -e cycles:u -c 200003 -o vd.data " + command + " >/dev/null && " +
+      kPerf + " record -q --call-graph dwarf -e cycles:u -c 200003 -o pd.data " + command + " >/dev/null");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.out << recorded.err;
+  for (const char* file : {"vd.data", "pd.data"})
+    for (const char* mode : {"--children", "--no-children"}) {
+      const std::string report = " report -i /tmp/" + std::string(file) + " --stdio --no-inline " + mode +
+                                 " 2>/dev/null | grep -v '^#' | grep -v '^$'";
+      const GuestCommandResult by_vperf = SharedArm64Guest::run("vperf" + report);
+      const GuestCommandResult by_perf = SharedArm64Guest::run(std::string(kPerf) + report);
+      // The unwind reaches main through 20 frames of recursion, from the leaf's registers alone.
+      EXPECT_NE(by_perf.out.find("vperf::workloads::run_spin_deep"), std::string::npos)
+          << file << " " << mode << ": perf unwound no deep chain:\n" << by_perf.out;
+      EXPECT_EQ(by_vperf.out, by_perf.out) << file << " " << mode;
+    }
+  const GuestCommandResult header = SharedArm64Guest::run(std::string(kPerf) + " report -i /tmp/vd.data --header-only 2>&1");
+  EXPECT_NE(header.out.find("sample_regs_user = 0x1ffffffff"), std::string::npos) << header.out;
+}
+
 }  // namespace
 }  // namespace vperf::test

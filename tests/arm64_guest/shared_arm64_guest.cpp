@@ -4,6 +4,20 @@
 
 namespace vperf::test {
 
+namespace {
+
+// perf for arm64, and the workload built without frame pointers and not stripped, for DWARF
+// call graphs (/lib/vperf-test/vperf-workload-dwarf).
+std::vector<std::filesystem::path> guest_files(const std::filesystem::path& perf) {
+  std::vector<std::filesystem::path> files{perf};
+#if defined(VPERF_ARM64_WORKLOAD_DWARF)
+  files.emplace_back(VPERF_ARM64_WORKLOAD_DWARF);
+#endif
+  return files;
+}
+
+}  // namespace
+
 void SharedArm64Guest::SetUp() {
   if (find_program("qemu-system-aarch64").empty()) {
     boot_error_ = "no qemu-system-aarch64 (scripts/install-deps.sh installs qemu-system-arm)";
@@ -20,7 +34,7 @@ void SharedArm64Guest::SetUp() {
     return;
   }
   scratch_ = std::make_unique<TempTree>();
-  Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(*rig, scratch_->root() / "vm", true, {*perf}, false,
+  Result<std::unique_ptr<RunningGuest>> guest = RunningGuest::boot(*rig, scratch_->root() / "vm", true, guest_files(*perf), false,
                                                                    Arm64GuestCpu{kIcountShift, kPmu});
   if (!guest) {
     boot_error_ = guest.error().describe();

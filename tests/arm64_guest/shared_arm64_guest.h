@@ -4,8 +4,8 @@
 // -icount shift=N (the program's VPERF_ARM64_ICOUNT_SHIFT: 0 for vperf_arm64_guest_tests, 1 for
 // vperf_arm64_guest_shift1_tests), so its emulated PMUv3 (armv8_pmuv3, 7 counters) counts one
 // instruction per 2^N cycles, exactly. Inside: vperf and vperf-workload built
-// for arm64 at /bin, and perf 6.1 for arm64 (Debian's linux-perf) at /lib/vperf-test/perf as the
-// oracle. Booting takes about 15 s.
+// for arm64 at /bin, perf 6.1 for arm64 (Debian's linux-perf) at /lib/vperf-test/perf as the
+// oracle, and /lib/vperf-test/vperf-workload-dwarf (no frame pointers, DWARF kept). Booting takes about 15 s.
 #include <gtest/gtest.h>
 
 #include <memory>
