@@ -86,12 +86,13 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 std::vector<ArmCoreGroup> group_by_midr(const std::vector<std::pair<unsigned, Midr>>& midrs) {
   std::vector<ArmCoreGroup> groups;
-  for (const auto& [cpu, midr] : midrs) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const ArmCoreGroup& g) { return g.midr.value == midr.value; });
+  for (const auto& cpu_midr : midrs) {  // not a structured binding: clang 14 (the fuzz build) cannot capture one
+    const uint32_t value = cpu_midr.second.value;
+    auto it = std::find_if(groups.begin(), groups.end(), [value](const ArmCoreGroup& g) { return g.midr.value == value; });
     if (it == groups.end()) {
-      groups.push_back({midr, {cpu}});
+      groups.push_back({cpu_midr.second, {cpu_midr.first}});
     } else {
-      it->cpus.push_back(cpu);
+      it->cpus.push_back(cpu_midr.first);
     }
   }
   return groups;

@@ -23,6 +23,7 @@ fuzz_seeds() {
     perfmon_json_fuzz) echo "$testdata/perfmon/IVB/events $testdata/perfmon/SPR/events" ;;
     cpuid_dump_fuzz) echo "$testdata/cpuid" ;;
     perfmon_xz_fuzz) echo "$PWD/pmc/data/perfmon/IVB/events $PWD/pmc/data/perfmon/SLM/events" ;;
+    perf_arm64_json_fuzz) echo "$PWD/pmc/data/perf-arm64" ;;
     perf_data_pipe_fuzz) echo "$PWD/tests/fuzz/corpus/perf_data_pipe $PWD/tests/fuzz/corpus/perf_data" ;;
     raw_dump_fuzz) echo "$PWD/tests/fuzz/corpus/perf_data $PWD/tests/fuzz/corpus/perf_data_pipe" ;;
     *) echo "$PWD/tests/fuzz/corpus/${1%_fuzz}" ;;

@@ -3,6 +3,7 @@
 #include <linux/perf_event.h>
 #include <sys/sysmacros.h>
 
+#include <cctype>
 #include <climits>
 #include <map>
 #include <optional>
@@ -150,18 +151,28 @@ std::vector<RecordBytes> kernel_map_records(std::string_view kallsyms, std::stri
   const pid_t pid = guest_machine_pid.value_or(-1);
   const uint16_t misc = guest_machine_pid ? PERF_RECORD_MISC_GUEST_KERNEL : PERF_RECORD_MISC_KERNEL;
   const std::string image = guest_machine_pid ? "[guest.kernel.kallsyms]" : "[kernel.kallsyms]";
-  std::optional<uint64_t> text, etext;
+  // perf's machine__get_running_kernel_start: the reference symbol is "_text", else "_stext"
+  // (arm64 has no _text), and the map ends at "_etext"; each only as a function (T, W) or
+  // absolute (A) symbol. arm64's _etext is a data symbol (D), so there perf's map, and the
+  // record, reach the top of the address space.
+  std::optional<uint64_t> text, stext, etext;
   for (std::string_view line : split(kallsyms, '\n')) {
     std::vector<std::string_view> f = split(line, ' ');
-    if (f.size() < 3) continue;
+    if (f.size() < 3 || f[1].size() != 1) continue;
+    const char type = static_cast<char>(std::toupper(static_cast<unsigned char>(f[1][0])));
+    if (type != 'T' && type != 'W' && type != 'A') continue;
     if (f[2] == "_text") text = hex_field(f[0]);
+    if (f[2] == "_stext" && !stext) stext = hex_field(f[0]);
     if (f[2] == "_etext") etext = hex_field(f[0]);
     if (text && etext) break;
   }
+  const std::optional<uint64_t> start = text ? text : stext;
+  const std::string reference = text ? "_text" : "_stext";
+  const uint64_t end = etext.value_or(~uint64_t{0});
   std::vector<RecordBytes> records;
   // Zero addresses (kptr_restrict) give no usable kernel map; the report says why later.
-  if (text && etext && *text != 0 && *etext > *text)
-    records.push_back(mmap_record(pid, 0, *text, *etext - *text, *text, image + "_text", misc, format));
+  if (start && *start != 0 && end > *start)
+    records.push_back(mmap_record(pid, 0, *start, end - *start, *start, image + reference, misc, format));
   // Modules in address order (perf walks its sorted map tree), after the kernel for the host
   // and before it for a guest, as perf record and perf kvm record write them.
   std::map<uint64_t, RecordBytes> by_address;

@@ -202,5 +202,20 @@ TEST(Synthesize, KernelMapSpansTextToEtextAsPerf) {
   EXPECT_TRUE(none->empty()) << "zeroed addresses give no kernel map";
 }
 
+// arm64 (the test guest's Debian 6.1 kernel): no _text, and _etext is a data symbol. perf 6.1
+// then records "[kernel.kallsyms]_stext" reaching the top of the address space:
+// "[0xffffcfdcdfa10000(0x3023205effff) @ 0xffffcfdcdfa10000]: x [kernel.kallsyms]_stext".
+TEST(Synthesize, Arm64KernelMapStartsAtStextAndReachesTheTopAsPerf) {
+  test::TempTree proc;
+  proc.write("kallsyms", "ffffcfdcdfa10000 T _stext\nffffcfdce0700000 D _etext\nffffcfdce1060000 T _sinittext\n");
+  Result<std::vector<RecordBytes>> records = synthesize_kernel_maps(kNoTrailer, ProcRoot{proc.root()});
+  ASSERT_TRUE(records.ok()) << records.error().describe();
+  ASSERT_EQ(records->size(), 1u);
+  EXPECT_EQ(u64_at((*records)[0], 16), 0xffffcfdcdfa10000u);
+  EXPECT_EQ(u64_at((*records)[0], 24), 0x3023205effffu);
+  EXPECT_EQ(u64_at((*records)[0], 32), 0xffffcfdcdfa10000u);
+  EXPECT_EQ(string_at((*records)[0], 40), "[kernel.kallsyms]_stext");
+}
+
 }  // namespace
 }  // namespace vperf::data
