@@ -148,17 +148,10 @@ Verdict decide_arm_precise(const ArmCpuReport& arm, const LiveProbes& live) {
 }
 
 Verdict decide_arm_guest_profiling(const ArmCpuReport& arm, const LiveProbes& live) {
-  Verdict v;
+  Verdict v = guest_profiling_evidence(live);
   const KvmProbe& kvm = live.kvm;
-  const PerfEventProbe* cycles = live.perf.find("cycles");
-  const bool host_pmu = cycles && cycles->counted();
-  const bool kvm_ok = kvm.api_version && *kvm.api_version == kKvmStableApiVersion;
-  v.available = kvm_ok && host_pmu;
-  v.reason = (kvm.api_version ? kvm.path + " answers KVM_GET_API_VERSION = " + std::to_string(*kvm.api_version)
-                              : kvm.path + ": " + errno_text(kvm.errno_value)) +
-             "; host PMU: " + (host_pmu ? "cycles count" : "cycles " + (cycles ? outcome_text(cycles->outcome) : "not probed"));
   if (v.available) return v;
-  if (kvm_ok) {
+  if (kvm_runs_guests(kvm)) {
     v.reason += ". Guests can run here, but their samples would have no hardware clock";
     v.fix = arm_pmu_fix(arm);
   } else if (kvm.errno_value == ENOENT) {

@@ -335,17 +335,10 @@ Verdict decide_guest_profiling(const CpuidReport& cpuid, const LiveProbes* live)
     v.reason += "; CPUID advertises " + std::string(cpuid.cpu.vmx ? "VMX" : cpuid.cpu.svm ? "SVM" : "no VMX/SVM");
     return v;
   }
-  Verdict v;
+  Verdict v = guest_profiling_evidence(*live);
   const KvmProbe& kvm = live->kvm;
-  const PerfEventProbe* cycles = live->perf.find("cycles");
-  const bool host_pmu = cycles && cycles->counted();
-  const bool kvm_ok = kvm.api_version && *kvm.api_version == kKvmStableApiVersion;
-  v.available = kvm_ok && host_pmu;
-  std::string kvm_text = kvm.api_version ? kvm.path + " answers KVM_GET_API_VERSION = " + std::to_string(*kvm.api_version)
-                                         : kvm.path + ": " + errno_text(kvm.errno_value);
-  v.reason = kvm_text + "; host PMU: " + (host_pmu ? "cycles count" : "cycles " + (cycles ? outcome_text(cycles->outcome) : "not probed"));
   if (v.available) return v;
-  if (kvm_ok) {
+  if (kvm_runs_guests(kvm)) {
     v.reason += ". Guests can run here, but their samples would have no hardware clock; only software sampling of "
                 "vCPU threads works";
     v.fix = guest_pmu_fix(cpuid);
@@ -385,6 +378,20 @@ constexpr std::array kRules{
 };
 
 }  // namespace
+
+bool kvm_runs_guests(const KvmProbe& kvm) { return kvm.api_version && *kvm.api_version == kKvmStableApiVersion; }
+
+Verdict guest_profiling_evidence(const LiveProbes& live) {
+  Verdict v;
+  const KvmProbe& kvm = live.kvm;
+  const PerfEventProbe* cycles = live.perf.find("cycles");
+  const bool host_pmu = cycles && cycles->counted();
+  v.available = kvm_runs_guests(kvm) && host_pmu;
+  v.reason = (kvm.api_version ? kvm.path + " answers KVM_GET_API_VERSION = " + std::to_string(*kvm.api_version)
+                              : kvm.path + ": " + errno_text(kvm.errno_value)) +
+             "; host PMU: " + (host_pmu ? "cycles count" : "cycles " + (cycles ? outcome_text(cycles->outcome) : "not probed"));
+  return v;
+}
 
 std::string outcome_text(const PerfOpenOutcome& o) {
   if (!o.opened) return "failed, " + errno_text(o.errno_value);

@@ -44,6 +44,11 @@ Verdict decide_sampling(const LiveProbes* live, std::string_view pmu_fix);
 // `cpu_summary` says what the CPU claims, `pmu_fix` how to get a PMU.
 Verdict counting_verdict(const LiveProbes& live, std::initializer_list<const char*> names, std::string_view what,
                          std::string_view cpu_summary, std::string_view pmu_fix);
+// Whether /dev/kvm answered the stable API version.
+bool kvm_runs_guests(const KvmProbe& kvm);
+// The guest-profiling verdict's evidence (/dev/kvm and the host PMU), without its fix, which is
+// the architecture's.
+Verdict guest_profiling_evidence(const LiveProbes& live);
 // "cycles: 64 samples for 6400192 counted at period 100003 (64.0 expected)"
 std::string sampling_probe_text(const SamplingProbe& probe);
 // "failed, ENOENT (...)", "counted 1234", "opened, but reading failed: ..."

@@ -191,17 +191,42 @@ static std::optional<PmcModel> running_cpu_pmc_model() {
 
 bool running_cpu_has_pmc_model() { return running_cpu_pmc_model().has_value(); }
 
+namespace {
+
+// This machine's CPU when no table knows it (a CPU newer than libpfm4, QEMU's -cpu max): named
+// by its signature or MIDR, in its vendor's layout, with no tables of its own.
+PmcModel table_less_running_model() {
+  PmcModel m;
+  m.running_cpu = true;
+  if (std::optional<uint32_t> midr = running_midr()) {
+    m.midr = *midr;
+    m.name = "MIDR " + hex_padded(*midr, 8);
+    m.description = "this machine's arm64 CPU, which neither vperf's model table nor perf's arm64 tables name";
+  } else {
+    m.cpu = running_cpu_signature();
+    m.name = m.cpu ? m.cpu->mapfile_key() : std::string("this CPU");
+    m.description = "this machine's CPU, which libpfm4 does not know";
+  }
+  return m;
+}
+
+// The one line list --pmc says when nothing describes this machine's CPU.
+[[noreturn]] void throw_no_tables(const PmcModel& model) {
+  if (model.midr)
+    throw UserError("no PMC tables for this arm64 CPU (" + model.name +
+                        "): neither vperf's model table nor perf's arm64 tables name it",
+                    "pass --model NAME for the core it is or resembles, e.g. --model neoverse-n1; vperf list --pmc "
+                    "--model NAME lists any known model's events");
+  throw UserError("libpfm4 does not recognise this CPU (" + model.name + ") and no bundled table names it",
+                  "pass --model NAME to describe a CPU vperf knows, e.g. --model skx");
+}
+
+}  // namespace
+
 PmcModel resolve_pmc_model(std::string_view requested) {
   if (requested.empty()) {
     if (std::optional<PmcModel> m = running_cpu_pmc_model()) return *m;
-    if (std::optional<uint32_t> midr = running_midr())
-      throw UserError("no PMC tables for this arm64 CPU (MIDR " + hex_padded(*midr, 8) +
-                          "): neither vperf's model table nor perf's arm64 tables name it",
-                      "pass --model NAME for the core it is or resembles, e.g. --model neoverse-n1; vperf list --pmc "
-                      "--model NAME lists any known model's events");
-    std::optional<CpuSignature> cpu = running_cpu_signature();
-    throw UserError("libpfm4 does not recognise this CPU (" + (cpu ? cpu->mapfile_key() : std::string("no CPUID")) + ")",
-                    "pass --model NAME to describe a CPU libpfm4 knows, e.g. --model skx");
+    return table_less_running_model();
   }
   if (std::optional<PmcModel> known = find_known_pmc_model(requested)) return *known;
   PfmSession session = open_session(std::nullopt);
@@ -316,6 +341,11 @@ void add_perfmon_tables(PmcCatalog& cat, const PmcCatalogOptions& options) {
 PmcCatalog load_pmc_catalog(const PmcCatalogOptions& options) {
   PmcCatalog cat = load_libpfm_catalog(options);
   add_perfmon_tables(cat, options);
+  if (cat.model.running_cpu && cat.pmus.empty() && cat.perfmon.empty()) {
+    if (options.require_tables) throw_no_tables(cat.model);
+    cat.notes.push_back("no table describes this machine's CPU (" + cat.model.name +
+                        "): raw events (rNNN) encode and decode; --model NAME gives a known model's names");
+  }
   return cat;
 }
 

@@ -27,6 +27,9 @@ struct PmcCatalogOptions {
   std::string model;                             // --model; empty = the running CPU
   std::optional<std::filesystem::path> perfmon;  // --perfmon FILE|DIR; nullopt: the bundled tables
   std::filesystem::path sysfs_pmu_root = kSysfsPmuRoot;
+  // list --pmc: a catalog with no table at all (this machine's CPU, unknown to every table) is an
+  // error; encode and decode go on with raw encodings.
+  bool require_tables = false;
 };
 
 struct PmcPmuEntry {
@@ -50,8 +53,9 @@ struct PmcCatalog {
   size_t perfmon_event_count() const;
 };
 
-// Resolves --model: "" means the running CPU (as libpfm4 detects it). An unknown name is a
-// usage error whose hint lists the valid names and the closest ones.
+// Resolves --model: "" means the running CPU (as libpfm4 detects it; arm64's by MIDR); a CPU no
+// table knows is a model without tables (raw events still encode, in its vendor's layout). An
+// unknown name is a usage error whose hint lists the valid names and the closest ones.
 PmcModel resolve_pmc_model(std::string_view requested);
 // Whether libpfm4 knows this machine's CPU (a model-specific core PMU): a CPU newer than its
 // tables has no PMC names, which is not an error for a builtin or tracepoint event.

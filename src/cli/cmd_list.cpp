@@ -50,7 +50,9 @@ int run_list(const ListOptions& options, std::ostream& out) {
     return 0;
   }
   if (options.pmc || !options.model.model.empty() || !options.model.perfmon.empty()) {
-    events::PmcCatalog catalog = events::load_pmc_catalog(options.model.catalog_options());
+    events::PmcCatalogOptions catalog_options = options.model.catalog_options();
+    catalog_options.require_tables = true;
+    events::PmcCatalog catalog = events::load_pmc_catalog(catalog_options);
     if (options.json)
       output::print_json(out, events::pmc_catalog_json(catalog, options.filter));
     else
