@@ -170,7 +170,7 @@ class ProcessDwfl {
     return !((cfa[0].atom == DW_OP_bregx && cfa[0].number == kSp) || cfa[0].atom == DW_OP_breg31);
   }
 
-  // Whether CFI (.eh_frame or .debug_frame) covers pc: PLT stubs and hand-written assembly
+  // Whether CFI (.eh_frame or .debug_frame) covers pc: PLT entries and hand-written assembly
   // have none on arm64.
   bool has_cfi(uint64_t pc) {
     Dwarf_Frame* frame = cfi_frame(pc);
@@ -377,7 +377,7 @@ void DwarfUnwinder::unwind(const symbols::Machine& machine, const symbols::Threa
     ips.push_back(regs->ip);
     return;
   }
-  // perf's libunwind on arm64: where the leaf's pc has no CFI (a PLT stub, assembly), its DWARF
+  // perf's libunwind on arm64: where the leaf's pc has no CFI (a PLT entry, assembly), its DWARF
   // step fails and it takes x30 as the return address, the CFA staying SP, then unwinds on from
   // there with CFI (x30 itself now unknown). The caller's frame is x30 - 1, as for any return
   // address.
