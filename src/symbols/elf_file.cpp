@@ -172,12 +172,30 @@ std::optional<std::string> ElfFile::debuglink() const {
 
 std::vector<SymbolSource> ElfFile::function_symbols() const {
   std::vector<SymbolSource> out;
+  out.reserve(symbol_entries());
+  visit_function_symbols([&](const SymbolSource& s) { out.push_back(s); });
+  return out;
+}
+
+std::optional<ElfFile::Section> ElfFile::function_symbol_table() const {
   GElf_Shdr symtab_hdr;
   Elf_Scn* symtab = find_section(elf_, ".symtab", &symtab_hdr);
   if (symtab == nullptr || symtab_hdr.sh_type == SHT_NOBITS) symtab = find_section(elf_, ".dynsym", &symtab_hdr);
-  if (symtab == nullptr || symtab_hdr.sh_type == SHT_NOBITS || symtab_hdr.sh_entsize == 0) return out;
-  Elf_Data* data = elf_getdata(symtab, nullptr);
-  if (data == nullptr) return out;
+  if (symtab == nullptr || symtab_hdr.sh_type == SHT_NOBITS || symtab_hdr.sh_entsize == 0) return std::nullopt;
+  return Section{symtab, symtab_hdr};
+}
+
+size_t ElfFile::symbol_entries() const {
+  const std::optional<Section> table = function_symbol_table();
+  return table ? table->header.sh_size / table->header.sh_entsize : 0;
+}
+
+void ElfFile::visit_function_symbols(const std::function<void(const SymbolSource&)>& visit) const {
+  const std::optional<Section> table = function_symbol_table();
+  if (!table) return;
+  const GElf_Shdr& symtab_hdr = table->header;
+  Elf_Data* data = elf_getdata(table->scn, nullptr);
+  if (data == nullptr) return;
 
   // Executable sections, for labels.
   std::vector<bool> executable;
@@ -209,9 +227,8 @@ std::vector<SymbolSource> ElfFile::function_symbols() const {
     SymbolBinding binding = bind == STB_WEAK ? SymbolBinding::Weak
                             : bind == STB_LOCAL ? SymbolBinding::Local
                                                 : SymbolBinding::Global;
-    out.push_back(SymbolSource{sym.st_value, sym.st_size, std::string_view(name), binding});
+    visit(SymbolSource{sym.st_value, sym.st_size, std::string_view(name), binding});
   }
-  return out;
 }
 
 std::optional<uint64_t> ElfFile::object_symbol(std::string_view name) const {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -75,6 +76,11 @@ class ElfFile {
   // Function symbols with mangled names and ELF sizes (see the top of this file). The names
   // view this file's string table: valid while the ElfFile lives.
   std::vector<SymbolSource> function_symbols() const;
+  // The same, one at a time, in file order: no vector of them all.
+  void visit_function_symbols(const std::function<void(const SymbolSource&)>& visit) const;
+  // How many entries the table function_symbols reads holds (functions and the rest): a bound
+  // on how many it gives.
+  size_t symbol_entries() const;
   // Symbols perf synthesizes for PLT entries (dso__synthesize_plt_symbols): "NAME@plt" per
   // .rela.plt/.rel.plt relocation, in relocation order, one entry each (x86: 16 bytes) after
   // the .plt header, or from the start of .plt.sec when there is one; the header itself has no
@@ -86,6 +92,7 @@ class ElfFile {
 
  private:
   ElfFile() = default;
+  std::optional<Section> function_symbol_table() const;  // .symtab, else .dynsym
   std::string name_;
   ScopedFd fd_;
   std::shared_ptr<std::vector<char>> image_;  // keeps an in-memory image alive while elf_ uses it

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/file_mapping.h"
@@ -94,7 +95,12 @@ class SymbolTable {
                            std::shared_ptr<const SymbolNames> names = nullptr);
   // The same from symbols whose end is their start where the size is unknown (kallsyms's
   // lines), sorted and cleaned up in place: no second copy of a large table.
-  static SymbolTable from_symbols(std::vector<Symbol> symbols, std::shared_ptr<const SymbolNames> names);
+  // With `mangled` true, names of C++ symbols ("_Z...") are kept as the ELF has them and each is
+  // demangled when a lookup first returns it, as perf shows it (demangle.h): a library's table
+  // holds thousands a report never meets (demangling libstdc++'s all was a tenth of a small
+  // profile's flame graph). Aliases at one address are still chosen by their demangled names.
+  static SymbolTable from_symbols(std::vector<Symbol> symbols, std::shared_ptr<const SymbolNames> names,
+                                  bool mangled = false);
   // A table over packed entries that keep the invariants already (sorted by start, one symbol
   // per start, each ending after it starts, names within `names`): checked here in one pass,
   // nullopt when they do not. Its Symbols are made as lookups reach them: a report meets a few
@@ -117,33 +123,27 @@ class SymbolTable {
   bool empty() const { return size() == 0; }
 
  private:
-  // A packed table's Symbols, in pages mapped for them: zero until written (a Symbol whose end
-  // is 0 is not made yet; no symbol ends at 0), and a page never written costs nothing. (calloc
-  // may hand out memory used before, and clear all of it.)
-  class MadeSymbols {
-   public:
-    explicit MadeSymbols(size_t count);
-    ~MadeSymbols();
-    MadeSymbols(const MadeSymbols&) = delete;
-    MadeSymbols& operator=(const MadeSymbols&) = delete;
-    Symbol* data() const { return symbols_; }
-
-   private:
-    Symbol* symbols_ = nullptr;
-    size_t bytes_ = 0;
-  };
   struct Storage {
     size_t count = 0;
     std::vector<Symbol> symbols;  // a built table's
-    PackedSymbols packed;         // a packed table's entries
-    std::unique_ptr<MadeSymbols> made;
+    bool mangled = false;         // its C++ names are demangled as they are used
+    bool packed_table = false;
+    PackedSymbols packed;  // a packed table's entries
+    // The Symbols made so far, by index, of a packed table (all its symbols) or of a mangled one
+    // (its C++ symbols): nodes never move, so a Symbol handed out stays. (An array of them all,
+    // zero until made, cost two page faults per 4 KB it reached: a few hundred lookups across a
+    // kernel's 150k symbols touched most of its 5 MB.)
     std::mutex making;
+    std::unordered_map<size_t, Symbol> made;
+    SymbolNames demangled;  // the names of those made from mangled ones
     std::once_flag all_made;
+    std::vector<Symbol> all;  // symbols() of a packed or mangled table
     std::shared_ptr<const SymbolNames> names;
   };
   uint64_t start_at(size_t i) const;
   uint64_t end_at(size_t i) const;
-  const Symbol& make(size_t i) const;  // of a packed table
+  const Symbol& make(size_t i) const;  // of a packed or mangled table
+  Symbol made_symbol(size_t i) const;  // entry i, as make() makes it
 
   // Shared, and immutable but for a packed table's Symbols made on demand: a copy of a table
   // (the kernel's, given to each Dso of a machine's kernel) costs a reference count.

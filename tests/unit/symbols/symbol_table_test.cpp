@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string_view>
+#include <vector>
+
 namespace vperf::symbols {
 namespace {
 
@@ -59,4 +62,32 @@ TEST(SymbolTable, FindsAnEnclosingSymbolBehindASmallerOne) {
 }
 
 }  // namespace
+// A table of mangled names shows them demangled, as perf does after demangling at load, but
+// demangles only what is reached; aliases are still chosen by the names perf compares.
+TEST(SymbolTable, MangledNamesAreShownDemangledAndAliasesChosenByThem) {
+  std::vector<Symbol> symbols = {
+      {0x100, 0x110, "_ZN1a1bEv", SymbolBinding::Global},  // a::b, 4 characters (9 mangled)
+      {0x100, 0x110, "abcde", SymbolBinding::Global},      // 5: the longer name wins, as in perf
+      {0x200, 0x210, "_ZN5vperf9workloads8run_spinEmRKNS0_7OptionsE", SymbolBinding::Global},
+      {0x300, 0x310, "plain_c", SymbolBinding::Global},
+      {0x400, 0x410, "_ZdlPv@plt", SymbolBinding::Global},
+  };
+  const SymbolTable t = SymbolTable::from_symbols(symbols, nullptr, true);
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t.find(0x105)->name, "abcde") << "mangled, _ZN1a1bEv would have been the longer";
+  const Symbol* spin = t.find(0x208);
+  ASSERT_NE(spin, nullptr);
+  EXPECT_EQ(spin->name, "vperf::workloads::run_spin");
+  EXPECT_EQ(t.find(0x200), spin) << "one Symbol per symbol";
+  EXPECT_EQ(t.find(0x300)->name, "plain_c");
+  EXPECT_EQ(t.find(0x400)->name, "operator delete@plt");
+  EXPECT_EQ(t.find_by_name("vperf::workloads::run_spin"), spin);
+  std::vector<std::string_view> all;
+  for (const Symbol& s : t.symbols()) all.push_back(s.name);
+  EXPECT_EQ(all, (std::vector<std::string_view>{"abcde", "vperf::workloads::run_spin", "plain_c", "operator delete@plt"}));
+
+  // Without `mangled` the names are taken as they are.
+  EXPECT_EQ(SymbolTable::from_symbols(symbols, nullptr).find(0x208)->name, symbols[2].name);
+}
+
 }  // namespace vperf::symbols
