@@ -207,6 +207,12 @@ void print_listing(std::ostream& out, const ListingResult& listing) {
   }
 }
 
+void print_raw_dump(std::ostream& out, const ListingResult& listing) {
+  // The raw syntax lines ("rNNN", "cpu/t1=v1.../modifier") describe a form, not an event.
+  for (const ListedEvent& event : listing.events)
+    if (event.group != ListGroup::RawDescriptor) out << event.name << ' ';
+}
+
 boost::json::value listing_json(const ListingResult& listing) {
   boost::json::array array;
   for (const ListedEvent& event : listing.events) {

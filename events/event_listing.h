@@ -55,6 +55,9 @@ struct ListingOptions {
 
 ListingResult list_events(const EventCatalog& catalog, std::string_view filter, const ListingOptions& options = {});
 void print_listing(std::ostream& out, const ListingResult& listing);
+// perf list --raw-dump: the names alone (no aliases), each followed by a space, no newline: the
+// form shell completion and perf's own tests read (for p in $(perf list --raw-dump pmu)).
+void print_raw_dump(std::ostream& out, const ListingResult& listing);
 boost::json::value listing_json(const ListingResult& listing);
 
 }  // namespace vperf::events

@@ -21,6 +21,7 @@ struct ListOptions {
   bool pmc = false;
   ModelOptions model;
   bool json = false;
+  bool raw_dump = false;
 };
 
 // perf lists hardware and cache events only when the kernel opens them; so does vperf.
@@ -45,6 +46,13 @@ void print_metrics(std::ostream& out, bool json) {
 }
 
 int run_list(const ListOptions& options, std::ostream& out) {
+  if (options.raw_dump && (options.filter == "metrics" || options.filter == "metric")) {
+    for (const stat::NamedMetric& m : stat::named_metrics()) out << m.name << ' ';
+    out << '\n';  // as perf ends its metrics dump
+    return 0;
+  }
+  // vperf's metrics have no groups: perf prints nothing where it has none.
+  if (options.raw_dump && (options.filter == "metricgroups" || options.filter == "metricgroup")) return 0;
   if (options.filter == "metrics" || options.filter == "metric") {
     print_metrics(out, options.json);
     return 0;
@@ -67,7 +75,9 @@ int run_list(const ListOptions& options, std::ostream& out) {
     return kernel_opens(opener, type, config);
   };
   events::ListingResult listing = events::list_events(catalog, options.filter, listing_options);
-  if (options.json)
+  if (options.raw_dump)
+    events::print_raw_dump(out, listing);
+  else if (options.json)
     output::print_json(out, events::listing_json(listing));
   else
     events::print_listing(out, listing);
@@ -84,6 +94,8 @@ void add_list_command(CLI::App& app, Invocation& inv) {
   sub->add_flag("--pmc", options->pmc, "List the libpfm4 PMC catalog: every core, uncore and RAPL event with its encoding");
   add_model_options(*sub, options->model);
   add_json_flag(*sub, options->json);
+  sub->add_flag("--raw-dump", options->raw_dump, "Names only, space-separated, as perf list --raw-dump prints them (for scripts)")
+      ->excludes("--json");
   sub->callback([&inv, options] { inv.action = [&inv, options] { return run_list(*options, *inv.out); }; });
 }
 

@@ -17,8 +17,6 @@ void validate(const StatOptions& o) {
   if (targets > 1) throw usage_error("-p and -t cannot be combined", "give the processes with -p, or the threads with -t");
   if (targets && cpu_wide)
     throw usage_error("-p/-t count tasks, -a/-C count CPUs: choose one", "drop -p/-t, or drop -a/-C");
-  if (!targets && !cpu_wide && o.command.empty())
-    throw usage_error("nothing to count", "give a COMMAND to run (vperf stat -- sleep 1), or -a, -C CPUS, -p PID, -t TID");
   if (!o.cgroup.empty() && !cpu_wide)
     throw usage_error("-G counts a cgroup on CPUs: it needs -a or -C", "add -a");
   int modes = o.no_aggr + o.per_core + o.per_die + o.per_socket;
@@ -39,7 +37,11 @@ void validate(const StatOptions& o) {
 
 }  // namespace
 
-int run_stat(const StatOptions& given, std::ostream& err) {
+int run_stat(const StatOptions& requested, std::ostream& err) {
+  StatOptions given = requested;
+  // Nothing to run or attach to: every CPU, until ^C, -I's --interval-count or --timeout, as
+  // perf stat counts then.
+  if (given.command.empty() && given.pids.empty() && given.tids.empty() && given.cpus.empty()) given.system_wide = true;
   validate(given);
   // Inline probes (-e uprobe:PATH:FUNC) are removed when this goes, after every counter on
   // them is closed: it is declared before anything opens one.
@@ -86,6 +88,8 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
       ->check(whole_number_in(10, UINT32_MAX));
   sub->add_option("--interval-count", options->interval_count, "Stop after N intervals")->check(whole_number_in(1, UINT32_MAX));
   sub->add_flag("--summary", options->summary, "With -I, also print the totals at the end");
+  sub->add_flag_callback("--no-csv-summary", [options] { options->csv_summary_column = false; },
+                         "With -x and --summary, leave the \"summary\" column out of the totals' lines");
   sub->add_option("-x,--field-separator", options->csv_separator, "CSV output with this separator")->check(non_empty());
   add_json_flag(*sub, options->json);
   sub->add_flag("-j,--json-output", options->json, "perf stat's name for --json");
@@ -93,6 +97,7 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   sub->add_option("--timeout", options->timeout_ms, "Stop counting (and the command) after MS milliseconds")
       ->check(whole_number_in(1, UINT32_MAX));
   sub->add_flag("-B,--big-num", options->big_num, "Group thousands in counts (default: as the locale does, like perf)");
+  sub->add_flag("--no-big-num", options->no_big_num, "Never group thousands, whatever the locale does")->excludes("--big-num");
   sub->add_flag("-i,--no-inherit", options->no_inherit, "Do not count the command's child tasks");
   sub->add_option("--max-overhead", options->max_overhead_percent,
                   "Warn when a probe event's hits cost more than this percent of one CPU (default 5)")

@@ -78,10 +78,11 @@ stat::StatPrintOptions print_options(const StatRequest& options, const stat::Cou
   print.interval = options.interval_ms > 0;
   print.interval_ns = uint64_t{options.interval_ms} * 1000000;
   print.interval_summary = options.summary;
+  print.csv_summary_column = options.csv_summary_column;
   print.runs = options.repeat;
   // perf shows the command's user/sys times only when it counted just the command.
   print.show_rusage = !options.command.empty() && options.repeat == 1 && target.cpus.empty() && target.threads.empty();
-  print.thousands_grouping = options.big_num || locale_groups_thousands();
+  print.thousands_grouping = !options.no_big_num && (options.big_num || locale_groups_thousands());
   print.null_run = options.null_run;
   print.nmi_watchdog_on = nmi_watchdog_on;
   return print;

@@ -29,11 +29,13 @@ struct StatRequest {
   unsigned interval_ms = 0;         // -I
   unsigned interval_count = 0;      // --interval-count
   bool summary = false;             // --summary (with -I)
+  bool csv_summary_column = true;   // false: --no-csv-summary
   std::string csv_separator;        // -x; empty: text
   bool json = false;
   std::string output_file;          // -o
   unsigned timeout_ms = 0;          // --timeout
   bool big_num = false;             // -B: thousands separators in text output
+  bool no_big_num = false;          // --no-big-num: none, whatever the locale groups
   bool no_inherit = false;          // -i
   bool null_run = false;            // -n: no default events, only the times (perf stat --null)
   double max_overhead_percent = 5;  // --max-overhead: warn when a probe costs more of one CPU

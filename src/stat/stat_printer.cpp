@@ -183,7 +183,7 @@ void StatPrinter::print_line(const std::string& prefix, const StatEvent& event, 
   const bool json = options_.format == StatFormat::Json;
   const bool text = options_.format == StatFormat::Text;
   std::string s = prefix;
-  if (csv && options_.interval && !in_interval_) s += strf("%16s%s", "summary", sep.c_str());
+  if (csv && options_.interval && !in_interval_ && options_.csv_summary_column) s += strf("%16s%s", "summary", sep.c_str());
   s += unit_prefix(unit, line.cpus);
 
   auto noise = [&] {

@@ -48,6 +48,7 @@ struct StatPrintOptions {
   // "CPUs utilized"; 0 uses each delta's elapsed_ns.
   uint64_t interval_ns = 0;
   bool interval_summary = false;   // --summary: the totals after the intervals (CSV lines start "summary,")
+  bool csv_summary_column = true;  // false (--no-csv-summary): those CSV lines without the "summary" column
   bool thousands_grouping = false;  // see above
   bool null_run = false;           // -n: no blank line before the elapsed time
   // Whether /proc/sys/kernel/nmi_watchdog is on, asked only after a "<not counted>" row: then

@@ -190,6 +190,28 @@ TEST_F(PerfCrossCheck, ListTextMatchesPerf) {
   }
 }
 
+// `perf list --raw-dump GROUP`, which scripts and perf's own tests read (stat_all_pmu.sh:
+// for p in $(perf list --raw-dump pmu)): vperf's, byte for byte, through the CLI. (perf also
+// lists the SDT events of its build-id cache there; the groups compared have none.)
+TEST_F(PerfCrossCheck, RawDumpMatchesPerf) {
+  std::vector<std::string> groups = {"sw", "pmu", "hw", "cache"};
+  if (test::has_tracefs()) groups.push_back("tracepoint");
+  for (const std::string& group : groups) {
+    SCOPED_TRACE(group);
+    test::ProgramResult perf = test::run_program({perf_path(), "list", "--raw-dump", group}, {{"PAGER", "cat"}});
+    test::ProgramResult vperf = test::run_program({VPERF_BINARY, "list", "--raw-dump", group});
+    ASSERT_EQ(perf.exit_code, 0) << perf.err;
+    ASSERT_EQ(vperf.exit_code, 0) << vperf.err;
+    EXPECT_EQ(vperf.out, perf.out);
+  }
+  EXPECT_FALSE(test::run_program({VPERF_BINARY, "list", "--raw-dump", "sw"}).out.empty());
+  // vperf's metrics (stat -M) by name, a newline after them as perf ends its metrics dump.
+  test::ProgramResult metrics = test::run_program({VPERF_BINARY, "list", "--raw-dump", "metrics"});
+  EXPECT_EQ(metrics.exit_code, 0);
+  EXPECT_TRUE(metrics.out.starts_with("IPC ")) << metrics.out;
+  EXPECT_TRUE(metrics.out.ends_with(" \n")) << metrics.out;
+}
+
 TEST_F(PerfCrossCheck, AttrsMatchPerfStat) {
   std::vector<std::string> events = {"cs:u",      "cs",        "cs:k",          "cs:uk",          "page-faults:h",
                                      "cs:G",      "cs:H",      "cs:Gu",         "cs:D",           "cpu-clock:ppp",

@@ -149,6 +149,12 @@ INSTANTIATE_TEST_SUITE_P(
         LayoutCase{"CpuListCommand", {"-C", "0", "-e", "cpu-clock", "--", "sleep", "0.1"}},
         LayoutCase{"NoAggr", {"-a", "-A", "-e", "cpu-clock", "--", "sleep", "0.1"}},
         LayoutCase{"IntervalCount", {"-I", "100", "--interval-count", "3", "-a", "-e", "cpu-clock"}},
+        // No command and no target: every CPU, as perf stat counts then (perf's stat+csv_summary.sh).
+        LayoutCase{"NoCommandIsSystemWide", {"-I", "100", "--interval-count", "2", "-e", "cpu-clock"}},
+        LayoutCase{"NoCommandTimeout", {"--timeout", "150", "-e", "cpu-clock"}},
+        LayoutCase{"CsvNoCommandSummary", {"-x,", "-I", "100", "--interval-count", "1", "--summary", "-e", "cpu-clock"}},
+        LayoutCase{"CsvNoCsvSummary", {"-x,", "-I", "100", "--interval-count", "1", "--summary", "--no-csv-summary", "-e", "cpu-clock"}},
+        LayoutCase{"NoBigNum", {"--no-big-num", "-e", "syscalls:sys_enter_getppid", "--", VPERF_WORKLOAD, "getppid", "12345"}, true},
         LayoutCase{"IntervalCommand", {"-I", "100", "-e", "task-clock", "--", VPERF_WORKLOAD, "sleep", "150"}},
         LayoutCase{"CsvDefault", {"-x,", "--", VPERF_WORKLOAD, "getppid", "10"}},
         LayoutCase{"CsvRepeat", {"-x,", "-r", "3", "-e", "task-clock", "--", VPERF_WORKLOAD, "spin", "20"}},

@@ -631,7 +631,7 @@ TEST(StatErrors, MisspelledEventSuggestsTheRightOne) {
 
 TEST(StatErrors, ConflictingTargetsAreUsageErrors) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"-e", "task-clock"},                                     // nothing to count
+           {"-e", "task-clock", "-r", "2"},                          // nothing to repeat (no command: system-wide)
            {"-e", "task-clock", "-p", "1", "-a"},                    // -p with -a
            {"-e", "task-clock", "-A", "--", "true"},                 // -A without -a
            {"-e", "task-clock", "--interval-count", "2", "--", "true"},  // without -I

@@ -57,7 +57,9 @@ void expect_usage_error(StatOptions o, const std::string& fragment) {
 }
 
 TEST(RunStat, RefusesOptionCombinationsLikePerf) {
-  expect_usage_error(StatOptions{}, "nothing to count");
+  StatOptions repeat_nothing;  // no command counts every CPU, as perf does; -r needs one to repeat
+  repeat_nothing.repeat = 2;
+  expect_usage_error(repeat_nothing, "-r repeats a COMMAND");
   StatOptions per_cpu = with_command();
   per_cpu.no_aggr = true;
   expect_usage_error(per_cpu, "need -a or -C");
