@@ -40,7 +40,8 @@ std::string one_line(const std::string& text) {
 }
 
 void print_error(std::ostream& err, const std::string& what, const std::string& hint) {
-  err << "vperf: error: " << one_line(what);
+  if (!printed_as_perf_prints(what)) err << "vperf: error: ";
+  err << one_line(what);
   if (!hint.empty()) err << " (hint: " << one_line(hint) << ")";
   err << '\n';
 }

@@ -102,6 +102,9 @@ int add_or_print_probes(const ProbeOptions& o, std::ostream& out, std::ostream& 
   std::optional<tracing::Tracefs> tracefs;
   if (!print_only) {
     tracefs = open_tracefs();
+    // As perf, a kernel probe's debuginfo is looked for before kprobe_events: what the
+    // definitions lack is said first (perf's own tests skip on those words).
+    if (request.executable.empty() && !tracing::has_kprobes(*tracefs)) checked(probes::plan_probes(request, {}));
     existing = request.executable.empty() ? checked(tracing::kprobe_definitions(*tracefs)) : checked(tracing::uprobe_definitions(*tracefs));
     request.append = tracing::kernel_appends_probes(*tracefs);
   } else if (Result<tracing::Tracefs> mounted = tracing::Tracefs::open_mounted()) {

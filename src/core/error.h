@@ -7,10 +7,17 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
 namespace vperf {
+
+// perf's own words for a failure that scripts grep at the start of a line (perf 6.1's
+// probe_vfs_getname.sh skips when "^Failed to find the path for the kernel" is printed): an
+// error whose message starts with one is printed as perf prints it, with nothing before it.
+inline constexpr std::string_view kNoKernelPathMessage = "Failed to find the path for the kernel";
+inline bool printed_as_perf_prints(std::string_view message) { return message.starts_with(kNoKernelPathMessage); }
 
 struct Error {
   std::string message;

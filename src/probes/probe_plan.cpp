@@ -527,8 +527,8 @@ Result<std::vector<PlannedSite>> plan_sites(const std::filesystem::path& file, c
 // ("+0(%si)@user" is "+u0(%si)").
 Result<std::string> kernel_argument(const tracing::ProbeArgument& arg) {
   if (needs_dwarf(arg))
-    return Error{"argument '" + arg.expression + "' is a variable: a kernel function's variables need the kernel's debuginfo (vmlinux), which vperf probe does not read yet",
-                 0, "fetch it by register: dfd=%di filename=+0(%si):string (x86-64 passes arguments in di, si, dx, cx, r8, r9)"};
+    return Error{"argument '" + arg.expression + "' is a variable: a kernel function's variables need the kernel's debuginfo (a vmlinux with DWARF)",
+                 0, "give it with -k VMLINUX, or fetch by register: dfd=%di filename=+0(%si):string (x86-64 passes arguments in di, si, dx, cx, r8, r9)"};
   std::string expression = arg.expression;
   if (arg.user_access) {
     if ((expression.starts_with('+') || expression.starts_with('-')) && expression.find('(') != std::string::npos)
@@ -569,8 +569,8 @@ Result<std::vector<PlannedProbe>> plan_kernel_probes(const ProbeRequest& request
       return Error{"'" + text + "' is a USDT marker, which lives in a program or library", 0, "give the file: vperf probe -x FILE " + text};
     VPERF_TRY(tracing::ProbeDefinition def, tracing::parse_probe_definition(text));
     if (def.address || def.function.empty() || def.line || !def.lazy_pattern.empty() || !def.file.empty())
-      return Error{"probe definition '" + text + "': kernel addresses, source lines and lazy patterns need the kernel's debuginfo (vmlinux), which vperf probe does not read yet",
-                   0, "probe the kernel function by name: FUNC, FUNC+OFFSET or FUNC%return"};
+      return Error{"probe definition '" + text + "': kernel addresses, source lines and lazy patterns need the kernel's debuginfo (a vmlinux with DWARF)",
+                   0, "give it with -k VMLINUX, or probe the kernel function by name: FUNC, FUNC+OFFSET or FUNC%return"};
     if (def.function.find_first_of("*?[") != std::string::npos)
       return Error{"kernel function globs ('" + def.function + "') are not in vperf probe yet", 0, "name one function per definition (-a FUNC -a FUNC2)"};
     if (def.offset) VPERF_TRY(check_kernel_offset(request.kallsyms, def.function, *def.offset));
@@ -650,6 +650,44 @@ Result<std::filesystem::path> probed_file(const ProbeRequest& request, std::stri
   return file;
 }
 
+// The running kernel's vmlinux with DWARF, from perf's places for it (vmlinux_path__init in
+// perf 6.1, in its order), or an Error in perf's words naming where it looked: a kernel probe
+// on a source line or with variables, and -L/-V on a kernel function, need it.
+Result<std::filesystem::path> running_kernel_debuginfo() {
+  struct utsname uts;
+  ::uname(&uts);
+  const std::string release = uts.release;
+  const std::vector<std::filesystem::path> places = {
+      "vmlinux", "/boot/vmlinux", "/boot/vmlinux-" + release, "/usr/lib/debug/boot/vmlinux-" + release,
+      "/lib/modules/" + release + "/build/vmlinux", "/usr/lib/debug/lib/modules/" + release + "/vmlinux",
+      "/usr/lib/debug/boot/vmlinux-" + release + ".debug"};
+  std::string looked;
+  for (const std::filesystem::path& place : places) {
+    if (Result<symbols::ElfFile> elf = symbols::ElfFile::open(place); elf && elf->has_debug_info()) return place;
+    looked += (looked.empty() ? "" : ", ") + place.string();
+  }
+  return Error{std::string(kNoKernelPathMessage) + ": no vmlinux with DWARF for kernel " + release + " in " + looked, 0,
+               "install the kernel's debug package (Debian: linux-image-" + release + "-dbg), or give one with -k VMLINUX"};
+}
+
+// Whether a kernel probe definition needs the kernel's DWARF: a source line, a file, a lazy
+// pattern or an address to place it, or a variable to fetch.
+bool kernel_definition_needs_dwarf(const std::string& text) {
+  Result<tracing::ProbeDefinition> def = tracing::parse_probe_definition(text);
+  if (!def) return false;  // planning says what is wrong with it
+  return def->address || def->line || !def->lazy_pattern.empty() || !def->file.empty() ||
+         std::any_of(def->arguments.begin(), def->arguments.end(), needs_dwarf);
+}
+
+// `request` with the running kernel's vmlinux as its -k, when it probes the kernel image, gave
+// no -k, and `needed` says DWARF is needed: as perf finds it.
+Result<ProbeRequest> with_running_kernel(const ProbeRequest& request, bool needed) {
+  if (!needed || !request.executable.empty() || !request.module.empty() || !request.vmlinux.empty()) return request;
+  ProbeRequest out = request;
+  VPERF_TRY(out.vmlinux, running_kernel_debuginfo());
+  return out;
+}
+
 // A kernel module's name as the kernel knows it: .modinfo's "name=", else the file's stem with
 // '-' read as '_' (the kernel's own rule for module names).
 Result<std::string> kernel_module_name(const std::filesystem::path& ko) {
@@ -667,7 +705,9 @@ Result<std::string> kernel_module_name(const std::filesystem::path& ko) {
 
 }  // namespace
 
-Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const std::vector<std::string>& existing) {
+Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& given, const std::vector<std::string>& existing) {
+  VPERF_TRY(const ProbeRequest request,
+            with_running_kernel(given, std::any_of(given.definitions.begin(), given.definitions.end(), kernel_definition_needs_dwarf)));
   if (request.executable.empty() && !kernel_dwarf(request)) {
     std::vector<std::string> taken;
     for (const std::string& line : existing) taken.push_back(tracing::uprobe_name(line));
@@ -758,8 +798,9 @@ Result<std::vector<PlannedProbe>> plan_probes(const ProbeRequest& request, const
   return out;
 }
 
-Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& request, const std::string& definition, bool externs, bool ranges) {
-  VPERF_TRY(const std::filesystem::path file, probed_file(request, "-V", "give -x FILE, or -m MODULE.ko for a kernel module's (vmlinux's own need -k, which vperf does not read yet)"));
+Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& given, const std::string& definition, bool externs, bool ranges) {
+  VPERF_TRY(const ProbeRequest request, with_running_kernel(given, true));
+  VPERF_TRY(const std::filesystem::path file, probed_file(request, "-V", "give -x FILE, -m MODULE.ko or -k VMLINUX"));
   VPERF_TRY(tracing::ProbeDefinition def, tracing::parse_probe_definition(definition));
   if (def.address || def.function.empty() || def.line || !def.lazy_pattern.empty())
     return Error{"-V takes a function point, FUNC[+OFFSET] ('" + definition + "' is not one)", 0, "name the function: -V FUNC"};
@@ -785,8 +826,9 @@ Result<std::vector<std::string>> probe_point_variables(const ProbeRequest& reque
   return out;
 }
 
-Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& request, const std::string& range_text) {
-  VPERF_TRY(const std::filesystem::path file, probed_file(request, "-L", "give -x FILE, or -m MODULE.ko for a kernel module's (vmlinux's own need -k, which vperf does not read yet)"));
+Result<std::vector<std::string>> probe_source_listing(const ProbeRequest& given, const std::string& range_text) {
+  VPERF_TRY(const ProbeRequest request, with_running_kernel(given, true));
+  VPERF_TRY(const std::filesystem::path file, probed_file(request, "-L", "give -x FILE, -m MODULE.ko or -k VMLINUX"));
   VPERF_TRY(tracing::LineRange range, tracing::parse_line_range(range_text));
   DebugInfoSource debug;
   symbols::ProbeDebugInfo* dwarf = debug_info(debug, file, request.debug_dirs, kernel_dwarf(request));

@@ -444,6 +444,32 @@ TEST_F(Probe, KernelFunctionsAreListedAsPerfListsThem) {
   }
 }
 
+// A kernel probe that needs the running kernel's DWARF (a source listing, a variable, a line)
+// finds its vmlinux where perf looks; where there is none, vperf says so in perf's words at the
+// start of the line, as perf does: perf's own probe_vfs_getname.sh skips on them
+// ("^Failed to find the path for the kernel"). "FUNC:" with no line is line 0, as perf reads it.
+TEST_F(Probe, MissingKernelDebuginfoIsSaidInPerfsWords) {
+  VPERF_REQUIRE(!find_program("perf").empty(), "perf 6.1 as the reference");
+  const std::string prefix = "Failed to find the path for the kernel";
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"-L", "getname_flags"},
+           {"-V", "getname_flags"},
+           {"-D", "vfs_getname=getname_flags: pathname=filename:ustring"},
+           {"-D", "getname_flags:3"}}) {
+    SCOPED_TRACE(testing::PrintToString(args));
+    std::vector<std::string> perf_argv = {"perf", "probe"}, argv = {"probe"};
+    perf_argv.insert(perf_argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProgramResult perf = run_program(perf_argv);
+    VPERF_REQUIRE(perf.err.starts_with(prefix), "no vmlinux with DWARF for the running kernel (perf found one: " + perf.err + ")");
+    ProgramResult mine = run_vperf(argv);
+    EXPECT_NE(mine.exit_code, 0);
+    EXPECT_TRUE(mine.err.starts_with(prefix + ": no vmlinux with DWARF for kernel ")) << mine.err;
+    EXPECT_EQ(occurrences(mine.err, "\n"), 1u) << mine.err;
+    EXPECT_NE(mine.err.find("-k VMLINUX"), std::string::npos) << mine.err;
+  }
+}
+
 // With DEBUGINFOD_URLS set, debuginfo missing on disk comes from the servers: a local
 // debuginfod (elfutils' server) serving the optimised workload gives the stripped copy's
 // variables the lines the unstripped file gives; a server that does not answer is named in the

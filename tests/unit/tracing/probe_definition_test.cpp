@@ -25,6 +25,12 @@ TEST(ProbeDefinition, FunctionsWithTheirPlaces) {
   EXPECT_EQ(ret.arguments[0].expression, "$retval");
   EXPECT_TRUE(ret.arguments[0].variable.empty());
 
+  // perf reads a missing relative line as 0 (strtoul of nothing): FUNC's own line.
+  ProbeDefinition empty_line = parsed("getname_flags: pathname=filename:ustring");
+  EXPECT_EQ(empty_line.function, "getname_flags");
+  EXPECT_EQ(empty_line.line, 0u);
+  ASSERT_EQ(empty_line.arguments.size(), 1u);
+
   ProbeDefinition relative = parsed("schedule:10");
   EXPECT_EQ(relative.function, "schedule");
   EXPECT_EQ(relative.line, 10u);
