@@ -19,10 +19,10 @@ void validate(const StatOptions& o) {
     throw usage_error("-p/-t count tasks, -a/-C count CPUs: choose one", "drop -p/-t, or drop -a/-C");
   if (!o.cgroup.empty() && !cpu_wide)
     throw usage_error("-G counts a cgroup on CPUs: it needs -a or -C", "add -a");
-  int modes = o.no_aggr + o.per_core + o.per_die + o.per_socket;
-  if (modes > 1) throw usage_error("choose one of -A, --per-core, --per-die, --per-socket", "");
+  int modes = o.no_aggr + o.per_core + o.per_die + o.per_socket + o.per_node;
+  if (modes > 1) throw usage_error("choose one of -A, --per-core, --per-die, --per-socket, --per-node", "");
   if (modes && !cpu_wide)
-    throw usage_error("-A, --per-core, --per-die and --per-socket split counts by CPU: they need -a or -C",
+    throw usage_error("-A, --per-core, --per-die, --per-socket and --per-node split counts by CPU: they need -a or -C",
                       "add -a (perf: \"only available in system-wide mode\")");
   if (o.repeat < 1) throw usage_error("-r needs a positive number of runs", "");
   if (o.repeat > 1 && o.command.empty()) throw usage_error("-r repeats a COMMAND", "give the command to repeat");
@@ -82,6 +82,7 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   sub->add_flag("--per-core", options->per_core, "One line per core");
   sub->add_flag("--per-die", options->per_die, "One line per die");
   sub->add_flag("--per-socket", options->per_socket, "One line per socket");
+  sub->add_flag("--per-node", options->per_node, "One line per NUMA node");
   sub->add_option("-r,--repeat", options->repeat, "Run the command N times; print means and their spread")
       ->check(whole_number_in(1, 1000000));
   sub->add_option("-I,--interval-print", options->interval_ms, "Print the counts every MS milliseconds")

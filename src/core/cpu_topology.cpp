@@ -75,6 +75,14 @@ Result<CpuTopology> load_cpu_topology(const std::filesystem::path& sysfs_cpu_roo
     } else {
       place.die = 0;
     }
+    // The node: the one "nodeM" link in the CPU's own directory.
+    for (const std::filesystem::directory_entry& entry :
+         std::filesystem::directory_iterator(sysfs_cpu_root / ("cpu" + std::to_string(cpu)), ec)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.starts_with("node")) continue;
+      if (std::optional<uint64_t> node = parse_u64_base(std::string_view(name).substr(4), 10); node && *node <= 1'000'000)
+        place.node = static_cast<int>(*node);
+    }
     places.push_back(place);
   }
   return CpuTopology(std::move(places));

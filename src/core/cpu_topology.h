@@ -1,7 +1,8 @@
 #pragma once
 // Where each online CPU sits: package (socket), die and core, as sysfs describes it in
-// <root>/cpuN/topology/{physical_package_id,die_id,core_id}. perf stat's --per-socket,
-// --per-die and --per-core group CPUs by these ids (perf's aggr_cpu_id).
+// <root>/cpuN/topology/{physical_package_id,die_id,core_id}, and its NUMA node (<root>/cpuN/nodeM).
+// perf stat's --per-socket, --per-die, --per-core and --per-node group CPUs by these ids (perf's
+// aggr_cpu_id).
 //
 // Kernels before 5.2 have no die_id; perf then puts every CPU on die 0, and so does this.
 #include <filesystem>
@@ -16,6 +17,7 @@ struct CpuPlace {
   int socket = -1;  // physical_package_id
   int die = -1;     // die_id (0 when the kernel has none)
   int core = -1;    // core_id: unique within its socket only, not across the machine
+  int node = -1;    // the NUMA node: cpuN/nodeM in sysfs (-1 without NUMA, as perf has it)
   bool operator==(const CpuPlace&) const = default;
 };
 

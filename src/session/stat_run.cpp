@@ -41,6 +41,7 @@ stat::AggrMode aggregation_of(const StatRequest& o) {
   if (o.per_core) return stat::AggrMode::PerCore;
   if (o.per_die) return stat::AggrMode::PerDie;
   if (o.per_socket) return stat::AggrMode::PerSocket;
+  if (o.per_node) return stat::AggrMode::PerNode;
   return stat::AggrMode::Global;
 }
 

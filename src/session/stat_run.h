@@ -25,6 +25,7 @@ struct StatRequest {
   bool per_core = false;
   bool per_die = false;
   bool per_socket = false;
+  bool per_node = false;
   int repeat = 1;                   // -r
   unsigned interval_ms = 0;         // -I
   unsigned interval_count = 0;      // --interval-count

@@ -14,12 +14,13 @@ std::string AggrUnit::label() const {
     case AggrMode::PerCore: return s + "-D" + std::to_string(die) + "-C" + std::to_string(core);
     case AggrMode::PerDie: return s + "-D" + std::to_string(die);
     case AggrMode::PerSocket: return s;
+    case AggrMode::PerNode: return "N" + std::to_string(node);
   }
   return "";
 }
 
 bool AggrUnit::operator<(const AggrUnit& o) const {
-  return std::tie(socket, die, core, cpu) < std::tie(o.socket, o.die, o.core, o.cpu);
+  return std::tie(node, socket, die, core, cpu) < std::tie(o.node, o.socket, o.die, o.core, o.cpu);
 }
 
 AggrUnit unit_of_cpu(AggrMode mode, int cpu, const CpuTopology& topology) {
@@ -31,6 +32,10 @@ AggrUnit unit_of_cpu(AggrMode mode, int cpu, const CpuTopology& topology) {
     return unit;
   }
   const CpuPlace place = topology.place_of(cpu);
+  if (mode == AggrMode::PerNode) {
+    unit.node = place.node;
+    return unit;
+  }
   unit.socket = place.socket;
   if (mode == AggrMode::PerSocket) return unit;
   unit.die = place.die;

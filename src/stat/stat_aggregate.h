@@ -1,7 +1,7 @@
 #pragma once
 // Aggregation: one StatSnapshot (every fd's reading) -> one count per event per aggregation
 // unit, the way perf stat 6.1 adds up its per-CPU counters for -a (global), -A/--no-aggr
-// (per CPU), --per-core, --per-die and --per-socket.
+// (per CPU), --per-core, --per-die, --per-socket and --per-node.
 //
 // Scaling for multiplexing happens in perf::scale_count only. Like perf 6.1:
 //  - Global: the raw values, enabled and running times of every fd are summed first and the
@@ -32,6 +32,7 @@ enum class AggrMode {
   PerCore,    // --per-core
   PerDie,     // --per-die
   PerSocket,  // --per-socket
+  PerNode,    // --per-node
 };
 
 // One aggregation unit. Fields that the mode does not use are -1.
@@ -41,11 +42,12 @@ struct AggrUnit {
   int socket = -1;
   int die = -1;
   int core = -1;
+  int node = -1;
 
-  // As perf names the unit: "" (global), "CPU3", "S0-D0-C1", "S0-D0", "S0".
+  // As perf names the unit: "" (global), "CPU3", "S0-D0-C1", "S0-D0", "S0", "N0".
   std::string label() const;
   bool operator==(const AggrUnit&) const = default;
-  // perf's order: by socket, die, core, cpu.
+  // perf's order: by node, socket, die, core, cpu.
   bool operator<(const AggrUnit& other) const;
 };
 

@@ -153,6 +153,7 @@ std::string StatPrinter::unit_prefix(const AggrUnit& u, int cpus) const {
         case AggrMode::PerCore: return strf("S%d-D%d-C%-8d %4d ", u.socket, u.die, u.core, cpus);
         case AggrMode::PerDie: return strf("S%d-D%-8d %4d ", u.socket, u.die, cpus);
         case AggrMode::PerSocket: return strf("S%-5d %4d ", u.socket, cpus);
+        case AggrMode::PerNode: return strf("N%-5d %4d ", u.node, cpus);
       }
       return "";
     case StatFormat::Csv:
@@ -167,6 +168,7 @@ std::string StatPrinter::unit_prefix(const AggrUnit& u, int cpus) const {
         case AggrMode::PerCore: s += strf("\"core\" : \"%s\", \"aggregate-number\" : %d, ", u.label().c_str(), cpus); break;
         case AggrMode::PerDie: s += strf("\"die\" : \"%s\", \"aggregate-number\" : %d, ", u.label().c_str(), cpus); break;
         case AggrMode::PerSocket: s += strf("\"socket\" : \"%s\", \"aggregate-number\" : %d, ", u.label().c_str(), cpus); break;
+        case AggrMode::PerNode: s += strf("\"node\" : \"%s\", \"aggregate-number\" : %d, ", u.label().c_str(), cpus); break;
       }
       return s;
     }
@@ -335,6 +337,7 @@ void StatPrinter::print_interval_header() {
     case AggrMode::PerCore: out_ << "#           time core            cpus" << counts; break;
     case AggrMode::PerDie: out_ << "#           time die          cpus" << counts; break;
     case AggrMode::PerSocket: out_ << "#           time socket cpus" << counts; break;
+    case AggrMode::PerNode: out_ << "#           time node   cpus" << counts; break;
   }
 }
 

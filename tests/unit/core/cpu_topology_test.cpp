@@ -57,6 +57,22 @@ TEST_F(CpuTopologyTree, MissingDieIdMeansDieZero) {
   EXPECT_EQ(topo->place_of(0), (CpuPlace{0, 2, 0, 5}));
 }
 
+// The NUMA node is the CPU directory's nodeM entry (a link to the node in sysfs); without one
+// (a kernel without NUMA) it is -1, as perf has it.
+TEST_F(CpuTopologyTree, NodeComesFromTheCpusNodeEntry) {
+  write("online", "0-2\n");
+  cpu(0, 0, 0, 0);
+  cpu(1, 0, 0, 1);
+  cpu(2, 1, 0, 0);
+  std::filesystem::create_directories(root_ / "cpu0/node0");
+  std::filesystem::create_directories(root_ / "cpu1/node3");
+  auto topo = load_cpu_topology(root_);
+  ASSERT_TRUE(topo.ok()) << topo.error().describe();
+  EXPECT_EQ(topo->place_of(0).node, 0);
+  EXPECT_EQ(topo->place_of(1).node, 3);
+  EXPECT_EQ(topo->place_of(2).node, -1);
+}
+
 TEST_F(CpuTopologyTree, ErrorsNameTheFile) {
   write("online", "0-1\n");
   cpu(0, 0, 0, 0);

@@ -62,6 +62,20 @@ TEST(Aggregate, GlobalSumsThenScales) {
   EXPECT_EQ(out.elapsed_ns, 42u);
 }
 
+// --per-node: CPUs grouped by NUMA node, whatever their sockets, in node order.
+TEST(Aggregate, PerNodeGroupsCpusByTheirNode) {
+  const CpuTopology numa({{0, 0, 0, 0, 1}, {1, 0, 0, 1, 0}, {2, 1, 0, 0, 1}});
+  EXPECT_EQ(unit_of_cpu(AggrMode::PerNode, 2, numa).label(), "N1");
+  AggregatedSnapshot a = aggregate({event("cycles")}, one_event({sample(0, 100, 10, 10), sample(1, 7, 10, 10), sample(2, 50, 10, 10)}),
+                                   AggrMode::PerNode, numa);
+  ASSERT_EQ(a.units.size(), 2u);
+  EXPECT_EQ(a.units[0].label(), "N0");
+  EXPECT_EQ(a.units[1].label(), "N1");
+  EXPECT_EQ(a.counts[0][0].value, 7);
+  EXPECT_EQ(a.counts[1][0].value, 150);
+  EXPECT_EQ(a.counts[1][0].cpus, 2);
+}
+
 TEST(Aggregate, PerSocketScalesEachCpuThenSums) {
   // Socket 0: CPU0 100 * 100/50 = 200, CPU1 300 * 200/150 = 400, CPU2 7 as is: 607 on 3 CPUs.
   // Socket 1: CPU4 10 * 3/2 = 15 (truncated from 15), CPU5 5 * 3/2 = 7.5 -> 7 (perf's u64): 22.
