@@ -83,6 +83,9 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   sub->add_flag("--per-die", options->per_die, "One line per die");
   sub->add_flag("--per-socket", options->per_socket, "One line per socket");
   sub->add_flag("--per-node", options->per_node, "One line per NUMA node");
+  // perf merges an alias's PMU instances (uncore_imc_0..5) into one line unless told not to;
+  // vperf prints a line per PMU always, which is what this asks for.
+  sub->add_flag_callback("--no-merge", [] {}, "A line per PMU of an event on several PMUs (vperf's only way)");
   sub->add_option("-r,--repeat", options->repeat, "Run the command N times; print means and their spread")
       ->check(whole_number_in(1, 1000000));
   sub->add_option("-I,--interval-print", options->interval_ms, "Print the counts every MS milliseconds")

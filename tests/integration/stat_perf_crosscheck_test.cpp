@@ -159,6 +159,7 @@ INSTANTIATE_TEST_SUITE_P(
         LayoutCase{"CsvDefault", {"-x,", "--", VPERF_WORKLOAD, "getppid", "10"}},
         LayoutCase{"CsvRepeat", {"-x,", "-r", "3", "-e", "task-clock", "--", VPERF_WORKLOAD, "spin", "20"}},
         LayoutCase{"CsvNoAggr", {"-x,", "-a", "-A", "-e", "cpu-clock", "--", "sleep", "0.1"}},
+        LayoutCase{"CsvNoAggrNoMerge", {"-x,", "-a", "-A", "--no-merge", "-e", "cpu-clock", "--", "sleep", "0.1"}},
         LayoutCase{"CsvIntervalNoAggr", {"-x,", "-I", "100", "-a", "-A", "-e", "cpu-clock", "--", "sleep", "0.25"}},
         LayoutCase{"CsvPerCore", {"-x,", "--per-core", "-a", "-e", "cpu-clock", "--", "sleep", "0.1"}},
         LayoutCase{"CsvPerSocket", {"-x,", "--per-socket", "-a", "-e", "cpu-clock", "--", "sleep", "0.1"}},
