@@ -15,6 +15,8 @@
 #include "report/report_header.h"
 #include "report/report_json.h"
 #include "report/report_session.h"
+#include "report/sample_replay.h"
+#include "report/task_tree.h"
 #include "report/report_stdio.h"
 #include "session/reading_session.h"
 
@@ -132,6 +134,14 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
     session.print_warnings(err);
     return 0;
   }
+  if (o.tasks) {
+    // Every record through the machine model (forks, comms, exits); the samples count for nothing.
+    report::SampleReplay replay(session.machines());
+    Result<data::ReadStats> stats = replay.run(reader, [](const report::ResolvedSample&) { return true; });
+    if (!stats) throw session.unreadable(stats.error());
+    write(out, report::render_task_tree(session.machines().host()));
+    return 0;
+  }
   Result<report::ReportData> data = report::build_report(reader, session.machines(), o.report, session.unwinder());
   if (!data) throw session.unreadable(data.error());
   // What went wrong with the input, on one line: the report below is what could be read.
@@ -186,6 +196,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   add_symfs_option(*sub, o.source.symbols.symfs);
   auto* header = sub->add_flag("--header", o.header, "Print the perf.data header before the report");
   sub->add_flag("--header-only", o.header_only, "Print the perf.data header only")->excludes(header);
+  sub->add_flag("--tasks,--task", o.tasks, "The recording's threads as a tree of who forked whom (pid, tid, ppid, comm), as perf");
   sub->add_flag("-D,--dump-raw-trace", o.dump_raw, "Dump each record (offset, size, bytes, fields) and the record counts, as perf report -D");
   add_json_flag(*sub, o.json);
   sub->callback([raw, sub, kvm, &inv] {

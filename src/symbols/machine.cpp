@@ -281,6 +281,7 @@ void Machine::process_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid) {
   auto child = std::make_unique<Thread>();
   child->pid = pid;
   child->tid = tid;
+  child->ppid = ptid;
   child->comm = comm;
   child->comm_set = comm_set;
   if (pid == ppid) child->maps = parent_maps;                        // a new thread of the same process
@@ -290,6 +291,13 @@ void Machine::process_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid) {
 
 void Machine::process_exit(pid_t /*pid*/, pid_t tid) {
   if (auto it = threads_.find(tid); it != threads_.end()) it->second->exited = true;
+}
+
+std::vector<const Thread*> Machine::threads() const {
+  std::vector<const Thread*> out;
+  out.reserve(threads_.size());
+  for (const auto& [tid, thread] : threads_) out.push_back(thread.get());
+  return out;
 }
 
 const Thread* Machine::find_thread(pid_t tid) const {

@@ -82,6 +82,8 @@ class Machine {
   void process_exit(pid_t pid, pid_t tid);
 
   const Thread* find_thread(pid_t tid) const;
+  // Every thread this machine knows, exited ones too, in no particular order.
+  std::vector<const Thread*> threads() const;
   // The thread, created if unknown; a new thread of a known process shares its leader's maps.
   Thread& findnew_thread(pid_t pid, pid_t tid);
 

@@ -314,6 +314,34 @@ TEST_F(Report, PipeInputMatchesPerf) {
   }
 }
 
+// --tasks: the threads as perf prints them, forks nested under their parents, byte for byte:
+// a command that forks a shell, a grandchild and threads (perf's file, vperf's file, perf's
+// pipe: perf's pipe_test.sh reads `perf record -o - | perf report -i - --task`), and a
+// system-wide recording (the machine's whole process tree, perf's 256-table order).
+TEST_F(Report, TasksTreeMatchesPerf) {
+  const std::string command = "ls / > /dev/null; (" + std::string(VPERF_WORKLOAD) + " spin 20; true) & wait; " +
+                              "python3 -c 'import threading; [threading.Thread(target=sum, args=(range(10000),)).start() for i in range(3)]'";
+  const std::string perfs = file("perf.data"), vperfs = file("vperf.data"), pipe = file("pipe.data"), wide = file("wide.data");
+  perf_record({"-e", "task-clock", "-o", perfs, "--", "sh", "-c", command});
+  ASSERT_EQ(test::run_vperf({"record", "-q", "-e", "task-clock", "-o", vperfs, "--", "sh", "-c", command}).exit_code, 0);
+  ASSERT_EQ(test::run_program({"sh", "-c", "perf record -q -e task-clock -o - -- sh -c \"" + command + "\" > " + pipe}).exit_code, 0);
+  perf_record({"-a", "-e", "cpu-clock", "-o", wide, "--", "sh", "-c", "ls / > /dev/null"});
+  for (const std::string& data : {perfs, vperfs, wide}) {
+    SCOPED_TRACE(data);
+    const std::string mine = vperf_report(data, {"--tasks"});
+    EXPECT_EQ(mine, perf_report(data, {"--tasks"}));
+    EXPECT_TRUE(mine.starts_with("#      pid      tid     ppid  comm\n         0        0       -1 |swapper\n")) << mine;
+    if (data != wide) {
+      EXPECT_NE(mine.find(" | sh\n"), std::string::npos) << "the forked shell under the recorded one:\n" << mine;
+    }
+  }
+  EXPECT_NE(vperf_report(perfs, {"--task"}).find("  python3\n"), std::string::npos) << "python3's threads under it";
+  test::ProgramResult theirs = test::run_program({"sh", "-c", "perf report -i - --task < " + pipe});
+  test::ProgramResult mine = test::run_program({"sh", "-c", std::string(VPERF_BINARY) + " report -i - --task < " + pipe});
+  ASSERT_EQ(mine.exit_code, 0) << mine.err;
+  EXPECT_EQ(mine.out, theirs.out);
+}
+
 TEST_F(Report, TracepointEventsMatchPerf) {
   VPERF_REQUIRE(test::has_tracefs(), "tracefs for syscalls tracepoints");
   std::string data = file("tp.data");
