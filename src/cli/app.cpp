@@ -67,23 +67,30 @@ std::optional<std::string> first_unknown_option(const CLI::App& app) {
 }
 
 void add_help_command(CLI::App& app, Invocation& inv) {
-  auto topic = std::make_shared<std::string>();
+  auto topic = std::make_shared<std::vector<std::string>>();
   CLI::App* sub = app.add_subcommand("help", "Show help for vperf or for one command");
-  sub->add_option("command", *topic, "Command to describe");
+  sub->add_option("command", *topic, "Command to describe, with its subcommands (vperf help ftrace record)");
   sub->callback([&app, &inv, topic] {
     inv.action = [&app, &inv, topic]() -> int {
       if (topic->empty()) {
         *inv.out << app.help();
         return 0;
       }
-      CLI::App* target = nullptr;
-      try {
-        target = app.get_subcommand(*topic);
-      } catch (const CLI::OptionNotFound&) {
+      // Down the named subcommands: "ftrace record" is record under ftrace.
+      const CLI::App* target = &app;
+      std::string path = app.get_name();
+      for (const std::string& word : *topic) {
+        const CLI::App* next = nullptr;
+        for (const CLI::App* candidate : target->get_subcommands([](const CLI::App*) { return true; }))
+          if (candidate->get_name() == word) next = candidate;
+        if (next == nullptr)
+          throw usage_error("no command named '" + (target == &app ? word : path.substr(app.get_name().size() + 1) + " " + word) + "'",
+                            target == &app ? "run 'vperf --help' for the list of commands"
+                                           : "run 'vperf help " + path.substr(app.get_name().size() + 1) + "' for its subcommands");
+        path += " " + word;
+        target = next;
       }
-      if (target == nullptr)
-        throw usage_error("no command named '" + *topic + "'", "run 'vperf --help' for the list of commands");
-      *inv.out << target->help(app.get_name());
+      *inv.out << target->help(path.substr(0, path.rfind(' ')));
       return 0;
     };
   });

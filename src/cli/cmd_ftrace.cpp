@@ -42,6 +42,7 @@ void add_perf_ftrace_options(CLI::App* sub, Invocation& inv) {
   sub->add_option("--func-opts", o->func_opts, "function tracer options: call-graph, irq-info")->take_all();
   sub->add_option("--graph-opts", o->graph_opts, "function_graph options: nosleep-time, noirqs, verbose, thresh=N, depth=N")->take_all();
   sub->add_option("-F,--funcs", *functions, "List the traceable functions (matching a glob)")->expected(0, 1);
+  takes_a_command(sub);
   sub->callback([&inv, o, delay, functions, sub] {
     if (!sub->get_subcommands().empty()) return;
     if (sub->count("--funcs") > 0) {
@@ -51,8 +52,8 @@ void add_perf_ftrace_options(CLI::App* sub, Invocation& inv) {
       };
       return;
     }
-    inv.action = [&inv, o, delay] {
-      session::FtraceRunOptions run = o->finish(true, inv);  // perf's default: every task, until ^C
+    inv.action = [&inv, o, delay, command = command_words(*sub, inv)] {
+      session::FtraceRunOptions run = o->finish(true, command);  // perf's default: every task, until ^C
       if (*delay) run.delay = std::chrono::milliseconds(*delay);
       std::ostream& out = *inv.out;
       return checked(session::run_ftrace_live(run, [&out](std::string_view line) { out << line << '\n'; }, *inv.err)).exit_status;
@@ -70,9 +71,10 @@ void add_latency_command(CLI::App* ftrace, Invocation& inv) {
   sub->add_option("-p,--pid", o->pids, "These existing tasks (comma list)");
   sub->add_flag("-b,--use-bpf", *use_bpf, "Accepted for perf's sake: vperf measures with function_graph");
   sub->add_flag("-n,--use-nsec", *use_nsec, "Buckets in nanoseconds");
-  sub->callback([&inv, o, use_bpf, use_nsec] {
-    inv.action = [&inv, o, use_bpf, use_nsec] {
-      const session::FtraceRunOptions run = o->finish(false, inv);  // perf's default: system-wide
+  takes_a_command(sub);
+  sub->callback([&inv, o, use_bpf, use_nsec, sub] {
+    inv.action = [&inv, o, use_bpf, use_nsec, command = command_words(*sub, inv)] {
+      const session::FtraceRunOptions run = o->finish(false, command);  // perf's default: system-wide
       return checked(session::run_ftrace_latency(run, *use_nsec, *use_bpf, *inv.out, *inv.err)).exit_status;
     };
   });
@@ -100,9 +102,10 @@ void add_trace_cmd_record_command(CLI::App* ftrace, Invocation& inv) {
   sub->add_option("--file-version", o->run.file_version, "trace.dat version: 6 (default) or 7")->check(CLI::IsMember({6, 7}));
   sub->add_option("--compression", o->run.compression, "Compress a version 7 file: zstd, or none (trace-cmd's option)")
       ->check(CLI::IsMember({"zstd", "none"}));
-  sub->callback([&inv, o, output, duration] {
-    inv.action = [&inv, o, output, duration] {
-      session::FtraceRunOptions run = o->finish(false, inv);
+  takes_a_command(sub);
+  sub->callback([&inv, o, output, duration, sub] {
+    inv.action = [&inv, o, output, duration, command = command_words(*sub, inv)] {
+      session::FtraceRunOptions run = o->finish(false, command);
       if (*duration > 0) run.duration = std::chrono::milliseconds(static_cast<long long>(*duration * 1000));
       if (run.compression == "zstd" && run.file_version != 7)
         throw usage_error("--compression zstd needs --file-version 7", "trace.dat version 6 has no compression: add --file-version 7");

@@ -72,10 +72,10 @@ tracing::FtraceSettings FtraceOptions::settings(bool perf_defaults) const {
   return s;
 }
 
-session::FtraceRunOptions FtraceOptions::finish(bool perf_defaults, const Invocation& inv) const {
+session::FtraceRunOptions FtraceOptions::finish(bool perf_defaults, std::vector<std::string> command) const {
   session::FtraceRunOptions out = run;
   out.settings = settings(perf_defaults);
-  out.command = inv.command_after_separator;
+  out.command = std::move(command);
   if (!pids.empty()) out.pids = checked(parse_task_ids(pids, "-p"));
   out.all_tasks = all_tasks || (out.command.empty() && out.pids.empty());
   return out;
@@ -88,6 +88,14 @@ void add_event_options(CLI::App* sub, tracing::FtraceSettings& s) {
   sub->add_option("--clock", s.clock, "The trace clock: local, global, counter, uptime, perf, mono, x86-tsc...");
   sub->add_option("-O,--option", s.options, "A trace option to set (func_stack_trace) or clear (nosym-offset)")->take_all();
   sub->add_flag("--inherit", s.inherit, "Trace the command's children too");
+}
+
+void takes_a_command(CLI::App* sub) {
+  // A list option takes one value per occurrence (-e A -e B, or -e A,B where it splits): one
+  // that took every following word would swallow the command ("no event matches 'sleep'").
+  for (CLI::Option* option : sub->get_options())
+    if (option->get_expected_max() > 1) option->allow_extra_args(false);
+  sub->prefix_command();
 }
 
 }  // namespace vperf::cli

@@ -25,13 +25,19 @@ struct FtraceOptions {
   // The run: the texts turned into settings (usage_error for a bad one), the command after
   // "--", every task when neither a command nor a pid is given. `perf_defaults`: perf ftrace's
   // (function_graph without -e; -m in bytes), else trace-cmd's.
-  session::FtraceRunOptions finish(bool perf_defaults, const Invocation& inv) const;
+  // `command`: command_words of the subcommand (after "--", or from its first word that is
+  // not an option, as perf ftrace and trace-cmd record take it).
+  session::FtraceRunOptions finish(bool perf_defaults, std::vector<std::string> command) const;
   // The settings alone (vperf ftrace start: no command, no tasks).
   tracing::FtraceSettings settings(bool perf_defaults) const;
 };
 
 // -e, --filter, --trigger, --clock, -O, --inherit.
 void add_event_options(CLI::App* sub, tracing::FtraceSettings& settings);
+// For a subcommand that runs a command: each list option takes one value per occurrence, and the
+// first word that is not an option starts the command (as perf ftrace and trace-cmd record).
+// Called after its options are added.
+void takes_a_command(CLI::App* sub);
 
 // vperf ftrace start|stop|show|pipe|snapshot|reset|marker|list: live tracing in a named
 // instance across commands (cmd_ftrace_instance.cpp).

@@ -151,6 +151,28 @@ TEST_F(Ftrace, LiveEventTraceShowsEveryCallOfTheWorkload) {
   EXPECT_EQ(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')), 1000u) << "only the workload's events: " << r.out.substr(0, 2000);
 }
 
+// The command lines perf ftrace and trace-cmd record take: the command without "--", after
+// several -e (a list option that took every following word used to swallow it: "no event
+// matches 'vperf-workload'"), and an option's value that looks like a command word stays the
+// option's.
+TEST_F(Ftrace, TheCommandNeedsNoSeparator) {
+  ProgramResult live = run_vperf({"ftrace", "-e", "syscalls:sys_enter_getppid", "-e", "syscalls:sys_exit_getppid", VPERF_WORKLOAD,
+                                  "getppid", "100"});
+  ASSERT_EQ(live.exit_code, 0) << live.err;
+  EXPECT_EQ(count_lines_with(live.out, ": sys_getppid()"), 100u) << live.out.substr(0, 2000);
+  EXPECT_EQ(count_lines_with(live.out, "sys_getppid ->"), 100u) << live.out.substr(0, 2000);
+  const std::string file = (dir_ / "no-separator.dat").string();
+  ProgramResult recorded = run_vperf({"ftrace", "record", "-e", "syscalls:sys_enter_getppid", "-o", file, VPERF_WORKLOAD, "getppid", "200"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  ProgramResult report = run_vperf({"ftrace", "report", "-i", file});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(count_lines_with(report.out, "sys_enter_getppid:"), 200u) << report.out.substr(0, 2000);
+  // An unknown option before the command is still an option error, not a command to run.
+  ProgramResult unknown = run_vperf({"ftrace", "-e", "syscalls:sys_enter_getppid", "--no-such-option", VPERF_WORKLOAD, "getppid", "1"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+  EXPECT_NE(unknown.err.find("--no-such-option"), std::string::npos) << unknown.err;
+}
+
 // trace-cmd record's way: a trace.dat (version 6, 7 with --file-version 7, and 7 compressed
 // with zstd as trace-cmd compresses by default) that trace-cmd report reads, printing exactly
 // what vperf ftrace report prints, with exactly N events of the workload's pid.

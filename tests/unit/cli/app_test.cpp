@@ -80,6 +80,20 @@ TEST(Cli, UnknownHelpTopicIsAUsageError) {
   auto r = run_cli({"help", "frobnicate"});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(is_one_error_line(r.err)) << r.err;
+  auto nested = run_cli({"help", "ftrace", "frobnicate"});
+  EXPECT_EQ(nested.status, 2);
+  EXPECT_TRUE(is_one_error_line(nested.err)) << nested.err;
+  EXPECT_NE(nested.err.find("vperf help ftrace"), std::string::npos) << nested.err;
+}
+
+// A subcommand's subcommand, as perf users ask for it: "vperf help ftrace record".
+TEST(Cli, HelpOfANestedCommandIsItsOwn) {
+  auto r = run_cli({"help", "ftrace", "record"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Usage: vperf ftrace record"), std::string::npos) << r.out;
+  auto same = run_cli({"ftrace", "record", "--help"});
+  EXPECT_EQ(same.status, 0);
+  EXPECT_EQ(same.out, r.out);
 }
 
 TEST(Cli, MissingOrUnknownCommandIsAUsageError) {
