@@ -200,12 +200,22 @@ std::optional<int> parse(CLI::App& app, int argc, const char* const* argv, std::
   return std::nullopt;
 }
 
+// perf's convention in every command: a list option takes one value per occurrence (-e A -e B,
+// or -e A,B where it splits). CLI11's default for a list lets one occurrence take every word
+// after it, which swallowed the command ("vperf ftrace -e EV sleep 1": no event matches 'sleep').
+void one_value_per_occurrence(CLI::App& app) {
+  for (CLI::Option* option : app.get_options())
+    if (option->nonpositional() && option->get_expected_max() > 1) option->allow_extra_args(false);
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) one_value_per_occurrence(*sub);
+}
+
 // The app every command line is parsed by; `inv` receives what it chose.
 void build_app(CLI::App& app, Invocation& inv, int argc, const char* const* argv) {
   app.set_version_flag("--version", std::string("vperf ") + VPERF_VERSION);
   app.require_subcommand(1);
   app.fallthrough(false);
   add_commands(app, inv, argc, argv);
+  one_value_per_occurrence(app);
 }
 
 }  // namespace

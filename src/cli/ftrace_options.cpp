@@ -90,12 +90,6 @@ void add_event_options(CLI::App* sub, tracing::FtraceSettings& s) {
   sub->add_flag("--inherit", s.inherit, "Trace the command's children too");
 }
 
-void takes_a_command(CLI::App* sub) {
-  // A list option takes one value per occurrence (-e A -e B, or -e A,B where it splits): one
-  // that took every following word would swallow the command ("no event matches 'sleep'").
-  for (CLI::Option* option : sub->get_options())
-    if (option->get_expected_max() > 1) option->allow_extra_args(false);
-  sub->prefix_command();
-}
+void takes_a_command(CLI::App* sub) { sub->prefix_command(); }
 
 }  // namespace vperf::cli
