@@ -190,7 +190,7 @@ std::optional<int> parse(CLI::App& app, int argc, const char* const* argv, std::
     // An option the command does not have: say whether it is one of perf's.
     if (dynamic_cast<const CLI::ExtrasError*>(&e))
       if (std::optional<std::string> option = first_unknown_option(app)) {
-        UserError error = unknown_option(innermost_subcommand(app).get_name(), *option);
+        UserError error = unknown_option(innermost_subcommand(app), *option);
         print_error(err, error.what(), error.hint());
         return kExitUsage;
       }

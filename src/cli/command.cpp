@@ -63,10 +63,22 @@ void add_model_options(CLI::App& sub, ModelOptions& options) {
       ->check(non_empty());
 }
 
-UserError unknown_option(const std::string& command, const std::string& word) {
-  const std::string help = "run 'vperf help " + command + "' for the options vperf has";
-  if (is_perf_option(command, word))
-    return usage_error("perf " + command + "'s option " + word + " is not supported by vperf yet", help);
+std::string command_path(const CLI::App& command) {
+  std::string path = command.get_name();
+  for (const CLI::App* up = command.get_parent(); up != nullptr && up->get_parent() != nullptr; up = up->get_parent())
+    path = up->get_name() + " " + path;
+  return path;
+}
+
+UserError unknown_option(const CLI::App& command, const std::string& word) {
+  const std::string path = command_path(command);
+  const std::string help = "run 'vperf help " + path + "' for the options vperf has";
+  // Whose option it would be: perf kvm passes its subcommand's options on to that perf command;
+  // ftrace's subcommands are trace-cmd's (record, report), not perf's.
+  std::string perf_command = path.starts_with("kvm ") ? path.substr(4) : path;
+  if (path.starts_with("ftrace ")) perf_command.clear();
+  if (is_perf_option(perf_command, word))
+    return usage_error("perf " + perf_command + "'s option " + word + " is not supported by vperf yet", help);
   return usage_error("unknown option " + word, help);
 }
 
@@ -75,7 +87,7 @@ std::vector<std::string> command_words(const CLI::App& sub, const Invocation& in
   // CLI11's prefix_command ends parsing at the first word it does not know, an unknown option
   // too, and "vperf stat -M IPC -- true" would then run "-M". A command never starts with '-'.
   if (!words.empty() && words.front().size() > 1 && words.front().starts_with('-')) {
-    throw unknown_option(sub.get_name(), words.front());
+    throw unknown_option(sub, words.front());
   }
   if (!inv.has_separator) return words;
   // "vperf stat CMD x -- y": the "--" is the command's own.

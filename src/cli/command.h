@@ -74,7 +74,9 @@ void add_model_options(CLI::App& sub, ModelOptions& options);
 // inside the command's own arguments stays there. Throws usage_error for a bare "--".
 // The usage error for an option `command` does not have: perf's own ("perf report's option
 // --hierarchy is not supported by vperf yet") or an unknown one ("unknown option --frob").
-UserError unknown_option(const std::string& command, const std::string& word);
+UserError unknown_option(const CLI::App& command, const std::string& word);
+// A command's words below vperf: "stat", "ftrace record", "kvm report".
+std::string command_path(const CLI::App& command);
 
 std::vector<std::string> command_words(const CLI::App& sub, const Invocation& inv);
 

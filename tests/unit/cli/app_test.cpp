@@ -57,11 +57,14 @@ TEST(Cli, UnknownOptionBeforeTheCommandIsAUsageError) {
            {{"annotate", "--stdio2"}, "perf annotate's option --stdio2 is not supported by vperf yet"},
            {{"kvm", "report", "--tui"}, "perf report's option --tui is not supported by vperf yet"},
            {{"script", "--frobnicate"}, "unknown option --frobnicate"},
+           // ftrace's subcommands are trace-cmd's: perf record's -a is not theirs.
+           {{"ftrace", "record", "-a", "--", "true"}, "unknown option -a"},
        }) {
     auto r = run_cli(c.args);
     EXPECT_EQ(r.status, 2) << c.args[1];
     EXPECT_TRUE(is_one_error_line(r.err)) << r.err;
-    const std::string& command = c.args[0] == "kvm" ? c.args[1] : c.args[0];
+    // The help named is the command's own, nested ones by their path ("vperf help kvm report").
+    const std::string command = c.args[0] == "kvm" || c.args[0] == "ftrace" ? c.args[0] + " " + c.args[1] : c.args[0];
     EXPECT_EQ(r.err.rfind("vperf: error: " + c.said + " (hint: run 'vperf help " + command + "'", 0), 0u) << r.err;
     EXPECT_EQ(r.out, "");
   }
