@@ -259,12 +259,8 @@ TEST_F(Arm64Pmu, DwarfCallGraphsReportAsPerfReportsThem) {
   ASSERT_EQ(recorded.exit_code, 0) << recorded.out << recorded.err;
   for (const char* file : {"vd.data", "pd.data"})
     for (const char* mode : {"--children", "--no-children"}) {
-      // The workload's own samples: a sample in the [vdso] (its clock_gettime, now and then) is
-      // unwound on by vperf, from this kernel's vdso image, into its caller, while perf, run by
-      // the guest agent without a HOME and so without the build-id cache copy of the vdso it
-      // unwinds with, stops at the vdso (docs/call-graphs.md).
       const std::string report = " report -i /tmp/" + std::string(file) + " --stdio --no-inline " + mode +
-                                 " --dsos vperf-workload-dwarf 2>/dev/null | grep -v '^#' | grep -v '^$'";
+                                 " 2>/dev/null | grep -v '^#' | grep -v '^$'";
       const GuestCommandResult by_vperf = SharedArm64Guest::run("vperf" + report);
       const GuestCommandResult by_perf = SharedArm64Guest::run(std::string(kPerf) + report);
       // The unwind reaches main through 20 frames of recursion, from the leaf's registers alone.
