@@ -4,6 +4,9 @@
 // appear as written. GCC 12 gives a leaf function that needs no stack no frame pointer even
 // with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer, and a frame-pointer unwinder then
 // loses the leaf's caller; the volatile local in each leaf gives it a stack frame.
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <time.h>
 
 #include <cinttypes>
@@ -56,9 +59,13 @@ VPERF_WORKLOAD_FRAME uint64_t spin_phase_outer(uint64_t seed) {
 // CPU time, not wall time: `spin 200` is 200 ms on the CPU however busy the machine is, so
 // task-clock and the number of samples in a profile are predictable. (A system call, about
 // one per 20-50 us of spinning.)
+//
+// The system call itself, not libc's clock_gettime: for a CPU-time clock the vDSO only falls back
+// to it, and a sample landing in that [vdso] code made DWARF profiles differ between tools (perf
+// unwinds the vdso only with the copy its build-id cache holds; docs/call-graphs.md).
 uint64_t thread_cpu_ns() {
   timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  ::syscall(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<uint64_t>(t.tv_sec) * 1000000000ULL + static_cast<uint64_t>(t.tv_nsec);
 }
 
