@@ -78,19 +78,20 @@ void add_help_command(CLI::App& app, Invocation& inv) {
       }
       // Down the named subcommands: "ftrace record" is record under ftrace.
       const CLI::App* target = &app;
-      std::string path = app.get_name();
       for (const std::string& word : *topic) {
         const CLI::App* next = nullptr;
         for (const CLI::App* candidate : target->get_subcommands([](const CLI::App*) { return true; }))
           if (candidate->get_name() == word) next = candidate;
-        if (next == nullptr)
-          throw usage_error("no command named '" + (target == &app ? word : path.substr(app.get_name().size() + 1) + " " + word) + "'",
+        if (next == nullptr) {
+          const std::string above = target == &app ? "" : command_path(*target) + " ";
+          throw usage_error("no command named '" + above + word + "'",
                             target == &app ? "run 'vperf --help' for the list of commands"
-                                           : "run 'vperf help " + path.substr(app.get_name().size() + 1) + "' for its subcommands");
-        path += " " + word;
+                                           : "run 'vperf help " + command_path(*target) + "' for its subcommands");
+        }
         target = next;
       }
-      *inv.out << target->help(path.substr(0, path.rfind(' ')));
+      const CLI::App* parent = target->get_parent();
+      *inv.out << target->help(parent == &app ? app.get_name() : app.get_name() + " " + command_path(*parent));
       return 0;
     };
   });

@@ -42,7 +42,7 @@ void add_perf_ftrace_options(CLI::App* sub, Invocation& inv) {
   sub->add_option("--func-opts", o->func_opts, "function tracer options: call-graph, irq-info")->take_all();
   sub->add_option("--graph-opts", o->graph_opts, "function_graph options: nosleep-time, noirqs, verbose, thresh=N, depth=N")->take_all();
   sub->add_option("-F,--funcs", *functions, "List the traceable functions (matching a glob)")->expected(0, 1);
-  takes_a_command(sub);
+  sub->prefix_command();  // the first word that is not an option starts the command
   sub->callback([&inv, o, delay, functions, sub] {
     if (!sub->get_subcommands().empty()) return;
     if (sub->count("--funcs") > 0) {
@@ -71,7 +71,7 @@ void add_latency_command(CLI::App* ftrace, Invocation& inv) {
   sub->add_option("-p,--pid", o->pids, "These existing tasks (comma list)");
   sub->add_flag("-b,--use-bpf", *use_bpf, "Accepted for perf's sake: vperf measures with function_graph");
   sub->add_flag("-n,--use-nsec", *use_nsec, "Buckets in nanoseconds");
-  takes_a_command(sub);
+  sub->prefix_command();  // the first word that is not an option starts the command
   sub->callback([&inv, o, use_bpf, use_nsec, sub] {
     inv.action = [&inv, o, use_bpf, use_nsec, command = command_words(*sub, inv)] {
       const session::FtraceRunOptions run = o->finish(false, command);  // perf's default: system-wide
@@ -102,7 +102,7 @@ void add_trace_cmd_record_command(CLI::App* ftrace, Invocation& inv) {
   sub->add_option("--file-version", o->run.file_version, "trace.dat version: 6 (default) or 7")->check(CLI::IsMember({6, 7}));
   sub->add_option("--compression", o->run.compression, "Compress a version 7 file: zstd, or none (trace-cmd's option)")
       ->check(CLI::IsMember({"zstd", "none"}));
-  takes_a_command(sub);
+  sub->prefix_command();  // the first word that is not an option starts the command
   sub->callback([&inv, o, output, duration, sub] {
     inv.action = [&inv, o, output, duration, command = command_words(*sub, inv)] {
       session::FtraceRunOptions run = o->finish(false, command);

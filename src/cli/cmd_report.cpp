@@ -136,7 +136,7 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
   }
   if (o.tasks) {
     // Every record through the machine model (forks, comms, exits); the samples count for nothing.
-    report::SampleReplay replay(session.machines());
+    report::SampleReplay replay(session.machines(), report::ReplayOptions{.resolve_chain = false});
     Result<data::ReadStats> stats = replay.run(reader, [](const report::ResolvedSample&) { return true; });
     if (!stats) throw session.unreadable(stats.error());
     write(out, report::render_task_tree(session.machines().host()));

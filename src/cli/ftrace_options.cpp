@@ -90,6 +90,4 @@ void add_event_options(CLI::App* sub, tracing::FtraceSettings& s) {
   sub->add_flag("--inherit", s.inherit, "Trace the command's children too");
 }
 
-void takes_a_command(CLI::App* sub) { sub->prefix_command(); }
-
 }  // namespace vperf::cli

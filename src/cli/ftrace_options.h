@@ -34,9 +34,7 @@ struct FtraceOptions {
 
 // -e, --filter, --trigger, --clock, -O, --inherit.
 void add_event_options(CLI::App* sub, tracing::FtraceSettings& settings);
-// For a subcommand that runs a command: the first word that is not an option starts the command
-// (as perf ftrace and trace-cmd record; list options take one value each, app.cpp).
-void takes_a_command(CLI::App* sub);
+
 
 // vperf ftrace start|stop|show|pipe|snapshot|reset|marker|list: live tracing in a named
 // instance across commands (cmd_ftrace_instance.cpp).

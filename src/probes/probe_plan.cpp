@@ -601,14 +601,18 @@ Result<std::vector<PlannedProbe>> plan_kernel_probes(const ProbeRequest& request
   return out;
 }
 
+// The running kernel's release (uname -r), which names its module and debuginfo directories.
+std::string running_kernel_release() {
+  struct utsname uts;
+  return ::uname(&uts) == 0 ? uts.release : "";
+}
+
 // -m's module: a .ko path as given, or a module name ("vperf_probe_module", '-' and '_' alike)
 // looked up under /lib/modules/RELEASE, as perf does.
 Result<std::filesystem::path> module_file(const std::filesystem::path& module) {
   std::error_code ec;
   if (module.string().find('/') != std::string::npos || std::filesystem::is_regular_file(module, ec)) return module;
-  struct utsname uts;
-  ::uname(&uts);
-  const std::filesystem::path root = std::filesystem::path("/lib/modules") / uts.release;
+  const std::filesystem::path root = std::filesystem::path("/lib/modules") / running_kernel_release();
   auto normal = [](std::string name) {
     std::replace(name.begin(), name.end(), '-', '_');
     return name;
@@ -654,9 +658,7 @@ Result<std::filesystem::path> probed_file(const ProbeRequest& request, std::stri
 // perf 6.1, in its order), or an Error in perf's words naming where it looked: a kernel probe
 // on a source line or with variables, and -L/-V on a kernel function, need it.
 Result<std::filesystem::path> running_kernel_debuginfo() {
-  struct utsname uts;
-  ::uname(&uts);
-  const std::string release = uts.release;
+  const std::string release = running_kernel_release();
   const std::vector<std::filesystem::path> places = {
       "vmlinux", "/boot/vmlinux", "/boot/vmlinux-" + release, "/usr/lib/debug/boot/vmlinux-" + release,
       "/lib/modules/" + release + "/build/vmlinux", "/usr/lib/debug/lib/modules/" + release + "/vmlinux",
