@@ -217,31 +217,43 @@ TEST_F(Arm64Pmu, FrequencySamplingRecordsTheRateAsPerfDoes) {
   EXPECT_TRUE(within(samples["vf.data"], samples["pf.data"], 0.15)) << samples["vf.data"] << " vs " << samples["pf.data"];
 }
 
-// :u and :k select where counting happens: a user loop sampled on cycles:u has samples only in
-// user space; on cycles:k mostly in the kernel (its syscalls, page faults and exit), a few at
-// user addresses where the overflow interrupt was taken after the return to user space (skid:
-// perf's own file shows the same). Each tool's report of either file is perf's, and the kernel's
-// samples are named [kernel.kallsyms] in both (vperf's file once lacked arm64's kernel map: no
-// _text there, perf takes _stext).
+// :u and :k select where counting happens: a user loop of 20 M iterations (40 M user cycles)
+// sampled on cycles:u every 10007 cycles has the loop's 3997 samples and the start-up's, all in
+// user space; on cycles:k the loop is not counted, so the same run has a small fraction of that,
+// mostly in the kernel (its exec, page faults and exit) and some at user addresses where QEMU took
+// the overflow interrupt after the return to user space. That skid share depends on where
+// translated blocks end and went from 6% to 21% with the host's load, so the check is that the
+// kernel holds the majority, not a figure. Each tool's report of either file is perf's, and the
+// kernel's samples are named [kernel.kallsyms] in both (vperf's file once lacked arm64's kernel
+// map: no _text there, perf takes _stext).
 TEST_F(Arm64Pmu, UserAndKernelModifiersSampleWhereTheyCount) {
+  constexpr double kLoopCycles = 40'000'000, kPeriod = 10007;
   const std::string command = std::string(kLoop) + " 20000000";
   for (const std::string mode : {"u", "k"}) {
     for (const std::string tool : {"vperf", kPerf}) {
       SCOPED_TRACE(tool + " cycles:" + mode);
       const std::string file = "/tmp/m" + mode + (tool == "vperf" ? "v" : "p") + ".data";
-      GuestCommandResult recorded =
-          SharedArm64Guest::run(tool + " record -q -e cycles:" + mode + " -c 10007 -o " + file + " " + command + " >/dev/null");
+      GuestCommandResult recorded = SharedArm64Guest::run(tool + " record -q -e cycles:" + mode + " -c " +
+                                                          std::to_string(static_cast<int>(kPeriod)) + " -o " + file + " " +
+                                                          command + " >/dev/null");
       ASSERT_EQ(recorded.exit_code, 0) << recorded.out << recorded.err;
-      const std::string report = " report -i " + file + " --stdio --sort dso 2>/dev/null | grep -v '^#' | grep -v '^$'";
+      const std::string report = " report -i " + file + " --stdio -n --sort dso 2>/dev/null | grep -v '^#' | grep -v '^$'";
       const GuestCommandResult by_perf = SharedArm64Guest::run(std::string(kPerf) + report);
       EXPECT_EQ(SharedArm64Guest::run("vperf" + report).out, by_perf.out);
-      std::smatch kernel;
-      const bool has_kernel = std::regex_search(by_perf.out, kernel, std::regex(R"(([0-9.]+)%\s+\[kernel\.kallsyms\])"));
+      double samples = 0, kernel_samples = 0;
+      const std::regex row(R"(([0-9.]+)%\s+(\d+)\s+(\S+))");
+      for (auto it = std::sregex_iterator(by_perf.out.begin(), by_perf.out.end(), row); it != std::sregex_iterator(); ++it) {
+        samples += std::stod((*it)[2]);
+        if ((*it)[3] == "[kernel.kallsyms]") kernel_samples += std::stod((*it)[2]);
+      }
       if (mode == "u") {
-        EXPECT_FALSE(has_kernel) << by_perf.out;
+        EXPECT_EQ(kernel_samples, 0) << by_perf.out;
+        // The loop's periods, and the start-up's (the dynamic loader, about 1.4 M cycles here).
+        EXPECT_GE(samples, std::floor(kLoopCycles / kPeriod)) << by_perf.out;
+        EXPECT_LT(samples, 1.1 * kLoopCycles / kPeriod) << by_perf.out;
       } else {
-        ASSERT_TRUE(has_kernel) << by_perf.out;
-        EXPECT_GT(std::stod(kernel[1]), 80.0) << by_perf.out;
+        EXPECT_GT(kernel_samples, samples / 2) << by_perf.out;
+        EXPECT_LT(samples, kLoopCycles / kPeriod / 4) << "the user loop was counted:\n" << by_perf.out;
       }
     }
   }
