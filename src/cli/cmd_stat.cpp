@@ -19,8 +19,12 @@ void validate(const StatOptions& o) {
     throw usage_error("-p/-t count tasks, -a/-C count CPUs: choose one", "drop -p/-t, or drop -a/-C");
   if (!o.cgroup.empty() && !cpu_wide)
     throw usage_error("-G counts a cgroup on CPUs: it needs -a or -C", "add -a");
+  if (o.per_thread && targets == 0 && (!o.system_wide || !o.cpus.empty()))
+    throw usage_error("The --per-thread option is only available when monitoring via -p -t -a options or only --per-thread.",
+                      "add -a (every thread of the system) or -p/-t; -C cannot be combined with it");
   int modes = o.no_aggr + o.per_core + o.per_die + o.per_socket + o.per_node;
-  if (modes > 1) throw usage_error("choose one of -A, --per-core, --per-die, --per-socket, --per-node", "");
+  if (modes + o.per_thread > 1)
+    throw usage_error("choose one of -A, --per-core, --per-die, --per-socket, --per-node, --per-thread", "");
   if (modes && !cpu_wide)
     throw usage_error("-A, --per-core, --per-die, --per-socket and --per-node split counts by CPU: they need -a or -C",
                       "add -a (perf: \"only available in system-wide mode\")");
@@ -83,6 +87,7 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   sub->add_flag("--per-die", options->per_die, "One line per die");
   sub->add_flag("--per-socket", options->per_socket, "One line per socket");
   sub->add_flag("--per-node", options->per_node, "One line per NUMA node");
+  sub->add_flag("--per-thread", options->per_thread, "One line per thread of -p/-t, or of every task with -a or alone");
   // perf merges an alias's PMU instances (uncore_imc_0..5) into one line unless told not to;
   // vperf prints a line per PMU always, which is what this asks for.
   sub->add_flag_callback("--no-merge", [] {}, "A line per PMU of an event on several PMUs (vperf's only way)");

@@ -9,6 +9,7 @@
 #include "core/files.h"
 #include "core/strings.h"
 #include "session/run_loop.h"
+#include "session/system_tasks.h"
 
 namespace vperf::cli {
 
@@ -18,10 +19,9 @@ namespace {
 std::vector<pid_t> threads_of(const std::vector<pid_t>& pids) {
   std::vector<pid_t> threads;
   for (pid_t pid : pids) {
-    Result<std::vector<std::string>> tasks = list_directory("/proc/" + std::to_string(pid) + "/task");
-    if (!tasks) throw UserError("no process with PID " + std::to_string(pid), "check the PID with ps; it may have ended");
-    for (const std::string& tid : *tasks)
-      if (auto value = parse_u64(tid)) threads.push_back(static_cast<pid_t>(*value));
+    std::optional<std::vector<pid_t>> of_process = session::threads_of_process(pid);
+    if (!of_process) throw UserError("no process with PID " + std::to_string(pid), "check the PID with ps; it may have ended");
+    threads.insert(threads.end(), of_process->begin(), of_process->end());
   }
   return threads;
 }

@@ -23,6 +23,7 @@
 #include "perf/workload.h"
 #include "session/record_build_ids.h"
 #include "session/record_sink.h"
+#include "session/system_tasks.h"
 #include "symbols/machines.h"
 
 namespace vperf::session {
@@ -57,16 +58,6 @@ std::string open_hint(int errno_value) {
   if (errno_value == EMFILE) return "one ring per CPU or task: raise ulimit -n, or sample fewer tasks";
   if (errno_value == ENOMEM) return "the ring buffers did not fit: use a smaller -m";
   return "run 'vperf check' to see what this machine can sample";
-}
-
-// Every process in /proc, for -a: perf synthesizes them all so that samples get a comm.
-std::vector<pid_t> all_processes() {
-  std::vector<pid_t> pids;
-  Result<std::vector<std::string>> entries = list_directory("/proc");
-  if (entries)
-    for (const std::string& name : *entries)
-      if (auto pid = parse_u64(name)) pids.push_back(static_cast<pid_t>(*pid));
-  return pids;
 }
 
 // perf's evsel__fallback for an event the kernel refused for privilege: user space only.

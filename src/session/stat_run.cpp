@@ -18,6 +18,7 @@
 #include "perf/stop_signals.h"
 #include "perf/workload.h"
 #include "session/count_run.h"
+#include "session/system_tasks.h"
 #include "probes/probe_cost.h"
 #include "stat/stat_printer.h"
 #include "tracing/tracefs.h"
@@ -42,6 +43,7 @@ stat::AggrMode aggregation_of(const StatRequest& o) {
   if (o.per_die) return stat::AggrMode::PerDie;
   if (o.per_socket) return stat::AggrMode::PerSocket;
   if (o.per_node) return stat::AggrMode::PerNode;
+  if (o.per_thread) return stat::AggrMode::PerThread;
   return stat::AggrMode::Global;
 }
 
@@ -85,6 +87,10 @@ stat::StatPrintOptions print_options(const StatRequest& options, const stat::Cou
   print.show_rusage = !options.command.empty() && options.repeat == 1 && target.cpus.empty() && target.threads.empty();
   print.thousands_grouping = !options.no_big_num && (options.big_num || locale_groups_thousands());
   print.null_run = options.null_run;
+  if (options.per_thread) {
+    for (pid_t tid : target.threads) print.thread_names[tid] = task_comm(tid);
+    print.skip_zero_threads = options.system_wide;  // perf: "otherwise too many 0 output"
+  }
   print.nmi_watchdog_on = nmi_watchdog_on;
   return print;
 }
@@ -151,6 +157,12 @@ std::string stat_event_list(const StatRequest& options, bool have_stalled_cycles
 
 int run_stat(const StatRequest& options, const std::vector<events::ResolvedGroup>& groups, stat::CountTarget target,
              std::ostream& err) {
+  if (options.per_thread && options.system_wide) {
+    // Every thread of the system, each counted on any CPU (perf's thread_map__new_all_cpus).
+    target.threads = all_threads();
+    target.cpus.clear();
+    target.skip_ended_threads = true;
+  }
   ScopedFd cgroup;
   if (!options.cgroup.empty()) {
     cgroup = open_cgroup(options.cgroup);

@@ -26,6 +26,7 @@ struct StatRequest {
   bool per_die = false;
   bool per_socket = false;
   bool per_node = false;
+  bool per_thread = false;          // --per-thread: -p/-t's threads, or every thread of the system
   int repeat = 1;                   // -r
   unsigned interval_ms = 0;         // -I
   unsigned interval_count = 0;      // --interval-count

@@ -15,12 +15,13 @@ std::string AggrUnit::label() const {
     case AggrMode::PerDie: return s + "-D" + std::to_string(die);
     case AggrMode::PerSocket: return s;
     case AggrMode::PerNode: return "N" + std::to_string(node);
+    case AggrMode::PerThread: return std::to_string(thread);
   }
   return "";
 }
 
 bool AggrUnit::operator<(const AggrUnit& o) const {
-  return std::tie(node, socket, die, core, cpu) < std::tie(o.node, o.socket, o.die, o.core, o.cpu);
+  return std::tie(node, socket, die, core, cpu, thread) < std::tie(o.node, o.socket, o.die, o.core, o.cpu, o.thread);
 }
 
 AggrUnit unit_of_cpu(AggrMode mode, int cpu, const CpuTopology& topology) {
@@ -70,13 +71,18 @@ AggregatedCount sum_global(const EventCounts& counts) {
   return out;
 }
 
+bool in_unit(const CounterSample& s, AggrMode mode, const AggrUnit& unit, const CpuTopology& topology) {
+  if (mode == AggrMode::PerThread) return s.thread == unit.thread;
+  return s.cpu >= 0 && unit_of_cpu(mode, s.cpu, topology) == unit;
+}
+
 AggregatedCount sum_unit(const EventCounts& counts, AggrMode mode, const AggrUnit& unit,
                          const CpuTopology& topology) {
   AggregatedCount out;
   out.state = CountState::Counted;
   bool any = false;
   for (const CounterSample& s : counts.samples) {
-    if (s.cpu < 0 || !(unit_of_cpu(mode, s.cpu, topology) == unit)) continue;
+    if (!in_unit(s, mode, unit, topology)) continue;
     any = true;
     ++out.cpus;
     const perf::ScaledCount scaled = perf::scale_count(s.reading);
@@ -105,8 +111,10 @@ AggregatedSnapshot aggregate(const std::vector<StatEvent>& events, const StatSna
     out.units.push_back(AggrUnit{});
   } else {
     for (const EventCounts& ec : snapshot.counts)
-      for (const CounterSample& s : ec.samples)
-        if (s.cpu >= 0) out.units.push_back(unit_of_cpu(mode, s.cpu, topology));
+      for (const CounterSample& s : ec.samples) {
+        if (mode == AggrMode::PerThread && s.thread >= 0) out.units.push_back(AggrUnit{.mode = mode, .thread = s.thread});
+        if (mode != AggrMode::PerThread && s.cpu >= 0) out.units.push_back(unit_of_cpu(mode, s.cpu, topology));
+      }
     std::sort(out.units.begin(), out.units.end());
     out.units.erase(std::unique(out.units.begin(), out.units.end()), out.units.end());
   }

@@ -15,8 +15,11 @@
 // and the unit's CPU count stops there (so an unsupported or idle event shows "1" CPU in
 // --per-socket, as perf prints it).
 //
-// Samples with cpu == -1 (a counter that follows its task) only count in Global mode; the
-// other modes need per-CPU counters (perf requires -a or -C for them too).
+// Samples with cpu == -1 (a counter that follows its task) count in Global and PerThread mode
+// (summed over CPUs by task there); the other modes need per-CPU counters (perf requires -a or
+// -C for them too).
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,6 +36,7 @@ enum class AggrMode {
   PerDie,     // --per-die
   PerSocket,  // --per-socket
   PerNode,    // --per-node
+  PerThread,  // --per-thread: one line per task counted (-p, -t, or every task of the system)
 };
 
 // One aggregation unit. Fields that the mode does not use are -1.
@@ -43,11 +47,13 @@ struct AggrUnit {
   int die = -1;
   int core = -1;
   int node = -1;
+  pid_t thread = -1;
 
-  // As perf names the unit: "" (global), "CPU3", "S0-D0-C1", "S0-D0", "S0", "N0".
+  // As perf names the unit: "" (global), "CPU3", "S0-D0-C1", "S0-D0", "S0", "N0"; a thread's
+  // label is its command's name and TID, which the printer knows.
   std::string label() const;
   bool operator==(const AggrUnit&) const = default;
-  // perf's order: by node, socket, die, core, cpu.
+  // perf's order: by node, socket, die, core, cpu (threads: by TID).
   bool operator<(const AggrUnit& other) const;
 };
 

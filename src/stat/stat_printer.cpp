@@ -154,11 +154,13 @@ std::string StatPrinter::unit_prefix(const AggrUnit& u, int cpus) const {
         case AggrMode::PerDie: return strf("S%d-D%-8d %4d ", u.socket, u.die, cpus);
         case AggrMode::PerSocket: return strf("S%-5d %4d ", u.socket, cpus);
         case AggrMode::PerNode: return strf("N%-5d %4d ", u.node, cpus);
+        case AggrMode::PerThread: return strf("%16s-%-8d ", thread_name(u).c_str(), u.thread);
       }
       return "";
     case StatFormat::Csv:
       if (u.mode == AggrMode::Global) return "";
       if (u.mode == AggrMode::PerCpu) return u.label() + sep;
+      if (u.mode == AggrMode::PerThread) return thread_name(u) + "-" + u.label() + sep;
       return u.label() + sep + std::to_string(cpus) + sep;
     case StatFormat::Json: {
       std::string s = in_interval_ ? "" : "{";
@@ -169,11 +171,17 @@ std::string StatPrinter::unit_prefix(const AggrUnit& u, int cpus) const {
         case AggrMode::PerDie: s += strf("\"die\" : \"%s\", \"aggregate-number\" : %d, ", u.label().c_str(), cpus); break;
         case AggrMode::PerSocket: s += strf("\"socket\" : \"%s\", \"aggregate-number\" : %d, ", u.label().c_str(), cpus); break;
         case AggrMode::PerNode: s += strf("\"node\" : \"%s\", \"aggregate-number\" : %d, ", u.label().c_str(), cpus); break;
+        case AggrMode::PerThread: s += strf("\"thread\" : \"%s-%d\", ", thread_name(u).c_str(), u.thread); break;
       }
       return s;
     }
   }
   return "";
+}
+
+std::string StatPrinter::thread_name(const AggrUnit& unit) const {
+  auto it = options_.thread_names.find(unit.thread);
+  return it == options_.thread_names.end() ? std::string() : it->second;
 }
 
 void StatPrinter::print_line(const std::string& prefix, const StatEvent& event, const AggrUnit& unit,
@@ -221,7 +229,9 @@ void StatPrinter::print_line(const std::string& prefix, const StatEvent& event, 
     }
     if (m.new_line) {
       if (csv) {
-        const int fields = 3 + (unit.mode == AggrMode::Global ? 0 : unit.mode == AggrMode::PerCpu ? 1 : 2);
+        const int fields = 3 + (unit.mode == AggrMode::Global                                      ? 0
+                                : unit.mode == AggrMode::PerCpu || unit.mode == AggrMode::PerThread ? 1
+                                                                                                    : 2);
         s += "\n" + prefix + sep + unit_prefix(unit, line.cpus);
         for (int i = 0; i < fields; ++i) s += sep;
       } else {
@@ -313,7 +323,21 @@ void StatPrinter::print_block(const AggregatedSnapshot& counts, const std::vecto
     print_line(prefix, events_[e], counts.units[u], line);
   };
 
-  if (options_.aggregation == AggrMode::PerCpu || options_.aggregation == AggrMode::Global) {
+  if (options_.aggregation == AggrMode::PerThread) {
+    // Event by event, its threads by count, highest first (ties in TID order).
+    for (size_t e = 0; e < events_.size(); ++e) {
+      std::vector<size_t> threads;
+      for (size_t u = 0; u < counts.units.size(); ++u) {
+        const AggregatedCount& c = counts.counts[u][e];
+        const bool zero = c.state != CountState::Counted || c.value == 0;
+        if (c.cpus > 0 && !(zero && options_.skip_zero_threads)) threads.push_back(u);
+      }
+      std::stable_sort(threads.begin(), threads.end(), [&](size_t a, size_t b) {
+        return counts.counts[a][e].value > counts.counts[b][e].value;
+      });
+      for (size_t u : threads) emit(u, e);
+    }
+  } else if (options_.aggregation == AggrMode::PerCpu || options_.aggregation == AggrMode::Global) {
     // perf prints -A event by event, each on every CPU.
     for (size_t e = 0; e < events_.size(); ++e)
       for (size_t u = 0; u < counts.units.size(); ++u) emit(u, e);
@@ -338,6 +362,9 @@ void StatPrinter::print_interval_header() {
     case AggrMode::PerDie: out_ << "#           time die          cpus" << counts; break;
     case AggrMode::PerSocket: out_ << "#           time socket cpus" << counts; break;
     case AggrMode::PerNode: out_ << "#           time node   cpus" << counts; break;
+    case AggrMode::PerThread:
+      out_ << "#           time             comm-pid" << strf("                  counts %*s events\n", unit_width_, "unit");
+      break;
   }
 }
 

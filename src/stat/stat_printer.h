@@ -1,13 +1,17 @@
 #pragma once
 // perf stat 6.1's output, byte for byte: the text table (with its header and footer), CSV
 // (-x SEP) and JSON (--json) lines, for one run, repeated runs (-r N) and intervals (-I),
-// in every aggregation mode (global, -A, --per-core, --per-die, --per-socket).
+// in every aggregation mode (global, -A, --per-core, --per-die, --per-socket, --per-node,
+// --per-thread).
 //
 // Text line layout (perf 6.1 stat-display.c), fields separated by one space:
 //   [interval "%6lu.%09lu "] [unit prefix] COUNT(%18.0f, or %18.2f for msec) UNIT(%-Ws, W =
 //   max(4, longest unit)) NAME(%-32s; %-25s on <not counted>/<not supported> rows)
 //   " # " METRIC UNIT (35 columns; 35 spaces without a metric) ["  ( +- x.xx% )"] ["  (xx.xx%)"]
-// Unit prefixes: "CPU%-7d ", "S%d-D%d-C%-8d %4d ", "S%d-D%-8d %4d ", "S%-5d %4d ".
+// Unit prefixes: "CPU%-7d ", "S%d-D%d-C%-8d %4d ", "S%d-D%-8d %4d ", "S%-5d %4d ", "N%-5d %4d ",
+// and a thread's "%16s-%-8d " (its command's name and TID; CSV "comm-tid", JSON "thread").
+// --per-thread prints event by event, each event's threads by count, highest first (perf's
+// sort_aggr_thread); counting every task of the system, it leaves out threads that counted 0.
 // CSV: [time,][unit,[cpus,]]value,unit,event,[noise%,]run-time,running-%,metric-value,metric-unit
 // JSON: {["interval" : T, ]["cpu"/"core"/"die"/"socket" : ..., ["aggregate-number" : N, ]]
 //        "counter-value" : "%f", "unit" : "..", "event" : "..", ["variance" : x.xx, ]
@@ -24,6 +28,7 @@
 //    locale; under C and C.UTF-8 (the only locales here) there are none. `thousands_grouping`
 //    adds "," every three digits, as perf does under en_US.UTF-8.
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -51,6 +56,10 @@ struct StatPrintOptions {
   bool csv_summary_column = true;  // false (--no-csv-summary): those CSV lines without the "summary" column
   bool thousands_grouping = false;  // see above
   bool null_run = false;           // -n: no blank line before the elapsed time
+  // --per-thread: each counted thread's command name (read when counting began, as perf
+  // reads it), and whether threads that counted nothing are left out (every task counted).
+  std::map<pid_t, std::string> thread_names;
+  bool skip_zero_threads = false;
   // Whether /proc/sys/kernel/nmi_watchdog is on, asked only after a "<not counted>" row: then
   // perf's hint to turn it off follows the table (the watchdog holds a counter on x86).
   bool (*nmi_watchdog_on)() = nullptr;
@@ -90,6 +99,7 @@ class StatPrinter {
                    double wall_time_ns, const std::string& prefix);
   void print_line(const std::string& prefix, const StatEvent& event, const AggrUnit& unit, const Line& line);
   std::string unit_prefix(const AggrUnit& unit, int cpus) const;
+  std::string thread_name(const AggrUnit& unit) const;
   void print_interval_header();
   void print_footer();
   void note_not_counted(const StatEvent& event);

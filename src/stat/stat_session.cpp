@@ -195,6 +195,7 @@ Result<void> StatSession::open_group(const perf::PerfEventOpener& opener, const 
       opened_.push_back(OpenedGroup{std::move(members), place.cpu, place.thread, settings.enable_on_exec, std::move(counters).value()});
       continue;
     }
+    if (err == ESRCH && place.thread > 0 && target.skip_ended_threads) continue;
     if (means_not_supported(err) && !group.is_group) {
       // Not on this machine: the event is printed as "<not supported>" and nothing of it stays open.
       status_[indices.front()] = OpenStatus::NotSupported;

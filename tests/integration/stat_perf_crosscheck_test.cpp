@@ -2,20 +2,26 @@
 // deterministic workload: the same events in the same order, the same units and metric units,
 // the same `<not supported>` rows byte for byte, the same layout line by line, and counts that
 // agree (page faults within a few, task-clock within a stated tolerance).
+#include <signal.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "support/background.h"
 #include "support/capability.h"
+#include "support/processes.h"
 #include "support/run_program.h"
 #include "support/stat_output.h"
 
@@ -364,6 +370,62 @@ TEST(StatPerfCrosscheck, IpcLineMatchesPerf) {
   for (const auto& l : all_lines(p.perf.err)) f_shapes.push_back(shape(l));
   EXPECT_EQ(v_shapes, f_shapes) << describe(p);
   EXPECT_NE(p.vperf.err.find("insn per cycle"), std::string::npos) << describe(p);
+}
+
+// --per-thread: one row per thread with that thread's own count. Three threads of a Python
+// process make exactly 1000, 2000 and 3000 getppid calls once told to (SIGUSR1, sent when the
+// counters are open), its main thread none; each tool counts the process with -p. The rows are
+// "python3-TID", highest count first, and the counts are exact; perf's rows are the same.
+constexpr const char* kThreadsScript = R"(
+import os, select, signal, threading
+go = threading.Event()
+def work(n):
+    go.wait()
+    for _ in range(n): os.getppid()
+threads = [threading.Thread(target=work, args=(k * 1000,)) for k in (1, 2, 3)]
+for t in threads: t.start()
+r, w = os.pipe()
+os.set_blocking(w, False)
+signal.set_wakeup_fd(w)
+signal.signal(signal.SIGUSR1, lambda *_: None)
+print(*(t.native_id for t in threads), flush=True)
+select.select([r], [], [])
+go.set()
+for t in threads: t.join()
+)";
+
+TEST(StatPerThread, EachThreadCountsItsOwnCalls) {
+  VPERF_REQUIRE(can_count_tracepoints(), "tracefs and root (tracepoint counters)");
+  VPERF_REQUIRE(!test::find_program("python3").empty(), "python3");
+  for (const std::string& tool : {std::string(VPERF_BINARY), std::string("perf")}) {
+    if (tool == "perf" && !has_perf()) continue;
+    SCOPED_TRACE(tool);
+    test::Background python({"python3", "-c", kThreadsScript});
+    ASSERT_GT(python.pid(), 0);
+    ASSERT_TRUE(test::wait_until([&] { return test::blocked_in_wait(python.pid()); }, std::chrono::seconds(20)));
+    test::Background stat({tool, "stat", "--per-thread", "-x,", "-e", "syscalls:sys_enter_getppid", "-p",
+                           std::to_string(python.pid())});
+    // Both tools wait in poll once the counters are open and enabled.
+    ASSERT_TRUE(test::wait_until([&] { return test::counting_and_waiting(stat.pid()); }, std::chrono::seconds(20)));
+    ::kill(python.pid(), SIGUSR1);
+    const test::ProgramResult ran = python.wait();
+    const test::ProgramResult counted = stat.wait();
+    ASSERT_EQ(ran.exit_code, 0) << ran.err;
+    ASSERT_EQ(counted.exit_code, 0) << counted.err;
+    std::istringstream tids(ran.out);
+    std::vector<std::string> expected;
+    std::vector<std::string> workers{std::istream_iterator<std::string>(tids), std::istream_iterator<std::string>()};
+    ASSERT_EQ(workers.size(), 3u) << ran.out;
+    for (int k = 3; k >= 1; --k) expected.push_back("python3-" + workers[static_cast<size_t>(k - 1)] + "," + std::to_string(k * 1000));
+    expected.push_back("python3-" + std::to_string(python.pid()) + ",0");
+    std::vector<std::string> rows;
+    for (const test::CsvLine& line : test::parse_csv(counted.err)) {
+      ASSERT_GE(line.fields.size(), 4u) << line.line;
+      EXPECT_EQ(line.fields[3], "syscalls:sys_enter_getppid") << line.line;
+      rows.push_back(line.fields[0] + "," + line.fields[1]);
+    }
+    EXPECT_EQ(rows, expected) << counted.err;
+  }
 }
 
 }  // namespace

@@ -305,6 +305,43 @@ TEST(StatPrinterText, ThousandsGrouping) {
   EXPECT_NE(out.find("         1,234,567      page-faults "), std::string::npos) << out;
 }
 
+// perf stat --per-thread -a true (perf 6.1 here; its rows and metrics, rebuilt from what it
+// printed: perf-30055's 2 page faults at 926.200/sec give its cpu-clock, 2159361 ns, and the
+// context-switch rates the other two's). Event by event, threads by count, ties in TID order
+// (perf printed rcu_preempt, memfd, perf for their one switch each); a thread that counted
+// nothing (kthreadd here) is left out when every thread of the system is counted.
+TEST(StatPrinterText, PerThreadSystemWide) {
+  const Capture c = {
+      {ev("cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true),
+       ev("context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, true),
+       ev("page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, true)},
+      {{5210773,
+        {{0, -1, 4800, 4800, 4800, 15}, {1, -1, 1, 4800, 4800, 15}, {2, -1, 0, 4800, 4800, 15},
+         {0, -1, 0, 0, 0, 2}, {1, -1, 0, 0, 0, 2}, {2, -1, 0, 0, 0, 2},
+         {0, -1, 38594, 38594, 38594, 26063}, {1, -1, 1, 38594, 38594, 26063}, {2, -1, 0, 38594, 38594, 26063},
+         {0, -1, 2159361, 2159361, 2159361, 30055}, {1, -1, 1, 2159361, 2159361, 30055},
+         {2, -1, 2, 2159361, 2159361, 30055}}}},
+      "\n Performance counter stats for 'system wide':\n\n"
+      "            perf-30055                  2.16 msec cpu-clock                        #    0.414 CPUs utilized          \n"
+      " memfd:sealed-91-26063                  0.04 msec cpu-clock                        #    0.007 CPUs utilized          \n"
+      "     rcu_preempt-15                     0.00 msec cpu-clock                        #    0.001 CPUs utilized          \n"
+      "     rcu_preempt-15                        1      context-switches                 #  208.333 K/sec                  \n"
+      " memfd:sealed-91-26063                     1      context-switches                 #   25.911 K/sec                  \n"
+      "            perf-30055                     1      context-switches                 #  463.100 /sec                   \n"
+      "            perf-30055                     2      page-faults                      #  926.200 /sec                   \n"
+      "\n       0.005210773 seconds time elapsed\n\n"};
+  StatPrintOptions options = opts(StatFormat::Text, AggrMode::PerThread);
+  options.thread_names = {{2, "kthreadd"}, {15, "rcu_preempt"}, {26063, "memfd:sealed-91"}, {30055, "perf"}};
+  options.skip_zero_threads = true;
+  EXPECT_EQ(summary(c, options, "'system wide'"), c.expected);
+  // The same in CSV: "comm-tid" as the first field, no CPU count (perf: 7 separators a line).
+  options.format = StatFormat::Csv;
+  options.csv_separator = ",";
+  const std::string csv = summary(c, options, "'system wide'");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "perf-30055,2.16,msec,cpu-clock,2159361,100.00,0.414,CPUs utilized");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7) << csv;
+}
+
 // perf's header texts (print_header): -a wins over -C, -C over the command, then -p, then -t.
 TEST(StatTarget, DescribesLikePerf) {
   EXPECT_EQ(describe_target({false, "", {"sleep", "1"}, "", ""}), "'sleep 1'");

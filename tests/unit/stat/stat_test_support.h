@@ -22,6 +22,7 @@ struct RawSample {
   size_t event;
   int cpu;
   uint64_t value, enabled, running;
+  pid_t thread = -1;  // a counter that follows one task (--per-thread)
 };
 struct Round {
   uint64_t time_ns;  // wall time (FINAL) or time since start (INTERVAL)
@@ -56,7 +57,7 @@ inline StatSnapshot snapshot(const std::vector<Ev>& evs, const Round& round) {
   for (const RawSample& s : round.samples) {
     CounterSample cs;
     cs.cpu = s.cpu;
-    cs.thread = -1;
+    cs.thread = s.thread;
     cs.reading.value = s.value;
     cs.reading.time_enabled = s.enabled;
     cs.reading.time_running = s.running;
