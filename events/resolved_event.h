@@ -41,7 +41,9 @@ inline constexpr uint32_t kToolEventType = 0xffffffffu;
 enum class ToolEvent : uint64_t { DurationTime = 1, UserTime = 2, SystemTime = 3 };
 
 // Where an event's encoding came from.
-enum class EventOrigin { Builtin, Raw, SysfsPmu, Libpfm, Perfmon, Tracepoint };
+// Absent: an event a stat -M metric names that no PMU of this machine publishes (msr/aperf/
+// on a host whose msr PMU has only tsc): kept to be printed "<not supported>", never opened.
+enum class EventOrigin { Builtin, Raw, SysfsPmu, Libpfm, Perfmon, Tracepoint, Absent };
 
 struct ResolvedEvent {
   std::string name;           // canonical name: "cycles", "cpu/event=0x3c/", "ivb::INST_RETIRED:ANY_P", "sched:sched_switch"

@@ -20,6 +20,7 @@ std::string_view origin_label(EventOrigin origin) {
     case EventOrigin::Libpfm: return "libpfm4";
     case EventOrigin::Perfmon: return "perfmon";
     case EventOrigin::Tracepoint: return "tracefs";
+    case EventOrigin::Absent: return "absent";
   }
   return "unknown";
 }

@@ -1,5 +1,7 @@
 #include "cli/cmd_stat.h"
 
+#include <algorithm>
+
 #include "cli/command.h"
 #include "cli/command_events.h"
 #include "cli/target_options.h"
@@ -39,6 +41,25 @@ void validate(const StatOptions& o) {
   if (o.detail > 3) throw usage_error("-d goes up to -ddd", "");
 }
 
+// -M's events, after -e's (each once): an event no PMU here publishes (msr/aperf/ where the
+// msr PMU has only tsc) is kept as Absent and printed "<not supported>", as a counter the
+// kernel refuses is; the metric's other events still count.
+void append_metric_events(const CommandEvents& resolver, const StatOptions& options, std::vector<events::ResolvedGroup>& groups) {
+  Result<std::vector<std::string>> metric_events = stat::events_of_metrics(options.metrics);
+  if (!metric_events) throw usage_error(metric_events.error().message, "vperf list metrics names the metrics vperf has");
+  for (const std::string& event : *metric_events) {
+    if (std::find(options.events.begin(), options.events.end(), event) != options.events.end()) continue;
+    try {
+      for (events::ResolvedGroup& group : resolver.resolve(event)) groups.push_back(std::move(group));
+    } catch (const UserError&) {
+      events::ResolvedEvent absent;
+      absent.name = absent.written = event;
+      absent.origin = events::EventOrigin::Absent;
+      groups.push_back(events::ResolvedGroup{{absent}, false});
+    }
+  }
+}
+
 }  // namespace
 
 int run_stat(const StatOptions& requested, std::ostream& err) {
@@ -58,6 +79,7 @@ int run_stat(const StatOptions& requested, std::ostream& err) {
   const std::string event_list = session::stat_event_list(options, stalled);
   std::vector<events::ResolvedGroup> groups;
   if (!event_list.empty()) groups = event_resolver.resolve(event_list);
+  append_metric_events(event_resolver, options, groups);
 
   stat::CountTarget target;
   target.inherit = !options.no_inherit;
@@ -117,9 +139,9 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   sub->prefix_command();
   sub->footer("COMMAND: the program to count and its arguments, e.g. vperf stat -e task-clock -- sleep 1\n");
   sub->callback([sub, options, metrics, &inv] {
-    Result<std::vector<std::string>> metric_events = stat::events_of_metrics(*metrics);
-    if (!metric_events) throw usage_error(metric_events.error().message, "vperf list metrics names the metrics vperf has");
-    options->events.insert(options->events.end(), metric_events->begin(), metric_events->end());
+    if (Result<std::vector<std::string>> known = stat::events_of_metrics(*metrics); !known)
+      throw usage_error(known.error().message, "vperf list metrics names the metrics vperf has");
+    options->metrics = *metrics;
     options->command = command_words(*sub, inv);
     inv.action = [options, &inv] { return run_stat(*options, *inv.err); };
   });

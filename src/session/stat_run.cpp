@@ -87,6 +87,8 @@ stat::StatPrintOptions print_options(const StatRequest& options, const stat::Cou
   print.show_rusage = !options.command.empty() && options.repeat == 1 && target.cpus.empty() && target.threads.empty();
   print.thousands_grouping = !options.no_big_num && (options.big_num || locale_groups_thousands());
   print.null_run = options.null_run;
+  for (const std::string& name : options.metrics)
+    if (const stat::NamedMetric* metric = stat::find_named_metric(name)) print.named_metrics.push_back(metric);
   if (options.per_thread) {
     for (pid_t tid : target.threads) print.thread_names[tid] = task_comm(tid);
     print.skip_zero_threads = options.system_wide;  // perf: "otherwise too many 0 output"
@@ -146,7 +148,7 @@ void warn_probe_overhead(const std::vector<stat::StatEvent>& events, const Count
 
 std::string stat_event_list(const StatRequest& options, bool have_stalled_cycles) {
   if (!options.events.empty()) return join(options.events, ",");
-  if (options.null_run) return "";
+  if (options.null_run || (!options.metrics.empty() && options.detail == 0)) return "";
   bool cpu_wide = options.system_wide || !options.cpus.empty();
   std::string list = std::string(cpu_wide ? "cpu-clock," : "task-clock,") + kDefaultEvents;
   if (have_stalled_cycles) list += std::string(",") + kStalledCycles;

@@ -15,6 +15,7 @@ namespace vperf::session {
 
 struct StatRequest {
   std::vector<std::string> events;  // -e, each may hold several comma-separated events
+  std::vector<std::string> metrics;  // -M: metric names (stat::named_metrics), labelled by name
   int detail = 0;                   // -d count: 0..3
   bool system_wide = false;         // -a
   std::string cpus;                 // -C
@@ -45,7 +46,8 @@ struct StatRequest {
 };
 
 // The events the request counts: -e's, or perf's default set (task-clock or, CPU-wide,
-// cpu-clock; stalled cycles where the core PMU has them; what each -d adds); none for -n alone.
+// cpu-clock; stalled cycles where the core PMU has them; what each -d adds); none for -n
+// alone, nor for -M alone (its metrics' events are resolved by the caller, see cmd_stat).
 std::string stat_event_list(const StatRequest& request, bool have_stalled_cycles);
 
 // Counts `groups` (stat_event_list's events, resolved) on `target`'s CPUs or threads (its

@@ -214,21 +214,21 @@ std::vector<MetricValue> derive_metrics(const StatEvent& event, double value, co
 namespace {
 
 constexpr NamedMetric kNamedMetrics[] = {
-    {"IPC", "cycles,instructions", "insn per cycle, on the instructions line"},
-    {"GHz", "task-clock,cycles", "GHz, on the cycles line"},
-    {"CPUs_utilized", "task-clock", "CPUs utilized, on the task-clock line"},
-    {"branch_miss_rate", "branches,branch-misses", "of all branches, on the branch-misses line"},
-    {"cache_miss_rate", "cache-references,cache-misses", "of all cache refs, on the cache-misses line"},
-    {"L1d_miss_rate", "L1-dcache-loads,L1-dcache-load-misses", "of all L1-dcache accesses"},
-    {"L1i_miss_rate", "L1-icache-loads,L1-icache-load-misses", "of all L1-icache accesses"},
-    {"LLC_miss_rate", "LLC-loads,LLC-load-misses", "of all LL-cache accesses"},
-    {"dTLB_miss_rate", "dTLB-loads,dTLB-load-misses", "of all dTLB cache accesses"},
-    {"iTLB_miss_rate", "iTLB-loads,iTLB-load-misses", "of all iTLB cache accesses"},
-    {"frontend_idle", "cycles,stalled-cycles-frontend", "frontend cycles idle"},
-    {"backend_idle", "cycles,stalled-cycles-backend", "backend cycles idle"},
-    {"turbo_ratio", "cycles,ref-cycles", "turbo ratio, under the cycles line's GHz"},
-    {"msr_turbo_ratio", "msr/aperf/,msr/mperf/", "turbo ratio, on the aperf line"},
-    {"tsc_utilization", "msr/mperf/,msr/tsc/", "of TSC, on the mperf line"},
+    {"IPC", "cycles,instructions", "insn per cycle", "insn per cycle, on the instructions line"},
+    {"GHz", "task-clock,cycles", "GHz", "GHz, on the cycles line"},
+    {"CPUs_utilized", "task-clock", "CPUs utilized", "CPUs utilized, on the task-clock line"},
+    {"branch_miss_rate", "branches,branch-misses", "of all branches", "of all branches, on the branch-misses line"},
+    {"cache_miss_rate", "cache-references,cache-misses", "of all cache refs", "of all cache refs, on the cache-misses line"},
+    {"L1d_miss_rate", "L1-dcache-loads,L1-dcache-load-misses", "of all L1-dcache accesses", "of all L1-dcache accesses"},
+    {"L1i_miss_rate", "L1-icache-loads,L1-icache-load-misses", "of all L1-icache accesses", "of all L1-icache accesses"},
+    {"LLC_miss_rate", "LLC-loads,LLC-load-misses", "of all LL-cache accesses", "of all LL-cache accesses"},
+    {"dTLB_miss_rate", "dTLB-loads,dTLB-load-misses", "of all dTLB cache accesses", "of all dTLB cache accesses"},
+    {"iTLB_miss_rate", "iTLB-loads,iTLB-load-misses", "of all iTLB cache accesses", "of all iTLB cache accesses"},
+    {"frontend_idle", "cycles,stalled-cycles-frontend", "frontend cycles idle", "frontend cycles idle"},
+    {"backend_idle", "cycles,stalled-cycles-backend", "backend cycles idle", "backend cycles idle"},
+    {"turbo_ratio", "cycles,ref-cycles", "turbo ratio", "turbo ratio, under the cycles line's GHz"},
+    {"msr_turbo_ratio", "msr/aperf/,msr/mperf/", "turbo ratio", "turbo ratio, on the aperf line"},
+    {"tsc_utilization", "msr/mperf/,msr/tsc/", "of TSC", "of TSC, on the mperf line"},
 };
 
 bool same_name(std::string_view a, std::string_view b) {
@@ -241,16 +241,36 @@ bool same_name(std::string_view a, std::string_view b) {
 
 std::span<const NamedMetric> named_metrics() { return kNamedMetrics; }
 
+const NamedMetric* find_named_metric(std::string_view name) {
+  auto metric = std::find_if(std::begin(kNamedMetrics), std::end(kNamedMetrics),
+                             [&](const NamedMetric& m) { return same_name(m.name, name); });
+  return metric == std::end(kNamedMetrics) ? nullptr : metric;
+}
+
 Result<std::vector<std::string>> events_of_metrics(const std::vector<std::string>& names) {
   std::vector<std::string> events;
   for (const std::string& name : names) {
-    auto metric = std::find_if(std::begin(kNamedMetrics), std::end(kNamedMetrics),
-                               [&](const NamedMetric& m) { return same_name(m.name, name); });
-    if (metric == std::end(kNamedMetrics)) return Error{"unknown metric '" + name + "'"};
+    const NamedMetric* metric = find_named_metric(name);
+    if (metric == nullptr) return Error{"unknown metric '" + name + "'"};
     for (std::string_view event : split(metric->events, ','))
       if (std::find(events.begin(), events.end(), event) == events.end()) events.emplace_back(event);
   }
   return events;
+}
+
+std::optional<std::string> named_metric_unit(const MetricValue& m, const StatEvent& event,
+                                             const std::vector<const NamedMetric*>& requested) {
+  if (!m.unit) return m.unit;
+  const std::string_view unit = trim(*m.unit);
+  for (const NamedMetric* metric : requested) {
+    if (unit != metric->unit) continue;
+    // "cycles:u" is the line of the metric's "cycles" (a PMU's "msr/aperf/" keeps its name whole).
+    const std::string_view name = event.name;
+    const std::string_view base = name.find('/') == std::string_view::npos ? name.substr(0, name.find(':')) : name;
+    for (std::string_view named : split(metric->events, ','))
+      if (named == base) return std::string(metric->name);
+  }
+  return m.unit;
 }
 
 }  // namespace vperf::stat

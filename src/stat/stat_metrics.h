@@ -113,14 +113,24 @@ std::vector<MetricValue> derive_metrics(const StatEvent& event, double display_v
 // They are not grouped (perf groups a metric's events unless --metric-no-group): on a VM that
 // hides some counters a group would fail whole, where alone the hidden one says
 // <not supported> and the rest count.
+// With -M the metric's line is labelled with its name, as perf labels the metrics it computes
+// ("#     0.51 CPUs_utilized" where -e task-clock shows "CPUs utilized"): the metric's unit,
+// derive_metrics' text, is replaced on the line of one of its events.
 struct NamedMetric {
   std::string_view name;    // matched without regard to case, as perf matches metric names
   std::string_view events;  // an -e list
+  std::string_view unit;    // derive_metrics' unit on its line ("insn per cycle")
   std::string_view shows;   // the metric line it gives, for the list and the docs
 };
 std::span<const NamedMetric> named_metrics();
+// The metric of that name (without regard to case), or nullptr.
+const NamedMetric* find_named_metric(std::string_view name);
 // The events of these metrics, each once, in order; an unknown name is an Error naming it.
 Result<std::vector<std::string>> events_of_metrics(const std::vector<std::string>& names);
+// The unit to print for metric value `m` on `event`'s line when `requested` were asked for by
+// name: the metric's name where one of them gives this line, else m's own unit.
+std::optional<std::string> named_metric_unit(const MetricValue& m, const StatEvent& event,
+                                             const std::vector<const NamedMetric*>& requested);
 
 // perf's convert_unit_double: 1234567 -> 1.234567 with 'M'; ' ' below 1000.
 double convert_unit(double value, char* unit);

@@ -320,6 +320,7 @@ void StatPrinter::print_block(const AggregatedSnapshot& counts, const std::vecto
     if (u < noise.size() && e < noise[u].size()) line.noise_percent = noise[u][e];
     if (c.state == CountState::Counted)
       line.metrics = derive_metrics(events_[e], line.value, shadows[u], MetricInputs{wall_time_ns});
+    for (MetricValue& m : line.metrics) m.unit = named_metric_unit(m, events_[e], options_.named_metrics);
     print_line(prefix, events_[e], counts.units[u], line);
   };
 

@@ -60,6 +60,8 @@ struct StatPrintOptions {
   // reads it), and whether threads that counted nothing are left out (every task counted).
   std::map<pid_t, std::string> thread_names;
   bool skip_zero_threads = false;
+  // -M: the metrics asked for by name, whose lines are labelled with the name (perf's -M).
+  std::vector<const NamedMetric*> named_metrics;
   // Whether /proc/sys/kernel/nmi_watchdog is on, asked only after a "<not counted>" row: then
   // perf's hint to turn it off follows the table (the watchdog holds a counter on x86).
   bool (*nmi_watchdog_on)() = nullptr;

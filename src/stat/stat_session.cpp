@@ -114,6 +114,10 @@ Result<StatSession> StatSession::open(const perf::PerfEventOpener& kernel,
       session.status_.push_back(OpenStatus::Opened);
     }
     if (indices.empty()) continue;
+    if (group.members.front().origin == events::EventOrigin::Absent) {
+      for (size_t index : indices) session.status_[index] = OpenStatus::NotSupported;
+      continue;
+    }
     events::ResolvedGroup counted;
     counted.is_group = group.is_group;
     for (const events::ResolvedEvent& event : group.members)

@@ -215,5 +215,45 @@ TEST(NamedMetrics, EventsOfMetricsAreEachCountedOnce) {
   }
 }
 
+// stat -M labels each metric's line with the metric's name, as perf labels the metrics it
+// computes: counting every event of a metric, exactly one line (the one derive_metrics gives
+// the metric's unit) says its name, and only when that metric was asked for. This also keeps
+// each NamedMetric's unit in step with the text derive_metrics prints.
+TEST(NamedMetrics, EachMetricLabelsExactlyItsOwnLine) {
+  for (const NamedMetric& metric : named_metrics()) {
+    SCOPED_TRACE(std::string(metric.name));
+    std::vector<std::pair<StatEvent, double>> counts;
+    const Result<std::vector<std::string>> names = events_of_metrics({std::string(metric.name)});
+    ASSERT_TRUE(names.ok());
+    for (const std::string& name : *names) {
+      if (name.starts_with("msr/")) {
+        counts.emplace_back(msr(name.substr(4, name.size() - 5)), 3000);
+        continue;
+      }
+      std::optional<events::BuiltinEvent> builtin = events::find_builtin_event(name);
+      ASSERT_TRUE(builtin) << name;
+      const uint32_t pmu_type = builtin->type;
+      counts.emplace_back(make(name, pmu_type, builtin->config, pmu_type == PERF_TYPE_SOFTWARE ? "software" : "cpu"),
+                          name == "cycles" ? 4000 : 1000);
+    }
+    const ShadowStats shadow = shadow_of(counts);
+    int named = 0, named_unasked = 0;
+    for (const auto& [event, value] : counts) {
+      for (const MetricValue& m : derive_metrics(event, value, shadow, MetricInputs{2e6})) {
+        if (named_metric_unit(m, event, {&metric}) == std::string(metric.name)) ++named;
+        if (named_metric_unit(m, event, {}) == std::string(metric.name)) ++named_unasked;
+      }
+    }
+    EXPECT_EQ(named, 1);
+    EXPECT_EQ(named_unasked, metric.name == "GHz" ? 1 : 0);  // "GHz" is its own unit already
+  }
+  // "cycles:u" is the cycles line; another metric's line with the same text keeps it.
+  const MetricValue turbo{"%7.2f ", std::string("turbo ratio"), 1.5, true};
+  EXPECT_EQ(named_metric_unit(turbo, hw("cycles:u", PERF_COUNT_HW_CPU_CYCLES), {find_named_metric("turbo_ratio")}), "turbo_ratio");
+  EXPECT_EQ(named_metric_unit(turbo, msr("aperf"), {find_named_metric("turbo_ratio")}), "turbo ratio");
+  EXPECT_EQ(named_metric_unit(turbo, msr("aperf"), {find_named_metric("TURBO_RATIO"), find_named_metric("msr_turbo_ratio")}),
+            "msr_turbo_ratio");
+}
+
 }  // namespace
 }  // namespace vperf::stat
