@@ -72,6 +72,10 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_option("-o,--output", options->request.output, "Output file (default perf.data; - for a pipe)");
   sub->add_option("-m,--mmap-pages", options->request.mmap_pages, "Ring buffer pages per CPU or task (power of two)")
       ->check(whole_number_in(1, 1 << 20));
+  // perf's -z takes no value; --compression-level=N gives one (a flag's "=value", so that
+  // "-z sleep 1" never reads the command as a level).
+  sub->add_flag("-z,--compression-level{1}", options->request.compression_level,
+                "Write the records zstd-compressed (perf's COMPRESSED records), level 1 (fastest, -z) to 22");
   sub->add_flag("-i,--no-inherit", options->no_inherit, "Do not sample the command's child tasks");
   sub->add_flag("-q,--quiet", options->request.quiet, "No messages");
   // vperf kvm record only: sampling the vCPUs through QEMU's monitor instead of perf events.
@@ -85,6 +89,9 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
     guest::VmRecordRequest& vm = monitor->request;
     vm.recording.cmdline = inv.cmdline;
     const bool output_given = sub->count("--output") > 0;
+    // Checked here: CLI11 hands a value-less flag's validator "true", not its default.
+    if (sub->count("-z") > 0 && (options->request.compression_level < 1 || options->request.compression_level > 22))
+      throw usage_error("--compression-level must be a whole number from 1 to 22", "-z is level 1, the fastest; e.g. --compression-level=3");
     if (!vm.qga.empty() && !vm.domain.empty())
       throw usage_error("--qga and --domain both name the guest agent", "libvirt reaches a domain's agent by itself: drop --qga");
     if (!vm.qmp.empty() || !vm.domain.empty()) {

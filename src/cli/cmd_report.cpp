@@ -127,6 +127,13 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
     return 0;
   }
   if (o.header && !reader.is_pipe()) write(out, report::render_header(reader, session.header_info()));
+  if (o.stats) {
+    Result<std::string> table = report::record_stats(reader);
+    if (!table) throw session.unreadable(table.error());
+    write(out, *table);
+    session.print_warnings(err);
+    return 0;
+  }
   if (o.dump_raw) {
     Result<data::ReadStats> stats =
         report::write_report_raw_dump(reader, session.machines(), o.source.input == "-" ? "pipe" : o.source.input, out);
@@ -197,6 +204,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   auto* header = sub->add_flag("--header", o.header, "Print the perf.data header before the report");
   sub->add_flag("--header-only", o.header_only, "Print the perf.data header only")->excludes(header);
   sub->add_flag("--tasks,--task", o.tasks, "The recording's threads as a tree of who forked whom (pid, tid, ppid, comm), as perf");
+  sub->add_flag("--stats", o.stats, "Print the count of each record type and each event's samples, as perf report --stats");
   sub->add_flag("-D,--dump-raw-trace", o.dump_raw, "Dump each record (offset, size, bytes, fields) and the record counts, as perf report -D");
   add_json_flag(*sub, o.json);
   sub->callback([raw, sub, kvm, &inv] {

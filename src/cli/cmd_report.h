@@ -22,6 +22,7 @@ struct ReportCommandOptions {
   bool header_only = false;  // the feature header alone
   bool json = false;
   bool dump_raw = false;     // -D: every record dumped, then the record counts (report/raw_dump.h)
+  bool stats = false;        // --stats: the record counts only
   bool tasks = false;        // --tasks: the threads as a tree of who forked whom (report/task_tree.h)
 };
 

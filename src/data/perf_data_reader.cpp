@@ -15,6 +15,7 @@
 #include "core/scoped_fd.h"
 #include "core/strings.h"
 #include "core/byte_writer.h"
+#include "data/compressed_records.h"
 #include "data/feature_sections.h"
 #include "data/ordered_records.h"
 #include "data/perf_data_format.h"
@@ -120,7 +121,7 @@ struct PerfDataReader::Impl {
   std::vector<std::string> warnings;
   std::deque<Chunk> pending;  // pipe: leading records read by open
 
-  bool warned_bad = false, warned_compressed = false, warned_unknown_id = false;
+  bool warned_bad = false, warned_unknown_id = false;
   // Set when the input is structurally impossible: reading stops and open()/read() fail with it.
   std::optional<Error> fatal;
   // File mode: the parts of the file the header and attrs claim, for first_overlap().
@@ -131,6 +132,23 @@ struct PerfDataReader::Impl {
   struct ReadPass;  // one read()
   void keep_warning(std::string line) {
     if (std::find(warnings.begin(), warnings.end(), line) == warnings.end()) warnings.push_back(std::move(line));
+  }
+
+  // perf record -z's COMPRESSED feature: u32 version, type, level, ratio, mmap_len. What one
+  // COMPRESSED record may decompress to: the recording's ring size (perf's decompression
+  // buffer), at least 1 MiB where the feature is missing or states less.
+  bool compressed() const {
+    return std::find(present.begin(), present.end(), kFeatCompressed) != present.end();
+  }
+  uint64_t decompressed_limit() const {
+    uint64_t mmap_len = 0;
+    for (const RawFeature& raw : features.other)
+      if (raw.feature == kFeatCompressed && raw.bytes.size() >= 20) {
+        uint32_t v = 0;
+        std::memcpy(&v, raw.bytes.data() + 16, sizeof v);
+        mmap_len = v;
+      }
+    return std::max<uint64_t>(mmap_len, uint64_t{1} << 20);
   }
 
   void index_attr(size_t i) {
@@ -512,7 +530,7 @@ std::vector<std::string> PerfDataReader::skipped_features() const {
 // OrderedRecords per round (FINISHED_ROUND first, then what it releases).
 struct PerfDataReader::Impl::ReadPass {
   ReadPass(Impl& impl, const RecordCallback& on_record, ReadOptions read_options)
-      : d(impl), callback(on_record), options(read_options), queue(impl.fd >= 0) {}
+      : d(impl), callback(on_record), options(read_options), holding(impl.fd >= 0 || impl.compressed()), queue(holding) {}
 
   Result<ReadStats> run() {
     if (d.fd < 0 && d.pipe) d.pending.clear();  // memory pipe data: the open scan's records are re-read from the start
@@ -561,7 +579,7 @@ struct PerfDataReader::Impl::ReadPass {
 
   // A mapped file's queued records stay where they are; a pipe's wait in the queue.
   bool deliver_queued(const OrderedRecords::Entry& e, std::span<const uint8_t> held) {
-    deliver(d.fd >= 0 ? held : d.input.subspan(static_cast<size_t>(e.offset), e.size), e.offset, e.attr);
+    deliver(holding ? held : d.input.subspan(static_cast<size_t>(e.offset), e.size), e.offset, e.attr);
     return !stopped;
   }
 
@@ -583,11 +601,8 @@ struct PerfDataReader::Impl::ReadPass {
   void handle_user_record(uint32_t type, const Chunk& c) {
     if (type == kRecordCompressed) {
       ++stats.compressed;
-      if (!d.warned_compressed) {
-        d.warned_compressed = true;
-        d.warn("compressed data (perf record -z) not supported: its records were skipped "
-               "(decompress with `perf inject -i IN -o OUT`)");
-      }
+      ++stats.by_type[type];  // counted as perf counts it; the records it holds are delivered
+      decompress(c);
       return;
     }
     if (c.offset >= d.applied_to) {
@@ -600,6 +615,31 @@ struct PerfDataReader::Impl::ReadPass {
     if (options.ordered)
       queue.finish_round([this](const OrderedRecords::Entry& e, std::span<const uint8_t> held) { return deliver_queued(e, held); });
     if (d.mapping) d.release_below(queue.lowest_offset(c.offset));  // what the queue holds stays in memory
+  }
+
+  // perf record -z: the records a COMPRESSED record completes, handled as if read in its place
+  // (they keep its offset). A stream that cannot be read is skipped from there on, with a warning.
+  void decompress(const Chunk& c) {
+    if (decompression_failed) return;
+    if (!decompressor) {
+      Result<CompressedRecords> opened = CompressedRecords::open();
+      if (!opened) return give_up_decompressing(opened.error().describe());
+      decompressor = std::move(opened).value();
+    }
+    Result<void> fed = decompressor->feed(c.bytes.subspan(8), d.decompressed_limit(), [&](std::span<const uint8_t> bytes) {
+      if (record_type(bytes) == kRecordCompressed) return;  // perf never nests them; ignored as damage
+      Chunk inner;
+      inner.owned.assign(bytes.begin(), bytes.end());
+      inner.bytes = inner.owned;
+      inner.offset = c.offset;
+      handle(std::move(inner));
+    });
+    if (!fed) give_up_decompressing(fed.error().describe() + " at offset " + hex(c.offset));
+  }
+  void give_up_decompressing(const std::string& why) {
+    decompression_failed = true;
+    ++stats.bad_records;
+    d.warn("compressed data (perf record -z) skipped from here: " + why);
   }
 
   // The kernel's records: of a known event, queued by time when ordering; else delivered.
@@ -617,6 +657,7 @@ struct PerfDataReader::Impl::ReadPass {
     if (options.ordered && attr_index != kNoAttr) {
       std::optional<uint64_t> time = peek_time(c.bytes, d.formats[attr_index]);
       if (time && *time != 0 && *time != ~uint64_t{0}) {
+        if (holding && c.owned.empty()) c.owned.assign(c.bytes.begin(), c.bytes.end());
         queue.push({*time, c.offset, static_cast<uint32_t>(c.bytes.size()), static_cast<uint32_t>(attr_index)},
                    std::move(c.owned));
         return;
@@ -628,7 +669,12 @@ struct PerfDataReader::Impl::ReadPass {
   Impl& d;
   const RecordCallback& callback;
   const ReadOptions options;
+  // The queue keeps the bytes of what it holds: a pipe's, and a compressed file's (the records
+  // decompressed from it are nowhere else).
+  const bool holding;
   OrderedRecords queue;
+  std::optional<CompressedRecords> decompressor;
+  bool decompression_failed = false;
   ReadStats stats;
   bool stopped = false;
   Record record;

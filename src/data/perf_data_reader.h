@@ -14,8 +14,10 @@
 //    with a warning;
 //  - a record cut short or a size that does not fit (truncated or corrupt file): stops there,
 //    delivers what was read before it, one warning;
-//  - a record whose body does not match its attr, COMPRESSED data, or a record type perf 6.1
-//    does not define: skipped and counted, one warning per kind;
+//  - a record whose body does not match its attr, or a record type perf 6.1 does not define:
+//    skipped and counted, one warning per kind; COMPRESSED data that does not decompress:
+//    the rest of the compressed stream skipped, one warning;
+//  - COMPRESSED records (perf record -z): the records they hold are read in their place;
 //  - a malformed feature section: that section is ignored, one warning.
 // warnings() holds those lines (each one line, no trailing newline).
 //
@@ -72,7 +74,7 @@ struct ReadStats {
   uint64_t lost = 0;       // sum of LOST records' counts
   uint64_t unordered = 0;  // queued records older than what was already released
   uint64_t bad_records = 0;  // skipped: body did not parse for its attr
-  uint64_t compressed = 0;   // skipped COMPRESSED records
+  uint64_t compressed = 0;   // COMPRESSED records (perf record -z), their records read in their place
   uint64_t unknown_types = 0;  // skipped records of a type perf 6.1 does not define
   bool truncated = false;    // stopped early at a record that did not fit
   std::map<uint32_t, uint64_t> by_type;

@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -179,10 +180,57 @@ void PerfDataWriter::note_sample_time(std::span<const uint8_t> record) {
 Result<void> PerfDataWriter::write(std::span<const uint8_t> record) {
   if (finished_) return Error{"write after finish()"};
   note_sample_time(record);
+  since_round_ += record.size();
+  if (compressor_) {
+    plain_.insert(plain_.end(), record.begin(), record.end());
+    plain_total_ += record.size();
+    return plain_.size() >= kBufferLimit ? compress_batch() : Result<void>{};
+  }
+  append(record);
+  if (buffer_.size() >= kBufferLimit) return flush_buffer();
+  return {};
+}
+
+void PerfDataWriter::append(std::span<const uint8_t> record) {
   buffer_.insert(buffer_.end(), record.begin(), record.end());
   data_bytes_ += record.size();
-  since_round_ += record.size();
-  if (buffer_.size() >= kBufferLimit) return flush_buffer();
+}
+
+Result<void> PerfDataWriter::compress(int level, uint32_t mmap_len) {
+  VPERF_TRY(RecordCompressor compressor, RecordCompressor::open(level));
+  compressor_ = std::move(compressor);
+  compression_level_ = level;
+  compression_mmap_len_ = mmap_len;
+  if (!pipe_) return {};
+  // A pipe's reader sizes its decompression buffer from this feature before the first
+  // COMPRESSED record (perf fails without it), so it goes now, the ratio not yet known.
+  Record feature;
+  feature.type = kRecordHeaderFeature;
+  feature.body = FeatureRecord{kFeatCompressed, compression_feature(0)};
+  append(build_record(feature, nullptr));
+  return flush_buffer();
+}
+
+// u32 version, type (1: zstd), level, ratio, mmap_len.
+std::vector<uint8_t> PerfDataWriter::compression_feature(uint32_t ratio) const {
+  ByteWriter feature;
+  for (uint32_t word : {1u, 1u, static_cast<uint32_t>(compression_level_), ratio, compression_mmap_len_}) feature.put(word);
+  return feature.data();
+}
+
+// The batch as COMPRESSED records: a header, then up to kMaxPayload bytes of the stream each
+// (header.size is 16 bits; perf leaves the size unaligned too).
+Result<void> PerfDataWriter::compress_batch() {
+  constexpr size_t kMaxPayload = 0xffff - sizeof(perf_event_header);
+  if (plain_.empty()) return {};
+  VPERF_TRY(compressor_->compress(plain_, kMaxPayload, [this](std::span<const uint8_t> payload) -> Result<void> {
+    const perf_event_header header{kRecordCompressed, 0, static_cast<uint16_t>(sizeof(perf_event_header) + payload.size())};
+    append(std::span(reinterpret_cast<const uint8_t*>(&header), sizeof header));
+    append(payload);
+    if (buffer_.size() >= kBufferLimit) return flush_buffer();
+    return {};
+  }));
+  plain_.clear();
   return {};
 }
 
@@ -202,6 +250,7 @@ Result<void> PerfDataWriter::update_header(uint64_t feature_bits0) {
 
 Result<void> PerfDataWriter::flush_round() {
   if (finished_) return Error{"flush_round after finish()"};
+  if (compressor_) VPERF_TRY(compress_batch());
   if (since_round_ > 0) {
     perf_event_header round{kRecordFinishedRound, 0, sizeof(perf_event_header)};
     auto bytes = std::span(reinterpret_cast<const uint8_t*>(&round), sizeof(round));
@@ -218,6 +267,11 @@ Result<void> PerfDataWriter::finish(const HeaderFeatures& features) {
   VPERF_TRY(flush_round());
   finished_ = true;
   HeaderFeatures f = features;
+  if (compressor_ && !pipe_) {  // a pipe's went ahead of the records (compress())
+    const uint64_t packed = std::max<uint64_t>(data_bytes_, 1);
+    const auto ratio = static_cast<uint32_t>(static_cast<double>(plain_total_) / static_cast<double>(packed) + 0.5);  // perf rounds it
+    f.other.push_back(RawFeature{kFeatCompressed, compression_feature(ratio)});
+  }
   if (!f.first_sample_time && first_time_) f.first_sample_time = first_time_;
   if (!f.last_sample_time && last_time_) f.last_sample_time = last_time_;
   auto sections = encode_features(f, attrs_);

@@ -27,6 +27,7 @@
 
 #include "core/error.h"
 #include "core/scoped_fd.h"
+#include "data/compressed_records.h"
 
 namespace vperf::data {
 
@@ -98,13 +99,23 @@ class PerfDataWriter {
   Result<void> flush_round();
   // Feature sections (file) or feature records (pipe), then the final header. Call once.
   Result<void> finish(const HeaderFeatures& features);
+  // perf record -z: from here on, what write() is given goes out in COMPRESSED records (zstd at
+  // `level`, one stream flushed at each round, as perf writes it), and finish() adds the
+  // COMPRESSED feature with `mmap_len`, the bytes of one ring buffer (a reader's bound on what
+  // one record decompresses to). An Error when libzstd cannot be loaded.
+  Result<void> compress(int level, uint32_t mmap_len);
   // Bytes of records written so far (the data section's size), including buffered ones.
   uint64_t data_bytes() const { return data_bytes_; }
+  // With compress(): the bytes of records given to write(), before compression.
+  uint64_t uncompressed_bytes() const { return plain_total_; }
   const std::vector<EventAttrEntry>& attrs() const { return attrs_; }
 
  private:
   PerfDataWriter() = default;
   Result<void> flush_buffer();
+  void append(std::span<const uint8_t> record);
+  Result<void> compress_batch();
+  std::vector<uint8_t> compression_feature(uint32_t ratio) const;
   Result<void> update_header(uint64_t feature_bits0);
   void note_sample_time(std::span<const uint8_t> record);
 
@@ -119,6 +130,12 @@ class PerfDataWriter {
   uint64_t since_round_ = 0;  // bytes written since the last FINISHED_ROUND
   uint64_t attrs_offset_ = 0;
   std::optional<uint64_t> first_time_, last_time_;
+  // perf record -z (compress()).
+  std::optional<RecordCompressor> compressor_;
+  std::vector<uint8_t> plain_;  // records given to write() since the last compressed batch
+  uint64_t plain_total_ = 0;
+  int compression_level_ = 0;
+  uint32_t compression_mmap_len_ = 0;
 };
 
-}  // namespace vperf::data  // namespace vperf::data  // namespace vperf::data  // namespace vperf::data
+}  // namespace vperf::data

@@ -471,6 +471,21 @@ std::string aggregated_stats(const data::ReadStats& stats, const std::map<size_t
   return out;
 }
 
+Result<std::string> record_stats(data::PerfDataReader& reader) {
+  tracing::RecordedTracingData tracing([](const std::string&) {});
+  tracing.load_file(reader);
+  std::map<size_t, uint64_t> samples_per_event;
+  Result<data::ReadStats> stats = reader.read([&](const data::RecordView& view) {
+    tracing.load_record(view.record);
+    if (view.record.type == PERF_RECORD_SAMPLE && view.attr_index != data::kNoAttrIndex) ++samples_per_event[view.attr_index];
+    return true;
+  });
+  if (!stats) return stats.error();
+  std::vector<std::string> names;
+  for (const data::EventAttrEntry& entry : reader.attrs()) names.push_back(event_name(entry, tracing.decoder()));
+  return aggregated_stats(*stats, samples_per_event, names);
+}
+
 Result<data::ReadStats> write_report_raw_dump(data::PerfDataReader& reader, symbols::Machines& machines,
                                               const std::string& path, std::ostream& out) {
   // Written in blocks: a dump is ~20 lines per record.

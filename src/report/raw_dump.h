@@ -73,6 +73,10 @@ std::string_view report_header_hint();
 std::string aggregated_stats(const data::ReadStats& stats, const std::map<size_t, uint64_t>& samples_per_event,
                              const std::vector<std::string>& event_names);
 
+// perf report --stats: the closing table of -D without the dump, the samples counted by event
+// as perf's hists count them (every SAMPLE of the event, whatever it resolves to).
+Result<std::string> record_stats(data::PerfDataReader& reader);
+
 // The whole of `perf report -D` for `reader` (named `path`: the -i argument, or "pipe"), written
 // to `out` as it goes. An Error when the records cannot be read past a point the reader warns
 // about (what was dumped before stays written).

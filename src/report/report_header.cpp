@@ -227,6 +227,15 @@ std::string render_header(const data::PerfDataReader& reader, const HeaderInfo& 
           out += buf;
         }
         break;
+      case data::kFeatCompressed:
+        // u32 version, type (1: zstd), level, ratio, mmap_len.
+        if (const data::RawFeature* raw = raw_feature(f, feature); raw && raw->bytes.size() >= 16) {
+          uint32_t words[4];
+          std::memcpy(words, raw->bytes.data(), sizeof words);
+          out += std::string("# compressed : ") + (words[1] == 1 ? "Zstd" : "Unknown") + ", level = " +
+                 std::to_string(static_cast<int32_t>(words[2])) + ", ratio = " + std::to_string(static_cast<int32_t>(words[3])) + "\n";
+        }
+        break;
       case data::kFeatClockId:
         if (f.clockid_res_ns) out += "# clockid frequency: " + std::to_string(*f.clockid_res_ns * 1000) + " MHz\n";
         break;

@@ -249,6 +249,11 @@ void RecordSession::create_writer() {
       to_pipe_ ? data::PerfDataWriter::create_pipe(r_.pipe_fd, attrs) : data::PerfDataWriter::create_file(r_.output, attrs);
   if (!writer) throw UserError("cannot write " + r_.output + ": " + writer.error().describe(), "check the directory exists and is writable");
   writer_.emplace(std::move(writer).value());
+  if (r_.compression_level > 0) {
+    const auto ring_bytes = static_cast<uint32_t>(uint64_t{r_.mmap_pages} * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)));
+    if (Result<void> compressing = writer_->compress(r_.compression_level, ring_bytes); !compressing)
+      throw UserError("cannot compress the recording (-z): " + compressing.error().describe(), "install zstd's library: apt-get install libzstd1");
+  }
   sink_.emplace(*writer_, std::move(formats), to_pipe_ ? "the pipe" : r_.output);
 }
 
@@ -358,9 +363,17 @@ void RecordSession::print_summary() const {
     err_ << "vperf: warning: Processed " << processed_ << " events and lost " << tally.lost_chunks
          << " chunks! Check IO/CPU overload: " << tally.lost << " records were dropped (hint: use a larger -m or a lower -F)\n";
   char line[256];
-  std::snprintf(line, sizeof line, "[ vperf record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
-                static_cast<double>(writer_->data_bytes()) / (1024.0 * 1024.0), to_pipe_ ? "(pipe)" : r_.output.c_str(),
-                static_cast<unsigned long long>(tally.samples));
+  constexpr double kMiB = 1024.0 * 1024.0;
+  const double written = static_cast<double>(writer_->data_bytes());
+  std::string compressed;  // perf's words for -z
+  if (r_.compression_level > 0 && written > 0) {
+    char text[128];
+    const double original = static_cast<double>(writer_->uncompressed_bytes());
+    std::snprintf(text, sizeof text, ", compressed (original %.3f MB, ratio is %.3f)", original / kMiB, original / written);
+    compressed = text;
+  }
+  std::snprintf(line, sizeof line, "[ vperf record: Captured and wrote %.3f MB %s%s (%llu samples) ]\n", written / kMiB,
+                to_pipe_ ? "(pipe)" : r_.output.c_str(), compressed.c_str(), static_cast<unsigned long long>(tally.samples));
   err_ << line;
 }
 

@@ -44,6 +44,7 @@ struct RecordRequest {
   std::string output = "perf.data";  // "-": perf.data in pipe mode on `pipe_fd`
   int pipe_fd = 1;                   // standard output, or a pipe read in this process (kvm stat live)
   unsigned mmap_pages = 128;
+  int compression_level = 0;  // -z: zstd level 1-22 of COMPRESSED records; 0 writes them plain
   // Run and wait for; with threads, it only times the recording (perf kvm stat record -p PID -- sleep 10).
   // With -p/-t/-a/-C, the command only says how long to record (perf record -p PID -- sleep
   // 10): it is run, not sampled, and ends with the tasks.

@@ -286,8 +286,9 @@ void rewrite(const fs::path& in, bool in_pipe, const fs::path& out, bool out_pip
 std::string report(const fs::path& file, bool pipe) {
   auto r = perf_on(file, pipe, "report --stdio --no-children --sort comm,dso,sym");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  // perf ends its table with a tip picked at random; it is not part of the report.
-  return std::regex_replace(r.out, std::regex(R"(# \(Tip: [^\n]*\n)"), "");
+  // perf ends its table with a tip picked at random, between two "#" lines; it is not part of
+  // the report (vperf prints none).
+  return std::regex_replace(r.out, std::regex(R"(#\n# \(Tip: [^\n]*\n#\n)"), "");
 }
 
 TEST_F(PerfDataTest, PerfReadsWhatVperfWrites) {
@@ -322,6 +323,55 @@ TEST_F(PerfDataTest, PerfReadsVperfsPipe) {
   EXPECT_EQ(script_copy.err.find("unexpected end"), std::string::npos) << script_copy.err;
   EXPECT_EQ(script_copy.out, script_orig.out);
   EXPECT_EQ(report(copy, true), report(orig, false));
+}
+
+// perf record -z: vperf reads perf's compressed file and pipe (the records of its COMPRESSED
+// records, one zstd stream) as perf does, sample for sample, and its report --stats is perf's.
+TEST_F(PerfDataTest, ReadsPerfsCompressedFileAndPipe) {
+  std::vector<std::string> compressed = kCpuClock;
+  compressed.push_back("-z");
+  for (bool pipe : {false, true}) {
+    SCOPED_TRACE(pipe ? "pipe" : "file");
+    fs::path file = path(pipe ? "perf-z.pipe" : "perf-z.data");
+    record(compressed, file, pipe, kSpin);
+    int fd = pipe ? ::open(file.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+    auto reader = pipe ? PerfDataReader::open_pipe(fd) : PerfDataReader::open_file(file);
+    ASSERT_TRUE(reader.ok()) << reader.error().describe();
+    data::ReadStats stats;
+    auto ours = our_samples(reader.value(), &stats);
+    if (fd >= 0) ::close(fd);
+    EXPECT_GT(stats.compressed, 0u);
+    EXPECT_TRUE(reader->warnings().empty()) << reader->warnings()[0];
+    expect_same_as_perf(file, pipe, ours);
+  }
+  const fs::path file = path("perf-z.data");
+  auto mine = test::run_vperf({"report", "--stats", "-i", file.string()});
+  EXPECT_EQ(mine.out, perf_on(file, false, "report --stats").out);
+  EXPECT_NE(mine.out.find("COMPRESSED events:"), std::string::npos) << mine.out;
+}
+
+// vperf record -z: perf reads vperf's compressed file and pipe and reports them as vperf does;
+// the COMPRESSED feature says zstd and the level asked for.
+TEST_F(PerfDataTest, PerfReadsVperfsCompressedRecording) {
+  for (bool pipe : {false, true}) {
+    SCOPED_TRACE(pipe ? "pipe" : "file");
+    const fs::path file = path(pipe ? "vperf-z.pipe" : "vperf-z.data");
+    std::string cmd = std::string(VPERF_BINARY) + " record -q --compression-level=5 -e cpu-clock -F 999 -g -o " +
+                      (pipe ? "-" : "'" + file.string() + "'") + " -- " + VPERF_WORKLOAD + " spin 300";
+    if (pipe) cmd += " > '" + file.string() + "'";
+    auto recorded = test::run_program({"sh", "-c", cmd});
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+    const std::string perfs = report(file, pipe);
+    EXPECT_NE(perfs.find("spin"), std::string::npos) << perfs;
+    std::string in = pipe ? "-i - < '" + file.string() + "'" : "-i '" + file.string() + "'";
+    auto mine = test::run_program({"sh", "-c", std::string(VPERF_BINARY) + " report --stdio --no-children --sort comm,dso,sym " + in});
+    EXPECT_EQ(mine.out, perfs);
+    if (!pipe) {
+      auto header = perf_on(file, false, "report --header-only");
+      EXPECT_NE(header.out.find("# compressed : Zstd, level = 5, ratio = "), std::string::npos) << header.out;
+      EXPECT_NE(perf_on(file, false, "report --stats").out.find("COMPRESSED events:"), std::string::npos);
+    }
+  }
 }
 
 TEST_F(PerfDataTest, TracepointPipeRewriteKeepsTracingData) {
