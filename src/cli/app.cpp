@@ -128,6 +128,8 @@ constexpr CommandAdder kCommands[] = {
     {"msr", add_msr_command},
     {"turbo", add_turbo_command},
     {"kvm", add_kvm_command},
+    {"buildid-cache", add_buildid_cache_command},
+    {"buildid-list", add_buildid_list_command},
     {"help", add_help_command},  // lists the others: named, it builds them all
 };
 
@@ -219,14 +221,40 @@ void build_app(CLI::App& app, Invocation& inv, int argc, const char* const* argv
   one_value_per_occurrence(app);
 }
 
+// perf's options before the command: --buildid-dir DIR (or =DIR) is taken out of the command
+// line here, so the command is argv[1] for everything below. Returns the words left.
+std::vector<const char*> take_global_options(int argc, const char* const* argv, Invocation& inv) {
+  std::vector<const char*> words(argv, argv + argc);
+  while (words.size() > 1) {
+    const std::string_view word = words[1];
+    if (word == "--buildid-dir" && words.size() > 2) {
+      inv.buildid_dir = words[2];
+      words.erase(words.begin() + 1, words.begin() + 3);
+    } else if (word.starts_with("--buildid-dir=")) {
+      inv.buildid_dir = std::string(word.substr(std::string_view("--buildid-dir=").size()));
+      words.erase(words.begin() + 1);
+    } else {
+      break;
+    }
+  }
+  return words;
+}
+
 }  // namespace
 
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+int run(int argc_given, const char* const* argv_given, std::ostream& out, std::ostream& err) {
   CLI::App app{kDescription, "vperf"};
   Invocation inv;
   inv.out = &out;
   inv.err = &err;
-  inv.cmdline = whole_command_line(argc, argv);
+  inv.cmdline = whole_command_line(argc_given, argv_given);
+  const std::vector<const char*> words = take_global_options(argc_given, argv_given, inv);
+  const int argc = static_cast<int>(words.size());
+  const char* const* argv = words.data();
+  if (argc_given > 1 && std::string_view(argv_given[1]).starts_with("--buildid-dir") && inv.buildid_dir.empty()) {
+    print_error(err, "--buildid-dir needs a directory", "vperf --buildid-dir DIR buildid-cache -l");
+    return kExitUsage;
+  }
   build_app(app, inv, argc, argv);
   try {
     reject_unknown_command(app, argc, argv);

@@ -76,6 +76,9 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   // "-z sleep 1" never reads the command as a level).
   sub->add_flag("-z,--compression-level{1}", options->request.compression_level,
                 "Write the records zstd-compressed (perf's COMPRESSED records), level 1 (fastest, -z) to 22");
+  sub->add_flag("--buildid-all", options->request.buildid_all, "List (and cache) every mapped DSO's build-id, not only those with samples");
+  sub->add_flag("-N,--no-buildid-cache", options->request.no_buildid_cache, "Do not add the recorded files to the build-id cache");
+  sub->add_flag("-B,--no-buildid", options->request.no_buildid, "Write no build-id table (and cache nothing)");
   sub->add_flag("-i,--no-inherit", options->no_inherit, "Do not sample the command's child tasks");
   sub->add_flag("-q,--quiet", options->request.quiet, "No messages");
   // vperf kvm record only: sampling the vCPUs through QEMU's monitor instead of perf events.
@@ -86,6 +89,7 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->callback([sub, options, monitor, kvm, &inv] {
     options->request.command = command_words(*sub, inv);
     options->request.cmdline = inv.cmdline;
+    options->request.buildid_dir = inv.buildid_dir;
     guest::VmRecordRequest& vm = monitor->request;
     vm.recording.cmdline = inv.cmdline;
     const bool output_given = sub->count("--output") > 0;

@@ -26,6 +26,9 @@ struct Invocation {
   // The whole command line, vperf's own path first (as perf's header records perf's): what
   // perf.data's cmdline feature holds.
   std::vector<std::string> cmdline;
+  // perf's global --buildid-dir (given before the command): the build-id cache's directory;
+  // empty: ~/.debug.
+  std::string buildid_dir;
 };
 
 // A library's Result as a command's value, or its error as the command's one line.
@@ -85,6 +88,8 @@ void add_encode_command(CLI::App& app, Invocation& inv);
 void add_decode_command(CLI::App& app, Invocation& inv);
 void add_check_command(CLI::App& app, Invocation& inv);
 void add_msr_command(CLI::App& app, Invocation& inv);
+void add_buildid_cache_command(CLI::App& app, Invocation& inv);
+void add_buildid_list_command(CLI::App& app, Invocation& inv);
 void add_stat_command(CLI::App& app, Invocation& inv);
 // record, report, script, flamegraph and annotate are also subcommands of `vperf kvm`: then
 // `kvm` (not null) gives their default file name, event scope and guest symbols

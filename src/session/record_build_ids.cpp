@@ -23,12 +23,6 @@ namespace {
 
 constexpr uint32_t kNoteGnuBuildId = 3;  // NT_GNU_BUILD_ID
 
-std::optional<symbols::BuildId> build_id_from_file(const std::filesystem::path& path) {
-  Result<std::string> bytes = read_file(path, 1 << 20);
-  if (!bytes) return std::nullopt;
-  return build_id_from_notes(std::span(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
-}
-
 std::optional<symbols::BuildId> build_id_of_image(const std::function<Result<std::vector<char>>()>& read_image) {
   Result<std::vector<char>> image = read_image ? read_image() : symbols::read_own_vdso();
   if (!image) return std::nullopt;
@@ -60,7 +54,17 @@ class HitTracker {
       key = symbols::module_dso_name(*filename);
       module_paths_.emplace(key, *filename);
     }
-    mapped_order_.emplace(key, mapped_order_.size());
+    if (mapped_order_.emplace(key, mapped_order_.size()).second) {
+      // The kernel's maps ([kernel.kallsyms]_text) are one DSO, named as the machine names it.
+      MetDso& met = mapped_[key.starts_with("[kernel.kallsyms]") ? std::string("[kernel.kallsyms]") : key];
+      met.name = mode == PERF_RECORD_MISC_KERNEL && module_paths_.contains(key) ? module_paths_.at(key) : key;
+      met.first_mapped = mapped_order_.at(key);
+      met.kind = mode == PERF_RECORD_MISC_KERNEL ? (key.starts_with("[kernel.kallsyms]") ? symbols::DsoKind::Kernel : symbols::DsoKind::Module)
+                 : key == "[vdso]"               ? symbols::DsoKind::Vdso
+                 : key.starts_with("/")          ? symbols::DsoKind::User
+                                                 : symbols::DsoKind::Unknown;
+      if (met.kind == symbols::DsoKind::Kernel) met.name = "[kernel.kallsyms]";
+    }
     if (*filename == "[vdso]") vdso_mapped_ = true;
   }
 
@@ -81,9 +85,13 @@ class HitTracker {
     it->second.hit = true;
   }
 
-  std::vector<MetDso> listed() const {
+  // `all_mapped`: every DSO mapped, as perf's --buildid-all writes the table.
+  std::vector<MetDso> listed(bool all_mapped) const {
     std::vector<MetDso> out;
     for (const auto& [name, met] : hit_) out.push_back(met);
+    if (all_mapped)
+      for (const auto& [name, met] : mapped_)
+        if (!hit_.contains(name) && name != "[vdso]") out.push_back(met);
     if (vdso_mapped_ && !hit_.contains("[vdso]")) {
       MetDso vdso;
       vdso.name = "[vdso]";
@@ -103,6 +111,7 @@ class HitTracker {
   std::map<std::string, size_t, std::less<>> mapped_order_;
   std::map<std::string, std::string, std::less<>> module_paths_;
   std::map<std::string, MetDso, std::less<>> hit_;
+  std::map<std::string, MetDso, std::less<>> mapped_;  // every DSO mapped, by its machine name
   bool vdso_mapped_ = false;
 };
 
@@ -153,7 +162,13 @@ std::optional<symbols::BuildId> build_id_from_notes(std::span<const uint8_t> not
   return std::nullopt;
 }
 
-Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, const BuildIdSources& sources) {
+std::optional<symbols::BuildId> build_id_from_file(const std::filesystem::path& path) {
+  Result<std::string> bytes = read_file(path, 1 << 20);
+  if (!bytes) return std::nullopt;
+  return build_id_from_notes(std::span(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
+}
+
+Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, const BuildIdSources& sources, bool all_mapped) {
   // Only the map an ip falls in matters here, never its symbol: a config under which no symbol
   // source exists keeps the pass from reading /proc/kallsyms (200 ms) and symbol tables, as
   // perf's pass reads none. Resolving the sample ip alone (no callchain) is perf's marking.
@@ -178,7 +193,7 @@ Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, con
 
   RecordedBuildIds out;
   out.stats = *stats;
-  for (const MetDso& dso : tracker.listed()) {
+  for (const MetDso& dso : tracker.listed(all_mapped)) {
     std::optional<symbols::BuildId> id = build_id_of(dso, sources);
     if (!id || id->empty()) continue;
     data::BuildIdEntry entry;

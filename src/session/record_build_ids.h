@@ -36,6 +36,8 @@ struct BuildIdSources {
 // The NT_GNU_BUILD_ID ("GNU" note of type 3) in a run of ELF notes, as /sys/kernel/notes and
 // a .note.gnu.build-id section hold them; nullopt if there is none or the notes are malformed.
 std::optional<symbols::BuildId> build_id_from_notes(std::span<const uint8_t> notes);
+// The same from a file of notes (/sys/kernel/notes, a module's .note.gnu.build-id).
+std::optional<symbols::BuildId> build_id_from_file(const std::filesystem::path& path);
 
 struct RecordedBuildIds {
   std::vector<data::BuildIdEntry> entries;
@@ -43,7 +45,9 @@ struct RecordedBuildIds {
 };
 
 // Reads `recording` (vperf's finished data section, before the features are written) and
-// returns what perf would put in its BUILD_ID section.
-Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, const BuildIdSources& sources = {});
+// returns what perf would put in its BUILD_ID section: the DSOs samples hit, or with
+// `all_mapped` (perf record --buildid-all) every DSO the recording maps, hit or not.
+Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, const BuildIdSources& sources = {},
+                                            bool all_mapped = false);
 
 }  // namespace vperf::session

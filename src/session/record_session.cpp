@@ -24,6 +24,7 @@
 #include "session/record_build_ids.h"
 #include "session/record_sink.h"
 #include "session/system_tasks.h"
+#include "symbols/build_id_cache.h"
 #include "symbols/machines.h"
 
 namespace vperf::session {
@@ -87,9 +88,9 @@ std::vector<data::RecordBytes> guest_kernel_maps(const guest::GuestSymbolSources
 }
 
 // The BUILD_ID feature, from the recording read back as perf's process_buildids reads it.
-std::optional<RecordedBuildIds> read_back_build_ids(const std::string& path, std::ostream& err, bool quiet) {
+std::optional<RecordedBuildIds> read_back_build_ids(const std::string& path, std::ostream& err, bool quiet, bool all_mapped) {
   Result<data::PerfDataReader> reader = data::PerfDataReader::open_file(path);
-  Result<RecordedBuildIds> ids = reader ? recorded_build_ids(reader.value()) : Result<RecordedBuildIds>(reader.error());
+  Result<RecordedBuildIds> ids = reader ? recorded_build_ids(reader.value(), {}, all_mapped) : Result<RecordedBuildIds>(reader.error());
   if (ids) return std::move(ids).value();
   if (!quiet) err << "vperf: warning: " << path << " has no build-id list: " << ids.error().describe() << '\n';
   return std::nullopt;
@@ -125,6 +126,7 @@ class RecordSession {
   void write_header_records();
   void sample();
   void finish();
+  void add_to_build_id_cache(const std::vector<data::BuildIdEntry>& entries) const;
   void print_summary() const;
 
   const RecordRequest& r_;
@@ -345,14 +347,33 @@ void RecordSession::finish() {
   // perf counts what it processed while listing build-ids; a pipe is not read back, so there
   // the count is of the records vperf drained.
   processed_ = sink_->tally().records;
-  if (!to_pipe_)
-    if (std::optional<RecordedBuildIds> ids = read_back_build_ids(r_.output, err_, r_.quiet)) {
+  if (!to_pipe_ && !r_.no_buildid)
+    if (std::optional<RecordedBuildIds> ids = read_back_build_ids(r_.output, err_, r_.quiet, r_.buildid_all)) {
       features.build_ids = std::move(ids->entries);
       processed_ = ids->stats.records;
+      if (!r_.no_buildid_cache) add_to_build_id_cache(features.build_ids);
     }
   if (tracing_ && !to_pipe_) features.other.push_back({kFeatureTracingData, *tracing_});
   if (Result<void> ok = writer_->finish(features); !ok)
     throw UserError("cannot finish " + r_.output + ": " + ok.error().describe(), "check the disk space");
+}
+
+// The table's files, as perf record adds them (the kernel's and modules' copies, which perf
+// also keeps, are not made: see symbols/build_id_cache.h). A failure is silent for ~/.debug,
+// as perf's is (a read-only or missing home must not add a line to every recording), and one
+// warning for a directory the user named with --buildid-dir.
+void RecordSession::add_to_build_id_cache(const std::vector<data::BuildIdEntry>& entries) const {
+  const symbols::BuildIdCache cache(r_.buildid_dir.empty() ? symbols::BuildIdCache::default_dir() : std::filesystem::path(r_.buildid_dir));
+  size_t failed = 0;
+  std::string first_error;
+  for (const data::BuildIdEntry& entry : entries) {
+    if ((entry.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER || !entry.filename.starts_with("/")) continue;
+    if (Result<bool> added = cache.add(entry.filename, symbols::BuildId{entry.build_id}); !added && failed++ == 0)
+      first_error = added.error().describe();
+  }
+  if (failed && !r_.quiet && !r_.buildid_dir.empty())
+    err_ << "vperf: warning: " << failed << " file" << (failed == 1 ? "" : "s") << " not added to the build-id cache "
+         << cache.dir().string() << ": " << first_error << " (hint: -N records without it)\n";
 }
 
 void RecordSession::print_summary() const {

@@ -45,6 +45,11 @@ struct RecordRequest {
   int pipe_fd = 1;                   // standard output, or a pipe read in this process (kvm stat live)
   unsigned mmap_pages = 128;
   int compression_level = 0;  // -z: zstd level 1-22 of COMPRESSED records; 0 writes them plain
+  // The BUILD_ID table (file mode): the DSOs samples hit, or every mapped one (--buildid-all);
+  // none with -B. Its files go into the build-id cache in `buildid_dir` (~/.debug when empty)
+  // unless -N, as perf record adds them.
+  bool buildid_all = false, no_buildid = false, no_buildid_cache = false;
+  std::string buildid_dir;
   // Run and wait for; with threads, it only times the recording (perf kvm stat record -p PID -- sleep 10).
   // With -p/-t/-a/-C, the command only says how long to record (perf record -p PID -- sleep
   // 10): it is run, not sampled, and ends with the tasks.
