@@ -130,6 +130,7 @@ constexpr CommandAdder kCommands[] = {
     {"kvm", add_kvm_command},
     {"buildid-cache", add_buildid_cache_command},
     {"buildid-list", add_buildid_list_command},
+    {"inject", add_inject_command},
     {"help", add_help_command},  // lists the others: named, it builds them all
 };
 
@@ -212,9 +213,24 @@ void one_value_per_occurrence(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) one_value_per_occurrence(*sub);
 }
 
+// Options named in help as perf names them, "-z, --compression-level" (scripts, perf's own
+// tests among them, grep perf's help for an option before they use it).
+class PerfStyleFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_name(const CLI::Option* option, bool positional) const override {
+    if (positional) return CLI::Formatter::make_option_name(option, positional);
+    std::string names;
+    for (const std::string& name : option->get_snames()) names += (names.empty() ? "-" : ", -") + name;
+    for (const std::string& name : option->get_lnames()) names += (names.empty() ? "--" : ", --") + name;
+    return names;
+  }
+};
+
 // The app every command line is parsed by; `inv` receives what it chose.
 void build_app(CLI::App& app, Invocation& inv, int argc, const char* const* argv) {
+  app.formatter(std::make_shared<PerfStyleFormatter>());  // before the commands: they inherit it
   app.set_version_flag("--version", std::string("vperf ") + VPERF_VERSION);
+  app.footer("Before the command, as perf takes it: --buildid-dir DIR, the build-id cache (default ~/.debug).\n");
   app.require_subcommand(1);
   app.fallthrough(false);
   add_commands(app, inv, argc, argv);

@@ -35,6 +35,7 @@ struct MetDso {
   std::string name;  // as the BUILD_ID entry names it
   symbols::DsoKind kind = symbols::DsoKind::Unknown;
   size_t first_mapped = std::numeric_limits<size_t>::max();
+  size_t first_hit = std::numeric_limits<size_t>::max();
   bool hit = false;
 };
 
@@ -75,6 +76,7 @@ class HitTracker {
     if (!dso) return;
     auto [it, fresh] = hit_.try_emplace(dso->name());
     if (fresh) {
+      it->second.first_hit = hit_.size() - 1;
       it->second.name = dso->name();
       it->second.kind = dso->kind();
       if (auto order = mapped_order_.find(dso->name()); order != mapped_order_.end())
@@ -85,11 +87,15 @@ class HitTracker {
     it->second.hit = true;
   }
 
-  // `all_mapped`: every DSO mapped, as perf's --buildid-all writes the table.
-  std::vector<MetDso> listed(bool all_mapped) const {
+  std::vector<MetDso> listed(BuildIdTable table) const {
     std::vector<MetDso> out;
     for (const auto& [name, met] : hit_) out.push_back(met);
-    if (all_mapped)
+    if (table == BuildIdTable::Inject) {
+      std::erase_if(out, [](const MetDso& d) { return d.kind == symbols::DsoKind::Kernel || d.kind == symbols::DsoKind::Module; });
+      std::sort(out.begin(), out.end(), [](const MetDso& a, const MetDso& b) { return a.first_hit < b.first_hit; });
+      return out;
+    }
+    if (table == BuildIdTable::RecordAll)
       for (const auto& [name, met] : mapped_)
         if (!hit_.contains(name) && name != "[vdso]") out.push_back(met);
     if (vdso_mapped_ && !hit_.contains("[vdso]")) {
@@ -168,7 +174,7 @@ std::optional<symbols::BuildId> build_id_from_file(const std::filesystem::path& 
   return build_id_from_notes(std::span(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
 }
 
-Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, const BuildIdSources& sources, bool all_mapped) {
+Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, const BuildIdSources& sources, BuildIdTable table) {
   // Only the map an ip falls in matters here, never its symbol: a config under which no symbol
   // source exists keeps the pass from reading /proc/kallsyms (200 ms) and symbol tables, as
   // perf's pass reads none. Resolving the sample ip alone (no callchain) is perf's marking.
@@ -193,7 +199,7 @@ Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, con
 
   RecordedBuildIds out;
   out.stats = *stats;
-  for (const MetDso& dso : tracker.listed(all_mapped)) {
+  for (const MetDso& dso : tracker.listed(table)) {
     std::optional<symbols::BuildId> id = build_id_of(dso, sources);
     if (!id || id->empty()) continue;
     data::BuildIdEntry entry;

@@ -44,10 +44,19 @@ struct RecordedBuildIds {
   data::ReadStats stats;  // of the pass over the recording (perf's "Processed N events")
 };
 
+// Which DSOs, in which order:
+//   Record      perf record's table: the DSOs samples hit (and the [vdso] when mapped), the
+//               kernel first, then in mapping order;
+//   RecordAll   perf record --buildid-all's: every DSO mapped, hit or not, in the same order;
+//   Inject      perf inject -b's: the files and [vdso] samples hit, in the order of their first
+//               sample. Not the kernel or its modules: the recording may come from another
+//               boot or machine, whose ids inject cannot know (perf inject 6.1 writes the
+//               kernel's entry with an empty build-id).
+enum class BuildIdTable { Record, RecordAll, Inject };
+
 // Reads `recording` (vperf's finished data section, before the features are written) and
-// returns what perf would put in its BUILD_ID section: the DSOs samples hit, or with
-// `all_mapped` (perf record --buildid-all) every DSO the recording maps, hit or not.
+// returns the build-ids perf would write for it.
 Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, const BuildIdSources& sources = {},
-                                            bool all_mapped = false);
+                                            BuildIdTable table = BuildIdTable::Record);
 
 }  // namespace vperf::session

@@ -90,7 +90,7 @@ std::vector<data::RecordBytes> guest_kernel_maps(const guest::GuestSymbolSources
 // The BUILD_ID feature, from the recording read back as perf's process_buildids reads it.
 std::optional<RecordedBuildIds> read_back_build_ids(const std::string& path, std::ostream& err, bool quiet, bool all_mapped) {
   Result<data::PerfDataReader> reader = data::PerfDataReader::open_file(path);
-  Result<RecordedBuildIds> ids = reader ? recorded_build_ids(reader.value(), {}, all_mapped) : Result<RecordedBuildIds>(reader.error());
+  Result<RecordedBuildIds> ids = reader ? recorded_build_ids(reader.value(), {}, all_mapped ? BuildIdTable::RecordAll : BuildIdTable::Record) : Result<RecordedBuildIds>(reader.error());
   if (ids) return std::move(ids).value();
   if (!quiet) err << "vperf: warning: " << path << " has no build-id list: " << ids.error().describe() << '\n';
   return std::nullopt;

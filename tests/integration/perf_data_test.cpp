@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -371,6 +372,59 @@ TEST_F(PerfDataTest, PerfReadsVperfsCompressedRecording) {
       EXPECT_NE(header.out.find("# compressed : Zstd, level = 5, ratio = "), std::string::npos) << header.out;
       EXPECT_NE(perf_on(file, false, "report --stats").out.find("COMPRESSED events:"), std::string::npos);
     }
+  }
+}
+
+// vperf inject against perf inject on the same recordings: -b from a pipe to a pipe and to a
+// file gives the samples perf's gives (perf script) and its build-id list of files; a
+// compressed file comes out expanded, as perf inject expands it.
+TEST_F(PerfDataTest, InjectIsPerfInject) {
+  const fs::path pipe = path("perf.pipe");
+  record(kCpuClock, pipe, true, kSpin);
+  auto sh = [](const std::string& cmd) {
+    test::ProgramResult r = test::run_program({"sh", "-c", cmd}, {{"LC_ALL", "C"}});
+    EXPECT_EQ(r.exit_code, 0) << cmd << "\n" << r.err;
+    return r;
+  };
+  for (bool to_pipe : {true, false}) {
+    SCOPED_TRACE(to_pipe ? "to a pipe" : "to a file");
+    std::map<std::string, fs::path> out;
+    for (const std::string& tool : {std::string("vperf"), std::string("perf")}) {
+      out[tool] = path(tool + (to_pipe ? "-injected.pipe" : "-injected.data"));
+      const std::string binary = tool == "vperf" ? std::string(VPERF_BINARY) : "perf";
+      sh(binary + " inject -b -i - " + (to_pipe ? "" : "-o '" + out[tool].string() + "'") + " < '" + pipe.string() + "'" +
+         (to_pipe ? " > '" + out[tool].string() + "'" : ""));
+    }
+    EXPECT_EQ(perf_on(out["vperf"], to_pipe, "script").out, perf_on(out["perf"], to_pipe, "script").out);
+    // perf inject writes the kernel's entry with an empty build-id; vperf writes none for the
+    // kernel (session/record_build_ids.h), and perf buildid-list shows a file's hit kernel
+    // without one anyway: the files' lines are compared.
+    auto files_of = [&](const fs::path& file) {
+      return std::regex_replace(perf_on(file, to_pipe, "buildid-list").out, std::regex(R"(\s*\[kernel\.kallsyms\]\n)"), "");
+    };
+    const std::string ids = files_of(out["perf"]);
+    EXPECT_NE(ids.find(VPERF_WORKLOAD), std::string::npos) << ids;
+    EXPECT_EQ(files_of(out["vperf"]), ids);
+  }
+
+  std::vector<std::string> compressed = kCpuClock;
+  compressed.push_back("-z");
+  const fs::path z = path("perf-z.data"), expanded = path("vperf-expanded.data");
+  record(compressed, z, false, kSpin);
+  sh(std::string(VPERF_BINARY) + " inject -i '" + z.string() + "' -o '" + expanded.string() + "'");
+  EXPECT_EQ(perf_on(expanded, false, "report --stats").out.find("COMPRESSED"), std::string::npos);
+  EXPECT_EQ(perf_on(expanded, false, "script").out, perf_on(z, false, "script").out);
+}
+
+// inject's bad input: one line, exit 1, no output file left.
+TEST_F(PerfDataTest, InjectMistakesAreOneLine) {
+  const fs::path out = path("never.data");
+  for (const std::string& cmd : {std::string(VPERF_BINARY) + " inject -b -o '" + out.string() + "' < /dev/null",
+                                 std::string(VPERF_BINARY) + " inject -i '" + path("missing.data").string() + "' -o '" + out.string() + "'"}) {
+    test::ProgramResult r = test::run_program({"sh", "-c", cmd});
+    EXPECT_EQ(r.exit_code, 1) << cmd << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(out)) << cmd;
   }
 }
 

@@ -1,0 +1,98 @@
+#include "session/inject.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "core/error.h"
+#include "data/perf_data_format.h"
+#include "data/perf_data_reader.h"
+#include "data/perf_data_writer.h"
+#include "session/record_build_ids.h"
+
+namespace vperf::session {
+
+namespace {
+
+
+// Standard input whole (perf's pipe format, or a file's bytes given as a pipe).
+data::PerfDataReader read_standard_input() {
+  std::vector<uint8_t> bytes;
+  std::vector<uint8_t> block(1 << 20);
+  for (;;) {
+    const ssize_t n = ::read(0, block.data(), block.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw UserError("cannot read standard input: " + Error::from_errno("read").describe(), "give the recording with -i FILE");
+    if (n == 0) break;
+    bytes.insert(bytes.end(), block.begin(), block.begin() + n);
+  }
+  if (bytes.empty()) throw UserError("standard input is empty: no recording to inject into", "perf record -o - CMD | vperf inject -b, or -i FILE");
+  Result<data::PerfDataReader> reader = data::PerfDataReader::from_bytes(std::move(bytes));
+  if (!reader) throw UserError("cannot read the recording on standard input: " + reader.error().describe(), "");
+  return std::move(reader).value();
+}
+
+data::PerfDataReader open_input(const std::string& input) {
+  if (input == "-") return read_standard_input();
+  Result<data::PerfDataReader> reader = data::PerfDataReader::open_file(input);
+  if (!reader) throw UserError("cannot read " + input + ": " + reader.error().describe(), "give a perf.data file with -i");
+  return std::move(reader).value();
+}
+
+}  // namespace
+
+void inject(const InjectRequest& request, std::ostream& err) {
+  data::PerfDataReader reader = open_input(request.input);
+  data::HeaderFeatures features = reader.features();
+  if (request.build_ids || request.buildid_all) {
+    Result<RecordedBuildIds> ids =
+        recorded_build_ids(reader, {}, request.buildid_all ? BuildIdTable::RecordAll : BuildIdTable::Inject);
+    if (!ids) throw UserError("cannot read " + request.input + ": " + ids.error().describe(), "");
+    features.build_ids = std::move(ids->entries);
+  }
+
+  const bool to_pipe = request.output == "-";
+  Result<data::PerfDataWriter> writer =
+      to_pipe ? data::PerfDataWriter::create_pipe(1, reader.attrs()) : data::PerfDataWriter::create_file(request.output, reader.attrs());
+  if (!writer) throw UserError("cannot write " + request.output + ": " + writer.error().describe(), "check the directory exists and is writable");
+
+  std::optional<Error> failed;
+  Result<data::ReadStats> stats = reader.read(
+      [&](const data::RecordView& v) {
+        Result<void> written;
+        switch (v.record.type) {
+          case data::kRecordHeaderAttr:         // the writer writes the attrs
+          case data::kRecordHeaderEventType:    // obsolete
+          case data::kRecordHeaderFeature:      // finish() writes the features
+          case data::kRecordHeaderBuildId:      // and the build-ids
+            return true;
+          case data::kRecordHeaderTracingData:
+            if (to_pipe) {
+              written = writer->write(v.bytes);
+            } else {  // a file keeps the formats as its TRACING_DATA section: the record's payload
+              uint32_t size = 0;
+              if (v.bytes.size() >= 16) std::memcpy(&size, v.bytes.data() + 8, sizeof size);
+              if (v.bytes.size() >= 16 + uint64_t{size})
+                features.other.push_back({data::kFeatTracingData, std::vector<uint8_t>(v.bytes.begin() + 16, v.bytes.begin() + 16 + size)});
+            }
+            break;
+          case data::kRecordFinishedRound:
+            written = writer->flush_round();
+            break;
+          default:
+            written = writer->write(v.bytes);
+        }
+        if (!written) failed = written.error();
+        return written.ok();
+      },
+      data::ReadOptions{.ordered = false});
+  if (failed) throw UserError("cannot write " + request.output + ": " + failed->describe(), "check the disk space or the pipe");
+  if (!stats) throw UserError("cannot read " + request.input + ": " + stats.error().describe(), "");
+  for (const std::string& warning : reader.warnings()) err << "vperf: warning: " << warning << '\n';
+  if (Result<void> finished = writer->finish(features); !finished)
+    throw UserError("cannot finish " + request.output + ": " + finished.error().describe(), "check the disk space or the pipe");
+}
+
+}  // namespace vperf::session
