@@ -211,6 +211,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
     resolve(*raw);
     const bool input_given = sub->count("--input") > 0;
     inv.action = [raw, kvm, input_given, &inv] {
+      if (!input_given && !kvm) raw->options.source.input = session::default_input();
       apply_kvm_defaults(kvm.get(), input_given, raw->options.source);
       return run_report(raw->options, *inv.out, *inv.err);
     };

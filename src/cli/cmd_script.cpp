@@ -59,6 +59,7 @@ void add_script_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->callback([options, sub, kvm, &inv] {
     const bool input_given = sub->count("--input") > 0;
     inv.action = [options, kvm, input_given, &inv] {
+      if (!input_given && !kvm) options->source.input = session::default_input();
       apply_kvm_defaults(kvm.get(), input_given, options->source);
       return run_script(*options, *inv.out, *inv.err);
     };

@@ -46,6 +46,11 @@ void add_guests(symbols::Machines& machines, const guest::GuestSymbolSources& gu
   }
 }
 
+std::string default_input() {
+  struct stat st {};
+  return ::fstat(0, &st) == 0 && S_ISFIFO(st.st_mode) ? "-" : "perf.data";
+}
+
 ReadingSession::ReadingSession(ReadingInput input, std::string record_hint)
     : input_(std::move(input)), record_hint_(std::move(record_hint)), reader_(open_input(input_.input, record_hint_)) {}
 

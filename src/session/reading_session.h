@@ -34,6 +34,10 @@ struct ReadingInput {
   symbols::SampleScope scope{};      // vperf kvm: --host/--guest (perf kvm shows the guest only)
 };
 
+// The input of report, script and annotate when -i is not given, as perf picks it: standard
+// input when it is a pipe (perf record -o - | vperf report), else perf.data.
+std::string default_input();
+
 // Adds the guest machines `guests` describes (nothing when it is empty). Throws UserError naming
 // the file and the fix when a guest's symbols are unusable (record checks them this way before
 // it starts).

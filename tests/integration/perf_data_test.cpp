@@ -416,6 +416,24 @@ TEST_F(PerfDataTest, InjectIsPerfInject) {
   EXPECT_EQ(perf_on(expanded, false, "script").out, perf_on(z, false, "script").out);
 }
 
+// Without -i, report and script read standard input when it is a pipe, as perf's do
+// (perf record -o - CMD | vperf report), and perf.data otherwise.
+TEST_F(PerfDataTest, ReportAndScriptReadAPipeOnStandardInputWithoutDashI) {
+  const fs::path pipe = path("perf.pipe");
+  record(kCpuClock, pipe, true, kSpin);
+  for (const std::string& command : {std::string("report --stdio --no-children --sort comm,dso,sym"), std::string("script")}) {
+    const std::string vperf = std::string(VPERF_BINARY) + " " + command;
+    test::ProgramResult piped = test::run_program({"sh", "-c", "cat '" + pipe.string() + "' | " + vperf});
+    test::ProgramResult given = test::run_program({"sh", "-c", vperf + " -i - < '" + pipe.string() + "'"});
+    EXPECT_EQ(piped.exit_code, 0) << piped.err;
+    EXPECT_FALSE(piped.out.empty());
+    EXPECT_EQ(piped.out, given.out) << command;
+  }
+  // Not a pipe (a file or /dev/null): perf.data in the working directory.
+  test::ProgramResult from_file = test::run_program({"sh", "-c", "cd '" + dir_.string() + "' && " + VPERF_BINARY + " report < '" + pipe.string() + "'"});
+  EXPECT_NE(from_file.err.find("cannot read perf.data"), std::string::npos) << from_file.err;
+}
+
 // inject's bad input: one line, exit 1, no output file left.
 TEST_F(PerfDataTest, InjectMistakesAreOneLine) {
   const fs::path out = path("never.data");

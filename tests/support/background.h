@@ -42,6 +42,7 @@ class Background {
     envp.push_back(nullptr);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);  // as run_program's
     posix_spawn_file_actions_adddup2(&actions, out_fd_, 1);
     posix_spawn_file_actions_adddup2(&actions, err_fd_, 2);
     int rc = ::posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), envp.data());

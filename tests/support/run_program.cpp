@@ -34,6 +34,9 @@ ProgramResult run_program(const std::vector<std::string>& argv, const std::map<s
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  // Standard input is /dev/null, whatever the test runner's is: perf's tools (and vperf's)
+  // read a recording from standard input when it is a pipe and no -i is given.
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
   pid_t pid;

@@ -13,7 +13,7 @@ struct ProgramResult {
 };
 
 // argv[0] is looked up on PATH unless it contains a '/'. `env` entries are added to the
-// inherited environment (e.g. {"LIBPFM_FORCE_PMU", "ivb"}).
+// inherited environment (e.g. {"LIBPFM_FORCE_PMU", "ivb"}). Standard input is /dev/null.
 ProgramResult run_program(const std::vector<std::string>& argv,
                           const std::map<std::string, std::string>& env = {});
 // run_program({VPERF_BINARY, args...})
