@@ -238,7 +238,8 @@ void build_app(CLI::App& app, Invocation& inv, int argc, const char* const* argv
 }
 
 // perf's options before the command: --buildid-dir DIR (or =DIR) is taken out of the command
-// line here, so the command is argv[1] for everything below. Returns the words left.
+// line here, so the command is argv[1] for everything below, and so is "record" after
+// "stat". Returns the words left.
 std::vector<const char*> take_global_options(int argc, const char* const* argv, Invocation& inv) {
   std::vector<const char*> words(argv, argv + argc);
   while (words.size() > 1) {
@@ -252,6 +253,11 @@ std::vector<const char*> take_global_options(int argc, const char* const* argv, 
     } else {
       break;
     }
+  }
+  // perf stat record takes all of stat's options: "stat record" is stat, recording.
+  if (words.size() > 2 && std::string_view(words[1]) == "stat" && std::string_view(words[2]) == "record") {
+    inv.stat_record = true;
+    words.erase(words.begin() + 2);
   }
   return words;
 }

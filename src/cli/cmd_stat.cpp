@@ -6,6 +6,7 @@
 #include "cli/command_events.h"
 #include "cli/target_options.h"
 #include "probes/inline_probes.h"
+#include "session/reading_session.h"
 #include "session/stat_run.h"
 #include "stat/stat_metrics.h"
 
@@ -137,11 +138,28 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   // The command is everything after "--" (app.cpp keeps it out of option parsing), or, as
   // with perf, everything from the first word that is not an option.
   sub->prefix_command();
-  sub->footer("COMMAND: the program to count and its arguments, e.g. vperf stat -e task-clock -- sleep 1\n");
+  sub->footer("COMMAND: the program to count and its arguments, e.g. vperf stat -e task-clock -- sleep 1\n"
+              "vperf stat record [OPTIONS] COMMAND: the same, the counts also written to perf.data (-o FILE, - for a pipe)\n");
+  CLI::App* report = sub->add_subcommand("report", "Print the counts a stat record wrote (vperf's or perf's), as perf stat report");
+  auto report_input = std::make_shared<std::string>();
+  report->add_option("-i,--input", *report_input, "perf.data to read (default perf.data, or standard input when it is a pipe)")
+      ->check(non_empty());
+  report->callback([report_input, &inv] {
+    inv.action = [report_input, &inv] {
+      session::run_stat_report(report_input->empty() ? session::default_input() : *report_input, *inv.err);
+      return 0;
+    };
+  });
   sub->callback([sub, options, metrics, &inv] {
+    if (sub->got_subcommand("report")) return;  // its own action (CLI11 calls this one after it)
     if (Result<std::vector<std::string>> known = stat::events_of_metrics(*metrics); !known)
       throw usage_error(known.error().message, "vperf list metrics names the metrics vperf has");
     options->metrics = *metrics;
+    if (inv.stat_record) {  // -o names the recording; the counts are printed as always
+      options->record_output = options->output_file.empty() ? "perf.data" : options->output_file;
+      options->output_file.clear();
+      options->cmdline = inv.cmdline;
+    }
     options->command = command_words(*sub, inv);
     inv.action = [options, &inv] { return run_stat(*options, *inv.err); };
   });

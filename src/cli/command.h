@@ -29,6 +29,9 @@ struct Invocation {
   // perf's global --buildid-dir (given before the command): the build-id cache's directory;
   // empty: ~/.debug.
   std::string buildid_dir;
+  // "vperf stat record ...": stat's options and command, with the counts also written to a
+  // perf.data (-o then names it; default perf.data).
+  bool stat_record = false;
 };
 
 // A library's Result as a command's value, or its error as the command's one line.

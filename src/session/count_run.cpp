@@ -33,7 +33,8 @@ class CountRun {
     std::optional<perf::Workload> workload;
     stat::CountTarget target = base_;
     if (!options_.command.empty()) {
-      Result<perf::Workload> prepared = perf::Workload::prepare(options_.command);
+      Result<perf::Workload> prepared = perf::Workload::prepare(
+          options_.command, options_.command_stdout_to_stderr ? perf::WorkloadStdout::to_stderr : perf::WorkloadStdout::inherited);
       if (!prepared) throw UserError("cannot start '" + options_.command.front() + "': " + prepared.error().describe(), "");
       workload.emplace(std::move(prepared).value());
       // With -p/-t (or CPUs) the command only times the counting, as perf stat -p PID -- sleep 1.

@@ -30,6 +30,7 @@ struct CountRunOptions {
   unsigned interval_ms = 0;     // -I; 0: none
   unsigned interval_count = 0;  // --interval-count; 0: no limit
   unsigned timeout_ms = 0;      // --timeout; 0: none
+  bool command_stdout_to_stderr = false;  // stat record -o -: the pipe is the recording's
 };
 
 struct CountRunResult {

@@ -18,6 +18,8 @@
 #include "perf/stop_signals.h"
 #include "perf/workload.h"
 #include "session/count_run.h"
+#include "session/reading_session.h"
+#include "session/stat_recording.h"
 #include "session/system_tasks.h"
 #include "probes/probe_cost.h"
 #include "stat/stat_printer.h"
@@ -114,7 +116,8 @@ std::optional<perf::WorkloadExit> count_runs(const StatRequest& options, const s
                                              const stat::CountTarget& target, const perf::StopSignals& signals,
                                              const PrinterFor& printer_for,
                                              const std::function<void(const CountRunResult&)>& add_run) {
-  CountRunOptions run_options{options.command, options.interval_ms, options.interval_count, options.timeout_ms};
+  CountRunOptions run_options{options.command, options.interval_ms, options.interval_count, options.timeout_ms,
+                              options.record_output == "-"};
   perf::KernelPerfEventOpener opener;
   SystemRunClock clock;
   std::optional<perf::WorkloadExit> last_exit;
@@ -142,6 +145,26 @@ void warn_probe_overhead(const std::vector<stat::StatEvent>& events, const Count
             probes::probe_overhead_warning(events[i].name, hits, static_cast<double>(run.totals.elapsed_ns) / 1e9, cost, budget_cpus))
       err << *warning << '\n';
   }
+}
+
+// stat record's file: the last run's counts, each counter's CPU and task, perf's aggregation.
+void record_counts(const StatRequest& options, const std::vector<stat::StatEvent>& events, const CountRunResult& run,
+                   stat::AggrMode aggregation) {
+  StatRecording recording;
+  recording.events = events;
+  recording.totals = run.totals;
+  recording.aggregation = aggregation;
+  recording.interval_ms = options.interval_ms;
+  recording.cmdline = options.cmdline;
+  for (const stat::EventCounts& counts : run.totals.counts)
+    for (const stat::CounterSample& sample : counts.samples) {
+      if (std::find(recording.cpus.begin(), recording.cpus.end(), sample.cpu) == recording.cpus.end()) recording.cpus.push_back(sample.cpu);
+      if (std::none_of(recording.threads.begin(), recording.threads.end(), [&](const auto& t) { return t.first == sample.thread; }))
+        recording.threads.emplace_back(sample.thread, sample.thread > 0 ? task_comm(sample.thread) : std::string());
+    }
+  std::sort(recording.cpus.begin(), recording.cpus.end());
+  if (Result<void> written = write_stat_recording(options.record_output, recording); !written)
+    throw UserError("cannot write " + options.record_output + ": " + written.error().describe(), "give -o a file in a directory you can create files in");
 }
 
 }  // namespace
@@ -214,8 +237,28 @@ int run_stat(const StatRequest& options, const std::vector<events::ResolvedGroup
   if (!*out) throw UserError("could not write the counts", "check the file system");
   if (!options.output_file.empty()) write_output_file(file.str());
   if (last_run) warn_probe_overhead(counted, *last_run, options.max_overhead_percent / 100.0, err);
+  if (!options.record_output.empty() && last_run) record_counts(options, counted, *last_run, print.aggregation);
 
   return last_exit ? last_exit->shell_status() : 0;
+}
+
+void run_stat_report(const std::string& input, std::ostream& err) {
+  ReadingInput source;
+  source.input = input;
+  ReadingSession session(source, "vperf stat record -o FILE -- COMMAND");
+  Result<StatRecording> recording = read_stat_recording(session.reader());
+  if (!recording) throw UserError("cannot report " + session.name() + ": " + recording.error().describe(), recording.error().hint);
+  stat::StatPrintOptions print;
+  print.aggregation = recording->aggregation;
+  print.nmi_watchdog_on = nmi_watchdog_on;
+  for (const auto& [pid, comm] : recording->threads) print.thread_names[pid] = comm;
+  Result<CpuTopology> topology = load_cpu_topology();
+  if (!topology) throw UserError("cannot read the CPU topology: " + topology.error().describe(), "is /sys mounted?");
+  stat::StatPrinter printer(recording->events, print, std::move(topology).value(), err);
+  printer.add_run(recording->totals, stat::RunTimes{recording->totals.elapsed_ns, 0, 0});
+  // perf names the recording's command line, or the pipe.
+  printer.print_summary(recording->from_pipe ? "'pipe'" : "'" + join(recording->cmdline, " ") + "'");
+  session.print_warnings(err);
 }
 
 }  // namespace vperf::session

@@ -43,6 +43,10 @@ struct StatRequest {
   bool null_run = false;            // -n: no default events, only the times (perf stat --null)
   double max_overhead_percent = 5;  // --max-overhead: warn when a probe costs more of one CPU
   std::vector<std::string> command;
+  // stat record: the perf.data the counts also go to ("-": a pipe on standard output, the
+  // command's output then on stderr); empty: none. `cmdline` is its CMDLINE feature.
+  std::string record_output;
+  std::vector<std::string> cmdline;
 };
 
 // The events the request counts: -e's, or perf's default set (task-clock or, CPU-wide,
@@ -55,5 +59,9 @@ std::string stat_event_list(const StatRequest& request, bool have_stalled_cycles
 // the command's shell status (128 + signal when one ended it), else 0. Failures are UserErrors.
 int run_stat(const StatRequest& request, const std::vector<events::ResolvedGroup>& groups, stat::CountTarget target,
              std::ostream& err);
+
+// stat report: prints the counts `input` holds (written by stat record, vperf's or perf's) as
+// stat printed them, to `err`. Throws UserError.
+void run_stat_report(const std::string& input, std::ostream& err);
 
 }  // namespace vperf::session

@@ -3,6 +3,7 @@
 // the same `<not supported>` rows byte for byte, the same layout line by line, and counts that
 // agree (page faults within a few, task-clock within a stated tolerance).
 #include <signal.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <iterator>
 #include <map>
 #include <regex>
@@ -426,6 +428,41 @@ TEST(StatPerThread, EachThreadCountsItsOwnCalls) {
     }
     EXPECT_EQ(rows, expected) << counted.err;
   }
+}
+
+// stat record / stat report both ways: each tool's report of either tool's recording (a file
+// and a pipe, per task and per CPU) is the same text, perf's; a recording without counts is
+// one line.
+TEST(StatRecordReport, EachToolReportsEithersRecordingAsPerfDoes) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  const std::string dir = ::testing::TempDir();
+  auto sh = [](const std::string& cmd) { return test::run_program({"sh", "-c", cmd}, {{"LC_ALL", "C"}}); };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"-e task-clock,page-faults", std::string(VPERF_WORKLOAD) + " getppid 10"},
+      {"-a -A -e cpu-clock", "sleep 0.1"}};
+  for (const auto& [options, command] : cases) {
+    for (const std::string& recorder : {std::string(VPERF_BINARY), std::string("perf")}) {
+      for (bool pipe : {false, true}) {
+        SCOPED_TRACE(recorder + " stat record " + options + (pipe ? " (pipe)" : " (file)"));
+        const std::string file = dir + "/stat-record-" + std::to_string(::getpid()) + (pipe ? ".pipe" : ".data");
+        const std::string record = recorder + " stat record -o " + (pipe ? "- " : file + " ") + options + " " + command;
+        test::ProgramResult recorded = sh(pipe ? record + " > " + file + " 2>/dev/null" : record + " 2>/dev/null");
+        ASSERT_EQ(recorded.exit_code, 0) << record << "\n" << recorded.err;
+        const std::string input = pipe ? " -i - < " + file : " -i " + file;
+        test::ProgramResult by_perf = sh("perf stat report" + input);
+        test::ProgramResult by_vperf = sh(std::string(VPERF_BINARY) + " stat report" + input);
+        EXPECT_EQ(by_vperf.exit_code, 0) << by_vperf.err;
+        EXPECT_NE(by_perf.err.find(pipe ? "Performance counter stats for 'pipe':" : "Performance counter stats for '"), std::string::npos)
+            << by_perf.err;
+        EXPECT_NE(by_perf.err.find(options.find("-A") != std::string::npos ? "CPU0 " : "task-clock"), std::string::npos) << by_perf.err;
+        EXPECT_EQ(by_vperf.err, by_perf.err);
+        std::filesystem::remove(file);
+      }
+    }
+  }
+  test::ProgramResult not_stat = sh(std::string(VPERF_BINARY) + " stat report -i /dev/null");
+  EXPECT_EQ(not_stat.exit_code, 1) << not_stat.err;
+  EXPECT_EQ(std::count(not_stat.err.begin(), not_stat.err.end(), '\n'), 1) << not_stat.err;
 }
 
 }  // namespace

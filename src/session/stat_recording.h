@@ -1,0 +1,45 @@
+#pragma once
+// perf stat record / perf stat report: the counts of a stat run kept in a perf.data (file or
+// pipe), as perf stat 6.1 writes and reads them:
+//   attrs      one per event (read_format TOTAL_TIME_ENABLED|RUNNING, sample_type IDENTIFIER),
+//              each with one id per counter opened for it;
+//   EVENT_UPDATE  the event's unit and scale (task-clock: msec, 1e-6), and in a pipe its name;
+//   THREAD_MAP, CPU_MAP  the tasks and CPUs counted on (-1: any);
+//   STAT_CONFIG  perf's aggregation mode (AGGR_NONE 0, GLOBAL 1, SOCKET 2, DIE 3, CORE 4,
+//              THREAD 5, NODE 7), scale 1, the -I interval;
+//   STAT       one per counter: its id, its CPU's and task's index in those maps, value,
+//              enabled and running times;
+//   STAT_ROUND FINAL, with the run's wall time in ns;
+// and the features (the command line, which stat report's header names, and HEADER_STAT).
+// Decided: with -I the intervals are printed as the run goes, and the file holds the totals.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "data/perf_data_reader.h"
+#include "stat/stat_aggregate.h"
+#include "stat/stat_counts.h"
+
+namespace vperf::session {
+
+struct StatRecording {
+  std::vector<stat::StatEvent> events;
+  stat::StatSnapshot totals;                       // counts parallel to events; elapsed_ns the run's
+  std::vector<std::pair<int, std::string>> threads;  // THREAD_MAP: pid (-1: none) and comm
+  std::vector<int> cpus;                           // CPU_MAP: -1 for counters that follow a task
+  stat::AggrMode aggregation = stat::AggrMode::Global;
+  uint64_t interval_ms = 0;
+  std::vector<std::string> cmdline;  // the CMDLINE feature (file mode)
+  bool from_pipe = false;
+};
+
+// Writes `recording` to `path` ("-": perf's pipe format on standard output).
+Result<void> write_stat_recording(const std::string& path, const StatRecording& recording);
+
+// The recording `reader` holds (its last FINAL round; the last INTERVAL round when there is
+// none). An Error when it holds no stat data.
+Result<StatRecording> read_stat_recording(data::PerfDataReader& reader);
+
+}  // namespace vperf::session
