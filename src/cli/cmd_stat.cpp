@@ -42,14 +42,21 @@ void validate(const StatOptions& o) {
   if (o.detail > 3) throw usage_error("-d goes up to -ddd", "");
 }
 
-// -M's events, after -e's (each once): an event no PMU here publishes (msr/aperf/ where the
+// -M's events, after -e's and -d's (each once): an event no PMU here publishes (msr/aperf/ where the
 // msr PMU has only tsc) is kept as Absent and printed "<not supported>", as a counter the
 // kernel refuses is; the metric's other events still count.
 void append_metric_events(const CommandEvents& resolver, const StatOptions& options, std::vector<events::ResolvedGroup>& groups) {
   Result<std::vector<std::string>> metric_events = stat::events_of_metrics(options.metrics);
   if (!metric_events) throw usage_error(metric_events.error().message, "vperf list metrics names the metrics vperf has");
+  auto counted = [&](const std::string& event) {
+    return std::any_of(groups.begin(), groups.end(), [&](const events::ResolvedGroup& group) {
+      return std::any_of(group.members.begin(), group.members.end(), [&](const events::ResolvedEvent& member) {
+        return member.name == event || member.written == event;
+      });
+    });
+  };
   for (const std::string& event : *metric_events) {
-    if (std::find(options.events.begin(), options.events.end(), event) != options.events.end()) continue;
+    if (counted(event)) continue;  // -e's or -d's already
     try {
       for (events::ResolvedGroup& group : resolver.resolve(event)) groups.push_back(std::move(group));
     } catch (const UserError&) {

@@ -148,7 +148,8 @@ struct PerfDataReader::Impl {
         std::memcpy(&v, raw.bytes.data() + 16, sizeof v);
         mmap_len = v;
       }
-    return std::max<uint64_t>(mmap_len, uint64_t{1} << 20);
+    // At most 256 MiB whatever the file says: a stated ring of 4 GiB is a bomb, not a buffer.
+    return std::clamp<uint64_t>(mmap_len, uint64_t{1} << 20, uint64_t{256} << 20);
   }
 
   void index_attr(size_t i) {
@@ -654,7 +655,10 @@ struct PerfDataReader::Impl::ReadPass {
       }
       return;
     }
-    if (options.ordered && attr_index != kNoAttr) {
+    // A record with bytes of its own (decompressed) can wait in the queue only when the queue
+    // holds bytes: a file whose COMPRESSED feature was not read (a killed perf, data size 0)
+    // delivers those records where they stand instead.
+    if (options.ordered && attr_index != kNoAttr && (holding || c.owned.empty())) {
       std::optional<uint64_t> time = peek_time(c.bytes, d.formats[attr_index]);
       if (time && *time != 0 && *time != ~uint64_t{0}) {
         if (holding && c.owned.empty()) c.owned.assign(c.bytes.begin(), c.bytes.end());

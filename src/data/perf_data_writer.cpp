@@ -181,11 +181,16 @@ Result<void> PerfDataWriter::write(std::span<const uint8_t> record) {
   if (finished_) return Error{"write after finish()"};
   note_sample_time(record);
   since_round_ += record.size();
-  if (compressor_) {
+  // perf compresses the rings' records only: its own (HEADER_TRACING_DATA, whose payload
+  // follows the record) go out as they are, after what was compressed before them.
+  uint32_t type = 0;
+  if (record.size() >= sizeof type) std::memcpy(&type, record.data(), sizeof type);
+  if (compressor_ && type < kRecordHeaderAttr) {
     plain_.insert(plain_.end(), record.begin(), record.end());
     plain_total_ += record.size();
     return plain_.size() >= kBufferLimit ? compress_batch() : Result<void>{};
   }
+  if (compressor_) VPERF_TRY(compress_batch());
   append(record);
   if (buffer_.size() >= kBufferLimit) return flush_buffer();
   return {};
@@ -223,13 +228,19 @@ std::vector<uint8_t> PerfDataWriter::compression_feature(uint32_t ratio) const {
 Result<void> PerfDataWriter::compress_batch() {
   constexpr size_t kMaxPayload = 0xffff - sizeof(perf_event_header);
   if (plain_.empty()) return {};
-  VPERF_TRY(compressor_->compress(plain_, kMaxPayload, [this](std::span<const uint8_t> payload) -> Result<void> {
+  auto write_payload = [this](std::span<const uint8_t> payload) -> Result<void> {
     const perf_event_header header{kRecordCompressed, 0, static_cast<uint16_t>(sizeof(perf_event_header) + payload.size())};
     append(std::span(reinterpret_cast<const uint8_t*>(&header), sizeof header));
     append(payload);
     if (buffer_.size() >= kBufferLimit) return flush_buffer();
     return {};
-  }));
+  };
+  // Slices of at most one ring, each flushed: no payload then holds more than a reader sizes
+  // its buffer for (perf: the COMPRESSED feature's mmap_len per record).
+  const size_t slice = std::max<size_t>(compression_mmap_len_, 4096);
+  for (size_t at = 0; at < plain_.size(); at += slice)
+    VPERF_TRY(compressor_->compress(std::span<const uint8_t>(plain_).subspan(at, std::min(slice, plain_.size() - at)), kMaxPayload,
+                                    write_payload));
   plain_.clear();
   return {};
 }

@@ -1,5 +1,6 @@
 #include "session/inject.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -41,9 +42,18 @@ data::PerfDataReader open_input(const std::string& input) {
   return std::move(reader).value();
 }
 
+// The output is the input file (perf inject -i X -o X): writing it would truncate what is read.
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  return a != "-" && b != "-" && ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
 }  // namespace
 
 void inject(const InjectRequest& request, std::ostream& err) {
+  if (same_file(request.input, request.output))
+    throw UserError("-o names the input " + request.input + ": inject would overwrite what it reads", "write to another file");
   data::PerfDataReader reader = open_input(request.input);
   data::HeaderFeatures features = reader.features();
   if (request.build_ids || request.buildid_all) {
@@ -58,6 +68,14 @@ void inject(const InjectRequest& request, std::ostream& err) {
       to_pipe ? data::PerfDataWriter::create_pipe(1, reader.attrs()) : data::PerfDataWriter::create_file(request.output, reader.attrs());
   if (!writer) throw UserError("cannot write " + request.output + ": " + writer.error().describe(), "check the directory exists and is writable");
 
+  // A failure from here on leaves no partial output file behind.
+  struct RemoveOnFailure {
+    std::string path;
+    bool done = false;
+    ~RemoveOnFailure() {
+      if (!done && path != "-") ::unlink(path.c_str());
+    }
+  } output_guard{request.output};
   std::optional<Error> failed;
   Result<data::ReadStats> stats = reader.read(
       [&](const data::RecordView& v) {
@@ -93,6 +111,7 @@ void inject(const InjectRequest& request, std::ostream& err) {
   for (const std::string& warning : reader.warnings()) err << "vperf: warning: " << warning << '\n';
   if (Result<void> finished = writer->finish(features); !finished)
     throw UserError("cannot finish " + request.output + ": " + finished.error().describe(), "check the disk space or the pipe");
+  output_guard.done = true;
 }
 
 }  // namespace vperf::session

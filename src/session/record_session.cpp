@@ -252,7 +252,9 @@ void RecordSession::create_writer() {
   if (!writer) throw UserError("cannot write " + r_.output + ": " + writer.error().describe(), "check the directory exists and is writable");
   writer_.emplace(std::move(writer).value());
   if (r_.compression_level > 0) {
-    const auto ring_bytes = static_cast<uint32_t>(uint64_t{r_.mmap_pages} * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)));
+    // The feature's field is 32 bits: a larger ring is stated as 2 GiB (slices stay below it).
+    const auto ring_bytes = static_cast<uint32_t>(
+        std::min<uint64_t>(uint64_t{r_.mmap_pages} * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)), uint64_t{1} << 31));
     if (Result<void> compressing = writer_->compress(r_.compression_level, ring_bytes); !compressing)
       throw UserError("cannot compress the recording (-z): " + compressing.error().describe(), "install zstd's library: apt-get install libzstd1");
   }

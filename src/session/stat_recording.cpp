@@ -26,7 +26,7 @@ constexpr std::pair<stat::AggrMode, uint64_t> kAggrModes[] = {
 constexpr uint64_t kConfigAggrMode = 0, kConfigInterval = 1, kConfigScale = 2;
 constexpr uint64_t kUpdateUnit = 0, kUpdateScale = 1, kUpdateName = 2;
 constexpr uint64_t kRoundInterval = 0, kRoundFinal = 1;
-constexpr uint16_t kCpuMapCpus = 0, kCpuMapMask = 1;
+constexpr uint16_t kCpuMapCpus = 0;
 
 std::vector<uint8_t> padded(const std::string& text) {
   std::vector<uint8_t> out(text.begin(), text.end());
@@ -51,33 +51,6 @@ std::vector<uint8_t> cpu_map_bytes(const std::vector<int>& cpus) {
   bytes.resize((bytes.size() + 7) / 8 * 8, 0);
   data::UnparsedRecord unparsed{bytes};
   return record_bytes(data::kRecordCpuMap, unparsed);
-}
-
-// A CPU_MAP's CPUs: a list (perf's type 0) or a mask (type 1: u16 nr of longs, u16 long size,
-// the bits); nullopt when malformed.
-std::optional<std::vector<int>> cpus_of(const std::vector<uint8_t>& body) {
-  auto u16_at = [&](size_t at) {
-    uint16_t v = 0;
-    std::memcpy(&v, body.data() + at, 2);
-    return v;
-  };
-  if (body.size() < 4) return std::nullopt;
-  const uint16_t type = u16_at(0), nr = u16_at(2);
-  std::vector<int> cpus;
-  if (type == kCpuMapCpus) {
-    if (body.size() < 4 + 2 * size_t{nr}) return std::nullopt;
-    for (size_t i = 0; i < nr; ++i) cpus.push_back(static_cast<int16_t>(u16_at(4 + 2 * i)));
-    return cpus;
-  }
-  if (type == kCpuMapMask) {
-    const uint16_t long_size = body.size() >= 6 ? u16_at(4) : 0;
-    if ((long_size != 4 && long_size != 8) || body.size() < 6 + size_t{nr} * long_size) return std::nullopt;
-    for (size_t word = 0; word < nr; ++word)
-      for (size_t bit = 0; bit < long_size * 8u; ++bit)
-        if (body[6 + word * long_size + bit / 8] & (1u << (bit % 8))) cpus.push_back(static_cast<int>(word * long_size * 8 + bit));
-    return cpus;
-  }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -161,8 +134,6 @@ Result<StatRecording> read_stat_recording(data::PerfDataReader& reader) {
         } else if (const auto* map = std::get_if<data::ThreadMapRecord>(&body)) {
           out.threads.clear();
           for (const data::ThreadMapEntry& t : map->entries) out.threads.emplace_back(static_cast<int>(static_cast<int64_t>(t.pid)), t.comm);
-        } else if (const auto* unparsed = std::get_if<data::UnparsedRecord>(&body); unparsed && v.record.type == data::kRecordCpuMap) {
-          if (std::optional<std::vector<int>> cpus = cpus_of(unparsed->body)) out.cpus = *cpus;
         } else if (const auto* config = std::get_if<data::StatConfigRecord>(&body)) {
           for (const auto& [tag, value] : config->entries) {
             if (tag == kConfigInterval) out.interval_ms = value;

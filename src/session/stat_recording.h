@@ -28,7 +28,9 @@ struct StatRecording {
   std::vector<stat::StatEvent> events;
   stat::StatSnapshot totals;                       // counts parallel to events; elapsed_ns the run's
   std::vector<std::pair<int, std::string>> threads;  // THREAD_MAP: pid (-1: none) and comm
-  std::vector<int> cpus;                           // CPU_MAP: -1 for counters that follow a task
+  // CPU_MAP when writing (-1 for counters that follow a task); not read back: each STAT
+  // record names its CPU.
+  std::vector<int> cpus;
   stat::AggrMode aggregation = stat::AggrMode::Global;
   uint64_t interval_ms = 0;
   std::vector<std::string> cmdline;  // the CMDLINE feature (file mode)

@@ -172,6 +172,12 @@ void record_counts(const StatRequest& options, const std::vector<stat::StatEvent
 std::string stat_event_list(const StatRequest& options, bool have_stalled_cycles) {
   if (!options.events.empty()) return join(options.events, ",");
   if (options.null_run || (!options.metrics.empty() && options.detail == 0)) return "";
+  // -M with -d: the detailed events only, as perf adds them to the metrics' events.
+  if (!options.metrics.empty()) {
+    std::string list;
+    for (int level = 0; level < options.detail && level < 3; ++level) list += std::string(list.empty() ? "" : ",") + kDetailedEvents[level];
+    return list;
+  }
   bool cpu_wide = options.system_wide || !options.cpus.empty();
   std::string list = std::string(cpu_wide ? "cpu-clock," : "task-clock,") + kDefaultEvents;
   if (have_stalled_cycles) list += std::string(",") + kStalledCycles;

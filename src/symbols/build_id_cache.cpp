@@ -22,7 +22,9 @@ std::optional<std::string> origin_of(const std::string& target, const std::strin
   constexpr std::string_view kUp = "../..";
   const std::string suffix = "/" + hex;
   if (!target.starts_with(kUp) || !target.ends_with(suffix) || target.size() <= kUp.size() + suffix.size()) return std::nullopt;
-  return target.substr(kUp.size(), target.size() - kUp.size() - suffix.size());
+  std::string origin = target.substr(kUp.size(), target.size() - kUp.size() - suffix.size());
+  if (origin.starts_with("/[")) origin.erase(0, 1);  // perf's "[kernel.kallsyms]", "[vdso]"
+  return origin;
 }
 
 }  // namespace
@@ -38,7 +40,7 @@ fs::path BuildIdCache::link_of(const BuildId& id) const {
 }
 
 fs::path BuildIdCache::entry_dir(const std::string& path, const BuildId& id) const {
-  return dir_ / fs::path(path).relative_path() / id.hex();
+  return dir_ / fs::path(path).relative_path() / id.hex();  // "[kernel.kallsyms]" is relative already
 }
 
 Result<BuildId> BuildIdCache::add(const fs::path& file) const {
@@ -65,8 +67,15 @@ Result<bool> BuildIdCache::add(const fs::path& file, const BuildId& id) const {
     if (ec) return fs_error("cannot create " + entry.string(), ec);
     // A hard link costs nothing; across file systems, a copy (its mode kept: perf's copyfile).
     if (::link(real.c_str(), elf.c_str()) != 0) {
-      fs::copy_file(real, elf, ec);
-      if (ec) return fs_error("cannot copy " + real.string() + " into the build-id cache", ec);
+      // Copied beside, then renamed: a copy cut short (a full disk) never stands as the file.
+      const fs::path part = entry / ("elf.vperf-" + std::to_string(::getpid()));
+      fs::copy_file(real, part, fs::copy_options::overwrite_existing, ec);
+      if (!ec) fs::rename(part, elf, ec);
+      if (ec) {
+        std::error_code ignored;
+        fs::remove(part, ignored);
+        return fs_error("cannot copy " + real.string() + " into the build-id cache", ec);
+      }
     }
     added = true;
   }
@@ -137,10 +146,11 @@ Result<bool> BuildIdCache::remove(const fs::path& file) const {
 
 Result<size_t> BuildIdCache::purge(const fs::path& file) const {
   std::error_code ec;
-  fs::path real = fs::weakly_canonical(fs::absolute(file, ec), ec);
+  // "[kernel.kallsyms]" and "[vdso]" are names, not paths.
+  const std::string real = file.string().starts_with("[") ? file.string() : fs::weakly_canonical(fs::absolute(file, ec), ec).string();
   size_t removed = 0;
   for (const BuildIdCacheEntry& entry : list())
-    if (entry.path == real.string()) {
+    if (entry.path == real) {
       VPERF_TRY(remove_entry(entry));
       ++removed;
     }

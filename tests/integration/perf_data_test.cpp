@@ -368,6 +368,15 @@ TEST_F(PerfDataTest, PerfReadsVperfsCompressedRecording) {
     auto mine = test::run_program({"sh", "-c", std::string(VPERF_BINARY) + " report --stdio --no-children --sort comm,dso,sym " + in});
     EXPECT_EQ(mine.out, perfs);
     if (!pipe) {
+      // A one-page ring (-m 1): each COMPRESSED record holds at most what perf sizes its
+      // buffer for (the ring), or perf cannot decompress it.
+      const fs::path small = path("vperf-z-small-ring.data");
+      auto small_ring = test::run_program({VPERF_BINARY, "record", "-q", "-z", "-m", "1", "-e", "cpu-clock", "-F", "999", "-o",
+                                           small.string(), VPERF_WORKLOAD, "spin", "100"});
+      ASSERT_EQ(small_ring.exit_code, 0) << small_ring.err;
+      auto small_stats = perf_on(small, false, "report --stats");
+      EXPECT_EQ(small_stats.err.find("decompress"), std::string::npos) << small_stats.err;
+      EXPECT_NE(small_stats.out.find("SAMPLE events:"), std::string::npos) << small_stats.out;
       auto header = perf_on(file, false, "report --header-only");
       EXPECT_NE(header.out.find("# compressed : Zstd, level = 5, ratio = "), std::string::npos) << header.out;
       EXPECT_NE(perf_on(file, false, "report --stats").out.find("COMPRESSED events:"), std::string::npos);
@@ -434,8 +443,16 @@ TEST_F(PerfDataTest, ReportAndScriptReadAPipeOnStandardInputWithoutDashI) {
   EXPECT_NE(from_file.err.find("cannot read perf.data"), std::string::npos) << from_file.err;
 }
 
-// inject's bad input: one line, exit 1, no output file left.
+// inject's bad input: one line, exit 1, no output file left; -o naming the input is refused
+// before anything is written (the input stays whole).
 TEST_F(PerfDataTest, InjectMistakesAreOneLine) {
+  const fs::path recording = path("same.data");
+  record(kCpuClock, recording, false, kSpin);
+  const auto size = fs::file_size(recording);
+  test::ProgramResult same = test::run_program({VPERF_BINARY, "inject", "-i", recording.string(), "-o", recording.string()});
+  EXPECT_EQ(same.exit_code, 1) << same.err;
+  EXPECT_EQ(std::count(same.err.begin(), same.err.end(), '\n'), 1) << same.err;
+  EXPECT_EQ(fs::file_size(recording), size);
   const fs::path out = path("never.data");
   for (const std::string& cmd : {std::string(VPERF_BINARY) + " inject -b -o '" + out.string() + "' < /dev/null",
                                  std::string(VPERF_BINARY) + " inject -i '" + path("missing.data").string() + "' -o '" + out.string() + "'"}) {
@@ -444,6 +461,20 @@ TEST_F(PerfDataTest, InjectMistakesAreOneLine) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_FALSE(fs::exists(out)) << cmd;
   }
+}
+
+// record -z of a tracepoint into a pipe: the tracing data (a record whose payload follows it)
+// goes out uncompressed, as perf writes it, and perf script reads the pipe.
+TEST_F(PerfDataTest, CompressedTracepointPipeKeepsItsTracingDataPlain) {
+  VPERF_REQUIRE(test::has_tracefs() && test::running_as_root(), "tracefs and root");
+  const fs::path file = path("vperf-z-sched.pipe");
+  auto recorded = test::run_program({"sh", "-c", std::string(VPERF_BINARY) + " record -q -z -e sched:sched_switch -o - -- " +
+                                                     VPERF_WORKLOAD + " sleep 20 > '" + file.string() + "'"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  auto script = perf_on(file, true, "script");
+  EXPECT_EQ(script.exit_code, 0) << script.err;
+  EXPECT_NE(script.out.find("sched:sched_switch"), std::string::npos) << script.out << script.err;
+  EXPECT_EQ(test::run_program({"sh", "-c", std::string(VPERF_BINARY) + " script -i - < '" + file.string() + "'"}).out, script.out);
 }
 
 TEST_F(PerfDataTest, TracepointPipeRewriteKeepsTracingData) {

@@ -15,6 +15,7 @@
 
 #include "core/strings.h"
 #include "core/byte_writer.h"
+#include "data/compressed_records.h"
 #include "data/perf_data_format.h"
 #include "data/perf_data_reader.h"
 #include "data/perf_data_writer.h"
@@ -578,7 +579,76 @@ TEST(PerfData, CompressedRecordsReadAsTheRecordsTheyHold) {
   ASSERT_TRUE(pipe.ok()) << pipe.error().describe();
   EXPECT_EQ(read_all(pipe.value()).times, expected.times);
   ::close(fd);
+  // A killed perf -z leaves data size 0: the features (COMPRESSED among them) are not read, so
+  // the queue holds no bytes; the decompressed records are delivered where they stand, each
+  // from its own bytes (this once read the compressed bytes at the record's offset).
+  std::vector<uint8_t> killed = slurp(path);
+  const uint64_t zero = 0;
+  std::memcpy(killed.data() + 48, &zero, sizeof zero);  // perf_file_header.data.size
+  auto cut = PerfDataReader::from_bytes(killed);
+  ASSERT_TRUE(cut.ok()) << cut.error().describe();
+  Seen from_cut = read_all(cut.value());
+  EXPECT_EQ(from_cut.samples, expected.samples);
+  std::vector<uint64_t> sorted = from_cut.times;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<uint64_t> expected_sorted = expected.times;
+  std::sort(expected_sorted.begin(), expected_sorted.end());
+  EXPECT_EQ(sorted, expected_sorted);
   for (const auto& p : {plain_path, path, pipe_path}) std::filesystem::remove(p);
+}
+
+// Every COMPRESSED record decompresses to at most one ring (the feature's mmap_len), however
+// much is written between rounds, as perf's reader needs; perf's own records (TRACING_DATA,
+// whose payload follows it) are never compressed.
+TEST(PerfData, CompressedRecordsHoldAtMostOneRingAndPerfsOwnRecordsStayPlain) {
+  auto path = temp_path("z-small-ring.data");
+  constexpr uint32_t kRing = 4096;
+  {
+    auto w = PerfDataWriter::create_file(path, two_events());
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(w->compress(1, kRing).ok());
+    for (uint64_t t = 1; t <= 3000; ++t) {
+      ASSERT_TRUE(w->write(sample(100, t, 0x1000 + t)));
+      if (t == 1500) {  // one of perf's own records in the middle: TIME_CONV
+        std::vector<uint8_t> time_conv(32, 0);
+        const perf_event_header header{kRecordTimeConv, 0, 32};
+        std::memcpy(time_conv.data(), &header, sizeof header);
+        ASSERT_TRUE(w->write(time_conv));
+      }
+    }
+    ASSERT_TRUE(w->flush_round());
+    ASSERT_TRUE(w->finish({}));
+  }
+  auto r = PerfDataReader::open_file(path);
+  ASSERT_TRUE(r.ok());
+  Result<CompressedRecords> stream = CompressedRecords::open();
+  ASSERT_TRUE(stream.ok());
+  size_t compressed = 0, inner = 0, plain_time_conv = 0;
+  auto stats = r->read(
+      [&](const RecordView&) { return true; }, ReadOptions{.ordered = false});
+  ASSERT_TRUE(stats.ok());
+  // Walk the data section's records and feed each COMPRESSED payload with the ring as the limit.
+  const std::vector<uint8_t> bytes = slurp(path);
+  for (uint64_t at = r->data_offset(); at + 8 <= r->data_offset() + r->data_size();) {
+    uint32_t type = 0;
+    uint16_t size = 0;
+    std::memcpy(&type, bytes.data() + at, 4);
+    std::memcpy(&size, bytes.data() + at + 6, 2);
+    ASSERT_GE(size, 8);
+    if (type == kRecordTimeConv) ++plain_time_conv;
+    if (type == kRecordCompressed) {
+      ++compressed;
+      Result<void> fed = stream->feed(std::span(bytes).subspan(at + 8, size - 8), kRing, [&](std::span<const uint8_t>) { ++inner; });
+      ASSERT_TRUE(fed.ok()) << fed.error().describe();
+    }
+    at += size;
+  }
+  EXPECT_GT(compressed, 1u);
+  EXPECT_EQ(inner, 3000u);
+  EXPECT_EQ(plain_time_conv, 1u);
+  EXPECT_EQ(stats->samples, 3000u);
+  EXPECT_EQ(stats->by_type[kRecordTimeConv], 1u);
+  std::filesystem::remove(path);
 }
 
 // A COMPRESSED record that is not zstd: the rest of the compressed stream is skipped with one

@@ -87,6 +87,18 @@ TEST_F(BuildIdCacheTest, RemovePurgeAndPurgeAll) {
   EXPECT_TRUE(cache.list().empty());
 }
 
+// perf keeps the kernel's copy under "[kernel.kallsyms]/ID/kallsyms": listed by that name, as
+// perf's buildid-cache -l names it (no leading '/').
+TEST_F(BuildIdCacheTest, PerfsKernelEntryIsListedByItsName) {
+  const BuildIdCache cache(root_ / "debug");
+  const std::string hex = id_.hex();
+  fs::create_directories(root_ / "debug" / "[kernel.kallsyms]" / hex);
+  fs::create_directories(root_ / "debug" / ".build-id" / hex.substr(0, 2));
+  fs::create_symlink(fs::path("../..") / "[kernel.kallsyms]" / hex, root_ / "debug" / ".build-id" / hex.substr(0, 2) / hex.substr(2));
+  EXPECT_EQ(cache.list(), (std::vector<BuildIdCacheEntry>{{id_, "[kernel.kallsyms]"}}));
+  EXPECT_EQ(*cache.purge("[kernel.kallsyms]"), 1u);
+}
+
 TEST_F(BuildIdCacheTest, WhatCannotBeAddedIsAnError) {
   const BuildIdCache cache(root_ / "debug");
   const fs::path text = root_ / "bin" / "notes.txt";
