@@ -58,11 +58,6 @@ bool is_instance_of(std::string_view instance, std::string_view name) {
   return false;
 }
 
-std::string tracefs_hint(const Error& error) {
-  return "tracepoints are unavailable (" + error.describe() +
-         "); as root, mount tracefs: mount -t tracefs nodev /sys/kernel/tracing";
-}
-
 class PmuTermApplier {
  public:
   PmuTermApplier(const SysfsPmu& pmu, const std::string& event_text) : pmu_(pmu), event_text_(event_text) {}
@@ -162,6 +157,11 @@ std::string without_modifiers(const EventSpec& spec) {
 }
 
 }  // namespace
+
+std::string tracefs_hint(const Error& error) {
+  return "tracepoints are unavailable (" + error.describe() +
+         "); as root, mount tracefs: mount -t tracefs nodev /sys/kernel/tracing";
+}
 
 EventCatalog::EventCatalog(std::vector<SysfsPmu> pmus, Result<TracepointCatalog> tracepoints,
                            std::vector<const NamedEventSource*> named_sources, std::string core_pmu)

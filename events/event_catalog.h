@@ -86,4 +86,8 @@ class EventCatalog {
   std::string core_pmu_;
 };
 
+// Why no tracepoint can be named or listed (`error`: the tracefs catalog's), and how to mount
+// tracefs: the hint of an unknown tracepoint and list's note.
+std::string tracefs_hint(const Error& error);
+
 }  // namespace vperf::events

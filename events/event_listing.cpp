@@ -184,6 +184,9 @@ ListingResult list_events(const EventCatalog& catalog, std::string_view filter, 
     candidates.push_back(std::move(item));
   }
   ListingResult result;
+  const std::optional<ListGroup> group = keyword_group(filter);
+  if (!catalog.tracepoints() && (!group || group == ListGroup::Tracepoint))
+    result.tracepoints_unavailable = tracefs_hint(catalog.tracepoints().error());
   result.events = filtered(std::move(candidates), filter);
   // Tracepoint ids are read only for the tracepoints listed, and only when asked for.
   if (options.with_encodings && catalog.tracepoints()) {

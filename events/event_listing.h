@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <ostream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,9 @@ struct ListedEvent {
 
 struct ListingResult {
   std::vector<ListedEvent> events;  // in print order
+  // Set when the filter asks for tracepoints and there are none to read (tracefs not mounted,
+  // or not readable): why, and how to mount it. perf mounts tracefs itself; vperf says so.
+  std::optional<std::string> tracepoints_unavailable;
 };
 
 struct ListingOptions {

@@ -45,7 +45,7 @@ void print_metrics(std::ostream& out, bool json) {
     out << "  " << m.name << "\n       [" << m.shows << ": " << m.events << "]\n";
 }
 
-int run_list(const ListOptions& options, std::ostream& out) {
+int run_list(const ListOptions& options, std::ostream& out, std::ostream& err) {
   if (options.raw_dump && (options.filter == "metrics" || options.filter == "metric")) {
     for (const stat::NamedMetric& m : stat::named_metrics()) out << m.name << ' ';
     out << '\n';  // as perf ends its metrics dump
@@ -81,6 +81,9 @@ int run_list(const ListOptions& options, std::ostream& out) {
     output::print_json(out, events::listing_json(listing));
   else
     events::print_listing(out, listing);
+  // perf mounts tracefs to list tracepoints; vperf lists what it can and says in one line why
+  // there are none and how to have them (never a silent list without them).
+  if (listing.tracepoints_unavailable) err << "vperf: note: no tracepoints listed: " << *listing.tracepoints_unavailable << '\n';
   return 0;
 }
 
@@ -96,7 +99,7 @@ void add_list_command(CLI::App& app, Invocation& inv) {
   add_json_flag(*sub, options->json);
   sub->add_flag("--raw-dump", options->raw_dump, "Names only, space-separated, as perf list --raw-dump prints them (for scripts)")
       ->excludes("--json");
-  sub->callback([&inv, options] { inv.action = [&inv, options] { return run_list(*options, *inv.out); }; });
+  sub->callback([&inv, options] { inv.action = [&inv, options] { return run_list(*options, *inv.out, *inv.err); }; });
 }
 
 }  // namespace vperf::cli

@@ -5,6 +5,8 @@
 // need tracefs must find it wherever it is, and say how to mount it where it is not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 
 #include "support/capability.h"
@@ -55,8 +57,9 @@ TEST(MountStates, PmcCommandsPrintTheSameInEveryState) {
   }
 }
 
-// Where tracefs is (wherever it is mounted) is what vperf check reports and what stat, record
-// and script use; with no tracefs, a tracepoint is one error line with the mount command.
+// Where tracefs is (wherever it is mounted) is what vperf check reports and what list, stat,
+// record and script use; with no tracefs, a tracepoint is one error line with the mount
+// command, and list says in one line why it lists none.
 TEST(MountStates, TracepointsWorkWhereverTracefsIsMounted) {
   REQUIRE_MOUNT_NAMESPACES();
   VPERF_REQUIRE(has_tracefs(), "tracefs (a mount state needs it for tracepoints)");
@@ -72,6 +75,19 @@ TEST(MountStates, TracepointsWorkWhereverTracefsIsMounted) {
     const boost::json::value report = boost::json::parse(check.out);
     const boost::json::value& mount = report.at("live").at("kernel").at("tracefs").at("mount_point");
     EXPECT_EQ(mount.is_null() ? "" : std::string(mount.as_string()), expected_root.at(state));
+
+    // list: the tracepoints wherever tracefs is; where it is not, one line saying why and how
+    // to mount it (perf mounts it itself), the rest of the list as always.
+    ProgramResult list = vperf_in(state, {"list", "tracepoint"});
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    if (expected_root.at(state).empty()) {
+      EXPECT_EQ(list.err.find("vperf: note: no tracepoints listed: "), 0u) << list.err;
+      EXPECT_NE(list.err.find("mount -t tracefs"), std::string::npos) << list.err;
+      EXPECT_EQ(std::count(list.err.begin(), list.err.end(), '\n'), 1) << list.err;
+    } else {
+      EXPECT_NE(list.out.find(event), std::string::npos) << list.out.substr(0, 400);
+      EXPECT_EQ(list.err, "");
+    }
 
     ProgramResult stat = vperf_in(state, {"stat", "-x,", "-e", event, "--", VPERF_WORKLOAD, "getppid", "777"});
     std::string file = std::string(::testing::TempDir()) + "/mount-state-" + state + ".data";
