@@ -10,14 +10,14 @@ namespace vperf::data {
 
 namespace {
 
-constexpr const char* kZstdHint = "install zstd's library: apt-get install libzstd1";
+Result<SharedLibrary> open_zstd() { return SharedLibrary::open("libzstd.so.1", "install zstd's library: apt-get install libzstd1"); }
 constexpr size_t kHeaderBytes = 8;  // struct perf_event_header: u32 type, u16 misc, u16 size
 
 }  // namespace
 
 Result<CompressedRecords> CompressedRecords::open() {
   CompressedRecords r;
-  VPERF_TRY(SharedLibrary library, SharedLibrary::open("libzstd.so.1", kZstdHint));
+  VPERF_TRY(SharedLibrary library, open_zstd());
   VPERF_TRY(library.bind("ZSTD_createDStream", r.zstd_.create));
   VPERF_TRY(library.bind("ZSTD_freeDStream", r.zstd_.free));
   VPERF_TRY(library.bind("ZSTD_initDStream", r.zstd_.init));
@@ -64,7 +64,7 @@ Result<void> CompressedRecords::feed(std::span<const uint8_t> payload, uint64_t 
 
 Result<RecordCompressor> RecordCompressor::open(int level) {
   RecordCompressor c;
-  VPERF_TRY(SharedLibrary library, SharedLibrary::open("libzstd.so.1", kZstdHint));
+  VPERF_TRY(SharedLibrary library, open_zstd());
   VPERF_TRY(library.bind("ZSTD_createCStream", c.zstd_.create));
   VPERF_TRY(library.bind("ZSTD_freeCStream", c.zstd_.free));
   VPERF_TRY(library.bind("ZSTD_initCStream", c.zstd_.init));

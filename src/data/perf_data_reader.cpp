@@ -626,8 +626,9 @@ struct PerfDataReader::Impl::ReadPass {
       Result<CompressedRecords> opened = CompressedRecords::open();
       if (!opened) return give_up_decompressing(opened.error().describe());
       decompressor = std::move(opened).value();
+      decompressed_limit = d.decompressed_limit();  // a pipe's feature came before its first COMPRESSED
     }
-    Result<void> fed = decompressor->feed(c.bytes.subspan(8), d.decompressed_limit(), [&](std::span<const uint8_t> bytes) {
+    Result<void> fed = decompressor->feed(c.bytes.subspan(8), decompressed_limit, [&](std::span<const uint8_t> bytes) {
       if (record_type(bytes) == kRecordCompressed) return;  // perf never nests them; ignored as damage
       Chunk inner;
       inner.owned.assign(bytes.begin(), bytes.end());
@@ -678,6 +679,7 @@ struct PerfDataReader::Impl::ReadPass {
   const bool holding;
   OrderedRecords queue;
   std::optional<CompressedRecords> decompressor;
+  uint64_t decompressed_limit = 0;  // set with the decompressor
   bool decompression_failed = false;
   ReadStats stats;
   bool stopped = false;

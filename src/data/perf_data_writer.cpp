@@ -181,16 +181,18 @@ Result<void> PerfDataWriter::write(std::span<const uint8_t> record) {
   if (finished_) return Error{"write after finish()"};
   note_sample_time(record);
   since_round_ += record.size();
-  // perf compresses the rings' records only: its own (HEADER_TRACING_DATA, whose payload
-  // follows the record) go out as they are, after what was compressed before them.
-  uint32_t type = 0;
-  if (record.size() >= sizeof type) std::memcpy(&type, record.data(), sizeof type);
-  if (compressor_ && type < kRecordHeaderAttr) {
-    plain_.insert(plain_.end(), record.begin(), record.end());
-    plain_total_ += record.size();
-    return plain_.size() >= kBufferLimit ? compress_batch() : Result<void>{};
+  if (compressor_) {
+    // perf compresses the rings' records only: its own (HEADER_TRACING_DATA, whose payload
+    // follows the record) go out as they are, after what was compressed before them.
+    uint32_t type = 0;
+    if (record.size() >= sizeof type) std::memcpy(&type, record.data(), sizeof type);
+    if (type < kRecordHeaderAttr) {
+      plain_.insert(plain_.end(), record.begin(), record.end());
+      plain_total_ += record.size();
+      return plain_.size() >= kBufferLimit ? compress_batch() : Result<void>{};
+    }
+    VPERF_TRY(compress_batch());
   }
-  if (compressor_) VPERF_TRY(compress_batch());
   append(record);
   if (buffer_.size() >= kBufferLimit) return flush_buffer();
   return {};

@@ -23,6 +23,7 @@
 #include "perf/workload.h"
 #include "probes/inline_probes.h"
 #include "session/run_loop.h"
+#include "session/system_tasks.h"
 #include "tracing/trace_dat.h"
 #include "tracing/trace_dat_capture.h"
 #include "tracing/trace_text.h"
@@ -286,9 +287,9 @@ Result<FtraceRunSummary> run_ftrace_live(const FtraceRunOptions& options, const 
   if (run.workload) comms[run.workload->pid()] = std::filesystem::path(options.command.front()).filename().string().substr(0, 15);
   auto comm_of = [&comms](int pid) -> std::optional<std::string> {
     if (auto it = comms.find(pid); it != comms.end()) return it->second;
-    Result<std::string> text = read_file("/proc/" + std::to_string(pid) + "/comm");
-    if (!text || text->empty()) return std::nullopt;
-    return comms[pid] = text->substr(0, text->find('\n'));
+    std::string text = session::task_comm(pid);
+    if (text.empty()) return std::nullopt;
+    return comms[pid] = text;
   };
   tracing::TraceLineSplitter lines([&](std::string_view line) { out(tracing::with_task_name(line, comm_of)); });
   auto pump = [&] {
@@ -379,8 +380,7 @@ class TraceDatRecording {
     if (!failed_) return;
     texts_written_ = true;
     for (pid_t pid : traced_)
-      if (Result<std::string> comm = read_file("/proc/" + std::to_string(pid) + "/comm"); comm && !comm->empty())
-        traced_comms_[pid] = comm->substr(0, comm->find('\n'));
+      if (std::string comm = session::task_comm(pid); !comm.empty()) traced_comms_[pid] = comm;
     const std::string kernels = run_.buffer->tracefs().read("saved_cmdlines").value_or("");
     if (Result<void> w = writer_.update_cmdlines(tracing::saved_cmdlines_with(kernels, traced_comms_)); !w) failed_ = w;
     for (size_t i = 0; i < cpu_numbers_.size() && failed_; ++i)

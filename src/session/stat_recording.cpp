@@ -59,10 +59,9 @@ Result<void> write_stat_recording(const std::string& path, const StatRecording& 
   // The attrs, each with an id per counter; the maps' indices of each counter.
   const std::vector<int>& cpus = r.cpus;
   const std::vector<std::pair<int, std::string>>& threads = r.threads;
-  auto index_in = [](auto& list, const auto& value, auto make) {
-    for (size_t i = 0; i < list.size(); ++i)
-      if (make(list[i]) == value) return static_cast<uint32_t>(i);
-    return static_cast<uint32_t>(list.size());
+  auto thread_index = [&threads](pid_t thread) {
+    auto it = std::find_if(threads.begin(), threads.end(), [thread](const auto& t) { return t.first == thread; });
+    return static_cast<uint32_t>(it - threads.begin());
   };
   std::vector<data::EventAttrEntry> attrs;
   std::vector<std::vector<uint8_t>> stats;
@@ -78,7 +77,7 @@ Result<void> write_stat_recording(const std::string& path, const StatRecording& 
         const uint64_t id = (uint64_t{e} + 1) << 20 | k;
         entry.ids.push_back(id);
         const auto cpu = static_cast<uint32_t>(samples[k].cpu);  // the CPU itself (-1: any), not its index
-        const uint32_t thread = index_in(threads, samples[k].thread, [](const auto& t) { return t.first; });
+        const uint32_t thread = thread_index(samples[k].thread);
         const perf::CounterReading& reading = samples[k].reading;
         stats.push_back(record_bytes(data::kRecordStat, data::StatRecord{id, cpu, thread, reading.value, reading.time_enabled, reading.time_running}));
       }

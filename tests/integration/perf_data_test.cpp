@@ -464,12 +464,13 @@ TEST_F(PerfDataTest, InjectMistakesAreOneLine) {
 }
 
 // record -z of a tracepoint into a pipe: the tracing data (a record whose payload follows it)
-// goes out uncompressed, as perf writes it, and perf script reads the pipe.
+// goes out uncompressed, as perf writes it, and perf script reads the pipe. Recorded on every
+// CPU (-a), the workload's exit is a sched_switch (a dead task schedules once more).
 TEST_F(PerfDataTest, CompressedTracepointPipeKeepsItsTracingDataPlain) {
   VPERF_REQUIRE(test::has_tracefs() && test::running_as_root(), "tracefs and root");
   const fs::path file = path("vperf-z-sched.pipe");
-  auto recorded = test::run_program({"sh", "-c", std::string(VPERF_BINARY) + " record -q -z -e sched:sched_switch -o - -- " +
-                                                     VPERF_WORKLOAD + " sleep 20 > '" + file.string() + "'"});
+  auto recorded = test::run_program({"sh", "-c", std::string(VPERF_BINARY) + " record -q -z -a -e sched:sched_switch -o - -- " +
+                                                     VPERF_WORKLOAD + " getppid 1 > '" + file.string() + "'"});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   auto script = perf_on(file, true, "script");
   EXPECT_EQ(script.exit_code, 0) << script.err;

@@ -439,7 +439,7 @@ TEST(StatRecordReport, EachToolReportsEithersRecordingAsPerfDoes) {
   auto sh = [](const std::string& cmd) { return test::run_program({"sh", "-c", cmd}, {{"LC_ALL", "C"}}); };
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"-e task-clock,page-faults", std::string(VPERF_WORKLOAD) + " getppid 10"},
-      {"-a -A -e cpu-clock", "sleep 0.1"}};
+      {"-a -A -e cpu-clock", std::string(VPERF_WORKLOAD) + " spin 50"}};
   for (const auto& [options, command] : cases) {
     for (const std::string& recorder : {std::string(VPERF_BINARY), std::string("perf")}) {
       for (bool pipe : {false, true}) {
