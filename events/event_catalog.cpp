@@ -15,7 +15,76 @@ namespace {
 constexpr int kMaxPrecise = 3;
 constexpr std::string_view kListHint = "run 'vperf list' to see the events this machine knows";
 // Terms every PMU accepts besides its format/ terms (perf's generic terms that vperf handles).
-constexpr std::string_view kGenericTerms[] = {"config", "config1", "config2", "name"};
+constexpr std::string_view kGenericTerms[] = {"config", "config1", "config2", "name", "period", "freq", "time", "inherit",
+                                              "no-inherit", "call-graph", "stack-size", "max-stack"};
+// The per-event settings perf 6.1 takes on a tracepoint (config_term_tracepoint): a tracepoint
+// samples every hit, under its own name, with a time.
+constexpr std::string_view kTracepointTerms[] = {"call-graph", "stack-size", "max-stack", "inherit", "no-inherit"};
+
+uint64_t term_number(const std::string& key, const std::optional<std::string>& value, uint64_t low, uint64_t high,
+                     const std::string& event_text) {
+  std::optional<uint64_t> number = value ? parse_u64(*value) : std::nullopt;
+  if (!number || *number < low || *number > high)
+    throw usage_error((value ? "bad value '" + *value + "'" : std::string("no value")) + " for term '" + key + "' in '" + event_text + "'",
+                      key + " takes a number from " + std::to_string(low) + " to " + std::to_string(high) + ", e.g. " + key + "=" +
+                          std::to_string(std::max<uint64_t>(low, std::min<uint64_t>(high, 1000))));
+  return *number;
+}
+
+// perf's per-event settings (its config terms): period=, freq=, time=, inherit, no-inherit,
+// call-graph=, stack-size=, max-stack=. False for any other term, which is the caller's.
+bool apply_setting(const std::string& key, const std::optional<std::string>& value, EventSettings& settings,
+                   const std::string& event_text) {
+  if (key == "period" || key == "freq") {
+    settings.rate = EventSettings::Rate{key == "freq", term_number(key, value, 1, UINT64_MAX >> 1, event_text)};
+  } else if (key == "time") {
+    settings.time = !value || term_number(key, value, 0, 1, event_text) == 1;
+  } else if (key == "inherit" || key == "no-inherit") {
+    if (value) throw usage_error("term '" + key + "' takes no value in '" + event_text + "'", "write '" + key + "' alone");
+    settings.inherit = key == "inherit";
+  } else if (key == "call-graph") {
+    if (value == "fp") settings.call_graph = CallGraph::FramePointer;
+    else if (value == "dwarf") settings.call_graph = CallGraph::Dwarf;
+    else if (value == "no") settings.call_graph = CallGraph::None;
+    else if (value == "lbr")
+      throw usage_error("call-graph=lbr in '" + event_text + "' needs Intel's last branch records, which vperf does not sample",
+                        "use call-graph=fp or call-graph=dwarf");
+    else
+      throw usage_error("bad value '" + value.value_or("") + "' for term 'call-graph' in '" + event_text + "'", "call-graph=fp, dwarf or no");
+  } else if (key == "stack-size") {
+    // perf's bound: a sample's user stack copy must fit in its 64 KiB record with the rest.
+    settings.stack_size = static_cast<uint32_t>((term_number(key, value, 8, 65528, event_text) + 7) & ~uint64_t{7});
+  } else if (key == "max-stack") {
+    settings.max_stack = static_cast<uint16_t>(term_number(key, value, 1, 65535, event_text));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// A builtin's or a named event's terms: the settings (a tracepoint's own few), and for
+// builtins and non-tracepoints name= and config=, config1=, config2=.
+void apply_named_terms(const EventSpec& spec, ResolvedEvent& event) {
+  const bool tracepoint = event.origin == EventOrigin::Tracepoint;
+  for (const PmuTermSpec& term : spec.terms) {
+    const bool allowed = !tracepoint || std::find(std::begin(kTracepointTerms), std::end(kTracepointTerms), term.key) != std::end(kTracepointTerms);
+    if (allowed && apply_setting(term.key, term.value, event.settings, spec.text)) continue;
+    if (!tracepoint && term.key == "name" && term.value) {
+      event.name = event.written = *term.value;
+      continue;
+    }
+    if (!tracepoint && (term.key == "config" || term.key == "config1" || term.key == "config2")) {
+      uint64_t number = term_number(term.key, term.value, 0, UINT64_MAX, spec.text);
+      (term.key == "config" ? event.config : term.key == "config1" ? event.config1 : event.config2) = number;
+      continue;
+    }
+    std::vector<std::string> valid;
+    if (tracepoint) valid.assign(std::begin(kTracepointTerms), std::end(kTracepointTerms));
+    else valid.assign(std::begin(kGenericTerms), std::end(kGenericTerms));
+    throw usage_error("unknown term '" + term.key + "' for " + (tracepoint ? "tracepoint '" : "event '") + spec.name + "' in '" + spec.text + "'",
+                      (tracepoint ? "a tracepoint samples every hit; its terms are " : "its terms are ") + join(valid, ", "));
+  }
+}
 
 Modifiers merge(const Modifiers& a, const Modifiers& b) {
   Modifiers m;
@@ -63,6 +132,7 @@ class PmuTermApplier {
   PmuTermApplier(const SysfsPmu& pmu, const std::string& event_text) : pmu_(pmu), event_text_(event_text) {}
 
   void apply(const std::string& key, const std::optional<std::string>& value, bool from_alias) {
+    if (apply_setting(key, value, settings_, event_text_)) return;
     if (key == "config" || key == "config1" || key == "config2") {
       uint64_t number = number_or_throw(key, value);
       (key == "config" ? config_.config : key == "config1" ? config_.config1 : config_.config2) = number;
@@ -100,6 +170,7 @@ class PmuTermApplier {
 
   const PmuConfig& config() const { return config_; }
   const std::optional<std::string>& name() const { return name_; }
+  const EventSettings& settings() const { return settings_; }
 
  private:
   uint64_t number_or_throw(const std::string& key, const std::optional<std::string>& value) const {
@@ -128,6 +199,7 @@ class PmuTermApplier {
   const std::string& event_text_;
   PmuConfig config_;
   std::optional<std::string> name_;
+  EventSettings settings_;
 };
 
 ResolvedEvent pmu_event(const SysfsPmu& pmu, const PmuConfig& config, std::string name) {
@@ -281,6 +353,7 @@ std::vector<ResolvedEvent> EventCatalog::resolve_event(const EventSpec& spec) co
       event.modifiers = spec.modifiers;
       event.origin = EventOrigin::Builtin;
       if (builtin->kind == BuiltinKind::Hardware || builtin->kind == BuiltinKind::HardwareCache) event.max_precise = max_precise_of(core);
+      apply_named_terms(spec, event);
       return {event};
     }
     case SpecKind::Raw: {
@@ -321,6 +394,7 @@ std::vector<ResolvedEvent> EventCatalog::resolve_event(const EventSpec& spec) co
         for (const PmuTermSpec& term : spec.terms) applier.apply(term.key, term.value, false);
         out.push_back(pmu_event(*pmu, applier.config(), applier.name().value_or(name)));
         out.back().modifiers = spec.modifiers;
+        out.back().settings = applier.settings();
       }
       return out;
     }
@@ -330,7 +404,10 @@ std::vector<ResolvedEvent> EventCatalog::resolve_event(const EventSpec& spec) co
 
   NameLookup lookup{*this};
   std::optional<Error> source_error;
-  if (auto found = lookup.find(spec.name, Modifiers{}, source_error)) return *found;
+  if (auto found = lookup.find(spec.name, spec.modifiers, source_error)) {
+    for (ResolvedEvent& event : *found) apply_named_terms(spec, event);
+    return *found;
+  }
   if (spec.modifier_suffix) {
     if (auto found = lookup.find(spec.modifier_suffix->base, spec.modifier_suffix->modifiers, source_error))
       return *found;
@@ -355,8 +432,14 @@ std::vector<ResolvedEvent> EventCatalog::resolve_event(const EventSpec& spec) co
 namespace {
 
 std::vector<ResolvedEvent> name_as_written(std::vector<ResolvedEvent> events, const EventSpec& spec) {
+  // perf names a named event with terms as written ("cpu-clock/period=100000/"), unless a
+  // name= term names it or it is a tracepoint, whose name stays its own ("sched:sched_switch").
+  const bool named_by_term = spec.kind != SpecKind::PmuTerms &&
+                             std::any_of(spec.terms.begin(), spec.terms.end(), [](const PmuTermSpec& t) { return t.key == "name"; });
   for (ResolvedEvent& event : events) {
-    if (events.size() == 1 && spec.shape != NameShape::Glob) {
+    if (named_by_term || (!spec.terms.empty() && event.origin == EventOrigin::Tracepoint)) {
+      event.written = event.name;
+    } else if (events.size() == 1 && spec.shape != NameShape::Glob) {
       event.written = spec.text;
     } else {
       std::string mods = modifiers_text(event.modifiers);

@@ -151,8 +151,14 @@ class Parser {
     EventSpec spec;
     spec.text = std::string(text);
     spec.position = start + 1;
-    if (text.find('/') != std::string_view::npos) {
-      parse_pmu_terms(text, start, spec);
+    if (size_t slash = text.find('/'); slash != std::string_view::npos) {
+      // "sched:sched_switch/max-stack=3/", "cpu-clock/period=100000/": a named event with
+      // perf's per-event settings; any other word before '/' is a PMU.
+      const std::string_view base = text.substr(0, slash);
+      if (base.find(':') != std::string_view::npos || find_builtin_event(base))
+        parse_named_terms(text, start, spec);
+      else
+        parse_pmu_terms(text, start, spec);
       return spec;
     }
     for (size_t i = 0; i < text.size(); ++i) {
@@ -223,11 +229,38 @@ class Parser {
       if (!is_pmu_name_char(pmu[i]))
         throw error_at(start + i, "unexpected " + quoted_char(pmu[i]) + " in PMU name '" + std::string(pmu) + "'",
                        "PMU names are the directories of /sys/bus/event_source/devices");
+    spec.pmu = std::string(pmu);
+    parse_terms_and_modifiers(text, start, open, false, spec);
+  }
+
+  // A builtin or a SUBSYSTEM:EVENT name, then its terms (the catalog allows perf's per-event
+  // settings only) and modifiers, which perf takes after the '/' with or without a ':' for a
+  // SUBSYSTEM:EVENT, without one for a builtin.
+  void parse_named_terms(std::string_view text, size_t start, EventSpec& spec) {
+    const size_t open = text.find('/');
+    const std::string_view base = text.substr(0, open);
+    for (size_t i = 0; i < base.size(); ++i)
+      if (!is_name_char(base[i]))
+        throw error_at(start + i, "unexpected " + quoted_char(base[i]) + " in event '" + spec.text + "'",
+                       "event names use letters, digits and _ - . : = * ?; run 'vperf list' for the names");
+    if (base.front() == ':' || base.back() == ':')
+      throw error_at(start, "'" + std::string(base) + "' is not an event name", "write SUBSYSTEM:EVENT/TERMS/, e.g. 'sched:sched_switch/max-stack=3/'");
+    spec.name = std::string(base);
+    if (find_builtin_event(base)) {
+      spec.kind = SpecKind::Builtin;
+    } else {
+      spec.kind = SpecKind::Name;
+      spec.shape = has_glob(base) ? NameShape::Glob : NameShape::Colon;
+    }
+    parse_terms_and_modifiers(text, start, open, spec.kind == SpecKind::Name, spec);
+  }
+
+  // From the '/' at `open`: the terms up to the closing '/', then the modifiers.
+  void parse_terms_and_modifiers(std::string_view text, size_t start, size_t open, bool colon_allowed, EventSpec& spec) {
     size_t close = text.find('/', open + 1);
     if (close == std::string_view::npos)
       throw error_at(start + text.size(), "missing closing '/' in '" + spec.text + "'",
                      "write PMU/TERMS/, e.g. 'cpu/event=0x3c/'");
-    spec.pmu = std::string(pmu);
     std::string_view body = text.substr(open + 1, close - open - 1);
     size_t offset = start + open + 1;
     if (!body.empty()) {
@@ -237,6 +270,10 @@ class Parser {
       }
     }
     std::string_view mods = text.substr(close + 1);
+    if (colon_allowed && mods.starts_with(":")) {
+      mods.remove_prefix(1);
+      ++close;
+    }
     if (mods.starts_with(":"))
       throw error_at(start + close + 1, "unexpected ':' after '/' in '" + spec.text + "'",
                      "PMU event modifiers follow the closing '/' directly, e.g. 'msr/tsc/u'");

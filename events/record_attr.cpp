@@ -6,30 +6,38 @@ namespace vperf::events {
 
 perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOptions& options) {
   SampleSettings settings;
+  const EventSettings& own = event.settings;  // the event's terms override the options
   const bool tracepoint = event.type == PERF_TYPE_TRACEPOINT;
+  uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
   if (tracepoint) {
     settings.sample_period = 1;  // every hit, as perf does whatever -F says
+  } else if (own.rate) {
+    (own.rate->frequency ? settings.sample_frequency : settings.sample_period) = own.rate->value;
+    if (!own.rate->frequency) type &= ~uint64_t{PERF_SAMPLE_PERIOD};  // perf's period= term: a fixed period is not sampled
   } else if (options.period) {
     settings.sample_period = *options.period;
   } else {
     settings.sample_frequency = options.frequency.value_or(4000);
   }
-  uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  if (own.time == false) type &= ~uint64_t{PERF_SAMPLE_TIME};
+  // max-stack= alone asks for chains: frame-pointer ones unless the options say dwarf.
+  CallGraph call_graph = own.call_graph.value_or(options.call_graph);
+  if (!own.call_graph && own.max_stack && call_graph == CallGraph::None) call_graph = CallGraph::FramePointer;
   if (options.system_wide || tracepoint) type |= PERF_SAMPLE_CPU;
   if (tracepoint) type |= PERF_SAMPLE_RAW;
   if (options.several_events) type |= PERF_SAMPLE_IDENTIFIER;
-  if (options.call_graph != CallGraph::None) type |= PERF_SAMPLE_CALLCHAIN;
+  if (call_graph != CallGraph::None) type |= PERF_SAMPLE_CALLCHAIN;
   // perf's dwarf mode also samples data addresses, which turns on data mmaps: its libunwind
   // finds each file's .eh_frame_hdr through the read-only mappings, so a file without them
   // cannot be unwound by perf script.
-  if (options.call_graph == CallGraph::Dwarf)
+  if (call_graph == CallGraph::Dwarf)
     type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
-  const bool frame_pointer_registers = options.call_graph == CallGraph::FramePointer && kFramePointerUserRegisters != 0;
+  const bool frame_pointer_registers = call_graph == CallGraph::FramePointer && kFramePointerUserRegisters != 0;
   if (frame_pointer_registers) type |= PERF_SAMPLE_REGS_USER;
   settings.sample_type = type;
   settings.start_disabled = true;
   settings.enable_on_exec = options.enable_on_exec;
-  settings.inherit = options.inherit;
+  settings.inherit = own.inherit.value_or(options.inherit);
   settings.scope = options.scope;
 
   perf_event_attr attr = build_attr(event, settings);
@@ -43,12 +51,13 @@ perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOp
     attr.task = 1;
   }
   if (frame_pointer_registers) attr.sample_regs_user = kFramePointerUserRegisters;
-  if (options.call_graph == CallGraph::Dwarf) {
+  if (call_graph == CallGraph::Dwarf) {
     attr.sample_regs_user = kDwarfUserRegisters;
-    attr.sample_stack_user = options.dwarf_stack_size;
+    attr.sample_stack_user = own.stack_size.value_or(options.dwarf_stack_size);
     attr.exclude_callchain_user = 1;
     if (options.tracking) attr.mmap_data = 1;
   }
+  if (own.max_stack) attr.sample_max_stack = *own.max_stack;
   return attr;
 }
 

@@ -23,8 +23,6 @@
 
 namespace vperf::events {
 
-enum class CallGraph { None, FramePointer, Dwarf };
-
 struct RecordAttrOptions {
   std::optional<uint64_t> frequency;  // -F (default 4000 when neither is given)
   std::optional<uint64_t> period;     // -c

@@ -45,6 +45,31 @@ enum class ToolEvent : uint64_t { DurationTime = 1, UserTime = 2, SystemTime = 3
 // on a host whose msr PMU has only tsc): kept to be printed "<not supported>", never opened.
 enum class EventOrigin { Builtin, Raw, SysfsPmu, Libpfm, Perfmon, Tracepoint, Absent };
 
+// How a sampled event's call chains are taken: record's -g / --call-graph, or the event's own
+// call-graph= term.
+enum class CallGraph { None, FramePointer, Dwarf };
+
+// perf's per-event settings, written among an event's terms ("cpu-clock/period=100000/",
+// "sched:sched_switch/max-stack=3/", "cpu/event=0x3c,name=c0,freq=999/"): each overrides
+// record's option for that event alone, as perf's evsel__apply_config_terms does. Unset: the
+// command line's option holds.
+struct EventSettings {
+  // period=N or freq=HZ, whichever was written last. A period is fixed: samples carry no PERIOD
+  // field (perf clears it; readers take the attr's period).
+  struct Rate {
+    bool frequency = false;
+    uint64_t value = 0;
+  };
+  std::optional<Rate> rate;
+  std::optional<bool> time;              // time=0: samples without TIME
+  std::optional<bool> inherit;           // inherit / no-inherit: child tasks counted or not
+  std::optional<CallGraph> call_graph;   // call-graph=fp|dwarf|no
+  std::optional<uint32_t> stack_size;    // stack-size=BYTES: the user stack a dwarf chain copies
+  // max-stack=N: the kernel keeps at most N frames of each chain (attr.sample_max_stack); alone,
+  // it asks for frame-pointer chains, as perf's term does.
+  std::optional<uint16_t> max_stack;
+};
+
 struct ResolvedEvent {
   std::string name;           // canonical name: "cycles", "cpu/event=0x3c/", "ivb::INST_RETIRED:ANY_P", "sched:sched_switch"
   // How perf stat names it: the event as the user wrote it ("cycles:u", "INST_RETIRED.ANY_P"),
@@ -69,6 +94,7 @@ struct ResolvedEvent {
   // some kernels) whose events are opened on those CPUs, not per task; perf stat then counts
   // system-wide and does not set enable_on_exec.
   std::string cpumask;
+  EventSettings settings;  // the event's own period=, freq=, call-graph=, max-stack= ... terms
 
   bool is_tool() const { return type == kToolEventType; }
 };

@@ -177,7 +177,10 @@ void append_script_sample(std::string& out, const ResolvedSample& sample, Script
   }
   if (fields & kFieldTime) {
     char time[48];
-    append_right_aligned(out, timestamp_text(time, sample.time), 12);
+    // An event recorded without times (a time=0 term) beside timed ones: perf shows its
+    // samples at the time it starts from, -1.
+    const bool timed = !sample.view.attr || (sample.view.attr->attr.sample_type & PERF_SAMPLE_TIME);
+    append_right_aligned(out, timestamp_text(time, timed ? sample.time : UINT64_MAX), 12);
     out.append(": ");
   }
   if (fields & kFieldPeriod) {

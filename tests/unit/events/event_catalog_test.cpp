@@ -96,6 +96,59 @@ TEST_F(EventCatalogTest, GenericTermsAndName) {
   EXPECT_EQ(one("msr/tsc,event=1/").config, 1u);
 }
 
+// perf's per-event settings on named events, as perf 6.1 takes them (perf evlist -v of
+// `perf record -e ...` for each): a builtin keeps its written name, a tracepoint its own, and a
+// tracepoint takes only the call-chain and inherit terms.
+TEST_F(EventCatalogTest, NamedEventsTakePerfsPerEventSettings) {
+  ResolvedEvent clock = one("cpu-clock/period=100000,max-stack=3/u");
+  EXPECT_EQ(clock.type, uint32_t{PERF_TYPE_SOFTWARE});
+  ASSERT_TRUE(clock.settings.rate.has_value());
+  EXPECT_FALSE(clock.settings.rate->frequency);
+  EXPECT_EQ(clock.settings.rate->value, 100000u);
+  EXPECT_EQ(clock.settings.max_stack, 3);
+  EXPECT_TRUE(clock.modifiers.user);
+  EXPECT_EQ(clock.written, "cpu-clock/period=100000,max-stack=3/u");
+  // The last of period= and freq= holds.
+  ResolvedEvent both = one("cpu-clock/period=1,freq=100/");
+  EXPECT_TRUE(both.settings.rate->frequency);
+  EXPECT_EQ(both.settings.rate->value, 100u);
+  ResolvedEvent named = one("cpu-clock/time=0,name=foo,no-inherit,call-graph=dwarf,stack-size=4095/");
+  EXPECT_EQ(named.written, "foo");
+  EXPECT_EQ(named.settings.time, false);
+  EXPECT_EQ(named.settings.inherit, false);
+  EXPECT_EQ(named.settings.call_graph, CallGraph::Dwarf);
+  EXPECT_EQ(named.settings.stack_size, 4096u) << "rounded up to whole words";
+  EXPECT_EQ(one("cpu-clock/config=2/").config, 2u);
+
+  ResolvedEvent tp = one("sched:sched_switch/max-stack=3,call-graph=fp/:k");
+  EXPECT_EQ(tp.origin, EventOrigin::Tracepoint);
+  EXPECT_EQ(tp.written, "sched:sched_switch");
+  EXPECT_EQ(tp.settings.max_stack, 3);
+  EXPECT_EQ(tp.settings.call_graph, CallGraph::FramePointer);
+  EXPECT_TRUE(tp.modifiers.kernel);
+  EXPECT_EQ(one("sched:sched_switch/no-inherit/k").settings.inherit, false);
+
+  EXPECT_EQ(failure("sched:sched_switch/period=3/"),
+            "unknown term 'period' for tracepoint 'sched:sched_switch' in 'sched:sched_switch/period=3/' (hint: a tracepoint "
+            "samples every hit; its terms are call-graph, stack-size, max-stack, inherit, no-inherit)");
+  EXPECT_NE(failure("sched:sched_switch/name=sw/").find("unknown term 'name'"), std::string::npos);
+  EXPECT_NE(failure("cpu-clock/umask=1/").find("unknown term 'umask' for event 'cpu-clock'"), std::string::npos);
+  EXPECT_NE(failure("cpu-clock/period=0/").find("bad value '0' for term 'period'"), std::string::npos);
+  EXPECT_NE(failure("cpu-clock/call-graph=lbr/").find("last branch records"), std::string::npos);
+  EXPECT_NE(failure("cpu-clock/call-graph=x/").find("call-graph=fp, dwarf or no"), std::string::npos);
+  EXPECT_NE(failure("cpu-clock/inherit=1/").find("takes no value"), std::string::npos);
+  EXPECT_NE(failure("sched:nope/max-stack=3/").find("unknown event 'sched:nope'"), std::string::npos);
+}
+
+// The same settings among a PMU's terms.
+TEST_F(EventCatalogTest, PmuTermsTakeTheSettingsToo) {
+  ResolvedEvent e = one("cpu/event=0x3c,freq=999,call-graph=no/");
+  EXPECT_EQ(e.config, 0x3cu);
+  EXPECT_TRUE(e.settings.rate->frequency);
+  EXPECT_EQ(e.settings.rate->value, 999u);
+  EXPECT_EQ(e.settings.call_graph, CallGraph::None);
+}
+
 TEST_F(EventCatalogTest, AliasesExpandTheirTerms) {
   ResolvedEvent tsc = one("msr/tsc/");
   EXPECT_EQ(tsc.type, 10u);
@@ -135,7 +188,8 @@ TEST_F(EventCatalogTest, UncoreInstancesByPrefix) {
 
 TEST_F(EventCatalogTest, PmuErrors) {
   EXPECT_EQ(failure("msr/foo/"),
-            "unknown term 'foo' for PMU 'msr' in 'msr/foo/' (hint: valid terms: event, config, config1, config2, name; "
+            "unknown term 'foo' for PMU 'msr' in 'msr/foo/' (hint: valid terms: event, config, config1, config2, name, period, "
+            "freq, time, inherit, no-inherit, call-graph, stack-size, max-stack; "
             "events: smi, tsc)");
   EXPECT_NE(failure("cpu/event=0x100/").find("value 0x100 too big for term 'event' (8 bits)"), std::string::npos);
   EXPECT_NE(failure("cpu/event=zz/").find("bad value 'zz' for term 'event'"), std::string::npos);

@@ -115,6 +115,27 @@ TEST(EventSpec, PmuErrors) {
   EXPECT_NE(parse_error("cpu/event=0x3c,event=0x3d/").find("term 'event' given twice"), std::string::npos);
 }
 
+// perf's EVENT/TERMS/ on builtins and tracepoints (probe events are tracepoints): the name
+// before the '/' is the event, not a PMU, and perf takes the modifiers with or without ':'.
+TEST(EventSpec, NamedEventsWithTerms) {
+  EventSpec probe = only_event("probe_libc:inet_pton/max-stack=3/");
+  EXPECT_EQ(probe.kind, SpecKind::Name);
+  EXPECT_EQ(probe.shape, NameShape::Colon);
+  EXPECT_EQ(probe.name, "probe_libc:inet_pton");
+  ASSERT_EQ(probe.terms.size(), 1u);
+  EXPECT_EQ(probe.terms[0].key, "max-stack");
+  EXPECT_EQ(probe.terms[0].value, "3");
+  EventSpec clock = only_event("cpu-clock/period=100000/u");
+  EXPECT_EQ(clock.kind, SpecKind::Builtin);
+  EXPECT_EQ(clock.name, "cpu-clock");
+  EXPECT_TRUE(clock.modifiers.user);
+  EXPECT_TRUE(only_event("sched:sched_switch/max-stack=3/:k").modifiers.kernel);
+  EXPECT_EQ(parse_event_list("sched:sched_switch/call-graph=fp,max-stack=2/,cs").at(1).members.at(0).name, "cs");
+  EXPECT_NE(parse_error("cpu-clock/period=1/:u").find("unexpected ':'"), std::string::npos) << "perf's syntax error too";
+  EXPECT_NE(parse_error("sched:/max-stack=3/").find("is not an event name"), std::string::npos);
+  EXPECT_NE(parse_error("sched:sched_switch/max-stack=3").find("missing closing '/'"), std::string::npos);
+}
+
 TEST(EventSpec, GroupsCarryModifiersAndMembers) {
   auto groups = parse_event_list("{cycles,instructions}:u,cs");
   ASSERT_EQ(groups.size(), 2u);

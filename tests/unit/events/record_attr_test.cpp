@@ -31,6 +31,42 @@ TEST(RecordAttr, CommandWithFramePointerCallGraphIsPerfs) {
   EXPECT_TRUE(a.mmap && a.mmap2 && a.comm && a.comm_exec && a.task && a.sample_id_all);
 }
 
+// An event's own terms override the options, as perf 6.1 applies them (perf evlist -v of
+// `perf record -e 'cpu-clock/period=100000/'` and the others below).
+TEST(RecordAttr, EventSettingsOverrideTheOptions) {
+  RecordAttrOptions o;
+  o.frequency = 99;
+  ResolvedEvent fixed = software(PERF_COUNT_SW_CPU_CLOCK);
+  fixed.settings.rate = EventSettings::Rate{false, 100000};
+  perf_event_attr a = build_record_attr(fixed, o);
+  EXPECT_EQ(a.freq, 0u);
+  EXPECT_EQ(a.sample_period, 100000u);
+  EXPECT_EQ(a.sample_type, uint64_t{PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME}) << "a fixed period is not sampled";
+
+  ResolvedEvent chained = software(PERF_COUNT_SW_CPU_CLOCK);
+  chained.settings.max_stack = 3;  // alone: frame-pointer chains
+  chained.settings.time = false;
+  chained.settings.inherit = false;
+  a = build_record_attr(chained, o);
+  EXPECT_EQ(a.sample_type, uint64_t{PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD});
+  EXPECT_EQ(a.sample_max_stack, 3u);
+  EXPECT_EQ(a.inherit, 0u);
+  EXPECT_EQ(a.sample_freq, 99u);
+
+  ResolvedEvent dwarf = software(PERF_COUNT_SW_CPU_CLOCK);
+  dwarf.settings.call_graph = CallGraph::Dwarf;
+  dwarf.settings.stack_size = 4096;
+  a = build_record_attr(dwarf, o);
+  EXPECT_TRUE(a.sample_type & PERF_SAMPLE_STACK_USER);
+  EXPECT_EQ(a.sample_stack_user, 4096u);
+  EXPECT_TRUE(a.exclude_callchain_user);
+
+  o.call_graph = CallGraph::FramePointer;  // record -g, and call-graph=no on this event
+  ResolvedEvent plain = software(PERF_COUNT_SW_CPU_CLOCK);
+  plain.settings.call_graph = CallGraph::None;
+  EXPECT_FALSE(build_record_attr(plain, o).sample_type & PERF_SAMPLE_CALLCHAIN);
+}
+
 // `perf record -vv -e sched:sched_switch -a`: period 1, CPU and RAW whatever -F says.
 TEST(RecordAttr, TracepointsSampleEveryHitWithRawData) {
   ResolvedEvent tp;
