@@ -23,7 +23,7 @@ perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOp
   // max-stack= alone asks for chains: frame-pointer ones unless the options say dwarf.
   CallGraph call_graph = own.call_graph.value_or(options.call_graph);
   if (!own.call_graph && own.max_stack && call_graph == CallGraph::None) call_graph = CallGraph::FramePointer;
-  if (options.system_wide || tracepoint) type |= PERF_SAMPLE_CPU;
+  if (options.system_wide || options.sample_cpu || tracepoint) type |= PERF_SAMPLE_CPU;
   if (tracepoint) type |= PERF_SAMPLE_RAW;
   if (options.several_events) type |= PERF_SAMPLE_IDENTIFIER;
   if (call_graph != CallGraph::None) type |= PERF_SAMPLE_CALLCHAIN;
@@ -42,6 +42,18 @@ perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOp
 
   perf_event_attr attr = build_attr(event, settings);
   attr.read_format = PERF_FORMAT_ID;
+  if (options.inherit_stat) {
+    attr.inherit_stat = 1;
+    attr.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  }
+  if (options.all_user) {
+    attr.exclude_kernel = 1;
+    attr.exclude_user = 0;
+  }
+  if (options.all_kernel) {
+    attr.exclude_kernel = 0;
+    attr.exclude_user = 1;
+  }
   attr.sample_id_all = 1;
   if (options.tracking) {
     attr.mmap = 1;

@@ -34,6 +34,13 @@ struct RecordAttrOptions {
   bool enable_on_exec = false;        // a workload not exec'd yet
   bool inherit = true;
   MachineScope scope{};               // vperf kvm: which machines unmodified events sample
+  bool sample_cpu = false;            // --sample-cpu: samples carry the CPU without -a
+  // --all-user / --all-kernel: every event counts in that mode alone, whatever its modifiers
+  // (perf sets exclude_kernel or exclude_user last; --all-kernel wins over --all-user).
+  bool all_user = false, all_kernel = false;
+  // -s: each task's counts, from the PERF_RECORD_READ the kernel writes as an inherited
+  // counter's task exits (attr.inherit_stat, with the enabled and running times), for report -T.
+  bool inherit_stat = false;
 };
 
 // The user registers perf copies for DWARF unwinding on this machine: x86-64's AX..R15 without

@@ -81,6 +81,12 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_flag("-B,--no-buildid", options->request.no_buildid, "Write no build-id table (and cache nothing)");
   sub->add_flag("-i,--no-inherit", options->no_inherit, "Do not sample the command's child tasks");
   sub->add_flag("-q,--quiet", options->request.quiet, "No messages");
+  sub->add_flag("--sample-cpu", options->request.attr.sample_cpu, "Samples carry their CPU (always with -a/-C)");
+  sub->add_flag("--all-user", options->request.attr.all_user, "Every event counts in user space only");
+  sub->add_flag("--all-kernel", options->request.attr.all_kernel, "Every event counts in the kernel only");
+  sub->add_flag("-s,--stat", options->request.attr.inherit_stat, "Keep each task's event counts (report -T shows them)");
+  // perf's -T asks for sample times, which vperf (as perf 6.1) records always.
+  sub->add_flag("-T,--timestamp")->description("Record sample times (always done; kept for perf's command lines)");
   // vperf kvm record only: sampling the vCPUs through QEMU's monitor instead of perf events.
   auto monitor = std::make_shared<MonitorRecordOptions>();
   if (kvm) add_monitor_options(*sub, *monitor);

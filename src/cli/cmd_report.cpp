@@ -165,6 +165,7 @@ int run_report(const ReportCommandOptions& o, std::ostream& out, std::ostream& e
   }
   if (o.header && reader.is_pipe()) write(out, report::render_header(reader, session.header_info()));
   write(out, report::render_stdio(*data, o.report, o.header));
+  if (o.show_threads) write(out, report::task_counts_table(*data));
   return data->traces_printed_from_fields ? 1 : 0;  // as ftrace report and script: incomplete
 }
 
@@ -187,6 +188,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
                   "At most this many callchain frames per sample, the root-most in caller graphs (default 127)")
       ->check(CLI::NonNegativeNumber);
   sub->add_flag("-n,--show-nr-samples", o.report.show_samples, "Samples column");
+  sub->add_flag("-T,--threads", o.show_threads, "Then each task's counts, from a recording made with record -s");
   sub->add_flag("--show-total-period", o.report.show_total_period, "Period column (each entry's own event count)");
   sub->add_flag("-q,--quiet", o.report.quiet, "No '#' comment lines and no warnings, as perf report -q");
   sub->add_flag("--inline,!--no-inline", o.report.inline_frames,

@@ -24,6 +24,7 @@ struct ReportCommandOptions {
   bool dump_raw = false;     // -D: every record dumped, then the record counts (report/raw_dump.h)
   bool stats = false;        // --stats: the record counts only
   bool tasks = false;        // --tasks: the threads as a tree of who forked whom (report/task_tree.h)
+  bool show_threads = false; // -T: then each task's counts (report::task_counts_table)
 };
 
 // Parses perf report's -g/--call-graph value: "graph|fractal|none[,THRESHOLD[,caller|callee]]"

@@ -365,6 +365,21 @@ struct RecordCodec<TaskRecord> {
 };
 
 template <>
+struct RecordCodec<ReadRecord> {
+  static Result<ReadRecord> decode(ByteReader& r, const BodyLayout&) {
+    ReadRecord read;
+    VPERF_TRY(read.pid, r.u32("read pid"));
+    VPERF_TRY(read.tid, r.u32("read tid"));
+    if (r.remaining() < sizeof(uint64_t)) return Error{"READ record without a count"};
+    VPERF_TRY(read.values, byte_vector(r, r.remaining(), "read values"));
+    return read;
+  }
+  static void encode(ByteWriter& w, const ReadRecord& read, const BodyLayout&) {
+    w.u32(read.pid); w.u32(read.tid); w.bytes(read.values);
+  }
+};
+
+template <>
 struct RecordCodec<LostRecord> {
   static Result<LostRecord> decode(ByteReader& r, const BodyLayout&) {
     LostRecord l;
@@ -753,6 +768,7 @@ Result<RecordBody> decode_body(ByteReader& r, const BodyLayout& at) {
     case PERF_RECORD_COMM: return decode_as<CommRecord>(r, at);
     case PERF_RECORD_FORK:
     case PERF_RECORD_EXIT: return decode_as<TaskRecord>(r, at);
+    case PERF_RECORD_READ: return decode_as<ReadRecord>(r, at);
     case PERF_RECORD_LOST: return decode_as<LostRecord>(r, at);
     case PERF_RECORD_LOST_SAMPLES: return decode_as<LostSamplesRecord>(r, at);
     case PERF_RECORD_THROTTLE:
@@ -801,6 +817,12 @@ struct BodyEncoder {
 };
 
 }  // namespace
+
+uint64_t ReadRecord::value() const {
+  uint64_t count = 0;
+  if (values.size() >= sizeof count) std::memcpy(&count, values.data(), sizeof count);
+  return count;
+}
 
 std::string feature_name(int feature) {
   static constexpr const char* kNames[] = {

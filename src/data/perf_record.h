@@ -100,6 +100,12 @@ struct TaskRecord {  // PERF_RECORD_FORK and PERF_RECORD_EXIT
   uint64_t time = 0;
   bool operator==(const TaskRecord&) const = default;
 };
+struct ReadRecord {  // PERF_RECORD_READ: an inherited counter's count as its task exits (inherit_stat)
+  uint32_t pid = 0, tid = 0;
+  std::vector<uint8_t> values;  // the counter's read_format block as is; the count is its first u64
+  uint64_t value() const;
+  bool operator==(const ReadRecord&) const = default;
+};
 struct LostRecord {  // PERF_RECORD_LOST
   uint64_t id = 0, lost = 0;
   bool operator==(const LostRecord&) const = default;
@@ -230,7 +236,7 @@ struct UnparsedRecord {
 };
 
 using RecordBody =
-    std::variant<UnparsedRecord, Sample, MmapRecord, Mmap2Record, CommRecord, TaskRecord, LostRecord,
+    std::variant<UnparsedRecord, Sample, MmapRecord, Mmap2Record, CommRecord, TaskRecord, ReadRecord, LostRecord,
                  LostSamplesRecord, ThrottleRecord, KsymbolRecord, BpfEventRecord, TextPokeRecord, CgroupRecord,
                  SwitchRecord, FinishedRoundRecord, AttrRecord, EventTypeRecord, TracingDataRecord,
                  BuildIdRecord, IdIndexRecord, ThreadMapRecord, StatConfigRecord, StatRecord, StatRoundRecord,

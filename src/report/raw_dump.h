@@ -56,6 +56,7 @@ class RawDump {
   void append_timestamp(const data::RecordView& view, std::string& out) const;
   void append_body(const data::RecordView& view, std::string& out);
   void append_sample(const data::RecordView& view, std::string& out) const;
+  void append_read(const data::RecordView& view, std::string& out) const;
 
   const data::PerfDataReader& reader_;
   std::string path_;

@@ -84,6 +84,21 @@ class TraceText {
 
 }  // namespace
 
+void TaskCounts::add(uint32_t pid, uint32_t tid, size_t event, uint64_t value) {
+  auto column = std::find(events.begin(), events.end(), event);
+  if (column == events.end()) {
+    events.push_back(event);
+    for (Row& row : rows) row.values.push_back(0);
+    column = events.end() - 1;
+  }
+  auto row = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.pid == pid && r.tid == tid; });
+  if (row == rows.end()) {
+    rows.push_back(Row{pid, tid, std::vector<uint64_t>(events.size(), 0)});
+    row = rows.end() - 1;
+  }
+  row->values[static_cast<size_t>(column - events.begin())] += value;
+}
+
 Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines& machines, const ReportOptions& options,
                                 unwind::UserStackUnwinder* unwinder) {
   ReportData report;
@@ -126,6 +141,8 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
     kernel_maps.observe(view.record);
     if (const auto* lost = std::get_if<data::LostSamplesRecord>(&view.record.body)) report.lost_samples += lost->lost;
     else if (const auto* dropped = std::get_if<data::LostRecord>(&view.record.body)) report.lost_events += dropped->lost;
+    else if (const auto* read = std::get_if<data::ReadRecord>(&view.record.body))
+      report.task_counts.add(read->pid, read->tid, view.attr_index == data::kNoAttrIndex ? 0 : view.attr_index, read->value());
     else if (by_trace)
       trace_text.tracing().load_record(view.record);
   });

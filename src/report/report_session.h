@@ -36,6 +36,19 @@ struct ReportLayout {
   std::vector<OutputField> order_by;
 };
 
+// Each task's counts from PERF_RECORD_READ (record -s: an inherited counter reports its count
+// as its task exits, once per CPU it was opened on), summed as perf report -T sums them: tasks in
+// the order of their first READ, events likewise, 0 where a task has none of an event.
+struct TaskCounts {
+  struct Row {
+    uint32_t pid = 0, tid = 0;
+    std::vector<uint64_t> values;  // by `events`
+  };
+  std::vector<size_t> events;  // indexes into ReportData::events
+  std::vector<Row> rows;
+  void add(uint32_t pid, uint32_t tid, size_t event, uint64_t value);
+};
+
 struct ReportData {
   std::vector<ReportEvent> events;  // one per attr of the file, in file order
   ReportLayout layout;
@@ -43,6 +56,7 @@ struct ReportData {
   std::unique_ptr<HistBuilder> hists;  // hists->events()[i] belongs to events[i] (may be shorter)
   uint64_t lost_samples = 0;           // PERF_RECORD_LOST_SAMPLES (perf's "Total Lost Samples")
   uint64_t lost_events = 0;            // PERF_RECORD_LOST: events the kernel dropped
+  TaskCounts task_counts;              // PERF_RECORD_READ (record -s), for report -T
   data::ReadStats stats;
   std::vector<std::string> warnings;   // the reader's (truncation, ...)
   // --sort trace: samples whose trace text is their fields, their print fmt being unsafe on them

@@ -491,6 +491,30 @@ void render_hierarchy(std::string& out, const ReportData& report, const ReportOp
 
 }  // namespace
 
+std::string task_counts_table(const ReportData& report) {
+  const TaskCounts& counts = report.task_counts;
+  auto width_of = [](uint64_t n) { return std::to_string(n).size(); };
+  size_t pid_width = 3, tid_width = 3;
+  std::vector<size_t> widths;
+  for (size_t event : counts.events) widths.push_back(event < report.events.size() ? report.events[event].name.size() : 0);
+  for (const TaskCounts::Row& row : counts.rows) {
+    pid_width = std::max(pid_width, width_of(row.pid));
+    tid_width = std::max(tid_width, width_of(row.tid));
+    for (size_t j = 0; j < row.values.size(); ++j) widths[j] = std::max(widths[j], width_of(row.values[j]));
+  }
+  auto right = [](std::string text, size_t width) { return std::string(width > text.size() ? width - text.size() : 0, ' ') + text; };
+  std::string out = "# " + right("PID", pid_width) + "  " + right("TID", tid_width);
+  for (size_t j = 0; j < counts.events.size(); ++j)
+    out += "  " + right(counts.events[j] < report.events.size() ? report.events[counts.events[j]].name : "", widths[j]);
+  out += '\n';
+  for (const TaskCounts::Row& row : counts.rows) {
+    out += "  " + right(std::to_string(row.pid), pid_width) + "  " + right(std::to_string(row.tid), tid_width);
+    for (size_t j = 0; j < row.values.size(); ++j) out += "  " + right(std::to_string(row.values[j]), widths[j]);
+    out += '\n';
+  }
+  return out;
+}
+
 std::string render_stdio(const ReportData& report, const ReportOptions& options, bool after_header) {
   std::string out = after_header ? "" : "# To display the perf.data header info, please use --header/--header-only options.\n#\n";
   for (SortKey key : report.layout.sort_keys) {

@@ -29,6 +29,11 @@ std::string samples_with_unit(uint64_t samples);
 
 // `after_header`: the perf.data header was printed just before (--header), so perf's pointer
 // to --header is left out.
+// perf report -T's table of each task's counts (TaskCounts), "#  PID   TID  EVENT..." with
+// columns as wide as their widest value; the header alone when the file has no READ records
+// (a recording without -s, or whose tasks did not exit), as perf prints it.
+std::string task_counts_table(const ReportData& report);
+
 std::string render_stdio(const ReportData& report, const ReportOptions& options, bool after_header = false);
 
 }  // namespace vperf::report

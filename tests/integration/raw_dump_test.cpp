@@ -103,6 +103,18 @@ TEST_F(RawDump, VperfsCallchainRecordingDumpsAsPerf) {
   expect_same_dumps(theirs);
 }
 
+// record -s: the PERF_RECORD_READ of each exiting task, its count and read_format's fields.
+TEST_F(RawDump, TaskCountRecordsOfRecordStatDumpAsPerf) {
+  const std::string command = " -s -e cpu-clock -- sh -c '" + std::string(VPERF_WORKLOAD) + " spin 20; true'";
+  const std::string mine = file("vperf-s.data"), theirs = file("perf-s.data");
+  record(quote(VPERF_BINARY), mine, command);
+  record("perf", theirs, command);
+  for (const std::string& data : {mine, theirs}) {
+    expect_same_dumps(data);
+    EXPECT_NE(test::run_vperf({"report", "-D", "-i", data}).out.find("PERF_RECORD_READ: "), std::string::npos);
+  }
+}
+
 TEST_F(RawDump, DwarfRegistersAndUserStacksDumpAsPerf) {
   const std::string data = file("dwarf.data");
   record("perf", data, "--call-graph dwarf,2048 -e cpu-clock -c 500000 -- " + std::string(VPERF_WORKLOAD) + " spin 100");

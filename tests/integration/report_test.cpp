@@ -342,6 +342,30 @@ TEST_F(Report, TasksTreeMatchesPerf) {
   EXPECT_EQ(mine.out, theirs.out);
 }
 
+// record -s keeps each task's counts (the kernel's PERF_RECORD_READ as an inherited counter's
+// task exits) and report -T prints them after the report, as perf's table: the same text from
+// both tools on both tools' recordings. (Which tasks get a row, and their counts, are the
+// kernel's: it swaps inherit_stat counts between tasks whose contexts it swaps, so a count is
+// not a task's own CPU time and is not checked as one.)
+TEST_F(Report, TaskCountsOfRecordStatMatchPerf) {
+  const std::string command = std::string(VPERF_WORKLOAD) + " spin 30; " + VPERF_WORKLOAD + " spin 10; true";
+  const std::string perfs = file("perf-s.data"), vperfs = file("vperf-s.data");
+  perf_record({"-s", "-e", "cpu-clock", "-o", perfs, "--", "sh", "-c", command});
+  ASSERT_EQ(test::run_vperf({"record", "-q", "-s", "-e", "cpu-clock", "-o", vperfs, "--", "sh", "-c", command}).exit_code, 0);
+  for (const std::string& data : {perfs, vperfs}) {
+    SCOPED_TRACE(data);
+    const std::string theirs = perf_report(data, {"-T"}), mine = vperf_report(data, {"-T"});
+    const size_t table = theirs.rfind("\n# ");
+    ASSERT_NE(table, std::string::npos) << theirs;
+    EXPECT_EQ(mine, without_tip(theirs) + theirs.substr(table + 1));
+    EXPECT_TRUE(std::regex_search(mine, std::regex(R"(\n#  PID   TID  cpu-clock\n +[0-9]+ +[0-9]+ +[0-9]+\n)"))) << "rows\n" << mine;
+  }
+  // Without -s: perf's header alone.
+  const std::string plain = file("plain.data");
+  ASSERT_EQ(test::run_vperf({"record", "-q", "-e", "cpu-clock", "-o", plain, "--", VPERF_WORKLOAD, "spin", "10"}).exit_code, 0);
+  EXPECT_TRUE(vperf_report(plain, {"-T"}).ends_with("\n# PID  TID\n"));
+}
+
 TEST_F(Report, TracepointEventsMatchPerf) {
   VPERF_REQUIRE(test::has_tracefs(), "tracefs for syscalls tracepoints");
   std::string data = file("tp.data");

@@ -388,6 +388,28 @@ TEST(ReportHists, LostSamplesAreCounted) {
   EXPECT_NE(render_stdio(data, o).find("# Total Lost Samples: 12\n"), std::string::npos);
 }
 
+// perf report -T's table: READ counts summed per task (one READ per CPU the inherited counter
+// was on), tasks and events in first-seen order, 0 where a task has none of an event, columns as
+// wide as their widest value. The first two rows are perf 6.1's for the same READ records.
+TEST(ReportText, TaskCountsAsPerfReportT) {
+  ReportData report;
+  report.events = {ReportEvent{"cpu-clock", 0}, ReportEvent{"task-clock", 0}};
+  report.task_counts.add(2850, 2850, 0, 1094308);
+  report.task_counts.add(2850, 2850, 0, 58450383);
+  report.task_counts.add(2848, 2848, 0, 4678654);
+  EXPECT_EQ(task_counts_table(report),
+            "#  PID   TID  cpu-clock\n"
+            "  2850  2850   59544691\n"
+            "  2848  2848    4678654\n");
+  report.task_counts.add(7, 7, 1, 12);
+  EXPECT_EQ(task_counts_table(report),
+            "#  PID   TID  cpu-clock  task-clock\n"
+            "  2850  2850   59544691           0\n"
+            "  2848  2848    4678654           0\n"
+            "     7     7          0          12\n");
+  EXPECT_EQ(task_counts_table(ReportData{}), "# PID  TID\n");
+}
+
 TEST(ReportText, SampleCountsWithPerfsUnits) {
   EXPECT_EQ(samples_with_unit(505), "505 ");
   EXPECT_EQ(samples_with_unit(1000), "1000 ");
