@@ -27,6 +27,32 @@ TEST(Cli, VersionPrintsProjectVersion) {
   EXPECT_EQ(r.out, std::string("vperf ") + VPERF_VERSION + "\n");
 }
 
+// perf version's command and its --build-options table: perf 6.1's names in its order and
+// format (from `perf version --build-options` of Debian's linux-perf 6.1), then vperf's own;
+// what vperf lacks (BPF, perf trace's syscall table) says OFF.
+TEST(Cli, VersionCommandAndBuildOptionsInPerfsFormat) {
+  EXPECT_EQ(run_cli({"version"}).out, std::string("vperf version ") + VPERF_VERSION + "\n");
+  Outcome r = run_cli({"version", "--build-options"});
+  ASSERT_EQ(r.status, 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);
+  std::vector<std::string> names;
+  while (std::getline(lines, line)) {
+    ASSERT_EQ(line.size() > 24 ? line.substr(22, 4) : "", ": [ ") << line;
+    ASSERT_TRUE(line.substr(26, 5) == "on  ]" || line.substr(26, 5) == "OFF ]") << line;
+    names.push_back(line.substr(0, 22).substr(line.find_first_not_of(' ')));
+  }
+  const std::vector<std::string> perfs = {"dwarf", "dwarf_getlocations", "glibc", "syscall_table", "libbfd", "debuginfod",
+                                          "libelf", "libnuma", "numa_num_possible_cpus", "libperl", "libpython", "libslang",
+                                          "libcrypto", "libunwind", "libdw-dwarf-unwind", "zlib", "lzma", "get_cpuid", "bpf",
+                                          "aio", "zstd", "libpfm4"};
+  ASSERT_GE(names.size(), perfs.size());
+  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + static_cast<long>(perfs.size())), perfs);
+  EXPECT_NE(r.out.find("                   bpf: [ OFF ]  # HAVE_LIBBPF_SUPPORT\n"), std::string::npos);
+  EXPECT_NE(r.out.find("                  zstd: [ on  ]  # HAVE_ZSTD_SUPPORT\n"), std::string::npos);
+}
+
 TEST(Cli, HelpListsEveryCommand) {
   auto r = run_cli({"--help"});
   EXPECT_EQ(r.status, 0);
