@@ -131,6 +131,7 @@ constexpr CommandAdder kCommands[] = {
     {"buildid-cache", add_buildid_cache_command},
     {"buildid-list", add_buildid_list_command},
     {"inject", add_inject_command},
+    {"evlist", add_evlist_command},
     {"version", add_version_command},
     {"help", add_help_command},  // lists the others: named, it builds them all
 };

@@ -1,5 +1,7 @@
 #include "report/report_header.h"
 
+#include <functional>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -94,25 +96,19 @@ std::string read_format_names(uint64_t read_format) {
   return bits(read_format, kNames);
 }
 
-std::string event_line(const data::EventAttrEntry& event) {
-  const perf_event_attr& a = event.attr;
-  std::string line = "# event : name = " + event.name + ", ";
-  if (!event.ids.empty()) {
-    line += ", id = {";
-    for (size_t i = 0; i < event.ids.size(); ++i) line += (i ? ", " : " ") + std::to_string(event.ids[i]);
-    line += " }";
-  }
-  auto field = [&](const char* name, uint64_t value, std::string text) {
-    if (value) line += std::string(", ") + name + " = " + text;
+void for_each_attr_field(const perf_event_attr& a, const std::function<void(const char* name, const std::string& text)>& field) {
+  auto u = [&](const char* name, uint64_t value) {
+    if (value) field(name, std::to_string(value));
   };
-  auto u = [&](const char* name, uint64_t value) { field(name, value, std::to_string(value)); };
-  auto x = [&](const char* name, uint64_t value) { field(name, value, hex(value)); };
+  auto x = [&](const char* name, uint64_t value) {
+    if (value) field(name, hex(value));
+  };
   u("type", a.type);
   u("size", a.size);
   x("config", a.config);
   u("{ sample_period, sample_freq }", a.sample_period);
-  field("sample_type", a.sample_type, sample_type_names(a.sample_type));
-  field("read_format", a.read_format, read_format_names(a.read_format));
+  if (a.sample_type) field("sample_type", sample_type_names(a.sample_type));
+  if (a.read_format) field("read_format", read_format_names(a.read_format));
   u("disabled", a.disabled);
   u("inherit", a.inherit);
   u("pinned", a.pinned);
@@ -157,12 +153,22 @@ std::string event_line(const data::EventAttrEntry& event) {
   x("branch_sample_type", a.branch_sample_type);
   x("sample_regs_user", a.sample_regs_user);
   u("sample_stack_user", a.sample_stack_user);
-  field("clockid", static_cast<uint64_t>(a.clockid), std::to_string(a.clockid));
+  if (a.clockid) field("clockid", std::to_string(a.clockid));
   x("sample_regs_intr", a.sample_regs_intr);
   u("aux_watermark", a.aux_watermark);
   u("sample_max_stack", a.sample_max_stack);
   u("aux_sample_size", a.aux_sample_size);
   u("sig_data", a.sig_data);
+}
+
+std::string event_line(const data::EventAttrEntry& event) {
+  std::string line = "# event : name = " + event.name + ", ";
+  if (!event.ids.empty()) {
+    line += ", id = {";
+    for (size_t i = 0; i < event.ids.size(); ++i) line += (i ? ", " : " ") + std::to_string(event.ids[i]);
+    line += " }";
+  }
+  for_each_attr_field(event.attr, [&](const char* name, const std::string& text) { line += std::string(", ") + name + " = " + text; });
   return line + "\n";
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <functional>
 #include <string>
 
 #include "data/perf_data_reader.h"
@@ -27,6 +28,9 @@ struct HeaderInfo {
 
 // "# event : name = ..." for one event, as perf's perf_event_attr__fprintf lists the fields.
 std::string event_line(const data::EventAttrEntry& event);
+// The attr's fields perf's perf_event_attr__fprintf prints, in its order, each that is not zero:
+// its name ("sample_type", "{ sample_period, sample_freq }") and its text ("IP|TID", "4000").
+void for_each_attr_field(const perf_event_attr& attr, const std::function<void(const char* name, const std::string& text)>& field);
 // perf's sample_type / read_format bit names: "IP|TID|TIME|CALLCHAIN|PERIOD".
 std::string sample_type_names(uint64_t sample_type);
 std::string read_format_names(uint64_t read_format);

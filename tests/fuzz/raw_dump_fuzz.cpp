@@ -2,13 +2,15 @@
 // from outside bytes (CPU and thread maps, sample fields, callchains, registers, stacks): any
 // file or pipe the reader opens must dump without crashing or reading out of bounds, however
 // its records lie about their contents. The machines are configured with files that do not
-// exist, so a fuzz run reads nothing of this host's.
+// exist, so a fuzz run reads nothing of this host's. evlist's listing of the same input (its
+// attrs and the GROUP_DESC section's counts and indexes) must not crash either.
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
 #include <vector>
 
 #include "data/perf_data_reader.h"
+#include "report/evlist.h"
 #include "report/raw_dump.h"
 #include "symbols/machines.h"
 
@@ -27,5 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   vperf::symbols::Machines machines{config};
   std::ostringstream out;
   (void)vperf::report::write_report_raw_dump(reader.value(), machines, "fuzz.data", out);
+  (void)vperf::report::render_evlist(reader.value(), nullptr, vperf::report::EvlistOptions{.verbose = true, .groups = true});
+  (void)vperf::report::render_evlist(reader.value(), nullptr, vperf::report::EvlistOptions{.frequency = true, .trace_fields = true});
   return 0;
 }

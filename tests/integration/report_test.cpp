@@ -366,6 +366,38 @@ TEST_F(Report, TaskCountsOfRecordStatMatchPerf) {
   EXPECT_TRUE(vperf_report(plain, {"-T"}).ends_with("\n# PID  TID\n"));
 }
 
+// perf evlist's listing, byte for byte, with each of its options, on perf's recordings (a group,
+// a period term, a tracepoint) and on vperf's, and from a pipe.
+TEST_F(Report, EvlistMatchesPerf) {
+  VPERF_REQUIRE(test::has_tracefs(), "needs tracefs for sched:sched_switch");
+  const std::string workload = std::string(VPERF_WORKLOAD) + " spin 10";
+  const std::string group = file("group.data"), terms = file("terms.data"), mine = file("vperf.data"), pipe = file("pipe.data");
+  perf_record({"-e", "{cpu-clock,task-clock}", "-o", group, "--", "sh", "-c", workload});
+  perf_record({"-e", "cpu-clock/period=100000/", "-e", "sched:sched_switch", "-o", terms, "--", "sh", "-c", workload});
+  ASSERT_EQ(test::run_vperf({"record", "-q", "-s", "-e", "cpu-clock/freq=999/", "-e", "sched:sched_switch/max-stack=2/", "-o", mine,
+                             "--", "sh", "-c", workload}).exit_code, 0);
+  for (const std::string& data : {group, terms, mine}) {
+    for (const std::string option : {"", "-v", "-F", "-g", "--trace-fields"}) {
+      SCOPED_TRACE(data + " " + option);
+      std::vector<std::string> theirs{"perf", "evlist", "-i", data}, ours{"evlist", "-i", data};
+      if (!option.empty()) {
+        theirs.push_back(option);
+        ours.push_back(option);
+      }
+      test::ProgramResult expected = test::run_program(theirs);
+      ASSERT_EQ(expected.exit_code, 0) << expected.err;
+      EXPECT_EQ(test::run_vperf(ours).out, expected.out);
+    }
+  }
+  EXPECT_EQ(test::run_vperf({"evlist", "-g", "-i", group}).out, "{cpu-clock,task-clock}\n");
+  ASSERT_EQ(test::run_program({"sh", "-c", "perf record -q -e cpu-clock -e sched:sched_switch -o - -- " + workload + " > " + pipe}).exit_code, 0);
+  test::ProgramResult theirs = test::run_program({"sh", "-c", "perf evlist -v -i - < " + pipe});
+  test::ProgramResult ours = test::run_program({"sh", "-c", std::string(VPERF_BINARY) + " evlist -v -i - < " + pipe});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  // From a pipe perf evlist reads no tracing data and says "unknown tracepoint"; vperf reads it.
+  EXPECT_EQ(ours.out, std::regex_replace(theirs.out, std::regex("unknown tracepoint:"), "sched:sched_switch:"));
+}
+
 TEST_F(Report, TracepointEventsMatchPerf) {
   VPERF_REQUIRE(test::has_tracefs(), "tracefs for syscalls tracepoints");
   std::string data = file("tp.data");
