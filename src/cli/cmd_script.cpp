@@ -3,6 +3,7 @@
 #include "cli/command.h"
 #include "cli/kvm_options.h"
 #include "core/error.h"
+#include "core/strings.h"
 #include "report/report_header.h"
 #include "report/script_fields.h"
 #include "report/script_pass.h"
@@ -16,6 +17,12 @@ int run_script(const ScriptOptions& options, std::ostream& out, std::ostream& er
   pass_options.hide_callchain = options.hide_callchain;
   pass_options.max_stack = options.max_stack;
   pass_options.inline_frames = options.inline_frames;
+  pass_options.nanoseconds = options.nanoseconds;
+  pass_options.show_task_events = options.show_task_events;
+  pass_options.show_mmap_events = options.show_mmap_events;
+  for (const std::string& list : options.symbols)
+    for (std::string_view symbol : split(list, ','))
+      if (!symbol.empty()) pass_options.symbols.emplace_back(symbol);
   for (const std::string& argument : options.fields) {
     Result<std::vector<std::string>> warnings = pass_options.fields.apply(argument);
     if (!warnings)
@@ -50,6 +57,10 @@ void add_script_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
                   "hw:/sw:/trace: for one event type; +field/-field change the defaults")
       ->allow_extra_args(false);
   sub->add_flag("-G,--hide-call-graph", options->hide_callchain, "Print the sample ip alone, without its callchain");
+  sub->add_flag("--ns", options->nanoseconds, "Times in nanoseconds");
+  sub->add_flag("--show-task-events", options->show_task_events, "Also print COMM, FORK and EXIT records among the samples");
+  sub->add_flag("--show-mmap-events", options->show_mmap_events, "Also print MMAP and MMAP2 records among the samples");
+  sub->add_option("-S,--symbols", options->symbols, "Only samples in these functions (comma list)")->allow_extra_args(false);
   sub->add_flag("--header", options->header, "Print the perf.data header first (as perf report --header-only)");
   sub->add_flag("-D,--dump-raw-trace", options->dump_raw, "Dump each record (offset, size, bytes, fields) as perf script -D");
   sub->add_option("--max-stack", options->max_stack, "At most this many callchain frames per sample (default 127)")

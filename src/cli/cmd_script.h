@@ -23,6 +23,10 @@ struct ScriptOptions {
   bool inline_frames = true;        // --no-inline: DWARF-unwound frames without inline chains
   bool header = false;              // --header: the perf.data header first, as perf script --header
   bool dump_raw = false;            // -D: each record dumped (report/raw_dump.h) before its line
+  bool nanoseconds = false;         // --ns
+  bool show_task_events = false;    // --show-task-events
+  bool show_mmap_events = false;    // --show-mmap-events
+  std::vector<std::string> symbols; // -S
 };
 
 // Writes the samples to `out` (buffered, not flushed per line); warnings go to `err`.

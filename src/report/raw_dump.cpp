@@ -406,6 +406,27 @@ void RawDump::append_read(const data::RecordView& view, std::string& out) const 
   if (command_ == RawDumpCommand::Script) out += ": unhandled!\n";  // perf script has no READ handler: its stub says so
 }
 
+bool append_task_or_map_event(const data::Record& record, std::string& out) {
+  switch (record.type) {
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_MMAP2:
+    case PERF_RECORD_COMM:
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT:
+      break;
+    default:
+      return false;
+  }
+  if (std::holds_alternative<data::UnparsedRecord>(record.body)) return false;
+  out += "PERF_RECORD_";
+  out += perf_record_name(record.type);
+  if (const auto* m = std::get_if<data::MmapRecord>(&record.body)) append_mmap(*m, record.misc, out);
+  else if (const auto* m2 = std::get_if<data::Mmap2Record>(&record.body)) append_mmap2(*m2, record.misc, out);
+  else if (const auto* c = std::get_if<data::CommRecord>(&record.body)) append_comm(*c, record.misc, out);
+  else append_task(std::get<data::TaskRecord>(record.body), out);
+  return true;
+}
+
 void RawDump::append_body(const data::RecordView& view, std::string& out) {
   const data::Record& record = view.record;
   const bool script = command_ == RawDumpCommand::Script;

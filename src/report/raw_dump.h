@@ -65,6 +65,12 @@ class RawDump {
   std::map<size_t, uint64_t> samples_per_event_;
 };
 
+// perf_event__fprintf's text of a task or map record, as perf script --show-task-events and
+// --show-mmap-events print it after the line's start: "PERF_RECORD_COMM exec: sh:9120/9120",
+// "PERF_RECORD_FORK(9122:9122):(9120:9120)", "PERF_RECORD_MMAP2 9120/9120: [...]: r-xp FILE",
+// ending in a newline. False (nothing appended) for any other record.
+bool append_task_or_map_event(const data::Record& record, std::string& out);
+
 // The two comment lines perf report prints first (with -D too).
 std::string_view report_header_hint();
 

@@ -94,16 +94,18 @@ void append_callchain(std::string& out, const ResolvedSample& sample, ScriptFiel
   }
 }
 
-// "SECONDS.MICROSECONDS" in `buffer`, without a string per sample.
-std::string_view timestamp_text(char (&buffer)[48], uint64_t nanoseconds) {
+// "SECONDS.MICROSECONDS" (or nanoseconds) in `buffer`, without a string per sample.
+std::string_view timestamp_text(char (&buffer)[48], uint64_t nanoseconds, bool with_nanoseconds = false) {
   auto [seconds_end, ec] = std::to_chars(buffer, buffer + 24, nanoseconds / 1000000000);
   *seconds_end = '.';
-  char* micros = seconds_end + 1;
-  auto [micros_end, ec2] = std::to_chars(micros, micros + 8, (nanoseconds % 1000000000) / 1000);
-  const size_t digits = static_cast<size_t>(micros_end - micros);
-  std::memmove(micros + (6 - digits), micros, digits);  // zero-padded to six digits
-  std::memset(micros, '0', 6 - digits);
-  return {buffer, static_cast<size_t>(micros + 6 - buffer)};
+  char* fraction = seconds_end + 1;
+  const size_t width = with_nanoseconds ? 9 : 6;
+  const uint64_t value = with_nanoseconds ? nanoseconds % 1000000000 : (nanoseconds % 1000000000) / 1000;
+  auto [fraction_end, ec2] = std::to_chars(fraction, fraction + 10, value);
+  const size_t digits = static_cast<size_t>(fraction_end - fraction);
+  std::memmove(fraction + (width - digits), fraction, digits);  // zero-padded
+  std::memset(fraction, '0', width - digits);
+  return {buffer, static_cast<size_t>(fraction + width - buffer)};
 }
 
 uint64_t shown_period(const ResolvedSample& sample) {
@@ -143,6 +145,40 @@ std::string script_timestamp(uint64_t nanoseconds) {
   return std::string(timestamp_text(buffer, nanoseconds));
 }
 
+void append_line_start(std::string& out, const LineStart& start, ScriptFieldSet fields, bool with_callchain,
+                       bool nanoseconds) {
+  char buffer[24];
+  if (fields & kFieldComm) {
+    if (with_callchain)
+      out.append(start.comm);
+    else
+      append_right_aligned(out, start.comm, 16);
+    out.push_back(' ');
+  }
+  if ((fields & kFieldPid) && (fields & kFieldTid)) {
+    append_right_aligned(out, decimal(buffer, start.pid), 5);
+    out.push_back('/');
+    append_left_aligned(out, decimal(buffer, start.tid), 5);
+    out.push_back(' ');
+  } else if (fields & (kFieldPid | kFieldTid)) {
+    append_right_aligned(out, decimal(buffer, (fields & kFieldPid) ? start.pid : start.tid), 5);
+    out.push_back(' ');
+  }
+  if (fields & kFieldCpu) {
+    out.push_back('[');
+    std::string_view cpu = unsigned_decimal(buffer, start.cpu);
+    if (cpu.size() < 3) out.append(3 - cpu.size(), '0');
+    out.append(cpu);
+    out.append("] ");
+  }
+  if (fields & kFieldTime) {
+    char time[48];
+    // perf: "%12s" of the microsecond text, "%5lu.%09llu" with --ns.
+    append_right_aligned(out, timestamp_text(time, start.timed ? start.time : UINT64_MAX, nanoseconds), nanoseconds ? 15 : 12);
+    out.append(": ");
+  }
+}
+
 void append_script_sample(std::string& out, const ResolvedSample& sample, ScriptFieldSet fields,
                           std::string_view event_name, const ScriptLineOptions& options,
                           const tracing::TracepointDecoder* decoder, ScriptFrameLines* frame_lines) {
@@ -151,38 +187,11 @@ void append_script_sample(std::string& out, const ResolvedSample& sample, Script
   bool event_has_callchain = attr && (attr->sample_type & PERF_SAMPLE_CALLCHAIN);
   bool with_callchain = (fields & kFieldIp) && event_has_callchain && options.use_callchain;
 
-  if (fields & kFieldComm) {
-    std::string_view comm = sample.comm;
-    if (with_callchain)
-      out.append(comm);
-    else
-      append_right_aligned(out, comm, 16);
-    out.push_back(' ');
-  }
-  if ((fields & kFieldPid) && (fields & kFieldTid)) {
-    append_right_aligned(out, decimal(buffer, sample.pid), 5);
-    out.push_back('/');
-    append_left_aligned(out, decimal(buffer, sample.tid), 5);
-    out.push_back(' ');
-  } else if (fields & (kFieldPid | kFieldTid)) {
-    append_right_aligned(out, decimal(buffer, (fields & kFieldPid) ? sample.pid : sample.tid), 5);
-    out.push_back(' ');
-  }
-  if (fields & kFieldCpu) {
-    out.push_back('[');
-    std::string_view cpu = unsigned_decimal(buffer, sample.cpu);
-    if (cpu.size() < 3) out.append(3 - cpu.size(), '0');
-    out.append(cpu);
-    out.append("] ");
-  }
-  if (fields & kFieldTime) {
-    char time[48];
-    // An event recorded without times (a time=0 term) beside timed ones: perf shows its
-    // samples at the time it starts from, -1.
-    const bool timed = !sample.view.attr || (sample.view.attr->attr.sample_type & PERF_SAMPLE_TIME);
-    append_right_aligned(out, timestamp_text(time, timed ? sample.time : UINT64_MAX), 12);
-    out.append(": ");
-  }
+  // An event recorded without times (a time=0 term) beside timed ones: perf shows its samples
+  // at the time it starts from, -1.
+  const bool timed = !attr || (attr->sample_type & PERF_SAMPLE_TIME);
+  append_line_start(out, LineStart{sample.comm, sample.pid, sample.tid, sample.cpu, sample.time, timed}, fields,
+                    with_callchain, options.nanoseconds);
   if (fields & kFieldPeriod) {
     append_right_aligned(out, unsigned_decimal(buffer, shown_period(sample)), 10);
     out.push_back(' ');

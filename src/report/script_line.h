@@ -6,7 +6,7 @@
 //           is perf's idle thread, "swapper"
 //   pid/tid "%5d/%-5d " with both, else "%5d "
 //   cpu     "[%03d] "
-//   time    "%12s: " of "SECONDS.MICROSECONDS" (truncated, not rounded)
+//   time    "%12s: " of "SECONDS.MICROSECONDS" (truncated, not rounded; nanoseconds with --ns)
 //   period  "%10lu " (the attr's sample_period when the sample has none)
 //   event   "%*s: " right-aligned to the longest event name of the file
 //   trace   the tracepoint's print fmt output (TracepointDecoder)
@@ -38,6 +38,7 @@ struct ScriptLineOptions {
   // The chain's user frames were unwound from a stack copy (ReplayOptions::unwinder was set):
   // a sample whose recorded callchain is empty then still has frames to show.
   bool user_stacks_unwound = false;
+  bool nanoseconds = false;  // --ns: times as SECONDS.NANOSECONDS
 };
 
 // The callchain lines of the frames printed so far, by profile frame id: a frame's line depends
@@ -57,6 +58,20 @@ class ScriptFrameLines {
   std::vector<std::pair<uint32_t, uint32_t>> lines_;  // (offset in text_, length) by frame id; length 0: not yet
   std::string text_;
 };
+
+// The columns perf script starts a line with (perf_sample__fprintf_start): comm, pid/tid, cpu
+// and time, for a sample or a side-band record (--show-task-events, --show-mmap-events).
+// `with_callchain` leaves the comm unpadded, as perf does before a callchain; `timed` false
+// prints perf's -1 for an event recorded without times.
+struct LineStart {
+  std::string_view comm;
+  pid_t pid = -1, tid = -1;
+  uint32_t cpu = 0;
+  uint64_t time = 0;
+  bool timed = true;
+};
+void append_line_start(std::string& out, const LineStart& start, ScriptFieldSet fields, bool with_callchain,
+                       bool nanoseconds);
 
 // Appends `sample`'s text to `out`. `decoder` may be nullptr (no trace text then).
 // `frame_lines`, if given, keeps the callchain lines formatted for the next samples.

@@ -41,6 +41,9 @@ struct ScriptPass::State {
   void print(const data::PerfDataReader& reader, const ResolvedSample& sample) {
     const data::EventAttrEntry* entry = sample.view.attr;
     if (!entry) return;
+    if (!options.symbols.empty() &&
+        (!sample.at.symbol || std::find(options.symbols.begin(), options.symbols.end(), sample.at.symbol_name()) == options.symbols.end()))
+      return;
     ScriptFieldSet fields = layout.fields_for(entry->attr.type);
     if (fields == 0) return;
     const std::string& name = event_name_of(reader, sample.event);
@@ -48,6 +51,56 @@ struct ScriptPass::State {
     if (entry->attr.type == PERF_TYPE_TRACEPOINT && (fields & kFieldTrace) && (!decoder || !decoder->has_event(entry->attr.config)))
       ++tracepoints_without_formats;
     append_script_sample(buffer, sample, fields, name, line_options, decoder, &frame_lines);
+  }
+
+  // A COMM, FORK, EXIT, MMAP or MMAP2 record as perf script --show-task-events and
+  // --show-mmap-events print it: the line's start for the thread it names (as perf has it after
+  // the record: a COMM's new name, a forked child's parent's), then perf_event__fprintf's text.
+  // Called before the replay takes the record in.
+  void print_side_band(const data::PerfDataReader& reader, const symbols::Machines& machines, const data::RecordView& view) {
+    const data::Record& record = view.record;
+    const bool task = record.type == PERF_RECORD_COMM || record.type == PERF_RECORD_FORK || record.type == PERF_RECORD_EXIT;
+    const bool map = record.type == PERF_RECORD_MMAP || record.type == PERF_RECORD_MMAP2;
+    if (!(task && options.show_task_events) && !(map && options.show_mmap_events)) return;
+    const data::EventAttrEntry* entry = view.attr ? view.attr : (reader.attrs().empty() ? nullptr : &reader.attrs().front());
+    if (!entry) return;
+    // The task the record is about, and whose name the line starts with.
+    uint32_t pid = 0, tid = 0;
+    std::string comm;
+    if (const auto* c = std::get_if<data::CommRecord>(&record.body)) {
+      pid = c->pid, tid = c->tid, comm = c->comm;
+    } else if (const auto* t = std::get_if<data::TaskRecord>(&record.body)) {
+      pid = t->pid, tid = t->tid;
+      comm = thread_comm(machines, record.type == PERF_RECORD_FORK ? t->ptid : t->tid, t->tid);
+    } else if (const auto* m = std::get_if<data::MmapRecord>(&record.body)) {
+      pid = m->pid, tid = m->tid, comm = thread_comm(machines, m->tid, m->tid);
+    } else if (const auto* m2 = std::get_if<data::Mmap2Record>(&record.body)) {
+      pid = m2->pid, tid = m2->tid, comm = thread_comm(machines, m2->tid, m2->tid);
+    } else {
+      return;  // a record whose bytes did not parse as its type's
+    }
+    const ScriptFieldSet fields = layout.fields_for(entry->attr.type);
+    if (fields == 0) return;
+    // Without sample_id_all perf takes the task from the record, at cpu 0 and time 0.
+    LineStart start{comm, static_cast<pid_t>(pid), static_cast<pid_t>(tid), 0, 0,
+                    (entry->attr.sample_type & PERF_SAMPLE_TIME) != 0};
+    if (record.has_sample_id) {
+      start.pid = static_cast<pid_t>(record.sample_id.pid);
+      start.tid = static_cast<pid_t>(record.sample_id.tid);
+      start.cpu = record.sample_id.cpu;
+      start.time = record.sample_id.time;
+    }
+    const bool with_callchain = (fields & kFieldIp) && (entry->attr.sample_type & PERF_SAMPLE_CALLCHAIN) && layout.use_callchain;
+    const size_t at = buffer.size();
+    append_line_start(buffer, start, fields, with_callchain, options.nanoseconds);
+    if (!append_task_or_map_event(record, buffer)) buffer.resize(at);
+  }
+
+  // A thread's name as perf has it: ":TID" for one no record named.
+  static std::string thread_comm(const symbols::Machines& machines, uint32_t tid, uint32_t own_tid) {
+    const symbols::Thread* thread = machines.host().find_thread(static_cast<pid_t>(tid));
+    if (thread && !thread->comm.empty()) return thread->comm;
+    return ":" + std::to_string(static_cast<int32_t>(own_tid));
   }
 
   void flush(std::ostream& out) {
@@ -87,6 +140,7 @@ Result<ScriptPass> ScriptPass::prepare(const data::PerfDataReader& reader, Scrip
   state->layout = *layout;
   state->line_options.use_callchain = state->layout.use_callchain;
   state->line_options.max_stack = state->options.max_stack;
+  state->line_options.nanoseconds = state->options.nanoseconds;
   return ScriptPass(std::move(state));
 }
 
@@ -106,6 +160,7 @@ Result<ScriptPassResult> ScriptPass::run(data::PerfDataReader& reader, symbols::
   replay.set_record_observer([&](const data::RecordView& view) {
     if (s.tracing.load_record(view.record)) s.names.clear();  // tracepoint names may come from it
     if (dump) dump->append_record(view, s.buffer);
+    s.print_side_band(reader, machines, view);
   });
   s.tracing.set_kernel_symbol_resolver(host_kernel_symbols(machines.host()));
 

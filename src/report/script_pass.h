@@ -25,6 +25,10 @@ struct ScriptPassOptions {
   unsigned max_stack = 127;
   bool inline_frames = true;              // --no-inline: unwound frames without inline chains
   std::optional<std::string> dump_input;  // -D: every record dumped, the input named so ("pipe")
+  bool nanoseconds = false;               // --ns
+  bool show_task_events = false;          // --show-task-events: COMM, FORK, EXIT lines among the samples
+  bool show_mmap_events = false;          // --show-mmap-events: MMAP, MMAP2 lines
+  std::vector<std::string> symbols;       // -S: only samples whose ip is in one of these functions
 };
 
 struct ScriptPassResult {

@@ -268,6 +268,36 @@ TEST_F(ScriptCommand, PerfsOwnRecordingMatchesPerf) {
   expect_same_as_perf(plain);
 }
 
+// --ns, --show-task-events, --show-mmap-events and -S, alone and together, on perf's and vperf's
+// recordings of a shell that forks and execs the workload (COMM, FORK, EXIT, MMAP2 among the
+// samples) and on a system-wide one: the same text as perf script's.
+TEST_F(ScriptCommand, SideBandEventsNanosecondsAndSymbolFiltersMatchPerf) {
+  const std::string command = std::string(VPERF_WORKLOAD) + " spin 50; true";
+  const std::string mine = file("side-vperf.data"), theirs = file("side-perf.data"), wide = file("side-wide.data");
+  record_vperf({"-g", "-e", "cpu-clock", "-o", mine, "--", "sh", "-c", command});
+  record_perf({"-g", "-e", "cpu-clock", "-o", theirs, "--", "sh", "-c", command});
+  record_vperf({"-a", "-e", "cpu-clock", "-o", wide, "--", "sh", "-c", command});
+  for (const std::string& data : {mine, theirs, wide}) {
+    for (std::vector<std::string> options :
+         {std::vector<std::string>{"--ns"}, {"--show-task-events"}, {"--show-mmap-events"},
+          {"--show-task-events", "--show-mmap-events", "--ns"}, {"--show-task-events", "-F", "comm,tid,time"},
+          {"-S", "spin_leaf_hash"}, {"-S", "spin_leaf_hash,spin_leaf_math", "-G"}}) {
+      SCOPED_TRACE(data + " " + options[0]);
+      expect_same_as_perf(data, options);
+    }
+    const std::string tasks = vperf_script(data, {"--show-task-events"});
+    EXPECT_NE(tasks.find(": PERF_RECORD_FORK("), std::string::npos) << tasks.substr(0, 2000);
+    EXPECT_NE(tasks.find(": PERF_RECORD_COMM exec: vperf-workload:"), std::string::npos) << tasks.substr(0, 2000);
+  }
+  // -S keeps exactly the samples whose ip is in spin_leaf_hash.
+  const std::string all = vperf_script(mine, {"-G"}), hashed = vperf_script(mine, {"-G", "-S", "spin_leaf_hash"});
+  size_t expected = 0;
+  std::istringstream lines(all);
+  for (std::string line; std::getline(lines, line);) expected += line.find(" spin_leaf_hash+0x") != std::string::npos;
+  ASSERT_GT(expected, 0u);
+  EXPECT_EQ(static_cast<size_t>(std::count(hashed.begin(), hashed.end(), '\n')), expected);
+}
+
 TEST_F(ScriptCommand, FieldSelectionsMatchPerf) {
   std::string data = file("fields.data");
   record_vperf({"-g", "-e", "cpu-clock", "-o", data, "--", VPERF_WORKLOAD, "spin", "100"});
