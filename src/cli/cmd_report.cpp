@@ -57,6 +57,7 @@ struct RawReportOptions {
   std::string percentage = "absolute";
   std::string comms, pids, tids, dsos, symbols;
   bool children = false, no_children = false, stdio = false;
+  bool inverted = false;  // -G
 };
 
 // Parses the texts into raw.options; throws usage_error naming a bad value.
@@ -81,6 +82,7 @@ void resolve(RawReportOptions& raw) {
   if (raw.children) opt.report.children = true;
   if (raw.no_children) opt.report.children = false;
   if (!raw.call_graph.empty()) opt.report.call_graph = parse_call_graph(raw.call_graph);
+  if (raw.inverted) opt.report.call_graph.order = report::CallGraphOrder::Caller;  // -G: perf applies it after -g
   if (opt.report.percent_limit < 0 || opt.report.percent_limit > 100)
     throw usage_error("--percent-limit must be between 0 and 100", "e.g. --percent-limit 1");
   opt.report.relative_percentage = raw.percentage == "relative";
@@ -98,6 +100,8 @@ report::CallGraphOptions parse_call_graph(const std::string& spec) {
   for (const std::string& word : split_list(spec)) {
     if (word == "graph") options.mode = report::CallGraphMode::Graph;
     else if (word == "fractal") options.mode = report::CallGraphMode::Fractal;
+    else if (word == "flat") options.mode = report::CallGraphMode::Flat;
+    else if (word == "folded") options.mode = report::CallGraphMode::Folded;
     else if (word == "none") options.mode = report::CallGraphMode::None;
     else if (word == "caller") options.order = report::CallGraphOrder::Caller;
     else if (word == "callee") options.order = report::CallGraphOrder::Callee;
@@ -107,7 +111,7 @@ report::CallGraphOptions parse_call_graph(const std::string& spec) {
       double threshold = std::strtod(word.c_str(), &end);
       if (end == word.c_str() || *end != '\0' || threshold < 0 || threshold > 100)
         throw usage_error("unknown call-graph setting '" + word + "'",
-                          "use graph|fractal|none, a threshold percentage, caller|callee (e.g. -g graph,0.5,caller)");
+                          "use graph|fractal|flat|folded|none, a threshold percentage, caller|callee (e.g. -g graph,0.5,caller)");
       options.min_percent = threshold;
     }
   }
@@ -183,7 +187,8 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   auto* children = sub->add_flag("--children", raw->children, "Children column: time in each function and its callees");
   sub->add_flag("--no-children", raw->no_children, "Self time only")->excludes(children);
   sub->add_option("-g,--call-graph", raw->call_graph,
-                  "Call graph: graph|fractal|none[,THRESHOLD][,caller|callee] (default graph,0.5, caller with children)");
+                  "Call graph: graph|fractal|flat|folded|none[,THRESHOLD][,caller|callee] (default graph,0.5, caller with children)");
+  sub->add_flag("-G,--inverted", raw->inverted, "Caller-ordered call graphs (perf's alias for -g caller)");
   sub->add_option("--max-stack", o.report.max_stack,
                   "At most this many callchain frames per sample, the root-most in caller graphs (default 127)")
       ->check(CLI::NonNegativeNumber);

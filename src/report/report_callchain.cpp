@@ -258,11 +258,71 @@ class GraphPrinter {
   const CallGraphPrint& how_;
 };
 
+// perf's callchain__fprintf_flat and callchain__fprintf_folded over its sort_chain_flat list:
+// every node where chains end (hit) with at least the threshold's hits, taken in a post-order
+// walk of perf's input tree (children from the highest address down, as sorted_children's
+// ties), then ordered by hit, heaviest first, equal ones in walk order.
+void print_chains(std::string& out, const CallchainForest& forest, uint32_t tree, const Profile& profile,
+                  const CallGraphPrint& how) {
+  const uint64_t min_hit = static_cast<uint64_t>(static_cast<double>(how.threshold_total) * (how.min_percent / 100.0));
+  std::vector<uint32_t> ends;
+  std::vector<std::pair<uint32_t, bool>> stack{{tree, false}};  // node, children pushed
+  while (!stack.empty()) {
+    auto [at, expanded] = stack.back();
+    if (expanded) {
+      stack.pop_back();
+      const CallchainForest::Node& node = forest.node(at);
+      if (at != tree && node.hit && node.hit >= min_hit) ends.push_back(at);
+      continue;
+    }
+    stack.back().second = true;
+    std::vector<uint32_t> kids;
+    for (uint32_t c = forest.node(at).first_child; c != CallchainForest::kNone; c = forest.node(c).next_sibling) kids.push_back(c);
+    std::sort(kids.begin(), kids.end(), [&](uint32_t a, uint32_t b) {
+      return static_cast<int64_t>(profile.function(forest.node(a).function).order_key) >
+             static_cast<int64_t>(profile.function(forest.node(b).function).order_key);
+    });
+    for (auto kid = kids.rbegin(); kid != kids.rend(); ++kid) stack.emplace_back(*kid, false);  // first kid walked first
+  }
+  std::stable_sort(ends.begin(), ends.end(), [&](uint32_t a, uint32_t b) { return forest.node(a).hit > forest.node(b).hit; });
+  const bool folded = how.mode == CallGraphMode::Folded;
+  std::vector<uint32_t> path;
+  for (uint32_t end : ends) {
+    path.clear();
+    for (uint32_t at = end; at != tree; at = forest.node(at).parent) path.push_back(at);
+    // Folded shows the chains that end here (hit), flat all that pass through (cumul).
+    const uint64_t value = folded ? forest.node(end).hit : forest.node(end).cumul;
+    char percent[32];
+    std::snprintf(percent, sizeof percent, "%.2f%%",
+                  how.total_period ? static_cast<double>(value) * 100.0 / static_cast<double>(how.total_period) : 0.0);
+    if (folded) {
+      out += percent;
+      out += ' ';
+      for (auto at = path.rbegin(); at != path.rend(); ++at) {
+        if (at != path.rbegin()) out += ';';
+        out += profile.function_label(forest.node(*at).function);
+      }
+      out += '\n';
+    } else {
+      out += "           ";
+      out += percent;
+      out += '\n';
+      for (auto at = path.rbegin(); at != path.rend(); ++at) {
+        out += "                ";
+        out += profile.function_label(forest.node(*at).function);
+        out += '\n';
+      }
+      out += '\n';
+    }
+  }
+}
+
 }  // namespace
 
 void print_call_graph(std::string& out, const CallchainForest& forest, uint32_t tree, uint64_t parent_period,
                       const Profile& profile, const CallGraphPrint& how) {
   if (how.mode == CallGraphMode::None) return;
+  if (how.mode == CallGraphMode::Flat || how.mode == CallGraphMode::Folded) return print_chains(out, forest, tree, profile, how);
   size_t start = out.size();
   GraphPrinter printer(out, forest, profile, how);
   int left = 0;

@@ -19,7 +19,9 @@ inline constexpr unsigned kPerfMaxStack = 127;
 
 // perf report -g's print type: graph (percent of the total), fractal (percent of the parent),
 // none (no call graph, callchains still feed the Children column).
-enum class CallGraphMode : uint8_t { Graph, Fractal, None };
+// graph: a tree with percentages of the total; fractal: of the parent; flat: each chain that
+// ends in a node, root first, a frame a line; folded: the same chains one per line, ';'-joined.
+enum class CallGraphMode : uint8_t { Graph, Fractal, Flat, Folded, None };
 // caller: root first (perf's default with --children); callee: leaf first (with --no-children).
 enum class CallGraphOrder : uint8_t { Caller, Callee };
 

@@ -184,7 +184,10 @@ TEST_F(Report, CallGraphTextMatchesPerf) {
            {"--no-children", "-n", "--show-total-period"}, {"--show-total-period", "--sort", "comm,sym"},
            // --max-stack cuts the leaf-most frames of callee graphs, the root-most of caller ones.
            {"--max-stack", "3"}, {"--max-stack", "2", "--no-children"}, {"--max-stack", "1", "-g", "caller", "--no-children"},
-           {"--max-stack", "0"}}) {
+           {"--max-stack", "0"},
+           // perf's flat and folded chains, and -G (caller graphs).
+           {"--no-children", "-g", "folded"}, {"-g", "folded"}, {"--no-children", "-g", "flat"}, {"-g", "flat,1"},
+           {"-g", "folded,caller", "--no-children"}, {"-G"}, {"-G", "--no-children"}}) {
     std::string what;
     for (const std::string& o : options) what += o + " ";
     EXPECT_EQ(vperf_report(data, options), without_tip(perf_report(data, options))) << what;
