@@ -426,6 +426,12 @@ std::vector<ResolvedEvent> EventCatalog::resolve_event(const EventSpec& spec) co
   if (spec.shape == NameShape::Colon && !tracepoints_)
     hint = (suggestions.empty() ? std::string() : "did you mean " + join_alternatives(suggestions) + "? if a tracepoint: ") +
            tracefs_hint(tracepoints_.error());
+  // "INST_RETIRED.ANY_P" is an Intel perfmon name: its table is a CPU model's, which this
+  // machine (an AMD or Arm CPU, a VM without a model) may not have.
+  if (spec.shape == NameShape::Dotted && suggestions.empty())
+    throw usage_error("unknown event '" + spec.name + "': it reads as an Intel perfmon name, and no event table of this machine has it",
+                      "Intel's names belong to a CPU model's table: name the model, e.g. vperf encode --model skx " + spec.name +
+                          "; run 'vperf list' for this machine's events");
   throw usage_error("unknown event '" + spec.name + "'", hint);
 }
 

@@ -112,12 +112,12 @@ std::string hint_for(const DeviceProbe& device, const PmuProbe& pmu, const Cpuid
                       (no_cpuid_bit ? " (CPUID.6:ECX[0]=0)" : "") +
                       ", so loading the msr module cannot help: " + kVmHowTo);
     else if (device.errno_value == ENOENT || device.errno_value == ENODEV)
-      parts.push_back("load the msr driver: modprobe msr");
+      parts.push_back(msr_driver_hint());
   } else if (cpuid.hypervisor.has_value()) {  // bare metal
     if (no_cpuid_bit)
       parts.push_back("this CPU has no APERF/MPERF (CPUID.6:ECX[0]=0); compare cycles with ref-cycles instead");
     else if (device.errno_value == ENOENT || device.errno_value == ENODEV)
-      parts.push_back("load the msr driver: modprobe msr");
+      parts.push_back(msr_driver_hint());
   } else {
     parts.push_back(std::string("on bare metal: modprobe msr; in a VM the hypervisor must pass APERF/MPERF "
                                 "through, so ") +

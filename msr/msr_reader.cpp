@@ -41,7 +41,7 @@ std::string msr_error_hint(int errno_value) {
   switch (errno_value) {
     case ENOENT:
     case ENODEV:
-      return "load the msr driver: modprobe msr";
+      return msr_driver_hint();
     case EACCES:
     case EPERM:
       return "reading MSRs needs root with CAP_SYS_RAWIO";
@@ -52,6 +52,14 @@ std::string msr_error_hint(int errno_value) {
     default:
       return "";
   }
+}
+
+std::string msr_driver_hint(const std::filesystem::path& proc_modules) {
+  std::error_code error;
+  if (!std::filesystem::exists(proc_modules, error))
+    return "this kernel has no msr driver and cannot load modules (no " + proc_modules.string() +
+           "): boot a kernel built with CONFIG_X86_MSR";
+  return "load the msr driver: modprobe msr";
 }
 
 }  // namespace vperf::msr

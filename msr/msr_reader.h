@@ -38,4 +38,9 @@ class DevCpuMsrReader final : public MsrReader {
 // What the user should do about an MSR read that failed with `errno_value`; empty if nothing helps.
 std::string msr_error_hint(int errno_value);
 
+// How to get /dev/cpu/N/msr: modprobe msr, unless the kernel cannot load modules (no
+// `proc_modules`, as in Firecracker's and other minimal kernels), where only a kernel built
+// with CONFIG_X86_MSR has it.
+std::string msr_driver_hint(const std::filesystem::path& proc_modules = "/proc/modules");
+
 }  // namespace vperf::msr

@@ -140,6 +140,15 @@ TEST_F(EventCatalogTest, NamedEventsTakePerfsPerEventSettings) {
   EXPECT_NE(failure("sched:nope/max-stack=3/").find("unknown event 'sched:nope'"), std::string::npos);
 }
 
+// An Intel perfmon name no table of this machine has (an AMD or Arm host, a VM without a model):
+// said to be Intel's, with the way to name a model.
+TEST_F(EventCatalogTest, AnIntelNameWithoutItsTableNamesTheModelOption) {
+  EXPECT_EQ(failure("INST_RETIRED.ANY_P"),
+            "unknown event 'INST_RETIRED.ANY_P': it reads as an Intel perfmon name, and no event table of this machine has it "
+            "(hint: Intel's names belong to a CPU model's table: name the model, e.g. vperf encode --model skx INST_RETIRED.ANY_P; "
+            "run 'vperf list' for this machine's events)");
+}
+
 // The same settings among a PMU's terms.
 TEST_F(EventCatalogTest, PmuTermsTakeTheSettingsToo) {
   ResolvedEvent e = one("cpu/event=0x3c,freq=999,call-graph=no/");

@@ -160,7 +160,7 @@ TEST(ActivityCounters, BareMetalWithoutTheDriverSaysModprobe) {
   ActivityCounterChoice choice = open_activity_counters({device, opener, sysfs.root(), {false, true}}, kCpus);
   ASSERT_EQ(choice.counters, nullptr);
   EXPECT_NE(choice.missing.find("there is no msr PMU"), std::string::npos) << choice.missing;
-  EXPECT_EQ(choice.hint, "load the msr driver: modprobe msr");
+  EXPECT_EQ(choice.hint, msr_driver_hint());
 
   ActivityCounterChoice no_feature = open_activity_counters({device, opener, sysfs.root(), {false, false}}, kCpus);
   EXPECT_EQ(no_feature.hint, "this CPU has no APERF/MPERF (CPUID.6:ECX[0]=0); compare cycles with ref-cycles instead");

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "msr/msr_register.h"
+#include "support/fake_event_fs.h"
 
 namespace vperf::msr {
 namespace {
@@ -67,8 +68,19 @@ TEST_F(FakeMsrDevice, MissingDeviceIsEnoentWithModprobeHint) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().errno_value, ENOENT);
   EXPECT_NE(r.error().message.find((root_ / "0" / "msr").string()), std::string::npos);
-  EXPECT_EQ(msr_error_hint(r.error().errno_value), "load the msr driver: modprobe msr");
+  EXPECT_EQ(msr_error_hint(r.error().errno_value), msr_driver_hint());
   EXPECT_EQ(reader.read(7, address::kMperf).error().errno_value, ENOENT);
+}
+
+// modprobe where the kernel loads modules; a kernel without /proc/modules (Firecracker's and
+// other minimal kernels) cannot, and only one built with the driver has /dev/cpu/N/msr.
+TEST(MsrDriverHint, ModprobeOnlyWhereTheKernelLoadsModules) {
+  test::TempTree proc;
+  EXPECT_EQ(msr_driver_hint(proc.root() / "modules"),
+            "this kernel has no msr driver and cannot load modules (no " + (proc.root() / "modules").string() +
+                "): boot a kernel built with CONFIG_X86_MSR");
+  proc.write("modules", "msr 16384 0 - Live 0x0000000000000000\n");
+  EXPECT_EQ(msr_driver_hint(proc.root() / "modules"), "load the msr driver: modprobe msr");
 }
 
 TEST_F(FakeMsrDevice, RegisterBeyondTheFileIsEioAndNamed) {
