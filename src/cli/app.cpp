@@ -9,6 +9,7 @@
 
 #include "cli/cmd_kvm.h"
 #include "cli/command.h"
+#include "cli/perf_options.h"
 #include "core/error.h"
 #include "core/strings.h"
 
@@ -150,6 +151,8 @@ void reject_unknown_command(CLI::App& app, int argc, const char* const* argv) {
   std::vector<std::string> names;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
   if (std::find(names.begin(), names.end(), argv[1]) != names.end()) return;
+  if (is_perf_command(argv[1]))
+    throw usage_error(std::string("perf's command '") + argv[1] + "' is not in vperf yet", "run 'vperf --help' for the list of commands");
   std::vector<std::string> close = closest_names(argv[1], names);
   throw usage_error(std::string("unknown command '") + argv[1] + "'",
                     (close.empty() ? std::string() : "did you mean " + join_alternatives(close) + "? ") +

@@ -65,6 +65,12 @@ constexpr auto kProbeLong = std::to_array<std::string_view>(
      "vars", "verbose", "exec", "bootconfig", "cache", "demangle", "demangle-kernel", "externs", "filter", "max-probes",
      "no-inlines", "range", "symfs", "target-ns"});
 
+// `perf` 6.1's command list, and its help.
+constexpr auto kPerfCommands = std::to_array<std::string_view>(
+    {"annotate", "archive", "bench", "buildid-cache", "buildid-list", "c2c", "config", "daemon", "data", "diff", "evlist",
+     "ftrace", "inject", "iostat", "kallsyms", "kmem", "kvm", "kwork", "list", "lock", "mem", "record", "report", "sched",
+     "script", "stat", "test", "timechart", "top", "version", "probe", "trace", "help"});
+
 bool has_option(std::string_view shorts, std::span<const std::string_view> longs, std::string_view word) {
   if (word.starts_with("--")) {
     std::string_view name = word.substr(2, word.find('=') == std::string_view::npos ? std::string_view::npos : word.find('=') - 2);
@@ -76,6 +82,10 @@ bool has_option(std::string_view shorts, std::span<const std::string_view> longs
 }
 
 }  // namespace
+
+bool is_perf_command(std::string_view word) {
+  return std::find(kPerfCommands.begin(), kPerfCommands.end(), word) != kPerfCommands.end();
+}
 
 bool is_perf_option(std::string_view command, std::string_view word) {
   if (command == "stat") return has_option(kStatShort, kStatLong, word);

@@ -142,6 +142,16 @@ TEST(Cli, UnknownCommandIsNamedWithSuggestions) {
   EXPECT_NE(r.err.find("did you mean check?"), std::string::npos) << r.err;
 }
 
+// perf's commands vperf lacks are said to be perf's, not matched to a neighbour ("mem" is not
+// "kvm or msr").
+TEST(Cli, PerfsCommandsVperfLacksAreSaidToBePerfs) {
+  for (const std::string command : {"mem", "sched", "c2c", "top", "daemon"}) {
+    auto r = run_cli({command});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "vperf: error: perf's command '" + command + "' is not in vperf yet (hint: run 'vperf --help' for the list of commands)\n");
+  }
+}
+
 TEST(Cli, EmptyOptionValuesAreUsageErrors) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"encode", "--model", "", "cycles"}, {"list", "--perfmon", ""}, {"check", "--cpuid-dump", ""}}) {
