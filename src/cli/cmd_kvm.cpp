@@ -51,6 +51,8 @@ void add_kvm_command(CLI::App& app, Invocation& inv) {
   auto options = std::make_shared<KvmOptions>();
   CLI::App* kvm = app.add_subcommand("kvm", "Profile KVM guests from the host (perf kvm), and VM-exit analysis");
   kvm->require_subcommand(1);
+  kvm->add_option("-i,--input,-o,--output", options->file, "The data file of the subcommand (perf kvm's -i/-o; default after --guest/--host)")
+      ->check(non_empty());
   kvm->add_flag("--guest,!--no-guest", options->guest, "Sample the guest (default; perf.data.guest)");
   kvm->add_flag("--host,!--no-host", options->host, "Sample the host too (perf.data.kvm; with --no-guest perf.data.host)");
   kvm->add_option("--guestkallsyms", options->guests.kallsyms, "The guest's /proc/kallsyms, copied out (as root)")
@@ -72,7 +74,7 @@ void add_kvm_command(CLI::App& app, Invocation& inv) {
   add_script_command(*kvm, inv, shared);
   add_flamegraph_command(*kvm, inv, shared);
   add_annotate_command(*kvm, inv, shared);
-  add_kvm_stat_subcommand(*kvm, inv);
+  add_kvm_stat_subcommand(*kvm, inv, shared);
 
   auto list = std::make_shared<KvmListOptions>();
   CLI::App* sub = kvm->add_subcommand("list", "The libvirt domains: state, VMM pid, vCPU threads, guest agent");

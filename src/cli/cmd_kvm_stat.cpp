@@ -191,7 +191,7 @@ void require_domain_for_connect(const CLI::App& sub, const std::string& domain) 
 
 }  // namespace
 
-void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv) {
+void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv, std::shared_ptr<const KvmOptions> kvm_options) {
   CLI::App* stat = kvm.add_subcommand("stat", "VM-exit analysis from the kvm tracepoints (perf kvm stat)");
   stat->require_subcommand(1);
 
@@ -204,10 +204,11 @@ void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv) {
   rec->prefix_command();
   rec->footer("COMMAND: a VMM to start and record, e.g. vperf kvm stat record -- qemu-system-x86_64 ...;\n"
               "with -p or --domain, the command the recording lasts for, e.g. vperf kvm stat record --domain vm1 -- sleep 10\n");
-  rec->callback([rec, record, &inv] {
+  rec->callback([rec, record, kvm_options, &inv] {
     require_domain_for_connect(*rec, record->domain);
     record->command = command_words(*rec, inv);
     record->cmdline = inv.cmdline;
+    if (rec->count("--output") == 0 && !kvm_options->file.empty()) record->output = kvm_options->file;
     inv.action = [record, &inv] { return run_kvm_stat_record(*record, *inv.err); };
   });
 
@@ -220,8 +221,9 @@ void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv) {
   rep->add_option("-p,--pid", report->pids, "Only these VMs (VMM processes)")->check(non_empty());
   add_domain_options(*rep, report->domain, report->uri, report->allow_unsafe_uri, "Only the VMM of this libvirt domain (by its pid now)");
   add_json_flag(*rep, report->json);
-  rep->callback([rep, report, &inv] {
+  rep->callback([rep, report, kvm_options, &inv] {
     require_domain_for_connect(*rep, report->domain);
+    if (rep->count("--input") == 0 && !kvm_options->file.empty()) report->input = kvm_options->file;
     inv.action = [report, &inv] { return run_kvm_stat_report(*report, *inv.out, *inv.err); };
   });
 

@@ -13,12 +13,14 @@
 // host now (guest/domain_guest_mount.h); giving both is a usage error.
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/kvm_options.h"
 
 namespace vperf::cli {
 
@@ -61,7 +63,8 @@ struct KvmStatLiveOptions {
 // thread) and prints a table every -d seconds, until SIGINT/SIGTERM/SIGHUP; returns 0.
 int run_kvm_stat_live(const KvmStatLiveOptions& options, std::ostream& out, std::ostream& err);
 
-// Adds "stat" with its record/report/live subcommands under `vperf kvm`.
-void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv);
+// Adds "stat" with its record/report/live subcommands under `vperf kvm`, whose -i/-o (`kvm`'s
+// file) names record's output and report's input unless their own options do.
+void add_kvm_stat_subcommand(CLI::App& kvm, Invocation& inv, std::shared_ptr<const KvmOptions> kvm_options);
 
 }  // namespace vperf::cli

@@ -1,6 +1,7 @@
 #pragma once
 // The options of `vperf kvm` that its record, report, script, flamegraph and annotate share,
 // with perf kvm's meaning:
+//   -i FILE / -o FILE                the data file of every subcommand (perf kvm's file_name)
 //   --guest (the default) / --host   which machines unmodified events sample: perf kvm keeps
 //                                    the guest unless --no-guest, and adds the host with
 //                                    --host; the data file is named after them:
@@ -23,6 +24,9 @@
 namespace vperf::cli {
 
 struct KvmOptions {
+  // perf kvm's -i/--input and -o/--output, one file name for both (perf kvm -i F stat report,
+  // perf kvm -o F record): the subcommands' file unless their own -i/-o names one.
+  std::string file;
   bool host = false;
   bool guest = true;
   guest::GuestSymbolSources guests;
@@ -33,6 +37,7 @@ struct KvmOptions {
   // perf kvm: without --host, the guest is always sampled.
   events::MachineScope scope() const { return {host, guest || !host}; }
   std::string data_file() const {
+    if (!file.empty()) return file;
     const events::MachineScope s = scope();
     if (s.host && !s.guest) return "perf.data.host";
     if (!s.host && s.guest) return "perf.data.guest";

@@ -179,6 +179,8 @@ TEST_F(KvmStat, TextReportIsPerfsTableWithItsModeLine) {
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n                 HLT          1     0\.99% )"))) << r.out;
   }
   EXPECT_NE(r.out.find("\nTotal Samples:101"), std::string::npos) << r.out;
+  // perf kvm's own order of words: -i before the subcommand.
+  EXPECT_EQ(test::run_vperf({"kvm", "-i", data, "stat", "report"}).out, r.out);
 }
 
 // perf 6.1 reads vperf's recording with its own kvm stat. It analyses kvm_exit/kvm_entry only:

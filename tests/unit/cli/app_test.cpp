@@ -152,6 +152,18 @@ TEST(Cli, PerfsCommandsVperfLacksAreSaidToBePerfs) {
   }
 }
 
+// perf kvm's -i/-o before the subcommand names its file (perf kvm -i FILE stat report); the
+// subcommand's own -i wins.
+TEST(Cli, KvmInputBeforeTheSubcommandNamesItsFile) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"kvm", "-i", "/nonexistent/kvm.data", "stat", "report"}, {"kvm", "--input", "/nonexistent/kvm.data", "report"},
+        {"kvm", "-i", "/nonexistent/other.data", "stat", "report", "-i", "/nonexistent/kvm.data"}}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err.rfind("vperf: error: cannot read /nonexistent/kvm.data: ", 0), 0u) << r.err;
+  }
+}
+
 TEST(Cli, EmptyOptionValuesAreUsageErrors) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"encode", "--model", "", "cycles"}, {"list", "--perfmon", ""}, {"check", "--cpuid-dump", ""}}) {
