@@ -146,6 +146,17 @@ perf_event_attr build_attr(const ResolvedEvent& event, const SampleSettings& set
   return attr;
 }
 
+void apply_all_user_or_kernel(perf_event_attr& attr, bool all_user, bool all_kernel) {
+  if (all_user) {
+    attr.exclude_kernel = 1;
+    attr.exclude_user = 0;
+  }
+  if (all_kernel) {
+    attr.exclude_kernel = 0;
+    attr.exclude_user = 1;
+  }
+}
+
 SampleSettings perf_stat_settings() {
   SampleSettings settings;
   settings.sample_type = PERF_SAMPLE_IDENTIFIER;

@@ -65,6 +65,10 @@ PrivilegeBits privilege_bits(const ResolvedEvent& event, MachineScope scope = {}
 
 perf_event_attr build_attr(const ResolvedEvent& event, const SampleSettings& settings);
 
+// perf's --all-user / --all-kernel (record and stat): every event counts in that mode alone,
+// whatever its modifiers; set last, as perf's evsel__config does, --all-kernel winning.
+void apply_all_user_or_kernel(perf_event_attr& attr, bool all_user, bool all_kernel);
+
 // A zeroed attr of this kernel's size for `type`/`config`: the start of every attr vperf
 // builds by hand (capability probes, the msr PMU's counters) as well as build_attr's.
 perf_event_attr blank_attr(uint32_t type, uint64_t config);

@@ -46,14 +46,7 @@ perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOp
     attr.inherit_stat = 1;
     attr.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
   }
-  if (options.all_user) {
-    attr.exclude_kernel = 1;
-    attr.exclude_user = 0;
-  }
-  if (options.all_kernel) {
-    attr.exclude_kernel = 0;
-    attr.exclude_user = 1;
-  }
+  apply_all_user_or_kernel(attr, options.all_user, options.all_kernel);
   attr.sample_id_all = 1;
   if (options.tracking) {
     attr.mmap = 1;

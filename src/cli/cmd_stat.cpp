@@ -91,6 +91,8 @@ int run_stat(const StatOptions& requested, std::ostream& err) {
 
   stat::CountTarget target;
   target.inherit = !options.no_inherit;
+  target.all_user = options.all_user;
+  target.all_kernel = options.all_kernel;
   TaskTargets tasks = resolve_targets(options.system_wide, options.cpus, options.pids, options.tids);
   target.cpus = tasks.cpus;
   target.threads = tasks.threads;
@@ -138,6 +140,8 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   sub->add_flag("-B,--big-num", options->big_num, "Group thousands in counts (default: as the locale does, like perf)");
   sub->add_flag("--no-big-num", options->no_big_num, "Never group thousands, whatever the locale does")->excludes("--big-num");
   sub->add_flag("-i,--no-inherit", options->no_inherit, "Do not count the command's child tasks");
+  sub->add_flag("--all-user", options->all_user, "Every event counts in user space only");
+  sub->add_flag("--all-kernel", options->all_kernel, "Every event counts in the kernel only");
   sub->add_option("--max-overhead", options->max_overhead_percent,
                   "Warn when a probe event's hits cost more than this percent of one CPU (default 5)")
       ->check(CLI::Range(0.0, 10000.0));

@@ -68,6 +68,7 @@ Result<void> write_stat_recording(const std::string& path, const StatRecording& 
   for (size_t e = 0; e < r.events.size(); ++e) {
     data::EventAttrEntry entry;
     entry.attr = events::build_attr(r.events[e].event, events::perf_stat_settings());
+    events::apply_all_user_or_kernel(entry.attr, r.all_user, r.all_kernel);
     entry.attr.sample_type = PERF_SAMPLE_IDENTIFIER;
     entry.attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     entry.name = r.events[e].name;

@@ -34,6 +34,7 @@ struct StatRecording {
   stat::AggrMode aggregation = stat::AggrMode::Global;
   uint64_t interval_ms = 0;
   std::vector<std::string> cmdline;  // the CMDLINE feature (file mode)
+  bool all_user = false, all_kernel = false;  // --all-user / --all-kernel, in the attrs written
   bool from_pipe = false;
 };
 

@@ -156,6 +156,8 @@ void record_counts(const StatRequest& options, const std::vector<stat::StatEvent
   recording.aggregation = aggregation;
   recording.interval_ms = options.interval_ms;
   recording.cmdline = options.cmdline;
+  recording.all_user = options.all_user;
+  recording.all_kernel = options.all_kernel;
   for (const stat::EventCounts& counts : run.totals.counts)
     for (const stat::CounterSample& sample : counts.samples) {
       if (std::find(recording.cpus.begin(), recording.cpus.end(), sample.cpu) == recording.cpus.end()) recording.cpus.push_back(sample.cpu);

@@ -40,6 +40,8 @@ struct StatRequest {
   bool big_num = false;             // -B: thousands separators in text output
   bool no_big_num = false;          // --no-big-num: none, whatever the locale groups
   bool no_inherit = false;          // -i
+  bool all_user = false;            // --all-user
+  bool all_kernel = false;          // --all-kernel
   bool null_run = false;            // -n: no default events, only the times (perf stat --null)
   double max_overhead_percent = 5;  // --max-overhead: warn when a probe costs more of one CPU
   std::vector<std::string> command;

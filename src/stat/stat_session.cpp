@@ -158,7 +158,10 @@ Result<void> StatSession::open_group(const perf::PerfEventOpener& opener, const 
 
   auto build_attrs = [&] {
     std::vector<perf_event_attr> attrs;
-    for (size_t index : indices) attrs.push_back(events::build_attr(events_[index].event, settings));
+    for (size_t index : indices) {
+      attrs.push_back(events::build_attr(events_[index].event, settings));
+      events::apply_all_user_or_kernel(attrs.back(), target.all_user, target.all_kernel);
+    }
     return attrs;
   };
   std::vector<perf_event_attr> attrs = build_attrs();

@@ -37,6 +37,7 @@ struct CountTarget {
   int cgroup_fd = -1;           // system-wide only: count just the tasks of this cgroup (-G)
   bool enable_on_exec = false;  // the task is a workload that has not exec'd yet
   bool inherit = true;          // follow children the tasks create
+  bool all_user = false, all_kernel = false;  // --all-user / --all-kernel (events::apply_all_user_or_kernel)
   // A listed thread that has ended by the time its counters open is left out (ESRCH), where
   // the threads are a snapshot of every task of the system (stat --per-thread -a).
   bool skip_ended_threads = false;

@@ -24,6 +24,7 @@
 #include "support/background.h"
 #include "support/capability.h"
 #include "support/processes.h"
+#include "support/fake_event_fs.h"
 #include "support/run_program.h"
 #include "support/stat_output.h"
 
@@ -345,6 +346,34 @@ TEST(StatPerfCrosscheck, ExactCountsAgreeWithPerf) {
   ASSERT_TRUE(v && f) << describe(p);
   EXPECT_EQ(v->fields[0], "12345");
   EXPECT_EQ(v->fields[0], f->fields[0]);
+}
+
+// --all-user and --all-kernel: the workload's 10000 page faults happen in user space, so they
+// count there and not in the kernel, as perf counts them (the same fixed layout: within the
+// few faults CsvPageFaultsFieldByField allows); and stat record writes the attr perf's does.
+TEST(StatPerfCrosscheck, AllUserAndAllKernelCountWherePerfCounts) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  VPERF_REQUIRE(!test::find_program("setarch").empty(), "setarch (util-linux)");
+  for (const std::string mode : {"--all-user", "--all-kernel"}) {
+    SCOPED_TRACE(mode);
+    Pair p = run_both({"-x,", mode, "-e", "page-faults", "--", VPERF_WORKLOAD, "page-faults", "10000"}, true);
+    ASSERT_EQ(p.vperf.exit_code, 0) << describe(p);
+    ASSERT_EQ(p.perf.exit_code, 0) << describe(p);
+    auto v = test::find_csv_event(test::parse_csv(p.vperf.err), "page-faults");
+    auto f = test::find_csv_event(test::parse_csv(p.perf.err), "page-faults");
+    ASSERT_TRUE(v && f) << describe(p);
+    const double mine = test::parse_number(v->fields[0]).value(), theirs = test::parse_number(f->fields[0]).value();
+    if (mode == "--all-user") EXPECT_GE(mine, 10000) << describe(p);
+    else EXPECT_LT(mine, 100) << "the kernel's own faults only\n" << describe(p);
+    EXPECT_NEAR(mine, theirs, 5) << describe(p);
+  }
+  test::TempTree dir;
+  const std::string mine = (dir.root() / "vperf.data").string(), theirs = (dir.root() / "perf.data").string();
+  ASSERT_EQ(test::run_vperf({"stat", "record", "--all-user", "-e", "page-faults", "-o", mine, "--", "true"}).exit_code, 0);
+  ASSERT_EQ(test::run_program({"perf", "stat", "record", "--all-user", "-e", "page-faults", "-o", theirs, "--", "true"}).exit_code, 0);
+  test::ProgramResult a = test::run_program({"perf", "evlist", "-v", "-i", mine}), b = test::run_program({"perf", "evlist", "-v", "-i", theirs});
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out.find("exclude_kernel: 1"), std::string::npos) << a.out;
 }
 
 // ---------------------------------------------------------------------------------------------
