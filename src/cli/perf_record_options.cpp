@@ -61,11 +61,15 @@ void validate(const RecordOptions& o) {
 // hardware cycles, perf samples cpu-clock instead and says so; so does vperf.
 std::vector<events::ResolvedEvent> sampled_events(const RecordOptions& o, const CommandEvents& resolver) {
   std::vector<events::ResolvedEvent> out;
+  // A {group} is opened as one (its members follow the leader's enabling, perf reads it as a
+  // group); each member still samples at its own period.
   for (const events::ResolvedGroup& group : resolver.resolve(o.events.empty() ? "cycles" : join(o.events, ",")))
-    for (const events::ResolvedEvent& e : group.members) {
-      events::ResolvedEvent alone = e;
-      alone.group_role = events::GroupRole::Alone;  // sampled one by one, each with its own period
-      out.push_back(alone);
+    for (size_t m = 0; m < group.members.size(); ++m) {
+      events::ResolvedEvent e = group.members[m];
+      e.group_role = !group.is_group || group.members.size() < 2 ? events::GroupRole::Alone
+                     : m == 0                                     ? events::GroupRole::Leader
+                                                                  : events::GroupRole::Member;
+      out.push_back(std::move(e));
     }
   return out;
 }

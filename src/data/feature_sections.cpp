@@ -102,6 +102,16 @@ std::vector<RawFeature> encode_features(const HeaderFeatures& f, const std::vect
     w.u64(f.last_sample_time.value_or(0));
     add(kFeatSampleTime, w.take());
   }
+  if (!f.groups.empty()) {
+    ByteWriter w;
+    w.u32(static_cast<uint32_t>(f.groups.size()));
+    for (const EventGroupDesc& group : f.groups) {
+      put_string(w, group.name);
+      w.u32(group.leader);
+      w.u32(group.members);
+    }
+    add(kFeatGroupDesc, w.take());
+  }
   if (f.clockid_res_ns) {
     ByteWriter w;
     w.u64(*f.clockid_res_ns);
@@ -131,6 +141,20 @@ Result<bool> decode_feature(int feature, std::span<const uint8_t> bytes, HeaderF
       return true;
     }
     case kFeatTotalMem: { VPERF_TRY(out.total_mem_kb, r.u64("TOTAL_MEM")); return true; }
+    case kFeatGroupDesc: {
+      VPERF_TRY(uint32_t nr, r.u32("GROUP_DESC nr"));
+      if (nr > r.remaining() / 12) return r.truncated("GROUP_DESC groups", r.remaining() + 1);  // 3 u32 at least each
+      std::vector<EventGroupDesc> groups;
+      for (uint32_t i = 0; i < nr; ++i) {
+        EventGroupDesc group;
+        VPERF_TRY(group.name, get_string(r, "GROUP_DESC name"));
+        VPERF_TRY(group.leader, r.u32("GROUP_DESC leader"));
+        VPERF_TRY(group.members, r.u32("GROUP_DESC members"));
+        groups.push_back(std::move(group));
+      }
+      out.groups = std::move(groups);
+      return true;
+    }
     case kFeatCmdline: {
       VPERF_TRY(uint32_t nr, r.u32("CMDLINE nr"));
       if (nr > r.remaining() / 4) return r.truncated("CMDLINE strings", r.remaining() + 1);

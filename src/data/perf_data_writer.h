@@ -59,6 +59,13 @@ struct RawFeature {
 
 // The feature sections (file mode) or HEADER_FEATURE records (pipe mode) finish() writes.
 // Empty strings and zero counts are left out.
+// A GROUP_DESC entry: a {group} of events, by the index of its leader among the attrs.
+struct EventGroupDesc {
+  std::string name;  // perf's "{anon_group}" for an unnamed group
+  uint32_t leader = 0, members = 0;
+  bool operator==(const EventGroupDesc&) const = default;
+};
+
 struct HeaderFeatures {
   std::string hostname, osrelease, version, arch, cpudesc, cpuid;
   uint32_t nr_cpus_online = 0, nr_cpus_available = 0;
@@ -71,6 +78,8 @@ struct HeaderFeatures {
   // EVENT_DESC as read from a file (PerfDataReader fills it). The writer ignores it and
   // writes EVENT_DESC from its own attrs, so names and ids always agree with the attr section.
   std::vector<EventAttrEntry> event_desc;
+  // GROUP_DESC: the recording's event groups (none: every event alone).
+  std::vector<EventGroupDesc> groups;
   // Sections written back verbatim (ordered by feature id; duplicates of the above are ignored).
   std::vector<RawFeature> other;
 };

@@ -51,6 +51,8 @@ Result<SamplingSession> SamplingSession::open_once(const PerfEventOpener& kernel
       OpenTarget at;
       at.cpu = cpu;
       at.pid = thread;
+      const int leader = session.events_[e].group_leader;
+      if (leader >= 0 && static_cast<size_t>(leader) < place.fds.size()) at.group_fd = place.fds[static_cast<size_t>(leader)].get();
       Result<EventFd> fd = opener.open(session.events_[e].attr, at);
       if (!fd) {
         failed_event = e;

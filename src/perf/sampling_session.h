@@ -37,6 +37,9 @@ struct SamplingTarget {
 struct SamplingEvent {
   std::string name;      // as perf names it ("cycles", "cpu-clock", "sched:sched_switch")
   perf_event_attr attr;  // complete: sample_type, period/freq, tracking bits on the first
+  // A group member's leader, by index among the session's events (opened with it as group_fd,
+  // earlier in the list); -1 for a leader or an event alone.
+  int group_leader = -1;
 };
 
 // Asked when `event` cannot be opened somewhere (`error` carries perf_event_open's errno). It

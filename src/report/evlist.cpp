@@ -5,8 +5,6 @@
 #include <optional>
 #include <vector>
 
-#include "core/byte_reader.h"
-#include "data/perf_data_format.h"
 #include "report/event_names.h"
 #include "report/report_header.h"
 
@@ -14,30 +12,13 @@ namespace vperf::report {
 
 namespace {
 
-struct GroupDesc {
-  uint32_t leader = 0, members = 0;
-};
-
-// GROUP_DESC: u32 count, then per group a perf string (u32 length, the name padded to it), the
-// leader's index and the member count. Counts are bounded by the section's bytes; a section
-// that does not parse is treated as absent (perf then shows no groups either).
-std::vector<GroupDesc> group_descs(const data::PerfDataReader& reader, size_t events) {
-  for (const data::RawFeature& raw : reader.features().other) {
-    if (raw.feature != data::kFeatGroupDesc) continue;
-    ByteReader r(raw.bytes);
-    Result<uint32_t> count = r.u32("groups");
-    if (!count || *count > raw.bytes.size() / 12) return {};
-    std::vector<GroupDesc> out;
-    for (uint32_t i = 0; i < *count; ++i) {
-      Result<uint32_t> length = r.u32("group name length");
-      if (!length || !r.skip(*length)) return {};
-      Result<uint32_t> leader = r.u32("group leader"), members = r.u32("group members");
-      if (!leader || !members || *leader >= events || *members > events - *leader) return {};
-      out.push_back(GroupDesc{*leader, *members});
-    }
-    return out;
-  }
-  return {};
+// The groups of several events whose indexes lie within the file's attrs (GROUP_DESC comes
+// from the file: counts and indexes are checked against what is there).
+std::vector<data::EventGroupDesc> usable_groups(const data::PerfDataReader& reader, size_t events) {
+  std::vector<data::EventGroupDesc> out;
+  for (const data::EventGroupDesc& group : reader.features().groups)
+    if (group.members > 1 && group.leader < events && group.members <= events - group.leader) out.push_back(group);
+  return out;
 }
 
 }  // namespace
@@ -48,11 +29,10 @@ std::string render_evlist(const data::PerfDataReader& reader, const tracing::Tra
   std::vector<std::string> names;
   for (const data::EventAttrEntry& attr : attrs) names.push_back(event_name(attr, decoder));
   // Each event's group leader when it is a member of a group of several (-g).
-  std::vector<std::optional<GroupDesc>> group_of(attrs.size());
+  std::vector<std::optional<data::EventGroupDesc>> group_of(attrs.size());
   if (options.groups)
-    for (const GroupDesc& group : group_descs(reader, attrs.size()))
-      if (group.members > 1)
-        for (uint32_t i = group.leader; i < group.leader + group.members; ++i) group_of[i] = group;
+    for (const data::EventGroupDesc& group : usable_groups(reader, attrs.size()))
+      for (uint32_t i = group.leader; i < group.leader + group.members; ++i) group_of[i] = group;
 
   std::string out;
   bool tracepoints = false;

@@ -219,6 +219,15 @@ std::string render_header(const data::PerfDataReader& reader, const HeaderInfo& 
       case data::kFeatMemTopology:
         out += "# " + data::feature_name(feature) + " info available, use -I to display\n";
         break;
+      case data::kFeatGroupDesc:
+        // perf names an unnamed group by its members alone.
+        for (const data::EventGroupDesc& group : f.groups) {
+          if (group.members < 2 || group.leader >= reader.attrs().size() || group.members > reader.attrs().size() - group.leader) continue;
+          out += "# group: " + (group.name == "{anon_group}" ? std::string() : group.name) + "{";
+          for (uint32_t m = group.leader; m < group.leader + group.members; ++m) out += (m == group.leader ? "" : ",") + reader.attrs()[m].name;
+          out += "}\n";
+        }
+        break;
       case data::kFeatPmuMappings:
         if (const data::RawFeature* raw = raw_feature(f, feature))
           if (std::optional<std::string> text = pmu_mappings(raw->bytes)) out += *text;

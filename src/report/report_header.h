@@ -6,8 +6,9 @@
 // Printed as perf does: HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CPUID, TOTAL_MEM,
 // CMDLINE, EVENT_DESC ("# event : name = ..., id = { ... }, type = ..., every non-zero attr
 // field"), PMU_MAPPINGS, SAMPLE_TIME (first, last, duration), CLOCKID, and the "info available,
-// use -I to display" line of CPU_TOPOLOGY, NUMA_TOPOLOGY, CACHE and MEM_TOPOLOGY.
-// Not printed (vperf keeps these sections as bytes): GROUP_DESC, BRANCH_STACK, AUXTRACE, STAT,
+// use -I to display" line of CPU_TOPOLOGY, NUMA_TOPOLOGY, CACHE and MEM_TOPOLOGY, and GROUP_DESC's
+// "# group: {a,b}" lines.
+// Not printed (vperf keeps these sections as bytes): BRANCH_STACK, AUXTRACE, STAT,
 // DIR_FORMAT, BPF_PROG_INFO, BPF_BTF, COMPRESSED, CPU_PMU_CAPS, CLOCK_DATA, HYBRID_TOPOLOGY,
 // PMU_CAPS; perf prints nothing for TRACING_DATA and BUILD_ID here either.
 #include <linux/perf_event.h>

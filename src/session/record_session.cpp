@@ -40,11 +40,22 @@ constexpr milliseconds kDrainPeriod{100};
 std::vector<perf::SamplingEvent> sampling_events(const std::vector<events::ResolvedEvent>& chosen,
                                                  events::RecordAttrOptions a) {
   std::vector<perf::SamplingEvent> out;
+  int leader = -1;
   for (size_t i = 0; i < chosen.size(); ++i) {
     a.several_events = chosen.size() > 1;
     a.tracking = i == 0;
-    out.push_back({chosen[i].written.empty() ? chosen[i].name : chosen[i].written, events::build_record_attr(chosen[i], a)});
+    if (chosen[i].group_role != events::GroupRole::Member) leader = chosen[i].group_role == events::GroupRole::Leader ? static_cast<int>(i) : -1;
+    out.push_back({chosen[i].written.empty() ? chosen[i].name : chosen[i].written, events::build_record_attr(chosen[i], a),
+                   chosen[i].group_role == events::GroupRole::Member ? leader : -1});
   }
+  // perf's evlist__config: several events whose samples have one layout carry PERF_SAMPLE_ID
+  // (its place known from that layout); only when the layouts differ does every record need
+  // PERF_SAMPLE_IDENTIFIER, at a fixed place.
+  const bool one_layout = std::all_of(out.begin(), out.end(), [&](const perf::SamplingEvent& e) {
+    return e.attr.sample_type == out.front().attr.sample_type;
+  });
+  if (out.size() > 1 && one_layout)
+    for (perf::SamplingEvent& e : out) e.attr.sample_type = (e.attr.sample_type & ~uint64_t{PERF_SAMPLE_IDENTIFIER}) | PERF_SAMPLE_ID;
   return out;
 }
 
@@ -356,6 +367,13 @@ void RecordSession::finish() {
       if (!r_.no_buildid_cache) add_to_build_id_cache(features.build_ids);
     }
   if (tracing_ && !to_pipe_) features.other.push_back({kFeatureTracingData, *tracing_});
+  // The {groups}, as perf record describes them (an unnamed one is perf's "{anon_group}").
+  for (size_t i = 0; i < chosen_.size(); ++i) {
+    if (chosen_[i].group_role != events::GroupRole::Leader) continue;
+    uint32_t members = 1;
+    while (i + members < chosen_.size() && chosen_[i + members].group_role == events::GroupRole::Member) ++members;
+    features.groups.push_back({"{anon_group}", static_cast<uint32_t>(i), members});
+  }
   if (Result<void> ok = writer_->finish(features); !ok)
     throw UserError("cannot finish " + r_.output + ": " + ok.error().describe(), "check the disk space");
 }
