@@ -15,7 +15,7 @@ namespace {
 constexpr std::array kProbedMsrs{msr::address::kMperf, msr::address::kAperf, msr::address::kPlatformInfo};
 constexpr int kMsrProbeCpu = 0;
 
-MsrProbe probe_msr(const msr::MsrReader& reader, uint32_t address) {
+MsrProbe probe_msr(const msr::MsrReader& reader, uint32_t address, const HostPaths& paths) {
   MsrProbe p;
   p.address = address;
   const msr::MsrRegister* reg = msr::find_register(address);
@@ -26,7 +26,7 @@ MsrProbe probe_msr(const msr::MsrReader& reader, uint32_t address) {
   } else {
     p.errno_value = value.error().errno_value;
     p.error = value.error().describe();
-    p.hint = msr::msr_error_hint(p.errno_value);
+    p.hint = msr::msr_error_hint(p.errno_value, paths.proc / "modules");
   }
   return p;
 }
@@ -114,7 +114,7 @@ LiveProbes run_live_probes(const LiveProbeDeps& deps) {
   live.perf = probe_perf(deps.opener);
   live.pmus = probe_pmus(deps.paths.pmu_root);
   if (deps.probe_msrs)
-    for (uint32_t address : kProbedMsrs) live.msrs.push_back(probe_msr(deps.msr_reader, address));
+    for (uint32_t address : kProbedMsrs) live.msrs.push_back(probe_msr(deps.msr_reader, address, deps.paths));
   live.kernel = probe_kernel_settings(deps.paths);
   live.kvm.path = deps.kvm.path();
   auto version = deps.kvm.api_version();

@@ -37,11 +37,11 @@ Result<uint64_t> DevCpuMsrReader::read(int cpu, uint32_t address) const {
   return value;
 }
 
-std::string msr_error_hint(int errno_value) {
+std::string msr_error_hint(int errno_value, const std::filesystem::path& proc_modules) {
   switch (errno_value) {
     case ENOENT:
     case ENODEV:
-      return msr_driver_hint();
+      return msr_driver_hint(proc_modules);
     case EACCES:
     case EPERM:
       return "reading MSRs needs root with CAP_SYS_RAWIO";

@@ -35,8 +35,9 @@ class DevCpuMsrReader final : public MsrReader {
   std::filesystem::path root_;
 };
 
-// What the user should do about an MSR read that failed with `errno_value`; empty if nothing helps.
-std::string msr_error_hint(int errno_value);
+// What the user should do about an MSR read that failed with `errno_value`; empty if nothing
+// helps. `proc_modules` as for msr_driver_hint.
+std::string msr_error_hint(int errno_value, const std::filesystem::path& proc_modules = "/proc/modules");
 
 // How to get /dev/cpu/N/msr: modprobe msr, unless the kernel cannot load modules (no
 // `proc_modules`, as in Firecracker's and other minimal kernels), where only a kernel built

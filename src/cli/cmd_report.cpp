@@ -189,6 +189,8 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_option("-g,--call-graph", raw->call_graph,
                   "Call graph: graph|fractal|flat|folded|none[,THRESHOLD][,caller|callee] (default graph,0.5, caller with children)");
   sub->add_flag("-G,--inverted", raw->inverted, "Caller-ordered call graphs (perf's alias for -g caller)");
+  sub->add_flag("--group,!--no-group", o.report.event_group,
+                "A recording's {groups} as one section, a column per member (default; --no-group: each event alone)");
   sub->add_option("--max-stack", o.report.max_stack,
                   "At most this many callchain frames per sample, the root-most in caller graphs (default 127)")
       ->check(CLI::NonNegativeNumber);

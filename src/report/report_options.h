@@ -59,6 +59,9 @@ struct ReportOptions {
   // --hierarchy: a level per sort key, each entry's next-key entries under it; no Children
   // (perf turns them off), call graphs under the last level's entries.
   bool hierarchy = false;
+  // The file's {groups} (GROUP_DESC) shown as perf's event group view, one section per group
+  // with a column per member (perf's default; --no-group shows each event alone).
+  bool event_group = true;
 };
 
 }  // namespace vperf::report

@@ -57,6 +57,8 @@ struct ReportData {
   uint64_t lost_samples = 0;           // PERF_RECORD_LOST_SAMPLES (perf's "Total Lost Samples")
   uint64_t lost_events = 0;            // PERF_RECORD_LOST: events the kernel dropped
   TaskCounts task_counts;              // PERF_RECORD_READ (record -s), for report -T
+  // The file's event groups of several members that fit its events (GROUP_DESC).
+  std::vector<data::EventGroupDesc> groups;
   data::ReadStats stats;
   std::vector<std::string> warnings;   // the reader's (truncation, ...)
   // --sort trace: samples whose trace text is their fields, their print fmt being unsafe on them

@@ -353,6 +353,103 @@ void render_table(std::string& out, const ReportData& report, const ReportOption
   }
 }
 
+// perf's event group view (hists__link, __hpp__sort's member fields): one row per key any
+// member has, its overhead columns one percent per member (each of that member's total), rows
+// ordered by the leader's share, then each member's in turn, then by key; a call graph under a
+// row the leader has.
+void render_group_table(std::string& out, const ReportData& report, const ReportOptions& options,
+                        const std::vector<const EventHists*>& members, const CallGraphPrint& graph) {
+  struct Row {
+    const HistEntry* shown = nullptr;     // the first member's entry of the key: its key texts
+    std::vector<const HistEntry*> of;     // by member; nullptr where the member has none
+  };
+  std::vector<Row> rows;
+  std::unordered_map<EntryKey, size_t, EntryKeyHash> index;
+  for (size_t m = 0; m < members.size(); ++m)
+    for (const HistEntry& e : members[m]->entries) {
+      if (e.filtered) continue;
+      auto [it, added] = index.try_emplace(e.key, rows.size());
+      if (added) rows.push_back(Row{&e, std::vector<const HistEntry*>(members.size(), nullptr)});
+      rows[it->second].of[m] = &e;
+    }
+  auto value = [&](const Row& row, size_t m, FieldKind kind) -> uint64_t {
+    return row.of[m] ? field_value(kind, *row.of[m]) : 0;
+  };
+  // Key columns are as wide as every row's text, shown or not, as perf sizes them.
+  std::vector<const HistEntry*> every;
+  for (const Row& row : rows) every.push_back(row.shown);
+  // --percent-limit holds the leader's share, as perf's hist_entry__filter does.
+  if (options.percent_limit > 0) {
+    const uint64_t total = options.relative_percentage ? members.front()->shown_period : members.front()->total_period;
+    const FieldKind share = report.layout.children ? FieldKind::Children : FieldKind::Overhead;
+    std::erase_if(rows, [&](const Row& row) {
+      return !total || static_cast<double>(value(row, 0, share)) * 100.0 / static_cast<double>(total) < options.percent_limit;
+    });
+  }
+  // perf sorts by the leader's Children (its __hpp__sort_acc: no member fields, callers above
+  // callees), then by Self, the leader's and each member's in turn, then by the keys.
+  const std::vector<SortKey>& keys = report.hists->settings().sort_keys;
+  const bool by_symbol = std::find(keys.begin(), keys.end(), SortKey::Sym) != keys.end();
+  static const HistEntry kNone{};
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    if (report.layout.children)
+      if (int c = compare_children(report, a.of.front() ? *a.of.front() : kNone, b.of.front() ? *b.of.front() : kNone, by_symbol))
+        return c < 0;
+    for (size_t m = 0; m < members.size(); ++m)
+      if (uint64_t x = value(a, m, FieldKind::Overhead), y = value(b, m, FieldKind::Overhead); x != y) return x > y;
+    for (SortKey key : keys)
+      if (int c = compare_key(report, key, *a.shown, *b.shown)) return c < 0;
+    return false;
+  });
+
+  std::vector<ColumnSpec> columns = columns_for(report, options, *members.front(), every);
+  // A number column is one member-wide column per member.
+  for (ColumnSpec& col : columns)
+    if (col.field.kind != FieldKind::Key) col.width *= members.size();
+  std::string header = "#", dots = "#";
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const ColumnSpec& col = columns[c];
+    header += c == 0 ? " " : "  ";
+    dots += c == 0 ? " " : "  ";
+    std::string h(col.header);
+    if (col.field.kind != FieldKind::Key) h.insert(0, col.width > h.size() ? col.width - h.size() : 0, ' ');
+    pad_to(h, col.width);
+    if (h.size() > kMaxColumnHeader) h.resize(kMaxColumnHeader);
+    header += h;
+    dots.append(col.width, '.');
+  }
+  out += header + "\n" + dots + "\n#\n";
+
+  for (const Row& row : rows) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const ColumnSpec& col = columns[c];
+      out += "  ";
+      std::string cell;
+      if (col.field.kind == FieldKind::Key) {
+        cell = key_text(report, col.field.key, *row.shown, col.width);
+      } else {
+        const size_t member_width = col.width / members.size();
+        for (size_t m = 0; m < members.size(); ++m) {
+          const uint64_t total = options.relative_percentage ? members[m]->shown_period : members[m]->total_period;
+          if (col.field.kind == FieldKind::Samples || col.field.kind == FieldKind::Period) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%*" PRIu64, static_cast<int>(member_width), value(row, m, col.field.kind));
+            cell += buf;
+          } else {
+            cell += percent_text(value(row, m, col.field.kind), total, member_width);
+          }
+        }
+      }
+      const bool unpadded_last = c + 1 == columns.size() && col.field.kind == FieldKind::Key &&
+                                 (col.field.key == SortKey::Sym || col.field.key == SortKey::Trace);
+      if (!unpadded_last) pad_to(cell, col.width);
+      out += cell;
+    }
+    out += "\n";
+    if (row.of.front()) print_entry_graph(out, report, *members.front(), *row.of.front(), graph);
+  }
+}
+
 // perf --hierarchy: the entries of the first sort key, each with the entries of the next key
 // under it, indented, down to the last key's, which carry the call graphs. perf's layout: the
 // number columns indented by depth, then the key's text (left-aligned, sym and trace unpadded).
@@ -526,12 +623,39 @@ std::string render_stdio(const ReportData& report, const ReportOptions& options,
   }
   out += "#\n# Total Lost Samples: " + std::to_string(report.lost_samples) + "\n#\n";
 
+  // The event group view (perf's default for a file with groups): a member's section is its
+  // leader's, columns beside the leader's.
+  std::vector<const data::EventGroupDesc*> group_of(report.events.size(), nullptr);
+  if (options.event_group && !options.hierarchy)
+    for (const data::EventGroupDesc& group : report.groups)
+      for (uint32_t m = group.leader; m < group.leader + group.members && m < report.events.size(); ++m) group_of[m] = &group;
+
   for (size_t ev = 0; ev < report.events.size(); ++ev) {
     const EventHists* hists = report.event_hists(ev);
-    if (!hists || hists->samples == 0) continue;  // perf's --skip-empty default
-    uint64_t nr_samples = options.relative_percentage ? hists->shown_samples : hists->samples;
-    uint64_t nr_period = options.relative_percentage ? hists->shown_period : hists->total_period;
-    out += "# Samples: " + samples_with_unit(nr_samples) + " of event '" + report.events[ev].name + "'\n";
+    const data::EventGroupDesc* group = group_of[ev];
+    if (group && group->leader != ev) continue;  // shown in its leader's section
+    std::vector<const EventHists*> members;
+    if (group) {
+      for (uint32_t m = group->leader; m < group->leader + group->members; ++m) members.push_back(report.event_hists(m));
+      if (std::any_of(members.begin(), members.end(), [](const EventHists* h) { return h == nullptr; })) members.clear();
+    }
+    uint64_t nr_samples = 0, nr_period = 0;
+    for (const EventHists* h : members.empty() ? std::vector<const EventHists*>{hists} : members) {
+      if (!h) continue;
+      nr_samples += options.relative_percentage ? h->shown_samples : h->samples;
+      nr_period += options.relative_percentage ? h->shown_period : h->total_period;
+    }
+    if (!hists || nr_samples == 0) continue;  // perf's --skip-empty default
+    if (!members.empty()) {
+      // perf's evsel__group_desc: "anon group { a, b }", or the group's own name.
+      std::string names = group->name == "{anon_group}" ? "anon group" : group->name;
+      for (uint32_t m = group->leader; m < group->leader + group->members; ++m) names += (m == group->leader ? " { " : ", ") + report.events[m].name;
+      out += "# Samples: " + samples_with_unit(nr_samples) + " of events '" + names + " }'\n";
+    } else {
+      // perf says "events" for a group's leader even when it shows it alone (--no-group).
+      const bool leads = std::any_of(report.groups.begin(), report.groups.end(), [&](const data::EventGroupDesc& g) { return g.leader == ev; });
+      out += "# Samples: " + samples_with_unit(nr_samples) + (leads ? " of events '" : " of event '") + report.events[ev].name + "'\n";
+    }
     out += "# Event count (approx.): " + std::to_string(nr_period) + "\n#\n";
 
     uint64_t total = options.relative_percentage ? hists->shown_period : hists->total_period;
@@ -543,6 +667,8 @@ std::string render_stdio(const ReportData& report, const ReportOptions& options,
     graph.skip_entry_symbol = options.sort_starts_with_sym;
     if (options.hierarchy)
       render_hierarchy(out, report, options, *hists, total, graph);
+    else if (!members.empty())
+      render_group_table(out, report, options, members, graph);
     else
       render_table(out, report, options, *hists, total, graph);
     out += "\n\n";

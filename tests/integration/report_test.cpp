@@ -361,7 +361,7 @@ TEST_F(Report, TaskCountsOfRecordStatMatchPerf) {
     const size_t table = theirs.rfind("\n# ");
     ASSERT_NE(table, std::string::npos) << theirs;
     EXPECT_EQ(mine, without_tip(theirs) + theirs.substr(table + 1));
-    EXPECT_TRUE(std::regex_search(mine, std::regex(R"(\n#  PID   TID  cpu-clock\n +[0-9]+ +[0-9]+ +[0-9]+\n)"))) << "rows\n" << mine;
+    EXPECT_TRUE(std::regex_search(mine, std::regex(R"(\n# +PID +TID  cpu-clock\n +[0-9]+ +[0-9]+ +[0-9]+\n)"))) << "rows\n" << mine;
   }
   // Without -s: perf's header alone.
   const std::string plain = file("plain.data");
@@ -399,6 +399,26 @@ TEST_F(Report, EvlistMatchesPerf) {
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
   // From a pipe perf evlist reads no tracing data and says "unknown tracepoint"; vperf reads it.
   EXPECT_EQ(ours.out, std::regex_replace(theirs.out, std::regex("unknown tracepoint:"), "sched:sched_switch:"));
+}
+
+// {groups}: vperf records one as perf does (perf reads it as a group: its own report shows the
+// group view), and report shows perf's event group view of either tool's recording byte for
+// byte: one section "anon group { a, b }", a percent column per member, rows in perf's order;
+// --no-group each event alone.
+TEST_F(Report, EventGroupsRecordAndReportAsPerf) {
+  const std::string mine = file("group-vperf.data"), theirs = file("group-perf.data");
+  ASSERT_EQ(test::run_vperf({"record", "-q", "-e", "{cpu-clock,page-faults}", "-o", mine, "--", VPERF_WORKLOAD, "page-faults", "3000"}).exit_code, 0);
+  perf_record({"-e", "{task-clock,page-faults,cpu-clock}", "-o", theirs, "--", VPERF_WORKLOAD, "page-faults", "3000"});
+  const std::string perfs_view = perf_report(mine, {});
+  EXPECT_NE(perfs_view.find(" of events 'anon group { cpu-clock, page-faults }'\n"), std::string::npos) << perfs_view;
+  for (const std::string& data : {mine, theirs})
+    for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+             {}, {"-n"}, {"--show-total-period"}, {"--sort", "dso"}, {"--percent-limit", "2"}, {"--no-group"}, {"--header"}}) {
+      std::string what = data;
+      for (const std::string& o : options) what += " " + o;
+      EXPECT_EQ(vperf_report(data, options), without_tip(perf_report(data, options))) << what;
+    }
+  EXPECT_EQ(test::run_vperf({"evlist", "-g", "-i", mine}).out, "{cpu-clock,page-faults}\n");
 }
 
 TEST_F(Report, TracepointEventsMatchPerf) {

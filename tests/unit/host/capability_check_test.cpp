@@ -178,9 +178,12 @@ TEST(CapabilityCheck, MsrDriverMissingOnACpuWithAperf) {
   FakeMachine m;
   m.opener.errno_for = [](const perf_event_attr&) { return 0; };
   m.msrs.failure_errno = ENOENT;
+  m.tree.write("proc/modules", "");  // a kernel that loads modules
   CheckResult r = m.check("intel-ivybridge-i7-3770k-baremetal.txt");
   EXPECT_FALSE(verdict(r, "turbo").available);
   EXPECT_TRUE(contains(verdict(r, "turbo").fix, "modprobe msr"));
+  std::filesystem::remove(m.tree.root() / "proc/modules");  // one that cannot (Firecracker's)
+  EXPECT_TRUE(contains(verdict(m.check("intel-ivybridge-i7-3770k-baremetal.txt"), "turbo").fix, "CONFIG_X86_MSR"));
   m.tree.write("pmus/msr/events/aperf", "event=0x02\n");
   m.tree.write("pmus/msr/events/mperf", "event=0x01\n");
   EXPECT_TRUE(verdict(m.check("intel-ivybridge-i7-3770k-baremetal.txt"), "turbo").available)
