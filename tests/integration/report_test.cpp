@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/files.h"
 #include "data/perf_data_writer.h"
 #include "data/perf_record.h"
 #include "support/capability.h"
@@ -419,6 +420,41 @@ TEST_F(Report, EventGroupsRecordAndReportAsPerf) {
       EXPECT_EQ(vperf_report(data, options), without_tip(perf_report(data, options))) << what;
     }
   EXPECT_EQ(test::run_vperf({"evlist", "-g", "-i", mine}).out, "{cpu-clock,page-faults}\n");
+}
+
+std::string read_file_text(const std::string& path) { return read_file(path).value_or(std::string("(unreadable)")); }
+
+// perf data convert --to-json, byte for byte, on perf's and vperf's recordings (callchains, a
+// tracepoint beside a clock, system-wide with CPUs); an existing output stays unless --force.
+TEST_F(Report, DataConvertToJsonMatchesPerf) {
+  VPERF_REQUIRE(test::has_tracefs(), "needs tracefs for sched:sched_switch");
+  const std::string command = std::string(VPERF_WORKLOAD) + " spin 30; true";
+  const std::string chains = file("g.data"), mixed = file("mixed.data"), wide = file("wide.data"), mine = file("vperf.data");
+  perf_record({"-g", "-e", "cpu-clock", "-o", chains, "--", "sh", "-c", command});
+  perf_record({"-e", "sched:sched_switch", "-e", "cpu-clock", "-o", mixed, "--", "sh", "-c", command});
+  perf_record({"-a", "-e", "cpu-clock", "-o", wide, "--", "sh", "-c", command});
+  ASSERT_EQ(test::run_vperf({"record", "-q", "-g", "-e", "{cpu-clock,page-faults}", "-o", mine, "--", "sh", "-c", command}).exit_code, 0);
+  for (const std::string& data : {chains, mixed, wide, mine}) {
+    SCOPED_TRACE(data);
+    const std::string theirs = file("perf.json"), ours = file("vperf.json");
+    std::filesystem::remove(theirs);
+    std::filesystem::remove(ours);
+    ASSERT_EQ(test::run_program({"perf", "data", "convert", "--to-json", theirs, "-i", data}).exit_code, 0);
+    test::ProgramResult r = test::run_vperf({"data", "convert", "--to-json", ours, "-i", data});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("[ vperf data convert: Converted and wrote "), std::string::npos) << r.err;
+    const std::string text = read_file_text(ours);
+    EXPECT_EQ(text, read_file_text(theirs));
+    EXPECT_NO_THROW((void)boost::json::parse(text));
+  }
+  const std::string kept = file("kept.json");
+  std::ofstream(kept) << "mine";
+  test::ProgramResult refused = test::run_vperf({"data", "convert", "--to-json", kept, "-i", chains});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(refused.err.rfind("vperf: error: " + kept + " exists (hint: add --force", 0), 0u) << refused.err;
+  EXPECT_EQ(read_file_text(kept), "mine");
+  EXPECT_EQ(test::run_vperf({"data", "convert", "--force", "--to-json", kept, "-i", chains}).exit_code, 0);
+  EXPECT_NE(read_file_text(kept), "mine");
 }
 
 TEST_F(Report, TracepointEventsMatchPerf) {
