@@ -130,6 +130,9 @@ class RecordSession {
 
  private:
   void prepare_workload();
+  // Removes the output begun for a recording that could not start, and puts back the earlier
+  // one create_writer moved to .old.
+  void discard_output();
   void open_events();
   void apply_filter();
   void set_filter(size_t index, const std::string& filter);
@@ -150,6 +153,7 @@ class RecordSession {
   perf::SamplingTarget target_;
   bool system_wide_ = false;
   bool to_pipe_ = false;
+  bool moved_aside_ = false;  // an earlier recording at the output's name went to .old
   std::optional<perf::SamplingSession> session_;
   std::optional<data::PerfDataWriter> writer_;
   std::optional<RecordSink> sink_;
@@ -254,10 +258,13 @@ void RecordSession::create_writer() {
   }
   // The previous file moves aside to .old (as perf does); the new file is created without
   // following links.
-  if (!to_pipe_)
+  if (!to_pipe_) {
+    std::error_code ec;
+    moved_aside_ = std::filesystem::exists(std::filesystem::symlink_status(r_.output, ec));
     if (Result<void> moved = move_aside_to_old(r_.output); !moved)
       throw UserError("cannot write the recording to " + r_.output + ": " + moved.error().describe(),
                       "give -o a file name (or -o - for a pipe)");
+  }
   Result<data::PerfDataWriter> writer =
       to_pipe_ ? data::PerfDataWriter::create_pipe(r_.pipe_fd, attrs) : data::PerfDataWriter::create_file(r_.output, attrs);
   if (!writer) throw UserError("cannot write " + r_.output + ": " + writer.error().describe(), "check the directory exists and is writable");
@@ -270,6 +277,15 @@ void RecordSession::create_writer() {
       throw UserError("cannot compress the recording (-z): " + compressing.error().describe(), "install zstd's library: apt-get install libzstd1");
   }
   sink_.emplace(*writer_, std::move(formats), to_pipe_ ? "the pipe" : r_.output);
+}
+
+void RecordSession::discard_output() {
+  sink_.reset();
+  writer_.reset();
+  if (to_pipe_) return;
+  std::error_code ec;
+  std::filesystem::remove(r_.output, ec);
+  if (moved_aside_) std::filesystem::rename(r_.output + ".old", r_.output, ec);
 }
 
 void RecordSession::write_header_records() {
@@ -296,7 +312,10 @@ void RecordSession::write_header_records() {
 void RecordSession::sample() {
   if (Result<void> ok = session_->enable(); !ok) throw UserError("cannot start sampling: " + ok.error().describe(), "");
   if (workload_)
-    if (Result<void> ok = workload_->start(); !ok) throw UserError(ok.error().describe(), "check the command name and your PATH");
+    if (Result<void> ok = workload_->start(); !ok) {
+      discard_output();  // nothing was recorded: leave the directory as it was
+      throw UserError(ok.error().describe(), "check the command name and your PATH");
+    }
   auto drain = [this] {
     Result<size_t> n = session_->drain([this](std::span<const uint8_t> record) { sink_->write(record); });
     if (!n) throw UserError("cannot read the samples: " + n.error().describe(), "run 'vperf check'");

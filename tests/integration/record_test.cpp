@@ -696,6 +696,20 @@ TEST_F(Record, BadInputIsOneErrorLine) {
     EXPECT_EQ(count_lines(r.err, "vperf: error:"), 1u) << r.err;
   }
   EXPECT_FALSE(fs::exists("perf.data.old")) << "a refused command renames nothing";
+
+  // A command that cannot run: one line, and the directory as it was (the earlier recording back
+  // under its name, no new file), where perf leaves an empty recording.
+  const std::string data = file("kept.data");
+  std::ofstream(data) << "an earlier recording";
+  test::ProgramResult r = test::run_vperf({"record", "-e", "cpu-clock", "-o", data, "--", "/nonexistent/program"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("vperf: error: cannot run '/nonexistent/program'", 0), 0u) << r.err;
+  std::ifstream kept(data);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "an earlier recording");
+  EXPECT_FALSE(fs::exists(data + ".old"));
+  fs::remove(data);
+  EXPECT_EQ(test::run_vperf({"record", "-e", "cpu-clock", "-o", data, "--", "/nonexistent/program"}).exit_code, 1);
+  EXPECT_FALSE(fs::exists(data)) << "nothing recorded, nothing written";
 }
 
 }  // namespace
