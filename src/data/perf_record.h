@@ -242,6 +242,13 @@ using RecordBody =
                  BuildIdRecord, IdIndexRecord, ThreadMapRecord, StatConfigRecord, StatRecord, StatRoundRecord,
                  EventUpdateRecord, TimeConvRecord, FeatureRecord, AuxtraceInfoRecord, AuxtraceRecord>;
 
+// The records that change a task or its maps (MMAP, MMAP2, COMM, FORK, EXIT): what a reader
+// replays into its machine model, and perf script's --show-task/mmap-events print.
+constexpr bool is_task_or_map_record(uint32_t type) {
+  return type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 || type == PERF_RECORD_COMM || type == PERF_RECORD_FORK ||
+         type == PERF_RECORD_EXIT;
+}
+
 struct Record {
   uint32_t type = 0;
   uint16_t misc = 0;

@@ -407,17 +407,7 @@ void RawDump::append_read(const data::RecordView& view, std::string& out) const 
 }
 
 bool append_task_or_map_event(const data::Record& record, std::string& out) {
-  switch (record.type) {
-    case PERF_RECORD_MMAP:
-    case PERF_RECORD_MMAP2:
-    case PERF_RECORD_COMM:
-    case PERF_RECORD_FORK:
-    case PERF_RECORD_EXIT:
-      break;
-    default:
-      return false;
-  }
-  if (std::holds_alternative<data::UnparsedRecord>(record.body)) return false;
+  if (!data::is_task_or_map_record(record.type) || std::holds_alternative<data::UnparsedRecord>(record.body)) return false;
   out += "PERF_RECORD_";
   out += perf_record_name(record.type);
   if (const auto* m = std::get_if<data::MmapRecord>(&record.body)) append_mmap(*m, record.misc, out);

@@ -318,9 +318,8 @@ void print_entry_graph(std::string& out, const ReportData& report, const EventHi
 }
 
 // perf's table: one row per entry, a column per field.
-void render_table(std::string& out, const ReportData& report, const ReportOptions& options, const EventHists& hists,
-                  uint64_t total, const CallGraphPrint& graph) {
-  std::vector<ColumnSpec> columns = columns_for(report, options, hists, unfiltered_entries(hists));
+// The column header line and its dots line, then perf's "#" line.
+void append_column_header(std::string& out, const std::vector<ColumnSpec>& columns) {
   std::string header = "#", dots = "#";
   for (size_t c = 0; c < columns.size(); ++c) {
     const ColumnSpec& col = columns[c];
@@ -337,6 +336,12 @@ void render_table(std::string& out, const ReportData& report, const ReportOption
     dots.append(col.width, '.');
   }
   out += header + "\n" + dots + "\n#\n";
+}
+
+void render_table(std::string& out, const ReportData& report, const ReportOptions& options, const EventHists& hists,
+                  uint64_t total, const CallGraphPrint& graph) {
+  std::vector<ColumnSpec> columns = columns_for(report, options, hists, unfiltered_entries(hists));
+  append_column_header(out, columns);
 
   for (const HistEntry* e : shown_entries(report, hists, options)) {
     for (size_t c = 0; c < columns.size(); ++c) {
@@ -406,19 +411,7 @@ void render_group_table(std::string& out, const ReportData& report, const Report
   // A number column is one member-wide column per member.
   for (ColumnSpec& col : columns)
     if (col.field.kind != FieldKind::Key) col.width *= members.size();
-  std::string header = "#", dots = "#";
-  for (size_t c = 0; c < columns.size(); ++c) {
-    const ColumnSpec& col = columns[c];
-    header += c == 0 ? " " : "  ";
-    dots += c == 0 ? " " : "  ";
-    std::string h(col.header);
-    if (col.field.kind != FieldKind::Key) h.insert(0, col.width > h.size() ? col.width - h.size() : 0, ' ');
-    pad_to(h, col.width);
-    if (h.size() > kMaxColumnHeader) h.resize(kMaxColumnHeader);
-    header += h;
-    dots.append(col.width, '.');
-  }
-  out += header + "\n" + dots + "\n#\n";
+  append_column_header(out, columns);
 
   for (const Row& row : rows) {
     for (size_t c = 0; c < columns.size(); ++c) {

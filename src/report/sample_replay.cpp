@@ -99,19 +99,9 @@ symbols::MmapEvent mmap_event(const MmapLike& m, uint8_t cpumode, std::optional<
 void SampleReplay::on_record(const data::RecordView& view, const SampleCallback& on_sample, bool& keep_going) {
   if (observer_) observer_(view);
   const data::Record& record = view.record;
-  switch (record.type) {
-    case PERF_RECORD_MMAP:
-    case PERF_RECORD_MMAP2:
-    case PERF_RECORD_COMM:
-    case PERF_RECORD_FORK:
-    case PERF_RECORD_EXIT:
-      // Threads come, go and change: the last sample's may not be the same object. The caches
-      // key on MapSet versions and stay.
-      last_thread_known_ = false;
-      break;
-    default:
-      break;
-  }
+  // Threads come, go and change: the last sample's may not be the same object. The caches key
+  // on MapSet versions and stay.
+  if (data::is_task_or_map_record(record.type)) last_thread_known_ = false;
   uint8_t cpumode = record.misc & PERF_RECORD_MISC_CPUMODE_MASK;
   if (const auto* m = std::get_if<data::MmapRecord>(&record.body)) {
     symbols::MmapEvent e = mmap_event(*m, cpumode, std::nullopt);
