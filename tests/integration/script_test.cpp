@@ -382,8 +382,8 @@ void drop_samples_perf_could_not_unwind(std::string& perf_text, std::string& vpe
   for (const std::string& b : sample_blocks(perf_text))
     if (!has_user_frame(b) && vperf_unwound_user.count(b.substr(0, b.find('\n')))) dropped.insert(b.substr(0, b.find('\n')));
   // A known gap of vperf's unwinder (docs/call-graphs.md): libdwfl stops at glibc's lazy-binding
-  // trampoline (_dl_runtime_resolve_*, whose CFA is rbx-based), where perf's libunwind goes on to
-  // its callers. A sample taken while a lazily bound function is resolved (seen at exit, in
+  // trampoline (_dl_runtime_resolve_*, whose CFA is rbx-based: elfutils 0.188 marks rax, not
+  // rbx, callee-saved), where perf's libunwind goes on to its callers. A sample taken while a lazily bound function is resolved (seen at exit, in
   // __cxa_finalize) is dropped only when vperf's frames are exactly perf's down to the trampoline.
   std::map<std::string, std::string> vperf_blocks;
   for (const std::string& b : sample_blocks(vperf_text)) vperf_blocks.emplace(b.substr(0, b.find('\n')), b);
