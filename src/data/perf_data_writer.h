@@ -63,6 +63,9 @@ struct RawFeature {
 struct EventGroupDesc {
   std::string name;  // perf's "{anon_group}" for an unnamed group
   uint32_t leader = 0, members = 0;
+  // A group of several events that lie within a file's `events` attrs (GROUP_DESC comes from
+  // the file: its indexes are checked before use).
+  bool spans_events(size_t events) const { return members > 1 && leader < events && members <= events - leader; }
   bool operator==(const EventGroupDesc&) const = default;
 };
 

@@ -10,19 +10,6 @@
 
 namespace vperf::report {
 
-namespace {
-
-// The groups of several events whose indexes lie within the file's attrs (GROUP_DESC comes
-// from the file: counts and indexes are checked against what is there).
-std::vector<data::EventGroupDesc> usable_groups(const data::PerfDataReader& reader, size_t events) {
-  std::vector<data::EventGroupDesc> out;
-  for (const data::EventGroupDesc& group : reader.features().groups)
-    if (group.members > 1 && group.leader < events && group.members <= events - group.leader) out.push_back(group);
-  return out;
-}
-
-}  // namespace
-
 std::string render_evlist(const data::PerfDataReader& reader, const tracing::TracepointDecoder* decoder,
                           const EvlistOptions& options) {
   const std::vector<data::EventAttrEntry>& attrs = reader.attrs();
@@ -31,8 +18,9 @@ std::string render_evlist(const data::PerfDataReader& reader, const tracing::Tra
   // Each event's group leader when it is a member of a group of several (-g).
   std::vector<std::optional<data::EventGroupDesc>> group_of(attrs.size());
   if (options.groups)
-    for (const data::EventGroupDesc& group : usable_groups(reader, attrs.size()))
-      for (uint32_t i = group.leader; i < group.leader + group.members; ++i) group_of[i] = group;
+    for (const data::EventGroupDesc& group : reader.features().groups)
+      if (group.spans_events(attrs.size()))
+        for (uint32_t i = group.leader; i < group.leader + group.members; ++i) group_of[i] = group;
 
   std::string out;
   bool tracepoints = false;

@@ -222,7 +222,7 @@ std::string render_header(const data::PerfDataReader& reader, const HeaderInfo& 
       case data::kFeatGroupDesc:
         // perf names an unnamed group by its members alone.
         for (const data::EventGroupDesc& group : f.groups) {
-          if (group.members < 2 || group.leader >= reader.attrs().size() || group.members > reader.attrs().size() - group.leader) continue;
+          if (!group.spans_events(reader.attrs().size())) continue;
           out += "# group: " + (group.name == "{anon_group}" ? std::string() : group.name) + "{";
           for (uint32_t m = group.leader; m < group.leader + group.members; ++m) out += (m == group.leader ? "" : ",") + reader.attrs()[m].name;
           out += "}\n";

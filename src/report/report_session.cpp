@@ -105,8 +105,7 @@ Result<ReportData> build_report(data::PerfDataReader& reader, symbols::Machines&
   std::vector<perf_event_attr> attrs;
   bool user_stacks = false;
   for (const data::EventGroupDesc& group : reader.features().groups)
-    if (group.members > 1 && group.leader < reader.attrs().size() && group.members <= reader.attrs().size() - group.leader)
-      report.groups.push_back(group);
+    if (group.spans_events(reader.attrs().size())) report.groups.push_back(group);
   for (const data::EventAttrEntry& attr : reader.attrs()) {
     report.events.push_back(ReportEvent{attr.name, attr.attr.sample_type});
     attrs.push_back(attr.attr);
