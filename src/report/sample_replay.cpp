@@ -311,8 +311,8 @@ void SampleReplay::remember_chain(const ResolvedSample& sample, uint64_t hash, c
   if (adds > kChainCacheBytes) return;
   if (chains_.capacity() == 0) {
     // As much as the budget could ever hold of each, reserved (address space, not memory: a
-    // page is resident once written): growing by doubling held up to twice the budget, and
-    // half as much again while it copied.
+    // page of their own mappings is resident once written): growing by doubling held up to
+    // twice the budget, and half as much again while it copied.
     chain_words_.reserve(kChainCacheBytes / sizeof(uint64_t));
     chains_.reserve(kChainCacheBytes / (sizeof(ChainEntry) + sizeof(uint64_t)));
   }

@@ -291,13 +291,18 @@ void drop_empty(FlameNode& node) {
 
 // flamegraph.pl's flow(): each line shares the frames it has in common with the previous
 // line's path and opens new boxes for the rest.
-FlameTree merge_lines(std::vector<Line> lines, Annotations annotations) {
-  std::sort(lines.begin(), lines.end(),
-            [annotations](const Line& a, const Line& b) { return line_less(a, b, annotations); });
+FlameTree merge_lines(const std::vector<Line>& lines, Annotations annotations) {
+  // Sorted through pointers: a Line is a vector and a string, which a swap would copy.
+  std::vector<const Line*> sorted;
+  sorted.reserve(lines.size());
+  for (const Line& line : lines) sorted.push_back(&line);
+  std::sort(sorted.begin(), sorted.end(),
+            [annotations](const Line* a, const Line* b) { return line_less(*a, *b, annotations); });
   FlameTree tree;
   tree.root.name = "all";
   std::vector<FlameNode*> path{&tree.root};
-  for (const auto& line : lines) {
+  for (const Line* line_in_order : sorted) {
+    const Line& line = *line_in_order;
     size_t same = 0;
     while (same < line.frames.size() && same + 1 < path.size() &&
            path[same + 1]->name == line.frames[same]->name && path[same + 1]->kind == line.frames[same]->kind) {
@@ -328,7 +333,7 @@ FlameTree build_flame_tree(const StackProfile& profile, const FlameTreeOptions& 
     line.width = count;
     lines.push_back(std::move(line));
   });
-  return merge_lines(std::move(lines), options.annotations);
+  return merge_lines(lines, options.annotations);
 }
 
 FlameTree build_diff_flame_tree(const StackProfile& before, const StackProfile& after,
@@ -347,7 +352,7 @@ FlameTree build_diff_flame_tree(const StackProfile& before, const StackProfile& 
     max_delta = std::max(max_delta, std::abs(line.delta));
     lines.push_back(std::move(line));
   }
-  FlameTree tree = merge_lines(std::move(lines), options.annotations);
+  FlameTree tree = merge_lines(lines, options.annotations);
   tree.differential = true;
   tree.max_delta = max_delta;
   return tree;

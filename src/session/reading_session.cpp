@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <ostream>
 
+#include "core/huge_page_heap.h"
 #include "core/private_files.h"
 #include "unwind/dwarf_unwinder.h"
 
@@ -52,7 +53,9 @@ std::string default_input() {
 }
 
 ReadingSession::ReadingSession(ReadingInput input, std::string record_hint)
-    : input_(std::move(input)), record_hint_(std::move(record_hint)), reader_(open_input(input_.input, record_hint_)) {}
+    : input_(std::move(input)), record_hint_(std::move(record_hint)), reader_(open_input(input_.input, record_hint_)) {
+  core::back_heap_with_huge_pages();  // what the reading builds is most of the command's page faults
+}
 
 ReadingSession::~ReadingSession() = default;
 
