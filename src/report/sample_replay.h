@@ -246,9 +246,9 @@ class SampleReplay {
     ChainWalk walk;
   };
   core::HashedIds chain_index_;
-  // Reserved whole at the first chain (own mappings: resident as far as written).
-  std::vector<ChainEntry, core::OwnMappingAllocator<ChainEntry>> chains_;
-  std::vector<uint64_t, core::OwnMappingAllocator<uint64_t>> chain_words_;
+  // Reserved whole at the first chain (own mappings of huge pages: resident as far as written).
+  std::vector<ChainEntry, core::OwnMappingAllocator<ChainEntry, true>> chains_;
+  std::vector<uint64_t, core::OwnMappingAllocator<uint64_t, true>> chain_words_;
   // The last sample's thread, by tid (samples come in runs of one thread); forgotten with
   // resolved_. Any tid may come, -1 too (a system-wide sample the kernel could not attribute).
   bool last_thread_known_ = false;
