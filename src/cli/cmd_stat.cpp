@@ -145,6 +145,8 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   sub->add_option("--max-overhead", options->max_overhead_percent,
                   "Warn when a probe event's hits cost more than this percent of one CPU (default 5)")
       ->check(CLI::Range(0.0, 10000.0));
+  sub->add_option("--filter", options->filter, "Tracepoint filter for the last event ('prev_pid == 0')")->check(non_empty());
+  sub->add_flag("-v,--verbose", options->verbose, "Print each event's value, enabled and running times (ns) as they are read");
   sub->add_flag("-n,--null", options->null_run, "Count no events (unless -e gives some): only the elapsed, user and sys times");
   // The command is everything after "--" (app.cpp keeps it out of option parsing), or, as
   // with perf, everything from the first word that is not an option.

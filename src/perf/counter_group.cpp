@@ -2,6 +2,7 @@
 
 #include <sys/ioctl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -118,6 +119,14 @@ Result<CounterGroup> CounterGroup::open(const PerfEventOpener& opener, std::span
     fds.push_back(std::move(fd).value());
   }
   return CounterGroup(std::move(fds), read_format, std::move(left_out));
+}
+
+Result<void> CounterGroup::set_filter(size_t attr_index, const std::string& filter) const {
+  if (std::find(left_out_.begin(), left_out_.end(), attr_index) != left_out_.end()) return {};
+  // The fds are the attrs in order without the left-out ones.
+  const size_t before = static_cast<size_t>(std::count_if(left_out_.begin(), left_out_.end(), [&](size_t i) { return i < attr_index; }));
+  if (attr_index - before >= fds_.size()) return {};
+  return fds_[attr_index - before].set_filter(filter);
 }
 
 Result<void> CounterGroup::enable() const {

@@ -61,6 +61,8 @@ class CounterGroup {
   // One reading per member opened, in attr order.
   Result<std::vector<CounterReading>> read() const;
   size_t size() const { return fds_.size(); }
+  // Sets a tracepoint filter on member `attr_index` (nothing for a member left out).
+  Result<void> set_filter(size_t attr_index, const std::string& filter) const;
   // The members `leave_out` left out, as attr indices in order.
   const std::vector<size_t>& left_out() const { return left_out_; }
 

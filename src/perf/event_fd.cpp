@@ -22,6 +22,11 @@ Result<void> EventFd::enable() const { return ioctl_call(get(), PERF_EVENT_IOC_E
 Result<void> EventFd::disable() const { return ioctl_call(get(), PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE"); }
 Result<void> EventFd::reset() const { return ioctl_call(get(), PERF_EVENT_IOC_RESET, "PERF_EVENT_IOC_RESET"); }
 
+Result<void> EventFd::set_filter(const std::string& filter) const {
+  if (::ioctl(get(), PERF_EVENT_IOC_SET_FILTER, filter.c_str()) != 0) return Error::from_errno("set the filter '" + filter + "'");
+  return {};
+}
+
 Result<size_t> EventFd::read(void* buf, size_t size) const {
   for (;;) {
     ssize_t n = ::read(get(), buf, size);

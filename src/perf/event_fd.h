@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <string>
 
 #include "core/error.h"
 #include "core/scoped_fd.h"
@@ -22,6 +23,8 @@ class EventFd {
   Result<void> enable() const;
   Result<void> disable() const;
   Result<void> reset() const;
+  // A tracepoint's filter (PERF_EVENT_IOC_SET_FILTER), in the syntax of tracefs's filter files.
+  Result<void> set_filter(const std::string& filter) const;
   // Reads the counter value with the attr's read_format; `buf` must hold it.
   Result<size_t> read(void* buf, size_t size) const;
 

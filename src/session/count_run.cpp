@@ -7,6 +7,7 @@
 
 #include "core/files.h"
 #include "core/strings.h"
+#include "session/tracepoint_filter.h"
 
 namespace vperf::session {
 
@@ -21,6 +22,14 @@ constexpr milliseconds kTaskCheckPeriod{100};
 template <typename T>
 void check(const Result<T>& r, const std::string& what) {
   if (!r) throw UserError("cannot " + what + ": " + r.error().describe(), "run 'vperf check'");
+}
+
+// stat --filter: on the last event, which must be a tracepoint.
+void apply_filter(const stat::StatSession& session, const std::string& filter) {
+  const std::vector<stat::StatEvent>& events = session.events();
+  if (events.empty()) return;
+  if (events.back().event.type != PERF_TYPE_TRACEPOINT) throw filter_needs_a_tracepoint(events.back().name);
+  if (Result<void> set = session.set_filter(events.size() - 1, filter); !set) throw filter_refused(filter, set.error());
 }
 
 class CountRun {
@@ -46,6 +55,7 @@ class CountRun {
     Result<stat::StatSession> opened = stat::StatSession::open(opener, groups, target);
     if (!opened) throw UserError(opened.error().describe(), stat::open_failure_hint(opened.error()));
     stat::StatSession session = std::move(opened).value();
+    if (!options_.filter.empty()) apply_filter(session, options_.filter);
     printer_ = &printer_for(session.events());
 
     start_ = clock_.now();

@@ -31,6 +31,7 @@ struct CountRunOptions {
   unsigned interval_count = 0;  // --interval-count; 0: no limit
   unsigned timeout_ms = 0;      // --timeout; 0: none
   bool command_stdout_to_stderr = false;  // stat record -o -: the pipe is the recording's
+  std::string filter;           // a tracepoint filter for the last event (--filter)
 };
 
 struct CountRunResult {

@@ -24,6 +24,7 @@
 #include "session/record_build_ids.h"
 #include "session/record_sink.h"
 #include "session/system_tasks.h"
+#include "session/tracepoint_filter.h"
 #include "symbols/build_id_cache.h"
 #include "symbols/machines.h"
 
@@ -225,8 +226,7 @@ void RecordSession::apply_filter() {
     // the last event, which must be a tracepoint.
     size_t last = chosen_.size() - 1;
     if (chosen_[last].type != PERF_TYPE_TRACEPOINT)
-      throw usage_error("--filter applies to a tracepoint, and " + session_->events()[last].name + " is not one",
-                        "e.g. -e sched:sched_switch --filter 'prev_pid == 0'");
+      throw filter_needs_a_tracepoint(session_->events()[last].name);
     set_filter(last, r_.filter);
   }
   for (const auto& named_filter : r_.tracepoint_filters) {
@@ -244,9 +244,7 @@ void RecordSession::apply_filter() {
 // A kernel filter on every counter of event `index`; the kernel's refusal is a usage error
 // naming the filter.
 void RecordSession::set_filter(size_t index, const std::string& filter) {
-  if (Result<void> ok = session_->set_filter(index, filter); !ok)
-    throw usage_error("the kernel refused the filter '" + filter + "': " + ok.error().describe(),
-                      "see the event's fields in /sys/kernel/tracing/events/<subsystem>/<event>/format");
+  if (Result<void> ok = session_->set_filter(index, filter); !ok) throw filter_refused(filter, ok.error());
 }
 
 void RecordSession::create_writer() {

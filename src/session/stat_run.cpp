@@ -117,7 +117,7 @@ std::optional<perf::WorkloadExit> count_runs(const StatRequest& options, const s
                                              const PrinterFor& printer_for,
                                              const std::function<void(const CountRunResult&)>& add_run) {
   CountRunOptions run_options{options.command, options.interval_ms, options.interval_count, options.timeout_ms,
-                              options.record_output == "-"};
+                              options.record_output == "-", options.filter};
   perf::KernelPerfEventOpener opener;
   SystemRunClock clock;
   std::optional<perf::WorkloadExit> last_exit;
@@ -144,6 +144,21 @@ void warn_probe_overhead(const std::vector<stat::StatEvent>& events, const Count
     if (std::optional<std::string> warning =
             probes::probe_overhead_warning(events[i].name, hits, static_cast<double>(run.totals.elapsed_ns) / 1e9, cost, budget_cpus))
       err << *warning << '\n';
+  }
+}
+
+// stat -v: each event's value, enabled and running times summed over its counters, as perf
+// prints them when it reads them ("page-faults: 49 2366774 2366774").
+void print_raw_counts(const std::vector<stat::StatEvent>& events, const stat::StatSnapshot& totals, std::ostream& out) {
+  for (size_t i = 0; i < events.size() && i < totals.counts.size(); ++i) {
+    if (totals.counts[i].status != stat::OpenStatus::Opened) continue;
+    uint64_t value = 0, enabled = 0, running = 0;
+    for (const stat::CounterSample& sample : totals.counts[i].samples) {
+      value += sample.reading.value;
+      enabled += sample.reading.time_enabled;
+      running += sample.reading.time_running;
+    }
+    out << events[i].name << ": " << value << ' ' << enabled << ' ' << running << '\n';
   }
 }
 
@@ -234,6 +249,7 @@ int run_stat(const StatRequest& options, const std::vector<events::ResolvedGroup
   };
   std::optional<CountRunResult> last_run;
   std::optional<perf::WorkloadExit> last_exit = count_runs(options, groups, target, *signals, printer_for, [&](const CountRunResult& r) {
+    if (options.verbose) print_raw_counts(counted, r.totals, *out);
     printer->add_run(r.totals, r.times);
     last_run = r;
   });

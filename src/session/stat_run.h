@@ -44,6 +44,8 @@ struct StatRequest {
   bool all_kernel = false;          // --all-kernel
   bool null_run = false;            // -n: no default events, only the times (perf stat --null)
   double max_overhead_percent = 5;  // --max-overhead: warn when a probe costs more of one CPU
+  std::string filter;               // --filter: for the last event, which must be a tracepoint
+  bool verbose = false;             // -v: each event's value, enabled and running times per run
   std::vector<std::string> command;
   // stat record: the perf.data the counts also go to ("-": a pipe on standard output, the
   // command's output then on stderr); empty: none. `cmdline` is its CMDLINE feature.

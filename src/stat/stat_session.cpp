@@ -228,6 +228,16 @@ std::string open_failure_hint(const Error& error) {
   return open_hint(error.errno_value);
 }
 
+Result<void> StatSession::set_filter(size_t index, const std::string& filter) const {
+  for (const OpenedGroup& group : opened_)
+    for (size_t member = 0; member < group.events.size(); ++member)
+      if (group.events[member] == index) {
+        if (Result<void> set = group.counters.set_filter(member, filter); !set)
+          return Error{set.error().message + " on " + events_[index].name, set.error().errno_value};
+      }
+  return {};
+}
+
 Result<void> StatSession::enable() const {
   for (const OpenedGroup& group : opened_)
     if (!group.starts_on_exec)

@@ -60,6 +60,9 @@ class StatSession {
   // The events in print order, named as perf names them.
   const std::vector<StatEvent>& events() const { return events_; }
 
+  // Sets a tracepoint filter on every counter of event `index` (of events()), before enable().
+  Result<void> set_filter(size_t index, const std::string& filter) const;
+
   // Starts and stops every counter that does not start by itself on exec.
   Result<void> enable() const;
   Result<void> disable() const;

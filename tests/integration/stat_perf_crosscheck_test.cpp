@@ -348,6 +348,72 @@ TEST(StatPerfCrosscheck, ExactCountsAgreeWithPerf) {
   EXPECT_EQ(v->fields[0], f->fields[0]);
 }
 
+// --filter on the last event, a tracepoint: dd with bs=1 reads its input (fd 0) exactly `count`
+// times, among other reads (the loader's, its locale's); both tools count those 1000 alone.
+TEST(StatPerfCrosscheck, FilterCountsWhatPerfCounts) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  VPERF_REQUIRE(can_count_tracepoints(), "tracefs and root (tracepoint counters)");
+  const std::vector<std::string> dd = {"dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=1000"};
+  std::vector<std::string> args = {"-x,", "-e", "syscalls:sys_enter_read", "--filter", "fd == 0", "--"};
+  args.insert(args.end(), dd.begin(), dd.end());
+  Pair p = run_both(args);
+  ASSERT_EQ(p.vperf.exit_code, 0) << describe(p);
+  ASSERT_EQ(p.perf.exit_code, 0) << describe(p);
+  auto v = test::find_csv_event(test::parse_csv(p.vperf.err), "syscalls:sys_enter_read");
+  auto f = test::find_csv_event(test::parse_csv(p.perf.err), "syscalls:sys_enter_read");
+  ASSERT_TRUE(v && f) << describe(p);
+  EXPECT_EQ(v->fields[0], "1000");
+  EXPECT_EQ(f->fields[0], "1000");
+  std::vector<std::string> unfiltered = {"stat", "-x,", "-e", "syscalls:sys_enter_read", "--"};
+  unfiltered.insert(unfiltered.end(), dd.begin(), dd.end());
+  test::ProgramResult all = test::run_vperf(unfiltered);
+  auto every = test::find_csv_event(test::parse_csv(all.err), "syscalls:sys_enter_read");
+  ASSERT_TRUE(every) << all.err;
+  EXPECT_GT(test::parse_number(every->fields[0]).value(), 1000) << "without the filter dd's other reads count too";
+
+  // Mistakes: one line each, exit 2.
+  test::ProgramResult not_tracepoint = test::run_vperf({"stat", "-e", "task-clock", "--filter", "fd == 0", "--", "true"});
+  EXPECT_EQ(not_tracepoint.exit_code, 2);
+  EXPECT_EQ(std::count(not_tracepoint.err.begin(), not_tracepoint.err.end(), '\n'), 1) << not_tracepoint.err;
+  EXPECT_NE(not_tracepoint.err.find("task-clock is not one"), std::string::npos) << not_tracepoint.err;
+  test::ProgramResult refused = test::run_vperf({"stat", "-e", "syscalls:sys_enter_read", "--filter", "nosuch == 0", "--", "true"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  EXPECT_NE(refused.err.find("the kernel refused the filter 'nosuch == 0'"), std::string::npos) << refused.err;
+}
+
+// -v: before the table, a line per event with its value, enabled and running times, in perf's
+// words and order; the value is the count the table shows.
+TEST(StatPerfCrosscheck, VerboseCountLinesAsPerf) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  Pair p = run_both({"-v", "-x,", "-e", "page-faults,task-clock", "--", VPERF_WORKLOAD, "page-faults", "1000"});
+  ASSERT_EQ(p.vperf.exit_code, 0) << describe(p);
+  ASSERT_EQ(p.perf.exit_code, 0) << describe(p);
+  const std::regex raw(R"(^([a-z-]+): (\d+) (\d+) (\d+)$)");
+  auto raw_lines = [&](const std::string& text) {
+    std::vector<std::vector<uint64_t>> values;
+    std::vector<std::string> names;
+    std::istringstream in(text);
+    std::string line;
+    std::smatch m;
+    while (std::getline(in, line))
+      if (std::regex_match(line, m, raw)) {
+        names.push_back(m[1]);
+        values.push_back({std::stoull(m[2]), std::stoull(m[3]), std::stoull(m[4])});
+      }
+    return std::make_pair(names, values);
+  };
+  auto [mine, my_values] = raw_lines(p.vperf.err);
+  auto [theirs, their_values] = raw_lines(p.perf.err);
+  EXPECT_EQ(mine, (std::vector<std::string>{"page-faults", "task-clock"})) << describe(p);
+  EXPECT_EQ(mine, theirs) << describe(p);
+  auto faults = test::find_csv_event(test::parse_csv(p.vperf.err), "page-faults");
+  ASSERT_TRUE(faults && my_values.size() == 2) << describe(p);
+  EXPECT_EQ(std::to_string(my_values[0][0]), faults->fields[0]);
+  EXPECT_GE(my_values[0][0], 1000u);
+  for (const auto& v : my_values) EXPECT_EQ(v[1], v[2]) << "a software counter runs whenever it is enabled";
+}
+
 // --all-user and --all-kernel: the workload's 10000 page faults happen in user space, so they
 // count there and not in the kernel, as perf counts them (the same fixed layout: within the
 // few faults CsvPageFaultsFieldByField allows); and stat record writes the attr perf's does.
