@@ -157,9 +157,24 @@ void add_stat_command(CLI::App& app, Invocation& inv) {
   auto report_input = std::make_shared<std::string>();
   report->add_option("-i,--input", *report_input, "perf.data to read (default perf.data, or standard input when it is a pipe)")
       ->check(non_empty());
-  report->callback([report_input, &inv] {
-    inv.action = [report_input, &inv] {
-      session::run_stat_report(report_input->empty() ? session::default_input() : *report_input, *inv.err);
+  // perf stat report's own splits; -x, --json and the number grouping are stat's, given before
+  // the word report (perf stat -x, report).
+  auto report_split = std::make_shared<StatOptions>();
+  report->add_flag("-A,--no-aggr", report_split->no_aggr, "One line per CPU");
+  report->add_flag("--per-core", report_split->per_core, "One line per core");
+  report->add_flag("--per-die", report_split->per_die, "One line per die");
+  report->add_flag("--per-socket", report_split->per_socket, "One line per socket");
+  report->add_flag("--per-node", report_split->per_node, "One line per NUMA node");
+  report->callback([report_input, report_split, options, &inv] {
+    inv.action = [report_input, report_split, options, &inv] {
+      StatOptions format = *options;
+      format.no_aggr = report_split->no_aggr;
+      format.per_core = report_split->per_core;
+      format.per_die = report_split->per_die;
+      format.per_socket = report_split->per_socket;
+      format.per_node = report_split->per_node;
+      format.per_thread = false;
+      session::run_stat_report(report_input->empty() ? session::default_input() : *report_input, format, *inv.err);
       return 0;
     };
   });

@@ -266,15 +266,21 @@ int run_stat(const StatRequest& options, const std::vector<events::ResolvedGroup
   return last_exit ? last_exit->shell_status() : 0;
 }
 
-void run_stat_report(const std::string& input, std::ostream& err) {
+void run_stat_report(const std::string& input, const StatRequest& format, std::ostream& err) {
   ReadingInput source;
   source.input = input;
   ReadingSession session(source, "vperf stat record -o FILE -- COMMAND");
   Result<StatRecording> recording = read_stat_recording(session.reader());
   if (!recording) throw UserError("cannot report " + session.name() + ": " + recording.error().describe(), recording.error().hint);
-  stat::StatPrintOptions print;
-  print.aggregation = recording->aggregation;
-  print.nmi_watchdog_on = nmi_watchdog_on;
+  stat::StatPrintOptions print = print_options(format, stat::CountTarget{});
+  print.show_rusage = false;
+  // Counters of tasks (no -a or -C when recorded) have no CPUs to split by: perf says so and
+  // prints them as recorded.
+  const bool task_data = std::all_of(recording->totals.counts.begin(), recording->totals.counts.end(), [](const stat::EventCounts& c) {
+    return std::all_of(c.samples.begin(), c.samples.end(), [](const stat::CounterSample& s) { return s.cpu < 0; });
+  });
+  if (task_data && print.aggregation != stat::AggrMode::Global) err << "warning: processing task data, aggregation mode not set\n";
+  if (task_data || print.aggregation == stat::AggrMode::Global) print.aggregation = recording->aggregation;
   for (const auto& [pid, comm] : recording->threads) print.thread_names[pid] = comm;
   Result<CpuTopology> topology = load_cpu_topology();
   if (!topology) throw UserError("cannot read the CPU topology: " + topology.error().describe(), "is /sys mounted?");

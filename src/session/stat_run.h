@@ -65,7 +65,9 @@ int run_stat(const StatRequest& request, const std::vector<events::ResolvedGroup
              std::ostream& err);
 
 // stat report: prints the counts `input` holds (written by stat record, vperf's or perf's) as
-// stat printed them, to `err`. Throws UserError.
-void run_stat_report(const std::string& input, std::ostream& err);
+// stat printed them, to `err`, in `format`'s -x/--json/-B/--no-big-num (perf stat -x, report),
+// split as its -A/--per-core/--per-die/--per-socket/--per-node say, else as recorded. Throws
+// UserError.
+void run_stat_report(const std::string& input, const StatRequest& format, std::ostream& err);
 
 }  // namespace vperf::session
