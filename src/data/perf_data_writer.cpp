@@ -13,6 +13,7 @@
 #include "core/byte_writer.h"
 #include "data/feature_sections.h"
 #include "data/perf_data_format.h"
+#include "data/topology_features.h"
 #include "data/perf_record.h"
 
 namespace vperf::data {
@@ -108,6 +109,9 @@ HeaderFeatures this_machine_features(std::vector<std::string> cmdline) {
     if (auto kb = parse_u64(trim(total.substr(0, total.find(' '))))) f.total_mem_kb = *kb;
   }
   f.cmdline = std::move(cmdline);
+  for (std::optional<RawFeature> topology : {cpu_topology_feature("/sys/devices/system", f.nr_cpus_available, f.arch),
+                                             numa_topology_feature("/sys/devices/system")})
+    if (topology) f.other.push_back(std::move(*topology));
   return f;
 }
 

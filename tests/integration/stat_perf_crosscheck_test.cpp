@@ -552,13 +552,12 @@ TEST(StatRecordReport, EachToolReportsEithersRecordingAsPerfDoes) {
         EXPECT_NE(by_perf.err.find(options.find("-A") != std::string::npos ? "CPU0 " : "task-clock"), std::string::npos) << by_perf.err;
         EXPECT_EQ(by_vperf.err, by_perf.err);
         // Formats are stat's (before the word report), splits report's: a task recording has
-        // no CPUs to split by, which perf warns about and prints as recorded. The splits only
-        // on perf's recordings: vperf's have no CPU_TOPOLOGY or NUMA_TOPOLOGY feature yet, and
-        // perf 6.1's report of a file without them crashes (--per-core) or prints node -1.
-        std::vector<const char*> forms = {"-x, report", "--json report"};
-        if (recorder == "perf") forms.insert(forms.end(), {"-x';' report --per-socket", "report -A", "report --per-core", "report --per-node"});
+        // no CPUs to split by, which perf warns about and prints as recorded. perf splits by
+        // the file's CPU_TOPOLOGY and NUMA_TOPOLOGY (without them perf 6.1 crashes on
+        // --per-core), vperf by this machine's.
         if (!pipe) {
-          for (const char* form : forms) {
+          for (const char* form : {"-x, report", "--json report", "-x';' report --per-socket", "report -A", "report --per-core",
+                                   "report --per-node"}) {
             test::ProgramResult perf_form = sh(std::string("perf stat ") + form + input);
             test::ProgramResult vperf_form = sh(std::string(VPERF_BINARY) + " stat " + std::string(form) + input);
             EXPECT_EQ(vperf_form.exit_code, 0) << form << "\n" << vperf_form.err;
@@ -569,6 +568,26 @@ TEST(StatRecordReport, EachToolReportsEithersRecordingAsPerfDoes) {
       }
     }
   }
+  // vperf's files carry this machine's CPU_TOPOLOGY and NUMA_TOPOLOGY as perf writes them: the
+  // same lines in perf's header dump (free memory aside, which changes between the recordings).
+  auto topology = [&](const std::string& recorder, const std::string& file) {
+    EXPECT_EQ(sh(recorder + " stat record -a -o " + file + " -e cpu-clock -- true 2>/dev/null").exit_code, 0) << recorder;
+    std::istringstream header(sh("perf report --header-only -I -i " + file).out);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(header, line);) {
+      const bool cpu_place = line.starts_with("# CPU ") && line.find("Core ID") != std::string::npos;  // not the CACHE lines
+      if (!line.starts_with("# sibling") && !cpu_place && !line.starts_with("# node")) continue;
+      if (size_t free = line.find(", free = "); free != std::string::npos) line.erase(free);
+      lines.push_back(line);
+    }
+    std::filesystem::remove(file);
+    return lines;
+  };
+  const std::vector<std::string> mine = topology(VPERF_BINARY, dir + "/topology-vperf.data");
+  const std::vector<std::string> theirs = topology("perf", dir + "/topology-perf.data");
+  EXPECT_FALSE(theirs.empty());
+  EXPECT_EQ(mine, theirs);
+
   test::ProgramResult not_stat = sh(std::string(VPERF_BINARY) + " stat report -i /dev/null");
   EXPECT_EQ(not_stat.exit_code, 1) << not_stat.err;
   EXPECT_EQ(std::count(not_stat.err.begin(), not_stat.err.end(), '\n'), 1) << not_stat.err;

@@ -1,0 +1,116 @@
+#include "data/topology_features.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/byte_writer.h"
+#include "core/cpu_set.h"
+#include "core/files.h"
+#include "core/strings.h"
+#include "data/perf_data_format.h"
+
+namespace vperf::data {
+namespace {
+
+// perf's do_write_string: u32 length of the NUL-terminated text padded to kNameAlign, then it.
+void put_string(ByteWriter& w, std::string_view s) {
+  const auto len = static_cast<uint32_t>((s.size() + 1 + kNameAlign - 1) / kNameAlign * kNameAlign);
+  w.u32(len);
+  w.padded_string(s, len);
+}
+
+std::optional<std::string> line_of(const std::filesystem::path& path) {
+  Result<std::string> line = read_first_line(path);
+  if (!line) return std::nullopt;
+  return std::string(trim(*line));
+}
+
+// The first file of `names` under `dir` that can be read (perf's fallbacks for older kernels).
+std::optional<std::string> first_line_of(const std::filesystem::path& dir, std::initializer_list<const char*> names) {
+  for (const char* name : names)
+    if (std::optional<std::string> line = line_of(dir / name)) return line;
+  return std::nullopt;
+}
+
+uint32_t id_of(const std::filesystem::path& path) {
+  std::optional<std::string> line = line_of(path);
+  if (!line) return static_cast<uint32_t>(-1);
+  std::optional<uint64_t> id = parse_u64(*line);
+  return id ? static_cast<uint32_t>(*id) : static_cast<uint32_t>(-1);
+}
+
+void add_unique(std::vector<std::string>& lists, std::optional<std::string> list) {
+  if (list && std::find(lists.begin(), lists.end(), *list) == lists.end()) lists.push_back(std::move(*list));
+}
+
+void put_lists(ByteWriter& w, const std::vector<std::string>& lists) {
+  w.u32(static_cast<uint32_t>(lists.size()));
+  for (const std::string& list : lists) put_string(w, list);
+}
+
+// A value of a node's meminfo line "Node 0 MemTotal:  9529120 kB".
+uint64_t node_meminfo_kb(const std::string& meminfo, std::string_view key) {
+  for (std::string_view line : split(meminfo, '\n')) {
+    const size_t at = line.find(key);
+    if (at == std::string_view::npos) continue;
+    std::string_view rest = trim(line.substr(at + key.size()));
+    return parse_u64(rest.substr(0, rest.find(' '))).value_or(0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::optional<RawFeature> cpu_topology_feature(const std::filesystem::path& sysfs_system, uint32_t nr_cpus_available,
+                                               const std::string& arch) {
+  const std::filesystem::path cpu_root = sysfs_system / "cpu";
+  std::optional<std::string> online_text = line_of(cpu_root / "online");
+  if (!online_text) return std::nullopt;
+  Result<std::vector<int>> online = parse_cpu_list(*online_text);
+  if (!online || online->empty()) return std::nullopt;
+  const bool dies = (arch == "x86_64" || arch == "s390x") &&
+                    std::filesystem::exists(cpu_root / ("cpu" + std::to_string(online->front())) / "topology/die_cpus_list");
+  std::vector<std::string> packages, die_lists, cores;
+  for (int cpu : *online) {
+    const std::filesystem::path topology = cpu_root / ("cpu" + std::to_string(cpu)) / "topology";
+    add_unique(packages, first_line_of(topology, {"package_cpus_list", "core_siblings_list"}));
+    if (dies) add_unique(die_lists, line_of(topology / "die_cpus_list"));
+    add_unique(cores, first_line_of(topology, {"core_cpus_list", "thread_siblings_list"}));
+  }
+  if (packages.empty() || cores.empty()) return std::nullopt;
+  ByteWriter w;
+  put_lists(w, packages);
+  put_lists(w, cores);
+  for (uint32_t cpu = 0; cpu < nr_cpus_available; ++cpu) {
+    const std::filesystem::path topology = cpu_root / ("cpu" + std::to_string(cpu)) / "topology";
+    w.u32(id_of(topology / "core_id"));
+    w.u32(id_of(topology / "physical_package_id"));
+  }
+  if (dies && !die_lists.empty()) {
+    put_lists(w, die_lists);
+    for (uint32_t cpu = 0; cpu < nr_cpus_available; ++cpu)
+      w.u32(id_of(cpu_root / ("cpu" + std::to_string(cpu)) / "topology/die_id"));
+  }
+  return RawFeature{kFeatCpuTopology, w.take()};
+}
+
+std::optional<RawFeature> numa_topology_feature(const std::filesystem::path& sysfs_system) {
+  const std::filesystem::path node_root = sysfs_system / "node";
+  std::optional<std::string> online_text = line_of(node_root / "online");
+  if (!online_text) return std::nullopt;
+  Result<std::vector<int>> nodes = parse_cpu_list(*online_text);
+  if (!nodes || nodes->empty()) return std::nullopt;
+  ByteWriter w;
+  w.u32(static_cast<uint32_t>(nodes->size()));
+  for (int node : *nodes) {
+    const std::filesystem::path dir = node_root / ("node" + std::to_string(node));
+    Result<std::string> meminfo = read_file(dir / "meminfo");
+    w.u32(static_cast<uint32_t>(node));
+    w.u64(meminfo ? node_meminfo_kb(*meminfo, "MemTotal:") : 0);
+    w.u64(meminfo ? node_meminfo_kb(*meminfo, "MemFree:") : 0);
+    put_string(w, line_of(dir / "cpulist").value_or(""));
+  }
+  return RawFeature{kFeatNumaTopology, w.take()};
+}
+
+}  // namespace vperf::data
