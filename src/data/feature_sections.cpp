@@ -11,12 +11,6 @@
 namespace vperf::data {
 namespace {
 
-void put_string(ByteWriter& w, std::string_view s) {
-  uint32_t len = static_cast<uint32_t>((s.size() + 1 + kNameAlign - 1) / kNameAlign * kNameAlign);
-  w.u32(len);
-  w.padded_string(s, len);
-}
-
 Result<std::string> get_string(ByteReader& r, std::string_view what) {
   VPERF_TRY(uint32_t len, r.u32(what));
   VPERF_TRY(auto field, r.bytes(len, what));
@@ -26,11 +20,17 @@ Result<std::string> get_string(ByteReader& r, std::string_view what) {
 
 std::vector<uint8_t> string_section(std::string_view s) {
   ByteWriter w;
-  put_string(w, s);
+  put_perf_string(w, s);
   return w.take();
 }
 
 }  // namespace
+
+void put_perf_string(ByteWriter& w, std::string_view s) {
+  uint32_t len = static_cast<uint32_t>((s.size() + 1 + kNameAlign - 1) / kNameAlign * kNameAlign);
+  w.u32(len);
+  w.padded_string(s, len);
+}
 
 std::vector<uint8_t> encode_build_id(const BuildIdEntry& entry, uint32_t type) {
   Record rec;
@@ -79,7 +79,7 @@ std::vector<RawFeature> encode_features(const HeaderFeatures& f, const std::vect
   if (!f.cmdline.empty()) {
     ByteWriter w;
     w.u32(static_cast<uint32_t>(f.cmdline.size()));
-    for (const auto& arg : f.cmdline) put_string(w, arg);
+    for (const auto& arg : f.cmdline) put_perf_string(w, arg);
     add(kFeatCmdline, w.take());
   }
   if (!attrs.empty()) {
@@ -91,7 +91,7 @@ std::vector<RawFeature> encode_features(const HeaderFeatures& f, const std::vect
       attr.size = sizeof(perf_event_attr);
       w.put(attr);
       w.u32(static_cast<uint32_t>(a.ids.size()));
-      put_string(w, a.name);
+      put_perf_string(w, a.name);
       for (uint64_t id : a.ids) w.u64(id);
     }
     add(kFeatEventDesc, w.take());
@@ -106,7 +106,7 @@ std::vector<RawFeature> encode_features(const HeaderFeatures& f, const std::vect
     ByteWriter w;
     w.u32(static_cast<uint32_t>(f.groups.size()));
     for (const EventGroupDesc& group : f.groups) {
-      put_string(w, group.name);
+      put_perf_string(w, group.name);
       w.u32(group.leader);
       w.u32(group.members);
     }

@@ -6,10 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "core/byte_writer.h"
 #include "core/error.h"
 #include "data/perf_data_writer.h"
 
 namespace vperf::data {
+
+// A string as perf's feature sections hold one (do_write_string): u32 length of the
+// NUL-terminated text padded to kNameAlign, then the padded text.
+void put_perf_string(ByteWriter& w, std::string_view s);
 
 // The sections `features` + `attrs` make, in feature-bit order, as {feature, bytes}.
 // EVENT_DESC comes from `attrs`; empty fields are left out; `features.other` is added verbatim

@@ -7,17 +7,11 @@
 #include "core/cpu_set.h"
 #include "core/files.h"
 #include "core/strings.h"
+#include "data/feature_sections.h"
 #include "data/perf_data_format.h"
 
 namespace vperf::data {
 namespace {
-
-// perf's do_write_string: u32 length of the NUL-terminated text padded to kNameAlign, then it.
-void put_string(ByteWriter& w, std::string_view s) {
-  const auto len = static_cast<uint32_t>((s.size() + 1 + kNameAlign - 1) / kNameAlign * kNameAlign);
-  w.u32(len);
-  w.padded_string(s, len);
-}
 
 std::optional<std::string> line_of(const std::filesystem::path& path) {
   Result<std::string> line = read_first_line(path);
@@ -45,7 +39,7 @@ void add_unique(std::vector<std::string>& lists, std::optional<std::string> list
 
 void put_lists(ByteWriter& w, const std::vector<std::string>& lists) {
   w.u32(static_cast<uint32_t>(lists.size()));
-  for (const std::string& list : lists) put_string(w, list);
+  for (const std::string& list : lists) put_perf_string(w, list);
 }
 
 // A value of a node's meminfo line "Node 0 MemTotal:  9529120 kB".
@@ -108,7 +102,7 @@ std::optional<RawFeature> numa_topology_feature(const std::filesystem::path& sys
     w.u32(static_cast<uint32_t>(node));
     w.u64(meminfo ? node_meminfo_kb(*meminfo, "MemTotal:") : 0);
     w.u64(meminfo ? node_meminfo_kb(*meminfo, "MemFree:") : 0);
-    put_string(w, line_of(dir / "cpulist").value_or(""));
+    put_perf_string(w, line_of(dir / "cpulist").value_or(""));
   }
   return RawFeature{kFeatNumaTopology, w.take()};
 }
