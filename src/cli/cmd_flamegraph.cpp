@@ -161,6 +161,7 @@ void add_flamegraph_command(CLI::App& app, Invocation& inv, std::shared_ptr<cons
     const bool input_given = sub->count("--input") > 0;
     inv.action = [options, kvm, input_given, &inv] {
       apply_kvm_defaults(kvm.get(), input_given || !options->diff.empty(), options->source);
+      options->source.symbols.build_id_cache = inv.buildid_dir;
       return run_flamegraph(*options, *inv.out, *inv.err);
     };
   });

@@ -222,6 +222,7 @@ void add_report_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
     inv.action = [raw, kvm, input_given, &inv] {
       if (!input_given && !kvm) raw->options.source.input = session::default_input();
       apply_kvm_defaults(kvm.get(), input_given, raw->options.source);
+      raw->options.source.symbols.build_id_cache = inv.buildid_dir;
       return run_report(raw->options, *inv.out, *inv.err);
     };
   });

@@ -72,6 +72,7 @@ void add_script_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
     inv.action = [options, kvm, input_given, &inv] {
       if (!input_given && !kvm) options->source.input = session::default_input();
       apply_kvm_defaults(kvm.get(), input_given, options->source);
+      options->source.symbols.build_id_cache = inv.buildid_dir;
       return run_script(*options, *inv.out, *inv.err);
     };
   });

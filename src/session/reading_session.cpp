@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <map>
+#include <memory>
 #include <ostream>
 
 #include "core/huge_page_heap.h"
@@ -67,6 +69,13 @@ symbols::Machines& ReadingSession::machines() {
   if (machines_) return *machines_;
   symbols::SymbolConfig config = input_.symbols;
   config.kernel_image_cache = user_cache_location("kernel-symbols");
+  // The host's user-space files, by the build-id the recording gives them (perf's BUILD_ID
+  // table: the files its samples hit).
+  auto recorded = std::make_shared<std::map<std::string, symbols::BuildId>>();
+  for (const data::BuildIdEntry& entry : reader_.features().build_ids)
+    if ((entry.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER && !entry.build_id.empty())
+      recorded->emplace(entry.filename, symbols::BuildId{entry.build_id});
+  if (!recorded->empty()) config.recorded_build_ids = std::move(recorded);
   symbols::Machines& machines = machines_.emplace(config);
   machines.set_sample_scope(input_.scope);
   add_guests(machines, input_.guests);

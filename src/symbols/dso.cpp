@@ -4,6 +4,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "symbols/build_id_cache.h"
 #include "symbols/debuginfo.h"
 
 namespace vperf::symbols {
@@ -29,6 +30,16 @@ SymbolTable table_from(const ElfFile& elf, const ElfFile* runtime, bool demangle
     for (const SymbolSource& s : plt) symbols.push_back(Symbol{s.start, s.start + s.size, s.name, s.binding});
   }
   return SymbolTable::from_symbols(std::move(symbols), std::move(names), demangle_names);
+}
+
+// A file's build-id against a recorded one: perf.data's records hold 20 bytes, a shorter id
+// (an 8-byte one of some linkers) padded with zeros where the record has no size.
+bool same_build_id(const BuildId& file, const BuildId& recorded) {
+  if (file == recorded) return true;
+  if (recorded.bytes.size() <= file.bytes.size()) return false;
+  return std::equal(file.bytes.begin(), file.bytes.end(), recorded.bytes.begin()) &&
+         std::all_of(recorded.bytes.begin() + static_cast<std::ptrdiff_t>(file.bytes.size()), recorded.bytes.end(),
+                     [](uint8_t b) { return b == 0; });
 }
 
 std::filesystem::path under_symfs(const SymbolConfig& config, const std::string& path) {
@@ -159,12 +170,24 @@ Dso::Loader Dso::elf_loader(SymbolConfig config, std::string recorded_path, std:
     std::optional<Error> binary_error;
     if (binary) {
       auto id = binary->build_id();
-      if (expected && !expected->empty() && id && *id != *expected) {
+      if (expected && !expected->empty() && id && !same_build_id(*id, *expected)) {
         binary_error = Error{binary_path.string() + ": build-id " + id->hex() + " differs from the recorded " +
                              expected->hex() + " (the file changed since the recording)"};
       }
     } else {
       binary_error = binary.error();
+    }
+    // Moved, deleted or rebuilt since the recording: the copy perf's build-id cache keeps.
+    if (binary_error && expected && !expected->empty()) {
+      const BuildIdCache cache(config.build_id_cache.empty() ? BuildIdCache::default_dir() : config.build_id_cache);
+      if (std::optional<std::filesystem::path> cached = cache.find(*expected)) {
+        auto copy = ElfFile::open(*cached);
+        if (copy && copy->build_id() && same_build_id(*copy->build_id(), *expected)) {
+          binary_path = *cached;
+          binary = std::move(copy);
+          binary_error.reset();
+        }
+      }
     }
     bool binary_usable = !binary_error.has_value();
     std::optional<BuildId> wanted = expected;

@@ -221,7 +221,10 @@ std::shared_ptr<Dso> Machine::user_dso(const MmapEvent& event, MapAddressing& ad
   std::string key = file;
   if (event.build_id) key += "\n" + event.build_id->hex();
   if (auto it = dsos_.find(key); it != dsos_.end()) return it->second;
-  return remember(key, std::make_shared<Dso>(DsoKind::User, file, Dso::elf_loader(config_, file, event.build_id)));
+  std::optional<BuildId> expected = event.build_id;
+  if (!expected && config_.recorded_build_ids)
+    if (auto it = config_.recorded_build_ids->find(file); it != config_.recorded_build_ids->end()) expected = it->second;
+  return remember(key, std::make_shared<Dso>(DsoKind::User, file, Dso::elf_loader(config_, file, expected)));
 }
 
 void Machine::process_mmap(const MmapEvent& event) {

@@ -3,11 +3,14 @@
 // src/symbols reads a path that is not in here, so tests point it at fixtures and a guest's
 // Machine points it at files copied out of the guest.
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/private_files.h"
+#include "symbols/build_id.h"
 
 namespace vperf::symbols {
 
@@ -33,6 +36,12 @@ struct SymbolConfig {
   std::filesystem::path jit_map_dir = "/tmp";
   VdsoSource vdso = VdsoSource::ThisProcess;
   bool demangle = true;
+  // The build-ids the recording's BUILD_ID table gives the host's files, by path as recorded:
+  // a file at that path with another build-id (rebuilt since) is not used, as perf does not
+  // use it, and perf's build-id cache is asked for the copy it keeps.
+  std::shared_ptr<const std::map<std::string, BuildId>> recorded_build_ids;
+  // perf's build-id cache (perf --buildid-dir); empty: BuildIdCache::default_dir(), ~/.debug.
+  std::filesystem::path build_id_cache;
   // Where this boot's kernel image symbols are kept between runs (kernel_image_cache.h); none:
   // /proc/kallsyms is read whole by every run that needs a kernel symbol, as perf reads it.
   std::optional<CacheLocation> kernel_image_cache;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -107,6 +108,48 @@ TEST_F(BuildIdTest, RecordFillsTheCacheAsPerfsRecordDoes) {
   const fs::path none = root_ / "none";
   ASSERT_EQ(run("vperf", none, {"record", "-q", "-N", "-o", (root_ / "n.data").string(), VPERF_WORKLOAD, "spin", "10"}).exit_code, 0);
   EXPECT_FALSE(fs::exists(none));
+}
+
+// A binary rebuilt after the recording: perf does not use the file now at its path (another
+// build-id) and reads the copy its build-id cache kept. vperf's report and script of either
+// tool's recording are perf's, with the cache (the recorded program's own functions) and
+// without it (addresses only, as perf shows them).
+TEST_F(BuildIdTest, ReportFindsARebuiltBinaryThroughTheCacheAsPerf) {
+  VPERF_REQUIRE(test::running_as_root(), "root (perf record with kernel samples)");
+  VPERF_REQUIRE(!test::find_program("gcc").empty(), "gcc");
+  const fs::path source = root_ / "prog.c", program = root_ / "prog";
+  auto build = [&](const std::string& step) {
+    std::ofstream(source) << "#include <stdlib.h>\n"
+                             "__attribute__((noinline)) long first_loop(long n) { long s = 0; for (long i = 0; i < n; ++i) s += i * "
+                          << step << " % 13; return s; }\n"
+                             "__attribute__((noinline)) long second_loop(long n) { long s = 0; for (long i = 0; i < n; ++i) s ^= i * 3 % 11; return s; }\n"
+                             "int main(int argc, char** argv) { long n = atol(argv[1]); return (int)(first_loop(n) + second_loop(n)) & 1; }\n";
+    ASSERT_EQ(test::run_program({"gcc", "-O1", "-o", program.string(), source.string()}).exit_code, 0);
+  };
+  build("7");
+  for (const std::string& recorder : {std::string("vperf"), std::string("perf")}) {
+    const fs::path cache = root_ / (recorder + "-cache"), data = root_ / (recorder + ".data");
+    ASSERT_EQ(run(recorder, cache, {"record", "-q", "-e", "cpu-clock", "-o", data.string(), program.string(), "30000000"}).exit_code, 0);
+  }
+  build("5");  // another build-id at the same path
+  auto without_comments = [](const std::string& text) {
+    std::string out;
+    for (const std::string& line : lines_of(text))
+      if (!line.starts_with("#")) out += line + "\n";
+    return out;
+  };
+  for (const std::string& recorder : {std::string("vperf"), std::string("perf")}) {
+    const fs::path data = root_ / (recorder + ".data");
+    for (const fs::path& cache : {root_ / (recorder + "-cache"), root_ / "empty-cache"}) {
+      SCOPED_TRACE(recorder + "'s recording, cache " + cache.filename().string());
+      const std::vector<std::string> report = {"report", "--stdio", "--sort", "dso,sym", "-i", data.string()};
+      const std::string mine = without_comments(run("vperf", cache, report).out), theirs = without_comments(run("perf", cache, report).out);
+      EXPECT_EQ(mine, theirs);
+      EXPECT_EQ(run("vperf", cache, {"script", "-i", data.string()}).out, run("perf", cache, {"script", "-i", data.string()}).out);
+      const bool cached = cache.filename() != "empty-cache";
+      EXPECT_EQ(mine.find("first_loop") != std::string::npos, cached) << mine;
+    }
+  }
 }
 
 TEST_F(BuildIdTest, MistakesAreOneLine) {
