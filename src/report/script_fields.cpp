@@ -15,13 +15,14 @@ struct FieldName {
 constexpr FieldName kFields[] = {
     {"comm", kFieldComm}, {"tid", kFieldTid},     {"pid", kFieldPid},       {"time", kFieldTime},
     {"cpu", kFieldCpu},   {"event", kFieldEvent}, {"trace", kFieldTrace},   {"ip", kFieldIp},
-    {"sym", kFieldSym},   {"dso", kFieldDso},     {"symoff", kFieldSymOff}, {"period", kFieldPeriod},
+    {"sym", kFieldSym},   {"dso", kFieldDso},     {"symoff", kFieldSymOff}, {"srcline", kFieldSrcline},
+    {"period", kFieldPeriod},
 };
 
 // perf script fields vperf does not print: named so the error says "not supported" rather
 // than "unknown".
 constexpr std::string_view kUnsupportedPerfFields[] = {
-    "addr",     "srcline",     "iregs",      "uregs",   "brstack",        "brstacksym",     "data_src",
+    "addr",     "iregs",      "uregs",   "brstack",        "brstacksym",     "data_src",
     "weight",   "bpf-output",  "callindent", "insn",    "insnlen",        "brstackinsn",    "brstackoff",
     "synth",    "phys_addr",   "metric",     "misc",    "srccode",        "ipc",            "tod",
     "data_page_size", "code_page_size", "ins_lat", "brstackinsnlen", "machine_pid", "vcpu", "cgroup",
@@ -206,6 +207,7 @@ Result<void> check_event(const ScriptEvent& event, ScriptFieldSet& fields, Scrip
   if ((fields & kFieldSym) && !has_address)
     return Error{"field 'sym' needs sample addresses, but event '" + event.name + "' has neither IP nor ADDR"};
   if ((fields & kFieldSymOff) && !(fields & kFieldSym)) return Error{"field 'symoff' needs field 'sym'"};
+  if ((fields & kFieldSrcline) && !(fields & kFieldIp)) return Error{"field 'srcline' needs field 'ip' (the addresses it turns into source lines)"};
   if ((fields & kFieldDso) && !has_address)
     return Error{"field 'dso' needs sample addresses, but event '" + event.name + "' has neither IP nor ADDR"};
   if (fields & (kFieldPid | kFieldTid))

@@ -41,6 +41,7 @@ enum ScriptField : uint32_t {
   kFieldSym = 1u << 8,
   kFieldDso = 1u << 9,
   kFieldSymOff = 1u << 11,
+  kFieldSrcline = 1u << 12,
   kFieldPeriod = 1u << 13,
 };
 using ScriptFieldSet = uint32_t;

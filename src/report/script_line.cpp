@@ -7,6 +7,8 @@
 #include <cstring>
 #include <span>
 
+#include "report/srcline.h"
+
 namespace vperf::report {
 
 namespace {
@@ -60,6 +62,14 @@ void append_dso(std::string& out, const symbols::ResolvedAddress& at) {
   out.push_back(')');
 }
 
+// -F srcline: on a line of its own under the address's line, as perf prints it.
+void append_srcline(std::string& out, const symbols::ResolvedAddress& at) {
+  if (std::optional<std::string> line = script_srcline(at)) {
+    out.append("\n  ");
+    out.append(*line);
+  }
+}
+
 // The address perf prints for a callchain entry: a user-space dso's frames as offsets in the
 // dso (map_ip), kernel and unmapped ones as they are.
 uint64_t shown_frame_address(const ProfileFrame& frame) {
@@ -79,6 +89,7 @@ void append_frame(std::string& out, const Profile& profile, uint32_t id, ScriptF
   }
   bool inlined = !inlined_name.empty();
   if ((fields & kFieldDso) && !inlined) append_dso(out, frame.at);
+  if (fields & kFieldSrcline) append_srcline(out, frame.at);
   if (inlined) out.append(" (inlined)");
   out.push_back('\n');
 }
@@ -218,6 +229,7 @@ void append_script_sample(std::string& out, const ResolvedSample& sample, Script
         append_symbol(out, sample.at, {}, (fields & kFieldSymOff) != 0);
       }
       if (fields & kFieldDso) append_dso(out, sample.at);
+      if (fields & kFieldSrcline) append_srcline(out, sample.at);
     }
   }
   out.push_back('\n');

@@ -1,5 +1,6 @@
 #include "symbols/dso.h"
 
+#include <algorithm>
 #include <iterator>
 #include <mutex>
 #include <unordered_map>
@@ -149,6 +150,34 @@ const DwarfInfo* Dso::dwarf() const {
   return dwarf_ ? &*dwarf_ : nullptr;
 }
 
+bool Dso::file_symbol_before(uint64_t symbol_address) const {
+  load();
+  const std::vector<CodeSection>& sections = contents_.code_sections;
+  auto section = std::find_if(sections.begin(), sections.end(),
+                              [&](const CodeSection& s) { return s.start <= symbol_address && symbol_address < s.end; });
+  if (section == sections.end()) return false;
+  const SymbolTable& table = contents_.symbols;
+  // The symbols are sorted by start: the last one at or before the address, then back over
+  // @plt entries while still in the section.
+  size_t low = 0, high = table.size();
+  while (low < high) {
+    const size_t middle = low + (high - low) / 2;
+    if (table.at(middle).start <= symbol_address) low = middle + 1;
+    else high = middle;
+  }
+  for (size_t i = low; i-- > 0;) {
+    const Symbol& symbol = table.at(i);
+    if (symbol.start < section->start) return false;
+    if (!symbol.name.ends_with("@plt")) return true;
+  }
+  return false;
+}
+
+bool Dso::has_compile_unit_at(uint64_t symbol_address) const {
+  const DwarfInfo* info = dwarf();
+  return info != nullptr && info->covers(symbol_address);
+}
+
 Result<std::vector<InlineFrame>> Dso::inline_frames(uint64_t symbol_address) const {
   const DwarfInfo* info = dwarf();
   if (info == nullptr) return *dwarf_error_;
@@ -207,7 +236,10 @@ Dso::Loader Dso::elf_loader(SymbolConfig config, std::string recorded_path, std:
       if (wanted && !wanted->empty() && id && *id != *wanted) continue;
       if (out.dwarf_file.empty() && elf->has_debug_info()) out.dwarf_file = candidate;
       if (!symbol_source && elf->has_symtab()) {
-        if (!binary_usable) out.segments = elf->load_segments();
+        if (!binary_usable) {
+          out.segments = elf->load_segments();
+          out.code_sections = elf->code_sections();
+        }
         if (!out.build_id) out.build_id = id;
         symbol_source.emplace(std::move(elf).value());
         out.symbol_file = candidate;
@@ -215,6 +247,7 @@ Dso::Loader Dso::elf_loader(SymbolConfig config, std::string recorded_path, std:
     }
     if (binary_usable) {
       out.segments = binary->load_segments();
+      out.code_sections = binary->code_sections();
       out.build_id = binary->build_id();
       if (out.dwarf_file.empty() && binary->has_debug_info()) out.dwarf_file = binary_path;
       if (!symbol_source) {

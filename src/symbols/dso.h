@@ -35,6 +35,7 @@ struct DsoContents {
   SymbolTable symbols;
   // PT_LOAD segments of the mapped file, for file offset -> virtual address. Empty = identity.
   std::vector<LoadSegment> segments;
+  std::vector<CodeSection> code_sections;  // of the file whose symbols these are (srcline needs them)
   std::optional<BuildId> build_id;     // of the file actually mapped
   std::filesystem::path symbol_file;   // where the symbols came from
   std::filesystem::path dwarf_file;    // a file with .debug_info for this DSO, if one was found
@@ -82,6 +83,13 @@ class Dso {
   // Source line and inline chain at a symbol address (see source_lines.h). Needs DWARF.
   Result<std::vector<InlineFrame>> inline_frames(uint64_t symbol_address) const;
   std::optional<SourceLocation> source_line(uint64_t symbol_address) const;
+  // Whether one of the symbols the file itself holds (not a synthesized @plt entry) starts in
+  // the executable section of the address, at or before it: binutils' addr2line then names a
+  // function there, however far the address is past its end.
+  bool file_symbol_before(uint64_t symbol_address) const;
+  // Whether the DSO's DWARF has a compile unit over the address (an assembly file's may hold
+  // no line for it).
+  bool has_compile_unit_at(uint64_t symbol_address) const;
 
  private:
   void load() const;

@@ -148,6 +148,17 @@ std::vector<LoadSegment> ElfFile::load_segments() const {
   return out;
 }
 
+std::vector<CodeSection> ElfFile::code_sections() const {
+  std::vector<CodeSection> out;
+  for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn != nullptr; scn = elf_nextscn(elf_, scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr) continue;
+    if ((shdr.sh_flags & SHF_ALLOC) && (shdr.sh_flags & SHF_EXECINSTR) && shdr.sh_size > 0)
+      out.push_back(CodeSection{shdr.sh_addr, shdr.sh_addr + shdr.sh_size});
+  }
+  return out;
+}
+
 std::optional<ElfFile::Section> ElfFile::section(std::string_view name) const {
   Section out{};
   out.scn = find_section(elf_, name, &out.header);

@@ -25,6 +25,11 @@
 
 namespace vperf::symbols {
 
+// An executable section's addresses, [start, end).
+struct CodeSection {
+  uint64_t start = 0, end = 0;
+};
+
 struct LoadSegment {
   uint64_t vaddr = 0;
   uint64_t offset = 0;
@@ -60,6 +65,8 @@ class ElfFile {
 
   std::optional<BuildId> build_id() const;
   std::vector<LoadSegment> load_segments() const;
+  // The allocated, executable sections (.init, .plt, .text, .fini, ...), in file order.
+  std::vector<CodeSection> code_sections() const;
   // A section that exists and has contents in this file (not SHT_NOBITS, as in stripped files).
   bool has_section_data(std::string_view section) const;
   bool has_symtab() const { return has_section_data(".symtab"); }

@@ -217,6 +217,11 @@ std::optional<SourceLocation> DwarfInfo::line_at(uint64_t vaddr) const {
   return line_in_cu(&cu, vaddr);
 }
 
+bool DwarfInfo::covers(uint64_t vaddr) const {
+  Dwarf_Die cu;
+  return dwarf_addrdie(dwarf_, vaddr, &cu) != nullptr;
+}
+
 Result<std::vector<InlineFrame>> DwarfInfo::frames_at(uint64_t vaddr) const {
   Dwarf_Die cu;
   if (dwarf_addrdie(dwarf_, vaddr, &cu) == nullptr) return Error{"no DWARF compile unit covers " + hex(vaddr)};

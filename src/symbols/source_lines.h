@@ -54,6 +54,8 @@ class DwarfInfo {
   // unit's DIEs again for every address (seconds for an interpreter's main loop, whose one
   // function holds thousands of inlined instances). Safe to call from several threads.
   std::optional<SourceLocation> line_at(uint64_t vaddr) const;
+  // Whether a compile unit's ranges hold the address (with or without a line for it).
+  bool covers(uint64_t vaddr) const;
   Result<std::vector<InlineFrame>> frames_at(uint64_t vaddr) const;
   Dwarf* handle() const { return dwarf_; }
 
