@@ -130,9 +130,9 @@ TEST(ScriptFields, BadArgumentsAreErrors) {
   Result<std::vector<std::string>> unknown = ScriptFieldSelection().apply("comm,foo");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message, "unknown field 'foo'");
-  Result<std::vector<std::string>> unsupported = ScriptFieldSelection().apply("srcline");
+  Result<std::vector<std::string>> unsupported = ScriptFieldSelection().apply("iregs");
   ASSERT_FALSE(unsupported.ok());
-  EXPECT_EQ(unsupported.error().message, "field 'srcline' is not supported by vperf script");
+  EXPECT_EQ(unsupported.error().message, "field 'iregs' is not supported by vperf script");
   EXPECT_FALSE(ScriptFieldSelection().apply("comm,+pid").ok()) << "perf: Cannot mix +-field with overridden fields";
   EXPECT_FALSE(ScriptFieldSelection().apply("+pid,comm").ok());
   EXPECT_FALSE(ScriptFieldSelection().apply("bogus:comm").ok());
@@ -162,7 +162,7 @@ TEST(ScriptFields, TypesAndNames) {
   EXPECT_EQ(script_event_type(11), ScriptEventType::Other) << "a dynamic PMU";
   EXPECT_EQ(script_event_type_name(ScriptEventType::HardwareCache), "hardware-cache");
   EXPECT_EQ(script_event_type_name(ScriptEventType::Raw), "unknown");
-  EXPECT_EQ(script_field_names(), "comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,period");
+  EXPECT_EQ(script_field_names(), "comm,tid,pid,time,cpu,event,trace,ip,sym,dso,symoff,srcline,period");
 }
 
 }  // namespace
