@@ -9,7 +9,6 @@
 #include "session/reading_session.h"
 #include "core/error.h"
 #include "core/files.h"
-#include "core/huge_page_heap.h"
 #include "data/perf_data_reader.h"
 #include "report/flame_graph_svg.h"
 #include "report/folded_stacks.h"
@@ -42,7 +41,6 @@ std::optional<FoldedRecording> fold_trace_dat(const std::string& input, std::ost
   Result<ScopedFd> fd = open_regular_file(input);
   char head[16] = {};
   if (!fd || ::read(fd->get(), head, sizeof head) < 10 || !tracing::looks_like_trace_dat(std::string_view(head, 10))) return std::nullopt;
-  core::back_heap_with_huge_pages();
   Result<tracing::TraceDat> file = tracing::TraceDat::open(input);
   if (!file) throw user_error(file.error());
   FoldedRecording out;

@@ -16,7 +16,6 @@
 
 #include "core/cpu_set.h"
 #include "core/files.h"
-#include "core/huge_page_heap.h"
 #include "core/private_files.h"
 #include "core/scoped_fd.h"
 #include "core/strings.h"
@@ -710,7 +709,6 @@ Result<std::vector<std::string>> ftrace_list(FtraceListing what, const std::stri
 }
 
 Result<void> ftrace_report(const std::filesystem::path& input, const std::function<void(std::string_view)>& out, std::ostream& err) {
-  core::back_heap_with_huge_pages();
   VPERF_TRY(tracing::TraceDat file, tracing::TraceDat::open(input));
   VPERF_TRY(tracing::TraceReportSummary summary, tracing::print_trace_report(file, out));
   for (const std::string& line : tracing::describe_losses(file, summary)) err << "vperf ftrace report: " << line << "\n";
