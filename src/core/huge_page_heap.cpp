@@ -14,10 +14,12 @@ namespace {
 
 constexpr uintptr_t kHugePage = uintptr_t{2} << 20;  // x86-64's and arm64's (4 KB granule) PMD size
 
-// glibc's own limit on M_MMAP_THRESHOLD (HEAP_MAX_SIZE / 2 on 64-bit). Blocks below it come
-// from the heap once its top cannot hold them (the reserve holds them first, whatever their
-// size), and freed ones are reused there instead of being unmapped and faulted in again.
+// glibc's own limit on M_MMAP_THRESHOLD (HEAP_MAX_SIZE / 2 on 64-bit), while the reserve is
+// made: the block that makes it must come from the heap. Afterwards glibc's default: the
+// reserve holds every block it has room for, whatever its size; beyond it a large block gets
+// its own mapping, given back when freed, as without the reserve.
 constexpr int kLargestMmapThreshold = 32 << 20;
+constexpr int kDefaultMmapThreshold = 128 << 10;
 
 // Keeps freed memory at the top of the heap instead of trimming it (which would give the huge
 // pages back and fault them in again at the next growth).
@@ -38,6 +40,7 @@ void reserve_once(size_t reserve) {
   mallopt(M_TOP_PAD, static_cast<int>(reserve));
   void* block = std::malloc(mallinfo2().keepcost + (size_t{1} << 20));
   mallopt(M_TOP_PAD, kDefaultTopPad);
+  mallopt(M_MMAP_THRESHOLD, kDefaultMmapThreshold);
   if (!block) return;
   const uintptr_t from = reinterpret_cast<uintptr_t>(block);
   const uintptr_t start = (from + kHugePage - 1) & ~(kHugePage - 1);
