@@ -28,7 +28,7 @@ struct OwnMappingAllocator {
     if (n > static_cast<size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
     void* at = ::mmap(nullptr, bytes(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (at == MAP_FAILED) throw std::bad_alloc();
-    if (huge_pages) ::madvise(at, bytes(n), MADV_HUGEPAGE);  // advice: where THP is off, 4 KB pages
+    if constexpr (huge_pages) ::madvise(at, bytes(n), MADV_HUGEPAGE);  // advice: where THP is off, 4 KB pages
     return static_cast<T*>(at);
   }
   void deallocate(T* at, size_t n) noexcept { ::munmap(at, bytes(n)); }

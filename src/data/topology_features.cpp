@@ -5,6 +5,7 @@
 
 #include "core/byte_writer.h"
 #include "core/cpu_set.h"
+#include "core/cpu_topology.h"
 #include "core/files.h"
 #include "core/strings.h"
 #include "data/feature_sections.h"
@@ -24,13 +25,6 @@ std::optional<std::string> first_line_of(const std::filesystem::path& dir, std::
   for (const char* name : names)
     if (std::optional<std::string> line = line_of(dir / name)) return line;
   return std::nullopt;
-}
-
-uint32_t id_of(const std::filesystem::path& path) {
-  std::optional<std::string> line = line_of(path);
-  if (!line) return static_cast<uint32_t>(-1);
-  std::optional<uint64_t> id = parse_u64(*line);
-  return id ? static_cast<uint32_t>(*id) : static_cast<uint32_t>(-1);
 }
 
 void add_unique(std::vector<std::string>& lists, std::optional<std::string> list) {
@@ -58,32 +52,33 @@ uint64_t node_meminfo_kb(const std::string& meminfo, std::string_view key) {
 std::optional<RawFeature> cpu_topology_feature(const std::filesystem::path& sysfs_system, uint32_t nr_cpus_available,
                                                const std::string& arch) {
   const std::filesystem::path cpu_root = sysfs_system / "cpu";
-  std::optional<std::string> online_text = line_of(cpu_root / "online");
-  if (!online_text) return std::nullopt;
-  Result<std::vector<int>> online = parse_cpu_list(*online_text);
-  if (!online || online->empty()) return std::nullopt;
+  // The online CPUs' ids (core, package, die); the sibling lists are read here.
+  Result<CpuTopology> topology = load_cpu_topology(cpu_root);
+  if (!topology || topology->empty()) return std::nullopt;
+  auto topology_dir = [&](int cpu) { return cpu_root / ("cpu" + std::to_string(cpu)) / "topology"; };
   const bool dies = (arch == "x86_64" || arch == "s390x") &&
-                    std::filesystem::exists(cpu_root / ("cpu" + std::to_string(online->front())) / "topology/die_cpus_list");
+                    std::filesystem::exists(topology_dir(topology->places().front().cpu) / "die_cpus_list");
   std::vector<std::string> packages, die_lists, cores;
-  for (int cpu : *online) {
-    const std::filesystem::path topology = cpu_root / ("cpu" + std::to_string(cpu)) / "topology";
-    add_unique(packages, first_line_of(topology, {"package_cpus_list", "core_siblings_list"}));
-    if (dies) add_unique(die_lists, line_of(topology / "die_cpus_list"));
-    add_unique(cores, first_line_of(topology, {"core_cpus_list", "thread_siblings_list"}));
+  for (const CpuPlace& place : topology->places()) {
+    const std::filesystem::path dir = topology_dir(place.cpu);
+    add_unique(packages, first_line_of(dir, {"package_cpus_list", "core_siblings_list"}));
+    if (dies) add_unique(die_lists, line_of(dir / "die_cpus_list"));
+    add_unique(cores, first_line_of(dir, {"core_cpus_list", "thread_siblings_list"}));
   }
   if (packages.empty() || cores.empty()) return std::nullopt;
+  // Every CPU up to the available count: -1 for one that is not online, as perf writes it.
+  auto id = [](int value) { return static_cast<uint32_t>(value); };
   ByteWriter w;
   put_lists(w, packages);
   put_lists(w, cores);
   for (uint32_t cpu = 0; cpu < nr_cpus_available; ++cpu) {
-    const std::filesystem::path topology = cpu_root / ("cpu" + std::to_string(cpu)) / "topology";
-    w.u32(id_of(topology / "core_id"));
-    w.u32(id_of(topology / "physical_package_id"));
+    const CpuPlace place = topology->place_of(static_cast<int>(cpu));
+    w.u32(id(place.core));
+    w.u32(id(place.socket));
   }
   if (dies && !die_lists.empty()) {
     put_lists(w, die_lists);
-    for (uint32_t cpu = 0; cpu < nr_cpus_available; ++cpu)
-      w.u32(id_of(cpu_root / ("cpu" + std::to_string(cpu)) / "topology/die_id"));
+    for (uint32_t cpu = 0; cpu < nr_cpus_available; ++cpu) w.u32(id(topology->place_of(static_cast<int>(cpu)).die));
   }
   return RawFeature{kFeatCpuTopology, w.take()};
 }
