@@ -2,7 +2,6 @@
 
 #include <malloc.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -15,7 +14,7 @@ namespace {
 constexpr uintptr_t kHugePage = uintptr_t{2} << 20;  // x86-64's and arm64's (4 KB granule) PMD size
 
 // glibc's own limit on M_MMAP_THRESHOLD (HEAP_MAX_SIZE / 2 on 64-bit), while the reserve is
-// made: the block that makes it must come from the heap. Afterwards glibc's default: the
+// made: the blocks that make it must come from the heap. Afterwards glibc's default: the
 // reserve holds every block it has room for, whatever its size; beyond it a large block gets
 // its own mapping, given back when freed, as without the reserve.
 constexpr int kLargestMmapThreshold = 32 << 20;
@@ -25,36 +24,42 @@ constexpr int kDefaultMmapThreshold = 128 << 10;
 // pages back and fault them in again at the next growth).
 constexpr int kNoTrimBelow = 1 << 30;
 
-// glibc's default top pad (mallopt(3)), restored once the reserve is made.
-constexpr int kDefaultTopPad = 128 << 10;
-
 // The block below the reserve (reserve_once), kept in a volatile: a block nothing reads is a
 // malloc the compiler may leave out.
 void* volatile heap_spacer = nullptr;
 
+uintptr_t round_down(uintptr_t at) { return at & ~(kHugePage - 1); }
+uintptr_t round_up(uintptr_t at) { return round_down(at + kHugePage - 1); }
+
 void reserve_once(size_t reserve) {
   if (mallopt(M_MMAP_THRESHOLD, kLargestMmapThreshold) == 0) return;
   mallopt(M_TRIM_THRESHOLD, kNoTrimBelow);
-  // One growth of the heap by the reserve: a block larger than the free top of the heap
-  // (mallinfo2's keepcost) makes malloc extend the break by the block plus the top pad.
-  mallopt(M_TOP_PAD, static_cast<int>(reserve));
-  void* block = std::malloc(mallinfo2().keepcost + (size_t{1} << 20));
-  mallopt(M_TOP_PAD, kDefaultTopPad);
+  // One block as large as the reserve and larger than the free top of the heap (mallinfo2's
+  // keepcost): malloc extends the break for it. malloc writes chunk headers at the block's two
+  // ends and nowhere between: a page the kernel has mapped in 4 KB before the advice can never
+  // be part of a huge page (a header written mid-reserve cost 470 page faults a run, one run in
+  // two), so the advised range lies strictly between the headers.
+  const size_t size = mallinfo2().keepcost + reserve;
+  const size_t mapped_before = mallinfo2().hblkhd;
+  void* block = std::malloc(size);
+  // A block from mmap (the heap could not grow) is no reserve: freed, it is unmapped.
+  if (block && mallinfo2().hblkhd != mapped_before) {
+    std::free(block);
+  } else if (block) {
+    const uintptr_t from = reinterpret_cast<uintptr_t>(block);
+    const uintptr_t start = round_up(from), end = round_down(from + size);
+    std::free(block);  // back into the top of the heap: writes only the header before `from`
+    if (start < end) {
+      ::madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
+      // The heap's next allocations would fill the rest of the 2 MB below `start` first, in 4 KB
+      // pages. A block that spans that rest, never freed and never written, makes them start at
+      // the huge pages; it costs address space only. Its chunk starts a header (16 bytes) before
+      // `from` and is 16 bytes longer than asked: the next chunk, and the top's header, start
+      // at `start`.
+      if (start > from) heap_spacer = std::malloc(start - from);
+    }
+  }
   mallopt(M_MMAP_THRESHOLD, kDefaultMmapThreshold);
-  if (!block) return;
-  const uintptr_t from = reinterpret_cast<uintptr_t>(block);
-  const uintptr_t start = (from + kHugePage - 1) & ~(kHugePage - 1);
-  const uintptr_t end = reinterpret_cast<uintptr_t>(::sbrk(0)) & ~(kHugePage - 1);
-  std::free(block);
-  // The block came from mmap (no room for the heap to grow) when the break is below it.
-  if (end <= start) return;
-  ::madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
-  // The heap's next allocations would fill the rest of the 2 MB below `start` first, in 4 KB
-  // pages. A block that spans that rest, never freed and never written, makes them start at
-  // the huge pages; it costs address space only (malloc writes the chunk headers at its two
-  // ends, on pages that are touched anyway). Its chunk starts a header (16 bytes) before
-  // `from` and is 16 bytes longer than asked: the next chunk starts at `start`.
-  if (start > from) heap_spacer = std::malloc(start - from);
 }
 
 }  // namespace

@@ -122,8 +122,8 @@ Result<Kallsyms> decode_kernel_image(std::span<const uint8_t> bytes, std::string
   if (std::optional<SymbolTable> table = SymbolTable::from_packed(packed, names))
     return Kallsyms::kernel_image(std::move(*table), std::move(markers));
 
-  // Entries that are not a finished table: each is read into a Symbol, and from_symbols makes a
-  // table of whatever the file says.
+  // Entries whose ends are not those of a finished table: each is read into a Symbol, and
+  // from_symbols makes a table of whatever the file says.
   std::vector<Symbol> symbols;
   symbols.reserve(packed.size());
   for (size_t i = 0; i < packed.size(); ++i) {

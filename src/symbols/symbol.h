@@ -79,7 +79,7 @@ struct PackedSymbols {
   // Entry i as a Symbol (its name a view into `names`); nullopt when its binding is unknown, it
   // does not end after it starts, or its name lies outside `names`.
   std::optional<Symbol> symbol(size_t i) const;
-  // Entry i's fields as they are, for entries symbol() accepted.
+  // Entry i's fields as they are (a name outside `names` is empty).
   uint64_t start(size_t i) const;
   uint64_t end(size_t i) const;
   std::string_view name(size_t i) const;
@@ -102,10 +102,13 @@ class SymbolTable {
   static SymbolTable from_symbols(std::vector<Symbol> symbols, std::shared_ptr<const SymbolNames> names,
                                   bool mangled = false);
   // A table over packed entries that keep the invariants already (sorted by start, one symbol
-  // per start, each ending after it starts, names within `names`): checked here in one pass,
-  // nullopt when they do not. Its Symbols are made as lookups reach them: a report meets a few
-  // hundred of a kernel's 150k symbols, and making them all (6 MB, a page fault per 4 KB) was
-  // 15% of a small profile's flame graph. `names` keeps the entries' bytes alive.
+  // per start, each ending after it starts, names within `names`), as vperf writes them; nullopt
+  // when the first or last entry does not. Entries are read where they lie, and checked as
+  // lookups reach them: a report meets a few hundred of a kernel's 150k symbols (making them
+  // all, 6 MB, a page fault per 4 KB, was 15% of a small profile's flame graph; checking them
+  // all, a third). Entries of a damaged file that break the invariants are skipped by find(),
+  // left out of symbols() (which then holds fewer than size()) and empty symbols at their
+  // start from at(). `names` keeps the entries' bytes alive.
   static std::optional<SymbolTable> from_packed(PackedSymbols packed, std::shared_ptr<const SymbolNames> names);
 
   // The symbol containing addr, or nullptr.
@@ -113,7 +116,7 @@ class SymbolTable {
   // First symbol with this exact name, or nullptr (linear: for tests and tools, not hot paths).
   const Symbol* find_by_name(std::string_view name) const;
 
-  // Every symbol, by start (a packed table makes them all).
+  // Every symbol, by start (a packed table makes them all, but for damaged entries).
   std::span<const Symbol> symbols() const;
   // The i-th symbol by start, i < size().
   const Symbol& at(size_t i) const;
@@ -142,6 +145,7 @@ class SymbolTable {
   };
   uint64_t start_at(size_t i) const;
   uint64_t end_at(size_t i) const;
+  bool usable(size_t i) const;          // false for a damaged packed entry
   const Symbol& make(size_t i) const;  // of a packed or mangled table
   Symbol made_symbol(size_t i) const;  // entry i, as make() makes it
 
