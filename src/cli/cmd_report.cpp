@@ -65,7 +65,7 @@ void resolve(RawReportOptions& raw) {
   ReportCommandOptions& opt = raw.options;
   if (!raw.sort.empty()) {
     Result<std::vector<report::SortKey>> keys = report::parse_sort_keys(raw.sort);
-    if (!keys) throw usage_error(keys.error().message, "sort keys: comm, pid, tid, dso, sym, cpu, trace");
+    if (!keys) throw usage_error(keys.error().message, "sort keys: comm, pid, tid, dso, sym, cpu, trace, srcline");
     opt.report.sort_keys = *keys;
     opt.report.sort_starts_with_sym = raw.sort.rfind("sym", 0) == 0;
   }

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "report/srcline.h"
+
 namespace vperf::report {
 
 size_t EntryKeyHash::operator()(const EntryKey& k) const {
@@ -15,6 +17,7 @@ size_t EntryKeyHash::operator()(const EntryKey& k) const {
   h = h * 0x9e3779b97f4a7c15ULL + k.address;
   h = h * 0x9e3779b97f4a7c15ULL + k.symbol_end;
   h = h * 0x9e3779b97f4a7c15ULL + k.trace;
+  h = h * 0x9e3779b97f4a7c15ULL + k.srcline;
   h = h * 0x9e3779b97f4a7c15ULL + k.inlined;
   return static_cast<size_t>(h ^ (h >> 29));
 }
@@ -28,6 +31,7 @@ HistBuilder::HistBuilder(HistSettings settings, const Profile& profile)
       case SortKey::Tid: key_tid_ = true; break;
       case SortKey::Cpu: key_cpu_ = true; break;
       case SortKey::Trace: key_trace_ = true; break;
+      case SortKey::Srcline: key_srcline_ = true; break;
       case SortKey::Dso: key_dso_ = true; break;
       // perf compares a symbol's dso before the symbol itself.
       case SortKey::Sym: key_sym_ = key_dso_ = true; break;
@@ -35,10 +39,12 @@ HistBuilder::HistBuilder(HistSettings settings, const Profile& profile)
   }
 }
 
-EntryKey HistBuilder::key_for(uint32_t comm, uint32_t trace, pid_t tid, int32_t cpu, const symbols::Dso* dso,
-                              const symbols::Symbol* symbol, uint64_t address, uint32_t inlined) const {
+EntryKey HistBuilder::key_for(uint32_t comm, uint32_t trace, uint32_t srcline, pid_t tid, int32_t cpu,
+                              const symbols::Dso* dso, const symbols::Symbol* symbol, uint64_t address,
+                              uint32_t inlined) const {
   EntryKey key;
   if (key_trace_) key.trace = trace;
+  key.srcline = srcline;
   if (key_comm_) key.comm = comm;
   if (key_tid_) key.tid = tid;
   if (key_cpu_) key.cpu = cpu;
@@ -50,6 +56,45 @@ EntryKey HistBuilder::key_for(uint32_t comm, uint32_t trace, pid_t tid, int32_t 
     if (symbol) key.symbol_end = symbol->end;
   }
   return key;
+}
+
+uint32_t HistBuilder::srcline_of(const symbols::ResolvedAddress& at) {
+  if (!key_srcline_) return 0;
+  const auto [it, added] = srcline_ids_.try_emplace({at.dso(), at.symbol_address}, 0);
+  if (added) it->second = srclines_.intern(report_srcline(at));
+  return it->second;
+}
+
+EntryKey HistBuilder::keys_before_srcline(const EntryKey& key) const {
+  EntryKey group;
+  for (SortKey sort_key : settings_.sort_keys) {
+    switch (sort_key) {
+      case SortKey::Comm: group.comm = key.comm; break;
+      case SortKey::Pid:
+      case SortKey::Tid: group.tid = key.tid; break;
+      case SortKey::Cpu: group.cpu = key.cpu; break;
+      case SortKey::Trace: group.trace = key.trace; break;
+      case SortKey::Dso: group.dso = key.dso; break;
+      case SortKey::Sym:
+        group.dso = key.dso;
+        group.symbol = key.symbol;
+        group.address = key.address;
+        group.symbol_end = key.symbol_end;
+        group.inlined = key.inlined;
+        break;
+      case SortKey::Srcline: return group;
+    }
+  }
+  return group;
+}
+
+void HistBuilder::count_srcline_samples(const EntryKey& key, uint64_t samples) {
+  srcline_group_samples_[keys_before_srcline(key)] += samples;
+}
+
+bool HistBuilder::srcline_compared(const EntryKey& key) const {
+  const auto it = srcline_group_samples_.find(keys_before_srcline(key));
+  return it != srcline_group_samples_.end() && it->second >= 2;
 }
 
 size_t HistBuilder::ChainKeyHash::operator()(const ChainKey& k) const {
@@ -113,8 +158,10 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
   if (key_tid_) latest_comm_[sample.tid] = comm;
   uint64_t self_address = sample.at.map ? sample.at.map_relative : sample.at.ip;
   bool created = false;
-  uint32_t self = entry_for(hists, index_[event],
-                            key_for(comm, trace, sample.tid, cpu, sample.at.dso(), sample.at.symbol, self_address), created);
+  const EntryKey self_key =
+      key_for(comm, trace, srcline_of(sample.at), sample.tid, cpu, sample.at.dso(), sample.at.symbol, self_address);
+  if (key_srcline_) count_srcline_samples(self_key, 1);
+  uint32_t self = entry_for(hists, index_[event], self_key, created);
   HistEntry& e = hists.entries[self];
   const uint64_t serial = ++sample_serial_;
   if (created) {
@@ -257,6 +304,7 @@ void HistBuilder::reset() {
   reached_by_.clear();
   latest_comm_.clear();
   comm_renames_.clear();
+  srcline_group_samples_.clear();
 }
 
 // One distinct chain with its samples: the graph of its own entry, and (children) every other
@@ -306,8 +354,11 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
     // An inlined function is an entry of its own (perf's inline symbols), named apart from
     // the function it was inlined into.
     uint32_t inlined = frame.inlined_name == 0 ? 0 : chain_functions_[i] + 1;
-    uint32_t entry = entry_for(hists, index_[key.event],
-                               key_for(comm, trace, tid, cpu, frame.dso, frame.symbol, frame.address, inlined), created);
+    // The srcline of the frame's own address (perf's entry for a chain frame takes its ip).
+    const uint32_t srcline = srcline_of(profile_.frame(stack[caller ? n - 1 - i : i]).at);
+    const EntryKey frame_key = key_for(comm, trace, srcline, tid, cpu, frame.dso, frame.symbol, frame.address, inlined);
+    if (key_srcline_) count_srcline_samples(frame_key, samples);
+    uint32_t entry = entry_for(hists, index_[key.event], frame_key, created);
     HistEntry& e = hists.entries[entry];
     if (created) {
       e.pid = pid;

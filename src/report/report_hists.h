@@ -48,6 +48,7 @@ struct EntryKey {
   uint64_t address = 0;  // a symbol's start; unresolved: the address perf shows
   uint64_t symbol_end = 0;
   uint32_t trace = 0;    // interned trace output
+  uint32_t srcline = 0;  // interned srcline (report_srcline)
   uint32_t inlined = 0;  // an inlined function's entry (--children): its Profile function id + 1
   bool operator==(const EntryKey&) const = default;
 };
@@ -120,12 +121,23 @@ class HistBuilder {
   const Interner& comms() const { return comms_; }
   Interner& traces() { return traces_; }
   const Interner& traces() const { return traces_; }
+  const Interner& srclines() const { return srclines_; }
+  // Whether perf 6.1 has the entry's srcline when it sizes the column: it looks an entry's up
+  // when it first compares it by srcline with a sample's, which happens when a second sample
+  // with the same keys before srcline arrives. perf prints the others' cut to the column.
+  bool srcline_compared(const EntryKey& key) const;
   const Profile& profile() const { return profile_; }
   const HistSettings& settings() const { return settings_; }
 
  private:
-  EntryKey key_for(uint32_t comm, uint32_t trace, pid_t tid, int32_t cpu, const symbols::Dso* dso,
+  EntryKey key_for(uint32_t comm, uint32_t trace, uint32_t srcline, pid_t tid, int32_t cpu, const symbols::Dso* dso,
                    const symbols::Symbol* symbol, uint64_t address, uint32_t inlined = 0) const;
+  // The srcline of an address, interned in srclines_ (0 when not sorting by it); asked of the
+  // DSO once per address.
+  uint32_t srcline_of(const symbols::ResolvedAddress& at);
+  // `samples` samples reached the entry of `key`, for srcline_compared.
+  void count_srcline_samples(const EntryKey& key, uint64_t samples);
+  EntryKey keys_before_srcline(const EntryKey& key) const;
   // Samples with one (event, self entry, comm, tid, pid, cpu, trace, shown, level, stack).
   struct ChainKey {
     uint32_t event;
@@ -150,12 +162,20 @@ class HistBuilder {
   bool passes_filters(const ResolvedSample& sample) const;
 
   HistSettings settings_;
-  bool key_trace_ = false;
+  bool key_trace_ = false, key_srcline_ = false;
   bool key_comm_ = false, key_tid_ = false, key_cpu_ = false, key_dso_ = false, key_sym_ = false;
   std::vector<EventHists> events_;
   std::vector<core::HashedIds> index_;  // per event: its entries by EntryKey
   Interner comms_;
   Interner traces_;
+  Interner srclines_;
+  struct AddressInDsoHash {
+    size_t operator()(const std::pair<const symbols::Dso*, uint64_t>& a) const {
+      return std::hash<const void*>()(a.first) ^ (a.second * 0x9e3779b97f4a7c15ULL);
+    }
+  };
+  std::unordered_map<std::pair<const symbols::Dso*, uint64_t>, uint32_t, AddressInDsoHash> srcline_ids_;
+  std::unordered_map<EntryKey, uint64_t, EntryKeyHash> srcline_group_samples_;  // by keys_before_srcline
   const Profile& profile_;
   struct ChainCount {
     uint64_t period = 0;

@@ -28,6 +28,8 @@ boost::json::value key_value(const ReportData& report, SortKey key, const HistEn
       return boost::json::value(e.cpu);
     case SortKey::Trace:
       return boost::json::value(report.hists->traces().text(e.key.trace));
+    case SortKey::Srcline:
+      return boost::json::value(report.hists->srclines().text(e.key.srcline));
     case SortKey::Dso:
       return boost::json::value(dso_text(e));
     case SortKey::Sym: {

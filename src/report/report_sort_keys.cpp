@@ -11,8 +11,12 @@ namespace vperf::report {
 namespace {
 
 // perf's sort dimension names in the order perf's prefix match tries them.
-constexpr std::array<std::pair<std::string_view, SortKey>, 5> kPerfNames{{
-    {"pid", SortKey::Pid}, {"comm", SortKey::Comm}, {"dso", SortKey::Dso}, {"symbol", SortKey::Sym}, {"cpu", SortKey::Cpu}}};
+constexpr std::array<std::pair<std::string_view, SortKey>, 6> kPerfNames{{{"pid", SortKey::Pid},
+                                                                         {"comm", SortKey::Comm},
+                                                                         {"dso", SortKey::Dso},
+                                                                         {"symbol", SortKey::Sym},
+                                                                         {"cpu", SortKey::Cpu},
+                                                                         {"srcline", SortKey::Srcline}}};
 
 // perf's hpp format names, in the order its prefix match tries them after the sort keys.
 constexpr std::array<std::pair<std::string_view, FieldKind>, 8> kPerfFieldNames{{{"overhead", FieldKind::Overhead},
@@ -103,6 +107,7 @@ std::string_view sort_key_name(SortKey key) {
     case SortKey::Sym: return "sym";
     case SortKey::Cpu: return "cpu";
     case SortKey::Trace: return "trace";
+    case SortKey::Srcline: return "srcline";
   }
   return "?";
 }
@@ -116,6 +121,7 @@ std::string_view sort_key_header(SortKey key) {
     case SortKey::Sym: return "Symbol";
     case SortKey::Cpu: return "CPU";
     case SortKey::Trace: return "Trace output";
+    case SortKey::Srcline: return "Source:Line";
   }
   return "?";
 }

@@ -19,7 +19,7 @@
 
 namespace vperf::report {
 
-enum class SortKey : uint8_t { Comm, Pid, Tid, Dso, Sym, Cpu, Trace };
+enum class SortKey : uint8_t { Comm, Pid, Tid, Dso, Sym, Cpu, Trace, Srcline };
 
 inline std::vector<SortKey> default_sort_keys() { return {SortKey::Comm, SortKey::Dso, SortKey::Sym}; }
 

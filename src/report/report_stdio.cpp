@@ -51,6 +51,8 @@ int compare_key(const ReportData& report, SortKey key, const HistEntry& a, const
       return cmp(a.key.cpu, b.key.cpu);
     case SortKey::Trace:
       return report.hists->traces().text(a.key.trace).compare(report.hists->traces().text(b.key.trace));
+    case SortKey::Srcline:
+      return report.hists->srclines().text(a.key.srcline).compare(report.hists->srclines().text(b.key.srcline));
     case SortKey::Dso: {
       if (!a.dso || !b.dso) return cmp(a.dso == nullptr, b.dso == nullptr);  // unknown last
       return a.dso->short_name().compare(b.dso->short_name());
@@ -113,6 +115,10 @@ std::string key_text(const ReportData& report, SortKey key, const HistEntry& e, 
       // Cut to the column, which can be narrower than the text (see columns_for).
       text = report.hists->traces().text(e.key.trace).substr(0, width);
       break;
+    case SortKey::Srcline:
+      // Cut to the column, as Trace (key_width).
+      text = report.hists->srclines().text(e.key.srcline).substr(0, width);
+      break;
   }
   return text;
 }
@@ -145,6 +151,9 @@ size_t key_width(const ReportData& report, const ReportOptions& options, const E
         // header's width (the text is cut to it).
         if (!report.layout.children && hists.samples == 1) break;
         len = report.hists->traces().text(e->key.trace).size();
+        break;
+      case SortKey::Srcline:
+        if (report.hists->srcline_compared(e->key)) len = report.hists->srclines().text(e->key.srcline).size();
         break;
     }
     width = std::max(width, len);
@@ -280,6 +289,13 @@ void sort_entries(const ReportData& report, std::vector<const HistEntry*>& entri
     if (report.layout.children)
       if (int c = compare_children(report, *a, *b, by_symbol)) return c < 0;
     if (a->self_period != b->self_period) return a->self_period > b->self_period;
+    // perf's output order compares two unresolved symbols as equal (by name) and goes on to
+    // the next key; entries tied on every key stay in its collapsed order, unresolved symbols
+    // by address.
+    for (SortKey key : keys) {
+      if (key == SortKey::Sym && !a->symbol && !b->symbol) continue;
+      if (int c = compare_key(report, key, *a, *b)) return c < 0;
+    }
     for (SortKey key : keys)
       if (int c = compare_key(report, key, *a, *b)) return c < 0;
     return false;
@@ -349,7 +365,7 @@ void render_table(std::string& out, const ReportData& report, const ReportOption
       out += "  ";
       std::string cell = cell_text(report, col, *e, total);
       bool unpadded_last = c + 1 == columns.size() && col.field.kind == FieldKind::Key &&
-                           (col.field.key == SortKey::Sym || col.field.key == SortKey::Trace);
+                           (col.field.key == SortKey::Sym || col.field.key == SortKey::Trace || col.field.key == SortKey::Srcline);
       if (!unpadded_last) pad_to(cell, col.width);
       out += cell;
     }
@@ -434,7 +450,7 @@ void render_group_table(std::string& out, const ReportData& report, const Report
         }
       }
       const bool unpadded_last = c + 1 == columns.size() && col.field.kind == FieldKind::Key &&
-                                 (col.field.key == SortKey::Sym || col.field.key == SortKey::Trace);
+                                 (col.field.key == SortKey::Sym || col.field.key == SortKey::Trace || col.field.key == SortKey::Srcline);
       if (!unpadded_last) pad_to(cell, col.width);
       out += cell;
     }
@@ -471,6 +487,7 @@ EntryKey level_key(SortKey key, const EntryKey& full) {
       k.inlined = full.inlined;
       break;
     case SortKey::Trace: k.trace = full.trace; break;
+    case SortKey::Srcline: k.srcline = full.srcline; break;
   }
   return k;
 }
@@ -566,7 +583,7 @@ void render_hierarchy(std::string& out, const ReportData& report, const ReportOp
       for (size_t c = 0; c < numbers.size(); ++c) out += "  " + cell_text(report, numbers[c], node.sum, total);
       const SortKey key = levels[node.depth];
       std::string text = key_text(report, key, node.sum, key_widths[node.depth]);
-      if (key != SortKey::Sym && key != SortKey::Trace) pad_to(text, key_widths[node.depth]);
+      if (key != SortKey::Sym && key != SortKey::Trace && key != SortKey::Srcline) pad_to(text, key_widths[node.depth]);
       out += std::string(indent, ' ') + "  " + text.substr(std::min(text.find_first_not_of(' '), text.size())) + "\n";
       if (node.leaf) print_entry_graph(out, report, hists, *node.leaf, graph);
       self(self, node);

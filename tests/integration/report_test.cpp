@@ -226,6 +226,30 @@ TEST_F(Report, OutputFieldsMatchPerf) {
   EXPECT_NE(bad.err.find("unknown output field 'nonsense'"), std::string::npos) << bad.err;
 }
 
+// --sort srcline: entries by the source line of their address (perf's addr2line answers:
+// "FILE:LINE" from the workload's DWARF, "SYMBOL+OFFSET" for the kernel from kallsyms), alone
+// and beside other keys, with call graphs, -F and --hierarchy; byte for byte as perf. The
+// system libraries' lines are left out (--dsos, --percent-limit): binutils' addr2line names the
+// including file for some of their included lines (docs/report.md).
+TEST_F(Report, SrclineSortMatchesPerf) {
+  std::string data = file("srcline.data");
+  perf_record({"-e", "cpu-clock", "-F", "2000", "-g", "-o", data, "--", VPERF_WORKLOAD_DWARF, "spin", "300"});
+  const std::string ours_only = "vperf-workload-dwarf,[kernel.kallsyms]";
+  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+           {"--no-children", "--sort", "srcline", "--dsos", ours_only},
+           {"--no-children", "--sort", "dso,sym,srcline", "-g", "none", "--dsos", ours_only},
+           {"--no-children", "--sort", "sym,srcline", "-g", "caller", "--dsos", ours_only},
+           {"--no-children", "--sort", "srcline,sym", "-n", "--dsos", ours_only},
+           {"--no-children", "-F", "overhead,srcline,sym", "-g", "none", "--dsos", ours_only},
+           {"--no-children", "--sort", "dso,srcline", "--hierarchy", "-g", "none", "--percent-limit", "1"}}) {
+    std::string what;
+    for (const std::string& o : options) what += o + " ";
+    const std::string theirs = without_tip(perf_report(data, options));
+    EXPECT_NE(theirs.find("spin.cpp:"), std::string::npos) << what << theirs;
+    EXPECT_EQ(vperf_report(data, options), theirs) << what;
+  }
+}
+
 // --hierarchy: a level per sort key, indented, call graphs under the last level, no Children;
 // byte for byte as perf.
 TEST_F(Report, HierarchyMatchesPerf) {

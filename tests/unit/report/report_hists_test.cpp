@@ -424,6 +424,10 @@ TEST(ReportSortKeys, ParsesPerfNamesAndPrefixes) {
   keys = parse_sort_keys("pid,symbol,cpu,tid");
   ASSERT_TRUE(keys.ok());
   EXPECT_EQ(*keys, (std::vector<SortKey>{SortKey::Pid, SortKey::Sym, SortKey::Cpu, SortKey::Tid}));
+  keys = parse_sort_keys("srcline,src");  // perf's prefix match
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(*keys, (std::vector<SortKey>{SortKey::Srcline, SortKey::Srcline}));
+  EXPECT_EQ(sort_key_header(SortKey::Srcline), "Source:Line");
   EXPECT_FALSE(parse_sort_keys("comm,frobnicate").ok());
   EXPECT_FALSE(parse_sort_keys("").ok());
 }
@@ -442,9 +446,9 @@ TEST(ReportOutputFields, ParsesPerfNamesPrefixesAndSortKeys) {
   ASSERT_TRUE(fields.ok());
   EXPECT_EQ(fields->front(), (OutputField{FieldKind::Key, SortKey::Pid}));
   EXPECT_EQ(field_header({FieldKind::OverheadGuestSys}), "guest sys");
-  auto bad = parse_output_fields("overhead,srcline");
+  auto bad = parse_output_fields("overhead,srcfile");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("'srcline'"), std::string::npos);
+  EXPECT_NE(bad.error().message.find("'srcfile'"), std::string::npos);
   EXPECT_FALSE(parse_output_fields(",").ok());
 }
 
