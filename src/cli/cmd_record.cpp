@@ -86,6 +86,12 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_flag("--all-kernel", options->request.attr.all_kernel, "Every event counts in the kernel only");
   sub->add_flag("-s,--stat", options->request.attr.inherit_stat, "Keep each task's event counts (report -T shows them)");
   // perf's -T asks for sample times, which vperf (as perf 6.1) records always.
+  // perf's optional value: --switch-output alone is "signal"; a value needs '=' (a word after a
+  // space is the command).
+  sub->add_flag("--switch-output{signal}", options->switch_output,
+                "A series of files OUTPUT.TIMESTAMP, the next one on SIGUSR2 (signal), at a size (=100M) or after a time (=30s)");
+  sub->add_option("--switch-max-files", options->switch_max_files, "With --switch-output: keep only the newest N files")
+      ->check(whole_number_in(1, UINT32_MAX));
   sub->add_flag("-T,--timestamp")->description("Record sample times (always done; kept for perf's command lines)");
   // vperf kvm record only: sampling the vCPUs through QEMU's monitor instead of perf events.
   auto monitor = std::make_shared<MonitorRecordOptions>();

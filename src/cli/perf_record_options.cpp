@@ -98,6 +98,14 @@ session::RecordRequest record_request(const RecordOptions& o) {
   request.threads = tasks.threads;
   if (!o.pids.empty()) request.existing = parse_pid_list(o.pids, "-p");
   if (!o.tids.empty()) request.existing = parse_pid_list(o.tids, "-t");
+  if (!o.switch_output.empty()) {
+    Result<session::SwitchOutput> switching = session::parse_switch_output(o.switch_output);
+    if (!switching) throw usage_error(switching.error().message, "--switch-output (SIGUSR2 ends a file), --switch-output=100M or --switch-output=30s");
+    request.switch_output = *switching;
+    request.switch_output.max_files = o.switch_max_files;
+  } else if (o.switch_max_files > 0) {
+    throw usage_error("--switch-max-files goes with --switch-output", "vperf record --switch-output=1G --switch-max-files=5 ...");
+  }
   return request;
 }
 

@@ -30,6 +30,8 @@ struct RecordOptions {
   std::string pids;             // -p
   std::string tids;             // -t
   bool no_inherit = false;
+  std::string switch_output;      // --switch-output[=signal|SIZE|TIME]; empty: one file
+  unsigned switch_max_files = 0;  // --switch-max-files
   // Which machines unmodified events sample: the host, unless vperf kvm says otherwise.
   events::MachineScope scope{};
 };

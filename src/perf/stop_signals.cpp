@@ -12,12 +12,15 @@ namespace vperf::perf {
 namespace {
 
 constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+// Handled too when asked for (record --switch-output's "next file" signal), last.
+constexpr std::array<int, 4> kSignalsWithUsr2 = {SIGINT, SIGTERM, SIGHUP, SIGUSR2};
 
 // The state a signal handler can reach: process-wide by nature (see the header).
 std::atomic<bool> g_installed{false};
+size_t g_count = 0;  // of kSignalsWithUsr2 installed: kSignals.size(), or all with SIGUSR2
 std::atomic<int> g_write_fd{-1};
 std::atomic<int> g_latest{0};
-struct sigaction g_previous[kSignals.size()];
+struct sigaction g_previous[kSignalsWithUsr2.size()];
 
 void on_stop_signal(int number, siginfo_t* info, void*) {
   const int saved_errno = errno;
@@ -38,7 +41,7 @@ const std::vector<int>& StopSignals::handled() {
   return signals;
 }
 
-Result<StopSignals> StopSignals::install() {
+Result<StopSignals> StopSignals::install(bool with_sigusr2) {
   bool expected = false;
   if (!g_installed.compare_exchange_strong(expected, true))
     return Error::from_errno("install stop-signal handlers (another StopSignals is alive)", EBUSY);
@@ -52,15 +55,16 @@ Result<StopSignals> StopSignals::install() {
   g_write_fd = fds[1];
   g_latest = 0;
 
+  g_count = with_sigusr2 ? kSignalsWithUsr2.size() : kSignals.size();
   struct sigaction action {};
   action.sa_sigaction = on_stop_signal;
   action.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&action.sa_mask);
-  for (int s : kSignals) sigaddset(&action.sa_mask, s);  // one handler at a time
-  for (size_t i = 0; i < kSignals.size(); ++i) {
-    if (::sigaction(kSignals[i], &action, &g_previous[i]) != 0) {
+  for (size_t i = 0; i < g_count; ++i) sigaddset(&action.sa_mask, kSignalsWithUsr2[i]);  // one handler at a time
+  for (size_t i = 0; i < g_count; ++i) {
+    if (::sigaction(kSignalsWithUsr2[i], &action, &g_previous[i]) != 0) {
       Error error = Error::from_errno("sigaction");
-      for (size_t j = 0; j < i; ++j) ::sigaction(kSignals[j], &g_previous[j], nullptr);
+      for (size_t j = 0; j < i; ++j) ::sigaction(kSignalsWithUsr2[j], &g_previous[j], nullptr);
       ::close(g_write_fd.exchange(-1));
       g_installed = false;
       return error;
@@ -73,7 +77,7 @@ StopSignals::StopSignals(StopSignals&& other) noexcept : read_end_(std::move(oth
 
 StopSignals::~StopSignals() {
   if (!read_end_.valid()) return;  // moved from
-  for (size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &g_previous[i], nullptr);
+  for (size_t i = 0; i < g_count; ++i) ::sigaction(kSignalsWithUsr2[i], &g_previous[i], nullptr);
   // Only now that no handler can run, close its pipe.
   ::close(g_write_fd.exchange(-1));
   g_installed = false;
@@ -101,7 +105,7 @@ std::vector<StopSignal> StopSignals::take() const {
 
 void StopSignals::reset_in_child() {
   if (!g_installed.load(std::memory_order_relaxed)) return;
-  for (size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &g_previous[i], nullptr);
+  for (size_t i = 0; i < g_count; ++i) ::sigaction(kSignalsWithUsr2[i], &g_previous[i], nullptr);
   g_write_fd.store(-1, std::memory_order_relaxed);  // the child's copy only
 }
 

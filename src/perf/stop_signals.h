@@ -37,7 +37,9 @@ class StopSignals {
   // The signals handled: SIGINT, SIGTERM, SIGHUP.
   static const std::vector<int>& handled();
 
-  static Result<StopSignals> install();
+  // `with_sigusr2`: SIGUSR2 is recorded too (record --switch-output's request for the next
+  // file), where it would otherwise end vperf.
+  static Result<StopSignals> install(bool with_sigusr2 = false);
 
   StopSignals(StopSignals&& other) noexcept;
   StopSignals& operator=(StopSignals&&) = delete;

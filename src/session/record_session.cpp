@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -138,9 +139,14 @@ class RecordSession {
   void apply_filter();
   void set_filter(size_t index, const std::string& filter);
   void create_writer();
-  void write_header_records();
+  // `again`: for the next file of a series, which also needs the command's own COMM and maps
+  // (the first file has them from the kernel, as the command execs).
+  void write_header_records(bool again = false);
   void sample();
   void finish();
+  bool switching() const { return r_.switch_output.trigger != SwitchOutput::Trigger::none; }
+  // Ends the file (finish), renames it OUTPUT.TIMESTAMP and, but `at_exit`, begins the next.
+  void switch_file(bool at_exit);
   void add_to_build_id_cache(const std::vector<data::BuildIdEntry>& entries) const;
   void print_summary() const;
 
@@ -160,6 +166,8 @@ class RecordSession {
   std::optional<RecordSink> sink_;
   std::optional<std::vector<uint8_t>> tracing_;
   uint64_t wakeups_ = 0;  // a ring reached its wakeup mark (half full) or its task ended
+  bool switch_requested_ = false;
+  std::vector<std::string> switched_files_;  // the series so far, oldest first
   uint64_t processed_ = 0;
   std::optional<perf::WorkloadExit> exit_;
 };
@@ -167,7 +175,15 @@ class RecordSession {
 int RecordSession::run() {
   system_wide_ = !r_.cpus.empty();
   to_pipe_ = r_.output == "-";
-  Result<perf::StopSignals> signals = perf::StopSignals::install();
+  if (to_pipe_ && switching()) throw usage_error("--switch-output writes a series of files, not a pipe", "give -o a file name");
+  if (r_.switch_output.trigger == SwitchOutput::Trigger::size && !r_.quiet) {
+    // perf's warning: a ring is drained when half full, so files end up that large at least.
+    const uint64_t wakeup_bytes = (uint64_t{r_.mmap_pages} + 1) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) / 2;
+    if (r_.switch_output.bytes < wakeup_bytes)
+      err_ << "vperf: warning: switch-output data size lower than wakeup kernel buffer size (" << wakeup_bytes / 1024
+           << "K) expect bigger perf.data sizes\n";
+  }
+  Result<perf::StopSignals> signals = perf::StopSignals::install(r_.switch_output.trigger == SwitchOutput::Trigger::signal);
   if (!signals) throw UserError("cannot install signal handlers: " + signals.error().describe(), "");
   signals_.emplace(std::move(signals).value());
   prepare_workload();
@@ -176,7 +192,8 @@ int RecordSession::run() {
   create_writer();
   write_header_records();
   sample();
-  finish();
+  if (switching()) switch_file(true);
+  else finish();
   print_summary();
   if (exit_ && exit_->signaled) err_ << r_.command.front() << ": " << ::strsignal(exit_->code) << '\n';
   return exit_ ? exit_->shell_status() : 0;
@@ -286,7 +303,7 @@ void RecordSession::discard_output() {
   if (moved_aside_) std::filesystem::rename(r_.output + ".old", r_.output, ec);
 }
 
-void RecordSession::write_header_records() {
+void RecordSession::write_header_records(bool again) {
   tracing_ = tracepoint_formats(chosen_);
   if (tracing_ && to_pipe_) sink_->write_all({tracing::tracing_data_record(*tracing_)});
   const data::SampleFormat format = data::SampleFormat::from_attr(session_->events().front().attr);
@@ -301,10 +318,35 @@ void RecordSession::write_header_records() {
             "and /proc/sys/kernel/perf_event_paranoid: samples in kernel functions and kernel modules will not be resolved\n";
   if (r_.attr.scope.guest) sink_->write_all(guest_kernel_maps(r_.guests, format));  // as perf kvm: not for --no-guest
   const data::SynthesizedMaps maps = data::synthesized_maps_for(session_->events().front().attr);
-  for (pid_t pid : system_wide_ ? all_processes() : r_.existing)
+  std::vector<pid_t> processes = system_wide_ ? all_processes() : r_.existing;
+  if (again && workload_ && !system_wide_ && r_.threads.empty()) processes.push_back(workload_->pid());
+  for (pid_t pid : processes)
     if (Result<std::vector<data::RecordBytes>> records = data::synthesize_process(pid, maps, format); records)
       sink_->write_all(*records);
   sink_->check();
+}
+
+void RecordSession::switch_file(bool at_exit) {
+  if (!at_exit) {
+    if (!r_.quiet) err_ << "[ vperf record: dump data: Woken up " << wakeups_ << " times ]\n";
+    wakeups_ = 0;
+  }
+  sink_->flush_round();
+  sink_->check();
+  finish();
+  const std::string name = switched_file_name(r_.output, clock_.wall());
+  std::error_code ec;
+  std::filesystem::rename(r_.output, name, ec);
+  if (ec) throw UserError("cannot rename " + r_.output + " to " + name + ": " + ec.message(), "check the directory is writable");
+  if (!r_.quiet) err_ << "[ vperf record: Dump " << name << " ]\n";
+  switched_files_.push_back(name);
+  if (r_.switch_output.max_files > 0 && switched_files_.size() > r_.switch_output.max_files) {
+    std::filesystem::remove(switched_files_.front(), ec);
+    switched_files_.erase(switched_files_.begin());
+  }
+  if (at_exit) return;
+  create_writer();
+  write_header_records(true);
 }
 
 void RecordSession::sample() {
@@ -319,6 +361,8 @@ void RecordSession::sample() {
     if (!n) throw UserError("cannot read the samples: " + n.error().describe(), "run 'vperf check'");
     if (*n > 0) sink_->flush_round();
     sink_->check();
+    if (r_.switch_output.trigger == SwitchOutput::Trigger::size && writer_->data_bytes() >= r_.switch_output.bytes)
+      switch_requested_ = true;
   };
   auto end_workload = [this] {
     workload_->terminate(SIGTERM);
@@ -336,7 +380,10 @@ void RecordSession::sample() {
   // Forwarding the signal is not enough: a command started in the background (`vperf record
   // CMD &`) inherits SIGINT ignored from the shell and would run to its end.
   bool stopped_by_signal = false;
-  loop.watch_signals(*signals_, [&](const std::vector<perf::StopSignal>&) {
+  loop.watch_signals(*signals_, [&](const std::vector<perf::StopSignal>& received) {
+    bool stop = false;
+    for (const perf::StopSignal& s : received) (s.number == SIGUSR2 ? switch_requested_ : stop) = true;
+    if (!stop) return Next::keep_going;
     stopped_by_signal = true;
     return Next::stop;
   });
@@ -353,11 +400,20 @@ void RecordSession::sample() {
       return Next::stop;
     });
   loop.every(clock_.now() + kDrainPeriod, kDrainPeriod, [] { return Next::keep_going; });
+  if (r_.switch_output.trigger == SwitchOutput::Trigger::time)
+    loop.every(clock_.now() + r_.switch_output.every, r_.switch_output.every, [this] {
+      switch_requested_ = true;
+      return Next::keep_going;
+    });
   if (r_.also_wait_for) r_.also_wait_for(loop);
   loop.after_each_wait([&] {
     wakeups_ += woke ? 1 : 0;
     woke = false;
     drain();
+    if (switch_requested_) {
+      switch_requested_ = false;
+      switch_file(false);
+    }
     return Next::keep_going;
   });
   if (Result<bool> ran = loop.run(); !ran) throw UserError(ran.error().describe(), "");
@@ -377,7 +433,7 @@ void RecordSession::finish() {
   // perf counts what it processed while listing build-ids; a pipe is not read back, so there
   // the count is of the records vperf drained.
   processed_ = sink_->tally().records;
-  if (!to_pipe_ && !r_.no_buildid)
+  if (!to_pipe_ && !r_.no_buildid && !switching())
     if (std::optional<RecordedBuildIds> ids = read_back_build_ids(r_.output, err_, r_.quiet, r_.buildid_all)) {
       features.build_ids = std::move(ids->entries);
       processed_ = ids->stats.records;
@@ -430,9 +486,13 @@ void RecordSession::print_summary() const {
     std::snprintf(text, sizeof text, ", compressed (original %.3f MB, ratio is %.3f)", original / kMiB, original / written);
     compressed = text;
   }
-  std::snprintf(line, sizeof line, "[ vperf record: Captured and wrote %.3f MB %s%s (%llu samples) ]\n", written / kMiB,
-                to_pipe_ ? "(pipe)" : r_.output.c_str(), compressed.c_str(), static_cast<unsigned long long>(tally.samples));
+  // A series ends as perf's: the files' names are said above, and the count of samples is
+  // the last file's, which perf leaves out.
+  const std::string path = to_pipe_ ? "(pipe)" : switching() ? r_.output + ".<timestamp>" : r_.output;
+  std::snprintf(line, sizeof line, "[ vperf record: Captured and wrote %.3f MB %s%s", written / kMiB, path.c_str(), compressed.c_str());
   err_ << line;
+  if (!switching()) err_ << " (" << tally.samples << " samples)";
+  err_ << " ]\n";
 }
 
 }  // namespace

@@ -10,7 +10,8 @@
 //      each batch followed by FINISHED_ROUND, until the command exits, a stop signal comes or
 //      every -p/-t task has ended;
 //   4. the file is read back for the build-ids of the DSOs samples hit (record_build_ids.h;
-//      not in pipe mode, as perf) and the feature sections are written.
+//      not in pipe mode, as perf) and the feature sections are written;
+//   with --switch-output, 4 ends each file of a series and 2 begins the next (switch_output.h).
 // Failures that end the command are UserErrors, with perf's wording where perf has one.
 #include <sys/types.h>
 
@@ -25,6 +26,7 @@
 #include "guest/guest_symbols.h"
 #include "perf/event_fd.h"
 #include "session/run_loop.h"
+#include "session/switch_output.h"
 
 namespace vperf::session {
 
@@ -50,6 +52,9 @@ struct RecordRequest {
   // unless -N, as perf record adds them.
   bool buildid_all = false, no_buildid = false, no_buildid_cache = false;
   std::string buildid_dir;
+  // --switch-output: a series of files (file mode only). As perf, the files get no BUILD_ID
+  // table and nothing goes into the build-id cache (that reading back would hold up each switch).
+  SwitchOutput switch_output;
   // Run and wait for; with threads, it only times the recording (perf kvm stat record -p PID -- sleep 10).
   // With -p/-t/-a/-C, the command only says how long to record (perf record -p PID -- sleep
   // 10): it is run, not sampled, and ends with the tasks.

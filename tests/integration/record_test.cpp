@@ -434,6 +434,138 @@ TEST_F(Record, SigintEndsARecordingWithAReadableFile) {
   EXPECT_NE(report.out.find("%"), std::string::npos) << report.out << report.err;
 }
 
+// --switch-output: a series of files, each readable on its own by perf, which together hold
+// every sample. The ground truth is the workload's exact number of getppid calls.
+class SwitchOutputRecord : public Record {
+ protected:
+  void SetUp() override {
+    Record::SetUp();
+    if (IsSkipped()) return;
+    VPERF_REQUIRE(test::has_tracefs(), "needs tracefs for syscalls:sys_enter_getppid");
+  }
+  // The files of the series in `dir`, by name (their timestamps sort them oldest first).
+  static std::vector<std::string> series(const fs::path& dir) {
+    std::vector<std::string> out;
+    for (const auto& entry : fs::directory_iterator(dir))
+      if (entry.path().filename().string().starts_with("s.data.")) out.push_back(entry.path().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  // The names vperf said it dumped, in order.
+  static std::vector<std::string> dumped(const std::string& err) {
+    std::vector<std::string> out;
+    std::regex line(R"(\[ vperf record: Dump (\S+) \])");
+    for (auto it = std::sregex_iterator(err.begin(), err.end(), line); it != std::sregex_iterator(); ++it) out.push_back((*it)[1]);
+    return out;
+  }
+  // The workload's getppid samples in a file, as perf script reads it.
+  static size_t getppid_samples(const std::string& data) {
+    test::ProgramResult script = test::run_program({"perf", "script", "-i", data, "-F", "comm,event"});
+    EXPECT_EQ(script.exit_code, 0) << data << ": " << script.err;
+    return count_lines(script.out, "vperf-workload syscalls:sys_enter_getppid");
+  }
+};
+
+// A size: the file ends at the first drain of the rings that finds it that large. The bursts
+// (3000 getppid calls, 216 KB of samples) fit in a ring, so none is lost, and each ends at
+// least one file (a drain may fall inside a burst and split it over two).
+TEST_F(SwitchOutputRecord, ASizeEndsAFileAtTheDrainThatReachesIt) {
+  const fs::path dir = scratch_.root() / "size";
+  fs::create_directories(dir);
+  const std::string data = (dir / "s.data").string();
+  test::Background rec({VPERF_BINARY, "record", "-a", "-e", "syscalls:sys_enter_getppid", "--switch-output=64K", "-o", data});
+  ASSERT_GT(rec.pid(), 0);
+  ASSERT_TRUE(test::wait_until([&] { return test::counting_and_waiting(rec.pid()); }, std::chrono::seconds(10)))
+      << "vperf record -a never reached its wait loop";
+  for (int burst = 1; burst <= 2; ++burst) {
+    const size_t before = series(dir).size();
+    ASSERT_EQ(test::run_program({VPERF_WORKLOAD, "getppid", "3000"}).exit_code, 0);
+    ASSERT_TRUE(test::wait_until([&] { return series(dir).size() > before; }, std::chrono::seconds(10)))
+        << "burst " << burst << " did not end a file";
+  }
+  ::kill(rec.pid(), SIGINT);
+  test::ProgramResult result = rec.wait();
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::vector<std::string> files = series(dir);
+  ASSERT_GE(files.size(), 3u) << result.err;
+  EXPECT_EQ(dumped(result.err), files) << result.err;
+  EXPECT_FALSE(fs::exists(data)) << "the last file too gets its timestamp";
+  EXPECT_NE(result.err.find("switch-output data size lower than wakeup kernel buffer size (258K)"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(" " + data + ".<timestamp> ]"), std::string::npos) << result.err;
+  size_t total = 0;
+  for (const std::string& f : files) total += getppid_samples(f);
+  EXPECT_EQ(total, 6000u);
+  EXPECT_EQ(getppid_samples(files.back()), 0u) << "the bursts were over before SIGINT";
+}
+
+// A command's series: every file begins with the command's name and maps, so perf resolves
+// its samples in each; --switch-max-files keeps the newest.
+TEST_F(SwitchOutputRecord, EachFileOfACommandsSeriesNamesItAndOnlyTheNewestAreKept) {
+  const fs::path dir = scratch_.root() / "kept";
+  fs::create_directories(dir);
+  const std::string data = (dir / "s.data").string();
+  test::ProgramResult rec = test::run_vperf({"record", "-e", "page-faults", "-c", "1", "--switch-output=64K", "--switch-max-files=2",
+                                             "-o", data, "--", VPERF_WORKLOAD, "page-faults", "20000"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::vector<std::string> named = dumped(rec.err);
+  ASSERT_GE(named.size(), 3u) << rec.err;
+  EXPECT_EQ(series(dir), (std::vector<std::string>{named[named.size() - 2], named.back()}));
+  test::ProgramResult report = test::run_program({"perf", "report", "-i", named[named.size() - 2], "--stdio", "--sort", "comm,dso,sym", "-q"});
+  EXPECT_NE(report.out.find("vperf::workloads::run_page_faults"), std::string::npos) << report.out << report.err;
+}
+
+// The default trigger: SIGUSR2 ends a file and begins the next; SIGINT ends the last.
+TEST_F(SwitchOutputRecord, SigusrTwoEndsAFile) {
+  const fs::path dir = scratch_.root() / "signal";
+  fs::create_directories(dir);
+  const std::string data = (dir / "s.data").string();
+  test::Background rec({VPERF_BINARY, "record", "-a", "-e", "syscalls:sys_enter_getppid", "--switch-output", "-o", data});
+  ASSERT_GT(rec.pid(), 0);
+  ASSERT_TRUE(test::wait_until([&] { return test::counting_and_waiting(rec.pid()); }, std::chrono::seconds(10)))
+      << "vperf record -a never reached its wait loop";
+  ASSERT_EQ(test::run_program({VPERF_WORKLOAD, "getppid", "3000"}).exit_code, 0);
+  ::kill(rec.pid(), SIGUSR2);
+  ASSERT_TRUE(test::wait_until([&] { return series(dir).size() == 1 && fs::exists(data); }, std::chrono::seconds(10)))
+      << "no file was dumped after SIGUSR2";
+  ASSERT_EQ(test::run_program({VPERF_WORKLOAD, "getppid", "2000"}).exit_code, 0);
+  ::kill(rec.pid(), SIGINT);
+  test::ProgramResult result = rec.wait();
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::vector<std::string> files = series(dir);
+  ASSERT_EQ(files.size(), 2u) << result.err;
+  EXPECT_EQ(dumped(result.err), files);
+  EXPECT_NE(result.err.find("[ vperf record: dump data: Woken up "), std::string::npos) << result.err;
+  EXPECT_EQ(getppid_samples(files[0]), 3000u);
+  EXPECT_EQ(getppid_samples(files[1]), 2000u);
+}
+
+TEST_F(SwitchOutputRecord, ATimeEndsFilesOnSchedule) {
+  const fs::path dir = scratch_.root() / "time";
+  fs::create_directories(dir);
+  const std::string data = (dir / "s.data").string();
+  test::ProgramResult rec = test::run_vperf({"record", "-e", "syscalls:sys_enter_getppid", "--switch-output=1s", "-o", data, "--",
+                                             VPERF_WORKLOAD, "sleep", "2500"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::vector<std::string> files = series(dir);
+  EXPECT_GE(files.size(), 3u) << "switches at 1 s and 2 s, and the end: " << rec.err;
+  EXPECT_EQ(dumped(rec.err), files);
+  for (const std::string& f : files) EXPECT_EQ(test::run_program({"perf", "report", "-i", f, "--stats"}).exit_code, 0) << f;
+}
+
+TEST_F(Record, SwitchOutputBadValuesAreOneLine) {
+  const std::string data = file("x.data");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"record", "--switch-output=5x", "-o", data, "--", "true"},
+           {"record", "--switch-output=100", "-o", data, "--", "true"},
+           {"record", "--switch-max-files=2", "-o", data, "--", "true"},
+           {"record", "--switch-output", "-o", "-", "--", "true"}}) {
+    test::ProgramResult r = test::run_vperf(args);
+    EXPECT_EQ(r.exit_code, 2) << args[1] << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(fs::is_empty(scratch_.root())) << "nothing left behind: " << args[1];
+  }
+}
+
 // Issue 14: perf record ends on SIGINT and sends the command SIGTERM. A shell starts `vperf
 // record CMD &` with SIGINT ignored, and CMD inherits that: forwarding SIGINT alone let the
 // recording run to the command's end. Both ways a user stops a recording are tested: ^C in the
