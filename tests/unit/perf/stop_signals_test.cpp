@@ -40,6 +40,27 @@ TEST(StopSignals, RecordsInsteadOfDying) {
   EXPECT_EQ(signals->received(), SIGHUP);
 }
 
+// record --switch-output's SIGUSR2: recorded only when asked for, and given back after.
+TEST(StopSignals, SigusrTwoOnlyWhenAskedFor) {
+  const auto usr2_before = handler_of(SIGUSR2);
+  {
+    auto signals = StopSignals::install();
+    ASSERT_TRUE(signals.ok());
+    EXPECT_EQ(handler_of(SIGUSR2), usr2_before) << "not handled by default";
+  }
+  {
+    auto signals = StopSignals::install(true);
+    ASSERT_TRUE(signals.ok());
+    ::raise(SIGUSR2);
+    ::raise(SIGINT);
+    std::vector<StopSignal> got = signals->take();
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0].number, SIGUSR2);
+    EXPECT_EQ(got[1].number, SIGINT);
+  }
+  EXPECT_EQ(handler_of(SIGUSR2), usr2_before);
+}
+
 TEST(StopSignals, RestoresPreviousHandlers) {
   struct sigaction ignore {}, old_term {};
   ignore.sa_handler = SIG_IGN;
