@@ -235,8 +235,9 @@ void HistBuilder::merge_into(HistEntry& kept, const HistEntry& other) {
   kept.self_samples += other.self_samples;
   kept.children_samples += other.children_samples;
   // The sample that reached the merged entry first decides whether it is shown, as before.
-  if (other.first_sample < kept.first_sample) {
+  if (other.first_sample < kept.first_sample || (other.first_sample == kept.first_sample && other.first_depth < kept.first_depth)) {
     kept.first_sample = other.first_sample;
+    kept.first_depth = other.first_depth;
     kept.filtered = other.filtered;
   }
 }
@@ -371,12 +372,17 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
       if (inlined) e.inlined_name = profile_.text(frame.inlined_name);
       e.filtered = !shown;
       e.first_sample = first_sample;
+      e.first_depth = static_cast<uint32_t>(caller ? n - 1 - i : i);
       e.comm = comm;
     } else if (first_sample < e.first_sample) {
       // Reached by this chain before the sample that created it here (as its own symbol, or by
       // a later chain): perf would have created it from this chain's first sample.
       e.filtered = !shown;
       e.first_sample = first_sample;
+      e.first_depth = static_cast<uint32_t>(caller ? n - 1 - i : i);
+      // perf's entry keeps the thread of the sample that created it (its Children ties).
+      e.pid = pid;
+      e.tid = tid;
     }
     if (!reach(entry)) continue;
     e.children_period += period;

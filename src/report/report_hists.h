@@ -76,6 +76,7 @@ struct HistEntry {
   uint64_t children_samples = 0;
   bool filtered = false;
   uint64_t first_sample = 0;  // the sample (in file order) that first reached it: it decides `filtered`
+  uint32_t first_depth = 0;   // where in that sample's chain (0: its own ip, then callers): perf's creation order
   uint32_t chain_tree = CallchainForest::kNone;
   uint32_t max_depth = 0;  // longest chain added to the call graph (perf's callchain max_depth)
 };

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/rbtree_order.h"
+
 namespace vperf::report {
 
 namespace {
@@ -302,17 +304,107 @@ void sort_entries(const ReportData& report, std::vector<const HistEntry*>& entri
   });
 }
 
+namespace {
+
+// perf's collapse comparison (hist_entry__collapse < 0 with `a` the entry inserted): whether
+// `a` goes before (left of) `b` in the tree perf collapses a histogram into, whose order is the
+// order it inserts the entries into its output tree. By the sort keys, each ascending, a
+// symbol's DSO first, an unresolved address after every symbol; addresses (unresolved ones,
+// symbol starts and ends) compare by their difference as a signed 64-bit number, as perf
+// compares them, which is not an order across the address space (junk return addresses of
+// a frame-pointer walk): the tree's shape decides there, hence the tree.
+bool collapse_before(const ReportData& report, const HistEntry& a, const HistEntry& b) {
+  auto wrapped = [](uint64_t x, uint64_t y) {  // perf's (int64_t)(right - left), right the inserted
+    const auto d = static_cast<int64_t>(x - y);
+    return d < 0 ? -1 : (d > 0 ? 1 : 0);
+  };
+  for (SortKey key : report.hists->settings().sort_keys) {
+    int c = 0;
+    if (key == SortKey::Sym) {
+      if (!a.symbol && !b.symbol) c = wrapped(a.address, b.address);
+      else if ((c = compare_key(report, SortKey::Dso, a, b)) != 0) {
+      } else if (!a.symbol || !b.symbol) c = a.symbol ? -1 : 1;
+      else if (a.symbol != b.symbol || a.inlined_name != b.inlined_name) {
+        // Inlined functions by name, the one inserted last first (perf's strcmp(left, right)).
+        if (!a.inlined_name.empty() || !b.inlined_name.empty()) c = entry_symbol_name(b).compare(entry_symbol_name(a));
+        if (c == 0) c = wrapped(a.symbol->start, b.symbol->start);
+        if (c == 0) c = wrapped(a.symbol->end, b.symbol->end);
+      }
+    } else {
+      c = compare_key(report, key, a, b);
+    }
+    if (c != 0) return c < 0;
+  }
+  return false;
+}
+
+// perf's output comparison (hist_entry__sort > 0): whether `a` goes before (left of) `b`.
+// Children larger first and, tied within one thread with call graphs shown, the deeper graph
+// first in caller order (the shallower in callee order); then Self; then the sort keys (two
+// unresolved symbols tie). Not a strict weak order across threads: the order is the tree's.
+bool output_before(const ReportData& report, bool depth_rule, const HistEntry& a, const HistEntry& b) {
+  auto sign = [](uint64_t x, uint64_t y) { return x > y ? 1 : (x < y ? -1 : 0); };
+  if (report.layout.children) {
+    if (int c = sign(a.children_period, b.children_period)) return c > 0;
+    if (depth_rule && a.tid == b.tid && a.max_depth != b.max_depth)
+      return (a.max_depth > b.max_depth) == (report.layout.order == CallGraphOrder::Caller);
+  }
+  if (int c = sign(a.self_period, b.self_period)) return c > 0;
+  for (SortKey key : report.hists->settings().sort_keys) {
+    if (key == SortKey::Sym && !a.symbol && !b.symbol) continue;
+    if (int c = compare_key(report, key, a, b)) return c < 0;
+  }
+  return false;
+}
+
+// Every entry of `hists` (filtered ones too: perf's trees hold them) in perf's order: inserted
+// as perf creates them (by the sample that first reached each) into its collapse tree, then in
+// that tree's order into its output tree.
+std::vector<const HistEntry*> perf_output_order(const ReportData& report, const EventHists& hists) {
+  std::vector<const HistEntry*> created;
+  created.reserve(hists.entries.size());
+  for (const HistEntry& e : hists.entries) created.push_back(&e);
+  std::stable_sort(created.begin(), created.end(), [](const HistEntry* a, const HistEntry* b) {
+    return a->first_sample != b->first_sample ? a->first_sample < b->first_sample : a->first_depth < b->first_depth;
+  });
+  std::vector<const HistEntry*> collapsed;
+  collapsed.reserve(created.size());
+  for (uint32_t i : core::rbtree_insertion_order(static_cast<uint32_t>(created.size()), [&](uint32_t a, uint32_t b) {
+         return collapse_before(report, *created[a], *created[b]);
+       }))
+    collapsed.push_back(created[i]);
+  const bool depth_rule = report.hists->settings().callchains && hists.has_callchains;
+  const std::vector<uint32_t> order = core::rbtree_insertion_order(static_cast<uint32_t>(collapsed.size()), [&](uint32_t a, uint32_t b) {
+    return output_before(report, depth_rule, *collapsed[a], *collapsed[b]);
+  });
+  std::vector<const HistEntry*> out;
+  out.reserve(order.size());
+  for (uint32_t i : order) out.push_back(collapsed[i]);
+  return out;
+}
+
+}  // namespace
+
 std::vector<const HistEntry*> shown_entries(const ReportData& report, const EventHists& hists, const ReportOptions& options) {
   uint64_t total = options.relative_percentage ? hists.shown_period : hists.total_period;
+  // With Children, perf's order of entries that tie is its tree's (output_before): built here
+  // as perf builds it. Otherwise a stable sort gives the same order.
+  const bool as_perfs_tree = report.layout.children && report.layout.order_by.empty();
+  std::vector<const HistEntry*> candidates;
+  if (as_perfs_tree) {
+    candidates = perf_output_order(report, hists);
+  } else {
+    for (const HistEntry& e : hists.entries) candidates.push_back(&e);
+  }
   std::vector<const HistEntry*> shown;
-  for (const HistEntry& e : hists.entries) {
-    if (e.filtered) continue;
-    uint64_t period = report.layout.children ? e.children_period : e.self_period;
+  for (const HistEntry* e : candidates) {
+    if (e->filtered) continue;
+    uint64_t period = report.layout.children ? e->children_period : e->self_period;
     double pct = total ? static_cast<double>(period) * 100.0 / static_cast<double>(total) : 0.0;
     if (options.percent_limit > 0 && pct < options.percent_limit) continue;
-    shown.push_back(&e);
+    shown.push_back(e);
   }
-  sort_entries(report, shown);
+  if (!as_perfs_tree) sort_entries(report, shown);
   return shown;
 }
 

@@ -250,6 +250,31 @@ TEST_F(Report, SrclineSortMatchesPerf) {
   }
 }
 
+// With --children most entries of a system-wide profile tie on Children with others, and
+// perf's order among them is that of its rb-trees (a caller above its callee only within one
+// thread: not an order, so the tree's shape decides): vperf builds them as perf does. Byte for
+// byte, but for the entries of junk return addresses ([unknown]), whose creation order vperf
+// only approximates (perf's is per sample, vperf's per distinct chain).
+TEST_F(Report, ChildrenTiesComeInPerfsOrder) {
+  std::string data = file("system.data");
+  const std::string busy = std::string(VPERF_WORKLOAD) + " spin 300 & " + VPERF_WORKLOAD +
+                           " page-faults 20000; ls -R /usr/share/doc > /dev/null; for i in 1 2 3 4 5; do true; done; wait";
+  perf_record({"-a", "-g", "-F", "2000", "-o", data, "--", "sh", "-c", busy});
+  auto known = [](const std::string& text) {
+    std::string out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line.find("[unknown]") == std::string::npos) out += line + "\n";
+    return out;
+  };
+  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+           {"--children", "-g", "none"}, {"--children", "--percent-limit", "0.5"}, {"--children", "-g", "callee", "--percent-limit", "0.5"}}) {
+    std::string what;
+    for (const std::string& o : options) what += o + " ";
+    EXPECT_EQ(known(vperf_report(data, options)), known(without_tip(perf_report(data, options)))) << what;
+  }
+}
+
 // --hierarchy: a level per sort key, indented, call graphs under the last level, no Children;
 // byte for byte as perf.
 TEST_F(Report, HierarchyMatchesPerf) {
