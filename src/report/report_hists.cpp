@@ -215,7 +215,7 @@ uint32_t HistBuilder::find_chain(const ChainKey& key, uint64_t serial) {
       chain_index_.insert(ChainKeyHash()(key), next);
     }
   }
-  chains_.emplace_back(key, ChainCount{0, 0, serial, of_stack.latest});
+  chains_.push_back({key, ChainCount{0, 0, serial, of_stack.latest}});
   of_stack.latest = next;
   ++of_stack.count;
   return next;
@@ -268,8 +268,8 @@ void HistBuilder::apply_comm_renames() {
       if (created) hists.entries[moved_to[i]] = std::move(e);
       else merge_into(hists.entries[moved_to[i]], e);
     }
-    for (auto& [key, count] : chains_)
-      if (key.event == event) {
+    for (size_t i = 0; i < chains_.size(); ++i)
+      if (ChainKey& key = chains_[i].first; key.event == event) {
         key.self = moved_to[key.self];
         key.comm = renamed(key.comm);
       }
@@ -284,7 +284,10 @@ void HistBuilder::finish() {
     branch_of_ = call_graph_branches(profile_);
     for (EventHists& hists : events_) hists.chains.merge_by(&branch_of_);
   }
-  for (const auto& [key, count] : chains_) apply_chain(key, count.period, count.samples, count.first_sample);
+  for (size_t i = 0; i < chains_.size(); ++i) {
+    const auto& [key, count] = chains_[i];
+    apply_chain(key, count.period, count.samples, count.first_sample);
+  }
   for (EventHists& hists : events_) hists.chains.merge_by(nullptr);  // the forests may outlive branch_of_
   chains_.clear();
   chains_by_stack_.clear();

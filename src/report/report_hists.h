@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/chunked_vector.h"
 #include "core/hashed_ids.h"
 #include "report/interner.h"
 #include "report/profile.h"
@@ -185,7 +186,9 @@ class HistBuilder {
     uint32_t next_of_stack = kNoId;  // the chain with the same stack made before it
   };
   uint64_t sample_serial_ = 0;  // samples added so far
-  std::vector<std::pair<ChainKey, ChainCount>> chains_;  // in first-seen order
+  // In first-seen order; in chunks, never copied as it grows (a system-wide profile counts
+  // hundreds of thousands: doubling a vector of them was a tenth of its report).
+  core::ChunkedVector<std::pair<ChainKey, ChainCount>> chains_;
   // chains_ by stack: the latest chain of each profile stack, then ChainCount::next_of_stack.
   // Stack ids are dense and a new stack has the next one, so a sample with a stack never seen
   // (most of a system-wide profile's) appends here instead of missing the cache in a hash table.
