@@ -306,82 +306,112 @@ void sort_entries(const ReportData& report, std::vector<const HistEntry*>& entri
 
 namespace {
 
-// perf's collapse comparison (hist_entry__collapse < 0 with `a` the entry inserted): whether
-// `a` goes before (left of) `b` in the tree perf collapses a histogram into, whose order is the
-// order it inserts the entries into its output tree. By the sort keys, each ascending, a
-// symbol's DSO first, an unresolved address after every symbol; addresses (unresolved ones,
-// symbol starts and ends) compare by their difference as a signed 64-bit number, as perf
-// compares them, which is not an order across the address space (junk return addresses of
-// a frame-pointer walk): the tree's shape decides there, hence the tree.
-bool collapse_before(const ReportData& report, const HistEntry& a, const HistEntry& b) {
-  auto wrapped = [](uint64_t x, uint64_t y) {  // perf's (int64_t)(right - left), right the inserted
-    const auto d = static_cast<int64_t>(x - y);
-    return d < 0 ? -1 : (d > 0 ? 1 : 0);
-  };
-  for (SortKey key : report.hists->settings().sort_keys) {
-    int c = 0;
-    if (key == SortKey::Sym) {
-      if (!a.symbol && !b.symbol) c = wrapped(a.address, b.address);
-      else if ((c = compare_key(report, SortKey::Dso, a, b)) != 0) {
-      } else if (!a.symbol || !b.symbol) c = a.symbol ? -1 : 1;
-      else if (a.symbol != b.symbol || a.inlined_name != b.inlined_name) {
-        // Inlined functions by name, the one inserted last first (perf's strcmp(left, right)).
-        if (!a.inlined_name.empty() || !b.inlined_name.empty()) c = entry_symbol_name(b).compare(entry_symbol_name(a));
-        if (c == 0) c = wrapped(a.symbol->start, b.symbol->start);
-        if (c == 0) c = wrapped(a.symbol->end, b.symbol->end);
-      }
-    } else {
-      c = compare_key(report, key, a, b);
+// perf's order of a histogram's entries with Children (shown_entries).
+class PerfOrder {
+ public:
+  PerfOrder(const ReportData& report, const EventHists& hists)
+      : report_(report), hists_(hists), depth_rule_(report.hists->settings().callchains && hists.has_callchains) {
+    // The comparisons below run O(n log n) times: each DSO's name made once, not per call
+    // (the map's nodes, and so the views, stay where they are).
+    dso_names_.reserve(hists.entries.size());
+    for (const HistEntry& e : hists.entries) {
+      auto it = names_.find(e.dso);
+      if (it == names_.end()) it = names_.emplace(e.dso, e.dso ? e.dso->short_name() : std::string()).first;
+      dso_names_.push_back(it->second);
     }
-    if (c != 0) return c < 0;
   }
-  return false;
-}
 
-// perf's output comparison (hist_entry__sort > 0): whether `a` goes before (left of) `b`.
-// Children larger first and, tied within one thread with call graphs shown, the deeper graph
-// first in caller order (the shallower in callee order); then Self; then the sort keys (two
-// unresolved symbols tie). Not a strict weak order across threads: the order is the tree's.
-bool output_before(const ReportData& report, bool depth_rule, const HistEntry& a, const HistEntry& b) {
-  auto sign = [](uint64_t x, uint64_t y) { return x > y ? 1 : (x < y ? -1 : 0); };
-  if (report.layout.children) {
-    if (int c = sign(a.children_period, b.children_period)) return c > 0;
-    if (depth_rule && a.tid == b.tid && a.max_depth != b.max_depth)
-      return (a.max_depth > b.max_depth) == (report.layout.order == CallGraphOrder::Caller);
+  // Every entry (filtered ones too: perf's trees hold them) in perf's order: inserted as perf
+  // creates them (by the sample that first reached each) into its collapse tree, then in that
+  // tree's order into its output tree.
+  std::vector<const HistEntry*> order() const {
+    std::vector<const HistEntry*> created;
+    created.reserve(hists_.entries.size());
+    for (const HistEntry& e : hists_.entries) created.push_back(&e);
+    std::stable_sort(created.begin(), created.end(), [](const HistEntry* a, const HistEntry* b) {
+      return a->first_sample != b->first_sample ? a->first_sample < b->first_sample : a->first_depth < b->first_depth;
+    });
+    std::vector<const HistEntry*> collapsed;
+    collapsed.reserve(created.size());
+    for (uint32_t i : core::rbtree_insertion_order(static_cast<uint32_t>(created.size()),
+                                                   [&](uint32_t a, uint32_t b) { return collapse_before(*created[a], *created[b]); }))
+      collapsed.push_back(created[i]);
+    std::vector<const HistEntry*> out;
+    out.reserve(collapsed.size());
+    for (uint32_t i : core::rbtree_insertion_order(static_cast<uint32_t>(collapsed.size()),
+                                                   [&](uint32_t a, uint32_t b) { return output_before(*collapsed[a], *collapsed[b]); }))
+      out.push_back(collapsed[i]);
+    return out;
   }
-  if (int c = sign(a.self_period, b.self_period)) return c > 0;
-  for (SortKey key : report.hists->settings().sort_keys) {
-    if (key == SortKey::Sym && !a.symbol && !b.symbol) continue;
-    if (int c = compare_key(report, key, a, b)) return c < 0;
-  }
-  return false;
-}
 
-// Every entry of `hists` (filtered ones too: perf's trees hold them) in perf's order: inserted
-// as perf creates them (by the sample that first reached each) into its collapse tree, then in
-// that tree's order into its output tree.
-std::vector<const HistEntry*> perf_output_order(const ReportData& report, const EventHists& hists) {
-  std::vector<const HistEntry*> created;
-  created.reserve(hists.entries.size());
-  for (const HistEntry& e : hists.entries) created.push_back(&e);
-  std::stable_sort(created.begin(), created.end(), [](const HistEntry* a, const HistEntry* b) {
-    return a->first_sample != b->first_sample ? a->first_sample < b->first_sample : a->first_depth < b->first_depth;
-  });
-  std::vector<const HistEntry*> collapsed;
-  collapsed.reserve(created.size());
-  for (uint32_t i : core::rbtree_insertion_order(static_cast<uint32_t>(created.size()), [&](uint32_t a, uint32_t b) {
-         return collapse_before(report, *created[a], *created[b]);
-       }))
-    collapsed.push_back(created[i]);
-  const bool depth_rule = report.hists->settings().callchains && hists.has_callchains;
-  const std::vector<uint32_t> order = core::rbtree_insertion_order(static_cast<uint32_t>(collapsed.size()), [&](uint32_t a, uint32_t b) {
-    return output_before(report, depth_rule, *collapsed[a], *collapsed[b]);
-  });
-  std::vector<const HistEntry*> out;
-  out.reserve(order.size());
-  for (uint32_t i : order) out.push_back(collapsed[i]);
-  return out;
-}
+ private:
+  std::string_view dso_name(const HistEntry& e) const { return dso_names_[static_cast<size_t>(&e - hists_.entries.data())]; }
+
+  // compare_key, with the DSO names kept.
+  int key_compare(SortKey key, const HistEntry& a, const HistEntry& b) const {
+    if (key != SortKey::Dso) return compare_key(report_, key, a, b);
+    if (!a.dso || !b.dso) return (a.dso == nullptr) - (b.dso == nullptr);  // unknown last
+    if (a.dso == b.dso) return 0;
+    return dso_name(a).compare(dso_name(b));
+  }
+
+  // perf's collapse comparison (hist_entry__collapse < 0, `a` the entry inserted): whether `a`
+  // goes before (left of) `b` in the tree perf collapses a histogram into, whose order is the
+  // order it inserts the entries into its output tree. By the sort keys, each ascending, a
+  // symbol's DSO first, an unresolved address after every symbol; addresses (unresolved ones,
+  // symbol starts and ends) compare by their difference as a signed 64-bit number, as perf
+  // compares them, which is not an order across the address space (junk return addresses of a
+  // frame-pointer walk): the tree's shape decides there, hence the tree.
+  bool collapse_before(const HistEntry& a, const HistEntry& b) const {
+    auto wrapped = [](uint64_t x, uint64_t y) {  // perf's (int64_t)(right - left), right the inserted
+      const auto d = static_cast<int64_t>(x - y);
+      return d < 0 ? -1 : (d > 0 ? 1 : 0);
+    };
+    for (SortKey key : report_.hists->settings().sort_keys) {
+      int c = 0;
+      if (key == SortKey::Sym) {
+        if (!a.symbol && !b.symbol) c = wrapped(a.address, b.address);
+        else if ((c = key_compare(SortKey::Dso, a, b)) != 0) {
+        } else if (!a.symbol || !b.symbol) c = a.symbol ? -1 : 1;
+        else if (a.symbol != b.symbol || a.inlined_name != b.inlined_name) {
+          // Inlined functions by name, the one inserted last first (perf's strcmp(left, right)).
+          if (!a.inlined_name.empty() || !b.inlined_name.empty()) c = entry_symbol_name(b).compare(entry_symbol_name(a));
+          if (c == 0) c = wrapped(a.symbol->start, b.symbol->start);
+          if (c == 0) c = wrapped(a.symbol->end, b.symbol->end);
+        }
+      } else {
+        c = key_compare(key, a, b);
+      }
+      if (c != 0) return c < 0;
+    }
+    return false;
+  }
+
+  // perf's output comparison (hist_entry__sort > 0): whether `a` goes before (left of) `b`.
+  // Children larger first and, tied within one thread with call graphs shown, the deeper graph
+  // first in caller order (the shallower in callee order); then Self; then the sort keys (two
+  // unresolved symbols tie). Not a strict weak order across threads: the order is the tree's.
+  bool output_before(const HistEntry& a, const HistEntry& b) const {
+    auto sign = [](uint64_t x, uint64_t y) { return x > y ? 1 : (x < y ? -1 : 0); };
+    if (report_.layout.children) {
+      if (int c = sign(a.children_period, b.children_period)) return c > 0;
+      if (depth_rule_ && a.tid == b.tid && a.max_depth != b.max_depth)
+        return (a.max_depth > b.max_depth) == (report_.layout.order == CallGraphOrder::Caller);
+    }
+    if (int c = sign(a.self_period, b.self_period)) return c > 0;
+    for (SortKey key : report_.hists->settings().sort_keys) {
+      if (key == SortKey::Sym && !a.symbol && !b.symbol) continue;
+      if (int c = key_compare(key, a, b)) return c < 0;
+    }
+    return false;
+  }
+
+  const ReportData& report_;
+  const EventHists& hists_;
+  bool depth_rule_;
+  std::unordered_map<const symbols::Dso*, std::string> names_;
+  std::vector<std::string_view> dso_names_;  // by entry index
+};
 
 }  // namespace
 
@@ -392,7 +422,7 @@ std::vector<const HistEntry*> shown_entries(const ReportData& report, const Even
   const bool as_perfs_tree = report.layout.children && report.layout.order_by.empty();
   std::vector<const HistEntry*> candidates;
   if (as_perfs_tree) {
-    candidates = perf_output_order(report, hists);
+    candidates = PerfOrder(report, hists).order();
   } else {
     for (const HistEntry& e : hists.entries) candidates.push_back(&e);
   }
