@@ -84,8 +84,12 @@ class CountRun {
     check(totals, "read the counters");
     if (options_.interval_ms && !interval_count_reached_) {
       stat::StatSnapshot delta = stat::snapshot_delta(*totals, previous_);
-      if (delta.elapsed_ns > 0) printer_->print_interval(elapsed, delta);
+      if (delta.elapsed_ns > 0) {
+        printer_->print_interval(elapsed, delta);
+        if (options_.keep_intervals) intervals_kept_.push_back(*totals);
+      }
     }
+    result.intervals = std::move(intervals_kept_);
     result.totals = std::move(totals).value();
     result.times.elapsed_ns = elapsed;
     if (result.exit) {
@@ -101,6 +105,7 @@ class CountRun {
     Result<stat::StatSnapshot> snapshot = session.read(elapsed);
     check(snapshot, "read the counters");
     printer_->print_interval(elapsed, stat::snapshot_delta(*snapshot, previous_));
+    if (options_.keep_intervals) intervals_kept_.push_back(*snapshot);
     previous_ = std::move(snapshot).value();
     ++intervals_;
     interval_count_reached_ = options_.interval_count && intervals_ >= options_.interval_count;
@@ -156,6 +161,7 @@ class CountRun {
   stat::StatPrinter* printer_ = nullptr;
   nanoseconds start_{0};
   unsigned intervals_ = 0;
+  std::vector<stat::StatSnapshot> intervals_kept_;
   bool interval_count_reached_ = false;
   stat::StatSnapshot previous_;
 };

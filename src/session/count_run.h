@@ -32,12 +32,16 @@ struct CountRunOptions {
   unsigned timeout_ms = 0;      // --timeout; 0: none
   bool command_stdout_to_stderr = false;  // stat record -o -: the pipe is the recording's
   std::string filter;           // a tracepoint filter for the last event (--filter)
+  bool keep_intervals = false;  // stat record -I: each interval's counts kept for the file
 };
 
 struct CountRunResult {
   stat::StatSnapshot totals;
   stat::RunTimes times;
   std::optional<perf::WorkloadExit> exit;
+  // With keep_intervals: the counts since the start at each -I tick and at the end of the
+  // last (partial) interval, elapsed_ns the time since the start, as perf stat record writes them.
+  std::vector<stat::StatSnapshot> intervals;
 };
 
 // `printer_for` gives the printer for the session's events (perf's names, e.g. "cycles:u"

@@ -64,7 +64,21 @@ Result<void> write_stat_recording(const std::string& path, const StatRecording& 
     return static_cast<uint32_t>(it - threads.begin());
   };
   std::vector<data::EventAttrEntry> attrs;
-  std::vector<std::vector<uint8_t>> stats;
+  // A snapshot's STAT records: one per counter, its id (event + 1) << 20 | its index.
+  auto stat_records = [&](const stat::StatSnapshot& snapshot) {
+    std::vector<std::vector<uint8_t>> out;
+    for (size_t e = 0; e < r.events.size() && e < snapshot.counts.size(); ++e) {
+      const std::vector<stat::CounterSample>& samples = snapshot.counts[e].samples;
+      for (size_t k = 0; k < samples.size(); ++k) {
+        const uint64_t id = (uint64_t{e} + 1) << 20 | k;
+        const auto cpu = static_cast<uint32_t>(samples[k].cpu);  // the CPU itself (-1: any), not its index
+        const uint32_t thread = thread_index(samples[k].thread);
+        const perf::CounterReading& reading = samples[k].reading;
+        out.push_back(record_bytes(data::kRecordStat, data::StatRecord{id, cpu, thread, reading.value, reading.time_enabled, reading.time_running}));
+      }
+    }
+    return out;
+  };
   for (size_t e = 0; e < r.events.size(); ++e) {
     data::EventAttrEntry entry;
     entry.attr = events::build_attr(r.events[e].event, events::perf_stat_settings());
@@ -72,17 +86,8 @@ Result<void> write_stat_recording(const std::string& path, const StatRecording& 
     entry.attr.sample_type = PERF_SAMPLE_IDENTIFIER;
     entry.attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     entry.name = r.events[e].name;
-    if (e < r.totals.counts.size()) {
-      const std::vector<stat::CounterSample>& samples = r.totals.counts[e].samples;
-      for (size_t k = 0; k < samples.size(); ++k) {
-        const uint64_t id = (uint64_t{e} + 1) << 20 | k;
-        entry.ids.push_back(id);
-        const auto cpu = static_cast<uint32_t>(samples[k].cpu);  // the CPU itself (-1: any), not its index
-        const uint32_t thread = thread_index(samples[k].thread);
-        const perf::CounterReading& reading = samples[k].reading;
-        stats.push_back(record_bytes(data::kRecordStat, data::StatRecord{id, cpu, thread, reading.value, reading.time_enabled, reading.time_running}));
-      }
-    }
+    if (e < r.totals.counts.size())
+      for (size_t k = 0; k < r.totals.counts[e].samples.size(); ++k) entry.ids.push_back((uint64_t{e} + 1) << 20 | k);
     if (entry.ids.empty()) entry.ids.push_back((uint64_t{e} + 1) << 20);  // not counted: named all the same
     attrs.push_back(std::move(entry));
   }
@@ -110,8 +115,14 @@ Result<void> write_stat_recording(const std::string& path, const StatRecording& 
   for (const auto& [mode, value] : kAggrModes)
     if (mode == r.aggregation) aggr = value;
   VPERF_TRY(writer->write(record_bytes(data::kRecordStatConfig, data::StatConfigRecord{{{kConfigAggrMode, aggr}, {kConfigScale, 1}, {kConfigInterval, r.interval_ms}}})));
-  for (const std::vector<uint8_t>& stat : stats) VPERF_TRY(writer->write(stat));
-  VPERF_TRY(writer->write(record_bytes(data::kRecordStatRound, data::StatRoundRecord{kRoundFinal, r.totals.elapsed_ns})));
+  if (r.intervals.empty()) {
+    for (const std::vector<uint8_t>& stat : stat_records(r.totals)) VPERF_TRY(writer->write(stat));
+    VPERF_TRY(writer->write(record_bytes(data::kRecordStatRound, data::StatRoundRecord{kRoundFinal, r.totals.elapsed_ns})));
+  }
+  for (const stat::StatSnapshot& interval : r.intervals) {
+    for (const std::vector<uint8_t>& stat : stat_records(interval)) VPERF_TRY(writer->write(stat));
+    VPERF_TRY(writer->write(record_bytes(data::kRecordStatRound, data::StatRoundRecord{kRoundInterval, interval.elapsed_ns})));
+  }
   data::HeaderFeatures features = data::this_machine_features(r.cmdline);
   features.other.push_back({data::kFeatStat, {}});
   return writer->finish(features);
@@ -156,6 +167,12 @@ Result<StatRecording> read_stat_recording(data::PerfDataReader& reader) {
         } else if (const auto* round = std::get_if<data::StatRoundRecord>(&body)) {
           (round->type == kRoundFinal ? final_round : last_interval) = samples;
           out.totals.elapsed_ns = round->time;
+          if (round->type != kRoundFinal) {
+            stat::StatSnapshot interval;
+            interval.elapsed_ns = round->time;
+            for (std::vector<stat::CounterSample>& s : samples) interval.counts.push_back(stat::EventCounts{stat::OpenStatus::Opened, s});
+            out.intervals.push_back(std::move(interval));
+          }
           for (auto& s : samples) s.clear();
         }
         return true;

@@ -10,8 +10,9 @@
 //   STAT       one per counter: its id, its CPU's and task's index in those maps, value,
 //              enabled and running times;
 //   STAT_ROUND FINAL, with the run's wall time in ns;
+//   with -I instead, for every interval the STAT records of the counts since the start and a
+//   STAT_ROUND INTERVAL with the time since the start (and no FINAL round), as perf 6.1;
 // and the features (the command line, which stat report's header names, and HEADER_STAT).
-// Decided: with -I the intervals are printed as the run goes, and the file holds the totals.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -27,6 +28,8 @@ namespace vperf::session {
 struct StatRecording {
   std::vector<stat::StatEvent> events;
   stat::StatSnapshot totals;                       // counts parallel to events; elapsed_ns the run's
+  // -I: the counts since the start at each interval's end (elapsed_ns: that end), oldest first.
+  std::vector<stat::StatSnapshot> intervals;
   std::vector<std::pair<int, std::string>> threads;  // THREAD_MAP: pid (-1: none) and comm
   // CPU_MAP when writing (-1 for counters that follow a task); not read back: each STAT
   // record names its CPU.
@@ -41,8 +44,8 @@ struct StatRecording {
 // Writes `recording` to `path` ("-": perf's pipe format on standard output).
 Result<void> write_stat_recording(const std::string& path, const StatRecording& recording);
 
-// The recording `reader` holds (its last FINAL round; the last INTERVAL round when there is
-// none). An Error when it holds no stat data.
+// The recording `reader` holds: its last FINAL round as the totals (the last INTERVAL round
+// when there is none) and every INTERVAL round. An Error when it holds no stat data.
 Result<StatRecording> read_stat_recording(data::PerfDataReader& reader);
 
 }  // namespace vperf::session

@@ -116,8 +116,9 @@ std::optional<perf::WorkloadExit> count_runs(const StatRequest& options, const s
                                              const stat::CountTarget& target, const perf::StopSignals& signals,
                                              const PrinterFor& printer_for,
                                              const std::function<void(const CountRunResult&)>& add_run) {
-  CountRunOptions run_options{options.command, options.interval_ms, options.interval_count, options.timeout_ms,
-                              options.record_output == "-", options.filter};
+  CountRunOptions run_options{options.command,       options.interval_ms,          options.interval_count,
+                              options.timeout_ms,    options.record_output == "-", options.filter,
+                              !options.record_output.empty() && options.interval_ms > 0};
   perf::KernelPerfEventOpener opener;
   SystemRunClock clock;
   std::optional<perf::WorkloadExit> last_exit;
@@ -168,6 +169,7 @@ void record_counts(const StatRequest& options, const std::vector<stat::StatEvent
   StatRecording recording;
   recording.events = events;
   recording.totals = run.totals;
+  recording.intervals = run.intervals;
   recording.aggregation = aggregation;
   recording.interval_ms = options.interval_ms;
   recording.cmdline = options.cmdline;
@@ -284,6 +286,21 @@ void run_stat_report(const std::string& input, const StatRequest& format, std::o
   for (const auto& [pid, comm] : recording->threads) print.thread_names[pid] = comm;
   Result<CpuTopology> topology = load_cpu_topology();
   if (!topology) throw UserError("cannot read the CPU topology: " + topology.error().describe(), "is /sys mounted?");
+  if (recording->interval_ms > 0 && !recording->intervals.empty()) {
+    // An -I recording: its intervals, as they were printed when counted but for what perf's
+    // report cannot know (stat/stat_printer.h, `replayed`); no summary, as perf.
+    print.interval = true;
+    print.interval_ns = recording->interval_ms * 1000000;
+    print.replayed = true;
+    stat::StatPrinter printer(recording->events, print, std::move(topology).value(), err);
+    stat::StatSnapshot previous;
+    for (const stat::StatSnapshot& interval : recording->intervals) {
+      printer.print_interval(interval.elapsed_ns, stat::snapshot_delta(interval, previous));
+      previous = interval;
+    }
+    session.print_warnings(err);
+    return;
+  }
   stat::StatPrinter printer(recording->events, print, std::move(topology).value(), err);
   printer.add_run(recording->totals, stat::RunTimes{recording->totals.elapsed_ns, 0, 0});
   // perf names the recording's command line, or the pipe.

@@ -295,7 +295,10 @@ void StatPrinter::print_line(const std::string& prefix, const StatEvent& event, 
 void StatPrinter::print_block(const AggregatedSnapshot& counts, const std::vector<std::vector<double>>& noise,
                               double wall_time_ns, const std::string& prefix) {
   // The reference counts of each unit, for the metrics.
-  std::vector<ShadowStats> shadows(counts.units.size());
+  std::vector<ShadowStats> fresh(counts.units.size());
+  auto shadow = [&](size_t u) -> ShadowStats& {
+    return options_.replayed && in_interval_ ? replayed_shadows_[counts.units[u]] : fresh[u];
+  };
   for (size_t u = 0; u < counts.units.size(); ++u)
     for (size_t e = 0; e < events_.size(); ++e) {
       const AggregatedCount& c = counts.counts[u][e];
@@ -304,8 +307,8 @@ void StatPrinter::print_block(const AggregatedSnapshot& counts, const std::vecto
       // value to record, so no "/sec" beside the others.
       if (c.state == CountState::NotCounted && c.cpus == 0) continue;
       // perf also records a <not counted> event, as 0.
-      shadows[u].record(metric_role(events_[e].event), metric_context(events_[e].event),
-                        c.state == CountState::Counted ? c.value : 0.0);
+      shadow(u).record(metric_role(events_[e].event), metric_context(events_[e].event),
+                       c.state == CountState::Counted ? c.value : 0.0);
     }
 
   auto emit = [&](size_t u, size_t e) {
@@ -319,7 +322,7 @@ void StatPrinter::print_block(const AggregatedSnapshot& counts, const std::vecto
     line.value = c.value * event_unit(events_[e].event).scale;
     if (u < noise.size() && e < noise[u].size()) line.noise_percent = noise[u][e];
     if (c.state == CountState::Counted)
-      line.metrics = derive_metrics(events_[e], line.value, shadows[u], MetricInputs{wall_time_ns});
+      line.metrics = derive_metrics(events_[e], line.value, shadow(u), MetricInputs{wall_time_ns});
     for (MetricValue& m : line.metrics) m.unit = named_metric_unit(m, events_[e], options_.named_metrics);
     print_line(prefix, events_[e], counts.units[u], line);
   };
@@ -379,7 +382,8 @@ void StatPrinter::print_interval(uint64_t since_start_ns, const StatSnapshot& de
   print_interval_header();
   in_interval_ = true;
   const AggregatedSnapshot counts = aggregate(events_, delta, options_.aggregation, topology_);
-  const double wall = static_cast<double>(options_.interval_ns != 0 ? options_.interval_ns : delta.elapsed_ns);
+  const double wall =
+      options_.replayed ? 0.0 : static_cast<double>(options_.interval_ns != 0 ? options_.interval_ns : delta.elapsed_ns);
   print_block(counts, {}, wall, prefix);
   in_interval_ = false;
   out_.flush();

@@ -53,6 +53,10 @@ struct StatPrintOptions {
   // "CPUs utilized"; 0 uses each delta's elapsed_ns.
   uint64_t interval_ns = 0;
   bool interval_summary = false;   // --summary: the totals after the intervals (CSV lines start "summary,")
+  // stat report of an -I recording, as perf 6.1's: it knows no interval's wall time (no "CPUs
+  // utilized") and keeps its reference counts across intervals, so a rate divides by the mean
+  // of the clock's counts over the intervals so far, not by this interval's.
+  bool replayed = false;
   bool csv_summary_column = true;  // false (--no-csv-summary): those CSV lines without the "summary" column
   bool thousands_grouping = false;  // see above
   bool null_run = false;           // -n: no blank line before the elapsed time
@@ -103,6 +107,7 @@ class StatPrinter {
   std::string unit_prefix(const AggrUnit& unit, int cpus) const;
   std::string thread_name(const AggrUnit& unit) const;
   void print_interval_header();
+  std::map<AggrUnit, ShadowStats> replayed_shadows_;  // `replayed`: kept across intervals
   void print_footer();
   void note_not_counted(const StatEvent& event);
 

@@ -593,5 +593,57 @@ TEST(StatRecordReport, EachToolReportsEithersRecordingAsPerfDoes) {
   EXPECT_EQ(std::count(not_stat.err.begin(), not_stat.err.end(), '\n'), 1) << not_stat.err;
 }
 
+// stat record -I: the file holds every interval (the counts since the start, an INTERVAL round
+// each, no FINAL round, as perf's); stat report prints them, by either tool, as perf stat report
+// prints them (without "CPUs utilized", rates over the mean clock so far); and the counts of
+// vperf's report are the ones printed while counting.
+TEST(StatRecordReport, IntervalRecordingsReportTheirIntervals) {
+  VPERF_REQUIRE(has_perf(), "perf on PATH");
+  const std::string dir = ::testing::TempDir();
+  auto sh = [](const std::string& cmd) { return test::run_program({"sh", "-c", cmd}, {{"LC_ALL", "C"}}); };
+  // "     0.100369820              99.01 msec task-clock ..." -> "0.100369820 99.01 msec task-clock"
+  auto counts = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line.starts_with("#")) continue;
+      std::istringstream words(line.substr(0, line.find('#')));
+      std::string word, joined;
+      while (words >> word) joined += (joined.empty() ? "" : " ") + word;
+      out.push_back(joined);
+    }
+    return out;
+  };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"-I 100 -e task-clock,page-faults", std::string(VPERF_WORKLOAD) + " spin 350"},
+      {"-I 100 -a -A -e cpu-clock,context-switches", "sleep 0.25"}};
+  for (const auto& [options, command] : cases) {
+    for (const std::string& recorder : {std::string(VPERF_BINARY), std::string("perf")}) {
+      for (bool pipe : {false, true}) {
+        SCOPED_TRACE(recorder + " stat record " + options + (pipe ? " (pipe)" : " (file)"));
+        const std::string file = dir + "/stat-interval-" + std::to_string(::getpid()) + (pipe ? ".pipe" : ".data");
+        const std::string log = file + ".log";
+        const std::string record = recorder + " stat record -o " + (pipe ? "- " : file + " ") + options + " " + command;
+        test::ProgramResult recorded = sh(pipe ? record + " > " + file + " 2>" + log : record + " 2>" + log);
+        ASSERT_EQ(recorded.exit_code, 0) << record;
+        const std::string input = pipe ? " -i - < " + file : " -i " + file;
+        test::ProgramResult by_perf = sh("perf stat report" + input);
+        test::ProgramResult by_vperf = sh(std::string(VPERF_BINARY) + " stat report" + input);
+        EXPECT_EQ(by_vperf.exit_code, 0) << by_vperf.err;
+        const std::vector<std::string> reported = counts(by_perf.err);
+        ASSERT_GE(reported.size(), 4u) << by_perf.err;  // two intervals at least
+        EXPECT_EQ(by_perf.err.find("Performance counter stats"), std::string::npos) << "no summary: " << by_perf.err;
+        EXPECT_EQ(by_vperf.err, by_perf.err);
+        if (recorder == VPERF_BINARY) {
+          test::ProgramResult live = sh("cat " + log);
+          EXPECT_EQ(counts(live.out), reported) << "the counts printed while counting";
+        }
+        std::filesystem::remove(file);
+        std::filesystem::remove(log);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vperf
