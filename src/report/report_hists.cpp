@@ -8,6 +8,23 @@
 
 namespace vperf::report {
 
+void copy_key_fields(SortKey key, const EntryKey& from, EntryKey& to) {
+  switch (key) {
+    case SortKey::Comm: to.comm = from.comm; break;
+    case SortKey::Pid:
+    case SortKey::Tid: to.tid = from.tid; break;
+    case SortKey::Cpu: to.cpu = from.cpu; break;
+    case SortKey::Dso: to.dso = from.dso; break;
+    case SortKey::Sym:
+      to.symbol = from.symbol;
+      to.address = from.address;
+      to.inlined = from.inlined;
+      break;
+    case SortKey::Trace: to.trace = from.trace; break;
+    case SortKey::Srcline: to.srcline = from.srcline; break;
+  }
+}
+
 size_t EntryKeyHash::operator()(const EntryKey& k) const {
   uint64_t h = k.comm;
   h = h * 0x9e3779b97f4a7c15ULL + static_cast<uint32_t>(k.tid);
@@ -68,22 +85,8 @@ uint32_t HistBuilder::srcline_of(const symbols::ResolvedAddress& at) {
 EntryKey HistBuilder::keys_before_srcline(const EntryKey& key) const {
   EntryKey group;
   for (SortKey sort_key : settings_.sort_keys) {
-    switch (sort_key) {
-      case SortKey::Comm: group.comm = key.comm; break;
-      case SortKey::Pid:
-      case SortKey::Tid: group.tid = key.tid; break;
-      case SortKey::Cpu: group.cpu = key.cpu; break;
-      case SortKey::Trace: group.trace = key.trace; break;
-      case SortKey::Dso: group.dso = key.dso; break;
-      case SortKey::Sym:
-        group.dso = key.dso;
-        group.symbol = key.symbol;
-        group.address = key.address;
-        group.symbol_end = key.symbol_end;
-        group.inlined = key.inlined;
-        break;
-      case SortKey::Srcline: return group;
-    }
+    if (sort_key == SortKey::Srcline) break;
+    copy_key_fields(sort_key, key, group);
   }
   return group;
 }

@@ -58,6 +58,10 @@ struct EntryKeyHash {
   size_t operator()(const EntryKey& k) const;
 };
 
+// Copies into `to` the fields of `from` that sort key `key` groups by (a symbol: its start or
+// unresolved address, and its inlined function).
+void copy_key_fields(SortKey key, const EntryKey& from, EntryKey& to);
+
 struct HistEntry {
   EntryKey key;
   uint32_t comm = 0;    // the comm shown (pid/tid columns): the thread's latest (after finish())

@@ -597,20 +597,7 @@ struct HierarchyNode {
 // The part of an entry's key that one level groups by.
 EntryKey level_key(SortKey key, const EntryKey& full) {
   EntryKey k;
-  switch (key) {
-    case SortKey::Comm: k.comm = full.comm; break;
-    case SortKey::Pid:
-    case SortKey::Tid: k.tid = full.tid; break;
-    case SortKey::Cpu: k.cpu = full.cpu; break;
-    case SortKey::Dso: k.dso = full.dso; break;
-    case SortKey::Sym:
-      k.symbol = full.symbol;
-      k.address = full.address;
-      k.inlined = full.inlined;
-      break;
-    case SortKey::Trace: k.trace = full.trace; break;
-    case SortKey::Srcline: k.srcline = full.srcline; break;
-  }
+  copy_key_fields(key, full, k);
   return k;
 }
 
