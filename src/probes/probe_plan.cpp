@@ -1,6 +1,7 @@
 #include "probes/probe_plan.h"
 
 #include <algorithm>
+#include <numeric>
 #include <cctype>
 #include <map>
 #include <set>
@@ -1016,6 +1017,16 @@ void record_probe_files(const std::vector<PlannedProbe>& probes, const std::vect
   (void)directory->replace(std::string(kLedgerFile), text);
 }
 
+// perf's synthesize_perf_probe_point: a file name longer than 30 bytes is cut to its last 30,
+// from the first '/' in them ("/work/main/src/workloads/spin.cpp" -> "main/src/workloads/spin.cpp").
+std::string shortened_source_name(const std::string& file) {
+  constexpr size_t kKept = 30;
+  if (file.size() <= kKept) return file;
+  const std::string tail = file.substr(file.size() - kKept);
+  const size_t slash = tail.find('/');
+  return slash == std::string::npos ? tail : tail.substr(slash + 1);
+}
+
 // perf -l's point for a probe: from DWARF when the file has it, else from the symbol table.
 std::string point_name(const tracing::UprobeEvent& event, const std::vector<std::filesystem::path>& debug_dirs,
                        std::map<std::string, DebugInfoSource>& debug) {
@@ -1027,7 +1038,7 @@ std::string point_name(const tracing::UprobeEvent& event, const std::vector<std:
   if (symbols::ProbeDebugInfo* dwarf = debug_info(debug[event.file.string()], event.file, debug_dirs))
     if (std::optional<symbols::ProbeDebugInfo::PointName> point = dwarf->point_at(*address))
       return point->function + (point->offset ? "+" + std::to_string(point->offset) : point->relative_line ? ":" + std::to_string(point->relative_line) : "") +
-             suffix + (point->file.empty() ? "" : "@" + point->file);
+             suffix + (point->shown_file.empty() ? "" : "@" + shortened_source_name(point->shown_file));
   Result<symbols::ElfFile> symbols_elf = symbols::ElfFile::open(symbol_file(event.file, debug_dirs));
   if (symbols_elf) {
     const symbols::SymbolTable table = symbols::SymbolTable::build(symbols_elf->function_symbols(), symbols::SizeInference::Elf);
@@ -1111,6 +1122,7 @@ Result<std::vector<std::string>> list_probes(const tracing::Tracefs& tracefs, co
   std::vector<std::string> out;
   if (tracing::has_kprobes(tracefs)) {
     VPERF_TRY(std::vector<std::string> kernel_lines, tracing::kprobe_definitions(tracefs));
+    std::sort(kernel_lines.begin(), kernel_lines.end());  // perf lists them sorted by their definitions
     for (const std::string& line : kernel_lines) {
       const std::string group_event = group_event_of(tracing::uprobe_name(line));
       if (!matches(pattern, group_event)) continue;
@@ -1136,7 +1148,12 @@ Result<std::vector<std::string>> list_probes(const tracing::Tracefs& tracefs, co
   const std::map<std::string, std::string> ledger = read_ledger();
   const ProbeHitCost cost = hits ? probe_hit_cost() : ProbeHitCost{};
   std::map<std::string, DebugInfoSource> debug;
-  for (size_t index = 0; index < lines.size(); ++index) {
+  // perf lists them sorted by their uprobe_events lines ("p:probe_libc/malloc ..." before
+  // "p:probe_x/..." before "r:..."); uprobe_profile keeps the file's order, hence the index.
+  std::vector<size_t> order(lines.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return lines[a] < lines[b]; });
+  for (size_t index : order) {
     const std::string& line = lines[index];
     const std::string name = tracing::uprobe_name(line);
     const std::string group_event = group_event_of(name);

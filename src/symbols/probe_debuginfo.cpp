@@ -64,6 +64,16 @@ const char* die_name(Dwarf_Die* die) {
   return dwarf_attr_integrate(die, DW_AT_name, &attr) != nullptr ? dwarf_formstring(&attr) : nullptr;
 }
 
+// The name perf probe -l gives a function: its symbol's name where the DWARF records one that
+// is not a C++ mangling (a C function renamed by an asm label: glibc's __libc_malloc is the
+// symbol __GI___libc_malloc), else its source name.
+const char* shown_function_name(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  const char* linkage = dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) != nullptr ? dwarf_formstring(&attr) : nullptr;
+  if (linkage != nullptr && std::string_view(linkage).substr(0, 2) != "_Z") return linkage;
+  return die_name(die);
+}
+
 bool die_offset(Dwarf* dwarf, Dwarf_Off offset, Dwarf_Die* out) { return dwarf_offdie(dwarf, offset, out) != nullptr; }
 
 // The DIE's DW_AT_type with qualifiers (const, volatile, restrict, atomic) skipped, and
@@ -890,7 +900,9 @@ std::vector<LineRow> statement_rows(Dwarf_Die* unit) {
   return rows;
 }
 
-std::string attribute_file(Dwarf_Die* die, Dwarf_Die* unit, int attribute) {
+// `in_cu`: a relative name is made the compile directory's (as source_lines.h's file_in_cu);
+// else as the line table has it.
+std::string attribute_file(Dwarf_Die* die, Dwarf_Die* unit, int attribute, bool in_cu = true) {
   Dwarf_Attribute attr;
   Dwarf_Word index = 0;
   Dwarf_Files* files = nullptr;
@@ -903,7 +915,8 @@ std::string attribute_file(Dwarf_Die* die, Dwarf_Die* unit, int attribute) {
   if (dwarf_attr(die, attribute, &attr) == nullptr && dwarf_diecu(die, &origin_unit, nullptr, nullptr) != nullptr) files_unit = &origin_unit;
   if (dwarf_getsrcfiles(files_unit, &files, &count) != 0 || index >= count) return {};
   const char* name = dwarf_filesrc(files, index, nullptr, nullptr);
-  return name ? file_in_cu(name, files_unit) : std::string();
+  if (name == nullptr) return {};
+  return in_cu ? file_in_cu(name, files_unit) : std::string(name);
 }
 
 int attribute_line(Dwarf_Die* die, int attribute) {
@@ -1180,13 +1193,15 @@ std::optional<ProbeDebugInfo::PointName> ProbeDebugInfo::point_at(uint64_t addre
   if (scopes.empty() || dwarf_tag(&scopes.back()) != DW_TAG_subprogram) return std::nullopt;
   Dwarf_Die function = scopes.back();
   std::optional<std::pair<uint64_t, uint64_t>> range = code_range(&function);
-  const char* name = die_name(&function);
+  const char* name = shown_function_name(&function);
   if (!range || name == nullptr) return std::nullopt;
-  PointName out{name, 0, 0, attribute_file(&function, &unit, DW_AT_decl_file)};
+  PointName out{name, 0, 0, attribute_file(&function, &unit, DW_AT_decl_file),
+                attribute_file(&function, &unit, DW_AT_decl_file, false)};
   if (address == range->first) return out;  // the entry: relative line 0
   std::optional<std::pair<std::string, int>> line = reported_line(&unit, address);
   int base_line = attribute_line(&function, DW_AT_decl_line);
   std::string base_file = out.file;
+  std::string base_shown_file = out.shown_file;
   // Into the inlined functions holding the address, outermost first: at an instance's entry
   // the line is its call line; inside its body it counts from the instance's declaration.
   for (auto it = scopes.rbegin() + 1; it != scopes.rend(); ++it) {
@@ -1200,10 +1215,12 @@ std::optional<ProbeDebugInfo::PointName> ProbeDebugInfo::point_at(uint64_t addre
     out.function = inlined_name;
     base_line = attribute_line(&*it, DW_AT_decl_line);
     base_file = attribute_file(&*it, &unit, DW_AT_decl_file);
+    base_shown_file = attribute_file(&*it, &unit, DW_AT_decl_file, false);
   }
   if (line && line->second > 0 && line->first == base_file) {
     out.relative_line = line->second - base_line;
     out.file = base_file;
+    out.shown_file = base_shown_file;
   } else {
     out.function = name;
     out.offset = address - range->first;

@@ -125,6 +125,9 @@ class ProbeDebugInfo {
     int relative_line = 0;  // 0 with offset 0: the entry
     uint64_t offset = 0;
     std::string file;
+    // The declaring file as the line table names it (relative names stay relative), which
+    // perf probe -l prints: "./malloc/malloc.c" where `file` is "./malloc/./malloc/malloc.c".
+    std::string shown_file;
   };
   std::optional<PointName> point_at(uint64_t address) const;
 
