@@ -183,7 +183,9 @@ int RecordSession::run() {
       err_ << "vperf: warning: switch-output data size lower than wakeup kernel buffer size (" << wakeup_bytes / 1024
            << "K) expect bigger perf.data sizes\n";
   }
-  Result<perf::StopSignals> signals = perf::StopSignals::install(r_.switch_output.trigger == SwitchOutput::Trigger::signal);
+  // SIGUSR2 asks --switch-output=signal for the next file; otherwise it is ignored, as perf
+  // record ignores it (it would end vperf).
+  Result<perf::StopSignals> signals = perf::StopSignals::install(true);
   if (!signals) throw UserError("cannot install signal handlers: " + signals.error().describe(), "");
   signals_.emplace(std::move(signals).value());
   prepare_workload();
@@ -382,7 +384,10 @@ void RecordSession::sample() {
   bool stopped_by_signal = false;
   loop.watch_signals(*signals_, [&](const std::vector<perf::StopSignal>& received) {
     bool stop = false;
-    for (const perf::StopSignal& s : received) (s.number == SIGUSR2 ? switch_requested_ : stop) = true;
+    for (const perf::StopSignal& s : received) {
+      if (s.number != SIGUSR2) stop = true;
+      else if (r_.switch_output.trigger == SwitchOutput::Trigger::signal) switch_requested_ = true;
+    }
     if (!stop) return Next::keep_going;
     stopped_by_signal = true;
     return Next::stop;

@@ -552,6 +552,22 @@ TEST_F(SwitchOutputRecord, ATimeEndsFilesOnSchedule) {
   for (const std::string& f : files) EXPECT_EQ(test::run_program({"perf", "report", "-i", f, "--stats"}).exit_code, 0) << f;
 }
 
+// Without --switch-output, SIGUSR2 changes nothing (perf record ignores it): the recording
+// goes on until SIGINT ends it with one readable file.
+TEST_F(Record, SigusrTwoWithoutSwitchOutputIsIgnored) {
+  const std::string data = file("usr2.data");
+  test::Background rec({VPERF_BINARY, "record", "-q", "-a", "-e", "cpu-clock", "-o", data});
+  ASSERT_GT(rec.pid(), 0);
+  ASSERT_TRUE(test::wait_until([&] { return test::counting_and_waiting(rec.pid()); }, std::chrono::seconds(10)))
+      << "vperf record -a never reached its wait loop";
+  ::kill(rec.pid(), SIGUSR2);
+  ::kill(rec.pid(), SIGINT);
+  test::ProgramResult result = rec.wait();
+  EXPECT_EQ(result.exit_code, 0) << "SIGUSR2 ended it: " << result.err;
+  EXPECT_TRUE(fs::exists(data));
+  EXPECT_EQ(test::run_program({"perf", "report", "-i", data, "--stats"}).exit_code, 0);
+}
+
 TEST_F(Record, SwitchOutputBadValuesAreOneLine) {
   const std::string data = file("x.data");
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
