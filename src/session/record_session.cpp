@@ -336,8 +336,12 @@ void RecordSession::switch_file(bool at_exit) {
   sink_->flush_round();
   sink_->check();
   finish();
-  const std::string name = switched_file_name(r_.output, clock_.wall());
+  const std::string stamped = switched_file_name(r_.output, clock_.wall());
+  std::string name = stamped;
   std::error_code ec;
+  // Two files ended within one hundredth of a second would get one name, and the rename would
+  // replace the first: the second gets a suffix instead (perf's rename loses the first).
+  for (int n = 1; std::filesystem::exists(std::filesystem::symlink_status(name, ec)); ++n) name = stamped + "." + std::to_string(n);
   std::filesystem::rename(r_.output, name, ec);
   if (ec) throw UserError("cannot rename " + r_.output + " to " + name + ": " + ec.message(), "check the directory is writable");
   if (!r_.quiet) err_ << "[ vperf record: Dump " << name << " ]\n";
