@@ -80,6 +80,10 @@ void pad_to(std::string& s, size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');
 }
 
+// The keys perf prints with "%-.*s" (cut to the column, never padded): a last column of them
+// has no trailing spaces.
+bool printed_unpadded(SortKey key) { return key == SortKey::Sym || key == SortKey::Trace || key == SortKey::Srcline; }
+
 // The list of a filter that has exactly one value elides its column, as perf does.
 bool elided(const ReportOptions& o, SortKey key) {
   switch (key) {
@@ -287,9 +291,8 @@ void sort_entries(const ReportData& report, std::vector<const HistEntry*>& entri
     });
     return;
   }
+  // Without -F and with Children, shown_entries orders as perf's trees do (PerfOrder).
   std::stable_sort(entries.begin(), entries.end(), [&](const HistEntry* a, const HistEntry* b) {
-    if (report.layout.children)
-      if (int c = compare_children(report, *a, *b, by_symbol)) return c < 0;
     if (a->self_period != b->self_period) return a->self_period > b->self_period;
     // perf's output order compares two unresolved symbols as equal (by name) and goes on to
     // the next key; entries tied on every key stay in its collapsed order, unresolved symbols
@@ -310,16 +313,7 @@ namespace {
 class PerfOrder {
  public:
   PerfOrder(const ReportData& report, const EventHists& hists)
-      : report_(report), hists_(hists), depth_rule_(report.hists->settings().callchains && hists.has_callchains) {
-    // The comparisons below run O(n log n) times: each DSO's name made once, not per call
-    // (the map's nodes, and so the views, stay where they are).
-    dso_names_.reserve(hists.entries.size());
-    for (const HistEntry& e : hists.entries) {
-      auto it = names_.find(e.dso);
-      if (it == names_.end()) it = names_.emplace(e.dso, e.dso ? e.dso->short_name() : std::string()).first;
-      dso_names_.push_back(it->second);
-    }
-  }
+      : report_(report), hists_(hists), depth_rule_(report.hists->settings().callchains && hists.has_callchains) {}
 
   // Every entry (filtered ones too: perf's trees hold them) in perf's order: inserted as perf
   // creates them (by the sample that first reached each) into its collapse tree, then in that
@@ -345,16 +339,6 @@ class PerfOrder {
   }
 
  private:
-  std::string_view dso_name(const HistEntry& e) const { return dso_names_[static_cast<size_t>(&e - hists_.entries.data())]; }
-
-  // compare_key, with the DSO names kept.
-  int key_compare(SortKey key, const HistEntry& a, const HistEntry& b) const {
-    if (key != SortKey::Dso) return compare_key(report_, key, a, b);
-    if (!a.dso || !b.dso) return (a.dso == nullptr) - (b.dso == nullptr);  // unknown last
-    if (a.dso == b.dso) return 0;
-    return dso_name(a).compare(dso_name(b));
-  }
-
   // perf's collapse comparison (hist_entry__collapse < 0, `a` the entry inserted): whether `a`
   // goes before (left of) `b` in the tree perf collapses a histogram into, whose order is the
   // order it inserts the entries into its output tree. By the sort keys, each ascending, a
@@ -371,7 +355,7 @@ class PerfOrder {
       int c = 0;
       if (key == SortKey::Sym) {
         if (!a.symbol && !b.symbol) c = wrapped(a.address, b.address);
-        else if ((c = key_compare(SortKey::Dso, a, b)) != 0) {
+        else if ((c = compare_key(report_, SortKey::Dso, a, b)) != 0) {
         } else if (!a.symbol || !b.symbol) c = a.symbol ? -1 : 1;
         else if (a.symbol != b.symbol || a.inlined_name != b.inlined_name) {
           // Inlined functions by name, the one inserted last first (perf's strcmp(left, right)).
@@ -380,7 +364,7 @@ class PerfOrder {
           if (c == 0) c = wrapped(a.symbol->end, b.symbol->end);
         }
       } else {
-        c = key_compare(key, a, b);
+        c = compare_key(report_, key, a, b);
       }
       if (c != 0) return c < 0;
     }
@@ -401,7 +385,7 @@ class PerfOrder {
     if (int c = sign(a.self_period, b.self_period)) return c > 0;
     for (SortKey key : report_.hists->settings().sort_keys) {
       if (key == SortKey::Sym && !a.symbol && !b.symbol) continue;
-      if (int c = key_compare(key, a, b)) return c < 0;
+      if (int c = compare_key(report_, key, a, b)) return c < 0;
     }
     return false;
   }
@@ -409,8 +393,6 @@ class PerfOrder {
   const ReportData& report_;
   const EventHists& hists_;
   bool depth_rule_;
-  std::unordered_map<const symbols::Dso*, std::string> names_;
-  std::vector<std::string_view> dso_names_;  // by entry index
 };
 
 }  // namespace
@@ -487,7 +469,7 @@ void render_table(std::string& out, const ReportData& report, const ReportOption
       out += "  ";
       std::string cell = cell_text(report, col, *e, total);
       bool unpadded_last = c + 1 == columns.size() && col.field.kind == FieldKind::Key &&
-                           (col.field.key == SortKey::Sym || col.field.key == SortKey::Trace || col.field.key == SortKey::Srcline);
+                           printed_unpadded(col.field.key);
       if (!unpadded_last) pad_to(cell, col.width);
       out += cell;
     }
@@ -572,7 +554,7 @@ void render_group_table(std::string& out, const ReportData& report, const Report
         }
       }
       const bool unpadded_last = c + 1 == columns.size() && col.field.kind == FieldKind::Key &&
-                                 (col.field.key == SortKey::Sym || col.field.key == SortKey::Trace || col.field.key == SortKey::Srcline);
+                                 printed_unpadded(col.field.key);
       if (!unpadded_last) pad_to(cell, col.width);
       out += cell;
     }
@@ -692,7 +674,7 @@ void render_hierarchy(std::string& out, const ReportData& report, const ReportOp
       for (size_t c = 0; c < numbers.size(); ++c) out += "  " + cell_text(report, numbers[c], node.sum, total);
       const SortKey key = levels[node.depth];
       std::string text = key_text(report, key, node.sum, key_widths[node.depth]);
-      if (key != SortKey::Sym && key != SortKey::Trace && key != SortKey::Srcline) pad_to(text, key_widths[node.depth]);
+      if (!printed_unpadded(key)) pad_to(text, key_widths[node.depth]);
       out += std::string(indent, ' ') + "  " + text.substr(std::min(text.find_first_not_of(' '), text.size())) + "\n";
       if (node.leaf) print_entry_graph(out, report, hists, *node.leaf, graph);
       self(self, node);

@@ -13,11 +13,12 @@ Result<SwitchOutput> parse_switch_output(std::string_view value) {
     out.trigger = SwitchOutput::Trigger::signal;
     return out;
   }
+  auto refused = [&] { return Error{"--switch-output takes signal, a size (100K, 5M, 1G) or a time (30s, 5m, 1h, 1d), not '" + std::string(value) + "'"}; };
   uint64_t number = 0;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
   const std::string_view unit = value.substr(static_cast<size_t>(end - value.data()));
   if (ec != std::errc() || number == 0 || unit.size() != 1)
-    return Error{"--switch-output takes signal, a size (100K, 5M, 1G) or a time (30s, 5m, 1h, 1d), not '" + std::string(value) + "'"};
+    return refused();
   auto scaled = [&](uint64_t scale) -> Result<uint64_t> {
     if (number > std::numeric_limits<uint64_t>::max() / scale) return Error{"--switch-output " + std::string(value) + " is too large"};
     return number * scale;
@@ -47,7 +48,7 @@ Result<SwitchOutput> parse_switch_output(std::string_view value) {
     out.every = std::chrono::seconds(seconds);
     return out;
   }
-  return Error{"--switch-output takes signal, a size (100K, 5M, 1G) or a time (30s, 5m, 1h, 1d), not '" + std::string(value) + "'"};
+  return refused();
 }
 
 std::string switched_file_name(const std::string& output, std::chrono::system_clock::time_point when) {

@@ -76,20 +76,25 @@ uint32_t number_of_short_name(const std::string& short_name) {
 
 }  // namespace
 
-Dso::Dso(DsoKind kind, std::string name, Loader loader) : kind_(kind), name_(std::move(name)), loader_(std::move(loader)) {
-  short_name_id_ = number_of_short_name(short_name());
-}
+namespace {
 
-std::string Dso::short_name() const {
-  if (name_.starts_with("[")) return name_;
-  size_t slash = name_.rfind('/');
-  std::string base = slash == std::string::npos ? name_ : name_.substr(slash + 1);
+std::string short_name_of(DsoKind kind, const std::string& name) {
+  if (name.starts_with("[")) return name;
+  size_t slash = name.rfind('/');
+  std::string base = slash == std::string::npos ? name : name.substr(slash + 1);
   // perf names JIT code by its process, whether or not the perf-PID.map exists: "[JIT] tid 327".
-  if (kind_ == DsoKind::Jit && base.starts_with("perf-")) {
+  if (kind == DsoKind::Jit && base.starts_with("perf-")) {
     const size_t digits = base.find_first_not_of("0123456789", 5);
     if (digits > 5) return "[JIT] tid " + base.substr(5, digits == std::string::npos ? std::string::npos : digits - 5);
   }
   return base;
+}
+
+}  // namespace
+
+Dso::Dso(DsoKind kind, std::string name, Loader loader)
+    : kind_(kind), name_(std::move(name)), short_name_(short_name_of(kind_, name_)), loader_(std::move(loader)) {
+  short_name_id_ = number_of_short_name(short_name_);
 }
 
 void Dso::load() const {

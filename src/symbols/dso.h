@@ -60,8 +60,9 @@ class Dso {
 
   DsoKind kind() const { return kind_; }
   const std::string& name() const { return name_; }
-  // perf report's "Shared Object" column: the basename for files, the name for [brackets].
-  std::string short_name() const;
+  // perf report's "Shared Object" column: the basename for files, the name for [brackets]
+  // (made once: reports compare it for every pair of entries they order).
+  const std::string& short_name() const { return short_name_; }
   // One number per short name, the same for every Dso that has it: perf report compares DSOs by
   // their short names, so two files of one basename (a guest's libc and the host's) are one
   // entry of its histogram.
@@ -97,6 +98,7 @@ class Dso {
 
   DsoKind kind_;
   std::string name_;
+  std::string short_name_;
   uint32_t short_name_id_;
   Loader loader_;
   mutable std::once_flag loaded_;

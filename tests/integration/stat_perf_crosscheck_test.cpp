@@ -616,7 +616,7 @@ TEST(StatRecordReport, IntervalRecordingsReportTheirIntervals) {
   };
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"-I 100 -e task-clock,page-faults", std::string(VPERF_WORKLOAD) + " spin 350"},
-      {"-I 100 -a -A -e cpu-clock,context-switches", "sleep 0.25"}};
+      {"-I 100 -a -A -e cpu-clock,context-switches", std::string(VPERF_WORKLOAD) + " spin 250"}};
   for (const auto& [options, command] : cases) {
     for (const std::string& recorder : {std::string(VPERF_BINARY), std::string("perf")}) {
       for (bool pipe : {false, true}) {
