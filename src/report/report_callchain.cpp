@@ -99,7 +99,7 @@ bool perf_orders_first(const Profile& profile, uint32_t existing, uint32_t added
 // each (in the order they were made) descends from the root, left when it sorts first. perf's
 // comparison of names with addresses is no order, so sorting cannot reproduce it; runs this
 // short (equal weights) are cheap to insert one by one.
-void order_ties_as_perf(std::span<uint32_t> tie, const Profile& profile, const std::vector<CallchainForest::Node>& nodes) {
+void order_ties_as_perf(std::span<uint32_t> tie, const Profile& profile, const CallchainForest::Nodes& nodes) {
   std::sort(tie.begin(), tie.end());  // node ids: the order they were made
   struct TreeNode {
     uint32_t id;

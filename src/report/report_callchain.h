@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/chunked_vector.h"
 #include "core/hashed_ids.h"
 #include "report/profile.h"
 #include "report/report_options.h"
@@ -67,6 +68,9 @@ class CallchainForest {
     uint64_t hit = 0;    // chains that end here
     uint64_t cumul = 0;  // chains through here (hit included)
   };
+  // In chunks: a doubling vector of a million nodes copied them at each growth into fresh
+  // pages (each faulted in), a tenth of a large report's page faults.
+  using Nodes = core::ChunkedVector<Node, 12>;
   const Node& node(uint32_t index) const { return nodes_[index]; }
   // The children of `index` whose cumul reaches min_hit, heaviest first (ties: perf's order).
   std::vector<uint32_t> sorted_children(uint32_t index, uint64_t min_hit, const Profile& profile) const;
@@ -77,7 +81,7 @@ class CallchainForest {
   uint32_t child(uint32_t parent, uint32_t function);
   uint32_t branch(uint32_t function) const { return branch_of_ ? (*branch_of_)[function] : function; }
 
-  std::vector<Node> nodes_;
+  Nodes nodes_;
   const std::vector<uint32_t>* branch_of_ = nullptr;
   // Children beyond their parent's first, by (parent, branch): the first child is checked
   // directly, which is all narrow stacks ever need, and goes into the index when a sibling

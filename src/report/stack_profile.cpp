@@ -1,6 +1,7 @@
 #include "report/stack_profile.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <functional>
 
@@ -220,7 +221,7 @@ Line make_line(const Frames& stack, const FlameTreeOptions& options) {
   return line;
 }
 
-// The bytes of a line's text, one at a time.
+// The bytes of a line's text, a piece (a name, an annotation, a ';', the counts) at a time.
 class LineText {
  public:
   // From the end of the first `shared` frames' labels, which the other line has too: the ';'
@@ -229,18 +230,17 @@ class LineText {
       : line_(line), annotations_(annotations), frame_(shared == 0 ? 0 : shared - 1), part_(shared == 0 ? 0 : 2) {
     load();
   }
-  // The next byte as unsigned, or -1 past the end.
-  int next() {
-    while (at_ == piece_.size()) {
-      if (!advance()) return -1;
+  // What is left of the current piece; empty only past the end of the text.
+  std::string_view rest() {
+    while (piece_.empty() && advance()) {
     }
-    return static_cast<unsigned char>(piece_[at_++]);
+    return piece_;
   }
+  void skip(size_t n) { piece_.remove_prefix(n); }
 
  private:
   // The pieces of frame k: 0 its name, 1 its annotation, 2 the ';' or, after the last frame, the counts.
   void load() {
-    at_ = 0;
     if (frame_ >= line_.frames.size()) {
       part_ = 2;
       piece_ = line_.counts;
@@ -266,19 +266,25 @@ class LineText {
   size_t frame_;
   int part_;
   std::string_view piece_;
-  size_t at_ = 0;
 };
 
 // std::string's order of the two texts (bytes as unsigned char), then the frames' kinds.
+// The texts are compared a common stretch of two pieces at a time (memcmp: unsigned bytes).
 bool line_less(const Line& a, const Line& b, Annotations annotations) {
   size_t same = 0;  // the same frame has the same label
   const size_t shorter = std::min(a.frames.size(), b.frames.size());
   while (same < shorter && a.frames[same] == b.frames[same]) ++same;
   LineText text_a(a, same, annotations), text_b(b, same, annotations);
   for (;;) {
-    const int cx = text_a.next(), cy = text_b.next();
-    if (cx != cy) return cx < cy;
-    if (cx < 0) break;
+    const std::string_view x = text_a.rest(), y = text_b.rest();
+    if (x.empty() || y.empty()) {
+      if (!x.empty() || !y.empty()) return x.empty();
+      break;
+    }
+    const size_t n = std::min(x.size(), y.size());
+    if (const int order = std::memcmp(x.data(), y.data(), n); order != 0) return order < 0;
+    text_a.skip(n);
+    text_b.skip(n);
   }
   return std::lexicographical_compare(a.frames.begin(), a.frames.end(), b.frames.begin(), b.frames.end(),
                                       [](const Frame* x, const Frame* y) { return x->kind < y->kind; });
