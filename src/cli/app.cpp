@@ -133,6 +133,7 @@ constexpr CommandAdder kCommands[] = {
     {"buildid-list", add_buildid_list_command},
     {"inject", add_inject_command},
     {"evlist", add_evlist_command},
+    {"daemon", add_daemon_command},
     {"data", add_data_command},
     {"version", add_version_command},
     {"help", add_help_command},  // lists the others: named, it builds them all

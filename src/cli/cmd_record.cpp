@@ -92,6 +92,12 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
                 "A series of files OUTPUT.TIMESTAMP, the next one on SIGUSR2 (signal), at a size (=100M) or after a time (=30s)");
   sub->add_option("--switch-max-files", options->switch_max_files, "With --switch-output: keep only the newest N files")
       ->check(whole_number_in(1, UINT32_MAX));
+  sub->add_option("--control", options->control,
+                  "Read enable, disable, stop, ping and evlist commands from a fifo or fd while recording, "
+                  "acked on the second: fifo:CTL[,ACK] or fd:CTL[,ACK]");
+  sub->add_option("-D,--delay", options->delay_ms,
+                  "Start sampling this many ms after the command starts; -1: only when --control says enable")
+      ->check(whole_number_in(-1, INT32_MAX));
   sub->add_flag("-T,--timestamp")->description("Record sample times (always done; kept for perf's command lines)");
   // vperf kvm record only: sampling the vCPUs through QEMU's monitor instead of perf events.
   auto monitor = std::make_shared<MonitorRecordOptions>();

@@ -96,6 +96,7 @@ void add_buildid_list_command(CLI::App& app, Invocation& inv);
 void add_inject_command(CLI::App& app, Invocation& inv);
 void add_version_command(CLI::App& app, Invocation& inv);
 void add_evlist_command(CLI::App& app, Invocation& inv);
+void add_daemon_command(CLI::App& app, Invocation& inv);
 void add_data_command(CLI::App& app, Invocation& inv);
 void add_stat_command(CLI::App& app, Invocation& inv);
 // record, report, script, flamegraph and annotate are also subcommands of `vperf kvm`: then

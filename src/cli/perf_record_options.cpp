@@ -106,6 +106,13 @@ session::RecordRequest record_request(const RecordOptions& o) {
   } else if (o.switch_max_files > 0) {
     throw usage_error("--switch-max-files goes with --switch-output", "vperf record --switch-output=1G --switch-max-files=5 ...");
   }
+  if (!o.control.empty()) {
+    request.control = session::parse_control_spec(o.control);
+    if (!request.control)
+      throw usage_error("--control takes fifo:CTL[,ACK] or fd:CTL[,ACK], not '" + o.control + "'",
+                        "mkfifo ctl ack; vperf record --control=fifo:ctl,ack ...");
+  }
+  request.delay_ms = o.delay_ms;
   return request;
 }
 

@@ -32,6 +32,8 @@ struct RecordOptions {
   bool no_inherit = false;
   std::string switch_output;      // --switch-output[=signal|SIZE|TIME]; empty: one file
   unsigned switch_max_files = 0;  // --switch-max-files
+  std::string control;            // --control fifo:CTL[,ACK] | fd:CTL[,ACK]
+  std::optional<int64_t> delay_ms;  // -D/--delay: ms after the command starts, -1: until "enable"
   // Which machines unmodified events sample: the host, unless vperf kvm says otherwise.
   events::MachineScope scope{};
 };

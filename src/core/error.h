@@ -17,7 +17,11 @@ namespace vperf {
 // probe_vfs_getname.sh skips when "^Failed to find the path for the kernel" is printed): an
 // error whose message starts with one is printed as perf prints it, with nothing before it.
 inline constexpr std::string_view kNoKernelPathMessage = "Failed to find the path for the kernel";
-inline bool printed_as_perf_prints(std::string_view message) { return message.starts_with(kNoKernelPathMessage); }
+// perf 6.1's daemon.sh checks that a second daemon over one base prints "failed:" first.
+inline constexpr std::string_view kDaemonOwnedMessage = "failed: another vperf daemon";
+inline bool printed_as_perf_prints(std::string_view message) {
+  return message.starts_with(kNoKernelPathMessage) || message.starts_with(kDaemonOwnedMessage);
+}
 
 struct Error {
   std::string message;

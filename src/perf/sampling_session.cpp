@@ -99,6 +99,13 @@ Result<void> SamplingSession::disable() const {
   return {};
 }
 
+Result<void> SamplingSession::set_enabled(bool on, std::optional<size_t> index) const {
+  for (const Place& place : places_)
+    for (size_t e = 0; e < place.fds.size(); ++e)
+      if (!index || *index == e) VPERF_TRY(on ? place.fds[e].enable() : place.fds[e].disable());
+  return {};
+}
+
 std::vector<int> SamplingSession::ring_fds() const {
   std::vector<int> fds;
   for (const Place& place : places_) fds.push_back(place.fds[0].get());

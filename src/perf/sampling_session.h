@@ -65,6 +65,9 @@ class SamplingSession {
   // Starts and stops the counters that do not start on exec.
   Result<void> enable() const;
   Result<void> disable() const;
+  // Every counter of every event, or of event `index` only, on or off (a control command's
+  // enable and disable, once the command runs: enable on exec no longer matters).
+  Result<void> set_enabled(bool on, std::optional<size_t> index) const;
 
   // One fd per ring, to poll (session/run_loop.h): readable when the ring has data past its
   // wakeup mark, hung up (POLLHUP) once its task has exited. A hung-up ring is not polled again

@@ -143,6 +143,10 @@ class RecordSession {
   // (the first file has them from the kernel, as the command execs).
   void write_header_records(bool again = false);
   void sample();
+  // A control command's enable/disable: every event, or the one named (a name the recording
+  // does not have is ignored, as perf ignores it).
+  void set_enabled(bool on, const std::string& event);
+  Next on_control();
   void finish();
   bool switching() const { return r_.switch_output.trigger != SwitchOutput::Trigger::none; }
   // Ends the file (finish), renames it OUTPUT.TIMESTAMP and, but `at_exit`, begins the next.
@@ -170,6 +174,7 @@ class RecordSession {
   std::vector<std::string> switched_files_;  // the series so far, oldest first
   uint64_t processed_ = 0;
   std::optional<perf::WorkloadExit> exit_;
+  std::optional<RecordControl> control_;
 };
 
 int RecordSession::run() {
@@ -188,6 +193,11 @@ int RecordSession::run() {
   Result<perf::StopSignals> signals = perf::StopSignals::install(true);
   if (!signals) throw UserError("cannot install signal handlers: " + signals.error().describe(), "");
   signals_.emplace(std::move(signals).value());
+  if (r_.control) {  // before anything is written: a wrong fifo leaves nothing behind
+    Result<RecordControl> control = RecordControl::open(*r_.control);
+    if (!control) throw usage_error(control.error().describe(), "make the fifos with mkfifo first, or pass open fds with --control=fd:CTL,ACK");
+    control_.emplace(std::move(control).value());
+  }
   prepare_workload();
   open_events();
   apply_filter();
@@ -221,7 +231,7 @@ void RecordSession::prepare_workload() {
 void RecordSession::open_events() {
   events::RecordAttrOptions attr = r_.attr;
   attr.system_wide = system_wide_;
-  attr.enable_on_exec = workload_ && !system_wide_ && r_.threads.empty();
+  attr.enable_on_exec = workload_ && !system_wide_ && r_.threads.empty() && !r_.delay_ms;
   std::vector<std::string> fallback_messages;
   perf::OpenRetry retry = permission_retry(fallback_messages);
   Result<perf::SamplingSession> session =
@@ -355,8 +365,45 @@ void RecordSession::switch_file(bool at_exit) {
   write_header_records(true);
 }
 
+void RecordSession::set_enabled(bool on, const std::string& event) {
+  std::optional<size_t> index;
+  if (!event.empty()) {
+    const auto& events = session_->events();
+    auto named = std::find_if(events.begin(), events.end(), [&](const perf::SamplingEvent& e) { return e.name == event; });
+    if (named == events.end()) return;  // perf ignores a name it does not have
+    index = static_cast<size_t>(named - events.begin());
+  }
+  if (Result<void> ok = session_->set_enabled(on, index); !ok)
+    throw UserError(std::string("cannot ") + (on ? "enable" : "disable") + " the events: " + ok.error().describe(), "");
+  if (!r_.quiet) err_ << (index ? event + " " : std::string("Events ")) << (on ? "enabled" : "disabled") << '\n';
+}
+
+Next RecordSession::on_control() {
+  Result<std::vector<ControlCommand>> commands = control_->read_commands();
+  if (!commands) throw UserError(commands.error().describe(), "");
+  Next next = Next::keep_going;
+  for (const ControlCommand& command : *commands) {
+    switch (command.kind) {
+      case ControlCommand::Kind::enable: set_enabled(true, command.event); break;
+      case ControlCommand::Kind::disable: set_enabled(false, command.event); break;
+      case ControlCommand::Kind::stop: next = Next::stop; break;
+      case ControlCommand::Kind::evlist:
+        for (const perf::SamplingEvent& e : session_->events()) err_ << e.name << '\n';
+        break;
+      case ControlCommand::Kind::ping:
+      case ControlCommand::Kind::snapshot:  // no AUX area to snapshot: acknowledged, as perf does without one
+        break;
+      case ControlCommand::Kind::unknown: continue;  // no ack, as perf
+    }
+    control_->ack();
+  }
+  return next;
+}
+
 void RecordSession::sample() {
-  if (Result<void> ok = session_->enable(); !ok) throw UserError("cannot start sampling: " + ok.error().describe(), "");
+  if (r_.delay_ms && !r_.quiet) err_ << "Events disabled\n";
+  if (!r_.delay_ms)
+    if (Result<void> ok = session_->enable(); !ok) throw UserError("cannot start sampling: " + ok.error().describe(), "");
   if (workload_)
     if (Result<void> ok = workload_->start(); !ok) {
       discard_output();  // nothing was recorded: leave the directory as it was
@@ -414,6 +461,18 @@ void RecordSession::sample() {
       switch_requested_ = true;
       return Next::keep_going;
     });
+  if (r_.delay_ms && *r_.delay_ms >= 0)
+    loop.at(clock_.now() + std::chrono::milliseconds(*r_.delay_ms), [this] {
+      set_enabled(true, "");
+      return Next::keep_going;
+    });
+  bool stopped_by_control = false;
+  if (control_)
+    loop.watch_fd(control_->control_fd(), [&](short) {
+      if (on_control() == Next::keep_going) return Next::keep_going;
+      stopped_by_control = true;
+      return Next::stop;
+    });
   if (r_.also_wait_for) r_.also_wait_for(loop);
   loop.after_each_wait([&] {
     wakeups_ += woke ? 1 : 0;
@@ -432,7 +491,7 @@ void RecordSession::sample() {
 
   (void)session_->disable();
   drain();
-  if (stopped_by_signal && workload_) end_workload();
+  if ((stopped_by_signal || stopped_by_control) && workload_) end_workload();
   sink_->flush_round();
   sink_->check();
 }

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <map>
@@ -25,6 +26,7 @@
 #include "events/resolved_event.h"
 #include "guest/guest_symbols.h"
 #include "perf/event_fd.h"
+#include "session/record_control.h"
 #include "session/run_loop.h"
 #include "session/switch_output.h"
 
@@ -62,6 +64,11 @@ struct RecordRequest {
   guest::GuestSymbolSources guests;  // guests whose kernel maps are written (with attr.scope.guest)
   std::vector<std::string> cmdline;  // the CMDLINE feature
   bool quiet = false;
+  // --control: commands (enable, disable, stop, ping, evlist) read while recording.
+  std::optional<ControlSpec> control;
+  // -D/--delay: sampling starts this many milliseconds after the command does; -1: only at a
+  // control "enable". Both print perf's "Events disabled" / "Events enabled".
+  std::optional<int64_t> delay_ms;
   // Called with the loop before sampling starts, to add what the caller waits for too (kvm
   // stat live's display interval and its reader's end).
   std::function<void(RunLoop&)> also_wait_for;

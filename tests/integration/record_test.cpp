@@ -4,6 +4,7 @@
 // buildid-list reads (against perf's own recording and readelf), no lost samples where perf
 // loses none, and perf's user-space fallback at perf_event_paranoid 2.
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -550,6 +552,75 @@ TEST_F(SwitchOutputRecord, ATimeEndsFilesOnSchedule) {
   EXPECT_GE(files.size(), 3u) << "switches at 1 s and 2 s, and the end: " << rec.err;
   EXPECT_EQ(dumped(rec.err), files);
   for (const std::string& f : files) EXPECT_EQ(test::run_program({"perf", "report", "-i", f, "--stats"}).exit_code, 0) << f;
+}
+
+// --control with -D -1, as perf daemon and harnesses drive perf record: nothing is sampled
+// until "enable", nothing after "disable", every understood command is acked with perf's
+// "ack\n\0", an unknown one is not, and "stop" ends the recording with a file perf reads.
+// Exact counts: every getppid call of the bursts run while enabled, none of the others.
+TEST_F(SwitchOutputRecord, ControlFifoCommandsDriveTheRecording) {
+  const std::string control = file("ctl"), ack = file("ack"), data = file("ctl.data");
+  ASSERT_EQ(::mkfifo(control.c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo(ack.c_str(), 0600), 0);
+  test::Background rec({VPERF_BINARY, "record", "-a", "-e", "syscalls:sys_enter_getppid", "-D", "-1",
+                        "--control=fifo:" + control + "," + ack, "-o", data});
+  ASSERT_GT(rec.pid(), 0);
+  ASSERT_TRUE(test::wait_until([&] { return test::counting_and_waiting(rec.pid()); }, std::chrono::seconds(10)))
+      << "vperf record -a never reached its wait loop";
+  const int control_fd = ::open(control.c_str(), O_WRONLY | O_CLOEXEC);
+  const int ack_fd = ::open(ack.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(control_fd, 0);
+  ASSERT_GE(ack_fd, 0);
+  // Sends a command; returns what came back on the ack fifo within 5 s (nothing: "").
+  auto command = [&](std::string_view text) {
+    const std::string line = std::string(text) + "\n";
+    EXPECT_EQ(::write(control_fd, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+    std::string answer;
+    while (answer.size() < 5) {
+      pollfd p{ack_fd, POLLIN, 0};
+      if (::poll(&p, 1, text == "bogus" ? 300 : 5000) <= 0) break;
+      char buf[16];
+      const ssize_t n = ::read(ack_fd, buf, sizeof buf);
+      if (n <= 0) break;
+      answer.append(buf, static_cast<size_t>(n));
+    }
+    return answer;
+  };
+  const std::string kAck("ack\n\0", 5);
+  ASSERT_EQ(test::run_program({VPERF_WORKLOAD, "getppid", "1000"}).exit_code, 0);  // disabled: not sampled
+  EXPECT_EQ(command("enable"), kAck);
+  ASSERT_EQ(test::run_program({VPERF_WORKLOAD, "getppid", "2000"}).exit_code, 0);
+  EXPECT_EQ(command("disable"), kAck);
+  ASSERT_EQ(test::run_program({VPERF_WORKLOAD, "getppid", "700"}).exit_code, 0);
+  EXPECT_EQ(command("bogus"), "") << "perf acks only the commands it knows";
+  EXPECT_EQ(command("ping"), kAck);
+  EXPECT_EQ(command("evlist"), kAck);
+  EXPECT_EQ(command("stop"), kAck);
+  test::ProgramResult result = rec.wait();
+  ::close(control_fd);
+  ::close(ack_fd);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("Events disabled\nEvents enabled\nEvents disabled\nsyscalls:sys_enter_getppid\n"), std::string::npos)
+      << result.err;
+  EXPECT_EQ(getppid_samples(data), 2000u);
+}
+
+TEST_F(Record, ControlAndDelayBadValuesAreOneLineAndWriteNothing) {
+  const std::string data = file("bad.data");
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--control=fifo:" + file("missing")},
+                                              {"--control=socket:x"},
+                                              {"--control=fd:99999"},
+                                              {"--control=fifo:"},
+                                              {"-D", "-2"}}) {
+    std::vector<std::string> argv{"record", "-e", "cpu-clock", "-o", data};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--", "true"});
+    test::ProgramResult r = test::run_vperf(argv);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.err.starts_with("vperf: error: ")) << r.err;
+    EXPECT_FALSE(fs::exists(data)) << args[0];
+  }
 }
 
 // Without --switch-output, SIGUSR2 changes nothing (perf record ignores it): the recording

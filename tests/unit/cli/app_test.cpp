@@ -145,7 +145,7 @@ TEST(Cli, UnknownCommandIsNamedWithSuggestions) {
 // perf's commands vperf lacks are said to be perf's, not matched to a neighbour ("mem" is not
 // "kvm or msr").
 TEST(Cli, PerfsCommandsVperfLacksAreSaidToBePerfs) {
-  for (const std::string command : {"mem", "sched", "c2c", "top", "daemon"}) {
+  for (const std::string command : {"mem", "sched", "c2c", "top", "trace"}) {
     auto r = run_cli({command});
     EXPECT_EQ(r.status, 2);
     EXPECT_EQ(r.err, "vperf: error: perf's command '" + command + "' is not in vperf yet (hint: run 'vperf --help' for the list of commands)\n");
