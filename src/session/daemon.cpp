@@ -492,6 +492,9 @@ Result<void> start_daemon(const DaemonStart& start) {
   const std::string output_path = config.base + "/output";
   ScopedFd output(::open(output_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   if (!output.valid()) return Error::from_errno("cannot open " + output_path);
+  // As perf's: the daemon holds no other directory busy (a session runs in its own). The
+  // config's path is absolute, so nothing else here depends on the directory.
+  if (::chdir(config.base.c_str()) != 0) return Error::from_errno("cannot enter " + config.base);
   std::fflush(stdout);
   std::fflush(stderr);
   if (!start.foreground) {

@@ -15,6 +15,7 @@
 #include "symbols/elf_file.h"
 #include "symbols/kernel_modules.h"
 #include "symbols/machines.h"
+#include "symbols/process_namespace.h"
 #include "symbols/vdso.h"
 
 namespace vperf::session {
@@ -37,6 +38,7 @@ struct MetDso {
   size_t first_mapped = std::numeric_limits<size_t>::max();
   size_t first_hit = std::numeric_limits<size_t>::max();
   bool hit = false;
+  pid_t mapped_by = -1;  // the first process that mapped it (its mount namespace has the file)
 };
 
 class HitTracker {
@@ -65,6 +67,8 @@ class HitTracker {
                  : key.starts_with("/")          ? symbols::DsoKind::User
                                                  : symbols::DsoKind::Unknown;
       if (met.kind == symbols::DsoKind::Kernel) met.name = "[kernel.kallsyms]";
+      if (const auto* m = std::get_if<data::Mmap2Record>(&view.record.body)) met.mapped_by = static_cast<pid_t>(m->pid);
+      if (const auto* m = std::get_if<data::MmapRecord>(&view.record.body)) met.mapped_by = static_cast<pid_t>(m->pid);
     }
     if (*filename == "[vdso]") vdso_mapped_ = true;
   }
@@ -81,6 +85,7 @@ class HitTracker {
       it->second.kind = dso->kind();
       if (auto order = mapped_order_.find(dso->name()); order != mapped_order_.end())
         it->second.first_mapped = order->second;
+      if (auto mapped = mapped_.find(dso->name()); mapped != mapped_.end()) it->second.mapped_by = mapped->second.mapped_by;
       if (auto path = module_paths_.find(dso->name()); path != module_paths_.end() && path->second.starts_with("/"))
         it->second.name = path->second;
     }
@@ -121,7 +126,7 @@ class HitTracker {
   bool vdso_mapped_ = false;
 };
 
-std::optional<symbols::BuildId> build_id_of(const MetDso& dso, const BuildIdSources& sources) {
+std::optional<symbols::BuildId> build_id_of(const MetDso& dso, const BuildIdSources& sources, const std::string& own_mount_namespace) {
   switch (dso.kind) {
     case symbols::DsoKind::Kernel:
       return build_id_from_file(sources.kernel_notes);
@@ -133,7 +138,11 @@ std::optional<symbols::BuildId> build_id_of(const MetDso& dso, const BuildIdSour
     case symbols::DsoKind::Vdso:
       return build_id_of_image(sources.vdso_image);
     case symbols::DsoKind::User: {
-      Result<symbols::ElfFile> elf = symbols::ElfFile::open(dso.name);
+      std::filesystem::path path = dso.name;
+      if (!sources.proc.empty())
+        if (std::optional<symbols::MountNamespace> ns = symbols::foreign_mount_namespace(sources.proc, dso.mapped_by, own_mount_namespace))
+          path = ns->root / path.relative_path();
+      Result<symbols::ElfFile> elf = symbols::ElfFile::open(path);
       return elf ? elf->build_id() : std::nullopt;
     }
     default:
@@ -184,6 +193,7 @@ Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, con
   config.modules.clear();
   config.debug_dirs.clear();
   config.jit_map_dir = "/dev/null";
+  config.proc.clear();  // no file is read here: the build-ids below are
   config.vdso = symbols::VdsoSource::Skip;
   symbols::Machines machines{config};
   report::ReplayOptions options;
@@ -199,8 +209,9 @@ Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, con
 
   RecordedBuildIds out;
   out.stats = *stats;
+  const std::string own_mount_namespace = sources.proc.empty() ? std::string() : symbols::own_mount_namespace(sources.proc);
   for (const MetDso& dso : tracker.listed(table)) {
-    std::optional<symbols::BuildId> id = build_id_of(dso, sources);
+    std::optional<symbols::BuildId> id = build_id_of(dso, sources, own_mount_namespace);
     if (!id || id->empty()) continue;
     data::BuildIdEntry entry;
     entry.pid = symbols::Machine::kHostPid;

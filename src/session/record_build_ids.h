@@ -31,6 +31,9 @@ struct BuildIdSources {
   std::filesystem::path kernel_notes = "/sys/kernel/notes";
   std::filesystem::path sys_module = "/sys/module";
   std::function<Result<std::vector<char>>()> vdso_image;  // empty: this process's [vdso]
+  // A file mapped by a process in another mount namespace (a container) is read through
+  // PROC/PID/root, as perf's nsinfo reads it; empty: as named.
+  std::filesystem::path proc = "/proc";
 };
 
 // The NT_GNU_BUILD_ID ("GNU" note of type 3) in a run of ELF notes, as /sys/kernel/notes and

@@ -195,8 +195,16 @@ std::shared_ptr<Dso> Machine::user_dso(const MmapEvent& event, MapAddressing& ad
       std::filesystem::path path = jit_map_path(config_.jit_map_dir, event.pid);
       std::string name = path.string();
       if (auto it = dsos_.find(name); it != dsos_.end()) return it->second;
-      auto loader = [path]() -> Result<DsoContents> {
-        auto table = load_jit_map(path);
+      // perf's dso__find_perf_map: a containerized JIT wrote the map in its own /tmp, named by
+      // its pid there; else the host's, by the host's pid. The name stays the host pid's.
+      std::vector<std::filesystem::path> candidates;
+      if (const MountNamespace* ns = mount_namespace(event.pid))
+        candidates.push_back(ns->root / jit_map_path(config_.jit_map_dir, ns->pid_inside).relative_path());
+      candidates.push_back(path);
+      auto loader = [candidates]() -> Result<DsoContents> {
+        Result<SymbolTable> table = Error{"no JIT map"};
+        for (const std::filesystem::path& candidate : candidates)
+          if (table = load_jit_map(candidate); table) break;  // the error kept is the host map's
         if (!table) return table.error();
         return contents_with(std::move(table).value());
       };
@@ -218,13 +226,26 @@ std::shared_ptr<Dso> Machine::user_dso(const MmapEvent& event, MapAddressing& ad
     if (auto it = dsos_.find(file); it != dsos_.end()) return it->second;
     return remember(file, std::make_shared<Dso>(DsoKind::Unknown, file, nullptr));
   }
-  std::string key = file;
+  // A process in a container maps the container's files: one Dso per path per mount
+  // namespace, read through the first such process's PROC/PID/root (perf's nsinfo).
+  const MountNamespace* ns = mount_namespace(event.pid);
+  std::string key = ns ? ns->id + "\n" + file : file;
   if (event.build_id) key += "\n" + event.build_id->hex();
   if (auto it = dsos_.find(key); it != dsos_.end()) return it->second;
   std::optional<BuildId> expected = event.build_id;
   if (!expected && config_.recorded_build_ids)
     if (auto it = config_.recorded_build_ids->find(file); it != config_.recorded_build_ids->end()) expected = it->second;
-  return remember(key, std::make_shared<Dso>(DsoKind::User, file, Dso::elf_loader(config_, file, expected)));
+  SymbolConfig config = config_;
+  if (ns && config.symfs.empty()) config.symfs = ns->root;  // --symfs, given, is the user's choice
+  return remember(key, std::make_shared<Dso>(DsoKind::User, file, Dso::elf_loader(std::move(config), file, expected)));
+}
+
+const MountNamespace* Machine::mount_namespace(pid_t pid) {
+  if (pid_ != kHostPid || config_.proc.empty()) return nullptr;
+  if (!own_mount_namespace_) own_mount_namespace_ = own_mount_namespace(config_.proc);
+  auto [it, added] = namespaces_.try_emplace(pid);
+  if (added) it->second = foreign_mount_namespace(config_.proc, pid, *own_mount_namespace_);
+  return it->second ? &*it->second : nullptr;
 }
 
 void Machine::process_mmap(const MmapEvent& event) {

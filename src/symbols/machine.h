@@ -27,6 +27,7 @@
 #include "symbols/kernel_modules.h"
 #include "symbols/map.h"
 #include "symbols/resolved_address.h"
+#include "symbols/process_namespace.h"
 #include "symbols/symbol_config.h"
 #include "symbols/thread.h"
 
@@ -119,6 +120,9 @@ class Machine {
   std::shared_ptr<Dso> kernel_dso();
   std::shared_ptr<Dso> module_dso(const std::string& name);
   std::shared_ptr<Dso> user_dso(const MmapEvent& event, MapAddressing& addressing);
+  // The mount namespace of process `pid` when it is a live one other than vperf's (the host
+  // machine only), looked up once per pid.
+  const MountNamespace* mount_namespace(pid_t pid);
   std::shared_ptr<Dso> remember(std::string key, std::shared_ptr<Dso> dso);
   int64_t kernel_delta(uint64_t recorded_reference) const;
 
@@ -131,6 +135,8 @@ class Machine {
   // each address the replay resolves looks its thread up (a tree walk cost 3% of a report).
   std::unordered_map<pid_t, std::unique_ptr<Thread>> threads_;
   std::map<std::string, std::shared_ptr<Dso>, std::less<>> dsos_;
+  std::unordered_map<pid_t, std::optional<MountNamespace>> namespaces_;
+  std::optional<std::string> own_mount_namespace_;
 };
 
 }  // namespace vperf::symbols

@@ -34,6 +34,10 @@ struct SymbolConfig {
   std::vector<std::filesystem::path> debug_dirs = {"/usr/lib/debug"};
   // Where JIT symbol maps perf-PID.map are (perf: /tmp).
   std::filesystem::path jit_map_dir = "/tmp";
+  // The live processes (perf's nsinfo, process_namespace.h): a recorded process that still runs
+  // in another mount namespace (a container) has its files read through PROC/PID/root and its
+  // JIT map looked for in its own /tmp first. Empty: every file as recorded (guests).
+  std::filesystem::path proc = "/proc";
   VdsoSource vdso = VdsoSource::ThisProcess;
   bool demangle = true;
   // The build-ids the recording's BUILD_ID table gives the host's files, by path as recorded:

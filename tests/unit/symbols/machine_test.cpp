@@ -30,6 +30,7 @@ SymbolConfig fixture_config(const test::TempTree& tree) {
   c.modules = tree.root() / "modules";
   c.jit_map_dir = tree.root();
   c.debug_dirs = {};
+  c.proc.clear();  // the fixtures' pids are not this machine's processes
   return c;
 }
 
@@ -282,6 +283,65 @@ TEST(Machine, AnonymousExecutableMemoryUsesThePerfPidMap) {
   // The same name where the process wrote no map (QEMU's TCG code buffer in a system-wide profile).
   m.process_mmap(anon_mmap(56, 0x7f0000000000, 0x10000, "//anon"));
   EXPECT_EQ(m.resolve(56, 56, kUser, 0x7f0000001010).dso_short_name(), "[JIT] tid 56");
+}
+
+// perf's nsinfo, on a /proc of our own making: pid 70 runs in another mount namespace (a
+// container, pid 7 inside its pid namespace), pid 71 in ours. The container's JIT map is in its
+// own /tmp under its pid there, and its binary is read through PROC/70/root; the name stays the
+// host pid's, and our own process's files stay ours.
+TEST(Machine, AContainersFilesAndJitMapAreFoundThroughItsRoot) {
+  test::TempTree tree;
+  SymbolConfig c = fixture_config(tree);
+  const std::filesystem::path proc = tree.root() / "proc";
+  c.proc = proc;
+  c.jit_map_dir = "/tmp";
+  std::filesystem::create_directories(proc / "self" / "ns");
+  std::filesystem::create_symlink("mnt:[4026531841]", proc / "self" / "ns" / "mnt");
+  for (const char* pid : {"70", "71"}) std::filesystem::create_directories(proc / pid / "ns");
+  std::filesystem::create_symlink("mnt:[4026532999]", proc / "70" / "ns" / "mnt");
+  std::filesystem::create_symlink("mnt:[4026531841]", proc / "71" / "ns" / "mnt");
+  tree.write("proc/70/status", "Name:\tnode\nTgid:\t70\nNSpid:\t70\t7\nPPid:\t1\n");
+  tree.write("container/tmp/perf-7.map", "7f0000001000 100 LazyCompile:~inside app.js:1\n");
+  std::filesystem::create_symlink(tree.root() / "container", proc / "70" / "root");
+
+  Machine m(c);
+  m.process_mmap(anon_mmap(70, 0x7f0000000000, 0x10000, "//anon"));
+  auto r = m.resolve(70, 70, kUser, 0x7f0000001010);
+  EXPECT_EQ(r.symbol_name(), "LazyCompile:~inside app.js:1");
+  EXPECT_EQ(r.dso_name(), "/tmp/perf-70.map");
+  EXPECT_EQ(r.dso_short_name(), "[JIT] tid 70");
+
+  // A binary the container has and the host has not: read through its root, one Dso per
+  // namespace (pid 71's /opt/app is the host's, which does not exist).
+  const std::string app = "/opt/vperf-container-test/app";
+  ASSERT_FALSE(std::filesystem::exists(app));
+  std::filesystem::create_directories(tree.root() / "container/opt/vperf-container-test");
+  std::filesystem::copy_file(std::filesystem::read_symlink("/proc/self/exe"), tree.root() / ("container" + app));
+  MmapEvent inside = anon_mmap(70, 0x400000, 0x100000, app);
+  inside.prot = PROT_READ | PROT_EXEC;
+  m.process_mmap(inside);
+  MmapEvent outside = inside;
+  outside.pid = outside.tid = 71;
+  m.process_mmap(outside);
+  auto in_container = m.resolve(70, 70, kUser, 0x400000);
+  auto on_host = m.resolve(71, 71, kUser, 0x400000);
+  EXPECT_EQ(in_container.dso_name(), app);
+  EXPECT_NE(in_container.dso(), on_host.dso());
+  ASSERT_NE(in_container.dso(), nullptr);
+  (void)in_container.dso()->symbols();
+  EXPECT_TRUE(in_container.dso()->build_id().has_value()) << "the container's copy was read";
+  EXPECT_FALSE(in_container.dso()->load_error().has_value());
+  ASSERT_NE(on_host.dso(), nullptr);
+  (void)on_host.dso()->symbols();
+  EXPECT_TRUE(on_host.dso()->load_error().has_value()) << "the host has no such file";
+}
+
+TEST(ProcessNamespace, TheInnermostPidIsTheLastNspid) {
+  EXPECT_EQ(innermost_pid("Name:\tx\nNSpid:\t4242\t17\t3\n"), 3);
+  EXPECT_EQ(innermost_pid("NSpid:\t4242\n"), 4242);
+  EXPECT_EQ(innermost_pid("Name:\tx\n"), std::nullopt);
+  EXPECT_EQ(innermost_pid("NSpid:\t12\tx\n"), std::nullopt);
+  EXPECT_EQ(innermost_pid("NSpid:\t99999999999\n"), std::nullopt);
 }
 
 // Skipped only where the kernel maps no vdso at all; where /proc/self/maps shows one, failing to
