@@ -157,14 +157,24 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
     hists.shown_period += period;
   }
 
-  uint32_t comm = comms_.intern(sample.comm);
+  if (last_comm_ == kNoId || sample.comm != last_comm_text_) {
+    last_comm_ = comms_.intern(sample.comm);
+    last_comm_text_.assign(sample.comm);
+  }
+  const uint32_t comm = last_comm_;
   if (key_tid_) latest_comm_[sample.tid] = comm;
   uint64_t self_address = sample.at.map ? sample.at.map_relative : sample.at.ip;
   bool created = false;
   const EntryKey self_key =
       key_for(comm, trace, srcline_of(sample.at), sample.tid, cpu, sample.at.dso(), sample.at.symbol, self_address);
   if (key_srcline_) count_srcline_samples(self_key, 1);
-  uint32_t self = entry_for(hists, index_[event], self_key, created);
+  uint32_t self = 0;
+  if (last_entry_.event == event && last_entry_.key == self_key) {
+    self = last_entry_.id;
+  } else {
+    self = entry_for(hists, index_[event], self_key, created);
+    last_entry_ = LastEntry{event, self_key, self};
+  }
   HistEntry& e = hists.entries[self];
   const uint64_t serial = ++sample_serial_;
   if (created) {

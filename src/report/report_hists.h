@@ -190,6 +190,15 @@ class HistBuilder {
     uint32_t next_of_stack = kNoId;  // the chain with the same stack made before it
   };
   uint64_t sample_serial_ = 0;  // samples added so far
+  // The last sample's comm and entry: runs of samples from one task with one key are the
+  // common case (a tracepoint recording's bursts), and a comparison costs less than a hash.
+  std::string last_comm_text_;
+  uint32_t last_comm_ = kNoId;
+  struct LastEntry {
+    size_t event = SIZE_MAX;
+    EntryKey key;
+    uint32_t id = kNoId;
+  } last_entry_;
   // In first-seen order; in chunks, never copied as it grows (a system-wide profile counts
   // hundreds of thousands: doubling a vector of them was a tenth of its report).
   core::ChunkedVector<std::pair<ChainKey, ChainCount>> chains_;
