@@ -147,7 +147,8 @@ class Daemon {
     pid_t pid = -1;
     ScopedFd exit_fd;  // pidfd: readable once the session's process has ended
     std::chrono::steady_clock::time_point started;
-    bool restart = false;  // ended for a changed run line: start it again once it is gone
+    bool ending = false;   // sent SIGTERM for a change of the config
+    bool restart = false;  // ending, and still in the config: start it again once it is gone
   };
 
   void log(const std::string& message) const;
@@ -222,7 +223,7 @@ void Daemon::start_session(const DaemonSessionConfig& config) {
     ::_exit(127);
   }
   Session& session = sessions_[config.name];
-  session = Session{config, pid, ScopedFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))), std::chrono::steady_clock::now(), false};
+  session = Session{config, pid, ScopedFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))), std::chrono::steady_clock::now(), false, false};
   log("reconfig: running session [" + config.name + ":" + std::to_string(pid) + "]: " + config.run);
   watch_session(pid);
 }
@@ -267,10 +268,18 @@ void Daemon::reconfigure() {
   for (auto& [name, session] : sessions_) {
     auto wanted = std::find_if(config_.sessions.begin(), config_.sessions.end(),
                                [&](const DaemonSessionConfig& s) { return s.name == name; });
-    if (wanted != config_.sessions.end() && wanted->run == session.config.run) continue;
-    session.restart = wanted != config_.sessions.end();
+    const bool still_wanted = wanted != config_.sessions.end();
+    // A session already ending (an earlier change) starts again, with the config as it is
+    // then, if the config still has it; one whose command ends by itself does not.
+    if (session.ending) {
+      session.restart = still_wanted;
+      continue;
+    }
+    if (still_wanted && wanted->run == session.config.run) continue;
+    session.restart = still_wanted;
     log("reconfig: session '" + name + "' " + (session.restart ? "changed" : "removed") + ": ending it");
     ::kill(session.pid, SIGTERM);
+    session.ending = true;
   }
   for (const DaemonSessionConfig& wanted : config_.sessions)
     if (!sessions_.contains(wanted.name)) start_session(wanted);
@@ -409,11 +418,12 @@ int Daemon::run() {
   loop_ = &loop;
   log("daemon started (pid " + std::to_string(::getpid()) + ")");
   // The config file's directory, not the file: an editor replaces the file by renaming a new
-  // one over it, which a watch on the old file would never see.
+  // one over it, which a watch on the old file would never see. Only a finished write or a
+  // rename counts: a file just created is still empty.
   const std::filesystem::path config_path(start_.config_path);
   inotify_.reset(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
   if (inotify_.valid())
-    ::inotify_add_watch(inotify_.get(), config_path.parent_path().c_str(), IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE);
+    ::inotify_add_watch(inotify_.get(), config_path.parent_path().c_str(), IN_CLOSE_WRITE | IN_MOVED_TO);
   for (const DaemonSessionConfig& wanted : config_.sessions) start_session(wanted);
   bool stop = false;
   loop.watch_fd(listener_.get(), [&](short) {
