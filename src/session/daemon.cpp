@@ -265,7 +265,8 @@ void Daemon::reconfigure() {
   }
   if (loaded->base != config_.base) log("reconfig: the base cannot change while the daemon runs; keeping " + config_.base);
   config_.sessions = loaded->sessions;
-  for (auto& [name, session] : sessions_) {
+  for (auto& [session_name, session] : sessions_) {
+    const std::string& name = session_name;  // a structured binding cannot be captured before C++20's clang 16
     auto wanted = std::find_if(config_.sessions.begin(), config_.sessions.end(),
                                [&](const DaemonSessionConfig& s) { return s.name == name; });
     const bool still_wanted = wanted != config_.sessions.end();

@@ -444,7 +444,13 @@ class SwitchOutputRecord : public Record {
     Record::SetUp();
     if (IsSkipped()) return;
     VPERF_REQUIRE(test::has_tracefs(), "needs tracefs for syscalls:sys_enter_getppid");
+    fs::create_symlink(VPERF_WORKLOAD, workload_);
   }
+  // The bursts these tests count run under a comm of their own (a link to vperf-workload):
+  // their recordings take every CPU's getppid calls, and other tests run vperf-workload getppid
+  // at the same time (under ctest -j2 one counted 100 more).
+  static constexpr const char* kComm = "vwl-switch";
+  const std::string workload_ = file(kComm);
   // The files of the series in `dir`, by name (their timestamps sort them oldest first).
   static std::vector<std::string> series(const fs::path& dir) {
     std::vector<std::string> out;
@@ -461,10 +467,10 @@ class SwitchOutputRecord : public Record {
     return out;
   }
   // The workload's getppid samples in a file, as perf script reads it.
-  static size_t getppid_samples(const std::string& data, const std::string& comm = "vperf-workload") {
+  static size_t getppid_samples(const std::string& data) {
     test::ProgramResult script = test::run_program({"perf", "script", "-i", data, "-F", "comm,event"});
     EXPECT_EQ(script.exit_code, 0) << data << ": " << script.err;
-    return count_lines(script.out, comm + " syscalls:sys_enter_getppid");
+    return count_lines(script.out, std::string(kComm) + " syscalls:sys_enter_getppid");
   }
 };
 
@@ -481,7 +487,7 @@ TEST_F(SwitchOutputRecord, ASizeEndsAFileAtTheDrainThatReachesIt) {
       << "vperf record -a never reached its wait loop";
   for (int burst = 1; burst <= 2; ++burst) {
     const size_t before = series(dir).size();
-    ASSERT_EQ(test::run_program({VPERF_WORKLOAD, "getppid", "3000"}).exit_code, 0);
+    ASSERT_EQ(test::run_program({workload_, "getppid", "3000"}).exit_code, 0);
     ASSERT_TRUE(test::wait_until([&] { return series(dir).size() > before; }, std::chrono::seconds(10)))
         << "burst " << burst << " did not end a file";
   }
@@ -525,11 +531,11 @@ TEST_F(SwitchOutputRecord, SigusrTwoEndsAFile) {
   ASSERT_GT(rec.pid(), 0);
   ASSERT_TRUE(test::wait_until([&] { return test::counting_and_waiting(rec.pid()); }, std::chrono::seconds(10)))
       << "vperf record -a never reached its wait loop";
-  ASSERT_EQ(test::run_program({VPERF_WORKLOAD, "getppid", "3000"}).exit_code, 0);
+  ASSERT_EQ(test::run_program({workload_, "getppid", "3000"}).exit_code, 0);
   ::kill(rec.pid(), SIGUSR2);
   ASSERT_TRUE(test::wait_until([&] { return series(dir).size() == 1 && fs::exists(data); }, std::chrono::seconds(10)))
       << "no file was dumped after SIGUSR2";
-  ASSERT_EQ(test::run_program({VPERF_WORKLOAD, "getppid", "2000"}).exit_code, 0);
+  ASSERT_EQ(test::run_program({workload_, "getppid", "2000"}).exit_code, 0);
   ::kill(rec.pid(), SIGINT);
   test::ProgramResult result = rec.wait();
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -560,10 +566,6 @@ TEST_F(SwitchOutputRecord, ATimeEndsFilesOnSchedule) {
 // Exact counts: every getppid call of the bursts run while enabled, none of the others.
 TEST_F(SwitchOutputRecord, ControlFifoCommandsDriveTheRecording) {
   const std::string control = file("ctl"), ack = file("ack"), data = file("ctl.data");
-  // The bursts run under a comm of their own: other tests record every CPU's getppid calls of
-  // vperf-workload at the same time, and must not count these (nor these theirs).
-  const std::string workload = file("vwl-control");
-  fs::create_symlink(VPERF_WORKLOAD, workload);
   ASSERT_EQ(::mkfifo(control.c_str(), 0600), 0);
   ASSERT_EQ(::mkfifo(ack.c_str(), 0600), 0);
   test::Background rec({VPERF_BINARY, "record", "-a", "-e", "syscalls:sys_enter_getppid", "-D", "-1",
@@ -591,11 +593,11 @@ TEST_F(SwitchOutputRecord, ControlFifoCommandsDriveTheRecording) {
     return answer;
   };
   const std::string kAck("ack\n\0", 5);
-  ASSERT_EQ(test::run_program({workload, "getppid", "1000"}).exit_code, 0);  // disabled: not sampled
+  ASSERT_EQ(test::run_program({workload_, "getppid", "1000"}).exit_code, 0);  // disabled: not sampled
   EXPECT_EQ(command("enable"), kAck);
-  ASSERT_EQ(test::run_program({workload, "getppid", "2000"}).exit_code, 0);
+  ASSERT_EQ(test::run_program({workload_, "getppid", "2000"}).exit_code, 0);
   EXPECT_EQ(command("disable"), kAck);
-  ASSERT_EQ(test::run_program({workload, "getppid", "700"}).exit_code, 0);
+  ASSERT_EQ(test::run_program({workload_, "getppid", "700"}).exit_code, 0);
   EXPECT_EQ(command("bogus"), "") << "perf acks only the commands it knows";
   EXPECT_EQ(command("ping"), kAck);
   EXPECT_EQ(command("evlist"), kAck);
@@ -606,7 +608,7 @@ TEST_F(SwitchOutputRecord, ControlFifoCommandsDriveTheRecording) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.err.find("Events disabled\nEvents enabled\nEvents disabled\nsyscalls:sys_enter_getppid\n"), std::string::npos)
       << result.err;
-  EXPECT_EQ(getppid_samples(data, "vwl-control"), 2000u);
+  EXPECT_EQ(getppid_samples(data), 2000u);
 }
 
 TEST_F(Record, ControlAndDelayBadValuesAreOneLineAndWriteNothing) {
