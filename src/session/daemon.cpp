@@ -153,7 +153,6 @@ class Daemon {
 
   void log(const std::string& message) const;
   void start_session(const DaemonSessionConfig& config);
-  void watch_session(pid_t pid);
   void session_ended(pid_t pid);
   void reconfigure();
   void answer(int client);
@@ -225,17 +224,11 @@ void Daemon::start_session(const DaemonSessionConfig& config) {
   Session& session = sessions_[config.name];
   session = Session{config, pid, ScopedFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))), std::chrono::steady_clock::now(), false, false};
   log("reconfig: running session [" + config.name + ":" + std::to_string(pid) + "]: " + config.run);
-  watch_session(pid);
-}
-
-void Daemon::watch_session(pid_t pid) {
-  for (const auto& [name, session] : sessions_) {
-    if (session.pid != pid || !session.exit_fd.valid()) continue;
+  if (session.exit_fd.valid())
     loop_->watch_fd(session.exit_fd.get(), [this, pid](short) {
       session_ended(pid);
       return Next::unwatch;
     });
-  }
 }
 
 void Daemon::session_ended(pid_t pid) {

@@ -126,7 +126,24 @@ class HitTracker {
   bool vdso_mapped_ = false;
 };
 
-std::optional<symbols::BuildId> build_id_of(const MetDso& dso, const BuildIdSources& sources, const std::string& own_mount_namespace) {
+// The mount namespaces of the processes that mapped the DSOs, looked up once per process.
+class MappersNamespaces {
+ public:
+  explicit MappersNamespaces(const std::filesystem::path& proc)
+      : proc_(proc), own_(proc.empty() ? std::string() : symbols::own_mount_namespace(proc)) {}
+  const symbols::MountNamespace* of(pid_t pid) {
+    auto [it, added] = known_.try_emplace(pid);
+    if (added) it->second = symbols::foreign_mount_namespace(proc_, pid, own_);
+    return it->second ? &*it->second : nullptr;
+  }
+
+ private:
+  std::filesystem::path proc_;
+  std::string own_;
+  std::map<pid_t, std::optional<symbols::MountNamespace>> known_;
+};
+
+std::optional<symbols::BuildId> build_id_of(const MetDso& dso, const BuildIdSources& sources, MappersNamespaces& namespaces) {
   switch (dso.kind) {
     case symbols::DsoKind::Kernel:
       return build_id_from_file(sources.kernel_notes);
@@ -139,9 +156,7 @@ std::optional<symbols::BuildId> build_id_of(const MetDso& dso, const BuildIdSour
       return build_id_of_image(sources.vdso_image);
     case symbols::DsoKind::User: {
       std::filesystem::path path = dso.name;
-      if (!sources.proc.empty())
-        if (std::optional<symbols::MountNamespace> ns = symbols::foreign_mount_namespace(sources.proc, dso.mapped_by, own_mount_namespace))
-          path = ns->root / path.relative_path();
+      if (const symbols::MountNamespace* ns = namespaces.of(dso.mapped_by)) path = ns->root / path.relative_path();
       Result<symbols::ElfFile> elf = symbols::ElfFile::open(path);
       return elf ? elf->build_id() : std::nullopt;
     }
@@ -209,9 +224,9 @@ Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, con
 
   RecordedBuildIds out;
   out.stats = *stats;
-  const std::string own_mount_namespace = sources.proc.empty() ? std::string() : symbols::own_mount_namespace(sources.proc);
+  MappersNamespaces namespaces(sources.proc);
   for (const MetDso& dso : tracker.listed(table)) {
-    std::optional<symbols::BuildId> id = build_id_of(dso, sources, own_mount_namespace);
+    std::optional<symbols::BuildId> id = build_id_of(dso, sources, namespaces);
     if (!id || id->empty()) continue;
     data::BuildIdEntry entry;
     entry.pid = symbols::Machine::kHostPid;

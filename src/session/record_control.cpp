@@ -25,8 +25,11 @@ std::optional<ControlSpec> parse_control_spec(std::string_view text) {
   if (comma != std::string_view::npos) spec.ack = std::string(text.substr(comma + 1));
   if (spec.control.empty() || (comma != std::string_view::npos && spec.ack.empty())) return std::nullopt;
   if (spec.kind == ControlSpec::Kind::fd) {
-    for (const std::string* fd : {&spec.control, &spec.ack})
-      if (!fd->empty() && (!parse_u64(*fd) || *parse_u64(*fd) > INT32_MAX)) return std::nullopt;
+    for (const std::string* fd : {&spec.control, &spec.ack}) {
+      if (fd->empty()) continue;
+      const std::optional<uint64_t> number = parse_u64(*fd);
+      if (!number || *number > INT32_MAX) return std::nullopt;
+    }
   }
   return spec;
 }
