@@ -187,6 +187,7 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
     e.address = self_address;
     e.filtered = !shown;
     e.first_sample = serial;
+    e.thread = sample.thread;
   }
   e.comm = comm;
   e.self_period += period;
@@ -207,12 +208,12 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
   // Counted per distinct stack; the chains are spread over entries and trees by finish().
   ChainKey key{static_cast<uint32_t>(event), self, comm, trace, sample.stack, sample.tid, sample.pid, cpu, shown,
                sample.at.level};
-  ChainCount& count = chains_[find_chain(key, serial)].second;
+  ChainCount& count = chains_[find_chain(key, serial, sample.thread)].second;
   count.period += period;
   ++count.samples;
 }
 
-uint32_t HistBuilder::find_chain(const ChainKey& key, uint64_t serial) {
+uint32_t HistBuilder::find_chain(const ChainKey& key, uint64_t serial, const symbols::Thread* thread) {
   if (chains_by_stack_.size() <= key.stack) chains_by_stack_.resize(key.stack + 1);
   StackChains& of_stack = chains_by_stack_[key.stack];
   const uint32_t next = static_cast<uint32_t>(chains_.size());
@@ -228,7 +229,7 @@ uint32_t HistBuilder::find_chain(const ChainKey& key, uint64_t serial) {
       chain_index_.insert(ChainKeyHash()(key), next);
     }
   }
-  chains_.push_back({key, ChainCount{0, 0, serial, of_stack.latest}});
+  chains_.push_back({key, ChainCount{0, 0, serial, thread, of_stack.latest}});
   of_stack.latest = next;
   ++of_stack.count;
   return next;
@@ -299,17 +300,22 @@ void HistBuilder::finish() {
   }
   for (size_t i = 0; i < chains_.size(); ++i) {
     const auto& [key, count] = chains_[i];
-    apply_chain(key, count.period, count.samples, count.first_sample);
+    apply_chain(key, count.period, count.samples, count.first_sample, count.thread);
   }
   for (EventHists& hists : events_) hists.chains.merge_by(nullptr);  // the forests may outlive branch_of_
   chains_.clear();
   chains_by_stack_.clear();
   chain_index_.clear();
-  // perf's pid column shows the thread's comm as it is at the end (after an exec, the new one).
-  if (key_tid_)
-    for (EventHists& hists : events_)
-      for (HistEntry& e : hists.entries)
-        if (auto it = latest_comm_.find(e.tid); it != latest_comm_.end()) e.comm = it->second;
+  // perf names an entry's thread by its name at the end (after an exec, the new one): the pid
+  // column shows it, and the comm column is as wide as the widest such name, so a comm cut to
+  // it shows where a thread sampled under one name was renamed later. A sample whose thread
+  // the model does not know keeps the name of the thread's latest sample.
+  for (EventHists& hists : events_)
+    for (HistEntry& e : hists.entries) {
+      if (e.thread) e.comm = comms_.intern(e.thread->comm);
+      else if (auto it = latest_comm_.find(e.tid); key_tid_ && it != latest_comm_.end()) e.comm = it->second;
+      e.thread = nullptr;
+    }
 }
 
 void HistBuilder::reset() {
@@ -327,7 +333,8 @@ void HistBuilder::reset() {
 // One distinct chain with its samples: the graph of its own entry, and (children) every other
 // frame's entry and graph. Chains merge by function (two stacks may be one chain here), in
 // display order (root first for caller graphs).
-void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t samples, uint64_t first_sample) {
+void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t samples, uint64_t first_sample,
+                              const symbols::Thread* thread) {
   const uint32_t self = key.self;
   const uint32_t comm = key.comm;
   const pid_t tid = key.tid;
@@ -390,6 +397,7 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
       e.first_sample = first_sample;
       e.first_depth = static_cast<uint32_t>(caller ? n - 1 - i : i);
       e.comm = comm;
+      e.thread = thread;
     } else if (first_sample < e.first_sample) {
       // Reached by this chain before the sample that created it here (as its own symbol, or by
       // a later chain): perf would have created it from this chain's first sample.
@@ -399,6 +407,7 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
       // perf's entry keeps the thread of the sample that created it (its Children ties).
       e.pid = pid;
       e.tid = tid;
+      e.thread = thread;
     }
     if (!reach(entry)) continue;
     e.children_period += period;

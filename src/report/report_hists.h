@@ -64,7 +64,11 @@ void copy_key_fields(SortKey key, const EntryKey& from, EntryKey& to);
 
 struct HistEntry {
   EntryKey key;
-  uint32_t comm = 0;    // the comm shown (pid/tid columns): the thread's latest (after finish())
+  // The comm shown in the pid/tid columns, and the one that sizes the comm column: after
+  // finish(), the last name of the entry's thread (perf's thread__comm_str(he->thread)).
+  uint32_t comm = 0;
+  // The thread of the sample that created the entry (perf's he->thread); valid until finish().
+  const symbols::Thread* thread = nullptr;
   pid_t pid = -1;
   pid_t tid = -1;
   int32_t cpu = -1;
@@ -161,7 +165,8 @@ class HistBuilder {
   struct ChainKeyHash {
     size_t operator()(const ChainKey& key) const;
   };
-  void apply_chain(const ChainKey& key, uint64_t period, uint64_t samples, uint64_t first_sample);
+  void apply_chain(const ChainKey& key, uint64_t period, uint64_t samples, uint64_t first_sample,
+                   const symbols::Thread* thread);
   void apply_comm_renames();
   static void merge_into(HistEntry& kept, const HistEntry& other);
   uint32_t entry_for(EventHists& hists, core::HashedIds& index, const EntryKey& key, bool& created);
@@ -187,6 +192,7 @@ class HistBuilder {
     uint64_t period = 0;
     uint64_t samples = 0;
     uint64_t first_sample = 0;  // of the chain's samples, the first in file order
+    const symbols::Thread* thread = nullptr;  // the first sample's
     uint32_t next_of_stack = kNoId;  // the chain with the same stack made before it
   };
   uint64_t sample_serial_ = 0;  // samples added so far
@@ -215,7 +221,7 @@ class HistBuilder {
   static constexpr uint32_t kChainsListed = 8;
   std::vector<StackChains> chains_by_stack_;
   core::HashedIds chain_index_;  // chains_ of the stacks with kChainsListed or more, by ChainKey
-  uint32_t find_chain(const ChainKey& key, uint64_t serial);
+  uint32_t find_chain(const ChainKey& key, uint64_t serial, const symbols::Thread* thread);
   // Scratch, kept to avoid allocations: a chain's functions in display order.
   std::vector<uint32_t> chain_functions_;
   std::vector<uint32_t> branch_of_;  // call_graph_branches(), when some function is inlined

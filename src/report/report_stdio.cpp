@@ -99,7 +99,8 @@ std::string key_text(const ReportData& report, SortKey key, const HistEntry& e, 
   std::string text;
   switch (key) {
     case SortKey::Comm:
-      text = report.hists->comms().text(e.key.comm);
+      // Cut to the column, which the entries' threads' last names size (key_width).
+      text = report.hists->comms().text(e.key.comm).substr(0, width);
       break;
     case SortKey::Pid:
     case SortKey::Tid:
@@ -136,7 +137,9 @@ size_t key_width(const ReportData& report, const ReportOptions& options, const E
   for (const HistEntry* e : entries) {
     size_t len = 0;
     switch (key) {
-      case SortKey::Comm: len = report.hists->comms().text(e->key.comm).size(); break;
+      // Sized by the entry's thread's last name, as perf (thread__comm_len): a comm the
+      // thread had when sampled but changed later is cut to it.
+      case SortKey::Comm: len = report.hists->comms().text(e->comm).size(); break;
       case SortKey::Pid:
       case SortKey::Tid: len = report.hists->comms().text(e->comm).size() + 8; break;
       case SortKey::Cpu: len = 0; break;

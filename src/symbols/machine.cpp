@@ -301,7 +301,14 @@ void Machine::process_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid) {
   const bool comm_set = parent.comm_set;
   std::string comm = comm_set ? parent.comm : ":" + std::to_string(tid);
   std::shared_ptr<MapSet> parent_maps = parent.maps;
-  threads_.erase(tid);  // a reused tid: the old thread is gone (perf removes it too)
+  // A reused tid: the old thread leaves the model (perf removes it too) but not memory, as
+  // perf's refcounted thread: report's entries name it by its last comm at the end. Its maps
+  // go.
+  if (auto old = threads_.find(tid); old != threads_.end()) {
+    old->second->maps.reset();
+    replaced_threads_.push_back(std::move(old->second));
+    threads_.erase(old);
+  }
   auto child = std::make_unique<Thread>();
   child->pid = pid;
   child->tid = tid;

@@ -82,6 +82,7 @@ class Machine {
   void process_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
   void process_exit(pid_t pid, pid_t tid);
 
+  // A thread stays in memory as long as the machine, after its tid is reused too.
   const Thread* find_thread(pid_t tid) const;
   // Every thread this machine knows, exited ones too, in no particular order.
   std::vector<const Thread*> threads() const;
@@ -134,6 +135,7 @@ class Machine {
   // By tid. A hash map: a system-wide recording has thousands of threads, and each sample and
   // each address the replay resolves looks its thread up (a tree walk cost 3% of a report).
   std::unordered_map<pid_t, std::unique_ptr<Thread>> threads_;
+  std::vector<std::unique_ptr<Thread>> replaced_threads_;  // by a FORK reusing their tid
   std::map<std::string, std::shared_ptr<Dso>, std::less<>> dsos_;
   std::unordered_map<pid_t, std::optional<MountNamespace>> namespaces_;
   std::optional<std::string> own_mount_namespace_;

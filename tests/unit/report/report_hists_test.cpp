@@ -222,6 +222,52 @@ TEST(ReportHists, SamplesOfAnUnnamedThreadGoUnderItsFirstName) {
   EXPECT_EQ(by_pid.hists->comms().text(entries[0]->comm), "worker2");
 }
 
+// perf sizes the comm column by each entry's thread's name at the end (thread__comm_len), not
+// by the name its samples were taken under, and cuts a longer comm to it: a process sampled
+// under a long name that then execs a short one shows cut (seen in a system-wide recording: a
+// child of "vperf_integration_test" sampled before its exec). The pid column names the thread
+// by that last name too, with or without samples after it.
+// The table's entry lines (the lines with a percentage).
+std::vector<std::string> table_rows(const std::string& text) {
+  std::vector<std::string> rows;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(at, end - at);
+    if (!line.empty() && line[0] != '#' && line.find('%') != std::string::npos) rows.push_back(line);  // no graph lines
+    at = end + 1;
+  }
+  return rows;
+}
+
+TEST(ReportHists, CommColumnIsSizedByTheThreadsLastName) {
+  ReportFile f;
+  f.comm(50, "a-long-program-name");
+  f.sample(50, {A});
+  f.sample(50, {A});
+  f.comm(50, "sh");
+  f.comm(51, "short");
+  f.sample(51, {B});
+  ReportOptions o;
+  o.children = false;
+  o.sort_keys = std::vector<SortKey>{SortKey::Comm};
+  ReportData data = f.report(o);
+  const std::vector<std::string> rows = table_rows(render_stdio(data, o));
+  EXPECT_EQ(rows, (std::vector<std::string>{"    66.67%  a-long-", "    33.33%  short  "}));
+  o.sort_keys = std::vector<SortKey>{SortKey::Pid};
+  ReportData by_pid = f.report(o);
+  const std::vector<std::string> pid_rows = table_rows(render_stdio(by_pid, o));
+  EXPECT_EQ(pid_rows, (std::vector<std::string>{"    66.67%       50:sh     ", "    33.33%       51:short  "}));
+  if (!test::find_program("perf").empty()) {  // the same file through perf 6.1, the reference
+    for (const auto& [keys, expected] : {std::pair{"comm", rows}, std::pair{"pid", pid_rows}}) {
+      test::ProgramResult perf = test::run_program({"perf", "report", "--stdio", "--no-children", "--sort", keys, "-i", f.path().string()});
+      ASSERT_EQ(perf.exit_code, 0) << perf.err;
+      EXPECT_EQ(table_rows(perf.out), expected) << perf.out;
+    }
+  }
+}
+
 // perf compares DSOs by short name: two files of one basename (a guest's library beside the
 // host's, in vperf kvm --host) are one "Shared Object", and their addresses one symbol.
 TEST(ReportHists, DsosOfOneBasenameAreOneEntryAsPerfComparesThem) {
