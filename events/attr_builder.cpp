@@ -99,6 +99,7 @@ perf_event_attr build_attr(const ResolvedEvent& event, const SampleSettings& set
   perf_event_attr attr = blank_attr(event.type, event.config);
   attr.config1 = event.config1;
   attr.config2 = event.config2;
+  attr.bp_type = event.bp_type;  // 0 (HW_BREAKPOINT_EMPTY) for every other event
 
   PrivilegeBits bits = privilege_bits(event, settings.scope);
   attr.exclude_user = bits.exclude_user;

@@ -1,5 +1,6 @@
 #include "events/event_catalog.h"
 
+#include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 
 #include <algorithm>
@@ -367,6 +368,20 @@ std::vector<ResolvedEvent> EventCatalog::resolve_event(const EventSpec& spec) co
       event.max_precise = max_precise_of(core);
       return {event};
     }
+    case SpecKind::Breakpoint: {
+      // As perf's parse_events_add_breakpoint: read and write unless the access is written,
+      // a length of 4 for data and of a pointer for code unless written, every hit sampled.
+      ResolvedEvent event;
+      event.name = spec.name;
+      event.pmu = "breakpoint";
+      event.type = PERF_TYPE_BREAKPOINT;
+      event.bp_type = spec.bp_type ? spec.bp_type : HW_BREAKPOINT_R | HW_BREAKPOINT_W;
+      event.config1 = spec.bp_addr;
+      uint64_t default_len = event.bp_type == HW_BREAKPOINT_X ? sizeof(long) : uint64_t{HW_BREAKPOINT_LEN_4};
+      event.config2 = spec.bp_len ? spec.bp_len : default_len;
+      event.origin = EventOrigin::Breakpoint;
+      return {event};
+    }
     case SpecKind::PmuTerms: {
       std::vector<const SysfsPmu*> targets;
       if (const SysfsPmu* exact = find_pmu(spec.pmu)) {
@@ -443,7 +458,8 @@ std::vector<ResolvedEvent> name_as_written(std::vector<ResolvedEvent> events, co
   const bool named_by_term = spec.kind != SpecKind::PmuTerms &&
                              std::any_of(spec.terms.begin(), spec.terms.end(), [](const PmuTermSpec& t) { return t.key == "name"; });
   for (ResolvedEvent& event : events) {
-    if (named_by_term || (!spec.terms.empty() && event.origin == EventOrigin::Tracepoint)) {
+    if (named_by_term || (!spec.terms.empty() && event.origin == EventOrigin::Tracepoint) ||
+        event.origin == EventOrigin::Breakpoint) {
       event.written = event.name;
     } else if (events.size() == 1 && spec.shape != NameShape::Glob) {
       event.written = spec.text;

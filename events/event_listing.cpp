@@ -104,6 +104,12 @@ std::vector<ListedEvent> everything(const EventCatalog& catalog, const ListingOp
     item.description = "raw encoding of a PMU event (see 'vperf encode')";
     out.push_back(std::move(item));
   }
+  ListedEvent breakpoint;
+  breakpoint.name = "mem:<addr>[/len][:access]";
+  breakpoint.group = ListGroup::Breakpoint;
+  breakpoint.pmu = "breakpoint";
+  breakpoint.description = "a hardware breakpoint (watchpoint) on an address: access r, w, x";
+  out.push_back(std::move(breakpoint));
 
   return out;
 }
@@ -144,6 +150,7 @@ std::string_view list_group_label(ListGroup group) {
     case ListGroup::HardwareCache: return "Hardware cache event";
     case ListGroup::KernelPmu: return "Kernel PMU event";
     case ListGroup::RawDescriptor: return "Raw hardware event descriptor";
+    case ListGroup::Breakpoint: return "Hardware breakpoint";
     case ListGroup::Tracepoint: return "Tracepoint event";
   }
   return "";
@@ -165,7 +172,7 @@ std::vector<ListedEvent> filtered(std::vector<ListedEvent> all, std::string_view
   // perf turns a plain word into "*word*"; the raw descriptors are templates, not names.
   std::string pattern = has_glob(filter) ? std::string(filter) : "*" + std::string(filter) + "*";
   std::copy_if(all.begin(), all.end(), std::back_inserter(out), [&](const ListedEvent& e) {
-    return e.group != ListGroup::RawDescriptor && name_matches(e, pattern);
+    return e.group != ListGroup::RawDescriptor && e.group != ListGroup::Breakpoint && name_matches(e, pattern);
   });
   return out;
 }
@@ -211,9 +218,9 @@ void print_listing(std::ostream& out, const ListingResult& listing) {
 }
 
 void print_raw_dump(std::ostream& out, const ListingResult& listing) {
-  // The raw syntax lines ("rNNN", "cpu/t1=v1.../modifier") describe a form, not an event.
+  // The syntax lines ("rNNN", "cpu/t1=v1.../modifier", "mem:<addr>...") describe a form, not an event.
   for (const ListedEvent& event : listing.events)
-    if (event.group != ListGroup::RawDescriptor) out << event.name << ' ';
+    if (event.group != ListGroup::RawDescriptor && event.group != ListGroup::Breakpoint) out << event.name << ' ';
 }
 
 boost::json::value listing_json(const ListingResult& listing) {

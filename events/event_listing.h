@@ -26,7 +26,8 @@
 
 namespace vperf::events {
 
-enum class ListGroup { Hardware, Software, Tool, HardwareCache, KernelPmu, RawDescriptor, Tracepoint };
+// RawDescriptor and Breakpoint lines describe a syntax, not one event.
+enum class ListGroup { Hardware, Software, Tool, HardwareCache, KernelPmu, RawDescriptor, Breakpoint, Tracepoint };
 
 // "Hardware event", "Software event", ... as perf prints them in brackets.
 std::string_view list_group_label(ListGroup group);

@@ -1,5 +1,8 @@
 #include "events/event_spec.h"
 
+#include <linux/hw_breakpoint.h>
+
+#include <algorithm>
 #include <cctype>
 
 #include "core/error.h"
@@ -14,6 +17,7 @@ constexpr std::string_view kModifierHint =
     "modifiers are u (user), k (kernel), h (hypervisor), G (guest), H (host), p/pp/ppp (precise), "
     "S (sample read), D (pinned), e.g. 'cycles:uk'";
 constexpr int kMaxPrecise = 3;
+constexpr std::string_view kBreakpointPrefix = "mem:";
 
 bool is_name_char(char c) {
   // Letters, digits and the punctuation that names of builtins, tracepoints, sysfs aliases,
@@ -128,10 +132,12 @@ class Parser {
   // The extent of one event: up to a ',' or '}' that is not inside a PMU's '/.../'.
   size_t event_end() const {
     bool in_terms = false;
+    // A breakpoint's '/' comes before its length, not a PMU's terms.
+    const bool breakpoint = in_.substr(pos_).starts_with(kBreakpointPrefix);
     size_t i = pos_;
     for (; i < in_.size(); ++i) {
       char c = in_[i];
-      if (c == '/') in_terms = !in_terms;
+      if (c == '/' && !breakpoint) in_terms = !in_terms;
       if (in_terms) continue;
       if (c == ',' || c == '}' || c == '{' || std::isspace(static_cast<unsigned char>(c))) break;
     }
@@ -151,6 +157,10 @@ class Parser {
     EventSpec spec;
     spec.text = std::string(text);
     spec.position = start + 1;
+    if (text.starts_with(kBreakpointPrefix)) {
+      parse_breakpoint(text, start, spec);
+      return spec;
+    }
     if (size_t slash = text.find('/'); slash != std::string_view::npos) {
       // "sched:sched_switch/max-stack=3/", "cpu-clock/period=100000/": a named event with
       // perf's per-event settings; any other word before '/' is a PMU.
@@ -217,6 +227,44 @@ class Parser {
         spec.modifier_suffix = ModifierSuffix{std::string(text.substr(0, last_colon)), *mods};
     }
     return spec;
+  }
+
+  // perf's mem:ADDR[/LEN][:ACCESS], a hardware breakpoint (watchpoint). ADDR and LEN are
+  // decimal or 0x hex, as perf's lexer reads numbers; ACCESS is r, w and x, each at most once.
+  void parse_breakpoint(std::string_view text, size_t start, EventSpec& spec) {
+    static constexpr std::string_view kHint = "write mem:ADDRESS[/LENGTH][:ACCESS], e.g. 'mem:0x404020/8:w' (ACCESS: r, w, x)";
+    spec.kind = SpecKind::Breakpoint;
+    size_t at = kBreakpointPrefix.size();
+    const size_t number_end = std::min(text.find_first_of("/:", at), text.size());
+    auto number = [&](std::string_view digits, size_t offset, std::string_view what) {
+      std::optional<uint64_t> value = digits.starts_with("0x") || digits.starts_with("0X") ? parse_u64_base(digits.substr(2), 16)
+                                                                                         : parse_u64_base(digits, 10);
+      if (!value || digits.empty())
+        throw error_at(start + offset, "bad breakpoint " + std::string(what) + " '" + std::string(digits) + "' in '" + spec.text + "'",
+                       std::string(kHint));
+      return *value;
+    };
+    spec.bp_addr = number(text.substr(at, number_end - at), at, "address");
+    at = number_end;
+    if (at < text.size() && text[at] == '/') {
+      const size_t len_end = std::min(text.find(':', at + 1), text.size());
+      spec.bp_len = number(text.substr(at + 1, len_end - at - 1), at + 1, "length");
+      if (spec.bp_len == 0) throw error_at(start + at + 1, "a breakpoint's length is at least 1 in '" + spec.text + "'", std::string(kHint));
+      at = len_end;
+    }
+    if (at < text.size()) {  // text[at] == ':'
+      const std::string_view access = text.substr(at + 1);
+      if (access.empty() || access.size() > 3)
+        throw error_at(start + at + 1, "bad breakpoint access '" + std::string(access) + "' in '" + spec.text + "'", std::string(kHint));
+      for (size_t i = 0; i < access.size(); ++i) {
+        const uint32_t bit = access[i] == 'r' ? HW_BREAKPOINT_R : access[i] == 'w' ? HW_BREAKPOINT_W : access[i] == 'x' ? HW_BREAKPOINT_X : 0;
+        if (bit == 0 || (spec.bp_type & bit))
+          throw error_at(start + at + 1 + i, "bad breakpoint access '" + std::string(access) + "' in '" + spec.text + "'", std::string(kHint));
+        spec.bp_type |= bit;
+      }
+    }
+    // perf names the event by its text before the '/' (its lexer's event token).
+    spec.name = std::string(text.substr(0, text.find('/')));
   }
 
   void parse_pmu_terms(std::string_view text, size_t start, EventSpec& spec) {

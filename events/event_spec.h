@@ -3,7 +3,9 @@
 //
 //   list      := item (',' item)*
 //   item      := event | '{' event (',' event)* '}' [':' modifiers]     (no nested groups)
-//   event     := raw | pmu-terms | name
+//   event     := raw | breakpoint | pmu-terms | name
+//   breakpoint := 'mem:' ADDR ['/' LEN] [':' ACCESS]                  mem:0x404020/8:rw
+//                (ADDR and LEN decimal or 0x hex, ACCESS one to three of r w x, each once)
 //   raw       := 'r' HEX+ [':' modifiers]                               r13c, r1a2:u
 //   pmu-terms := PMU '/' [term (',' term)*] '/' [modifiers]             cpu/event=0x3c,inv/u
 //   term      := KEY ['=' VALUE]                                        umask=0x1, inv, name=foo
@@ -38,6 +40,7 @@ enum class SpecKind {
   Raw,       // r13c
   PmuTerms,  // cpu/event=0x3c/
   Builtin,   // cycles, cs:u, LLC-load-misses
+  Breakpoint,  // mem:0x404020:w
   Name,      // anything else; see NameShape
 };
 
@@ -74,6 +77,11 @@ struct EventSpec {
   // PmuTerms: "cpu" and its terms in order (later terms override earlier ones).
   std::string pmu;
   std::vector<PmuTermSpec> terms;
+  // Breakpoint: the address, the length (0: perf's default for the access) and HW_BREAKPOINT_*
+  // access bits (0: perf's default, read and write).
+  uint64_t bp_addr = 0;
+  uint64_t bp_len = 0;
+  uint32_t bp_type = 0;
   // Raw, PmuTerms, Builtin: the modifiers written after the event.
   Modifiers modifiers;
   // Name only.

@@ -11,6 +11,11 @@ perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOp
   uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
   if (tracepoint) {
     settings.sample_period = 1;  // every hit, as perf does whatever -F says
+  } else if (event.type == PERF_TYPE_BREAKPOINT && !own.rate && !options.period && !options.frequency) {
+    // Every hit, as perf's parser sets a breakpoint's period; -c or -F given override it. A
+    // fixed period is not sampled.
+    settings.sample_period = 1;
+    type &= ~uint64_t{PERF_SAMPLE_PERIOD};
   } else if (own.rate) {
     (own.rate->frequency ? settings.sample_frequency : settings.sample_period) = own.rate->value;
     if (!own.rate->frequency) type &= ~uint64_t{PERF_SAMPLE_PERIOD};  // perf's period= term: a fixed period is not sampled

@@ -43,7 +43,7 @@ enum class ToolEvent : uint64_t { DurationTime = 1, UserTime = 2, SystemTime = 3
 // Where an event's encoding came from.
 // Absent: an event a stat -M metric names that no PMU of this machine publishes (msr/aperf/
 // on a host whose msr PMU has only tsc): kept to be printed "<not supported>", never opened.
-enum class EventOrigin { Builtin, Raw, SysfsPmu, Libpfm, Perfmon, Tracepoint, Absent };
+enum class EventOrigin { Builtin, Raw, SysfsPmu, Libpfm, Perfmon, Tracepoint, Breakpoint, Absent };
 
 // How a sampled event's call chains are taken: record's -g / --call-graph, or the event's own
 // call-graph= term.
@@ -79,8 +79,9 @@ struct ResolvedEvent {
   std::string pmu;            // PMU that counts it: "cpu", "software", "tracepoint", "msr", "power", "uncore_imc_0" ...
   uint32_t type = 0;          // perf_event_attr.type (PERF_TYPE_* or a sysfs PMU's dynamic type)
   uint64_t config = 0;
-  uint64_t config1 = 0;       // extra MSR values: offcore_rsp, ldlat, frontend
-  uint64_t config2 = 0;
+  uint64_t config1 = 0;       // extra MSR values: offcore_rsp, ldlat, frontend; a breakpoint's address
+  uint64_t config2 = 0;       // a breakpoint's length
+  uint32_t bp_type = 0;       // a breakpoint's HW_BREAKPOINT_* access bits
   Modifiers modifiers;        // the event's own ":mods" (or "/mods" after a PMU's terms)
   Modifiers group_modifiers;  // the enclosing "{...}:mods", applied after the event's own
   GroupRole group_role = GroupRole::Alone;

@@ -1,5 +1,8 @@
 #include "pmc/pmc_encode.h"
 
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+
 #include <boost/json.hpp>
 
 #include "core/strings.h"
@@ -20,6 +23,7 @@ std::string_view origin_label(EventOrigin origin) {
     case EventOrigin::Libpfm: return "libpfm4";
     case EventOrigin::Perfmon: return "perfmon";
     case EventOrigin::Tracepoint: return "tracefs";
+    case EventOrigin::Breakpoint: return "breakpoint";
     case EventOrigin::Absent: return "absent";
   }
   return "unknown";
@@ -133,7 +137,14 @@ void print_encoded_events(std::ostream& out, const PmcCatalog& cat, const std::v
     std::string other = e.other_catalog ? "  " + e.other_catalog->text() : "";
     if (!e.raw_syntax.empty()) line("perf raw", e.raw_syntax + other);
     if (!e.pmu_syntax.empty()) line("perf pmu", e.pmu_syntax + (e.raw_syntax.empty() ? other : ""));
-    if (cat.layout != CoreLayout::Arm)
+    if (r.type == PERF_TYPE_BREAKPOINT) {
+      // A breakpoint's config1 and config2 are the attr's bp_addr and bp_len (a union).
+      std::string access;
+      for (auto [bit, letter] : {std::pair{HW_BREAKPOINT_R, 'r'}, std::pair{HW_BREAKPOINT_W, 'w'}, std::pair{HW_BREAKPOINT_X, 'x'}})
+        if (r.bp_type & bit) access += letter;
+      line("breakpoint", "address " + hex(r.config1) + ", " + std::to_string(r.config2) + " bytes, access " + access +
+                             " (bp_type=" + std::to_string(r.bp_type) + ")");
+    } else if (cat.layout != CoreLayout::Arm)
       line("extra MSR", r.config1 == 0 ? std::string("none")
                                        : (e.config1_term.empty() ? std::string("config1") : e.config1_term) + "=" +
                                              hex(r.config1) + " (config1)");
@@ -174,6 +185,7 @@ json::value encoded_events_json(const PmcCatalog& cat, const std::vector<Encoded
     attr["config"] = a.config;
     attr["config1"] = a.config1;
     attr["config2"] = a.config2;
+    attr["bp_type"] = a.bp_type;
     attr["exclude_user"] = static_cast<bool>(a.exclude_user);
     attr["exclude_kernel"] = static_cast<bool>(a.exclude_kernel);
     attr["exclude_hv"] = static_cast<bool>(a.exclude_hv);

@@ -24,6 +24,7 @@ void usage(std::FILE* to) {
       "  throws N        throw and catch N C++ exceptions (libstdc++'s USDT markers)\n"
       "  sleep MS        sleep MS milliseconds\n"
       "  loop N          a two-instruction loop run N times: exactly 2N instructions in it\n"
+      "  watched-writes N  write the word at 0x3e00000000 N times (a breakpoint's target)\n"
       "  kvm-pio N       run a tiny KVM guest that does N port writes (needs /dev/kvm);\n"
       "                  exactly N KVM_RUN calls, N + 1 with --run-to-hlt\n"
       "  exit CODE       exit with status CODE\n",
@@ -79,6 +80,7 @@ int main(int argc, char** argv) {
   if (command == "throws") return run_throws(n, options);
   if (command == "sleep") return run_sleep(n, options);
   if (command == "loop") return run_loop(n, options);
+  if (command == "watched-writes") return run_watched_writes(n, options);
   if (command == "kvm-pio") return run_kvm_pio(n, options);
   if (command == "exit") {
     if (n > 255) {

@@ -79,6 +79,15 @@ int run_throws(uint64_t n, const Options& options);
 extern "C" void counted_loop(uint64_t n);
 int run_loop(uint64_t n, const Options& options);
 
+// The address watched-writes writes to: a page mapped there, fixed (below 2^38, which every
+// x86-64 and arm64 user address space has) so that a hardware breakpoint can name it before the
+// program starts, as `-e mem:0x3e00000000:w`.
+inline constexpr uint64_t kWatchedAddress = 0x3e00000000;
+
+// Writes the 8-byte word at kWatchedAddress exactly `n` times (and reads it never): a write
+// breakpoint on it counts exactly n. Nothing else of the program touches that page.
+int run_watched_writes(uint64_t n, const Options& options);
+
 // Sleeps `ms` milliseconds (nanosleep, resumed after interruptions).
 int run_sleep(uint64_t ms, const Options& options);
 

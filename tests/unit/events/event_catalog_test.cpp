@@ -1,6 +1,7 @@
 #include "events/event_catalog.h"
 
 #include <gtest/gtest.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 
 #include "core/error.h"
@@ -72,6 +73,25 @@ TEST_F(EventCatalogTest, Raw) {
   EXPECT_EQ(raw.name, "r13c");
   EXPECT_EQ(raw.origin, EventOrigin::Raw);
   EXPECT_TRUE(raw.modifiers.kernel);
+}
+
+// As perf 6.1's attrs for the same strings (perf evlist -v): read and write by default, a length
+// of 4 for data and 8 for code unless written.
+TEST_F(EventCatalogTest, BreakpointsAsPerfEncodesThem) {
+  ResolvedEvent rw = one("mem:0x404020");
+  EXPECT_EQ(rw.type, uint32_t{PERF_TYPE_BREAKPOINT});
+  EXPECT_EQ(rw.bp_type, uint32_t{HW_BREAKPOINT_R | HW_BREAKPOINT_W});
+  EXPECT_EQ(rw.config1, 0x404020u);  // bp_addr
+  EXPECT_EQ(rw.config2, 4u);         // bp_len
+  EXPECT_EQ(rw.origin, EventOrigin::Breakpoint);
+  EXPECT_EQ(rw.written, "mem:0x404020");
+  ResolvedEvent code = one("mem:0x401000:x");
+  EXPECT_EQ(code.bp_type, uint32_t{HW_BREAKPOINT_X});
+  EXPECT_EQ(code.config2, 8u);
+  ResolvedEvent sized = one("mem:0x404020/2:w");
+  EXPECT_EQ(sized.config2, 2u);
+  EXPECT_EQ(sized.written, "mem:0x404020");
+  EXPECT_EQ(sized.name, "mem:0x404020");
 }
 
 TEST_F(EventCatalogTest, PmuTermsUseFormatBits) {

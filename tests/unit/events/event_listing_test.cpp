@@ -38,8 +38,8 @@ TEST_F(EventListingTest, GroupsInPerfOrder) {
     if (order.empty() || order.back() != e.group) order.push_back(e.group);
   EXPECT_EQ(order, (std::vector<ListGroup>{ListGroup::Hardware, ListGroup::Software, ListGroup::Tool,
                                            ListGroup::HardwareCache, ListGroup::KernelPmu, ListGroup::RawDescriptor,
-                                           ListGroup::Tracepoint}));
-  EXPECT_EQ(all.events.size(), 10u + 12 + 3 + 32 + 8 + 2 + 7);
+                                           ListGroup::Breakpoint, ListGroup::Tracepoint}));
+  EXPECT_EQ(all.events.size(), 10u + 12 + 3 + 32 + 8 + 2 + 1 + 7);
 }
 
 TEST_F(EventListingTest, SoftwareSortedLikePerf) {
@@ -64,11 +64,12 @@ TEST_F(EventListingTest, TextMatchesPerfLayout) {
   ListingResult all = list_events(catalog(), "");
   ListingResult raw_only;
   for (const ListedEvent& e : all.events)
-    if (e.group == ListGroup::RawDescriptor) raw_only.events.push_back(e);
+    if (e.group == ListGroup::RawDescriptor || e.group == ListGroup::Breakpoint) raw_only.events.push_back(e);
   print_listing(raw, raw_only);
   EXPECT_EQ(raw.str(),
             "  rNNN                                               [Raw hardware event descriptor]\n"
-            "  cpu/t1=v1[,t2=v2,t3 ...]/modifier                  [Raw hardware event descriptor]\n");
+            "  cpu/t1=v1[,t2=v2,t3 ...]/modifier                  [Raw hardware event descriptor]\n"
+            "  mem:<addr>[/len][:access]                          [Hardware breakpoint]\n");
 }
 
 TEST_F(EventListingTest, LongNamesKeepOneSpace) {

@@ -1,6 +1,7 @@
 #include "events/event_spec.h"
 
 #include <gtest/gtest.h>
+#include <linux/hw_breakpoint.h>
 
 #include "core/error.h"
 
@@ -66,6 +67,29 @@ TEST(EventSpec, RawEvent) {
 
 TEST(EventSpec, RawTooWide) {
   EXPECT_NE(parse_error("r1ffffffffffffffff").find("64 bits"), std::string::npos);
+}
+
+// perf's mem:ADDR[/LEN][:ACCESS]: numbers as perf's lexer reads them, the access letters once
+// each, and the name perf gives the event (its text before the '/').
+TEST(EventSpec, BreakpointWithLengthAndAccess) {
+  EventSpec spec = only_event("mem:0x404020:w");
+  EXPECT_EQ(spec.kind, SpecKind::Breakpoint);
+  EXPECT_EQ(spec.bp_addr, 0x404020u);
+  EXPECT_EQ(spec.bp_len, 0u);
+  EXPECT_EQ(spec.bp_type, uint32_t{HW_BREAKPOINT_W});
+  EXPECT_EQ(spec.name, "mem:0x404020:w");
+  std::vector<GroupSpec> two = parse_event_list("mem:4096/8:rw,cycles");
+  ASSERT_EQ(two.size(), 2u) << "the '/' of a breakpoint opens no terms: the ',' still separates";
+  EXPECT_EQ(two[0].members[0].bp_addr, 4096u);
+  EXPECT_EQ(two[0].members[0].bp_len, 8u);
+  EXPECT_EQ(two[0].members[0].bp_type, uint32_t{HW_BREAKPOINT_R | HW_BREAKPOINT_W});
+  EXPECT_EQ(two[0].members[0].name, "mem:4096");
+  EXPECT_EQ(two[1].members[0].name, "cycles");
+  EXPECT_EQ(only_event("mem:0x401000:xr").bp_type, uint32_t{HW_BREAKPOINT_X | HW_BREAKPOINT_R});
+  EXPECT_EQ(only_event("mem:0x10").bp_type, 0u) << "no access written: the catalog's default";
+  for (const char* bad : {"mem:", "mem:0x", "mem:0xzz", "mem:12a", "mem:0x10:rr", "mem:0x10:q", "mem:0x10:", "mem:0x10/0",
+                          "mem:0x10/:w", "mem:0x10:rwxr"})
+    EXPECT_NE(parse_error(bad).find("breakpoint"), std::string::npos) << bad << ": " << parse_error(bad);
 }
 
 TEST(EventSpec, RefCyclesIsNotRaw) {

@@ -1,6 +1,7 @@
 #include "events/record_attr.h"
 
 #include <gtest/gtest.h>
+#include <linux/hw_breakpoint.h>
 
 #include <cstring>
 
@@ -88,6 +89,32 @@ TEST(RecordAttr, TracepointsSampleEveryHitWithRawData) {
 
 // `perf record -vv --call-graph dwarf,4096`: registers and 4096 bytes of stack, user chain
 // excluded, data addresses and data mmaps (perf script's unwinder needs those maps).
+// perf 6.1's `record -e mem:0x404020:w` (perf evlist -v): every hit sampled, with a fixed period
+// and so no PERIOD field; -c and -F override the period as for any event.
+TEST(RecordAttr, BreakpointsSampleEveryHitUnlessARateIsGiven) {
+  ResolvedEvent bp;
+  bp.name = "mem:0x404020:w";
+  bp.type = PERF_TYPE_BREAKPOINT;
+  bp.bp_type = HW_BREAKPOINT_W;
+  bp.config1 = 0x404020;
+  bp.config2 = 4;
+  RecordAttrOptions o;
+  perf_event_attr a = build_record_attr(bp, o);
+  EXPECT_EQ(a.freq, 0u);
+  EXPECT_EQ(a.sample_period, 1u);
+  EXPECT_EQ(a.sample_type, uint64_t{PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME});
+  EXPECT_EQ(a.bp_type, uint32_t{HW_BREAKPOINT_W});
+  EXPECT_EQ(a.bp_addr, 0x404020u);
+  EXPECT_EQ(a.bp_len, 4u);
+  o.period = 10;
+  EXPECT_EQ(build_record_attr(bp, o).sample_period, 10u);
+  o.period.reset();
+  o.frequency = 99;
+  perf_event_attr f = build_record_attr(bp, o);
+  EXPECT_EQ(f.freq, 1u);
+  EXPECT_EQ(f.sample_freq, 99u);
+}
+
 TEST(RecordAttr, DwarfCallGraphCopiesRegistersAndStack) {
   RecordAttrOptions o;
   o.call_graph = CallGraph::Dwarf;
