@@ -1,5 +1,11 @@
 #include "events/record_attr.h"
 
+#include <time.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "core/strings.h"
 #include "events/attr_builder.h"
 
 namespace vperf::events {
@@ -52,6 +58,10 @@ perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOp
     attr.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
   }
   apply_all_user_or_kernel(attr, options.all_user, options.all_kernel);
+  if (options.clockid) {
+    attr.use_clockid = 1;
+    attr.clockid = *options.clockid;
+  }
   attr.sample_id_all = 1;
   if (options.tracking) {
     attr.mmap = 1;
@@ -116,5 +126,21 @@ std::vector<ResolvedEvent> without_hardware_cycles(const std::vector<ResolvedEve
   return any ? fallback : std::vector<ResolvedEvent>{};
 }
 
+
+std::optional<int> parse_clockid(std::string_view text) {
+  if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    std::optional<uint64_t> number = parse_u64(text);
+    if (!number || *number > INT32_MAX) return std::nullopt;
+    return static_cast<int>(*number);
+  }
+  if (starts_with_nocase(text, "CLOCK_")) text.remove_prefix(6);
+  static constexpr std::pair<std::string_view, int> kClocks[] = {
+      {"monotonic", CLOCK_MONOTONIC}, {"monotonic_raw", CLOCK_MONOTONIC_RAW}, {"realtime", CLOCK_REALTIME},
+      {"boottime", CLOCK_BOOTTIME},   {"tai", CLOCK_TAI},                     {"mono", CLOCK_MONOTONIC},
+      {"raw", CLOCK_MONOTONIC_RAW},   {"real", CLOCK_REALTIME},               {"boot", CLOCK_BOOTTIME}};
+  for (const auto& [name, id] : kClocks)
+    if (equals_nocase(text, name)) return id;
+  return std::nullopt;
+}
 
 }  // namespace vperf::events

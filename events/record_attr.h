@@ -18,6 +18,8 @@
 #include <optional>
 #include <vector>
 
+#include <string_view>
+
 #include "events/attr_builder.h"
 #include "events/resolved_event.h"
 
@@ -41,7 +43,14 @@ struct RecordAttrOptions {
   // -s: each task's counts, from the PERF_RECORD_READ the kernel writes as an inherited
   // counter's task exits (attr.inherit_stat, with the enabled and running times), for report -T.
   bool inherit_stat = false;
+  // -k/--clockid: the clock of the samples' times (attr.use_clockid), none: perf's own clock.
+  std::optional<int> clockid;
 };
+
+// perf record -k's clock: a number, or a name of perf 6.1's (monotonic, monotonic_raw,
+// realtime, boottime, tai, mono, raw, real, boot; case-insensitive, "CLOCK_" allowed).
+// nullopt: not a clock perf knows.
+std::optional<int> parse_clockid(std::string_view text);
 
 // The user registers perf copies for DWARF unwinding on this machine: x86-64's AX..R15 without
 // segment and flags registers (perf's 0xff0fff mask); arm64's X0..X30, SP and PC (0x1ffffffff).

@@ -84,6 +84,8 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_flag("--sample-cpu", options->request.attr.sample_cpu, "Samples carry their CPU (always with -a/-C)");
   sub->add_flag("--all-user", options->request.attr.all_user, "Every event counts in user space only");
   sub->add_flag("--all-kernel", options->request.attr.all_kernel, "Every event counts in the kernel only");
+  sub->add_option("-k,--clockid", options->clockid, "Time samples by this clock: monotonic (mono, 1), monotonic_raw, realtime, boottime, tai")
+      ->check(non_empty());
   sub->add_flag("-s,--stat", options->request.attr.inherit_stat, "Keep each task's event counts (report -T shows them)");
   // perf's -T asks for sample times, which vperf (as perf 6.1) records always.
   // perf's optional value: --switch-output alone is "signal"; a value needs '=' (a word after a

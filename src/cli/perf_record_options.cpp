@@ -89,6 +89,12 @@ session::RecordRequest record_request(const RecordOptions& o) {
   request.fallback_events = events::without_hardware_cycles(request.events);
   request.attr.frequency = o.frequency;
   request.attr.period = o.period;
+  if (!o.clockid.empty()) {
+    request.attr.clockid = events::parse_clockid(o.clockid);
+    if (!request.attr.clockid)
+      throw usage_error("unknown clockid '" + o.clockid + "'",
+                        "use monotonic (1, what JIT dumps need), monotonic_raw, realtime, boottime, tai, or a clock number");
+  }
   request.attr.call_graph = cg.mode;
   request.attr.dwarf_stack_size = cg.dwarf_size;
   request.attr.inherit = !o.no_inherit;

@@ -21,6 +21,7 @@ struct RecordOptions {
   session::RecordRequest request;
   std::vector<std::string> events;  // -e; empty: cycles (or its cpu-clock fallback)
   std::optional<uint64_t> frequency;
+  std::string clockid;  // -k/--clockid as given
   std::string frequency_text;  // -F as given: samples per second, or "max" (perf events only)
   std::optional<uint64_t> period;
   bool call_graph_fp = false;   // -g

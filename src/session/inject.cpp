@@ -1,5 +1,6 @@
 #include "session/inject.h"
 
+#include <linux/perf_event.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include "data/perf_data_format.h"
 #include "data/perf_data_reader.h"
 #include "data/perf_data_writer.h"
+#include "session/jit_inject.h"
 #include "session/record_build_ids.h"
 
 namespace vperf::session {
@@ -77,6 +79,8 @@ void inject(const InjectRequest& request, std::ostream& err) {
     }
   } output_guard{request.output};
   std::optional<Error> failed;
+  std::optional<JitInjector> jit;
+  if (request.jit) jit.emplace(reader.attrs());
   Result<data::ReadStats> stats = reader.read(
       [&](const data::RecordView& v) {
         Result<void> written;
@@ -99,6 +103,16 @@ void inject(const InjectRequest& request, std::ostream& err) {
           case data::kRecordFinishedRound:
             written = writer->flush_round();
             break;
+          case PERF_RECORD_MMAP:
+          case PERF_RECORD_MMAP2:
+            if (jit)
+              if (std::optional<std::vector<std::vector<uint8_t>>> replaced = jit->replace(v.record)) {
+                for (const std::vector<uint8_t>& record : *replaced)
+                  if (written = writer->write(record); !written) break;
+                break;
+              }
+            written = writer->write(v.bytes);
+            break;
           default:
             written = writer->write(v.bytes);
         }
@@ -109,9 +123,11 @@ void inject(const InjectRequest& request, std::ostream& err) {
   if (failed) throw UserError("cannot write " + request.output + ": " + failed->describe(), "check the disk space or the pipe");
   if (!stats) throw UserError("cannot read " + request.input + ": " + stats.error().describe(), "");
   for (const std::string& warning : reader.warnings()) err << "vperf: warning: " << warning << '\n';
+  if (jit) features.build_ids.insert(features.build_ids.end(), jit->build_ids().begin(), jit->build_ids().end());
   if (Result<void> finished = writer->finish(features); !finished)
     throw UserError("cannot finish " + request.output + ": " + finished.error().describe(), "check the disk space or the pipe");
   output_guard.done = true;
+  if (jit) jit->keep_files();
 }
 
 }  // namespace vperf::session

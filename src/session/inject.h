@@ -3,6 +3,7 @@
 // (perf's default: standard input to standard output), its records in their order. What it
 // changes, as perf inject 6.1 does:
 //   - COMPRESSED records (perf record -z) come out as the records they hold;
+//   - --jit replaces each JIT dump's marker mapping by its functions' mappings (jit_inject.h);
 //   - -b adds the build-ids of the DSOs samples hit (--buildid-all: of every DSO mapped), as
 //     the BUILD_ID table of a file or HEADER_BUILD_ID records in a pipe, so a pipe recording
 //     gets what perf record gives a file.
@@ -17,6 +18,7 @@ struct InjectRequest {
   std::string output = "-";  // a file, or "-": standard output (pipe format)
   bool build_ids = false;    // -b
   bool buildid_all = false;  // --buildid-all
+  bool jit = false;          // --jit
 };
 
 // Throws UserError when the input cannot be read or the output written; warnings about the

@@ -1,6 +1,8 @@
 #include "session/record_session.h"
 
 #include <linux/perf_event.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include "core/cpu_set.h"
 #include "core/files.h"
 #include "core/strings.h"
+#include "data/perf_data_format.h"
 #include "data/perf_data_reader.h"
 #include "data/perf_data_writer.h"
 #include "data/synthesize.h"
@@ -38,6 +41,24 @@ using std::chrono::milliseconds;
 constexpr int kFeatureTracingData = 1;  // HEADER_TRACING_DATA (data/perf_data_format.h)
 // Rings are drained at least this often, so the file is readable up to a recent round.
 constexpr milliseconds kDrainPeriod{100};
+
+// -k's features, as perf record writes them: CLOCKID, the clock's resolution, and CLOCK_DATA
+// (version 1, the clock, then the time of day and the clock's time read together), which
+// lets a reader turn sample times into wall-clock times.
+void add_clock_features(data::HeaderFeatures& features, int clockid) {
+  if (timespec res{}; ::clock_getres(clockid, &res) == 0)
+    features.clockid_res_ns = static_cast<uint64_t>(res.tv_sec) * 1000000000 + static_cast<uint64_t>(res.tv_nsec);
+  timeval tod{};
+  timespec clock{};
+  if (::gettimeofday(&tod, nullptr) != 0 || ::clock_gettime(clockid, &clock) != 0) return;
+  const uint32_t head[2] = {1, static_cast<uint32_t>(clockid)};
+  const uint64_t times[2] = {static_cast<uint64_t>(tod.tv_sec) * 1000000000 + static_cast<uint64_t>(tod.tv_usec) * 1000,
+                             static_cast<uint64_t>(clock.tv_sec) * 1000000000 + static_cast<uint64_t>(clock.tv_nsec)};
+  std::vector<uint8_t> bytes(sizeof head + sizeof times);
+  std::memcpy(bytes.data(), head, sizeof head);
+  std::memcpy(bytes.data() + sizeof head, times, sizeof times);
+  features.other.push_back({data::kFeatClockData, std::move(bytes)});
+}
 
 std::vector<perf::SamplingEvent> sampling_events(const std::vector<events::ResolvedEvent>& chosen,
                                                  events::RecordAttrOptions a) {
@@ -508,6 +529,7 @@ void RecordSession::finish() {
       if (!r_.no_buildid_cache) add_to_build_id_cache(features.build_ids);
     }
   if (tracing_ && !to_pipe_) features.other.push_back({kFeatureTracingData, *tracing_});
+  if (r_.attr.clockid) add_clock_features(features, *r_.attr.clockid);
   // The {groups}, as perf record describes them (an unnamed one is perf's "{anon_group}").
   for (size_t i = 0; i < chosen_.size(); ++i) {
     if (chosen_[i].group_role != events::GroupRole::Leader) continue;

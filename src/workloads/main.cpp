@@ -20,6 +20,7 @@ void usage(std::FILE* to) {
       "  inline MS       the same in two levels of inlined functions (see workloads.h)\n"
       "  inline-shared MS  the same under inlined code as C programs have it (see workloads.h)\n"
       "  memfd-jit MS    burn MS milliseconds of CPU time in code run from a memfd mapping\n"
+      "  jitdump MS      the same in two JIT functions named in ./jit-PID.dump (perf's jitdump)\n"
       "  probe-calls N   call probe_target N times with known arguments (vperf probe's target)\n"
       "  throws N        throw and catch N C++ exceptions (libstdc++'s USDT markers)\n"
       "  sleep MS        sleep MS milliseconds\n"
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
   if (command == "inline") return run_inline(n, options);
   if (command == "inline-shared") return vperf_workload_inline_shared(n, options.verbose ? 1 : 0);
   if (command == "memfd-jit") return run_memfd_jit(n, options);
+  if (command == "jitdump") return run_jitdump(n, options);
   if (command == "probe-calls") return run_probe_calls(n, options);
   if (command == "throws") return run_throws(n, options);
   if (command == "sleep") return run_sleep(n, options);

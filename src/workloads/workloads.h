@@ -61,6 +61,11 @@ extern "C" int vperf_workload_inline_shared(uint64_t ms, int verbose);
 // symbols (memfd_jit.cpp).
 int run_memfd_jit(uint64_t ms, const Options& options);
 
+// Burns `ms` milliseconds of CPU time in two functions of JIT code in anonymous executable
+// memory, jit_hot three rounds for each of jit_cold, named in ./jit-PID.dump as perf's jitdump
+// agents name theirs (jitdump_jit.cpp); record with -k mono, then inject --jit.
+int run_jitdump(uint64_t ms, const Options& options);
+
 // Exactly `n` calls of probe_target(index, index * 3, label, &record) for index 0..n-1, with
 // label "even" or "odd", record {index, index * 7, label, {index % 3, index & 0xff},
 // {1, 2, index, 4}}; each returns index * scale + (flag ? weight : 0) + label[0] + index

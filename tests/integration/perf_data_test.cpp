@@ -434,6 +434,49 @@ TEST_F(PerfDataTest, InjectIsPerfInject) {
   EXPECT_EQ(perf_on(expanded, false, "script").out, perf_on(z, false, "script").out);
 }
 
+// inject --jit on a recording of vperf-workload's JIT (jitdump: two functions, jit_hot run three
+// rounds for each of jit_cold, named in ./jit-PID.dump): perf inject --jit's output and vperf's
+// give the same perf script and perf report, each tool reads the other's (perf's ELF files
+// through vperf report, vperf's through perf report), and the names are the dump's with the
+// hot function's share about three times the cold one's. A recording not timed by
+// CLOCK_MONOTONIC is refused in one line, with no output and no ELF file left.
+TEST_F(PerfDataTest, InjectJitNamesTheDumpsFunctionsAsPerfInjectDoes) {
+  const fs::path recording = path("jit.data");
+  auto in_dir = [&](const std::string& command) {
+    test::ProgramResult r = test::run_program({"sh", "-c", "cd '" + dir_.string() + "' && " + command}, {{"LC_ALL", "C"}});
+    EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.err;
+    return r.out;
+  };
+  in_dir(std::string(VPERF_BINARY) + " record -q -k mono -e cpu-clock -o jit.data -- " + VPERF_WORKLOAD + " jitdump 300");
+  const std::string report = " report --stdio -q --no-children --sort dso,sym -i ";
+  in_dir("perf inject --jit -i jit.data -o perf-jit.data");
+  const std::string perf_report = in_dir("perf" + report + "perf-jit.data");
+  const std::string perf_script = in_dir("perf script -i perf-jit.data");
+  EXPECT_EQ(in_dir(std::string(VPERF_BINARY) + report + "perf-jit.data"), perf_report) << "vperf reads perf's ELF files";
+  // vperf's ELF files replace perf's (the same names, beside the dump).
+  in_dir(std::string(VPERF_BINARY) + " inject --jit -i jit.data -o vperf-jit.data");
+  EXPECT_EQ(in_dir("perf" + report + "vperf-jit.data"), perf_report) << "perf reads vperf's ELF files";
+  EXPECT_EQ(in_dir("perf script -i vperf-jit.data"), perf_script);
+  EXPECT_EQ(in_dir(std::string(VPERF_BINARY) + report + "vperf-jit.data"), perf_report);
+  std::smatch hot, cold;
+  ASSERT_TRUE(std::regex_search(perf_report, hot, std::regex(R"(([0-9.]+)%\s+jitted-[0-9]+-0\.so\s+\[\.\] jit_hot)"))) << perf_report;
+  ASSERT_TRUE(std::regex_search(perf_report, cold, std::regex(R"(([0-9.]+)%\s+jitted-[0-9]+-1\.so\s+\[\.\] jit_cold)"))) << perf_report;
+  const double ratio = std::stod(hot[1]) / std::stod(cold[1]);
+  EXPECT_GT(ratio, 2.0) << perf_report;
+  EXPECT_LT(ratio, 4.5) << perf_report;
+  for (const auto& e : fs::directory_iterator(dir_))
+    if (e.path().filename().string().starts_with("jitted-")) fs::remove(e.path());
+
+  in_dir(std::string(VPERF_BINARY) + " record -q -e cpu-clock -o perf-clock.data -- " + VPERF_WORKLOAD + " jitdump 20");
+  test::ProgramResult refused =
+      test::run_program({"sh", "-c", "cd '" + dir_.string() + "' && " + VPERF_BINARY + " inject --jit -i perf-clock.data -o refused.data"});
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  EXPECT_NE(refused.err.find("-k mono"), std::string::npos) << refused.err;
+  EXPECT_FALSE(fs::exists(path("refused.data")));
+  for (const auto& e : fs::directory_iterator(dir_)) EXPECT_FALSE(e.path().filename().string().starts_with("jitted-")) << e.path();
+}
+
 // Without -i, report and script read standard input when it is a pipe, as perf's do
 // (perf record -o - CMD | vperf report), and perf.data otherwise.
 TEST_F(PerfDataTest, ReportAndScriptReadAPipeOnStandardInputWithoutDashI) {

@@ -180,7 +180,7 @@ TEST_F(Record, EventTermsAndAttrOptionsOpenTheAttrsPerfOpens) {
     EXPECT_EQ(evlist_attr(mine), evlist_attr(theirs));
   }
   // Record options that set attr bits, the same way.
-  for (const std::string option : {"-s", "--sample-cpu", "--all-user", "--all-kernel", "-T"}) {
+  for (const std::string option : {"-s", "--sample-cpu", "--all-user", "--all-kernel", "-T", "--clockid=mono", "--clockid=CLOCK_BOOTTIME"}) {
     SCOPED_TRACE(option);
     const std::string mine = file("option-vperf.data"), theirs = file("option-perf.data");
     ASSERT_EQ(test::run_vperf({"record", "-q", "-e", "cpu-clock", option, "-o", mine, "--", VPERF_WORKLOAD, "getppid", "100"}).exit_code, 0);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <linux/hw_breakpoint.h>
 
+#include <time.h>
+
 #include <cstring>
 
 namespace vperf::events {
@@ -113,6 +115,22 @@ TEST(RecordAttr, BreakpointsSampleEveryHitUnlessARateIsGiven) {
   perf_event_attr f = build_record_attr(bp, o);
   EXPECT_EQ(f.freq, 1u);
   EXPECT_EQ(f.sample_freq, 99u);
+}
+
+// perf 6.1's -k names (parse_clockid): numbers, names, short names, a CLOCK_ prefix, any case.
+TEST(RecordAttr, ClockIdsAsPerfNamesThem) {
+  EXPECT_EQ(parse_clockid("mono"), CLOCK_MONOTONIC);
+  EXPECT_EQ(parse_clockid("1"), 1);
+  EXPECT_EQ(parse_clockid("CLOCK_MONOTONIC_RAW"), CLOCK_MONOTONIC_RAW);
+  EXPECT_EQ(parse_clockid("Boot"), CLOCK_BOOTTIME);
+  EXPECT_EQ(parse_clockid("tai"), CLOCK_TAI);
+  EXPECT_EQ(parse_clockid("real"), CLOCK_REALTIME);
+  for (const char* bad : {"", "monotone", "CLOCK_", "-1", "99999999999", "1x"}) EXPECT_FALSE(parse_clockid(bad).has_value()) << bad;
+  RecordAttrOptions o;
+  o.clockid = CLOCK_MONOTONIC;
+  perf_event_attr a = build_record_attr(software(PERF_COUNT_SW_CPU_CLOCK), o);
+  EXPECT_EQ(a.use_clockid, 1u);
+  EXPECT_EQ(a.clockid, CLOCK_MONOTONIC);
 }
 
 TEST(RecordAttr, DwarfCallGraphCopiesRegistersAndStack) {
