@@ -92,6 +92,11 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   // space is the command).
   sub->add_flag("--switch-output{signal}", options->switch_output,
                 "A series of files OUTPUT.TIMESTAMP, the next one on SIGUSR2 (signal), at a size (=100M) or after a time (=30s)");
+  sub->add_option("--switch-output-event", options->switch_output_events,
+                  "End the file at each occurrence of these events (counted on the recorded tasks or CPUs, not written); "
+                  "implies --switch-output")
+      ->allow_extra_args(false)
+      ->check(non_empty());
   sub->add_option("--switch-max-files", options->switch_max_files, "With --switch-output: keep only the newest N files")
       ->check(whole_number_in(1, UINT32_MAX));
   sub->add_option("--control", options->control,

@@ -104,8 +104,13 @@ session::RecordRequest record_request(const RecordOptions& o) {
   request.threads = tasks.threads;
   if (!o.pids.empty()) request.existing = parse_pid_list(o.pids, "-p");
   if (!o.tids.empty()) request.existing = parse_pid_list(o.tids, "-t");
-  if (!o.switch_output.empty()) {
-    Result<session::SwitchOutput> switching = session::parse_switch_output(o.switch_output);
+  // perf: --switch-output-event implies --switch-output=signal, its side band's way to switch.
+  const std::string switch_output = o.switch_output.empty() && !o.switch_output_events.empty() ? "signal" : o.switch_output;
+  if (!o.switch_output_events.empty())
+    for (const events::ResolvedGroup& group : resolver.resolve(join(o.switch_output_events, ",")))
+      request.switch_events.insert(request.switch_events.end(), group.members.begin(), group.members.end());
+  if (!switch_output.empty()) {
+    Result<session::SwitchOutput> switching = session::parse_switch_output(switch_output);
     if (!switching) throw usage_error(switching.error().message, "--switch-output (SIGUSR2 ends a file), --switch-output=100M or --switch-output=30s");
     request.switch_output = *switching;
     request.switch_output.max_files = o.switch_max_files;

@@ -33,6 +33,7 @@ struct RecordOptions {
   bool no_inherit = false;
   std::string switch_output;      // --switch-output[=signal|SIZE|TIME]; empty: one file
   unsigned switch_max_files = 0;  // --switch-max-files
+  std::vector<std::string> switch_output_events;  // --switch-output-event
   std::string control;            // --control fifo:CTL[,ACK] | fd:CTL[,ACK]
   std::optional<int64_t> delay_ms;  // -D/--delay: ms after the command starts, -1: until "enable"
   // Which machines unmodified events sample: the host, unless vperf kvm says otherwise.

@@ -157,6 +157,8 @@ class RecordSession {
   // one create_writer moved to .old.
   void discard_output();
   void open_events();
+  void open_switch_events(events::RecordAttrOptions attr);
+  void drain_switch_events();
   void apply_filter();
   void set_filter(size_t index, const std::string& filter);
   void create_writer();
@@ -187,6 +189,7 @@ class RecordSession {
   bool to_pipe_ = false;
   bool moved_aside_ = false;  // an earlier recording at the output's name went to .old
   std::optional<perf::SamplingSession> session_;
+  std::optional<perf::SamplingSession> switch_events_;  // --switch-output-event's side band
   std::optional<data::PerfDataWriter> writer_;
   std::optional<RecordSink> sink_;
   std::optional<std::vector<uint8_t>> tracing_;
@@ -268,6 +271,39 @@ void RecordSession::open_events() {
   if (!r_.quiet)
     for (const std::string& message : fallback_messages) err_ << "vperf: warning: " << message << '\n';
   session_.emplace(std::move(session).value());
+  if (!r_.switch_events.empty()) open_switch_events(attr);
+}
+
+// Empties --switch-output-event's rings: a sample in them asks for the next file.
+void RecordSession::drain_switch_events() {
+  Result<size_t> n = switch_events_->drain([this](std::span<const uint8_t> record) {
+    uint32_t type = 0;
+    if (record.size() >= sizeof type) std::memcpy(&type, record.data(), sizeof type);
+    if (type == PERF_RECORD_SAMPLE) switch_requested_ = true;
+  });
+  if (!n) throw UserError("cannot read --switch-output-event's events: " + n.error().describe(), "");
+}
+
+// --switch-output-event: each event counted on the recording's tasks or CPUs, every hit a
+// sample that wakes the loop (period 1, a wakeup per sample) into a ring of one page whose
+// records only say "switch now".
+void RecordSession::open_switch_events(events::RecordAttrOptions attr) {
+  attr.tracking = false;
+  attr.several_events = false;
+  attr.call_graph = events::CallGraph::None;
+  attr.period = 1;
+  attr.frequency.reset();
+  std::vector<perf::SamplingEvent> side_band;
+  for (const events::ResolvedEvent& event : r_.switch_events) {
+    perf::SamplingEvent e{event.written.empty() ? event.name : event.written, events::build_record_attr(event, attr), -1};
+    e.attr.sample_period = 1;
+    e.attr.freq = 0;
+    e.attr.wakeup_events = 1;
+    side_band.push_back(std::move(e));
+  }
+  Result<perf::SamplingSession> opened = perf::SamplingSession::open(opener_, std::move(side_band), target_, 1);
+  if (!opened) throw UserError("--switch-output-event: " + opened.error().describe(), open_hint(opened.error().errno_value));
+  switch_events_.emplace(std::move(opened).value());
 }
 
 void RecordSession::apply_filter() {
@@ -425,6 +461,8 @@ void RecordSession::sample() {
   if (r_.delay_ms && !r_.quiet) err_ << "Events disabled\n";
   if (!r_.delay_ms)
     if (Result<void> ok = session_->enable(); !ok) throw UserError("cannot start sampling: " + ok.error().describe(), "");
+  if (switch_events_)
+    if (Result<void> ok = switch_events_->enable(); !ok) throw UserError("cannot start --switch-output-event: " + ok.error().describe(), "");
   if (workload_)
     if (Result<void> ok = workload_->start(); !ok) {
       discard_output();  // nothing was recorded: leave the directory as it was
@@ -450,6 +488,12 @@ void RecordSession::sample() {
       if (revents & (POLLIN | POLLHUP)) woke = true;  // perf counts the times a ring woke it
       return revents & (POLLHUP | POLLERR) ? Next::unwatch : Next::keep_going;  // its task ended
     });
+  if (switch_events_)
+    for (int fd : switch_events_->ring_fds())
+      loop.watch_fd(fd, [this](short revents) {
+        drain_switch_events();
+        return revents & (POLLHUP | POLLERR) ? Next::unwatch : Next::keep_going;
+      });
   // As perf record: a stop signal ends the recording, and the command gets SIGTERM below.
   // Forwarding the signal is not enough: a command started in the background (`vperf record
   // CMD &`) inherits SIGINT ignored from the shell and would run to its end.
@@ -511,6 +555,15 @@ void RecordSession::sample() {
   ++wakeups_;
 
   (void)session_->disable();
+  // An event of --switch-output-event the loop had no turn to see (the command ended at once
+  // after it) still ends a file.
+  if (switch_events_) {
+    drain_switch_events();
+    if (switch_requested_) {
+      switch_requested_ = false;
+      switch_file(false);
+    }
+  }
   drain();
   if ((stopped_by_signal || stopped_by_control) && workload_) end_workload();
   sink_->flush_round();

@@ -57,6 +57,11 @@ struct RecordRequest {
   // --switch-output: a series of files (file mode only). As perf, the files get no BUILD_ID
   // table and nothing goes into the build-id cache (that reading back would hold up each switch).
   SwitchOutput switch_output;
+  // --switch-output-event: events whose occurrence ends the file (a switch, as SIGUSR2 does;
+  // occurrences read together end one), opened beside the sampled ones on the same tasks or
+  // CPUs and never written to the file, as perf's side-band events. Implies switch_output's
+  // signal trigger.
+  std::vector<events::ResolvedEvent> switch_events;
   // Run and wait for; with threads, it only times the recording (perf kvm stat record -p PID -- sleep 10).
   // With -p/-t/-a/-C, the command only says how long to record (perf record -p PID -- sleep
   // 10): it is run, not sampled, and ends with the tasks.
