@@ -58,6 +58,7 @@ perf_event_attr build_record_attr(const ResolvedEvent& event, const RecordAttrOp
     attr.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
   }
   apply_all_user_or_kernel(attr, options.all_user, options.all_kernel);
+  attr.write_backward = options.overwrite ? 1 : 0;
   if (options.clockid) {
     attr.use_clockid = 1;
     attr.clockid = *options.clockid;

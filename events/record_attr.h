@@ -45,6 +45,9 @@ struct RecordAttrOptions {
   bool inherit_stat = false;
   // -k/--clockid: the clock of the samples' times (attr.use_clockid), none: perf's own clock.
   std::optional<int> clockid;
+  // --overwrite: every event writes backward into an overwritable ring (attr.write_backward),
+  // read only at the end and at each switch of --switch-output.
+  bool overwrite = false;
 };
 
 // perf record -k's clock: a number, or a name of perf 6.1's (monotonic, monotonic_raw,

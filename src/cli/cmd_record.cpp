@@ -86,6 +86,9 @@ void add_record_command(CLI::App& app, Invocation& inv, std::shared_ptr<const Kv
   sub->add_flag("--all-kernel", options->request.attr.all_kernel, "Every event counts in the kernel only");
   sub->add_option("-k,--clockid", options->clockid, "Time samples by this clock: monotonic (mono, 1), monotonic_raw, realtime, boottime, tai")
       ->check(non_empty());
+  sub->add_flag("--overwrite", options->request.attr.overwrite,
+                "Flight recorder: rings the kernel overwrites, oldest first; their newest records are written at the end "
+                "(and at each --switch-output)");
   sub->add_flag("-s,--stat", options->request.attr.inherit_stat, "Keep each task's event counts (report -T shows them)");
   // perf's -T asks for sample times, which vperf (as perf 6.1) records always.
   // perf's optional value: --switch-output alone is "signal"; a value needs '=' (a word after a

@@ -11,6 +11,12 @@
 // contiguous buffer before it is handed out. Every record begins with perf_event_header; a
 // header whose size is zero or larger than the ring is corruption, and draining stops there
 // (the caller reports it) rather than looping or reading out of bounds.
+//
+// An overwrite ring (record --overwrite: attr.write_backward, mapped read-only) is a flight
+// recorder: the kernel writes backward from data_head (which counts down) over the oldest
+// records and never waits for a reader. drain() then takes a snapshot: the records written since
+// the last one (at most the ring's size), newest at data_head, handed out oldest first. A record
+// the newest ones overwrote in part, and the ring's never-written zeroes, end the snapshot.
 #include <linux/perf_event.h>
 
 #include <cstddef>
@@ -27,8 +33,8 @@ namespace vperf::perf {
 // test). Not owning.
 class RingBufferView {
  public:
-  RingBufferView(perf_event_mmap_page* meta, uint8_t* data, size_t data_size)
-      : meta_(meta), data_(data), size_(data_size) {}
+  RingBufferView(perf_event_mmap_page* meta, uint8_t* data, size_t data_size, bool overwrite = false)
+      : meta_(meta), data_(data), size_(data_size), overwrite_(overwrite) {}
 
   // Hands every complete record available now to `on_record`, then releases the space.
   // Returns the number of records, or an Error for a corrupt header (the space up to it is
@@ -39,9 +45,17 @@ class RingBufferView {
   uint64_t pending() const;
 
  private:
+  Result<size_t> snapshot(const std::function<void(std::span<const uint8_t>)>& on_record);
+  // The record header at ring position `position` (it may straddle the end).
+  perf_event_header header_at(uint64_t position) const;
+  // The `size` bytes at `position`, contiguous (copied into wrapped_ if they cross the end).
+  std::span<const uint8_t> bytes_at(uint64_t position, size_t size);
+
   perf_event_mmap_page* meta_;
   uint8_t* data_;
   size_t size_;  // a power of two
+  bool overwrite_ = false;
+  uint64_t snapshot_head_ = 0;  // overwrite: data_head at the last snapshot (0: the start)
   std::vector<uint8_t> wrapped_;  // reused for records that cross the end
 };
 
@@ -49,8 +63,9 @@ class RingBufferView {
 class RingBuffer {
  public:
   // Maps 1 + data_pages pages of `fd` (data_pages a power of two; perf's default is 128 at
-  // 4 KiB, "-m PAGES"). EPERM here usually means perf_event_mlock_kb is exhausted.
-  static Result<RingBuffer> map(int fd, size_t data_pages);
+  // 4 KiB, "-m PAGES"), read-only for an overwrite ring. EPERM here usually means
+  // perf_event_mlock_kb is exhausted.
+  static Result<RingBuffer> map(int fd, size_t data_pages, bool overwrite = false);
 
   RingBuffer(RingBuffer&& other) noexcept;
   RingBuffer& operator=(RingBuffer&& other) noexcept;

@@ -64,7 +64,7 @@ Result<SamplingSession> SamplingSession::open_once(const PerfEventOpener& kernel
       if (::ioctl(fd->get(), PERF_EVENT_IOC_ID, &id) != 0) return Error::from_errno("read a counter's id");
       session.ids_[e].push_back(id);
       if (e == 0) {
-        Result<RingBuffer> ring = RingBuffer::map(fd->get(), data_pages);
+        Result<RingBuffer> ring = RingBuffer::map(fd->get(), data_pages, session.events_[e].attr.write_backward != 0);
         if (!ring) return ring.error();
         place.ring.emplace(std::move(ring).value());
       } else if (::ioctl(fd->get(), PERF_EVENT_IOC_SET_OUTPUT, place.fds[0].get()) != 0) {
@@ -115,7 +115,12 @@ std::vector<int> SamplingSession::ring_fds() const {
 Result<size_t> SamplingSession::drain(const std::function<void(std::span<const uint8_t>)>& on_record) {
   size_t total = 0;
   for (Place& place : places_) {
+    // An overwrite ring is paused while its snapshot is read, so the kernel does not write over
+    // the records being read (perf's BKW_MMAP_DATA_PENDING).
+    const bool overwrite = !events_.empty() && events_.front().attr.write_backward;
+    if (overwrite) ::ioctl(place.fds[0].get(), PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
     Result<size_t> n = place.ring->drain(on_record);
+    if (overwrite) ::ioctl(place.fds[0].get(), PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
     if (!n) return Error{"ring of " + place_text(place.cpu, place.thread) + ": " + n.error().message};
     total += *n;
   }

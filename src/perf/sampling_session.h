@@ -74,7 +74,8 @@ class SamplingSession {
   // (as perf does: every later poll would return at once), but it is still drained.
   std::vector<int> ring_fds() const;
 
-  // Hands every record now in the rings to `on_record`, ring by ring. Returns the count.
+  // Hands every record now in the rings to `on_record`, ring by ring. Returns the count. Rings
+  // of write_backward events are overwrite rings: each drain is a snapshot (ring_buffer.h).
   Result<size_t> drain(const std::function<void(std::span<const uint8_t>)>& on_record);
 
  private:

@@ -158,6 +158,7 @@ class RecordSession {
   void discard_output();
   void open_events();
   void open_switch_events(events::RecordAttrOptions attr);
+  void write_tail_records();
   void drain_switch_events();
   void apply_filter();
   void set_filter(size_t index, const std::string& filter);
@@ -395,6 +396,24 @@ void RecordSession::write_header_records(bool again) {
   sink_->check();
 }
 
+// --overwrite: the rings have long overwritten the tasks' COMM and MMAP records when they are
+// read, so, as perf record's tail synthesis, the processes are described again where the
+// snapshot goes: every process (-a), the -p/-t ones, and the command by the name exec gave it
+// (it has exited and been reaped by now: perf names it from its zombie).
+void RecordSession::write_tail_records() {
+  const data::SampleFormat format = data::SampleFormat::from_attr(session_->events().front().attr);
+  const data::SynthesizedMaps maps = data::synthesized_maps_for(session_->events().front().attr);
+  for (pid_t pid : system_wide_ ? all_processes() : r_.existing)
+    if (Result<std::vector<data::RecordBytes>> records = data::synthesize_process(pid, maps, format); records)
+      sink_->write_all(*records);
+  if (workload_ && !system_wide_ && r_.threads.empty()) {
+    // The kernel's comm: the executed file's name, cut to 15 bytes.
+    std::string comm = std::filesystem::path(r_.command.front()).filename().string().substr(0, 15);
+    sink_->write_all({data::comm_record(workload_->pid(), workload_->pid(), comm, false, format)});
+  }
+  sink_->check();
+}
+
 void RecordSession::switch_file(bool at_exit) {
   if (!at_exit) {
     if (!r_.quiet) err_ << "[ vperf record: dump data: Woken up " << wakeups_ << " times ]\n";
@@ -483,11 +502,15 @@ void RecordSession::sample() {
 
   RunLoop loop(clock_);
   bool woke = false;
+  // An overwrite ring is watched for its task's end only, as perf polls it: it fills for ever.
   for (int fd : session_->ring_fds())
-    loop.watch_fd(fd, [&woke](short revents) {
-      if (revents & (POLLIN | POLLHUP)) woke = true;  // perf counts the times a ring woke it
-      return revents & (POLLHUP | POLLERR) ? Next::unwatch : Next::keep_going;  // its task ended
-    });
+    loop.watch_fd(
+        fd,
+        [&woke](short revents) {
+          if (revents & (POLLIN | POLLHUP)) woke = true;  // perf counts the times a ring woke it
+          return revents & (POLLHUP | POLLERR) ? Next::unwatch : Next::keep_going;  // its task ended
+        },
+        r_.attr.overwrite ? 0 : POLLIN);
   if (switch_events_)
     for (int fd : switch_events_->ring_fds())
       loop.watch_fd(fd, [this](short revents) {
@@ -542,7 +565,9 @@ void RecordSession::sample() {
   loop.after_each_wait([&] {
     wakeups_ += woke ? 1 : 0;
     woke = false;
-    drain();
+    // Overwrite rings are read when a file ends, not as they fill.
+    if (r_.attr.overwrite && switch_requested_) write_tail_records();
+    if (!r_.attr.overwrite || switch_requested_) drain();
     if (switch_requested_) {
       switch_requested_ = false;
       switch_file(false);
@@ -564,6 +589,7 @@ void RecordSession::sample() {
       switch_file(false);
     }
   }
+  if (r_.attr.overwrite) write_tail_records();
   drain();
   if ((stopped_by_signal || stopped_by_control) && workload_) end_workload();
   sink_->flush_round();

@@ -31,7 +31,7 @@ Result<int> SystemRunClock::wait(std::span<pollfd> fds, std::optional<nanosecond
   return 0;
 }
 
-void RunLoop::watch_fd(int fd, OnReady on_ready) { watches_.push_back({fd, std::move(on_ready)}); }
+void RunLoop::watch_fd(int fd, OnReady on_ready, short events) { watches_.push_back({fd, std::move(on_ready), events}); }
 
 void RunLoop::watch_signals(const perf::StopSignals& signals, OnSignals on_signals) {
   watch_fd(signals.fd(), [&signals, on_signals = std::move(on_signals)](short) {
@@ -118,7 +118,7 @@ Result<bool> RunLoop::run() {
     compact();
     if (watches_.empty() && timers_.empty()) return false;
     std::vector<pollfd> fds;
-    for (const Watch& w : watches_) fds.push_back({w.fd, POLLIN, 0});
+    for (const Watch& w : watches_) fds.push_back({w.fd, w.events, 0});
     Result<int> ready = clock_.wait(fds, next_timeout());
     if (!ready) return ready.error();
     bool stop = dispatch_fds(fds) || dispatch_timers();

@@ -69,8 +69,9 @@ class RunLoop {
   RunClock& clock() const { return clock_; }
   std::chrono::nanoseconds now() const { return clock_.now(); }
 
-  // Calls `on_ready` whenever `fd` is readable, hung up or in error.
-  void watch_fd(int fd, OnReady on_ready);
+  // Calls `on_ready` whenever `fd` is readable (`events`: poll's events, POLLIN unless told),
+  // hung up or in error.
+  void watch_fd(int fd, OnReady on_ready, short events = POLLIN);
   // Calls `on_signals` with the stop signals received (taken from `signals`).
   void watch_signals(const perf::StopSignals& signals, OnSignals on_signals);
   // Calls `on_exit` once, when `workload` has exited, with its exit (reaped). A failure to
@@ -97,6 +98,7 @@ class RunLoop {
   struct Watch {
     int fd = -1;
     OnReady on_ready;
+    short events = POLLIN;
     bool active = true;
   };
   struct Timer {

@@ -147,6 +147,42 @@ std::string evlist_attr(const std::string& data) {
 // "probe_libc:inet_pton/max-stack=3/" in perf's shell tests): the attr vperf opens is the one
 // perf opens for the same -e (name, period or frequency, sample fields, max stack, inherit),
 // and a max-stack=3 tracepoint's samples hold at most three frames, as perf script prints them.
+// --overwrite, the flight recorder: the rings keep the newest records and are read at the end.
+// On the same command perf and vperf keep the same number of samples (what 2 pages hold of
+// 20000), the last ones (the last sample within 50 ms of the command's exit), and the same
+// table: the command named by the tail's COMM, its maps long overwritten ([unknown], as perf).
+TEST_F(Record, OverwriteKeepsTheNewestSamplesAsPerfDoes) {
+  VPERF_REQUIRE(test::has_tracefs(), "needs tracefs for syscalls:sys_enter_getppid");
+  std::map<std::string, std::string> data;
+  for (const std::string tool : {"vperf", "perf"}) {
+    data[tool] = file("overwrite-" + tool + ".data");
+    test::ProgramResult rec = test::run_program({tool == "vperf" ? VPERF_BINARY : "perf", "record", "-q", "--overwrite", "-m", "2", "-e",
+                                                 "syscalls:sys_enter_getppid", "-o", data[tool], "--", VPERF_WORKLOAD, "getppid", "20000"});
+    ASSERT_EQ(rec.exit_code, 0) << tool << ": " << rec.err;
+  }
+  auto script = [](const std::string& file) { return test::run_program({"perf", "script", "-i", file, "-F", "time", "--show-task-events"}).out; };
+  const std::string mine = script(data["vperf"]), theirs = script(data["perf"]);
+  auto samples = [](const std::string& text) {
+    std::vector<double> times;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line.find("PERF_RECORD") == std::string::npos && line.find(':') != std::string::npos) times.push_back(std::stod(line));
+    return times;
+  };
+  const std::vector<double> my_times = samples(mine), their_times = samples(theirs);
+  EXPECT_EQ(my_times.size(), their_times.size());
+  EXPECT_GT(my_times.size(), 50u);
+  EXPECT_LT(my_times.size(), 20000u);
+  std::smatch exit_line;
+  ASSERT_TRUE(std::regex_search(mine, exit_line, std::regex(R"(([0-9.]+): PERF_RECORD_EXIT)"))) << mine;
+  ASSERT_FALSE(my_times.empty());
+  EXPECT_LT(std::stod(exit_line[1]) - my_times.back(), 0.05) << "the newest samples are kept";
+  auto table = [](const std::string& file) {
+    return test::run_program({"perf", "report", "-i", file, "--stdio", "-q", "--sort", "comm,dso"}).out;
+  };
+  EXPECT_EQ(table(data["vperf"]), table(data["perf"]));
+}
+
 // A write watchpoint on the word vperf-workload watched-writes stores to counts every store, as
 // perf's does. Where this machine's vCPUs do not fire hardware breakpoints (perf counts 0 too:
 // these guests' usual case) it is counted in the test guest (tests/in_guest/breakpoint_test.cpp).

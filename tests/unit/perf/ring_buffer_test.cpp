@@ -34,6 +34,17 @@ struct FakeRing {
   }
   RingBufferView view() { return RingBufferView(&meta, data.data(), data.size()); }
 
+  // As the kernel writes an overwrite ring (write_backward): data_head counts down by the
+  // record's size and the record goes at the new head, over the oldest bytes.
+  void write_backward(uint32_t type, size_t payload_words) {
+    std::vector<uint8_t> bytes(sizeof(perf_event_header) + payload_words * 8, 0xee);
+    perf_event_header header{type, 0, static_cast<uint16_t>(bytes.size())};
+    std::memcpy(bytes.data(), &header, sizeof header);
+    meta.data_head -= bytes.size();
+    for (size_t i = 0; i < bytes.size(); ++i) data[(meta.data_head + i) & (data.size() - 1)] = bytes[i];
+  }
+  RingBufferView overwrite_view() { return RingBufferView(&meta, data.data(), data.size(), true); }
+
   perf_event_mmap_page meta;
   std::vector<uint8_t> data;
 };
@@ -107,6 +118,40 @@ TEST(RingBufferView, ACorruptHeaderStopsWithAnErrorInsteadOfLooping) {
   EXPECT_FALSE(n.ok());
   EXPECT_EQ(good, 1u);
   EXPECT_EQ(ring.meta.data_tail, ring.meta.data_head) << "nothing after corruption is trusted";
+}
+
+// An overwrite ring's snapshot: the newest records that fit, oldest first; the next snapshot
+// only what came after; a record the newest overwrote in part is left out; a ring that did not
+// fill gives what was written; data_tail is never written (the mapping is read-only).
+TEST(RingBufferView, OverwriteSnapshotsHoldTheNewestWholeRecordsOldestFirst) {
+  auto types = [](RingBufferView& view) {
+    std::vector<uint32_t> out;
+    EXPECT_TRUE(view.drain([&](std::span<const uint8_t> r) {
+      perf_event_header h;
+      std::memcpy(&h, r.data(), sizeof h);
+      out.push_back(h.type);
+    }).ok());
+    return out;
+  };
+  FakeRing even(64);  // 16-byte records: four fit
+  for (uint32_t type = 1; type <= 6; ++type) even.write_backward(type, 1);
+  RingBufferView view = even.overwrite_view();
+  EXPECT_EQ(types(view), (std::vector<uint32_t>{3, 4, 5, 6}));
+  even.write_backward(7, 1);
+  even.write_backward(8, 1);
+  EXPECT_EQ(types(view), (std::vector<uint32_t>{7, 8}));
+  EXPECT_EQ(types(view), std::vector<uint32_t>{});
+  EXPECT_EQ(even.meta.data_tail, 0u);
+
+  FakeRing uneven(64);  // 24-byte records: the third-newest is cut by the ring's end
+  for (uint32_t type = 1; type <= 3; ++type) uneven.write_backward(type, 2);
+  RingBufferView cut = uneven.overwrite_view();
+  EXPECT_EQ(types(cut), (std::vector<uint32_t>{2, 3}));
+
+  FakeRing partly(64);  // never filled
+  partly.write_backward(9, 1);
+  RingBufferView fresh = partly.overwrite_view();
+  EXPECT_EQ(types(fresh), std::vector<uint32_t>{9});
 }
 
 TEST(RingBuffer, MapsARealSoftwareEventAndReadsItsSamples) {
