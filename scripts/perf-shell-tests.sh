@@ -51,6 +51,9 @@ command -v unshare >/dev/null || fail "unshare not found" "apt-get install util-
 [[ $build == /* ]] || build=$PWD/$build
 vperf=$build/vperf
 [ -x "$vperf" ] || fail "$vperf not built" "cmake --build $build --target vperf"
+# Each run gets a /tmp of its own: a vperf under /tmp would be hidden, and `perf` on PATH would
+# silently be the real one.
+[[ $(realpath "$vperf") != /tmp/* ]] || fail "$vperf is under /tmp, which each test run replaces with its own" "copy it elsewhere, e.g. --build /work/frozen"
 
 tests=()
 if [ -n "$only" ]; then
@@ -105,8 +108,11 @@ run_one() {
   # A private /tmp and HOME in a private mount namespace; the test's processes are killed
   # with it at the timeout (timeout signals the whole unshare'd tree through its group).
   timeout --kill-after=10 "$timeout" unshare --mount --propagation private \
-    env PATH="$path" TEST_SCRIPT="$suite/$test.sh" bash -c '
+    env PATH="$path" TEST_SCRIPT="$suite/$test.sh" EXPECT_VPERF="$([ "$tool" = vperf ] && echo 1)" bash -c '
       mount -t tmpfs -o mode=1777 perf-shell-tmp /tmp || exit 97
+      if [ -n "$EXPECT_VPERF" ] && ! perf --version 2>/dev/null | grep -q "^vperf"; then
+        echo "perf on PATH is not vperf inside the test namespace"; exit 98
+      fi
       export HOME=/tmp/home TMPDIR=/tmp
       mkdir -p "$HOME"
       cd /tmp

@@ -13,12 +13,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "core/files.h"
 #include "core/scoped_fd.h"
@@ -34,6 +36,7 @@ constexpr size_t kMaxConfigBytes = size_t{1} << 20;
 constexpr size_t kMaxRequestBytes = 4096;
 constexpr auto kAckWait = std::chrono::milliseconds(1000);    // a session's answer to ping
 constexpr auto kSessionEndWait = std::chrono::seconds(10);    // SIGTERM to SIGKILL, at stop
+constexpr auto kSignalTakenWait = std::chrono::seconds(2);    // for a session to take a SIGUSR2
 
 std::string unquote(std::string_view value) {
   value = trim(value);
@@ -319,10 +322,26 @@ std::string Daemon::ping(const std::string& name) const {
   return out;
 }
 
+// Whether `pid` has `signal` pending (process-directed: /proc/PID/status's ShdPnd mask).
+static bool signal_pending(pid_t pid, int signal) {
+  Result<std::string> status = read_file("/proc/" + std::to_string(pid) + "/status");
+  if (!status) return false;
+  const size_t at = status->find("\nShdPnd:");
+  if (at == std::string::npos) return false;
+  const std::optional<uint64_t> mask = parse_u64_base(trim(std::string_view(*status).substr(at + 8, status->find('\n', at + 1) - at - 8)), 16);
+  return mask && (*mask >> (signal - 1)) & 1;
+}
+
 std::string Daemon::signal(const std::string& name) const {
   std::string out;
   for (const auto& [session_name, session] : sessions_) {
     if (!name.empty() && session_name != name) continue;
+    // A SIGUSR2 still pending would absorb this one (the kernel keeps one of each): each
+    // request is a file of its own only once the last one was taken (perf daemon.sh signals
+    // twice in a row and counts the files).
+    const auto deadline = std::chrono::steady_clock::now() + kSignalTakenWait;
+    while (signal_pending(session.pid, SIGUSR2) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     if (::kill(session.pid, SIGUSR2) == 0)
       out += "signal " + std::to_string(SIGUSR2) + " sent to session '" + session_name + " [" + std::to_string(session.pid) + "]'\n";
   }

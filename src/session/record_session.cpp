@@ -196,6 +196,9 @@ class RecordSession {
   std::optional<std::vector<uint8_t>> tracing_;
   uint64_t wakeups_ = 0;  // a ring reached its wakeup mark (half full) or its task ended
   bool switch_requested_ = false;
+  // SIGUSR2s taken at once beyond the first: each is a file of its own (perf daemon signal
+  // sends two in a row and counts the files).
+  unsigned extra_switches_ = 0;
   std::vector<std::string> switched_files_;  // the series so far, oldest first
   uint64_t processed_ = 0;
   std::optional<perf::WorkloadExit> exit_;
@@ -525,7 +528,10 @@ void RecordSession::sample() {
     bool stop = false;
     for (const perf::StopSignal& s : received) {
       if (s.number != SIGUSR2) stop = true;
-      else if (r_.switch_output.trigger == SwitchOutput::Trigger::signal) switch_requested_ = true;
+      else if (r_.switch_output.trigger == SwitchOutput::Trigger::signal) {
+        if (switch_requested_) ++extra_switches_;
+        switch_requested_ = true;
+      }
     }
     if (!stop) return Next::keep_going;
     stopped_by_signal = true;
@@ -571,6 +577,7 @@ void RecordSession::sample() {
     if (switch_requested_) {
       switch_requested_ = false;
       switch_file(false);
+      for (; extra_switches_ > 0; --extra_switches_) switch_file(false);
     }
     return Next::keep_going;
   });

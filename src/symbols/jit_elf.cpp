@@ -43,12 +43,34 @@ struct ElfHandle {
 
 Error elf_error(const std::string& what) { return Error{what + ": " + elf_errmsg(-1)}; }
 
-// A new section with one data buffer.
-Elf_Scn* add_section(Elf* elf, Elf_Data** data) {
+// What one section holds and says of itself.
+struct SectionSpec {
+  const void* bytes;
+  size_t size;
+  Elf_Type type;  // how libelf converts the bytes (ELF_T_BYTE: as they are)
+  size_t align;
+  GElf_Shdr header;  // sh_name, sh_type, sh_flags ... (libelf fills the offsets and sizes)
+};
+
+// A new section with one data buffer; nullptr when libelf fails (elf_errmsg says why).
+Elf_Scn* add_section(Elf* elf, const SectionSpec& spec) {
   Elf_Scn* scn = elf_newscn(elf);
-  if (!scn) return nullptr;
-  *data = elf_newdata(scn);
-  return *data ? scn : nullptr;
+  Elf_Data* data = scn ? elf_newdata(scn) : nullptr;
+  if (!data) return nullptr;
+  data->d_buf = const_cast<void*>(spec.bytes);
+  data->d_size = spec.size;
+  data->d_type = spec.type;
+  data->d_align = spec.align;
+  GElf_Shdr header = spec.header;
+  return gelf_update_shdr(scn, &header) ? scn : nullptr;
+}
+
+GElf_Shdr section_header(Elf64_Word name, Elf64_Word type, uint64_t flags = 0) {
+  GElf_Shdr h{};
+  h.sh_name = name;
+  h.sh_type = type;
+  h.sh_flags = flags;
+  return h;
 }
 
 }  // namespace
@@ -78,35 +100,16 @@ Result<std::vector<uint8_t>> write_jit_elf(const std::filesystem::path& path, ui
   const std::string strtab = std::string(1, '\0') + std::string(name) + std::string(1, '\0');
   const std::vector<uint8_t> build_id = build_id_of(name, load_address, code);
 
-  Elf_Data* data = nullptr;
   // .text: first, 16-aligned, so that libelf places it right after the program header, at 0x80.
-  Elf_Scn* text = add_section(e.elf, &data);
+  GElf_Shdr text_header = section_header(name_at(".text"), SHT_PROGBITS, SHF_EXECINSTR | SHF_ALLOC);
+  text_header.sh_addr = kJitElfTextOffset;
+  Elf_Scn* text = add_section(e.elf, {code.data(), code.size(), ELF_T_BYTE, 16, text_header});
   if (!text) return elf_error(".text");
-  data->d_buf = const_cast<uint8_t*>(code.data());
-  data->d_size = code.size();
-  data->d_type = ELF_T_BYTE;
-  data->d_align = 16;
-  GElf_Shdr shdr{};
-  gelf_getshdr(text, &shdr);
-  shdr.sh_name = name_at(".text");
-  shdr.sh_type = SHT_PROGBITS;
-  shdr.sh_flags = SHF_EXECINSTR | SHF_ALLOC;
-  shdr.sh_addr = kJitElfTextOffset;
-  gelf_update_shdr(text, &shdr);
-
-  Elf_Scn* names = add_section(e.elf, &data);
+  Elf_Scn* names = add_section(e.elf, {shstrtab.data(), shstrtab.size(), ELF_T_BYTE, 1, section_header(name_at(".shstrtab"), SHT_STRTAB)});
   if (!names) return elf_error(".shstrtab");
-  data->d_buf = const_cast<char*>(shstrtab.data());
-  data->d_size = shstrtab.size();
-  data->d_type = ELF_T_BYTE;
-  data->d_align = 1;
-  gelf_getshdr(names, &shdr);
-  shdr = GElf_Shdr{};
-  shdr.sh_name = name_at(".shstrtab");
-  shdr.sh_type = SHT_STRTAB;
-  gelf_update_shdr(names, &shdr);
-
-  // .symtab: the null symbol, then the function (local, as perf's genelf writes it; sh_info 1:
+  Elf_Scn* strings = add_section(e.elf, {strtab.data(), strtab.size(), ELF_T_BYTE, 1, section_header(name_at(".strtab"), SHT_STRTAB)});
+  if (!strings) return elf_error(".strtab");
+  // .symtab: the null symbol, then the function (local, as perf's genelf writes it; sh_info 2:
   // the first non-local symbol's index, here past the end).
   Elf64_Sym symbols[2]{};
   symbols[1].st_name = 1;
@@ -114,60 +117,26 @@ Result<std::vector<uint8_t>> write_jit_elf(const std::filesystem::path& path, ui
   symbols[1].st_shndx = static_cast<Elf64_Section>(elf_ndxscn(text));
   symbols[1].st_value = kJitElfTextOffset;
   symbols[1].st_size = code.size();
-  Elf_Scn* symtab = add_section(e.elf, &data);
-  if (!symtab) return elf_error(".symtab");
-  data->d_buf = symbols;
-  data->d_size = sizeof symbols;
-  data->d_type = ELF_T_SYM;
-  data->d_align = 8;
-  Elf_Scn* strings = nullptr;
-  {
-    Elf_Data* str_data = nullptr;
-    strings = add_section(e.elf, &str_data);
-    if (!strings) return elf_error(".strtab");
-    str_data->d_buf = const_cast<char*>(strtab.data());
-    str_data->d_size = strtab.size();
-    str_data->d_type = ELF_T_BYTE;
-    str_data->d_align = 1;
-    gelf_getshdr(strings, &shdr);
-    shdr = GElf_Shdr{};
-    shdr.sh_name = name_at(".strtab");
-    shdr.sh_type = SHT_STRTAB;
-    gelf_update_shdr(strings, &shdr);
-  }
-  gelf_getshdr(symtab, &shdr);
-  shdr = GElf_Shdr{};
-  shdr.sh_name = name_at(".symtab");
-  shdr.sh_type = SHT_SYMTAB;
-  shdr.sh_entsize = sizeof(Elf64_Sym);
-  shdr.sh_link = static_cast<Elf64_Word>(elf_ndxscn(strings));
-  shdr.sh_info = 2;
-  gelf_update_shdr(symtab, &shdr);
-
+  GElf_Shdr symtab_header = section_header(name_at(".symtab"), SHT_SYMTAB);
+  symtab_header.sh_entsize = sizeof(Elf64_Sym);
+  symtab_header.sh_link = static_cast<Elf64_Word>(elf_ndxscn(strings));
+  symtab_header.sh_info = 2;
+  if (!add_section(e.elf, {symbols, sizeof symbols, ELF_T_SYM, 8, symtab_header})) return elf_error(".symtab");
   // The build-id note: namesz 4 ("GNU\0"), descsz 20, type NT_GNU_BUILD_ID.
   std::vector<uint8_t> note(12 + 4 + build_id.size());
   const uint32_t note_head[3] = {4, static_cast<uint32_t>(build_id.size()), NT_GNU_BUILD_ID};
   std::memcpy(note.data(), note_head, sizeof note_head);
   std::memcpy(note.data() + 12, "GNU", 4);
   std::memcpy(note.data() + 16, build_id.data(), build_id.size());
-  Elf_Scn* note_scn = add_section(e.elf, &data);
-  if (!note_scn) return elf_error(".note.gnu.build-id");
-  data->d_buf = note.data();
-  data->d_size = note.size();
-  data->d_type = ELF_T_NHDR;
-  data->d_align = 4;
-  gelf_getshdr(note_scn, &shdr);
-  shdr = GElf_Shdr{};
-  shdr.sh_name = name_at(".note.gnu.build-id");
-  shdr.sh_type = SHT_NOTE;
-  shdr.sh_flags = SHF_ALLOC;
-  gelf_update_shdr(note_scn, &shdr);
+  if (!add_section(e.elf, {note.data(), note.size(), ELF_T_NHDR, 4, section_header(name_at(".note.gnu.build-id"), SHT_NOTE, SHF_ALLOC)}))
+    return elf_error(".note.gnu.build-id");
 
   gelf_getehdr(e.elf, &ehdr);
   ehdr.e_shstrndx = static_cast<Elf64_Half>(elf_ndxscn(names));
   gelf_update_ehdr(e.elf, &ehdr);
   // Lay the file out, then point the program header at where .text landed.
   if (elf_update(e.elf, ELF_C_NULL) < 0) return elf_error("lay out " + path.string());
+  GElf_Shdr shdr{};
   gelf_getshdr(text, &shdr);
   if (shdr.sh_offset != kJitElfTextOffset) return Error{"libelf placed .text at " + std::to_string(shdr.sh_offset) + ", not 0x80"};
   GElf_Phdr phdr{};

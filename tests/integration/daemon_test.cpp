@@ -102,10 +102,12 @@ TEST_F(Daemon, SessionsRunAnswerAndEndAsPerfDaemonsDo) {
   EXPECT_NE(second.exit_code, 0);
   EXPECT_EQ(second.err.substr(0, second.err.find(" (hint")), "failed: another vperf daemon (pid " + daemon_pid + ") owns " + base_) << second.err;
 
-  // SIGUSR2 to the --switch-output session: one file each time.
+  // SIGUSR2 to the --switch-output session: one file each time, also for two requests in a row
+  // (daemon.sh's; the second used to merge with the first when the session took both at once).
   test::ProgramResult signalled = daemon({"signal", "--session", "time"});
   EXPECT_EQ(signalled.out, "signal 12 sent to session 'time [" + lines[2][0] + "]'\n");
-  ASSERT_TRUE(test::wait_until([&] { return switched_files("time") == 1; }, 10s));
+  EXPECT_EQ(daemon({"signal"}).out, "signal 12 sent to session 'size [" + lines[1][0] + "]'\nsignal 12 sent to session 'time [" + lines[2][0] + "]'\n");
+  ASSERT_TRUE(test::wait_until([&] { return switched_files("time") == 2; }, 10s));
 
   // The config changes: "size" gets another run line (ended, started again), "time" goes.
   write_config({{"size", "-e cpu-clock -m 2 sleep 30"}});
@@ -115,7 +117,7 @@ TEST_F(Daemon, SessionsRunAnswerAndEndAsPerfDaemonsDo) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[1][2], "-e cpu-clock -m 2 sleep 30");
   EXPECT_EQ(daemon({"ping", "--session", "time"}).out, "FAIL time (not found)\n");
-  EXPECT_EQ(switched_files("time"), 2u) << "the ended --switch-output session renamed its last file too";
+  EXPECT_EQ(switched_files("time"), 3u) << "the ended --switch-output session renamed its last file too";
 
   const pid_t new_size_pid = std::stoi(lines[1][0]);
   test::ProgramResult stopped = daemon({"stop"});
