@@ -185,6 +185,7 @@ void HistBuilder::add(size_t event, const ResolvedSample& sample, uint32_t trace
     e.dso = sample.at.dso();
     e.symbol = sample.at.symbol;
     e.address = self_address;
+    e.symbol_offset = sample.at.symbol_offset;
     e.filtered = !shown;
     e.first_sample = serial;
     e.thread = sample.thread;
@@ -379,7 +380,8 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
     // the function it was inlined into.
     uint32_t inlined = frame.inlined_name == 0 ? 0 : chain_functions_[i] + 1;
     // The srcline of the frame's own address (perf's entry for a chain frame takes its ip).
-    const uint32_t srcline = srcline_of(profile_.frame(stack[caller ? n - 1 - i : i]).at);
+    const symbols::ResolvedAddress& frame_at = profile_.frame(stack[caller ? n - 1 - i : i]).at;
+    const uint32_t srcline = srcline_of(frame_at);
     const EntryKey frame_key = key_for(comm, trace, srcline, tid, cpu, frame.dso, frame.symbol, frame.address, inlined);
     if (key_srcline_) count_srcline_samples(frame_key, samples);
     uint32_t entry = entry_for(hists, index_[key.event], frame_key, created);
@@ -392,6 +394,7 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
       e.dso = frame.dso;
       e.symbol = frame.symbol;
       e.address = frame.address;
+      e.symbol_offset = frame_at.symbol_offset;
       if (inlined) e.inlined_name = profile_.text(frame.inlined_name);
       e.filtered = !shown;
       e.first_sample = first_sample;
@@ -407,6 +410,7 @@ void HistBuilder::apply_chain(const ChainKey& key, uint64_t period, uint64_t sam
       // perf's entry keeps the thread of the sample that created it (its Children ties).
       e.pid = pid;
       e.tid = tid;
+      e.symbol_offset = frame_at.symbol_offset;
       e.thread = thread;
     }
     if (!reach(entry)) continue;

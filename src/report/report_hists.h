@@ -76,6 +76,7 @@ struct HistEntry {
   const symbols::Dso* dso = nullptr;
   const symbols::Symbol* symbol = nullptr;
   uint64_t address = 0;
+  uint64_t symbol_offset = 0;  // of the first sample's address in `symbol` (perf's he->ip): a data object's "+0x"
   std::string inlined_name;  // an inlined function's entry: its name (symbol is its owner's)
   uint64_t self_period = 0;
   // self_period by the samples' cpumode (perf -F overhead_sys, _us, _guest_sys, _guest_us).

@@ -232,6 +232,11 @@ std::string symbol_text(const HistEntry& entry) {
   text += "] ";
   if (entry.symbol && entry.dso) {
     text += entry_symbol_name(entry);
+    if (entry.symbol->object) {  // perf names an address in data by its object and the offset in it
+      char offset[24];
+      std::snprintf(offset, sizeof offset, "+0x%" PRIx64, entry.symbol_offset);
+      text += offset;
+    }
   } else {
     char buf[40];
     std::snprintf(buf, sizeof buf, "%-#.*" PRIx64, static_cast<int>(kUnresolvedWidth), entry.address);

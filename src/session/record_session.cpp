@@ -294,6 +294,7 @@ void RecordSession::drain_switch_events() {
 void RecordSession::open_switch_events(events::RecordAttrOptions attr) {
   attr.tracking = false;
   attr.several_events = false;
+  attr.overwrite = false;  // read as they fill, whatever --overwrite does to the sampled rings
   attr.call_graph = events::CallGraph::None;
   attr.period = 1;
   attr.frequency.reset();

@@ -22,9 +22,9 @@ SymbolTable table_from(const ElfFile& elf, const ElfFile* runtime, bool demangle
   // touched is a fault).
   std::vector<Symbol> symbols;
   symbols.reserve(elf.symbol_entries());
-  elf.visit_function_symbols([&](const SymbolSource& s) {
-    symbols.push_back(Symbol{s.start, s.start + s.size, names->keep(s.name), s.binding});
-  });
+  elf.visit_function_symbols(
+      [&](const SymbolSource& s) { symbols.push_back(Symbol{s.start, s.start + s.size, names->keep(s.name), s.binding, s.object}); },
+      true);
   if (runtime != nullptr) {
     const std::vector<SymbolSource> plt = runtime->plt_symbols(*names);
     symbols.reserve(symbols.size() + plt.size());

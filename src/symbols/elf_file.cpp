@@ -201,22 +201,25 @@ size_t ElfFile::symbol_entries() const {
   return table ? table->header.sh_size / table->header.sh_entsize : 0;
 }
 
-void ElfFile::visit_function_symbols(const std::function<void(const SymbolSource&)>& visit) const {
+void ElfFile::visit_function_symbols(const std::function<void(const SymbolSource&)>& visit, bool data_objects) const {
   const std::optional<Section> table = function_symbol_table();
   if (!table) return;
   const GElf_Shdr& symtab_hdr = table->header;
   Elf_Data* data = elf_getdata(table->scn, nullptr);
   if (data == nullptr) return;
 
-  // Executable sections, for labels.
-  std::vector<bool> executable;
+  // Executable sections, for labels; loaded ones, for data objects.
+  std::vector<bool> executable, loaded;
   size_t shnum = 0;
   if (elf_getshdrnum(elf_, &shnum) == 0) {
     executable.assign(shnum, false);
+    loaded.assign(shnum, false);
     for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn != nullptr; scn = elf_nextscn(elf_, scn)) {
       GElf_Shdr shdr;
-      if (gelf_getshdr(scn, &shdr) != nullptr && elf_ndxscn(scn) < shnum)
+      if (gelf_getshdr(scn, &shdr) != nullptr && elf_ndxscn(scn) < shnum) {
         executable[elf_ndxscn(scn)] = (shdr.sh_flags & SHF_EXECINSTR) != 0;
+        loaded[elf_ndxscn(scn)] = (shdr.sh_flags & SHF_ALLOC) != 0;
+      }
     }
   }
 
@@ -229,7 +232,8 @@ void ElfFile::visit_function_symbols(const std::function<void(const SymbolSource
     bool function = type == STT_FUNC || type == STT_GNU_IFUNC;
     bool label = type == STT_NOTYPE && sym.st_size == 0 && sym.st_shndx != SHN_ABS && sym.st_shndx < executable.size() &&
                  executable[sym.st_shndx];
-    if (!function && !label) continue;
+    bool object = data_objects && type == STT_OBJECT && sym.st_shndx < loaded.size() && loaded[sym.st_shndx];
+    if (!function && !label && !object) continue;
     const char* name = elf_strptr(elf_, symtab_hdr.sh_link, sym.st_name);
     if (name == nullptr || *name == '\0') continue;
     // ARM mapping symbols ("$a", "$x", "$d") are not functions.
@@ -238,7 +242,7 @@ void ElfFile::visit_function_symbols(const std::function<void(const SymbolSource
     SymbolBinding binding = bind == STB_WEAK ? SymbolBinding::Weak
                             : bind == STB_LOCAL ? SymbolBinding::Local
                                                 : SymbolBinding::Global;
-    visit(SymbolSource{sym.st_value, sym.st_size, std::string_view(name), binding});
+    visit(SymbolSource{sym.st_value, sym.st_size, std::string_view(name), binding, object});
   }
 }
 

@@ -84,7 +84,9 @@ class ElfFile {
   // view this file's string table: valid while the ElfFile lives.
   std::vector<SymbolSource> function_symbols() const;
   // The same, one at a time, in file order: no vector of them all.
-  void visit_function_symbols(const std::function<void(const SymbolSource&)>& visit) const;
+  // With `data_objects`, also the named STT_OBJECT symbols of loaded sections (perf's
+  // elf_sym__filter keeps them: an address in data is named by its object, "name+0xoff").
+  void visit_function_symbols(const std::function<void(const SymbolSource&)>& visit, bool data_objects = false) const;
   // How many entries the table function_symbols reads holds (functions and the rest): a bound
   // on how many it gives.
   size_t symbol_entries() const;

@@ -28,6 +28,7 @@ struct Symbol {
   uint64_t end = 0;       // exclusive
   std::string_view name;  // as perf shows it (C++ names demangled, without parameters); lives in the table's SymbolNames
   SymbolBinding binding = SymbolBinding::Global;
+  bool object = false;  // a data object (STT_OBJECT), not code: perf report shows "name+0xoff"
 
   bool contains(uint64_t addr) const { return addr >= start && addr < end; }
   uint64_t size() const { return end - start; }
@@ -65,6 +66,7 @@ struct SymbolSource {
   uint64_t size = 0;      // 0 = unknown
   std::string_view name;  // in the SymbolNames given to SymbolTable::build
   SymbolBinding binding = SymbolBinding::Global;
+  bool object = false;  // STT_OBJECT
 };
 
 // Symbols kept as fixed-size entries in a file (the kernel image cache, kernel_image_cache.h):

@@ -65,7 +65,7 @@ SymbolTable SymbolTable::build(std::vector<SymbolSource> sources, SizeInference 
   symbols.reserve(sources.size());
   for (const auto& s : sources) {
     uint64_t size = inference == SizeInference::Kallsyms ? 0 : s.size;
-    symbols.push_back(Symbol{s.start, s.start + size, s.name, s.binding});
+    symbols.push_back(Symbol{s.start, s.start + size, s.name, s.binding, s.object});
   }
   return from_symbols(std::move(symbols), std::move(names));
 }

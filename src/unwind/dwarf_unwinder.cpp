@@ -172,11 +172,7 @@ class ProcessDwfl {
 
   // Whether CFI (.eh_frame or .debug_frame) covers pc: PLT entries and hand-written assembly
   // have none on arm64.
-  bool has_cfi(uint64_t pc) {
-    Dwarf_Frame* frame = cfi_frame(pc);
-    std::free(frame);
-    return frame != nullptr;
-  }
+  bool has_cfi(uint64_t pc) { return has_cfi_in(dwfl_, pc); }
 
   // Appends the sample's frames; false if libdwfl could not start (then nothing was added).
   bool unwind(SampleState& sample, pid_t tid) {
@@ -188,9 +184,10 @@ class ProcessDwfl {
   }
 
  private:
-  // The CFI row of pc (malloc'ed, the caller frees it), or nullptr where no CFI covers it.
-  Dwarf_Frame* cfi_frame(uint64_t pc) {
-    Dwfl_Module* module = dwfl_ == nullptr ? nullptr : dwfl_addrmodule(dwfl_, pc);
+  // The CFI row of pc in `dwfl`'s modules (malloc'ed, the caller frees it), or nullptr where no
+  // CFI covers it.
+  static Dwarf_Frame* cfi_frame_in(Dwfl* dwfl, uint64_t pc) {
+    Dwfl_Module* module = dwfl == nullptr ? nullptr : dwfl_addrmodule(dwfl, pc);
     if (module == nullptr) return nullptr;
     Dwarf_Frame* frame = nullptr;
     Dwarf_Addr bias = 0;
@@ -200,6 +197,11 @@ class ProcessDwfl {
     if (cfi != nullptr && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0) return frame;
     return nullptr;
   }
+  static bool has_cfi_in(Dwfl* dwfl, uint64_t pc) {
+    std::unique_ptr<Dwarf_Frame, decltype(&std::free)> frame(cfi_frame_in(dwfl, pc), &std::free);
+    return frame != nullptr;
+  }
+  Dwarf_Frame* cfi_frame(uint64_t pc) { return cfi_frame_in(dwfl_, pc); }
 
   void report_modules(const symbols::Machine& machine, VdsoFile& vdso) {
     for (const ModuleSpec& module : modules_) {
@@ -265,8 +267,15 @@ class ProcessDwfl {
     // perf 6.1 keeps a frame whose return address reads 0 (a thread's outermost frame, in code
     // without CFI that marks it): as pc - 1, an address no map holds, "[unknown]" in its output.
     if (!dwfl_frame_pc(frame, &pc, &activation)) return DWARF_CB_ABORT;
-    sample.ips->push_back(activation ? pc : pc - 1);
-    return sample.ips->size() - sample.first_ip >= sample.max_frames ? DWARF_CB_ABORT : DWARF_CB_OK;
+    const uint64_t ip = activation ? pc : pc - 1;
+    sample.ips->push_back(ip);
+    if (sample.ips->size() - sample.first_ip >= sample.max_frames) return DWARF_CB_ABORT;
+    // On arm64 a caller's return address with no CFI (a stale value read as one: data, an
+    // unmapped page) ends the chain there, as perf's libunwind ends it; libdwfl's arm64 backend
+    // would go on by the frame pointer and the link register, into frames perf never shows.
+    if (!activation && sample.regs->abi == RegisterAbi::Arm64 && !has_cfi_in(dwfl_thread_dwfl(dwfl_frame_thread(frame)), ip))
+      return DWARF_CB_ABORT;
+    return DWARF_CB_OK;
   }
 
   static constexpr Dwfl_Thread_Callbacks kThreadCallbacks = {

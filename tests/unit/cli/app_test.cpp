@@ -72,7 +72,7 @@ TEST(Cli, UnknownOptionBeforeTheCommandIsAUsageError) {
            {{"stat", "-S", "--", "true"}, "perf stat's option -S is not supported by vperf yet"},
            {{"stat", "--topdown", "--", "true"}, "perf stat's option --topdown is not supported by vperf yet"},
            {{"stat", "--metric-only", "true"}, "perf stat's option --metric-only is not supported by vperf yet"},
-           {{"record", "--overwrite", "--", "true"}, "perf record's option --overwrite is not supported by vperf yet"},
+           {{"record", "--per-thread", "--", "true"}, "perf record's option --per-thread is not supported by vperf yet"},
            {{"record", "--branch-filter=any", "--", "true"}, "perf record's option --branch-filter=any is not supported by vperf yet"},
            {{"stat", "--frobnicate", "--", "true"}, "unknown option --frobnicate"},
            {{"record", "-Z", "true"}, "unknown option -Z"},
