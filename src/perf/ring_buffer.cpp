@@ -62,26 +62,13 @@ Result<size_t> RingBufferView::drain(const std::function<void(std::span<const ui
       corrupt = Error{"ring buffer: " + std::to_string(available) + " bytes left, less than a record header"};
       break;
     }
-    size_t offset = static_cast<size_t>(tail & (size_ - 1));
-    perf_event_header header;
-    // The header itself may straddle the end.
-    size_t first = std::min(sizeof header, size_ - offset);
-    std::memcpy(&header, data_ + offset, first);
-    if (first < sizeof header) std::memcpy(reinterpret_cast<uint8_t*>(&header) + first, data_, sizeof header - first);
+    const perf_event_header header = header_at(tail);
     if (header.size < sizeof header || header.size > available || header.size > size_) {
       corrupt = Error{"ring buffer: record of type " + std::to_string(header.type) + " claims " +
                       std::to_string(header.size) + " bytes with " + std::to_string(available) + " written"};
       break;
     }
-    if (offset + header.size <= size_) {
-      on_record(std::span<const uint8_t>(data_ + offset, header.size));
-    } else {
-      size_t to_end = size_ - offset;
-      wrapped_.resize(header.size);
-      std::memcpy(wrapped_.data(), data_ + offset, to_end);
-      std::memcpy(wrapped_.data() + to_end, data_, header.size - to_end);
-      on_record(std::span<const uint8_t>(wrapped_.data(), wrapped_.size()));
-    }
+    on_record(bytes_at(tail, header.size));
     tail += header.size;
     ++records;
   }

@@ -126,24 +126,8 @@ class HitTracker {
   bool vdso_mapped_ = false;
 };
 
-// The mount namespaces of the processes that mapped the DSOs, looked up once per process.
-class MappersNamespaces {
- public:
-  explicit MappersNamespaces(const std::filesystem::path& proc)
-      : proc_(proc), own_(proc.empty() ? std::string() : symbols::own_mount_namespace(proc)) {}
-  const symbols::MountNamespace* of(pid_t pid) {
-    auto [it, added] = known_.try_emplace(pid);
-    if (added) it->second = symbols::foreign_mount_namespace(proc_, pid, own_);
-    return it->second ? &*it->second : nullptr;
-  }
-
- private:
-  std::filesystem::path proc_;
-  std::string own_;
-  std::map<pid_t, std::optional<symbols::MountNamespace>> known_;
-};
-
-std::optional<symbols::BuildId> build_id_of(const MetDso& dso, const BuildIdSources& sources, MappersNamespaces& namespaces) {
+// `namespaces`: those of the processes that mapped the DSOs.
+std::optional<symbols::BuildId> build_id_of(const MetDso& dso, const BuildIdSources& sources, symbols::MountNamespaces& namespaces) {
   switch (dso.kind) {
     case symbols::DsoKind::Kernel:
       return build_id_from_file(sources.kernel_notes);
@@ -224,7 +208,7 @@ Result<RecordedBuildIds> recorded_build_ids(data::PerfDataReader& recording, con
 
   RecordedBuildIds out;
   out.stats = *stats;
-  MappersNamespaces namespaces(sources.proc);
+  symbols::MountNamespaces namespaces(sources.proc);
   for (const MetDso& dso : tracker.listed(table)) {
     std::optional<symbols::BuildId> id = build_id_of(dso, sources, namespaces);
     if (!id || id->empty()) continue;

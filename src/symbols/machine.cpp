@@ -37,7 +37,8 @@ Machine::Machine(SymbolConfig config, pid_t pid)
     : pid_(pid),
       config_(std::move(config)),
       kernel_name_(pid == kHostPid ? "[kernel.kallsyms]" : "[guest.kernel.kallsyms]"),
-      kallsyms_(std::make_shared<KallsymsCache>()) {}
+      kallsyms_(std::make_shared<KallsymsCache>()),
+      namespaces_(config_.proc) {}
 
 Result<const Kallsyms*> Machine::cached_kallsyms(KallsymsCache& cache, const std::filesystem::path& path) {
   std::call_once(cache.once, [&] { cache.result.emplace(Kallsyms::load(path)); });
@@ -240,13 +241,7 @@ std::shared_ptr<Dso> Machine::user_dso(const MmapEvent& event, MapAddressing& ad
   return remember(key, std::make_shared<Dso>(DsoKind::User, file, Dso::elf_loader(std::move(config), file, expected)));
 }
 
-const MountNamespace* Machine::mount_namespace(pid_t pid) {
-  if (pid_ != kHostPid || config_.proc.empty()) return nullptr;
-  if (!own_mount_namespace_) own_mount_namespace_ = own_mount_namespace(config_.proc);
-  auto [it, added] = namespaces_.try_emplace(pid);
-  if (added) it->second = foreign_mount_namespace(config_.proc, pid, *own_mount_namespace_);
-  return it->second ? &*it->second : nullptr;
-}
+const MountNamespace* Machine::mount_namespace(pid_t pid) { return pid_ == kHostPid ? namespaces_.of(pid) : nullptr; }
 
 void Machine::process_mmap(const MmapEvent& event) {
   uint8_t mode = event.cpumode & PERF_RECORD_MISC_CPUMODE_MASK;

@@ -137,8 +137,7 @@ class Machine {
   std::unordered_map<pid_t, std::unique_ptr<Thread>> threads_;
   std::vector<std::unique_ptr<Thread>> replaced_threads_;  // by a FORK reusing their tid
   std::map<std::string, std::shared_ptr<Dso>, std::less<>> dsos_;
-  std::unordered_map<pid_t, std::optional<MountNamespace>> namespaces_;
-  std::optional<std::string> own_mount_namespace_;
+  MountNamespaces namespaces_;
 };
 
 }  // namespace vperf::symbols

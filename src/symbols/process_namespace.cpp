@@ -48,4 +48,12 @@ std::optional<MountNamespace> foreign_mount_namespace(const std::filesystem::pat
   return ns;
 }
 
+const MountNamespace* MountNamespaces::of(pid_t pid) {
+  if (proc_.empty()) return nullptr;
+  if (!own_) own_ = own_mount_namespace(proc_);
+  auto [it, added] = known_.try_emplace(pid);
+  if (added) it->second = foreign_mount_namespace(proc_, pid, *own_);
+  return it->second ? &*it->second : nullptr;
+}
+
 }  // namespace vperf::symbols

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 namespace vperf::symbols {
 
@@ -28,5 +30,20 @@ std::string own_mount_namespace(const std::filesystem::path& proc);
 
 // The last NSpid field of a PROC/PID/status text (the innermost namespace's pid), else nullopt.
 std::optional<pid_t> innermost_pid(std::string_view status);
+
+// Processes' foreign mount namespaces, each process looked up once (and PROC/self/ns/mnt once,
+// when the first is asked for). An empty `proc` (guests, tests, a recording read elsewhere)
+// knows none.
+class MountNamespaces {
+ public:
+  explicit MountNamespaces(std::filesystem::path proc) : proc_(std::move(proc)) {}
+  // nullptr when `pid` runs in vperf's own namespace, is gone, or `proc` is empty.
+  const MountNamespace* of(pid_t pid);
+
+ private:
+  std::filesystem::path proc_;
+  std::optional<std::string> own_;
+  std::unordered_map<pid_t, std::optional<MountNamespace>> known_;
+};
 
 }  // namespace vperf::symbols

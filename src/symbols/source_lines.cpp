@@ -177,11 +177,23 @@ Result<DwarfInfo> DwarfInfo::open(const std::filesystem::path& path) {
   info.dwarf_ = dwarf_begin(info.fd_.get(), DWARF_C_READ);
   if (info.dwarf_ == nullptr) return Error{path.string() + ": no DWARF: " + dwarf_errmsg(-1)};
   info.index_cache_ = std::make_unique<IndexCache>();
+  if (Elf* elf = dwarf_getelf(info.dwarf_)) {
+    size_t segments = 0;
+    if (elf_getphdrnum(elf, &segments) == 0)
+      for (size_t i = 0; i < segments; ++i) {
+        GElf_Phdr phdr;
+        if (gelf_getphdr(elf, static_cast<int>(i), &phdr) != nullptr && phdr.p_type == PT_LOAD && (phdr.p_flags & PF_X))
+          info.code_ranges_.emplace_back(phdr.p_vaddr, phdr.p_vaddr + phdr.p_memsz);
+      }
+  }
   return info;
 }
 
 DwarfInfo::DwarfInfo(DwarfInfo&& other) noexcept
-    : fd_(std::move(other.fd_)), dwarf_(std::exchange(other.dwarf_, nullptr)), index_cache_(std::move(other.index_cache_)) {}
+    : fd_(std::move(other.fd_)),
+      dwarf_(std::exchange(other.dwarf_, nullptr)),
+      index_cache_(std::move(other.index_cache_)),
+      code_ranges_(std::move(other.code_ranges_)) {}
 
 DwarfInfo& DwarfInfo::operator=(DwarfInfo&& other) noexcept {
   if (this != &other) {
@@ -189,6 +201,7 @@ DwarfInfo& DwarfInfo::operator=(DwarfInfo&& other) noexcept {
     fd_ = std::move(other.fd_);
     dwarf_ = std::exchange(other.dwarf_, nullptr);
     index_cache_ = std::move(other.index_cache_);
+    code_ranges_ = std::move(other.code_ranges_);
   }
   return *this;
 }
@@ -198,27 +211,6 @@ DwarfInfo::~DwarfInfo() {
 }
 
 namespace {
-
-// The compile unit whose code holds `vaddr`, or nullptr. An address outside the file's
-// executable segments is in none, whatever the DWARF says: the linker leaves the DWARF of the
-// functions it discarded (duplicate inline and template copies) at address 0, so without this
-// check small addresses resolved to one of them. A file without program headers (a kernel
-// module) is taken at its DWARF's word.
-Dwarf_Die* code_unit(Dwarf* dwarf, uint64_t vaddr, Dwarf_Die* cu) {
-  if (Elf* elf = dwarf_getelf(dwarf)) {
-    size_t segments = 0;
-    if (elf_getphdrnum(elf, &segments) == 0 && segments > 0) {
-      bool in_code = false;
-      for (size_t i = 0; i < segments && !in_code; ++i) {
-        GElf_Phdr phdr;
-        if (gelf_getphdr(elf, static_cast<int>(i), &phdr) != nullptr && phdr.p_type == PT_LOAD && (phdr.p_flags & PF_X))
-          in_code = vaddr >= phdr.p_vaddr && vaddr - phdr.p_vaddr < phdr.p_memsz;
-      }
-      if (!in_code) return nullptr;
-    }
-  }
-  return dwarf_addrdie(dwarf, vaddr, cu);
-}
 
 // The line-table row of `vaddr` in compile unit `cu`.
 std::optional<SourceLocation> line_in_cu(Dwarf_Die* cu, uint64_t vaddr) {
@@ -233,20 +225,27 @@ std::optional<SourceLocation> line_in_cu(Dwarf_Die* cu, uint64_t vaddr) {
 
 }  // namespace
 
+Dwarf_Die* DwarfInfo::code_unit(uint64_t vaddr, Dwarf_Die* cu) const {
+  if (!code_ranges_.empty() &&
+      std::none_of(code_ranges_.begin(), code_ranges_.end(), [&](const auto& r) { return vaddr >= r.first && vaddr < r.second; }))
+    return nullptr;
+  return dwarf_addrdie(dwarf_, vaddr, cu);
+}
+
 std::optional<SourceLocation> DwarfInfo::line_at(uint64_t vaddr) const {
   Dwarf_Die cu;
-  if (code_unit(dwarf_, vaddr, &cu) == nullptr) return std::nullopt;
+  if (code_unit(vaddr, &cu) == nullptr) return std::nullopt;
   return line_in_cu(&cu, vaddr);
 }
 
 bool DwarfInfo::covers(uint64_t vaddr) const {
   Dwarf_Die cu;
-  return code_unit(dwarf_, vaddr, &cu) != nullptr;
+  return code_unit(vaddr, &cu) != nullptr;
 }
 
 Result<std::vector<InlineFrame>> DwarfInfo::frames_at(uint64_t vaddr) const {
   Dwarf_Die cu;
-  if (code_unit(dwarf_, vaddr, &cu) == nullptr) return Error{"no DWARF compile unit covers " + hex(vaddr)};
+  if (code_unit(vaddr, &cu) == nullptr) return Error{"no DWARF compile unit covers " + hex(vaddr)};
   const CuFunctions& unit = functions_of(&cu);
   uint32_t at = unit.innermost_at(vaddr);
   if (at == CuFunctions::kNone) return Error{"no function in the DWARF scopes at " + hex(vaddr)};

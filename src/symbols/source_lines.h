@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -83,10 +84,17 @@ class DwarfInfo {
   DwarfInfo() = default;
   struct IndexCache;
   const CuFunctions& functions_of(Dwarf_Die* cu) const;
+  // The compile unit whose code holds `vaddr`, or nullptr: only inside code_ranges_, whatever
+  // the DWARF says (the linker leaves the DWARF of the functions it discarded, duplicate inline
+  // and template copies, at address 0).
+  Dwarf_Die* code_unit(uint64_t vaddr, Dwarf_Die* cu) const;
 
   ScopedFd fd_;
   Dwarf* dwarf_ = nullptr;
   std::unique_ptr<IndexCache> index_cache_;
+  // The file's executable segments, [start, end) by vaddr, read once; none for a file without
+  // program headers (a kernel module), which is taken at its DWARF's word.
+  std::vector<std::pair<uint64_t, uint64_t>> code_ranges_;
 };
 
 }  // namespace vperf::symbols
