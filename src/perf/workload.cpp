@@ -12,6 +12,8 @@
 #include <cmath>
 #include <utility>
 
+#include "core/files.h"
+#include "core/strings.h"
 #include "perf/stop_signals.h"
 
 namespace vperf::perf {
@@ -151,6 +153,17 @@ Result<void> Workload::start() {
 Result<std::optional<WorkloadExit>> Workload::reap(bool block) {
   if (exit_) return std::optional<WorkloadExit>(*exit_);
   if (pid_ <= 0) return Error{"wait for a workload that was never prepared", ECHILD};
+  // Its name, from its zombie before the reap takes it: what it exec'd last (record --overwrite
+  // names the command by it, as perf reads it from the zombie).
+  std::string comm;
+  siginfo_t info{};
+  int peeked;
+  do {
+    peeked = ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT | (block ? 0 : WNOHANG));
+  } while (peeked < 0 && errno == EINTR);
+  if (peeked == 0 && info.si_pid == pid_)
+    if (Result<std::string> text = read_file("/proc/" + std::to_string(pid_) + "/comm"); text)
+      comm = std::string(trim(*text));
   int status = 0;
   rusage usage{};
   pid_t r;
@@ -164,6 +177,7 @@ Result<std::optional<WorkloadExit>> Workload::reap(bool block) {
   out.code = out.signaled ? WTERMSIG(status) : WEXITSTATUS(status);
   out.user_seconds = seconds(usage.ru_utime);
   out.system_seconds = seconds(usage.ru_stime);
+  out.comm = std::move(comm);
   exit_ = out;
   pidfd_.reset();
   return std::optional<WorkloadExit>(out);
@@ -172,8 +186,9 @@ Result<std::optional<WorkloadExit>> Workload::reap(bool block) {
 Result<std::optional<WorkloadExit>> Workload::try_reap() { return reap(false); }
 
 Result<WorkloadExit> Workload::wait() {
-  VPERF_TRY(std::optional<WorkloadExit> exit, reap(true));
-  return *exit;
+  Result<std::optional<WorkloadExit>> exit = reap(true);
+  if (!exit) return exit.error();
+  return std::move(exit->value());  // a blocking reap always has the exit
 }
 
 void Workload::forward(const std::vector<StopSignal>& signals) {

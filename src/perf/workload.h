@@ -51,6 +51,7 @@ struct WorkloadExit {
   bool signaled = false;
   int code = 0;  // exit code, or signal number when signaled
   double user_seconds = 0, system_seconds = 0;  // rusage of the child and its reaped children
+  std::string comm;  // the name it ended with (after its execs), read before the reap; "" if unreadable
   // What a shell would report: code, or 128 + signal.
   int shell_status() const { return signaled ? 128 + code : code; }
   // "exited with status 3", "killed by signal 2 (Interrupt)"

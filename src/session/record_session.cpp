@@ -159,6 +159,7 @@ class RecordSession {
   void open_events();
   void open_switch_events(events::RecordAttrOptions attr);
   void write_tail_records();
+  void write_processes(const std::vector<pid_t>& pids, const data::SampleFormat& format);
   void drain_switch_events();
   void apply_filter();
   void set_filter(size_t index, const std::string& filter);
@@ -391,30 +392,32 @@ void RecordSession::write_header_records(bool again) {
     err_ << "vperf: warning: Kernel address maps (/proc/{kallsyms,modules}) are restricted, check /proc/sys/kernel/kptr_restrict "
             "and /proc/sys/kernel/perf_event_paranoid: samples in kernel functions and kernel modules will not be resolved\n";
   if (r_.attr.scope.guest) sink_->write_all(guest_kernel_maps(r_.guests, format));  // as perf kvm: not for --no-guest
-  const data::SynthesizedMaps maps = data::synthesized_maps_for(session_->events().front().attr);
   std::vector<pid_t> processes = system_wide_ ? all_processes() : r_.existing;
   if (again && workload_ && !system_wide_ && r_.threads.empty()) processes.push_back(workload_->pid());
-  for (pid_t pid : processes)
+  write_processes(processes, format);
+  sink_->check();
+}
+
+// The COMM and MMAP2 records of each live process in `pids` (one that is gone is left out).
+void RecordSession::write_processes(const std::vector<pid_t>& pids, const data::SampleFormat& format) {
+  const data::SynthesizedMaps maps = data::synthesized_maps_for(session_->events().front().attr);
+  for (pid_t pid : pids)
     if (Result<std::vector<data::RecordBytes>> records = data::synthesize_process(pid, maps, format); records)
       sink_->write_all(*records);
-  sink_->check();
 }
 
 // --overwrite: the rings have long overwritten the tasks' COMM and MMAP records when they are
 // read, so, as perf record's tail synthesis, the processes are described again where the
-// snapshot goes: every process (-a), the -p/-t ones, and the command by the name exec gave it
-// (it has exited and been reaped by now: perf names it from its zombie).
+// snapshot goes: every process (-a), the -p/-t ones, and the command: while it runs, as any
+// process; once it has ended, by the name it ended with (its zombie's, as perf reads it).
 void RecordSession::write_tail_records() {
   const data::SampleFormat format = data::SampleFormat::from_attr(session_->events().front().attr);
-  const data::SynthesizedMaps maps = data::synthesized_maps_for(session_->events().front().attr);
-  for (pid_t pid : system_wide_ ? all_processes() : r_.existing)
-    if (Result<std::vector<data::RecordBytes>> records = data::synthesize_process(pid, maps, format); records)
-      sink_->write_all(*records);
-  if (workload_ && !system_wide_ && r_.threads.empty()) {
-    // The kernel's comm: the executed file's name, cut to 15 bytes.
-    std::string comm = std::filesystem::path(r_.command.front()).filename().string().substr(0, 15);
-    sink_->write_all({data::comm_record(workload_->pid(), workload_->pid(), comm, false, format)});
-  }
+  std::vector<pid_t> processes = system_wide_ ? all_processes() : r_.existing;
+  const bool command = workload_ && !system_wide_ && r_.threads.empty();
+  if (command && !exit_) processes.push_back(workload_->pid());
+  write_processes(processes, format);
+  if (command && exit_ && !exit_->comm.empty())
+    sink_->write_all({data::comm_record(workload_->pid(), workload_->pid(), exit_->comm, false, format)});
   sink_->check();
 }
 
